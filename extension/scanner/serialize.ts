@@ -1,3 +1,4 @@
+import { BLOCK_HINTS } from '../../shared/protocols';
 import type { Site } from '../sites/define-site';
 
 /**
@@ -204,6 +205,34 @@ function inlineCode(text: string): string {
   const ticks = '`'.repeat(longest + 1);
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+/**
+ * Whether serializing this answer can find any tool block, decided without walking it (`text` is its textContent).
+ * A block needs a fence with a protocol's label or a protocol's marker in the text (Protocol.hints). Markers count
+ * anywhere, code included. Fences come from the page's code blocks, whose labels are read here, or from backticks
+ * and tildes the page left in its text outside code blocks; a code block's own backticks never open one, because
+ * its body is re-fenced longer than any run inside. Most replies of a long conversation hold none of these, and
+ * skipping their serialization is most of the first scan. A wrong "no" could only miss a block, never run one;
+ * the serializer tests check it never says "no" where serializing finds a block.
+ */
+export function mayHoldBlocks(answer: Element, text: string, site: SiteReader): boolean {
+  if (BLOCK_HINTS.markers.some((marker) => text.includes(marker))) return true;
+  let fenceChars = countFenceChars(text);
+  for (const el of Array.from(answer.querySelectorAll(site.codeBlockSelector))) {
+    const outer = el.parentElement?.closest(site.codeBlockSelector);
+    if (outer && answer.contains(outer)) continue;
+    const label = site.codeLanguage(el).trim().split(/\s/, 1)[0]?.toLowerCase() ?? '';
+    if (BLOCK_HINTS.labels.has(label)) return true;
+    if (fenceChars > 0) fenceChars -= countFenceChars(el.textContent ?? '');
+  }
+  return fenceChars > 0;
+}
+
+function countFenceChars(text: string): number {
+  let count = 0;
+  for (const char of ['`', '~']) for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) count++;
+  return count;
 }
 
 /** The code segments a block's span covers, and the element a chip for it goes after. */

@@ -46,6 +46,7 @@ function isExecutorMessage(value: Record<string, unknown>): boolean {
 
 export const autocoder = defineProtocol({
   kind: 'autocoder',
+  hints: { labels: [], markers: [OPEN] },
   find(markdown) {
     const blocks: Block[] = [];
     let planSeen = false;

@@ -44,6 +44,8 @@ function isTerminator(fence: Fence): boolean {
 
 export const axon = defineProtocol({
   kind: 'axon',
+  // A statement starts with an `act` fence; the fences after it are its parameters.
+  hints: { labels: ['act'], markers: [] },
   find(markdown, fences) {
     const blocks: Block[] = [];
     const statement = (start: number, end: number, complete: boolean): Block => ({

@@ -8,6 +8,12 @@ import type { Fence } from './markdown';
 export interface Protocol {
   kind: BlockKind;
   find(markdown: string, fences: readonly Fence[]): Block[];
+  /**
+   * What a message needs before `find` can report anything: a fence carrying one of `labels` (lower case, the
+   * first word of its info string) or one of `markers` in its text. Scanners use it to skip messages cheaply;
+   * `find` returning a block for a text that has neither is a bug the property tests look for.
+   */
+  hints: { labels: readonly string[]; markers: readonly string[] };
 }
 
 export function defineProtocol(protocol: Protocol): Protocol {

@@ -54,6 +54,7 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
 
 export const flycodeCall = defineProtocol({
   kind: 'flycode-call',
+  hints: { labels: ['flycode-call'], markers: [] },
   find: (markdown, fences) =>
     findJsonFenceBlocks(
       markdown,

@@ -30,6 +30,12 @@ export type { Fence } from './markdown';
 /** The block protocols, one module each (DESIGN §3). Adding one is a new file and a line here. */
 export const PROTOCOLS: readonly Protocol[] = [mcpRequest, flycodeCall, autocoder, axon];
 
+/** Every protocol's hints together: no block without a fence carrying one of `labels` or one of `markers` in the text. */
+export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly string[] } = {
+  labels: new Set(PROTOCOLS.flatMap((p) => p.hints.labels)),
+  markers: PROTOCOLS.flatMap((p) => p.hints.markers),
+};
+
 /**
  * Every tool block in one assistant message's markdown, in order of position (then of end). Never throws:
  * a protocol that fails on some input loses its blocks for that input, the others still report theirs.

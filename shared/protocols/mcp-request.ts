@@ -99,6 +99,7 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
 
 export const mcpRequest = defineProtocol({
   kind: 'mcp-request',
+  hints: { labels: ['mcp-request'], markers: [] },
   find: (markdown, fences) =>
     findJsonFenceBlocks(
       markdown,

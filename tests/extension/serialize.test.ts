@@ -4,7 +4,7 @@ import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
 import type { Block } from '../../shared/protocols/types';
-import { fenceFor, locateBlock, serializeMessage } from '../../extension/scanner/serialize';
+import { fenceFor, locateBlock, mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
 import { LAYOUTS, SITE_OF, renderLikeSite, type Layout } from './render-like-site';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
@@ -21,7 +21,12 @@ function roundTrip(markdown: string, layout: Layout): { serialized: string; bloc
   const answer = site.answerRoot(message);
   if (!answer) throw new Error(`no answer root found in the ${layout} rendering`);
   const { markdown: serialized } = serializeMessage(answer, site);
-  return { serialized, blocks: findBlocks(serialized) };
+  const blocks = findBlocks(serialized);
+  // The scanner skips answers the cheap check rules out: it must never rule out one that holds a block.
+  if (blocks.length > 0 && !mayHoldBlocks(answer, answer.textContent ?? '', site)) {
+    throw new Error(`mayHoldBlocks said no to a ${layout} answer holding ${blocks.length} block(s):\n${serialized}`);
+  }
+  return { serialized, blocks };
 }
 
 function fixtureFiles(): Array<{ kind: string; name: string; markdown: string }> {
@@ -183,6 +188,54 @@ describe('serializer round trip over every fixture in tests/fixtures/blocks', ()
       });
     }
   }
+});
+
+describe('mayHoldBlocks: the cheap check before serializing', () => {
+  // roundTrip throws when the check rules out an answer in which the serializer finds a block.
+  for (const fixture of fixtureFiles()) {
+    const shown = asShown(fixture.markdown);
+    if (shown.skip !== null) continue;
+    it(`never rules out a streaming prefix of ${fixture.kind}/${fixture.name} that holds a block`, () => {
+      const text = shown.markdown;
+      let withBlocks = 0;
+      for (const cut of new Set([text.length, ...Array.from({ length: 4 }, (_, i) => Math.floor((text.length * (i + 1)) / 5))])) {
+        for (const layout of LAYOUTS) if (roundTrip(text.slice(0, cut), layout).blocks.length > 0) withBlocks++;
+      }
+      if (findBlocks(text).length > 0) expect(withBlocks).toBeGreaterThan(0);
+    });
+  }
+
+  it('rules out ordinary replies: prose, inline code, code blocks of other languages, even code full of backticks', () => {
+    const ordinary = [
+      'Sure. Call `retry(3)` and **then** log the _result_.\n\n- one\n- two',
+      '```python\nprint("no tool here")\n```\n\nThat prints a line.',
+      '```bash\necho `date` && printf "~%s~" x\n```',
+      '```markdown\n```mcp-request\n{"jsonrpc":"2.0"}\n```\n```',
+      '| a | b |\n|---|---|\n| `x` | y |',
+    ];
+    for (const layout of LAYOUTS) {
+      const site = SITE_OF[layout];
+      for (const markdown of ordinary) {
+        const { message, root } = renderLikeSite(markdown, layout);
+        document.body.replaceChildren(root);
+        const answer = site.answerRoot(message) as Element;
+        expect(findBlocks(serializeMessage(answer, site).markdown), markdown).toEqual([]);
+        expect(mayHoldBlocks(answer, answer.textContent ?? '', site), `${layout}: ${markdown}`).toBe(false);
+      }
+    }
+  });
+
+  it('says yes for a labelled code block, a plan marker, and fence characters left in the text', () => {
+    for (const layout of LAYOUTS) {
+      const site = SITE_OF[layout];
+      for (const markdown of ['```mcp-request\n{', '```FLYCODE-CALL json\n{}\n```', 'plan: #####--', '~~~~~act\nwrite_file\n~~~~~', 'a ``` b']) {
+        const { message, root } = renderLikeSite(markdown, layout);
+        document.body.replaceChildren(root);
+        const answer = site.answerRoot(message) as Element;
+        expect(mayHoldBlocks(answer, answer.textContent ?? '', site), `${layout}: ${markdown}`).toBe(true);
+      }
+    }
+  });
 });
 
 describe('serializer details', () => {
