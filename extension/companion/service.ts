@@ -82,7 +82,8 @@ export function startCompanionService(): void {
     },
     run: async ({ run }) => {
       const result = await client.run(run);
-      await rememberRun(run, result);
+      // The popup's recent-runs list can wait; the page is waiting for this answer.
+      void rememberRun(run, result).catch((error: unknown) => console.warn('[chatbridge] remembering a run failed', error));
       return result;
     },
     'get-run': ({ runId }) => client.getRun(runId),

@@ -23,9 +23,9 @@ import {
   type RunUnit,
 } from '../scanner/blocks';
 import { observeMessages, type PageChanges } from '../scanner/observe';
-import { locateBlock, serializeMessage } from '../scanner/serialize';
+import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import type { SiteSettings } from '../site-settings';
-import type { MessageRole, Site } from '../sites/define-site';
+import { isMessageElement, type MessageRole, type Site } from '../sites/define-site';
 import { createChip, type Chip, type ChipAction, type ChipApproval } from '../ui/chip';
 import { createIndicator } from '../ui/indicator';
 import { translator } from '../ui/i18n';
@@ -82,6 +82,9 @@ export interface MessageRecord {
   firstSeenAt: number;
   lastChangeAt: number;
   grewAfterFirstSeen: boolean;
+  /** The answer's text as last scanned (what tells a change); null before the first scan. */
+  text: string | null;
+  /** Its markdown, when it may hold blocks ('' when it cannot); null before the first scan. */
   markdown: string | null;
   blocks: TrackedBlock[];
   /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
@@ -103,7 +106,8 @@ const CANDIDATE_GRACE_MS = 2_000;
 const CANDIDATE_MAX_MS = 30_000;
 const SWITCH_GRACE_MS = 1_500;
 const LEDGER_LOCK_WAIT_MS = 3_000;
-const SCAN_EVERY_MS = 50;
+const SCAN_EVERY_MS = 100;
+const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
 
 export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const { site, doc, bridge, ledger } = deps;
@@ -144,9 +148,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   /** Records the timer looks at: candidates not yet known live or history, and live replies not yet handled. */
   const active = new Set<MessageRecord>();
 
-  const track = (el: Element, origin: MessageOrigin, candidate: boolean, position: number): MessageRecord | null => {
-    if (el.querySelector(site.messageSelector)) return null;
-    const role = site.roleOf(el);
+  const track = (el: Element, origin: MessageOrigin, candidate: boolean, position: number, role = site.roleOf(el)): MessageRecord | null => {
     if (!role) return null;
     const record: MessageRecord = {
       el,
@@ -157,6 +159,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       firstSeenAt: now(),
       lastChangeAt: now(),
       grewAfterFirstSeen: false,
+      text: null,
       markdown: null,
       blocks: [],
       handledMarkdown: null,
@@ -169,15 +172,25 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const follows = (el: Element, reference: Element | null): boolean =>
     !reference || !reference.isConnected || (reference.compareDocumentPosition(el) & 4) !== 0;
 
-  const scan = (record: MessageRecord): void => {
+  /** `changedAt`: when the page changed the message (the observer's time; the scan may run a little later). */
+  const scan = (record: MessageRecord, changedAt = now()): void => {
     // A reply row can appear before its answer body does (DeepSeek tells roles apart by that body): ask again.
     if (record.role === 'user') record.role = site.roleOf(record.el) ?? 'user';
     if (record.role !== 'assistant') return;
     if (record.candidate && record.origin !== 'live') active.add(record);
     const answer = site.answerRoot(record.el);
-    const serialized = answer ? serializeMessage(answer, site) : { markdown: '', segments: [] };
+    const text = answer?.textContent ?? '';
+    // Replies that cannot hold a block (most of a long conversation, and most streaming tokens) are not serialized;
+    // their text alone tells whether they changed.
+    const serialized = answer && mayHoldBlocks(answer, text, site) ? serializeMessage(answer, site) : NOTHING_SERIALIZED;
+    if (text !== record.text) {
+      if (record.text !== null) record.grewAfterFirstSeen = true;
+      record.text = text;
+      record.lastChangeAt = changedAt;
+      if (record.origin === 'live') active.add(record);
+    }
     if (serialized.markdown === record.markdown) {
-      // Same text, maybe new elements (the site re-rendered the answer): follow the blocks to their new places.
+      // Same markdown, maybe new elements (the site re-rendered the answer): follow the blocks to their new places.
       for (const tracked of record.blocks) {
         tracked.anchor = locateBlock(serialized, tracked.block.start, tracked.block.end).anchor;
         placeChip(record, tracked);
@@ -186,7 +199,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     }
     if (record.markdown !== null) record.grewAfterFirstSeen = true;
     record.markdown = serialized.markdown;
-    record.lastChangeAt = now();
+    record.lastChangeAt = changedAt;
     if (record.origin === 'live') active.add(record);
     const found = findBlocks(serialized.markdown);
     const messageKey = messageKeyOf(record);
@@ -209,18 +222,35 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
           tracked.note = t('note.finished');
         }
       }
-      if (block.complete && !keep) {
-        void ledger.has(conversationKey(), tracked.key).then((ran) => {
-          tracked.ranBefore = ran;
-          render(record, tracked);
-        });
-      }
+      if (block.complete && !keep) checkRanBefore(record, tracked);
       next.push(tracked);
     });
     for (const dropped of record.blocks.slice(found.length)) dropped.chip?.remove();
     for (const old of record.blocks) if (!next.includes(old)) old.chip?.remove();
     record.blocks = next;
     for (const tracked of next) placeChip(record, tracked);
+  };
+
+  // Whether a block ran before (its chip then offers Re-run): one ledger read for all the blocks a pass found.
+  let ranChecks: Array<{ record: MessageRecord; tracked: TrackedBlock }> = [];
+  const checkRanBefore = (record: MessageRecord, tracked: TrackedBlock): void => {
+    if (ranChecks.length === 0) {
+      const conv = conversationKey();
+      queueMicrotask(() => {
+        const batch = ranChecks;
+        ranChecks = [];
+        ledger.ranKeys(conv).then(
+          (ran) => {
+            for (const check of batch) {
+              check.tracked.ranBefore = ran.has(check.tracked.key);
+              render(check.record, check.tracked);
+            }
+          },
+          (error: unknown) => reportOnce('reading the run ledger failed', error),
+        );
+      });
+    }
+    ranChecks.push({ record, tracked });
   };
 
   const placeChip = (record: MessageRecord, tracked: TrackedBlock): void => {
@@ -342,7 +372,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       }
     }
     for (const el of changes.added) {
-      if (records.has(el) || !el.isConnected) continue;
+      if (records.has(el) || !el.isConnected || !isMessageElement(site, el)) continue;
       // Right after a conversation switch the new conversation is still rendering in: that is history too,
       // including a reply the site resumes streaming.
       const atEnd = follows(el, lastMessageEl);
@@ -360,17 +390,17 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       const record = records.get(el);
       if (!record) continue;
       try {
-        scan(record);
+        scan(record, changes.at);
       } catch (error) {
         reportOnce(`scanning a ${site.id} message failed`, error);
       }
       if (record.origin === 'live' || record.candidate) liveChanged = true;
     }
     updateOrigins();
-    if (liveChanged) tickWhenSettled();
+    if (liveChanged) tickWhenSettled(changes.at);
   };
 
-  // A reply counts as finished SETTLE_MS after its last change; checking right then (and not on the next 100 ms
+  // A reply counts as finished SETTLE_MS after its last change; checking right then (and not on the next TICK_MS
   // tick) takes up to a tick off the time from a reply's last token to its result in the box. One timer per quiet
   // period, pushed back when it fires early, rather than re-armed on every token.
   let settleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -383,21 +413,33 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       runTick();
     }, wait);
   };
-  const tickWhenSettled = (): void => {
-    settleDue = now() + SETTLE_MS + 1;
-    if (settleTimer === undefined) armSettle(SETTLE_MS + 1);
+  const tickWhenSettled = (changedAt: number): void => {
+    settleDue = Math.max(settleDue, changedAt + SETTLE_MS + 1);
+    if (settleTimer === undefined) armSettle(Math.max(0, settleDue - now()));
   };
   signal.addEventListener('abort', () => clearTimeout(settleTimer), { once: true });
 
   // ------------------------------------------------------------------------------------------ auto-run
 
+  const undecided = (record: MessageRecord): boolean =>
+    record.origin === 'live' && record.markdown !== null && record.handledMarkdown !== record.markdown;
+
   const tick = async (): Promise<void> => {
     checkConversation();
     updateOrigins();
     const isGenerating = generatingSignal();
+    // Scans are spaced out while text streams. Before a reply can be decided (the site no longer says it is still
+    // generating it), what the page changed since the last scan is read, so no reply is decided on older text.
+    const streaming = (record: MessageRecord): boolean => lastMessageEl === record.el && isGenerating() === true;
+    for (const record of active) {
+      if (undecided(record) && !streaming(record)) {
+        observer.flushNow();
+        break;
+      }
+    }
     const latest = lastMessageEl ? records.get(lastMessageEl) : undefined;
     for (const record of Array.from(active)) {
-      if (record.origin !== 'live' || record.markdown === null || record.handledMarkdown === record.markdown) continue;
+      if (!undecided(record)) continue;
       if (!record.blocks.some((b) => b.block.complete)) continue;
       const finished = isReplyFinished({ generating: isGenerating(), isLatest: record === latest, lastChangeAt: record.lastChangeAt, now: now() });
       if (!finished) continue;
@@ -432,6 +474,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     const settings = deps.settings();
     const conv = conversationKey();
     const runnable: TrackedBlock[] = [];
+    const ran = await ledger.ranKeys(conv);
     for (const tracked of record.blocks) {
       if (tracked.state !== 'ready') continue;
       const signature = callSignature(tracked.block);
@@ -443,7 +486,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         complete: tracked.block.complete,
         unreadable: tracked.unreadable,
         replyFinished: true,
-        inLedger: await ledger.has(conv, tracked.key),
+        inLedger: ran.has(tracked.key),
         loopGuard: loopGuard.check(conv, signature),
       });
       if (decision.run) {
@@ -835,8 +878,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   // Everything on the page now is history. The named marks let `npm run bench` read the first scan's own time
   // (performance.getEntriesByName('chatbridge:first-scan') — the page and the content script share the timeline).
   performance.mark('chatbridge:first-scan:start');
-  for (const [position, { el }] of site.messages(doc).entries()) {
-    const record = track(el, 'history', false, position);
+  for (const [position, { el, role }] of site.messages(doc).entries()) {
+    const record = track(el, 'history', false, position, role);
     if (record) {
       lastMessageEl = el;
       scan(record);
@@ -855,7 +898,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       flush();
     }, wait);
   };
-  const observer = observeMessages({ root: doc.body, messageSelector: site.messageSelector, onChanges, signal, schedule: scheduleScan });
+  const observer = observeMessages({ root: doc.body, site, onChanges, signal, schedule: scheduleScan, now });
   const runTick = (): void => {
     pendingWork = pendingWork.then(tick).catch((error: unknown) => reportOnce('auto-run check failed', error));
   };

@@ -1,6 +1,6 @@
 import { browser, type Browser } from 'wxt/browser';
 import { PAGE_PORT, ask, isInsertPromptMessage, type PagePush } from '../messaging';
-import { RunLedger, type KeyValueArea } from '../scanner/blocks';
+import { RunLedger } from '../scanner/blocks';
 import { genericHosts, readSiteSettings, siteSettingItems, type SiteSettings } from '../settings';
 import { generic, siteForHost } from '../sites';
 import type { Site } from '../sites/define-site';
@@ -21,7 +21,7 @@ export async function start(signal: AbortSignal): Promise<void> {
   let page: AbortController | null = null;
 
   const bridge = createBridge(signal);
-  const ledger = new RunLedger(storageArea(browser.storage.local));
+  const ledger = new RunLedger(browser.storage.local);
 
   const apply = (): void => {
     if (settings.enabled && !page) {
@@ -88,13 +88,5 @@ function createBridge(signal: AbortSignal): PageBridge {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-  };
-}
-
-function storageArea(area: Browser.storage.StorageArea): KeyValueArea {
-  return {
-    get: async (key) => (await area.get(key))[key],
-    set: (key, value) => area.set({ [key]: value }),
-    remove: (key) => area.remove(key),
   };
 }

@@ -46,7 +46,8 @@ function insertIntoTextField(field: HTMLTextAreaElement | HTMLInputElement, text
   const proto = field.tagName === 'TEXTAREA' ? view?.HTMLTextAreaElement.prototype : view?.HTMLInputElement.prototype;
   const setter = proto ? Object.getOwnPropertyDescriptor(proto, 'value')?.set : undefined;
   const next = appendTo(field.value, text);
-  field.focus();
+  // The chat box sits in view on every chat site; scrolling to it would only force a layout of the whole chat.
+  field.focus({ preventScroll: true });
   if (setter) setter.call(field, next);
   else field.value = next;
   field.dispatchEvent(new (view?.Event ?? Event)('input', { bubbles: true }));
@@ -60,7 +61,7 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string): Pro
   const view = doc.defaultView;
   const before = editorText(editor);
   const toInsert = before.trim() === '' ? text : `\n\n${text}`;
-  editor.focus();
+  editor.focus({ preventScroll: true });
   caretToEnd(editor);
 
   // Paste: the editor's own handler parses the text into its model, line breaks included.

@@ -37,7 +37,7 @@ export async function submitEditor(site: Site, doc: Document, editor: HTMLElemen
   if (options.signal?.aborted) return { ok: false, reason: 'stopped' };
 
   if (!sent()) {
-    editor.focus();
+    editor.focus({ preventScroll: true });
     const view = doc.defaultView;
     const init: KeyboardEventInit = { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true } as KeyboardEventInit;
     editor.dispatchEvent(new (view?.KeyboardEvent ?? KeyboardEvent)('keydown', init));

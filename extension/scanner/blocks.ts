@@ -88,8 +88,13 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
 // ------------------------------------------------------------------------------------------------ reply finished
 
 export const STABLE_MS = 1500;
-/** With a site signal, a reply counts as finished once the signal is off and the text sat still this long. */
-export const SETTLE_MS = 100;
+/**
+ * With a site signal, a reply counts as finished once the signal is off and the text sat still this long: a few
+ * frames for a site whose last render lands just after its signal. Deciding on a text still a little short is safe
+ * anyway: a cut-off reply never holds a complete block that differs from the final one (the truncation property
+ * of findBlocks), and a reply whose text changes after the decision is decided again.
+ */
+export const SETTLE_MS = 50;
 
 export interface ReplyProgress {
   /** The site's "still generating" signal; undefined when the site has none. */
@@ -220,11 +225,11 @@ export function isFinishPlan(block: Pick<Block, 'kind' | 'payload'>): boolean {
 
 // ------------------------------------------------------------------------------------------------ ledger
 
-/** The slice of chrome.storage.local the ledger needs (tests pass a Map-backed one). */
+/** The slice of chrome.storage.local the ledger needs, with its multi-key calls (tests pass a Map-backed one). */
 export interface KeyValueArea {
-  get(key: string): Promise<unknown>;
-  set(key: string, value: unknown): Promise<void>;
-  remove(key: string): Promise<void>;
+  get(keys: string[]): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+  remove(keys: string[]): Promise<void>;
 }
 
 export interface LedgerLimits {
@@ -237,7 +242,8 @@ const INDEX_KEY = 'ledger:index';
 /**
  * Which blocks have run, per conversation, so a block runs once ever — across reloads, tabs and browser restarts.
  * A key is written BEFORE the block is sent, so a crash mid-run can never run it twice. Pruned by count: the oldest
- * conversations and the oldest keys of a conversation go first.
+ * conversations and the oldest keys of a conversation go first. Each change is one read and one write of storage:
+ * the claim sits between a reply finishing and its block being sent.
  */
 export class RunLedger {
   constructor(
@@ -249,30 +255,30 @@ export class RunLedger {
   /** Read-modify-write of one storage area; chained so two adds in one page never lose each other's keys. */
   private chain: Promise<unknown> = Promise.resolve();
 
-  async has(conversationId: string, key: string): Promise<boolean> {
-    const keys = await this.keys(conversationId);
-    return keys.includes(key);
+  /** Every key that ran in a conversation, in one read (a page scan asks for many blocks at once). */
+  async ranKeys(conversationId: string): Promise<Set<string>> {
+    const key = conversationKey(conversationId);
+    return new Set(stringList((await this.area.get([key]))[key]));
   }
 
   add(conversationId: string, newKeys: string[]): Promise<void> {
-    const next = this.chain.then(() => this.addNow(conversationId, newKeys));
-    this.chain = next.catch(() => undefined);
-    return next;
+    return this.serialize(() => this.addNow(conversationId, newKeys));
   }
 
   private async addNow(conversationId: string, newKeys: string[]): Promise<void> {
-    const keys = await this.keys(conversationId);
+    const own = conversationKey(conversationId);
+    const stored = await this.area.get([own, INDEX_KEY]);
+    const keys = stringList(stored[own]);
     for (const key of newKeys) if (!keys.includes(key)) keys.push(key);
-    await this.area.set(conversationKey(conversationId), keys.slice(-this.limits.maxKeysPerConversation));
-    const index = await this.index();
+    const index = numberRecord(stored[INDEX_KEY]);
     index[conversationId] = this.now();
-    const ordered = Object.entries(index).sort(([, a], [, b]) => b - a);
-    for (const [dropped] of ordered.slice(this.limits.maxConversations)) {
-      delete index[dropped];
-      await this.area.remove(conversationKey(dropped));
-      await this.area.remove(pendingKey(dropped));
-    }
-    await this.area.set(INDEX_KEY, index);
+    const dropped = Object.entries(index)
+      .sort(([, a], [, b]) => b - a)
+      .slice(this.limits.maxConversations)
+      .map(([id]) => id);
+    for (const id of dropped) delete index[id];
+    await this.area.set({ [own]: keys.slice(-this.limits.maxKeysPerConversation), [INDEX_KEY]: index });
+    if (dropped.length > 0) await this.area.remove(dropped.flatMap((id) => [conversationKey(id), pendingKey(id)]));
   }
 
   /**
@@ -280,7 +286,8 @@ export class RunLedger {
    * picks these up and delivers the result of the SAME run — it never asks for the block to run again.
    */
   async pendingRuns(conversationId: string): Promise<Record<string, string>> {
-    const value = await this.area.get(pendingKey(conversationId));
+    const key = pendingKey(conversationId);
+    const value = (await this.area.get([key]))[key];
     const out: Record<string, string> = {};
     if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
@@ -301,31 +308,33 @@ export class RunLedger {
   }
 
   private updatePending(conversationId: string, change: (pending: Record<string, string>) => void): Promise<void> {
-    const next = this.chain.then(async () => {
+    return this.serialize(async () => {
       const pending = await this.pendingRuns(conversationId);
       change(pending);
       const keys = Object.keys(pending);
-      if (keys.length === 0) await this.area.remove(pendingKey(conversationId));
+      if (keys.length === 0) await this.area.remove([pendingKey(conversationId)]);
       // Bounded like the ledger itself: the newest entries are kept.
-      else await this.area.set(pendingKey(conversationId), Object.fromEntries(keys.slice(-this.limits.maxKeysPerConversation).map((k) => [k, pending[k] as string])));
+      else await this.area.set({ [pendingKey(conversationId)]: Object.fromEntries(keys.slice(-this.limits.maxKeysPerConversation).map((k) => [k, pending[k] as string])) });
     });
+  }
+
+  private serialize(change: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(change);
     this.chain = next.catch(() => undefined);
     return next;
   }
+}
 
-  private async keys(conversationId: string): Promise<string[]> {
-    const value = await this.area.get(conversationKey(conversationId));
-    return Array.isArray(value) ? value.filter((k): k is string => typeof k === 'string') : [];
-  }
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((k): k is string => typeof k === 'string') : [];
+}
 
-  private async index(): Promise<Record<string, number>> {
-    const value = await this.area.get(INDEX_KEY);
-    const out: Record<string, number> = {};
-    if (value && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'number') out[k] = v;
-    }
-    return out;
+function numberRecord(value: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'number') out[k] = v;
   }
+  return out;
 }
 
 function conversationKey(conversationId: string): string {

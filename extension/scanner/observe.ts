@@ -1,4 +1,4 @@
-import { CHATBRIDGE_HOST_SELECTOR } from '../sites/define-site';
+import { CHATBRIDGE_HOST_SELECTOR, messageElementOf, type Site } from '../sites/define-site';
 
 /**
  * The ONE MutationObserver per page. It maps every mutation to the message it happened in and reports each changed
@@ -8,24 +8,30 @@ import { CHATBRIDGE_HOST_SELECTOR } from '../sites/define-site';
 export interface PageChanges {
   /** Messages whose content changed (including ones just added). */
   changed: Set<Element>;
-  /** Message elements that appeared in this batch. */
+  /** Elements matching the message selector that appeared in this batch (the caller tells messages from wrappers). */
   added: Element[];
   /** Some message element left the page (virtual list, re-render, conversation switch). */
   removed: boolean;
+  /** When the page made the batch's last change (the flush may come later: scans are spaced out while text streams). */
+  at: number;
 }
 
 export interface ObserveOptions {
   root: Node;
-  messageSelector: string;
+  site: Pick<Site, 'messageSelector' | 'messageNesting'>;
   onChanges: (changes: PageChanges) => void;
   signal: AbortSignal;
   /** Defers the batch (default: a zero timeout, so bursts of records become one flush). */
   schedule?: (flush: () => void) => void;
+  now?: () => number;
 }
 
 export function observeMessages(options: ObserveOptions): { flushNow(): void } {
-  const { messageSelector } = options;
-  let pending: PageChanges = { changed: new Set(), added: [], removed: false };
+  const { site } = options;
+  const { messageSelector } = site;
+  const now = options.now ?? Date.now;
+  const empty = (): PageChanges => ({ changed: new Set(), added: [], removed: false, at: 0 });
+  let pending = empty();
   let scheduled = false;
   const schedule = options.schedule ?? ((fn: () => void) => void setTimeout(fn, 0));
 
@@ -33,42 +39,45 @@ export function observeMessages(options: ObserveOptions): { flushNow(): void } {
     scheduled = false;
     if (options.signal.aborted) return;
     const batch = pending;
-    pending = { changed: new Set(), added: [], removed: false };
+    pending = empty();
     if (batch.changed.size > 0 || batch.added.length > 0 || batch.removed) options.onChanges(batch);
   };
 
   const isOurs = (node: Node): boolean => node.nodeType === 1 && (node as Element).matches(CHATBRIDGE_HOST_SELECTOR);
+  const addMessage = (el: Element): void => {
+    pending.added.push(el);
+    pending.changed.add(messageElementOf(site, el) ?? el);
+  };
 
   const observer = new MutationObserver((records) => {
     for (const record of records) {
       if (record.type === 'childList') {
+        const { addedNodes, removedNodes } = record;
         // Our own chip going in is not a change of the message; our chip being taken out (a re-render) is,
         // so the scan puts it back.
-        const added = Array.from(record.addedNodes);
-        if (record.removedNodes.length === 0 && added.length > 0 && added.every(isOurs)) continue;
-        for (const node of Array.from(record.addedNodes)) {
+        let onlyOurs = removedNodes.length === 0 && addedNodes.length > 0;
+        for (let i = 0; onlyOurs && i < addedNodes.length; i++) onlyOurs = isOurs(addedNodes[i] as Node);
+        if (onlyOurs) continue;
+        for (let i = 0; i < addedNodes.length; i++) {
+          const node = addedNodes[i] as Node;
           if (node.nodeType !== 1) continue;
           const el = node as Element;
-          if (el.matches(messageSelector)) {
-            pending.added.push(el);
-            pending.changed.add(el);
-          } else if (el.firstElementChild) {
-            for (const inner of Array.from(el.querySelectorAll(messageSelector))) {
-              pending.added.push(inner);
-              pending.changed.add(inner);
-            }
-          }
+          // A wrapper that itself matches (a turn around its message) still brings the messages inside it.
+          if (el.matches(messageSelector)) addMessage(el);
+          if (el.firstElementChild) for (const inner of Array.from(el.querySelectorAll(messageSelector))) addMessage(inner);
         }
-        for (const node of Array.from(record.removedNodes)) {
+        for (let i = 0; i < removedNodes.length && !pending.removed; i++) {
+          const node = removedNodes[i] as Node;
           if (node.nodeType !== 1) continue;
           const el = node as Element;
           if (el.matches(messageSelector) || (el.firstElementChild && el.querySelector(messageSelector))) pending.removed = true;
         }
       }
       const target = record.target.nodeType === 1 ? (record.target as Element) : record.target.parentElement;
-      const message = target?.closest(messageSelector);
+      const message = target ? messageElementOf(site, target) : null;
       if (message) pending.changed.add(message);
     }
+    pending.at = now();
     if (!scheduled) {
       scheduled = true;
       schedule(flush);

@@ -85,8 +85,11 @@ export const chatgpt = defineSite({
     return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
   },
   isGenerating(doc) {
-    // 2026-08: the stop button replaces send while a reply streams.
-    return firstMatch(doc, ['button[data-testid="stop-button"]', 'button[aria-label="Stop streaming"]']) !== null;
+    // 2026-08: the stop button replaces send while a reply streams. It sits in the composer's form at the end of
+    // the page: looking there first spares a walk of the whole chat on every check while a reply streams.
+    const stop = ['button[data-testid="stop-button"]', 'button[aria-label="Stop streaming"]'];
+    const composer = this.editor(doc)?.closest('form');
+    return (composer ? firstMatch(composer, stop) : null) !== null || firstMatch(doc, stop) !== null;
   },
   conversationId(location) {
     const match = location.pathname.match(/(?:^|\/)c\/([A-Za-z0-9-]{8,80})(?:\/|$)/);

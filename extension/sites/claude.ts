@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, outermostMessagesBySelector, preCodeText, type MessageRole, type SiteMessage } from './define-site';
+import { defineSite, firstMatch, idAfter, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -40,10 +40,6 @@ function roleOf(el: Element): MessageRole | null {
   return null;
 }
 
-/** Outermost message elements: the thinking body nests a second .font-claude-response inside the message. */
-function messages(root: ParentNode): SiteMessage[] {
-  return outermostMessagesBySelector({ messageSelector: MESSAGE_SELECTOR, roleOf }, root);
-}
 
 function answerRoot(msg: Element): Element | null {
   const blocks = Array.from(msg.querySelectorAll(ANSWER_BLOCK_SELECTOR)).filter((block) => !insideReasoning(block, msg));
@@ -74,7 +70,8 @@ export const claude = defineSite({
   hosts: ['claude.ai'],
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
-  messages,
+  // the thinking body nests a second .font-claude-response inside the message.
+  messageNesting: 'outermost',
   answerRoot,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .sr-only, ${THINKING_SELECTOR}`,
   // The copy-group wrapper holds the label; taking it whole keeps the label out of the answer's prose.

@@ -19,6 +19,8 @@ import { defineSite, firstMatch, plainText } from './define-site';
 const MESSAGE_SELECTOR = '.ds-message';
 
 function answerMarkdown(msg: Element): Element | null {
+  // 2026-11: the answer is a direct child of the message; looking there first spares a walk of every code token.
+  for (const child of Array.from(msg.children)) if (child.classList.contains('ds-markdown') && !child.closest('.ds-think-content')) return child;
   for (const md of Array.from(msg.querySelectorAll('.ds-markdown'))) {
     // 2026-11: reasoning is .ds-think-content .ds-markdown; the answer is the other one.
     if (md.closest('.ds-think-content')) continue;
@@ -35,7 +37,7 @@ export const deepseek = defineSite({
   messageSelector: MESSAGE_SELECTOR,
   roleOf(el) {
     // 2026-11: the user bubble is a direct .fbb737a4 child; fall back on "has an answer body".
-    if (el.querySelector(':scope > .fbb737a4')) return 'user';
+    if (Array.from(el.children).some((child) => child.classList.contains('fbb737a4'))) return 'user';
     return answerMarkdown(el) ? 'assistant' : 'user';
   },
   answerRoot: answerMarkdown,

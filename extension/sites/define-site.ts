@@ -24,6 +24,12 @@ export interface Site {
   hosts: string[];
   /** CSS selector matching one message element (used to map a mutation to its message). */
   messageSelector: string;
+  /**
+   * Which of nested selector matches is the message. 'innermost': a match holding another match is a wrapper
+   * (ChatGPT's turn around its message). 'outermost': a match inside another match is part of that message (sites
+   * whose reasoning card or inner rows reuse the message's classes).
+   */
+  messageNesting: 'innermost' | 'outermost';
   /** The author role of a message element; null for elements that are not messages (wrappers, toolbars). */
   roleOf(msg: Element): MessageRole | null;
   /** Messages in page order, with their author role. */
@@ -51,7 +57,7 @@ export interface Site {
   feedbackIntervalMs: number;
 }
 
-export type SiteDefinition = Omit<Site, 'messages'> & Partial<Pick<Site, 'messages'>>;
+export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting'> & Partial<Pick<Site, 'messages' | 'messageNesting'>>;
 
 export function defineSite(definition: SiteDefinition): Site {
   if (!/^[a-z][a-z0-9-]*$/.test(definition.id)) {
@@ -59,33 +65,50 @@ export function defineSite(definition: SiteDefinition): Site {
   }
   const site: Site = {
     ...definition,
+    messageNesting: definition.messageNesting ?? 'innermost',
     messages: definition.messages ?? ((root) => messagesBySelector(site, root)),
   };
   return site;
 }
 
-/** Innermost elements matching the message selector that have a role, in document order. */
-export function messagesBySelector(site: Pick<Site, 'messageSelector' | 'roleOf'>, root: ParentNode): SiteMessage[] {
-  const out: SiteMessage[] = [];
-  for (const el of Array.from(root.querySelectorAll(site.messageSelector))) {
-    if (el.querySelector(site.messageSelector)) continue;
-    const role = site.roleOf(el);
-    if (role) out.push({ el, role });
-  }
-  return out;
+type MessageShape = Pick<Site, 'messageSelector' | 'messageNesting'>;
+
+/** Whether an element matching the message selector is a message (and not a wrapper or a part of one). */
+export function isMessageElement(site: MessageShape, el: Element): boolean {
+  return site.messageNesting === 'innermost' ? !el.querySelector(site.messageSelector) : !el.parentElement?.closest(site.messageSelector);
 }
 
-/** Outermost elements matching the selector that have a role: for sites whose reasoning nests a message inside one. */
-export function outermostMessagesBySelector(
-  site: Pick<Site, 'messageSelector' | 'roleOf'>,
-  root: ParentNode,
-): SiteMessage[] {
+/**
+ * The message an element belongs to, by the site's nesting. For innermost sites this may be a wrapper that holds
+ * no message of its own (a change there is no message's change; callers find no record for it).
+ */
+export function messageElementOf(site: MessageShape, el: Element): Element | null {
+  let message = el.closest(site.messageSelector);
+  if (site.messageNesting === 'outermost') {
+    for (let up = message?.parentElement?.closest(site.messageSelector); up; up = up.parentElement?.closest(site.messageSelector)) message = up;
+  }
+  return message;
+}
+
+/**
+ * Message elements in document order, with their author role. One selector query and no walk of any message:
+ * matches come in document order, so a match holds another exactly when the next match lies inside it.
+ */
+export function messagesBySelector(site: MessageShape & Pick<Site, 'roleOf'>, root: ParentNode): SiteMessage[] {
+  const all = Array.from(root.querySelectorAll(site.messageSelector));
   const out: SiteMessage[] = [];
-  for (const el of Array.from(root.querySelectorAll(site.messageSelector))) {
-    if (el.parentElement?.closest(site.messageSelector)) continue;
+  let outer: Element | null = null;
+  all.forEach((el, i) => {
+    if (site.messageNesting === 'innermost') {
+      const next = all[i + 1];
+      if (next && el.contains(next)) return;
+    } else {
+      if (outer?.contains(el)) return;
+      outer = el;
+    }
     const role = site.roleOf(el);
     if (role) out.push({ el, role });
-  }
+  });
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, outermostMessagesBySelector, preCodeText, type MessageRole, type SiteMessage } from './define-site';
+import { defineSite, firstMatch, idAfter, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -33,10 +33,6 @@ function roleOf(el: Element): MessageRole | null {
   return null;
 }
 
-/** Outermost items: a 2026 .chat-content-item-assistant may still wrap .segment-assistant rows. */
-function messages(root: ParentNode): SiteMessage[] {
-  return outermostMessagesBySelector({ messageSelector: MESSAGE_SELECTOR, roleOf }, root);
-}
 
 function answerRoot(msg: Element): Element | null {
   const answers = Array.from(msg.querySelectorAll('.markdown')).filter(
@@ -59,7 +55,8 @@ export const kimi = defineSite({
   hosts: ['www.kimi.com', 'kimi.com', 'kimi.moonshot.cn'],
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
-  messages,
+  // a 2026 .chat-content-item-assistant may still wrap .segment-assistant rows.
+  messageNesting: 'outermost',
   answerRoot,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .segment-assistant-actions, .icon-button, .rag-tag, ${THINKING_SELECTOR}`,
   codeBlockSelector: '.segment-code, pre',

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, outermostMessagesBySelector, plainText, type CodeBlockText, type MessageRole, type SiteMessage } from './define-site';
+import { defineSite, firstMatch, idAfter, plainText, type CodeBlockText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -38,10 +38,6 @@ function roleOf(el: Element): MessageRole | null {
   return null;
 }
 
-function messages(root: ParentNode): SiteMessage[] {
-  return outermostMessagesBySelector({ messageSelector: MESSAGE_SELECTOR, roleOf }, root);
-}
-
 function answerRoot(msg: Element): Element | null {
   // 2026-06: the answer card is marked by its phase; older builds have one .response-message-content.
   const phased = msg.querySelector('.response-message-content.phase-answer');
@@ -58,7 +54,8 @@ export const qwen = defineSite({
   hosts: ['chat.qwen.ai'],
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
-  messages,
+  // A message card may nest another element with the message classes; the outer one is the message.
+  messageNesting: 'outermost',
   answerRoot,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .message-footer-buttons, ${THINKING_SELECTOR}`,
   codeBlockSelector: 'pre.qwen-markdown-code, .qwen-markdown-code, pre',

@@ -34,6 +34,8 @@ export interface Chip {
 }
 
 const PREVIEW_CHARS = 600;
+const QUIET_STATES: ReadonlySet<BlockState> = new Set(['queued', 'running', 'done']);
+const QUIET_DRAW_MS = 250;
 
 const STYLE = `
 :host { all: initial; display: block; margin: 6px 0; font: 12px/1.4 system-ui, sans-serif; color: #1f2328; }
@@ -73,9 +75,11 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
       if (!event.isTrusted) return;
       event.preventDefault();
       event.stopPropagation();
+      // A button still on screen from a state the block has left (drawing waits a moment) does nothing.
+      if (!offers(current, action)) return;
       if (action === 'rerun' && !confirmingRerun) {
         confirmingRerun = true;
-        if (current) render(current);
+        if (current) show(current, true);
         return;
       }
       confirmingRerun = false;
@@ -84,15 +88,17 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     return b;
   };
 
-  const render = (model: ChipModel): void => {
-    current = model;
+  /** The host's attributes, what tests and assistive tech read: cheap, nothing on the page is styled by them. */
+  const describe = (model: ChipModel): void => {
     host.setAttribute('data-chatbridge-state', model.state);
     host.setAttribute('data-chatbridge-kind', model.kind);
     host.setAttribute('data-chatbridge-actions', model.actions.join(' '));
     host.setAttribute('aria-label', `chatbridge ${model.kind}: ${t(`state.${model.state}` as MessageKey)}`);
     if (model.note) host.setAttribute('data-chatbridge-note', model.note);
     else host.removeAttribute('data-chatbridge-note');
+  };
 
+  const draw = (model: ChipModel): void => {
     const row = doc.createElement('div');
     row.className = 'row';
     const dot = doc.createElement('span');
@@ -130,16 +136,40 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     publishButtonBoxes(host, root);
   };
 
+  // A scan updates every chip of a changed message; rebuilding one that would show the same thing is wasted work.
+  // A run moves its chip through queued, running and done, usually within a moment, while its result is being typed
+  // into the chat box: drawing each would make a long chat lay out again right then (30–40 ms on 1000 turns). Those
+  // states are drawn once the chip has held one for QUIET_DRAW_MS; the host's attributes change at once.
+  let shown = '';
+  let drawTimer: ReturnType<typeof setTimeout> | undefined;
+  const show = (model: ChipModel, atOnce = false): void => {
+    const next = JSON.stringify([model, confirmingRerun]);
+    if (next === shown) return;
+    shown = next;
+    current = model;
+    describe(model);
+    clearTimeout(drawTimer);
+    if (QUIET_STATES.has(model.state) && !atOnce) drawTimer = setTimeout(() => draw(model), QUIET_DRAW_MS);
+    else draw(model);
+  };
+
   return {
     host,
     update(model) {
       if (model.state !== current?.state) confirmingRerun = false;
-      render(model);
+      show(model);
     },
     remove() {
+      clearTimeout(drawTimer);
       host.remove();
     },
   };
+}
+
+function offers(model: ChipModel | null, action: ChipAction): boolean {
+  if (!model) return false;
+  if (action === 'approve' || action === 'approve-conversation' || action === 'deny') return model.state === 'approval' && model.approval !== undefined;
+  return model.actions.includes(action);
 }
 
 function approvalCard(
@@ -183,35 +213,28 @@ function approvalCard(
  * End-to-end tests click with real (trusted) input at coordinates; they read where each button is from this
  * attribute instead of piercing the closed root. Boxes are relative to the host's top-left corner, in CSS pixels.
  *
- * Measuring forces a layout of the whole page, so it never happens inside a scan: the actions are published at once
- * with empty boxes, and every chip that changed is measured together in the next animation frame (all reads, then
- * all writes — one layout however many chips changed).
+ * The actions are published at once with empty boxes; the boxes follow from an IntersectionObserver, which reports
+ * them from the browser's own next layout. Reading them with getBoundingClientRect would force a layout of the whole
+ * page instead, 10–30 ms on a long conversation, each time a chip changes.
  */
-const unpublished = new Map<Window, Map<HTMLElement, ShadowRoot>>();
-
 function publishButtonBoxes(host: HTMLElement, root: ShadowRoot): void {
-  const unmeasured = Array.from(root.querySelectorAll('button'), (b) => ({ action: b.getAttribute('data-action'), x: 0, y: 0, w: 0, h: 0 }));
-  host.setAttribute('data-chatbridge-buttons', JSON.stringify(unmeasured));
-  const view = host.ownerDocument.defaultView;
-  if (!view || typeof view.requestAnimationFrame !== 'function') return;
-  let batch = unpublished.get(view);
-  if (!batch) {
-    const fresh = new Map<HTMLElement, ShadowRoot>();
-    unpublished.set(view, fresh);
-    batch = fresh;
-    view.requestAnimationFrame(() => {
-      unpublished.delete(view);
-      const measured = Array.from(fresh, ([chip, shadow]) => [chip, chip.isConnected ? measureButtons(chip, shadow) : null] as const);
-      for (const [chip, boxes] of measured) if (boxes) chip.setAttribute('data-chatbridge-buttons', JSON.stringify(boxes));
+  const buttons = Array.from(root.querySelectorAll('button'));
+  const box = (b: Element, x = 0, y = 0, w = 0, h = 0) => ({ action: b.getAttribute('data-action'), x, y, w, h });
+  host.setAttribute('data-chatbridge-buttons', JSON.stringify(buttons.map((b) => box(b))));
+  const Observer = host.ownerDocument.defaultView?.IntersectionObserver;
+  if (!Observer || buttons.length === 0) return;
+  const observer = new Observer((entries) => {
+    observer.disconnect();
+    const rects = new Map(entries.map((entry) => [entry.target, entry.boundingClientRect]));
+    const origin = rects.get(host);
+    // Buttons re-rendered meanwhile have their own observer; only a complete, current set is published.
+    if (!origin || !buttons.every((b) => b.isConnected && rects.has(b))) return;
+    const boxes = buttons.map((b) => {
+      const r = rects.get(b) as DOMRectReadOnly;
+      return box(b, Math.round(r.left - origin.left), Math.round(r.top - origin.top), Math.round(r.width), Math.round(r.height));
     });
-  }
-  batch.set(host, root);
-}
-
-function measureButtons(host: HTMLElement, root: ShadowRoot): Array<{ action: string | null; x: number; y: number; w: number; h: number }> {
-  const origin = host.getBoundingClientRect();
-  return Array.from(root.querySelectorAll('button'), (b) => {
-    const r = b.getBoundingClientRect();
-    return { action: b.getAttribute('data-action'), x: Math.round(r.left - origin.left), y: Math.round(r.top - origin.top), w: Math.round(r.width), h: Math.round(r.height) };
+    host.setAttribute('data-chatbridge-buttons', JSON.stringify(boxes));
   });
+  observer.observe(host);
+  for (const b of buttons) observer.observe(b);
 }

@@ -155,9 +155,13 @@ function memoryArea(): KeyValueArea & { data: Map<string, unknown> } {
   const data = new Map<string, unknown>();
   return {
     data,
-    get: async (key) => structuredClone(data.get(key)),
-    set: async (key, value) => void data.set(key, structuredClone(value)),
-    remove: async (key) => void data.delete(key),
+    get: async (keys) => Object.fromEntries(keys.filter((k) => data.has(k)).map((k) => [k, structuredClone(data.get(k))])),
+    set: async (items) => {
+      for (const [k, v] of Object.entries(items)) data.set(k, structuredClone(v));
+    },
+    remove: async (keys) => {
+      for (const k of keys) data.delete(k);
+    },
   };
 }
 
@@ -166,15 +170,17 @@ describe('run ledger', () => {
     const area = memoryArea();
     await new RunLedger(area).add('conv-1', ['k1', 'k2']);
     const reloaded = new RunLedger(area);
-    expect(await reloaded.has('conv-1', 'k1')).toBe(true);
-    expect(await reloaded.has('conv-1', 'k3')).toBe(false);
-    expect(await reloaded.has('conv-2', 'k1')).toBe(false);
+    expect((await reloaded.ranKeys('conv-1')).has('k1')).toBe(true);
+    expect((await reloaded.ranKeys('conv-1')).has('k3')).toBe(false);
+    expect((await reloaded.ranKeys('conv-2')).has('k1')).toBe(false);
+    expect([...(await reloaded.ranKeys('conv-1'))].sort()).toEqual(['k1', 'k2']);
+    expect((await reloaded.ranKeys('conv-2')).size).toBe(0);
   });
 
   it('loses no key when adds overlap', async () => {
     const ledger = new RunLedger(memoryArea());
     await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.add('c', [`k${i}`])));
-    for (let i = 0; i < 20; i++) expect(await ledger.has('c', `k${i}`)).toBe(true);
+    for (let i = 0; i < 20; i++) expect((await ledger.ranKeys('c')).has(`k${i}`)).toBe(true);
   });
 
   it('prunes the oldest keys and the oldest conversations', async () => {
@@ -182,12 +188,12 @@ describe('run ledger', () => {
     let clock = 0;
     const ledger = new RunLedger(area, { maxKeysPerConversation: 3, maxConversations: 2 }, () => ++clock);
     await ledger.add('a', ['1', '2', '3', '4']);
-    expect(await ledger.has('a', '1')).toBe(false);
-    expect(await ledger.has('a', '4')).toBe(true);
+    expect((await ledger.ranKeys('a')).has('1')).toBe(false);
+    expect((await ledger.ranKeys('a')).has('4')).toBe(true);
     await ledger.add('b', ['x']);
     await ledger.add('c', ['y']);
-    expect(await ledger.has('a', '4')).toBe(false);
-    expect(await ledger.has('c', 'y')).toBe(true);
+    expect((await ledger.ranKeys('a')).has('4')).toBe(false);
+    expect((await ledger.ranKeys('c')).has('y')).toBe(true);
     expect([...area.data.keys()].filter((k) => k.startsWith('ledger:c:')).sort()).toEqual(['ledger:c:b', 'ledger:c:c']);
   });
 
@@ -196,8 +202,8 @@ describe('run ledger', () => {
     area.data.set('ledger:c:c', 'not a list');
     area.data.set('ledger:index', 42);
     const ledger = new RunLedger(area);
-    expect(await ledger.has('c', 'k')).toBe(false);
+    expect((await ledger.ranKeys('c')).has('k')).toBe(false);
     await ledger.add('c', ['k']);
-    expect(await ledger.has('c', 'k')).toBe(true);
+    expect((await ledger.ranKeys('c')).has('k')).toBe(true);
   });
 });

@@ -25,7 +25,7 @@ async function batches(run: () => void, setup: (signal: AbortSignal, onChanges: 
 }
 
 const observe = (signal: AbortSignal, onChanges: (c: PageChanges) => void): void => {
-  observeMessages({ root: document.body, messageSelector: '.msg', onChanges, signal });
+  observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'innermost' }, onChanges, signal });
 };
 
 describe('the one MutationObserver', () => {
@@ -62,6 +62,36 @@ describe('the one MutationObserver', () => {
     expect(seen.flatMap((c) => [...c.changed])).toEqual([messages[1]]);
   });
 
+  it("maps a change to the outer message on sites whose messages nest message-like parts", async () => {
+    const messages = page(2);
+    const inner = document.createElement('div');
+    inner.className = 'msg reasoning-card';
+    messages[1]!.append(inner);
+    const seen: PageChanges[] = [];
+    const controller = new AbortController();
+    observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'outermost' }, onChanges: (c) => seen.push(c), signal: controller.signal });
+    inner.append('thinking…');
+    const part = document.createElement('div');
+    part.className = 'msg';
+    messages[0]!.append(part);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    expect(new Set(seen.flatMap((c) => [...c.changed]))).toEqual(new Set([messages[1], messages[0]]));
+    expect(seen.flatMap((c) => c.added)).toEqual([part]);
+  });
+
+  it('a wrapper that matches the selector itself still brings the messages inside it', async () => {
+    page(1);
+    const turn = document.createElement('div');
+    turn.className = 'msg turn';
+    const inner = document.createElement('div');
+    inner.className = 'msg';
+    turn.append(inner);
+    const seen = await batches(() => document.body.firstElementChild!.append(turn), observe);
+    expect(seen.flatMap((c) => c.added)).toEqual([turn, inner]);
+    expect(new Set(seen.flatMap((c) => [...c.changed]))).toEqual(new Set([turn, inner]));
+  });
+
   it('notices messages leaving the page (virtual list, conversation switch)', async () => {
     const messages = page(5);
     const seen = await batches(() => messages[0]!.remove(), observe);
@@ -72,7 +102,7 @@ describe('the one MutationObserver', () => {
     const messages = page(2);
     const seen: PageChanges[] = [];
     const controller = new AbortController();
-    observeMessages({ root: document.body, messageSelector: '.msg', onChanges: (c) => seen.push(c), signal: controller.signal });
+    observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'innermost' }, onChanges: (c) => seen.push(c), signal: controller.signal });
     controller.abort();
     messages[0]!.append('x');
     await new Promise((resolve) => setTimeout(resolve, 20));

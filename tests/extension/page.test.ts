@@ -5,6 +5,7 @@ import type { PagePush, RequestMap, RequestType } from '../../extension/messagin
 import { RunLedger, type KeyValueArea } from '../../extension/scanner/blocks';
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
 import { deepseek } from '../../extension/sites';
+import { defineSite, type Site } from '../../extension/sites/define-site';
 
 /**
  * The content script's page logic end to end inside happy-dom: a DeepSeek-like page (virtual-list rows, a React-like
@@ -132,9 +133,13 @@ const LIST = '{"jsonrpc":"2.0","id":"call-002","method":"tools/call","params":{"
 function memoryArea(): KeyValueArea {
   const data = new Map<string, unknown>();
   return {
-    get: async (key) => structuredClone(data.get(key)),
-    set: async (key, value) => void data.set(key, structuredClone(value)),
-    remove: async (key) => void data.delete(key),
+    get: async (keys) => Object.fromEntries(keys.filter((k) => data.has(k)).map((k) => [k, structuredClone(data.get(k))])),
+    set: async (items) => {
+      for (const [k, v] of Object.entries(items)) data.set(k, structuredClone(v));
+    },
+    remove: async (keys) => {
+      for (const k of keys) data.delete(k);
+    },
   };
 }
 
@@ -162,7 +167,7 @@ interface BridgeScript {
 
 function start(
   page: Page,
-  options: { area?: KeyValueArea; settings?: Partial<SiteSettings>; pathname?: string; script?: BridgeScript } = {},
+  options: { area?: KeyValueArea; settings?: Partial<SiteSettings>; pathname?: string; script?: BridgeScript; site?: Site } = {},
 ): Harness {
   const runs: Harness['runs'] = [];
   const listeners: Array<(push: PagePush) => void> = [];
@@ -192,7 +197,7 @@ function start(
   const pathname = options.pathname ?? '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
   const location = { href: `https://chat.deepseek.com${pathname}`, pathname };
   const ctl = startPage(controller.signal, {
-    site: deepseek,
+    site: options.site ?? deepseek,
     doc: document,
     location,
     settings: () => settings,
@@ -283,6 +288,41 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(chip.getAttribute('data-chatbridge-state')).toBe('ready');
     expect(chip.getAttribute('data-chatbridge-origin')).toBe('history');
     expect(chip.getAttribute('data-chatbridge-actions')).toBe('run');
+  });
+
+  it('on a site whose reasoning card reuses the message class, the outer message is the one read and run', async () => {
+    // Claude, Qwen and Kimi nest message-like elements; this is the same page with that nesting.
+    const { messages: _innermost, ...definition } = deepseek;
+    const nested = defineSite({ ...definition, messageNesting: 'outermost' });
+    const withCard = (row: HTMLElement): void => {
+      const card = document.createElement('div');
+      card.className = 'ds-message ds-think-content';
+      card.innerHTML = '<div class="ds-markdown"><p>thinking about it</p></div>';
+      row.prepend(card);
+    };
+    const page = buildPage();
+    const old = assistantRow();
+    withCard(old.row);
+    renderReply(old.answer, ['old reply', { lang: 'mcp-request', code: READ }]);
+    page.list.append(userRow('earlier'), old.row);
+    const h = start(page, { site: nested });
+    await h.settle();
+    expect(chipStates(old.row)).toEqual(['ready']);
+
+    page.list.append(userRow('do it'));
+    const fresh = assistantRow();
+    withCard(fresh.row);
+    page.setGenerating(true);
+    page.list.append(fresh.row);
+    await h.settle();
+    renderReply(fresh.answer, ['Listing.', { lang: 'mcp-request', code: LIST }]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual([`\`\`\`mcp-request\n${LIST}\n\`\`\``]);
   });
 
   it('a streamed reply runs once when it finishes; its result is typed in and sent', async () => {

@@ -55,7 +55,35 @@ describe('chip', () => {
     expect(actions).toEqual([]);
   });
 
-  it('renders result text as text, never as markup', () => {
+  it("draws a run's passing states after a quiet moment, while the host tells the state at once", async () => {
+    const original = Element.prototype.attachShadow;
+    let root: ShadowRoot | null = null;
+    Element.prototype.attachShadow = function (init) {
+      root = original.call(this, init);
+      return root;
+    };
+    try {
+      const chip = createChip(document, () => undefined);
+      document.body.replaceChildren(chip.host);
+      chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'] });
+      expect(root!.querySelector('button')?.getAttribute('data-action')).toBe('run');
+      chip.update({ kind: 'mcp-request', state: 'running', actions: ['stop'] });
+      chip.update({ kind: 'mcp-request', state: 'done', actions: ['rerun'], preview: 'ok' });
+      expect(chip.host.getAttribute('data-chatbridge-state')).toBe('done');
+      expect(chip.host.getAttribute('data-chatbridge-actions')).toBe('rerun');
+      expect(root!.querySelector('button')?.getAttribute('data-action')).toBe('run');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(root!.querySelector('button')?.getAttribute('data-action')).toBe('rerun');
+      expect(root!.querySelector('pre')?.textContent).toBe('ok');
+      // A state that needs the person is drawn at once.
+      chip.update({ kind: 'mcp-request', state: 'approval', actions: ['stop'], approval: { tool: 'fs.write', title: 'a.txt', paths: ['/w/a.txt'] } });
+      expect(root!.querySelector('button[data-action="approve"]')).not.toBeNull();
+    } finally {
+      Element.prototype.attachShadow = original;
+    }
+  });
+
+  it('renders result text as text, never as markup', async () => {
     const original = Element.prototype.attachShadow;
     let root: ShadowRoot | null = null;
     Element.prototype.attachShadow = function (init) {
@@ -69,6 +97,7 @@ describe('chip', () => {
     } finally {
       Element.prototype.attachShadow = original;
     }
+    await new Promise((resolve) => setTimeout(resolve, 400));
     expect(root!.querySelector('img')).toBeNull();
     expect(root!.querySelector('pre')!.textContent).toBe('<img src=x onerror=alert(1)>');
   });
