@@ -12,6 +12,8 @@
  *   its stack counts — the content script's observer, rescans of the changed message, chip updates, its timers, and the
  *   DOM calls these make (selector matching, a forced layout if one happened). It does not count style/layout the
  *   browser does later because of the extension's DOM changes (none here: an ordinary reply gets no chip). Divided by N.
+ * - the same per-token figure for a reply that opens with a tool block: such a reply is read back into markdown on
+ *   every rescan, where an ordinary one is only checked (extension/scanner/serialize.ts, mayHoldBlocks).
  * - the same stream measured with CDP `Performance.getMetrics` TaskDuration (everything on the renderer's main thread:
  *   the page's own re-rendering, style, layout, all scripts), with the extension on minus with the site disabled in the
  *   extension (the content script then only waits for its settings), paired runs. Reported without a budget: the
@@ -107,6 +109,18 @@ export async function runScannerBench(options: Partial<ScannerBenchOptions> = {}
       }
       figures.push(figureOf(`scanner: main thread per streamed token, ${largest} turns (${site})`, 'ms', profiled, BUDGET_PER_TOKEN,
         `CPU-profile time with an extension frame on the stack (its scripts and the DOM calls they make) over a ${tokens}-token reply, per token`));
+      // A reply that holds a tool block is read back into markdown on every rescan (most replies are not): its cost
+      // per token, measured the same way. The block is a write, so it waits for an approval nobody gives.
+      const blockReply = toolReply(opts.streamTokens);
+      const blockTokens = splitTokens(blockReply, TOKEN_CHARS).length;
+      const withBlock: number[] = [];
+      for (let run = 0; run < opts.runs; run++) {
+        const traced = await streamCost(world, site, conv, blockReply, true, true);
+        withBlock.push((traced.extensionMs ?? Number.NaN) / blockTokens);
+      }
+      opts.log(`  ${site} ${blockTokens}-token reply holding a tool block: extension frames ${withBlock.map((v) => (v * blockTokens).toFixed(1)).join(', ')} ms`);
+      figures.push(figureOf(`scanner: main thread per streamed token, reply holding a tool block, ${largest} turns (${site})`, 'ms', withBlock, BUDGET_PER_TOKEN,
+        `as above, for a ${blockTokens}-token reply that opens with an mcp-request block (serialized on every rescan)`));
       figures.push(figureOf(`scanner: main thread per token, with − without extension, ${largest} turns (${site})`, 'ms', delta, null,
         'CDP TaskDuration delta, paired runs; everything incl. style/layout, but the page\'s own noise is larger than the extension'));
       figures.push(figureOf(`scanner: the page's own main thread per token, ${largest} turns (${site})`, 'ms', pageOwn, null,
@@ -282,6 +296,15 @@ export function generateTurns(count: number, site: ReplicaSite): ReplicaTurn[] {
     turns.push({ role: 'assistant', text });
   }
   return turns;
+}
+
+/** A reply of about `tokens` tokens whose mcp-request block (a write of a long file) streams from its first token. */
+function toolReply(tokens: number): string {
+  const target = tokens * TOKEN_CHARS;
+  const lines: string[] = [];
+  for (let k = 0; JSON.stringify(lines.join('\n')).length < target * 0.8; k++) lines.push(`line ${k}: the handler keeps state small and retries with backoff`);
+  const call = { jsonrpc: '2.0', id: 'bench-stream', method: 'tools/call', params: { name: 'fs.write', arguments: { path: 'bench-never-approved.txt', content: lines.join('\n') } } };
+  return '```mcp-request\n' + JSON.stringify(call, null, 2) + '\n```\n\nThat writes the notes file.\n';
 }
 
 /** A reply of about `tokens` tokens of prose and ordinary code (no tool block: nothing runs). */
