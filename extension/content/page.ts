@@ -106,7 +106,7 @@ const CANDIDATE_GRACE_MS = 2_000;
 const CANDIDATE_MAX_MS = 30_000;
 const SWITCH_GRACE_MS = 1_500;
 const LEDGER_LOCK_WAIT_MS = 3_000;
-const SCAN_EVERY_MS = 100;
+const SCAN_EVERY_MS = 150;
 const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
 
 export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
@@ -206,12 +206,22 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     const next: TrackedBlock[] = [];
     found.forEach((block, index) => {
       const old = record.blocks[index];
-      const keep = old && old.block.kind === block.kind && (old.block.raw === block.raw || !old.block.complete);
+      // The block at a place stays the same block (and keeps its chip) while it is written — a site shows a fence
+      // that is still streaming as a closed code block, so it looks complete on every token — and until it runs.
+      // Once it ran, different text there is a different block.
+      const unrun = old?.state === 'writing' || old?.state === 'ready' || old?.state === 'unreadable';
+      const keep = old && old.block.kind === block.kind && (old.block.raw === block.raw || !old.block.complete || unrun);
       const tracked: TrackedBlock = keep
         ? old
         : { block, index, key: '', state: 'writing', chip: null, anchor: null, ranBefore: false, reruns: 0 };
       tracked.block = block;
-      tracked.key = blockKey({ site: site.id, conversationId: conversationKey(), messageKey, index, raw: block.raw });
+      const key = blockKey({ site: site.id, conversationId: conversationKey(), messageKey, index, raw: block.raw });
+      if (key !== tracked.key) {
+        tracked.key = key;
+        tracked.ranBefore = false;
+        // A reply seen arriving is new; whether its blocks ran is read when it is claimed (claimRunnable).
+        if (block.complete && record.origin !== 'live') checkRanBefore(record, tracked);
+      }
       const located = locateBlock(serialized, block.start, block.end);
       tracked.anchor = located.anchor;
       tracked.unreadable = located.codeSegments.find((s) => s.code?.partial)?.code?.partial;
@@ -222,7 +232,6 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
           tracked.note = t('note.finished');
         }
       }
-      if (block.complete && !keep) checkRanBefore(record, tracked);
       next.push(tracked);
     });
     for (const dropped of record.blocks.slice(found.length)) dropped.chip?.remove();
@@ -253,12 +262,11 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     ranChecks.push({ record, tracked });
   };
 
+  /** Puts the block's chip after its element and shows its current state (a chip redraws only what changed). */
   const placeChip = (record: MessageRecord, tracked: TrackedBlock): void => {
     if (!tracked.anchor) return;
-    if (!tracked.chip) {
-      tracked.chip = createChip(doc, (action) => void onChipAction(record, tracked, action));
-      render(record, tracked);
-    }
+    tracked.chip ??= createChip(doc, (action) => void onChipAction(record, tracked, action));
+    render(record, tracked);
     const host = tracked.chip.host;
     if (tracked.anchor.nextSibling !== host) tracked.anchor.after(host);
   };
@@ -889,7 +897,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   void resumeUndelivered().catch((error: unknown) => reportOnce('following runs after a reload failed', error));
 
   // A reply streams a token every 10–50 ms; rescanning the changed message at most every SCAN_EVERY_MS (first change
-  // at once, the rest batched) keeps the per-token cost a fraction of one message's scan.
+  // at once, the rest batched) keeps the per-token cost a fraction of one message's scan. It costs no latency: before
+  // a reply is decided, the tick reads whatever is still pending.
   let lastFlushAt = Number.NEGATIVE_INFINITY;
   const scheduleScan = (flush: () => void): void => {
     const wait = Math.max(0, lastFlushAt + SCAN_EVERY_MS - performance.now());
