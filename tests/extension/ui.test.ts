@@ -1,7 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { createChip, type ChipAction } from '../../extension/ui/chip';
+import { createChip, type Chip, type ChipAction } from '../../extension/ui/chip';
 import { DICTIONARIES, languageFor, translator } from '../../extension/ui/i18n';
 import { createIndicator } from '../../extension/ui/indicator';
+
+/** A chip in the page, with its closed shadow root caught the way only our own code could reach it. */
+function chipWithRoot(onAction: (action: ChipAction) => void = () => undefined): { chip: Chip; root: ShadowRoot } {
+  const original = Element.prototype.attachShadow;
+  let root: ShadowRoot | null = null;
+  Element.prototype.attachShadow = function (init) {
+    root = original.call(this, init);
+    return root;
+  };
+  try {
+    const chip = createChip(document, onAction);
+    document.body.replaceChildren(chip.host);
+    return { chip, root: root as unknown as ShadowRoot };
+  } finally {
+    Element.prototype.attachShadow = original;
+  }
+}
 
 describe('chip', () => {
   it('keeps its buttons in a closed shadow root and shows state on the host', () => {
@@ -35,71 +52,38 @@ describe('chip', () => {
   it('ignores clicks a page script dispatches (attack: page clicks Approve)', () => {
     const actions: ChipAction[] = [];
     // Reach into the closed root the way only our own code could, to dispatch at the real button.
-    const original = Element.prototype.attachShadow;
-    let root: ShadowRoot | null = null;
-    Element.prototype.attachShadow = function (init) {
-      root = original.call(this, init);
-      return root;
-    };
-    try {
-      const chip = createChip(document, (a) => actions.push(a));
-      document.body.replaceChildren(chip.host);
-      chip.update({ kind: 'mcp-request', state: 'approval', actions: [], approval: { tool: 'shell.exec', title: 'rm', paths: [], command: 'rm -rf ~', cwd: '/w' } });
-      const approve = root!.querySelector<HTMLButtonElement>('button[data-action="approve"]')!;
-      approve.click();
-      approve.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-      chip.host.click();
-    } finally {
-      Element.prototype.attachShadow = original;
-    }
+    const { chip, root } = chipWithRoot((a) => actions.push(a));
+    chip.update({ kind: 'mcp-request', state: 'approval', actions: [], approval: { tool: 'shell.exec', title: 'rm', paths: [], command: 'rm -rf ~', cwd: '/w' } });
+    const approve = root.querySelector<HTMLButtonElement>('button[data-action="approve"]')!;
+    approve.click();
+    approve.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    chip.host.click();
     expect(actions).toEqual([]);
   });
 
   it("draws a run's passing states after a quiet moment, while the host tells the state at once", async () => {
-    const original = Element.prototype.attachShadow;
-    let root: ShadowRoot | null = null;
-    Element.prototype.attachShadow = function (init) {
-      root = original.call(this, init);
-      return root;
-    };
-    try {
-      const chip = createChip(document, () => undefined);
-      document.body.replaceChildren(chip.host);
-      chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'] });
-      expect(root!.querySelector('button')?.getAttribute('data-action')).toBe('run');
-      chip.update({ kind: 'mcp-request', state: 'running', actions: ['stop'] });
-      chip.update({ kind: 'mcp-request', state: 'done', actions: ['rerun'], preview: 'ok' });
-      expect(chip.host.getAttribute('data-chatbridge-state')).toBe('done');
-      expect(chip.host.getAttribute('data-chatbridge-actions')).toBe('rerun');
-      expect(root!.querySelector('button')?.getAttribute('data-action')).toBe('run');
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(root!.querySelector('button')?.getAttribute('data-action')).toBe('rerun');
-      expect(root!.querySelector('pre')?.textContent).toBe('ok');
-      // A state that needs the person is drawn at once.
-      chip.update({ kind: 'mcp-request', state: 'approval', actions: ['stop'], approval: { tool: 'fs.write', title: 'a.txt', paths: ['/w/a.txt'] } });
-      expect(root!.querySelector('button[data-action="approve"]')).not.toBeNull();
-    } finally {
-      Element.prototype.attachShadow = original;
-    }
+    const { chip, root } = chipWithRoot();
+    chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'] });
+    expect(root.querySelector('button')?.getAttribute('data-action')).toBe('run');
+    chip.update({ kind: 'mcp-request', state: 'running', actions: ['stop'] });
+    chip.update({ kind: 'mcp-request', state: 'done', actions: ['rerun'], preview: 'ok' });
+    expect(chip.host.getAttribute('data-chatbridge-state')).toBe('done');
+    expect(chip.host.getAttribute('data-chatbridge-actions')).toBe('rerun');
+    expect(root.querySelector('button')?.getAttribute('data-action')).toBe('run');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(root.querySelector('button')?.getAttribute('data-action')).toBe('rerun');
+    expect(root.querySelector('pre')?.textContent).toBe('ok');
+    // A state that needs the person is drawn at once.
+    chip.update({ kind: 'mcp-request', state: 'approval', actions: ['stop'], approval: { tool: 'fs.write', title: 'a.txt', paths: ['/w/a.txt'] } });
+    expect(root.querySelector('button[data-action="approve"]')).not.toBeNull();
   });
 
   it('renders result text as text, never as markup', async () => {
-    const original = Element.prototype.attachShadow;
-    let root: ShadowRoot | null = null;
-    Element.prototype.attachShadow = function (init) {
-      root = original.call(this, init);
-      return root;
-    };
-    try {
-      const chip = createChip(document, () => undefined);
-      document.body.replaceChildren(chip.host);
-      chip.update({ kind: 'flycode-call', state: 'done', actions: ['rerun'], preview: '<img src=x onerror=alert(1)>' });
-    } finally {
-      Element.prototype.attachShadow = original;
-    }
+    const { chip, root } = chipWithRoot();
+    chip.update({ kind: 'flycode-call', state: 'done', actions: ['rerun'], preview: '<img src=x onerror=alert(1)>' });
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(root!.querySelector('img')).toBeNull();
-    expect(root!.querySelector('pre')!.textContent).toBe('<img src=x onerror=alert(1)>');
+    expect(root.querySelector('img')).toBeNull();
+    expect(root.querySelector('pre')!.textContent).toBe('<img src=x onerror=alert(1)>');
   });
 });
 
