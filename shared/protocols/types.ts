@@ -22,6 +22,11 @@ export interface Block {
   error?: string;
   /** Protocol rules the reply broke that do not stop it from running (e.g. text before the block). */
   warnings?: string[];
+  /**
+   * Found in paragraph text, not inside a code block (auto_coder plans may be): the page may have changed its
+   * text on the way (indentation, escapes), so such a block is never auto-run; a Run click still works.
+   */
+  unfenced?: boolean;
 }
 
 /** mcp-request payload: the parsed JSON-RPC object as written (validated envelope when `error` is unset). */
