@@ -113,15 +113,34 @@ export interface ProcessManager {
 
 // ---------------------------------------------------------------- tools (companion/tools/)
 
+/** A command a call runs: argv without a shell, or one shell string; always with its working directory. */
+export interface CommandSpec {
+  argv?: string[];
+  shell?: string;
+  cwd: string;
+}
+
+/**
+ * One thing a call does, decided on its own risk class (DESIGN §5.3). A plain tool call is one action; a
+ * composite call (an auto_coder or Axon plan, fs.writeBatch) lists every file change and every command, so no
+ * part of it can ride on the decision of another.
+ */
+export interface PlannedAction {
+  risk: Risk;
+  /** what the approval card lists: `delete_file src/old.ts`, `run "npm test"` */
+  label: string;
+  paths: string[];
+  command?: CommandSpec;
+}
+
 /** What needs the person's policy (and maybe their approval) before it may run. */
 export interface AuthorizationRequest {
   /** `fs.write`, `autocoder`, `axon`, … as shown to the person */
   tool: string;
-  risk: Risk;
   /** the arguments the approval is bound to (hashed); a changed argument needs a new approval */
   args: unknown;
-  paths: string[];
-  commands: Array<{ argv?: string[]; shell?: string; cwd: string }>;
+  /** every action of the call; the call's decision is the strictest of theirs */
+  actions: PlannedAction[];
   preview: Preview;
 }
 
@@ -135,7 +154,8 @@ export interface ToolContext {
    * Applies the policy (auto / confirm / deny, allow-listed commands, per-site overrides) and, where it says
    * confirm, waits for the person's decision. Resolves when the call may run; throws ToolError
    * POLICY_BLOCKED (policy says deny) or DENIED (the person said no / the approval expired).
-   * Tool calls are authorized by the run pipeline before handler.run; plans call it once for the whole plan.
+   * Tool calls are authorized by the run pipeline before handler.run; plans call it once for the whole plan,
+   * listing every action.
    */
   authorize(request: AuthorizationRequest): Promise<void>;
 }
@@ -155,6 +175,8 @@ export interface Preview {
   diff?: string;
   command?: string;
   cwd?: string;
+  /** a composite call's actions, each with its class and what the policy said of it alone */
+  actions?: Array<{ risk: Risk; label: string; decision: 'auto' | 'confirm' }>;
 }
 
 export interface ToolHandler<S extends z.ZodType = z.ZodType> {
@@ -163,7 +185,7 @@ export interface ToolHandler<S extends z.ZodType = z.ZodType> {
    * Paths (absolute, resolved inside the roots) and commands the call touches, for policy decisions.
    * Throws ToolError FORBIDDEN / INVALID_INPUT for paths outside the roots before anything runs.
    */
-  plan(args: z.infer<S>, ctx: ToolContext): Promise<{ risk: Risk; paths: string[]; command?: { argv?: string[]; shell?: string; cwd: string } }>;
+  plan(args: z.infer<S>, ctx: ToolContext): Promise<{ risk: Risk; paths: string[]; command?: CommandSpec }>;
   preview(args: z.infer<S>, ctx: ToolContext): Promise<Preview>;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -84,6 +84,10 @@ export const previewSchema = z.object({
   diff: z.string().optional(),
   command: z.string().optional(),
   cwd: z.string().optional(),
+  actions: z
+    .array(z.object({ risk: riskSchema, label: z.string(), decision: z.enum(['auto', 'confirm']) }))
+    .optional()
+    .describe("a composite call's actions, each with its class and what the policy said of it alone"),
 });
 
 export const approvalStateSchema = z.enum(['pending', 'approved', 'approved-conversation', 'denied', 'expired']);

@@ -12,7 +12,8 @@ import { argsHash } from './args-hash';
  *
  * "Approve for this conversation" grants later calls of the SAME tool with the SAME risk class in the same
  * conversation on the same site, for as long as this companion runs — never other tools, never a wider risk,
- * never after a restart. Deny globs and `deny` modes still apply to granted calls.
+ * never after a restart. A composite call grants each class its card asked for, and a later one is covered only
+ * when every class it needs was granted. Deny globs and `deny` modes still apply to granted calls.
  */
 export type ApprovalOutcome = 'approve' | 'approve-conversation' | 'deny' | 'expired';
 
@@ -21,7 +22,10 @@ export interface NewApproval {
   site: string;
   conversationId: string;
   tool: string;
+  /** the highest class of the call's actions, shown on the card */
   risk: Risk;
+  /** the classes "approve for this conversation" grants: those of the actions that needed the person (default: risk) */
+  grants?: Risk[];
   args: unknown;
   preview: Preview;
 }
@@ -55,7 +59,7 @@ function boundedPreview(preview: Preview): Preview {
 
 export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStore {
   const clock = options.clock ?? Date.now;
-  const records = new Map<string, { view: ApprovalView; settle: (outcome: ApprovalOutcome) => void; timer: NodeJS.Timeout }>();
+  const records = new Map<string, { view: ApprovalView; grants: Risk[]; settle: (outcome: ApprovalOutcome) => void; timer: NodeJS.Timeout }>();
   const grants = new Set<string>();
   const grantKey = (site: string, conversationId: string, tool: string, risk: Risk) => JSON.stringify([site, conversationId, tool, risk]);
 
@@ -99,7 +103,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
         if (records.get(id)?.view.state === 'pending') finish(id, 'expired', 'expired');
       }, options.ttlMs);
       timer.unref?.();
-      records.set(id, { view, settle, timer });
+      records.set(id, { view, grants: input.grants ?? [input.risk], settle, timer });
       options.onChange?.('created', view);
       return { approval: view, outcome };
     },
@@ -117,7 +121,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
         throw new ToolError('MISMATCH', `approval ${id} is for arguments with hash ${record.view.argsHash}, not ${hash}; the call changed — it needs a new approval`);
       }
       if (decision === 'approve-conversation') {
-        grants.add(grantKey(record.view.site, record.view.conversationId, record.view.tool, record.view.risk));
+        for (const risk of record.grants) grants.add(grantKey(record.view.site, record.view.conversationId, record.view.tool, risk));
         return finish(id, 'approved-conversation', 'approve-conversation');
       }
       return decision === 'approve' ? finish(id, 'approved', 'approve') : finish(id, 'denied', 'deny');

@@ -1,25 +1,19 @@
 import type { AutocoderPlan } from '../../shared/protocols/types';
 import { formatAutocoderResponse, type AutocoderResponse, type FileActionReport, type ProgramExecReport } from '../../shared/results';
-import type { Risk } from '../../shared/tools/define-tool';
-import type { AuthorizationRequest, ToolContext } from '../types';
+import type { AuthorizationRequest, PlannedAction, ToolContext } from '../types';
 import { prepareFileSteps, previewFileSteps, riskOfFileStep, runFileStep, type PreparedStep } from './autocoder-files';
 import { readAutocoderPlan, type PlanMetadata, type ProgramStep, type ReadPlan } from './autocoder-plan';
 import { failedExec, runPrograms, stopPrograms } from './autocoder-programs';
 import { errorLine } from './plan-errors';
 import { workspaceRoot } from './plan-path';
 
-const RISK_ORDER: readonly Risk[] = ['read', 'write', 'delete', 'exec'];
-
-function highestRisk(risks: Risk[]): Risk {
-  return risks.reduce<Risk>((top, risk) => (RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(top) ? risk : top), 'read');
-}
-
 /**
  * Runs an auto_coder plan (seed 002, DESIGN §3.3) and answers the executor response text, exactly what goes back
  * into the chat — or `null` for `finish`, which is shown as finished and answers nothing.
  *
- * `operate`: paths are resolved and the whole plan is shown for approval once (the highest risk involved, the
- * unified diffs, the commands); then the file operations run in order, each succeeding or failing on its own and
+ * `operate`: paths are resolved and every file action and every program is decided on its own class (a plan is
+ * as strict as its strictest part, and a plan that changes files never runs a command on the allow-list alone);
+ * where any part needs the person, the whole plan is shown once (the unified diffs, the commands); then the file operations run in order, each succeeding or failing on its own and
  * each change going through the journal, and then the programs run in parallel in the workspace root.
  * `check_program`: stops this conversation's running programs by name. Anything malformed is answered, never
  * thrown: the model reads what was wrong.
@@ -116,7 +110,6 @@ async function authorizationFor(
   ctx: ToolContext,
 ): Promise<AuthorizationRequest> {
   const runnable = prepared.filter((p) => p.target !== undefined);
-  const risk = highestRisk([...runnable.map((p) => riskOfFileStep(p.step)), ...(read.programs.length ? (['exec'] as Risk[]) : [])]);
   const paths = [...new Set(runnable.map((p) => p.target!.absolute))];
   const changes = runnable.filter((p) => riskOfFileStep(p.step) !== 'read').length;
   const diff = changes > 0 ? await previewFileSteps(prepared, ctx.policy) : '';
@@ -126,12 +119,14 @@ async function authorizationFor(
     runnable.length - changes ? `${runnable.length - changes} read${runnable.length - changes === 1 ? '' : 's'}` : '',
     read.programs.length ? `${read.programs.length} program${read.programs.length === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
+  const actions: PlannedAction[] = [
+    ...runnable.map(({ step, target }) => ({ risk: riskOfFileStep(step), label: `${step.action} ${step.path}`, paths: [target!.absolute] })),
+    ...read.programs.map((p) => ({ risk: 'exec' as const, label: `run ${p.name}: ${p.command}`, paths: [], command: { shell: p.command, cwd: root } })),
+  ];
   return {
     tool: 'autocoder',
-    risk,
     args: plan,
-    paths,
-    commands: read.programs.map((p) => ({ shell: p.command, cwd: root })),
+    actions,
     preview: {
       title: `auto_coder plan${read.metadata.step_id ? ` ${read.metadata.step_id}` : ''}: ${counts.join(', ')}`,
       paths,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AxonPayload } from '../../shared/protocols/types';
 import { formatAxonResult, type AxonActReport } from '../../shared/results';
-import type { FileOp, ToolContext } from '../types';
+import type { FileOp, PlannedAction, ToolContext } from '../types';
 import { AXON_ACTS, actName, checkAct, pathParamOf } from './axon-acts';
 import { asPlanError, errorLine } from './plan-errors';
 import { capPreview, unifiedDiff } from './preview-diff';
@@ -31,7 +31,7 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
   const reports: AxonActReport[] = [];
   try {
     const planned = createPlannedFiles(ctx.policy);
-    const touched = new Set<string>();
+    const actions: PlannedAction[] = [];
     const outcomes: Array<{ changes: boolean; message: string }> = [];
     for (const [i, act] of acts.entries()) {
       const index = i + 1;
@@ -39,7 +39,8 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
       const args = Array.isArray(act?.args) ? act.args.map(String) : [];
       try {
         const outcome = await checkAct(name, args, planned, ctx.policy);
-        outcome.touched.forEach((p) => touched.add(p));
+        // each act is decided on its own class: a check reads, write_file and replace write
+        actions.push({ risk: outcome.changes ? 'write' : 'read', label: `${name}${outcome.path !== undefined ? ` ${outcome.path}` : ''}`, paths: outcome.touched });
         outcomes.push(outcome);
         reports.push({ index, act: name, ...(outcome.path !== undefined ? { path: outcome.path } : {}), ok: true, message: outcome.message });
       } catch (error) {
@@ -64,14 +65,12 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
 
     const root = ctx.policy.roots[0] ?? '';
     const changes = planned.changes();
-    const paths = [...touched];
+    const paths = [...new Set(actions.flatMap((action) => action.paths))];
     try {
       await ctx.authorize({
         tool: 'axon',
-        risk: changes.length > 0 ? 'write' : 'read',
         args: { acts },
-        paths,
-        commands: [],
+        actions,
         preview: {
           title: `Axon plan: ${acts.length} act${acts.length === 1 ? '' : 's'}, ${changes.length} file${changes.length === 1 ? '' : 's'} changed`,
           paths,

@@ -1,34 +1,79 @@
 import picomatch from 'picomatch';
-import type { AuthorizationRequest } from '../types';
+import type { Risk } from '../../shared/tools/define-tool';
+import type { AuthorizationRequest, PlannedAction } from '../types';
 import { isAllowListed } from './command-guard';
 import type { Mode, Policy } from './schema';
 
 export type Decision = 'auto' | 'confirm' | { deny: string };
 
+/** What the policy says of one action of a call, judged alone except for the allow-list rule below. */
+export interface ActionDecision {
+  action: PlannedAction;
+  decision: Decision;
+}
+
+const CHANGES_FILES: ReadonlySet<Risk> = new Set(['write', 'delete']);
+
 /**
- * What the policy says about one call (DESIGN §5.3). Pure. Order: deny globs on any path → the risk's mode
- * (the site's override first) → for exec under `confirm`, every command allow-listed (global plus the site's list)
- * makes it `auto`. Deny always wins; an allow-list never lifts a `deny` mode.
+ * What the policy says about one call (DESIGN §5.3). Pure. Every action is decided on its own class, and the
+ * call's decision is the strictest of them: any deny refuses the whole call, any confirm asks once for all, auto
+ * only when every action is auto. A call with nothing to decide is auto.
  */
 export function decide(request: AuthorizationRequest, policy: Policy, site: string): Decision {
-  const denied = firstDeniedPath(request.paths, policy.deny);
+  return strictest(decideActions(request, policy, site));
+}
+
+export function decideActions(request: AuthorizationRequest, policy: Policy, site: string): ActionDecision[] {
+  // A command is only as safe as what it runs: a call that also writes or deletes files can rewrite the script,
+  // the config or the binary an allow-listed command uses, so the allow-list does not apply inside it.
+  const changesFiles = request.actions.some((action) => CHANGES_FILES.has(action.risk));
+  const named = request.actions.length > 1;
+  return request.actions.map((action) => {
+    const decision = decideAction(action, policy, site, changesFiles);
+    return { action, decision: typeof decision === 'object' && named ? { deny: `${decision.deny} (${action.label})` } : decision };
+  });
+}
+
+export function strictest(decisions: readonly ActionDecision[]): Decision {
+  let result: Decision = 'auto';
+  for (const { decision } of decisions) {
+    if (typeof decision === 'object') return decision;
+    if (decision === 'confirm') result = 'confirm';
+  }
+  return result;
+}
+
+/**
+ * One action. Order: deny globs on any path (and on a command's cwd) → the risk's mode (the site's override
+ * first) → for exec under `confirm`, an allow-listed command (global plus the site's list) is `auto` — unless
+ * the same call changes files. Deny always wins; an allow-list never lifts a `deny` mode.
+ */
+function decideAction(action: PlannedAction, policy: Policy, site: string, callChangesFiles: boolean): Decision {
+  const denied = firstDeniedPath(action.paths, policy.deny);
   if (denied) return { deny: `${denied.path} matches the deny glob "${denied.glob}"` };
-  for (const command of request.commands) {
-    const cwdDenied = firstDeniedPath([command.cwd], policy.deny);
+  if (action.command) {
+    const cwdDenied = firstDeniedPath([action.command.cwd], policy.deny);
     if (cwdDenied) return { deny: `working directory ${cwdDenied.path} matches the deny glob "${cwdDenied.glob}"` };
   }
   const override = siteOverride(policy, site);
-  const mode: Mode = override?.modes?.[request.risk] ?? policy.modes[request.risk];
+  const mode: Mode = override?.modes?.[action.risk] ?? policy.modes[action.risk];
   if (mode === 'deny') {
-    return { deny: `the policy mode for ${request.risk} is deny${override?.modes?.[request.risk] ? ` on site ${site}` : ''}` };
+    return { deny: `the policy mode for ${action.risk} is deny${override?.modes?.[action.risk] ? ` on site ${site}` : ''}` };
   }
   if (mode === 'auto') return 'auto';
-  if (request.risk === 'exec' && request.commands.length > 0) {
+  if (action.risk === 'exec' && action.command && !callChangesFiles) {
     const allow = [...policy.allowCommands, ...(override?.allowCommands ?? [])];
-    if (request.commands.every((command) => isAllowListed(command, allow))) return 'auto';
+    if (isAllowListed(action.command, allow)) return 'auto';
   }
   return 'confirm';
 }
+
+/** The highest risk class among a call's actions: what its approval is filed under. */
+export function highestRisk(actions: readonly Pick<PlannedAction, 'risk'>[]): Risk {
+  return actions.reduce<Risk>((top, { risk }) => (RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(top) ? risk : top), 'read');
+}
+
+const RISK_ORDER: readonly Risk[] = ['read', 'write', 'delete', 'exec'];
 
 export function siteOverride(policy: Policy, site: string): Policy['sites'][string] | undefined {
   return Object.prototype.hasOwnProperty.call(policy.sites, site) ? policy.sites[site] : undefined;

@@ -1,9 +1,9 @@
 import type { ApprovalView } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
 import type { ApprovalStore } from '../approvals/store';
-import { decide } from '../policy/decide';
+import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
-import type { AuthorizationRequest, CallOrigin } from '../types';
+import type { AuthorizationRequest, CallOrigin, Preview } from '../types';
 
 /** What the audit record says about the authorization of one run. */
 export interface AuthorizationInfo {
@@ -19,8 +19,9 @@ export interface AuthorizerHooks {
 }
 
 /**
- * `ctx.authorize` for one run: the policy decides (pure), and where it says confirm, the person does — unless
- * they already approved this tool and risk class for this conversation. Throws ToolError POLICY_BLOCKED or DENIED.
+ * `ctx.authorize` for one run: the policy decides each action of the call (pure), and where any says confirm,
+ * the person does — once, on one card that lists every action — unless they already approved this tool for
+ * each risk class that needs it in this conversation. Throws ToolError POLICY_BLOCKED or DENIED.
  */
 export function createAuthorize(
   deps: { policy: Policy; approvals: ApprovalStore },
@@ -30,9 +31,10 @@ export function createAuthorize(
 ): (request: AuthorizationRequest) => Promise<void> {
   return async (request) => {
     info.tool = request.tool;
-    info.paths = [...request.paths];
-    info.commands = request.commands.map((c) => (c.shell ?? (c.argv ?? []).join(' ')) + ` (cwd ${c.cwd})`);
-    const decision = decide(request, deps.policy, origin.site);
+    info.paths = [...new Set(request.actions.flatMap((action) => action.paths))];
+    info.commands = request.actions.flatMap(({ command: c }) => (c ? [(c.shell ?? (c.argv ?? []).join(' ')) + ` (cwd ${c.cwd})`] : []));
+    const decisions = decideActions(request, deps.policy, origin.site);
+    const decision = strictest(decisions);
     if (typeof decision === 'object') {
       info.decision = 'policy-deny';
       throw new ToolError('POLICY_BLOCKED', `${request.tool} refused by policy: ${decision.deny}`);
@@ -41,18 +43,24 @@ export function createAuthorize(
       info.decision = 'auto';
       return;
     }
-    if (deps.approvals.hasGrant(origin.site, origin.conversationId, request.tool, request.risk)) {
+    const toConfirm = [...new Set(decisions.filter((d) => d.decision === 'confirm').map((d) => d.action.risk))];
+    if (toConfirm.every((risk) => deps.approvals.hasGrant(origin.site, origin.conversationId, request.tool, risk))) {
       info.decision = 'conversation-grant';
       return;
     }
+    const preview: Preview =
+      request.actions.length > 1
+        ? { ...request.preview, actions: decisions.map((d) => ({ risk: d.action.risk, label: d.action.label, decision: d.decision as 'auto' | 'confirm' })) }
+        : request.preview;
     const { approval, outcome } = deps.approvals.create({
       runId: origin.runId,
       site: origin.site,
       conversationId: origin.conversationId,
       tool: request.tool,
-      risk: request.risk,
+      risk: highestRisk(request.actions),
+      grants: toConfirm,
       args: request.args,
-      preview: request.preview,
+      preview,
     });
     hooks.onPending(approval);
     const result = await outcome;

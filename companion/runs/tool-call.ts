@@ -33,10 +33,8 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
     const preview = await handler.preview(valid.args, callCtx);
     await callCtx.authorize({
       tool: name,
-      risk: planned.risk,
       args: valid.args,
-      paths: planned.paths,
-      commands: planned.command ? [planned.command] : [],
+      actions: [{ risk: planned.risk, label: preview.title, paths: planned.paths, ...(planned.command ? { command: planned.command } : {}) }],
       preview,
     });
     const output = await handler.run(valid.args, callCtx);

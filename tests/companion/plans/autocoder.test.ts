@@ -2,6 +2,7 @@ import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAutocoderPlan } from '../../../companion/plans';
+import { highestRisk } from '../../../companion/policy/decide';
 import type { ProgramOutputEvent } from '../../../companion/types';
 import type { AutocoderPlan } from '../../../shared/protocols/types';
 import { createWorld, parseExecutorResponse, type World } from './world';
@@ -62,11 +63,14 @@ describe('auto_coder plans: the seed 002 examples end to end', () => {
     });
     expect(await world.read('tetris/game.py')).toBe('import pygame\n\nclass Tetris:\n    def __init__(self):\n        pass');
     expect(await readdir(join(world.root, 'tetris', 'assets'))).toEqual([]);
-    // one approval for the whole plan: the highest risk, the paths, a unified diff
+    // one approval for the whole plan: every action with its own class, a unified diff
     expect(world.requests).toHaveLength(1);
     const [request] = world.requests;
-    expect(request).toMatchObject({ tool: 'autocoder', risk: 'write', commands: [] });
-    expect(request!.paths).toEqual([join(world.root, 'tetris/game.py'), join(world.root, 'tetris/assets')]);
+    expect(request!.tool).toBe('autocoder');
+    expect(request!.actions).toEqual([
+      { risk: 'write', label: 'create_file tetris/game.py', paths: [join(world.root, 'tetris/game.py')] },
+      { risk: 'write', label: 'create_directory tetris/assets', paths: [join(world.root, 'tetris/assets')] },
+    ]);
     expect(request!.preview.diff).toContain('+++ b/tetris/game.py');
     expect(request!.preview.diff).toContain('+import pygame');
     expect(request!.preview.diff).toContain('# create directory tetris/assets');
@@ -115,7 +119,8 @@ describe('auto_coder plans: the seed 002 examples end to end', () => {
     expect(response.metadata).toMatchObject({ step_id: 'code_002', reason: '实现游戏初始化逻辑' });
     expect(response.metadata.summary).toContain('run_game failure (exit 1)');
     expect(await world.read('tetris/game.py')).toBe(`import sys\n\n${charPrinterNew}\n        return False\n`);
-    expect(world.requests[0]).toMatchObject({ risk: 'exec', commands: [{ shell: expect.stringContaining('pygame.error'), cwd: world.root }] });
+    expect(world.requests[0]!.actions.map((a) => a.risk)).toEqual(['write', 'exec']);
+    expect(world.requests[0]!.actions[1]!.command).toEqual({ shell: expect.stringContaining('pygame.error'), cwd: world.root });
     expect(world.requests[0]!.preview.diff).toContain('+        self.buffer = []  # 缓存当前行的字符列表');
   });
 
@@ -208,7 +213,7 @@ describe('auto_coder file actions', () => {
     expect(response.metadata.summary).toBe(
       '4 of 7 file actions succeeded; failed: read_file missing.txt, delete_file old, delete_directory old.',
     );
-    expect(world.requests[0]!.risk).toBe('delete');
+    expect(highestRisk(world.requests[0]!.actions)).toBe('delete');
     expect(await world.exists('keep.txt')).toBe(false);
     expect(await world.exists('old/inner/x.txt')).toBe(false);
   });
@@ -299,7 +304,7 @@ describe('auto_coder file actions', () => {
       dir_tree: { name, files: ['README.md'], dirs: { src: { name: 'src', files: ['main.py'], dirs: { lib: { name: 'lib', files: ['util.py'], dirs: {} } } } } },
     });
     expect(response.file_actions[1].dir_tree).toEqual({ name: 'src', files: ['main.py'], dirs: { lib: { name: 'lib', files: ['util.py'], dirs: {} } } });
-    expect(world.requests[0]!.risk).toBe('read');
+    expect(world.requests[0]!.actions.map((a) => a.risk)).toEqual(['read', 'read']);
   });
 
   it('list_tree is capped at limits.maxListEntries and says so', async () => {
@@ -349,7 +354,7 @@ describe('auto_coder file actions', () => {
     expect(await world.exists('.env')).toBe(false);
     expect(await world.read('fine.txt')).toBe('ok');
     // what was refused is not in the approval either
-    expect(world.requests[0]!.paths).toEqual([join(world.root, 'fine.txt')]);
+    expect(world.requests[0]!.actions.flatMap((a) => a.paths)).toEqual([join(world.root, 'fine.txt')]);
   });
 
   it('an absolute path inside the workspace is accepted; the workspace root itself cannot be deleted', async () => {

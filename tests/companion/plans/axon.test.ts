@@ -33,7 +33,10 @@ describe('Axon plans: the seed 003 examples byte for byte', () => {
     expect(text).toBe(result(['1 write_file docs/example.md: ok (created, 6 lines)', 'plan: applied']));
     expect(await world.read('docs/example.md')).toBe(markdownContent);
     expect(world.requests).toHaveLength(1);
-    expect(world.requests[0]).toMatchObject({ tool: 'axon', risk: 'write', commands: [], paths: [join(world.root, 'docs/example.md')] });
+    expect(world.requests[0]).toMatchObject({
+      tool: 'axon',
+      actions: [{ risk: 'write', label: 'write_file docs/example.md', paths: [join(world.root, 'docs/example.md')] }],
+    });
     expect(world.requests[0]!.preview.diff).toContain('+```python');
     expect((await world.journal.list()).map((e) => e.label)).toEqual(['axon plan (1 acts)']);
   });

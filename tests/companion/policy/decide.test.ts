@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { approvalWaitFor, decide } from '../../../companion/policy/decide';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
 import type { Policy } from '../../../companion/policy/schema';
-import type { AuthorizationRequest } from '../../../companion/types';
+import type { AuthorizationRequest, CommandSpec, PlannedAction } from '../../../companion/types';
 import type { Risk } from '../../../shared/tools/define-tool';
 
 function policyWith(config: unknown): Policy {
   return policyFromConfig(parseConfig(config), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
 }
 
-function request(risk: Risk, paths: string[], commands: AuthorizationRequest['commands'] = []): AuthorizationRequest {
-  return { tool: 'test.tool', risk, args: {}, paths, commands, preview: { title: 'test', paths } };
+/** A plain tool call: one action; with several commands, one exec action per command (as plans list them). */
+function request(risk: Risk, paths: string[], commands: CommandSpec[] = []): AuthorizationRequest {
+  const actions: PlannedAction[] =
+    commands.length > 0 ? commands.map((command) => ({ risk, label: 'test', paths, command })) : [{ risk, label: 'test', paths }];
+  return { tool: 'test.tool', args: {}, actions, preview: { title: 'test', paths } };
 }
 
 const base = policyWith({

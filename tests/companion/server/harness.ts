@@ -83,12 +83,13 @@ export function testPlans(runs: Record<string, number>): PlanRunners {
   return {
     async runAutocoderPlan(plan, ctx) {
       if (plan.type === 'finish') return null;
-      await ctx.authorize({ tool: 'autocoder', risk: 'write', args: plan, paths: [`${ctx.policy.roots[0]}/planned.txt`], commands: [], preview: { title: 'autocoder plan', paths: [] } });
+      const planned = `${ctx.policy.roots[0]}/planned.txt`;
+      await ctx.authorize({ tool: 'autocoder', args: plan, actions: [{ risk: 'write', label: 'create_file planned.txt', paths: [planned] }], preview: { title: 'autocoder plan', paths: [] } });
       runs.autocoder = (runs.autocoder ?? 0) + 1;
       return `#####--\n${JSON.stringify({ metadata: { step_id: plan.metadata?.step_id ?? '', reason: '', summary: 'applied' }, file_actions: [], program_execs: {} })}\n--#####`;
     },
     async runAxonPlan(payloads, ctx, meta) {
-      await ctx.authorize({ tool: 'axon', risk: 'write', args: payloads, paths: [], commands: [], preview: { title: 'axon plan', paths: [] } });
+      await ctx.authorize({ tool: 'axon', args: payloads, actions: [{ risk: 'write', label: 'axon plan', paths: [] }], preview: { title: 'axon plan', paths: [] } });
       runs.axon = (runs.axon ?? 0) + 1;
       return '```axon-result\nplan: applied\nauditId: ' + meta.auditId + '\n```';
     },
