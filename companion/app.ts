@@ -17,6 +17,7 @@ import { createPairing, type Pairing } from './auth/pairing';
 import { createTokenStore, type TokenStore } from './auth/token-store';
 import { ensureHome, readVersion } from './home';
 import { mcpRoute } from './mcp/mcp-route';
+import { protectDataDir } from './policy/data-dir';
 import { approvalWaitFor } from './policy/decide';
 import type { Policy } from './policy/schema';
 import { blockJob, type PlanRunners } from './runs/block-job';
@@ -134,18 +135,20 @@ export function createApp(deps: AppDeps): CompanionApp {
   const clock = deps.clock ?? Date.now;
   const version = deps.version ?? readVersion();
   const paths = ensureHome(deps.home);
+  // whatever policy it was given, no tool reaches the companion's own data
+  const policy = protectDataDir(deps.policy, paths.root);
   const tokens = deps.tokens ?? createTokenStore({ file: paths.tokens, clock });
   const pairing = deps.pairing ?? createPairing({ clock });
   const hub = createEventHub();
   const journal = observedJournal(deps.journal, hub);
   const approvals = createApprovalStore({
-    ttlMs: deps.policy.approvalTtlMs,
+    ttlMs: policy.approvalTtlMs,
     clock,
     onChange: (change, approval) => hub.publish({ type: 'approval', change, approval }),
   });
   const audit = createAuditLog({ dir: paths.audit, clock });
   const runs = createRunManager({
-    policy: deps.policy,
+    policy,
     journal,
     processes: deps.processes,
     approvals,
@@ -164,7 +167,7 @@ export function createApp(deps: AppDeps): CompanionApp {
   );
 
   const app = new Hono();
-  const maxBodyBytes = deps.maxBodyBytes ?? deps.policy.limits.maxFileBytes + 1024 * 1024;
+  const maxBodyBytes = deps.maxBodyBytes ?? policy.limits.maxFileBytes + 1024 * 1024;
 
   app.use('*', hostGuard(deps.getPort));
   app.use('*', originGuard());
@@ -212,9 +215,9 @@ export function createApp(deps: AppDeps): CompanionApp {
 
   app.post('/v1/run', async (c) => {
     const request = await readJson(c, runRequestSchema);
-    const job = blockJob(request, { policy: deps.policy, tools: deps.tools, plans: deps.plans, version });
+    const job = blockJob(request, { policy, tools: deps.tools, plans: deps.plans, version });
     const { run, reused } = runs.start(job, { rerun: request.rerun === true });
-    const record = await runs.wait(run, request.waitMs ?? approvalWaitFor(deps.policy, request.context.site));
+    const record = await runs.wait(run, request.waitMs ?? approvalWaitFor(policy, request.context.site));
     return c.json(responseOf(record, reused));
   });
 
@@ -253,7 +256,7 @@ export function createApp(deps: AppDeps): CompanionApp {
       ...(deps.wsHeartbeatMs !== undefined ? { heartbeatMs: deps.wsHeartbeatMs } : {}),
     }),
   );
-  app.all('/mcp', mcpRoute({ policy: deps.policy, tools: deps.tools, runs, version }));
+  app.all('/mcp', mcpRoute({ policy, tools: deps.tools, runs, version }));
 
   return {
     app,

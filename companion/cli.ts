@@ -11,6 +11,7 @@ import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic } from
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
 import { loadPolicy } from './policy/load-config';
+import { protectDataDir } from './policy/data-dir';
 import { createProcessManager, stopLeftoverPrograms } from './processes';
 import { toolHandlers } from './tools';
 import { createWebSocketServer } from './ws/ws-route';
@@ -124,10 +125,14 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   const paths = ensureHome(home);
   // `npm start` runs in the package folder; the folder the person typed it in is INIT_CWD
   const cwd = io.env.npm_lifecycle_event === 'start' && io.env.INIT_CWD ? io.env.INIT_CWD : io.cwd;
-  const policy = loadPolicy({ ...(options.config ? { configFile: options.config } : {}), roots: options.roots, cwd });
+  const policy = protectDataDir(loadPolicy({ ...(options.config ? { configFile: options.config } : {}), roots: options.roots, cwd }), home);
   const extensionDir = options.build ? ensureExtensionBuilt(io) : join(packageRoot, 'dist', 'chrome-mv3');
 
-  const journal = createJournal({ dir: paths.journal, policy });
+  const journal = createJournal({
+    dir: paths.journal,
+    policy,
+    onQuarantine: (id, reason) => io.out(`journal: entry ${id} failed validation (${reason}); moved to ${join(paths.journal, 'quarantine', id)}, never applied`),
+  });
   const repaired = await journal.recover();
   if (repaired.length > 0) io.out(`journal: rolled back ${repaired.length} unfinished change(s): ${repaired.join(', ')}`);
   await journal.prune();

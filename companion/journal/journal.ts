@@ -8,13 +8,36 @@ import { sha256 } from '../fsx/sha256';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
 import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type OpRuntime } from './ops';
-import { pathsOf, summarizeOp, type IntentRecord, type IntentState, type PathState, type UndoRecord } from './records';
+import {
+  intentRecordSchema,
+  namedPaths,
+  outOfBounds,
+  pathsOf,
+  summarizeOp,
+  undoRecordSchema,
+  type IntentRecord,
+  type IntentState,
+  type PathState,
+  type UndoRecord,
+} from './records';
 
 export interface JournalOptions {
   /** where entries live, e.g. ~/.chatbridge/journal */
   dir: string;
-  policy: Pick<Policy, 'roots' | 'deny' | 'limits' | 'journal'>;
+  policy: Pick<Policy, 'roots' | 'deny' | 'limits' | 'journal'> & Partial<Pick<Policy, 'reserved'>>;
   now?: () => Date;
+  /** an entry that failed validation was moved to `<dir>/quarantine/<id>`; the person should hear of it */
+  onQuarantine?: (id: string, reason: string) => void;
+}
+
+/** A journal entry on disk that does not hold what the journal writes; it is quarantined, never replayed. */
+class EntryRejected extends Error {
+  constructor(
+    readonly id: string,
+    readonly reason: string,
+  ) {
+    super(`journal entry ${id} failed validation: ${reason}`);
+  }
 }
 
 /**
@@ -71,14 +94,53 @@ export function createJournal(options: JournalOptions): Journal {
     await writeFileAtomic(intentPath(intent.id), JSON.stringify(intent, null, 1));
   }
 
+  // What a restore may touch: inside a root, never the companion's own data (its data directory, this journal).
+  const bounds = { roots: policy.roots, reserved: [...(policy.reserved ?? []), path.resolve(dir)] };
+
+  /** Parses intent.json; EntryRejected when it is not what apply writes (hand-edited, planted, corrupted). */
   async function loadIntent(id: string): Promise<IntentRecord | undefined> {
     if (!ID_PATTERN.test(id)) return undefined;
+    let raw: string;
     try {
-      return JSON.parse(await fs.readFile(intentPath(id), 'utf8')) as IntentRecord;
+      raw = await fs.readFile(intentPath(id), 'utf8');
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
     }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new EntryRejected(id, 'intent.json is not JSON');
+    }
+    const parsed = intentRecordSchema.safeParse(json);
+    if (!parsed.success) throw new EntryRejected(id, `intent.json: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+    if (parsed.data.id !== id) throw new EntryRejected(id, `intent.json names entry ${JSON.stringify(parsed.data.id)}`);
+    return parsed.data;
+  }
+
+  /** The entry's intent and undo records, checked against the roots: the only way a restore reads them. */
+  async function loadChecked(id: string): Promise<{ intent: IntentRecord | undefined; records: UndoRecord[] }> {
+    const intent = await loadIntent(id);
+    const records = await loadUndo(id);
+    if (intent) {
+      for (const p of namedPaths(intent, records)) {
+        const why = outOfBounds(p, bounds);
+        if (why !== undefined) throw new EntryRejected(id, why);
+      }
+    } else if (records.length > 0) {
+      throw new EntryRejected(id, 'undo records without an intent');
+    }
+    return { intent, records };
+  }
+
+  /** Moves a rejected entry aside, whole, so nothing in it is ever replayed and a person can look at it. */
+  async function quarantine(rejected: EntryRejected): Promise<void> {
+    const target = path.join(dir, 'quarantine', rejected.id);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rm(target, { recursive: true, force: true });
+    await fs.rename(entryDir(rejected.id), target);
+    options.onQuarantine?.(rejected.id, rejected.reason);
   }
 
   async function loadUndo(id: string): Promise<UndoRecord[]> {
@@ -90,13 +152,22 @@ export function createJournal(options: JournalOptions): Journal {
       throw error;
     }
     const records: UndoRecord[] = [];
-    for (const line of text.split('\n')) {
+    const lines = text.split('\n');
+    for (const [i, line] of lines.entries()) {
       if (!line.trim()) continue;
+      let json: unknown;
       try {
-        records.push(JSON.parse(line) as UndoRecord);
+        json = JSON.parse(line);
       } catch {
         // A torn last line: the process died while appending it, so the op it guards never started.
+        if (lines.slice(i + 1).every((rest) => !rest.trim())) continue;
+        throw new EntryRejected(id, `undo.jsonl line ${i + 1} is not JSON`);
       }
+      const parsed = undoRecordSchema.safeParse(json);
+      if (!parsed.success) {
+        throw new EntryRejected(id, `undo.jsonl line ${i + 1}: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+      }
+      records.push(parsed.data);
     }
     return records;
   }
@@ -106,16 +177,10 @@ export function createJournal(options: JournalOptions): Journal {
    * writable, a symlink appeared on its way) must not keep the others from restoring their paths: every record is
    * tried, and the ones that failed are returned. Records are idempotent, so a later retry redoes only what is left.
    */
-  async function rollBack(id: string): Promise<RestoreFailure[]> {
-    let records: UndoRecord[];
-    try {
-      records = await loadUndo(id);
-    } catch (error) {
-      return [{ path: undoPath(id), error: asToolError(error, undoPath(id)) }];
-    }
+  async function rollBack(id: string, records: UndoRecord[]): Promise<RestoreFailure[]> {
     const refPath = (ref: string) => path.join(entryDir(id), ref);
     const failures: RestoreFailure[] = [];
-    for (const record of records.reverse()) {
+    for (const record of [...records].reverse()) {
       const target = record.type === 'move-back' ? record.from : record.path;
       try {
         await applyUndo(record, refPath);
@@ -124,6 +189,17 @@ export function createJournal(options: JournalOptions): Journal {
       }
     }
     return failures;
+  }
+
+  /** Rolls back an entry this process is applying: its records were just written here, and are checked all the same. */
+  async function rollBackOwn(id: string): Promise<RestoreFailure[]> {
+    let records: UndoRecord[];
+    try {
+      records = (await loadChecked(id)).records;
+    } catch (error) {
+      return [{ path: undoPath(id), error: error instanceof EntryRejected ? new ToolError('INTERNAL', error.message) : asToolError(error, undoPath(id)) }];
+    }
+    return rollBack(id, records);
   }
 
   /** Every path an undo would touch, with whether a directory's listing must match too. */
@@ -186,7 +262,7 @@ export function createJournal(options: JournalOptions): Journal {
       return toEntry(intent);
     } catch (error) {
       const failure = asToolError(error);
-      const failures = await rollBack(id);
+      const failures = await rollBackOwn(id);
       if (failures.length === 0) intent.state = 'rolled-back';
       // Otherwise it stays `applying`, and recover() at the next start retries what is left.
       intent.error = `${failure.code}: ${failure.message}${failures.length > 0 ? `; not yet restored: ${describeFailures(failures)}` : ''}`;
@@ -204,12 +280,19 @@ export function createJournal(options: JournalOptions): Journal {
   }
 
   async function undo(id: string): Promise<JournalEntry> {
-    const intent = await loadIntent(id);
+    let loaded: Awaited<ReturnType<typeof loadChecked>>;
+    try {
+      loaded = await loadChecked(id);
+    } catch (error) {
+      if (!(error instanceof EntryRejected)) throw error;
+      await quarantine(error);
+      throw new ToolError('FORBIDDEN', `${error.message}; it was quarantined and nothing was restored`, { journalId: id });
+    }
+    const { intent, records } = loaded;
     if (!intent) throw new ToolError('NOT_FOUND', `no journal entry ${JSON.stringify(id)}`);
     if (intent.state !== 'applied') {
       throw new ToolError('CONFLICT', `journal entry ${id} is ${intent.state}; only an applied entry can be undone`, { journalId: id });
     }
-    const records = await loadUndo(id);
     for (const [p, compareEntries] of watchedPaths(intent, records)) {
       const expected = intent.after?.[p];
       if (!expected) continue;
@@ -224,7 +307,7 @@ export function createJournal(options: JournalOptions): Journal {
     for (const record of records) await assertUndoTargetsUnmoved(record).catch((error: unknown) => Promise.reject(asToolError(error)));
     intent.state = 'undoing';
     await saveIntent(intent);
-    const failures = await rollBack(id);
+    const failures = await rollBack(id, records);
     if (failures.length > 0) {
       // Left in `undoing`: every undo record is idempotent, so recover() at the next start finishes the undo.
       const first = failures[0]!.error;
@@ -253,7 +336,15 @@ export function createJournal(options: JournalOptions): Journal {
   async function recover(): Promise<string[]> {
     const repaired: string[] = [];
     for (const id of await listIds()) {
-      const intent = await loadIntent(id).catch(() => undefined);
+      let loaded: Awaited<ReturnType<typeof loadChecked>>;
+      try {
+        loaded = await loadChecked(id);
+      } catch (error) {
+        // planted or corrupted: never replayed, kept aside for a person to look at; the start goes on
+        if (error instanceof EntryRejected) await quarantine(error).catch(() => undefined);
+        continue;
+      }
+      const { intent, records } = loaded;
       if (!intent) {
         // Died before intent.json was durable: nothing ran yet (ops only start after it is written).
         await fs.rm(entryDir(id), { recursive: true, force: true });
@@ -262,7 +353,7 @@ export function createJournal(options: JournalOptions): Journal {
       if (FINAL_STATES.has(intent.state)) continue;
       // temp files first: one left in a directory the entry created would keep that directory from going
       await removeStrayTempFiles(intent);
-      const failures = await rollBack(id);
+      const failures = await rollBack(id, records);
       if (failures.length > 0) {
         // One entry that cannot be repaired (say, a directory swapped for a symlink) must not stop the start or
         // the other entries; its other paths are restored, it stays unfinished with the reason, and the next
@@ -306,7 +397,12 @@ export function createJournal(options: JournalOptions): Journal {
     const cutoff = now().getTime() - policy.journal.maxAgeDays * 24 * 60 * 60 * 1000;
     const kept: Array<{ id: string; size: number }> = [];
     for (const id of await listIds()) {
-      const intent = await loadIntent(id).catch(() => undefined);
+      const loaded = await loadIntent(id).catch((error: unknown) => error);
+      if (loaded instanceof EntryRejected) {
+        await quarantine(loaded).catch(() => undefined);
+        continue;
+      }
+      const intent = loaded instanceof Error ? undefined : (loaded as IntentRecord | undefined);
       if (intent && !FINAL_STATES.has(intent.state)) continue;
       if (!intent || Date.parse(intent.time) < cutoff) {
         await fs.rm(entryDir(id), { recursive: true, force: true });

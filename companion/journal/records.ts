@@ -6,50 +6,109 @@
  * - trash/<n>    — what fs.rm removed (and what a `mv --overwrite` replaced), moved here whole.
  * Every undo record is idempotent, so replaying them in reverse repairs any point a crash could stop at.
  */
-import type { CallOrigin, FileOp } from '../types';
+import path from 'node:path';
+import { z } from 'zod';
+import type { FileOp } from '../types';
 
-export type IntentState = 'preparing' | 'applying' | 'applied' | 'rolled-back' | 'undoing' | 'undone';
+/*
+ * The records are schemas, not casts: a journal entry is read back from disk at every start and every undo, and
+ * whatever sits in the data directory must never steer a restore outside the roots (see validateEntry).
+ */
 
-export type OpSummary =
-  | { op: 'write'; path: string; mode: 'overwrite' | 'append'; bytes: number; sha256: string }
-  | { op: 'rm'; path: string; recursive: boolean }
-  | { op: 'mv'; from: string; to: string; overwrite: boolean }
-  | { op: 'mkdir'; path: string; parents: boolean }
-  | { op: 'chmod'; path: string; mode: string };
+const text = z.string();
+const fileMode = z.number().int().min(0).max(0o7777);
+
+export const intentStateSchema = z.enum(['preparing', 'applying', 'applied', 'rolled-back', 'undoing', 'undone']);
+export type IntentState = z.infer<typeof intentStateSchema>;
+
+export const opSummarySchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('write'), path: text, mode: z.enum(['overwrite', 'append']), bytes: z.number().int().nonnegative(), sha256: text }),
+  z.object({ op: z.literal('rm'), path: text, recursive: z.boolean() }),
+  z.object({ op: z.literal('mv'), from: text, to: text, overwrite: z.boolean() }),
+  z.object({ op: z.literal('mkdir'), path: text, parents: z.boolean() }),
+  z.object({ op: z.literal('chmod'), path: text, mode: text }),
+]);
+export type OpSummary = z.infer<typeof opSummarySchema>;
 
 /** The state of one touched path once the entry applied; undo requires the disk to still look like this. */
-export type PathState =
-  | { kind: 'absent' }
-  | { kind: 'file'; sha256: string; mode: number }
-  | { kind: 'dir'; entries: string[]; mode: number }
-  | { kind: 'symlink'; target: string }
+export const pathStateSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('absent') }),
+  z.object({ kind: z.literal('file'), sha256: text, mode: z.number().int() }),
+  z.object({ kind: z.literal('dir'), entries: z.array(text), mode: z.number().int() }),
+  z.object({ kind: z.literal('symlink'), target: text }),
   /** a FIFO, socket or device: never read */
-  | { kind: 'other' };
+  z.object({ kind: z.literal('other') }),
+]);
+export type PathState = z.infer<typeof pathStateSchema>;
 
-export interface IntentRecord {
-  id: string;
-  time: string;
-  label: string;
-  origin?: CallOrigin;
-  state: IntentState;
-  ops: OpSummary[];
-  paths: string[];
+export const intentRecordSchema = z.object({
+  id: text,
+  time: text,
+  label: text,
+  origin: z.object({ runId: text, site: text, conversationId: text, messageKey: text.optional() }).optional(),
+  state: intentStateSchema,
+  ops: z.array(opSummarySchema),
+  paths: z.array(text),
   /** set when state becomes applied */
-  after?: Record<string, PathState>;
+  after: z.record(text, pathStateSchema).optional(),
   /** the error that made apply roll back */
-  error?: string;
+  error: text.optional(),
+});
+export type IntentRecord = z.infer<typeof intentRecordSchema>;
+
+/** A before-image or trash reference: a file of this entry's own folder, nothing else. */
+const refSchema = z.string().regex(/^(?:before|trash)\/\d+$/, 'a reference must be before/<n> or trash/<n> inside its own entry');
+
+export const undoRecordSchema = z.discriminatedUnion('type', [
+  /** put back the bytes (and mode) a file held before */
+  z.object({ type: z.literal('restore-file'), path: text, ref: refSchema, mode: fileMode }),
+  /** the path did not exist before: remove what is there now (a file, a link, or an empty directory) */
+  z.object({ type: z.literal('remove-created'), path: text, dir: z.boolean() }),
+  /** the path was moved into the trash: move it back if the path is free */
+  z.object({ type: z.literal('return-from-trash'), path: text, ref: refSchema }),
+  /** `from` was renamed to `to`: rename it back if `from` is free */
+  z.object({ type: z.literal('move-back'), from: text, to: text }),
+  z.object({ type: z.literal('chmod'), path: text, mode: fileMode }),
+]);
+export type UndoRecord = z.infer<typeof undoRecordSchema>;
+
+/** Where the paths of a journal entry may be: inside a root, never in the companion's own data. */
+export interface EntryBounds {
+  roots: readonly string[];
+  /** the companion's own directories (the data directory, the journal itself) */
+  reserved: readonly string[];
 }
 
-export type UndoRecord =
-  /** put back the bytes (and mode) a file held before */
-  | { type: 'restore-file'; path: string; ref: string; mode: number }
-  /** the path did not exist before: remove what is there now (a file, a link, or an empty directory) */
-  | { type: 'remove-created'; path: string; dir: boolean }
-  /** the path was moved into the trash: move it back if the path is free */
-  | { type: 'return-from-trash'; path: string; ref: string }
-  /** `from` was renamed to `to`: rename it back if `from` is free */
-  | { type: 'move-back'; from: string; to: string }
-  | { type: 'chmod'; path: string; mode: number };
+function isInside(candidate: string, dir: string): boolean {
+  return candidate === dir || candidate.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+/** Why a path of an entry may not be touched by a restore, or undefined when it may. */
+export function outOfBounds(p: string, bounds: EntryBounds): string | undefined {
+  if (!path.isAbsolute(p) || path.resolve(p) !== p) return `${JSON.stringify(p)} is not an absolute, normalized path`;
+  if (bounds.reserved.some((dir) => isInside(p, dir) || isInside(dir, p))) return `${JSON.stringify(p)} is in the companion's own data`;
+  if (!bounds.roots.some((root) => isInside(p, root) && p !== root)) return `${JSON.stringify(p)} is not inside a root (${bounds.roots.join(', ')})`;
+  return undefined;
+}
+
+/** Every path an entry names, from its intent and its undo records. */
+export function namedPaths(intent: IntentRecord, records: readonly UndoRecord[]): string[] {
+  const paths = new Set<string>(intent.paths);
+  for (const op of intent.ops) {
+    if (op.op === 'mv') {
+      paths.add(op.from);
+      paths.add(op.to);
+    } else paths.add(op.path);
+  }
+  for (const p of Object.keys(intent.after ?? {})) paths.add(p);
+  for (const record of records) {
+    if (record.type === 'move-back') {
+      paths.add(record.from);
+      paths.add(record.to);
+    } else paths.add(record.path);
+  }
+  return [...paths];
+}
 
 export function summarizeOp(op: FileOp, sha256: (content: Uint8Array | string) => string): OpSummary {
   switch (op.op) {

@@ -134,5 +134,5 @@ export function policyFromConfig(config: Config, roots: RootInput[]): Policy {
   if (problems.length > 0) {
     throw new ToolError('INVALID_INPUT', `config is invalid:\n${problems.map((l) => `  - ${l}`).join('\n')}`, { issues: problems });
   }
-  return { ...config, roots: resolvedRoots, redact };
+  return { ...config, roots: resolvedRoots, redact, reserved: [] };
 }

@@ -31,7 +31,9 @@ import type { Policy } from './schema';
 const MAX_SYMLINK_HOPS = 40;
 const WINDOWS_PATH = /^(?:[a-zA-Z]:[\\/]|[a-zA-Z]:$|\\\\)/;
 
-type GuardPolicy = Pick<Policy, 'roots' | 'deny'>;
+// `reserved` is optional here so pure callers and tests can pass a bare policy; the companion's own policy always
+// carries it (protectDataDir in app.ts and cli.ts).
+type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserved'>>;
 
 export interface ResolveOptions {
   /** NOT_FOUND when nothing exists at the resolved path */
@@ -101,8 +103,21 @@ function denyMatchers(deny: readonly string[]): picomatch.Matcher[] {
   return matchers;
 }
 
-/** Pure: the deny glob a path inside the roots matches, matched on its root-relative, `/`-separated form. */
+/** Pure: the companion's own directory that holds `candidate`, if any. */
+export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {
+  return policy.reserved?.find((dir) => isInsideRoot(candidate, dir));
+}
+
+/** What a refusal says of the companion's own data. */
+export const RESERVED_REASON = "chatbridge's own data directory, which no tool may read or change, whatever the config says";
+
+/**
+ * Pure: why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its
+ * root-relative, `/`-separated form, or RESERVED_REASON for the companion's own data directory. Walks (ls,
+ * search, rm, list_tree) skip what this names.
+ */
 export function deniedBy(candidate: string, policy: GuardPolicy): string | undefined {
+  if (reservedBy(candidate, policy) !== undefined) return RESERVED_REASON;
   const root = rootOf(candidate, policy.roots);
   if (root === undefined || candidate === root) return undefined;
   const relative = path.relative(root, candidate).split(path.sep).join('/');
@@ -175,6 +190,19 @@ function checkResolved(asked: string, resolved: string, policy: GuardPolicy, opt
       );
     }
     throw new ToolError('FORBIDDEN', `path ${JSON.stringify(asked)} is outside the allowed roots (${roots})`, { path: asked });
+  }
+  for (const candidate of new Set([asked, resolved])) {
+    const own = reservedBy(candidate, policy);
+    if (own !== undefined) {
+      throw new ToolError('POLICY_BLOCKED', `path ${JSON.stringify(candidate)} is inside ${RESERVED_REASON} (${own})`, { path: candidate });
+    }
+  }
+  if (options.forWrite) {
+    // moving, removing or changing the mode of a folder that holds the data directory reaches into it too
+    const held = policy.reserved?.find((dir) => isInsideRoot(dir, resolved));
+    if (held !== undefined) {
+      throw new ToolError('POLICY_BLOCKED', `path ${JSON.stringify(asked)} holds ${RESERVED_REASON} (${held})`, { path: asked });
+    }
   }
   for (const candidate of new Set([asked, resolved])) {
     const glob = deniedBy(candidate, policy);

@@ -74,4 +74,9 @@ export interface Policy extends Omit<Config, 'redact'> {
   /** realpath'd, absolute, de-duplicated; roots[0] is the workspace root (plans and relative paths). */
   roots: string[];
   redact: RegExp[];
+  /**
+   * What the companion keeps for itself (its data directory: tokens, journal, approvals, audit, logs), realpath'd.
+   * Denied to every tool whatever the config says; set by protectDataDir, never read from a config file.
+   */
+  reserved: string[];
 }

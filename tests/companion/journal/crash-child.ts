@@ -10,7 +10,7 @@ import type { FileOp } from '../../../companion/types';
 
 const [journalDir, root, countText] = process.argv.slice(2);
 if (!journalDir || !root || !countText) throw new Error('usage: crash-child <journalDir> <root> <fileCount>');
-const policy: Policy = { ...configSchema.parse({}), roots: [root], redact: [] };
+const policy: Policy = { ...configSchema.parse({}), roots: [root], redact: [], reserved: [] };
 const journal = createJournal({ dir: journalDir, policy });
 const ops: FileOp[] = [];
 for (let i = 0; i < Number(countText); i++) {

@@ -32,7 +32,7 @@ export async function createWorld(config: Record<string, unknown> = {}): Promise
   const root = join(base, 'workspace');
   await mkdir(root);
   const parsed = configSchema.parse({ ...config, roots: [root] });
-  const policy: Policy = { ...parsed, roots: [root], redact: [] };
+  const policy: Policy = { ...parsed, roots: [root], redact: [], reserved: [] };
   const journal = createJournal({ dir: join(base, 'data', 'journal'), policy });
   const processes = createProcessManager({ killGraceMs: 300 });
   const requests: AuthorizationRequest[] = [];

@@ -42,7 +42,7 @@ export async function createWorld(policyOverrides: Partial<Policy> = {}): Promis
   const journalDir = path.join(tmp, 'journal');
   await fs.mkdir(root);
   await fs.mkdir(outside);
-  const policy: Policy = { ...configSchema.parse({}), roots: [await fs.realpath(root)], redact: [], ...policyOverrides };
+  const policy: Policy = { ...configSchema.parse({}), roots: [await fs.realpath(root)], redact: [], reserved: [], ...policyOverrides };
   const journal = createJournal({ dir: journalDir, policy });
   const processes = createProcessManager({ killGraceMs: 200 });
   const ctx: ToolContext = {

@@ -1,0 +1,213 @@
+/**
+ * The companion's own data (token, journal, approvals, audit, logs) is never reachable through a tool, whatever the
+ * config says, and a journal entry read back from disk never steers a restore outside the roots (DESIGN §5.3).
+ * Against the real companion process with CHATBRIDGE_HOME inside the workspace root — `chatbridge start` run in the
+ * home folder, which people do — and every mode on auto, so nothing here is held back by an approval.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJournal } from '../../../companion/journal';
+import { configSchema, type Policy } from '../../../companion/policy/schema';
+import {
+  ALL_AUTO,
+  context,
+  makeWorkspace,
+  mcpRequestBlock,
+  parseMcpResponse,
+  postBlock,
+  startCompanionProcess,
+  type CompanionProcess,
+  type Workspace,
+} from '../load/live-companion';
+
+const OWN_DATA = /own data directory/;
+
+function answerOf(resultText: string): { ok: boolean; text: string } {
+  const response = parseMcpResponse(resultText);
+  if (response.result) return { ok: !response.result.isError, text: response.result.content.map((c) => c.text).join('') };
+  return { ok: false, text: JSON.stringify(response.error) };
+}
+
+describe('attack: the companion\'s own data through its tools (data directory inside the root)', () => {
+  let ws: Workspace;
+  let home: string;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  async function call(name: string, args: Record<string, unknown>): Promise<{ ok: boolean; text: string }> {
+    n++;
+    const run = await postBlock(companion, 'mcp-request', mcpRequestBlock(n, name, args), context('conv-own', `m${n}`));
+    return answerOf(run.resultText);
+  }
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-own-data-');
+    home = join(ws.root, '.chatbridge');
+    writeFileSync(join(ws.root, 'readme.txt'), 'hello');
+    companion = await startCompanionProcess({ root: ws.root, home, config: ALL_AUTO });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('fs.read <home>/cli.token is refused and says why; the token is in no answer', async () => {
+    const token = readFileSync(join(home, 'cli.token'), 'utf8');
+    const answer = await call('fs.read', { path: join(home, 'cli.token') });
+    expect(answer.ok).toBe(false);
+    expect(answer.text).toMatch(OWN_DATA);
+    expect(answer.text).not.toContain(token);
+  });
+
+  it('a symlink in the root that points into the data directory is refused too', async () => {
+    symlinkSync(home, join(ws.root, 'innocent'));
+    const answer = await call('fs.read', { path: join(ws.root, 'innocent', 'cli.token') });
+    expect(answer.ok).toBe(false);
+    expect(answer.text).toMatch(OWN_DATA);
+  });
+
+  it('fs.search and fs.ls over the root never show the data directory', async () => {
+    const token = readFileSync(join(home, 'cli.token'), 'utf8');
+    const search = await call('fs.search', { path: ws.root, pattern: token.slice(0, 12) });
+    expect(search.text).not.toContain(token);
+    expect(search.text).not.toContain('cli.token');
+    const list = await call('fs.ls', { path: ws.root, depth: 5 });
+    if (!list.ok) throw new Error(list.text);
+    expect(list.ok).toBe(true);
+    expect(list.text).toContain('readme.txt');
+    expect(list.text).not.toContain('cli.token');
+    expect(list.text).not.toContain('journal');
+  });
+
+  it('a write into <home>/journal/… is refused, even with every mode on auto', async () => {
+    const planted = join(home, 'journal', '20260101T000000000Z-deadbeef', 'intent.json');
+    const answer = await call('fs.write', { path: planted, content: '{}', mode: 'overwrite' });
+    expect(answer.ok).toBe(false);
+    expect(answer.text).toMatch(OWN_DATA);
+    expect(existsSync(planted)).toBe(false);
+  });
+
+  it('a plan cannot reach it either (auto_coder paths are relative to the root)', async () => {
+    const plan = `#####--\n${JSON.stringify({
+      type: 'operate',
+      metadata: { step_id: 'own', reason: 'x' },
+      file_operations: [
+        { action_type: 'read_file', path: '.chatbridge/cli.token' },
+        { action_type: 'create_file', path: '.chatbridge/journal/planted.txt', file_content: '{}' },
+      ],
+    })}\n--#####`;
+    const run = await postBlock(companion, 'autocoder', plan, context('conv-own', 'plan-1'));
+    expect(run.resultText).not.toContain(readFileSync(join(home, 'cli.token'), 'utf8'));
+    expect(run.resultText).toMatch(OWN_DATA);
+    expect(existsSync(join(home, 'journal', 'planted.txt'))).toBe(false);
+  });
+});
+
+describe('attack: moving or removing a folder that holds the data directory', () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-own-parent-');
+    mkdirSync(join(ws.root, 'work'));
+    companion = await startCompanionProcess({ root: ws.root, home: join(ws.root, 'work', 'cb-data'), config: ALL_AUTO });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['fs.mv', { fromPath: 'work', toPath: 'moved' }],
+    ['fs.rm', { path: 'work', recursive: true }],
+    ['fs.chmod', { path: 'work', mode: '0000' }],
+  ])('%s of the folder is refused', async (tool, relative) => {
+    const args = Object.fromEntries(Object.entries(relative).map(([k, v]) => [k, typeof v === 'string' && k !== 'mode' ? join(ws.root, v) : v]));
+    const run = await postBlock(companion, 'mcp-request', mcpRequestBlock(tool, tool, args), context('conv-parent', tool));
+    const answer = answerOf(run.resultText);
+    expect(answer.ok).toBe(false);
+    expect(answer.text).toMatch(OWN_DATA);
+    expect(existsSync(join(ws.root, 'work', 'cb-data', 'cli.token'))).toBe(true);
+  });
+});
+
+describe('attack: a planted journal entry whose paths point outside the roots', () => {
+  let ws: Workspace;
+  let outside: string;
+
+  beforeAll(() => {
+    ws = makeWorkspace('cb-planted-');
+    outside = join(ws.base, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'victim.txt'), 'original');
+  });
+
+  afterAll(() => rmSync(ws.base, { recursive: true, force: true }));
+
+  /** An unfinished entry, shaped like what apply writes, whose undo records restore and copy files outside the roots. */
+  function plant(journalDir: string, id: string): void {
+    const entry = join(journalDir, id);
+    mkdirSync(join(entry, 'before'), { recursive: true });
+    mkdirSync(join(entry, 'trash'), { recursive: true });
+    writeFileSync(join(entry, 'before', '0'), 'attacker bytes');
+    writeFileSync(
+      join(entry, 'intent.json'),
+      JSON.stringify({
+        id,
+        time: new Date().toISOString(),
+        label: 'fs.write',
+        state: 'applying',
+        ops: [{ op: 'write', path: join(outside, 'victim.txt'), mode: 'overwrite', bytes: 1, sha256: 'x' }],
+        paths: [join(outside, 'victim.txt')],
+      }),
+    );
+    writeFileSync(
+      join(entry, 'undo.jsonl'),
+      [
+        { type: 'restore-file', path: join(outside, 'victim.txt'), ref: 'before/0', mode: 0o644 },
+        { type: 'move-back', from: join(outside, 'stolen'), to: join(ws.root, 'readme.txt') },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+  }
+
+  it('is quarantined and reported at the next start, never applied', async () => {
+    const home = join(ws.root, '.chatbridge');
+    writeFileSync(join(ws.root, 'readme.txt'), 'mine');
+    mkdirSync(join(home, 'journal'), { recursive: true });
+    const id = '20260101T000000000Z-deadbeef';
+    plant(join(home, 'journal'), id);
+    const companion = await startCompanionProcess({ root: ws.root, home });
+    try {
+      expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('original');
+      expect(existsSync(join(outside, 'stolen'))).toBe(false);
+      expect(readFileSync(join(ws.root, 'readme.txt'), 'utf8')).toBe('mine');
+      expect(companion.output()).toContain(`journal: entry ${id} failed validation`);
+      expect(readdirSync(join(home, 'journal', 'quarantine'))).toEqual([id]);
+    } finally {
+      await companion.stop();
+    }
+  }, 60_000);
+
+  it('a before-image reference that leaves its own entry folder is refused the same way', async () => {
+    const root = ws.root;
+    const journalDir = join(ws.base, 'journal-ref');
+    const id = '20260101T000000001Z-cafebabe';
+    mkdirSync(join(journalDir, id), { recursive: true });
+    writeFileSync(
+      join(journalDir, id, 'intent.json'),
+      JSON.stringify({ id, time: new Date().toISOString(), label: 'fs.write', state: 'applied', ops: [], paths: [join(root, 'readme.txt')] }),
+    );
+    writeFileSync(join(journalDir, id, 'undo.jsonl'), JSON.stringify({ type: 'restore-file', path: join(root, 'readme.txt'), ref: '../../outside/victim.txt', mode: 0o644 }) + '\n');
+    const reported: string[] = [];
+    const policy: Policy = { ...configSchema.parse({}), roots: [root], redact: [], reserved: [] };
+    const journal = createJournal({ dir: journalDir, policy, onQuarantine: (entry, reason) => reported.push(`${entry}: ${reason}`) });
+    await expect(journal.undo(id)).rejects.toThrow(/failed validation.*quarantined and nothing was restored/);
+    expect(reported).toEqual([expect.stringMatching(/before\/<n> or trash\/<n>/)]);
+    expect(readFileSync(join(root, 'readme.txt'), 'utf8')).toBe('mine');
+  });
+});
