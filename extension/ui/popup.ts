@@ -110,7 +110,11 @@ export async function renderPopup(root: HTMLElement, signal: AbortSignal): Promi
         'li',
         { 'data-approval': a.id },
         h('strong', {}, `${a.tool}: ${a.preview.title}`),
-        h('pre', {}, a.preview.command !== undefined ? `$ ${a.preview.command}\n(in ${a.preview.cwd ?? ''})` : (a.preview.diff ?? a.preview.paths.join('\n'))),
+        // a plan's card lists every action with its class, then its commands, then the diff of every file
+        ...(a.preview.actions ? [h('ul', { 'data-actions': '' }, ...a.preview.actions.map((act) => h('li', {}, `[${act.risk}] ${act.label}`)))] : []),
+        ...(a.preview.command !== undefined ? [h('pre', {}, `$ ${a.preview.command}\n(in ${a.preview.cwd ?? ''})`)] : []),
+        ...(a.preview.diff !== undefined ? [h('pre', {}, a.preview.diff)] : []),
+        ...(a.preview.command === undefined && a.preview.diff === undefined ? [h('pre', {}, a.preview.paths.join('\n'))] : []),
         decide('approve', t('action.approve')),
         decide('approve-conversation', t('action.approveConversation')),
         decide('deny', t('action.deny')),
