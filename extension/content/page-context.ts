@@ -1,0 +1,135 @@
+import type { Block } from '../../shared/protocols/types';
+import type { RequestMap, RequestType, PagePush } from '../messaging';
+import { LoopGuard, type BlockState, type MessageOrigin, type RunLedger } from '../scanner/blocks';
+import type { SiteSettings } from '../site-settings';
+import type { MessageRole, Site } from '../sites/define-site';
+import type { Chip, ChipApproval } from '../ui/chip';
+import { translator, type MessageKey } from '../ui/i18n';
+
+/**
+ * What the parts of one chat page share: the page's dependencies, the records of the messages it tracks and the
+ * conversation it is in. The parts follow the data: page-scan.ts (messages → records and blocks, live or history),
+ * page-decide.ts (pure rules: what runs, what a chip offers), page-dispatch.ts (runs through the background),
+ * page-deliver.ts (results into the chat box), page-show.ts (chips); page.ts wires them to the page's events.
+ */
+
+export interface PageBridge {
+  ask<T extends RequestType>(type: T, request: RequestMap[T]['request']): Promise<RequestMap[T]['response']>;
+  onPush(listener: (push: PagePush) => void): () => void;
+}
+
+export interface PageDeps {
+  site: Site;
+  doc: Document;
+  location: { href: string; pathname: string };
+  settings: () => SiteSettings;
+  bridge: PageBridge;
+  ledger: RunLedger;
+  loopGuard?: LoopGuard;
+  now?: () => number;
+  /** How long POST /v1/run may hold the answer before saying pending/running (the page then waits on events). */
+  runAnswerWaitMs?: number;
+}
+
+export interface TrackedBlock {
+  block: Block;
+  index: number;
+  key: string;
+  state: BlockState;
+  chip: Chip | null;
+  anchor: Element | null;
+  unreadable?: string | undefined;
+  note?: string | undefined;
+  preview?: string | undefined;
+  approval?: (ChipApproval & { id: string; argsHash: string }) | undefined;
+  runId?: string | undefined;
+  ranBefore: boolean;
+  reruns: number;
+}
+
+export interface MessageRecord {
+  el: Element;
+  role: MessageRole;
+  /** Index among the messages when first seen (the message key of sites without ids). */
+  position: number;
+  origin: MessageOrigin;
+  /** Appeared at the end of the conversation after the page was scanned: may become live. */
+  candidate: boolean;
+  firstSeenAt: number;
+  lastChangeAt: number;
+  grewAfterFirstSeen: boolean;
+  /** The answer's text as last scanned (what tells a change); null before the first scan. */
+  text: string | null;
+  /** Its markdown, when it may hold blocks ('' when it cannot); null before the first scan. */
+  markdown: string | null;
+  blocks: TrackedBlock[];
+  /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
+  handledMarkdown: string | null;
+}
+
+export interface PageController {
+  records(): MessageRecord[];
+  conversationId(): string | null;
+  /** Runs one scan + finish check now (tests; normally driven by the observer and a timer). */
+  flush(): Promise<void>;
+}
+
+export interface PageContext {
+  readonly signal: AbortSignal;
+  readonly deps: PageDeps;
+  readonly site: Site;
+  readonly doc: Document;
+  readonly bridge: PageBridge;
+  readonly ledger: RunLedger;
+  readonly now: () => number;
+  readonly loopGuard: LoopGuard;
+  readonly t: (key: MessageKey) => string;
+  readonly records: Map<Element, MessageRecord>;
+  /** Records the timer looks at: candidates not yet known live or history, and live replies not yet handled. */
+  readonly active: Set<MessageRecord>;
+  /** Message keys seen live: the same message re-rendered as a new element stays live. */
+  readonly liveKeys: Set<string>;
+  conversation: string | null;
+  switchedAt: number;
+  /** Bumped on every conversation switch (not when a new chat gets its id): results never cross it. */
+  epoch: number;
+  /** The newest message element at the end of the conversation (only it can be a streaming reply). */
+  lastMessageEl: Element | null;
+  /** Logs each distinct error once: one failing message or block never stops the page. */
+  reportOnce(what: string, error: unknown): void;
+  /** The conversation id, or a stand-in for a new chat that has none yet. */
+  conversationKey(): string;
+  messageKeyOf(record: MessageRecord): string;
+}
+
+export function createPageContext(signal: AbortSignal, deps: PageDeps): PageContext {
+  const { site } = deps;
+  const reported = new Set<string>();
+  const ctx: PageContext = {
+    signal,
+    deps,
+    site,
+    doc: deps.doc,
+    bridge: deps.bridge,
+    ledger: deps.ledger,
+    now: deps.now ?? Date.now,
+    loopGuard: deps.loopGuard ?? new LoopGuard(),
+    t: translator(),
+    records: new Map(),
+    active: new Set(),
+    liveKeys: new Set(),
+    conversation: site.conversationId(deps.location),
+    switchedAt: Number.NEGATIVE_INFINITY,
+    epoch: 0,
+    lastMessageEl: null,
+    reportOnce(what, error) {
+      const line = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+      if (reported.has(line)) return;
+      reported.add(line);
+      console.warn(`[chatbridge] ${line}`);
+    },
+    conversationKey: () => ctx.conversation ?? `new:${deps.location.pathname}`,
+    messageKeyOf: (record) => site.messageKey(record.el, record.position),
+  };
+  return ctx;
+}

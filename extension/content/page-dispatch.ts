@@ -1,0 +1,373 @@
+import { formatRuntimeFeedback } from '../../shared/results';
+import type { Approval, RunResponse, WsEvent } from '../companion/api-types';
+import { combineResults, groupRuns, type RunUnit } from '../scanner/blocks';
+import type { ChipAction, ChipApproval } from '../ui/chip';
+import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
+import { claimBlocks } from './page-decide';
+import type { Deliverer } from './page-deliver';
+import type { Show } from './page-show';
+import { ProgramOutputBuffer } from './program-output';
+
+/**
+ * Running blocks through the background: claiming a finished reply's blocks in the ledger, posting them to the
+ * companion, following pending and long runs (approvals, ws events, polling), runtime feedback for auto_coder
+ * programs, chip clicks, and after a reload the runs whose results never reached the chat.
+ */
+
+export interface Dispatcher {
+  /** Claims the finished reply's runnable blocks (one tab of a conversation wins) and runs them. */
+  autoRunReply(record: MessageRecord): Promise<void>;
+  onChipAction(record: MessageRecord, tracked: TrackedBlock, action: ChipAction): Promise<void>;
+  onEvent(event: WsEvent): void;
+  /** Runs this conversation started whose results never reached the chat: followed to the end and delivered. */
+  resumeUndelivered(): Promise<void>;
+}
+
+const RUN_POLL_MS = 3_000;
+const LONG_RUN_MS = 6 * 60 * 60_000;
+const LEDGER_LOCK_WAIT_MS = 3_000;
+
+export function createDispatcher(ctx: PageContext, show: Show, deliverer: Deliverer): Dispatcher {
+  const { site, deps, bridge, ledger, signal, now, t, loopGuard } = ctx;
+  const { setState, render } = show;
+  const { deliver } = deliverer;
+  const outputs = new ProgramOutputBuffer();
+  const runWaiters = new Map<string, Array<(run: RunResponse) => void>>();
+
+  const autoRunReply = async (record: MessageRecord): Promise<void> => {
+    // Two tabs of one conversation see the same reply: the ledger check and the ledger write happen under one lock
+    // shared by the site's tabs, so exactly one of them claims each block. The page can see that lock too; if it
+    // holds it back, the claim goes ahead unlocked rather than never.
+    const locks = globalThis.navigator?.locks;
+    const runnable = locks
+      ? await locks
+          .request('chatbridge:ledger', { signal: AbortSignal.timeout(LEDGER_LOCK_WAIT_MS) }, () => claimRunnable(record))
+          .catch((error: unknown) => {
+            if (error instanceof DOMException && (error.name === 'AbortError' || error.name === 'TimeoutError')) return claimRunnable(record);
+            throw error;
+          })
+      : await claimRunnable(record);
+    performance.mark('chatbridge:run-claimed');
+    // Not awaited: a result waiting for the person's draft must not hold up the next reply's checks.
+    if (runnable.length > 0) void runReply(record, runnable, false).catch((error: unknown) => ctx.reportOnce('running a reply failed', error));
+  };
+
+  /** The reply's blocks that auto-run now, written to the ledger before anything is sent. */
+  const claimRunnable = async (record: MessageRecord): Promise<TrackedBlock[]> => {
+    const settings = deps.settings();
+    const conv = ctx.conversationKey();
+    const ran = await ledger.ranKeys(conv);
+    const outcome = claimBlocks({ settings, record, ran, guard: loopGuard, conversation: conv });
+    for (const refused of outcome.refused) {
+      refused.tracked.note = refused.note;
+      refused.tracked.ranBefore = refused.ranBefore;
+      render(record, refused.tracked);
+    }
+    if (outcome.run.length === 0) return outcome.run;
+    // Written before anything is sent: a reload or crash mid-run must never run these again.
+    await ledger.add(conv, outcome.run.map((b) => b.key));
+    return outcome.run;
+  };
+
+  const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean): Promise<void> => {
+    const conv = ctx.conversationKey();
+    const units = groupRuns(blocks.map((b) => ({ index: b.index, kind: b.block.kind, raw: b.block.raw })));
+    setState(record, blocks, 'queued');
+    const results: string[] = [];
+    const startedIn = ctx.epoch;
+    for (const unit of units) {
+      const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
+      const text = await runUnit(record, unit, unitBlocks, rerun, conv);
+      if (text !== null) results.push(text);
+    }
+    const combined = combineResults(results);
+    if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined);
+    // Blocks still waiting for a decision deliver their real result later (runUnit); the rest are settled.
+    if (startedIn === ctx.epoch) await settleDelivered(conv, blocks.filter((b) => b.state !== 'approval'));
+  };
+
+  /** The result of these blocks is in the chat: a reload no longer owes it, and this tab no longer owns the run. */
+  const settleDelivered = async (conv: string, blocks: TrackedBlock[]): Promise<void> => {
+    for (const b of blocks) if (b.runId) releaseRun(b.runId);
+    if (blocks.length > 0) await ledger.delivered(conv, blocks.map((b) => b.key)).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+  };
+
+  // Web Locks are shared by every tab of the site's origin and let go when a tab goes away: the tab that started a
+  // run holds its lock until the result is in the chat, so a reloaded or newly opened tab delivers a run's result
+  // only when no live tab will.
+  const ownedRuns = new Map<string, () => void>();
+  const runLockName = (runId: string): string => `chatbridge:run:${runId}`;
+  const ownRun = (runId: string): void => {
+    const locks = globalThis.navigator?.locks;
+    if (!locks || ownedRuns.has(runId)) return;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    ownedRuns.set(runId, release);
+    void locks.request(runLockName(runId), () => held).catch(() => undefined);
+  };
+  const releaseRun = (runId: string): void => {
+    ownedRuns.get(runId)?.();
+    ownedRuns.delete(runId);
+  };
+  signal.addEventListener(
+    'abort',
+    () => {
+      for (const release of ownedRuns.values()) release();
+      ownedRuns.clear();
+    },
+    { once: true },
+  );
+
+  const resumeUndelivered = async (): Promise<void> => {
+    const conv = ctx.conversationKey();
+    const pending = await ledger.pendingRuns(conv);
+    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[] }>();
+    for (const record of ctx.records.values()) {
+      for (const tracked of record.blocks) {
+        const runId = pending[tracked.key];
+        if (!runId) continue;
+        const entry = byRun.get(runId) ?? { record, blocks: [] };
+        entry.blocks.push(tracked);
+        byRun.set(runId, entry);
+      }
+    }
+    for (const [runId, { record, blocks }] of byRun) {
+      const follow = async (): Promise<void> => {
+        if (signal.aborted) return;
+        let run: RunResponse;
+        try {
+          run = await bridge.ask('get-run', { runId });
+        } catch (error) {
+          // The companion no longer knows the run (its records were cleared): nothing is owed any more.
+          ctx.reportOnce('following a run after a reload failed', error);
+          await ledger.delivered(conv, blocks.map((b) => b.key));
+          return;
+        }
+        for (const b of blocks) b.runId = runId;
+        setState(record, blocks, 'running');
+        if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
+        const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
+        if (!final || signal.aborted) return;
+        await deliver(record, blocks, finish(record, blocks, final));
+        await ledger.delivered(conv, blocks.map((b) => b.key));
+      };
+      const locks = globalThis.navigator?.locks;
+      if (!locks) void follow().catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
+      else {
+        void locks
+          .request(runLockName(runId), { ifAvailable: true }, async (lock) => {
+            if (lock) await follow(); // null: a live tab owns the run and delivers it
+          })
+          .catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
+      }
+    }
+  };
+
+  const runUnit = async (record: MessageRecord, unit: RunUnit, blocks: TrackedBlock[], rerun: boolean, conv: string): Promise<string | null> => {
+    const settings = deps.settings();
+    setState(record, blocks, 'running');
+    let messageKey = ctx.messageKeyOf(record);
+    if (rerun) {
+      const first = blocks[0];
+      if (first) first.reruns += 1;
+      // The companion answers a repeated (message, text) with the earlier run; a re-run is a new request.
+      messageKey = `${messageKey}#rerun-${first?.reruns ?? 1}-${now()}`;
+    }
+    let response: RunResponse;
+    try {
+      response = await bridge.ask('run', {
+        run: {
+          kind: unit.kind,
+          text: unit.text,
+          context: { site: site.id, url: deps.location.href, conversationId: ctx.conversationKey(), messageKey },
+          waitMs: deps.runAnswerWaitMs ?? 1_000,
+        },
+      });
+    } catch (error) {
+      setState(record, blocks, 'failed', error instanceof Error ? error.message : String(error));
+      return null;
+    }
+    performance.mark('chatbridge:run-answered');
+    for (const b of blocks) b.runId = response.runId;
+    ownRun(response.runId);
+    // Until its result is in the chat, a reload of this tab owes it (resumeUndelivered).
+    // Not awaited (the ledger orders its own writes): the result must not wait for storage.
+    void ledger.startedRun(conv, blocks.map((b) => b.key), response.runId).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    if (response.status === 'done' || response.status === 'error') return finish(record, blocks, response);
+
+    // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval
+    // that held it is given; the loop only speaks when programs of this run have run past the interval.
+    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId) : () => undefined;
+
+    if (response.status === 'pending') {
+      await showApproval(record, blocks, response.pendingConfirmationId);
+      const final = await waitForRun(response.runId, settings.approvalWaitMs);
+      if (final) {
+        stopFeedback();
+        return finish(record, blocks, final);
+      }
+      // Nobody decided in time: the pending answer goes to the chat now, the real result when decided.
+      for (const b of blocks) b.note = t('note.pending');
+      setState(record, blocks, 'approval', t('note.pending'));
+      void waitForRun(response.runId, LONG_RUN_MS).then((late) => {
+        stopFeedback();
+        if (!late || signal.aborted) return;
+        const text = finish(record, blocks, late);
+        if (text) void deliver(record, blocks, text).then(() => settleDelivered(conv, blocks));
+      });
+      return response.resultText;
+    }
+
+    // running: a long program; the final result comes as a ws event (or from polling the run).
+    const final = await waitForRun(response.runId, LONG_RUN_MS);
+    stopFeedback();
+    if (!final) {
+      setState(record, blocks, 'failed', 'no result from the companion');
+      return null;
+    }
+    return finish(record, blocks, final);
+  };
+
+  const finish = (record: MessageRecord, blocks: TrackedBlock[], run: RunResponse): string => {
+    for (const b of blocks) {
+      b.preview = run.resultText;
+      b.approval = undefined;
+      b.ranBefore = true;
+    }
+    setState(record, blocks, run.status === 'error' ? 'failed' : 'done');
+    return run.resultText;
+  };
+
+  const showApproval = async (record: MessageRecord, blocks: TrackedBlock[], approvalId: string | undefined): Promise<void> => {
+    let approval: Approval | undefined;
+    try {
+      approval = (await bridge.ask('approvals', {})).find((a) => a.id === approvalId);
+    } catch (error) {
+      ctx.reportOnce('reading approvals failed', error);
+    }
+    const view = approval ? toChipApproval(approval) : undefined;
+    for (const b of blocks) b.approval = view;
+    setState(record, blocks, 'approval');
+  };
+
+  const waitForRun = (runId: string, timeoutMs: number): Promise<RunResponse | null> =>
+    new Promise((resolve) => {
+      let done = false;
+      const settle = (run: RunResponse | null): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        clearInterval(poll);
+        const list = runWaiters.get(runId)?.filter((w) => w !== onRun) ?? [];
+        if (list.length) runWaiters.set(runId, list);
+        else runWaiters.delete(runId);
+        resolve(run);
+      };
+      const onRun = (run: RunResponse): void => {
+        if (run.status === 'done' || run.status === 'error') settle(run);
+      };
+      runWaiters.set(runId, [...(runWaiters.get(runId) ?? []), onRun]);
+      const timer = setTimeout(() => settle(null), timeoutMs);
+      // Events can be missed while the socket reconnects; polling the run covers that.
+      const poll = setInterval(() => {
+        bridge.ask('get-run', { runId }).then(onRun, () => undefined);
+      }, RUN_POLL_MS);
+      signal.addEventListener('abort', () => settle(null), { once: true });
+    });
+
+  const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string): (() => void) => {
+    let count = 0;
+    const timer = setInterval(() => {
+      void (async () => {
+        const interval = deps.settings().feedbackIntervalMs;
+        const programs = (await bridge.ask('programs', {})).filter(
+          (p) => p.origin.runId === runId && p.status === 'running' && now() - Date.parse(p.startedAt) >= interval,
+        );
+        if (programs.length === 0) return;
+        const report: Record<string, { name: string; runtime: number; stdout: string; stderr: string }> = {};
+        for (const program of programs) {
+          const fresh = outputs.take(program.id);
+          const runtime = Math.round((now() - Date.parse(program.startedAt)) / 100) / 10;
+          report[program.name] = { name: program.name, runtime, stdout: fresh?.stdout ?? '', stderr: fresh?.stderr ?? '' };
+        }
+        count += 1;
+        const text = formatRuntimeFeedback({ type: 'program_runtime_feedback', request_id: `fb-${runId}-${count}`, programs: report });
+        await deliver(record, blocks, text);
+      })().catch((error: unknown) => ctx.reportOnce('runtime feedback failed', error));
+    }, deps.settings().feedbackIntervalMs);
+    return () => clearInterval(timer);
+  };
+
+  const onChipAction = async (record: MessageRecord, tracked: TrackedBlock, action: ChipAction): Promise<void> => {
+    if (action === 'run' || action === 'rerun') {
+      if (!tracked.block.complete || tracked.state === 'unreadable') return;
+      // Clicking Run on one Axon statement runs the reply's whole plan: the statements only make sense together.
+      const blocks =
+        tracked.block.kind === 'axon'
+          ? record.blocks.filter((b) => b.block.kind === 'axon' && b.block.complete && b.state !== 'unreadable')
+          : [tracked];
+      await ledger.add(ctx.conversationKey(), blocks.map((b) => b.key));
+      await runReply(record, blocks, action === 'rerun' || tracked.ranBefore);
+      return;
+    }
+    if (action === 'stop') {
+      if (tracked.approval) await decide(record, tracked, 'deny');
+      const runId = tracked.runId;
+      if (!runId) return;
+      try {
+        const programs = (await bridge.ask('programs', {})).filter((p) => p.origin.runId === runId && p.status === 'running');
+        for (const p of programs) await bridge.ask('stop-program', { id: p.id });
+      } catch (error) {
+        tracked.note = error instanceof Error ? error.message : String(error);
+        render(record, tracked);
+      }
+      return;
+    }
+    await decide(record, tracked, action);
+  };
+
+  const decide = async (record: MessageRecord, tracked: TrackedBlock, decision: 'approve' | 'approve-conversation' | 'deny'): Promise<void> => {
+    const approval = tracked.approval;
+    if (!approval) return;
+    try {
+      await bridge.ask('decide', { id: approval.id, decision, argsHash: approval.argsHash });
+      const group = record.blocks.filter((b) => b.approval?.id === approval.id);
+      for (const b of group) b.approval = undefined;
+      setState(record, group, 'running');
+    } catch (error) {
+      tracked.note = error instanceof Error ? error.message : String(error);
+      render(record, tracked);
+    }
+  };
+
+  const onEvent = (event: WsEvent): void => {
+    if (event.type === 'run') {
+      for (const waiter of runWaiters.get(event.run.runId) ?? []) waiter(event.run);
+    } else if (event.type === 'program-output') {
+      outputs.add(event);
+    } else if (event.type === 'approval' && event.change === 'created') {
+      for (const record of ctx.records.values()) {
+        const blocks = record.blocks.filter((b) => b.runId === event.approval.runId && b.state === 'running');
+        if (blocks.length === 0) continue;
+        const view = toChipApproval(event.approval);
+        for (const b of blocks) b.approval = view;
+        setState(record, blocks, 'approval');
+      }
+    }
+  };
+
+  return { autoRunReply, onChipAction, onEvent, resumeUndelivered };
+}
+
+function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHash: string } {
+  return {
+    id: approval.id,
+    argsHash: approval.argsHash,
+    tool: approval.tool,
+    title: approval.preview.title,
+    paths: approval.preview.paths,
+    diff: approval.preview.diff,
+    command: approval.preview.command,
+    cwd: approval.preview.cwd,
+  };
+}

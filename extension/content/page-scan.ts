@@ -1,0 +1,242 @@
+import { blockKey, findBlocks } from '../../shared/protocols';
+import { initialState, isFinishPlan, type MessageOrigin } from '../scanner/blocks';
+import type { PageChanges } from '../scanner/observe';
+import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
+import { isMessageElement, type MessageRole, type Site } from '../sites/define-site';
+import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
+import { candidateVerdict, isUnrun, keepsBlock } from './page-decide';
+import type { Show } from './page-show';
+
+/**
+ * Scanning: the page's messages become records, an assistant answer's markdown becomes tracked blocks (each with
+ * its chip), and a message is told live or history — live when seen arriving while the site generates it, history
+ * when it was on the page at load or rendered in right after a conversation switch.
+ */
+
+const SWITCH_GRACE_MS = 1_500;
+const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
+
+export interface Scanner {
+  track(el: Element, origin: MessageOrigin, candidate: boolean, position: number, role?: MessageRole | null): MessageRecord | null;
+  /** `changedAt`: when the page changed the message (the observer's time; the scan may run a little later). */
+  scan(record: MessageRecord, changedAt?: number): void;
+  /** Candidates become live (or stop being watched) by the site's generating signal. */
+  updateOrigins(): void;
+  /** A route change to another conversation makes every record history; a new chat getting its id does not. */
+  checkConversation(): void;
+  /** The observer's batch: new messages tracked, changed ones scanned. */
+  onChanges(changes: PageChanges): void;
+}
+
+/**
+ * The site's "is generating" signal, read at most once per pass and only when a pass needs it: on a long page its
+ * selector walks the whole document, which made every streamed token cost a walk of the page.
+ */
+export function generatingSignal(site: Site, doc: Document): () => boolean | undefined {
+  let read = false;
+  let value: boolean | undefined;
+  return () => {
+    if (!read) {
+      value = site.isGenerating(doc);
+      read = true;
+    }
+    return value;
+  };
+}
+
+export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged(changedAt: number): void }): Scanner {
+  const { site, doc, records, active, ledger, now } = ctx;
+
+  const track: Scanner['track'] = (el, origin, candidate, position, role = site.roleOf(el)) => {
+    if (!role) return null;
+    const record: MessageRecord = {
+      el,
+      role,
+      position,
+      origin,
+      candidate,
+      firstSeenAt: now(),
+      lastChangeAt: now(),
+      grewAfterFirstSeen: false,
+      text: null,
+      markdown: null,
+      blocks: [],
+      handledMarkdown: null,
+    };
+    records.set(el, record);
+    if (candidate && role === 'assistant') active.add(record);
+    return record;
+  };
+
+  const follows = (el: Element, reference: Element | null): boolean =>
+    !reference || !reference.isConnected || (reference.compareDocumentPosition(el) & 4) !== 0;
+
+  // Whether a block ran before (its chip then offers Re-run): one ledger read for all the blocks a pass found.
+  let ranChecks: Array<{ record: MessageRecord; tracked: TrackedBlock }> = [];
+  const checkRanBefore = (record: MessageRecord, tracked: TrackedBlock): void => {
+    if (ranChecks.length === 0) {
+      const conv = ctx.conversationKey();
+      queueMicrotask(() => {
+        const batch = ranChecks;
+        ranChecks = [];
+        ledger.ranKeys(conv).then(
+          (ran) => {
+            for (const check of batch) {
+              check.tracked.ranBefore = ran.has(check.tracked.key);
+              show.render(check.record, check.tracked);
+            }
+          },
+          (error: unknown) => ctx.reportOnce('reading the run ledger failed', error),
+        );
+      });
+    }
+    ranChecks.push({ record, tracked });
+  };
+
+  const scan: Scanner['scan'] = (record, changedAt = now()) => {
+    // A reply row can appear before its answer body does (DeepSeek tells roles apart by that body): ask again.
+    if (record.role === 'user') record.role = site.roleOf(record.el) ?? 'user';
+    if (record.role !== 'assistant') return;
+    if (record.candidate && record.origin !== 'live') active.add(record);
+    const answer = site.answerRoot(record.el);
+    const text = answer?.textContent ?? '';
+    // Replies that cannot hold a block (most of a long conversation, and most streaming tokens) are not serialized;
+    // their text alone tells whether they changed.
+    const serialized = answer && mayHoldBlocks(answer, text, site) ? serializeMessage(answer, site) : NOTHING_SERIALIZED;
+    if (text !== record.text) {
+      if (record.text !== null) record.grewAfterFirstSeen = true;
+      record.text = text;
+      record.lastChangeAt = changedAt;
+      if (record.origin === 'live') active.add(record);
+    }
+    if (serialized.markdown === record.markdown) {
+      // Same markdown, maybe new elements (the site re-rendered the answer): follow the blocks to their new places.
+      for (const tracked of record.blocks) {
+        tracked.anchor = locateBlock(serialized, tracked.block.start, tracked.block.end).anchor;
+        show.placeChip(record, tracked);
+      }
+      return;
+    }
+    if (record.markdown !== null) record.grewAfterFirstSeen = true;
+    record.markdown = serialized.markdown;
+    record.lastChangeAt = changedAt;
+    if (record.origin === 'live') active.add(record);
+    const found = findBlocks(serialized.markdown);
+    const messageKey = ctx.messageKeyOf(record);
+    const next: TrackedBlock[] = [];
+    found.forEach((block, index) => {
+      const old = record.blocks[index];
+      const tracked: TrackedBlock = keepsBlock(old, block) && old
+        ? old
+        : { block, index, key: '', state: 'writing', chip: null, anchor: null, ranBefore: false, reruns: 0 };
+      tracked.block = block;
+      const key = blockKey({ site: site.id, conversationId: ctx.conversationKey(), messageKey, index, raw: block.raw });
+      if (key !== tracked.key) {
+        tracked.key = key;
+        tracked.ranBefore = false;
+        // A reply seen arriving is new; whether its blocks ran is read when it is claimed (claimRunnable).
+        if (block.complete && record.origin !== 'live') checkRanBefore(record, tracked);
+      }
+      const located = locateBlock(serialized, block.start, block.end);
+      tracked.anchor = located.anchor;
+      tracked.unreadable = located.codeSegments.find((s) => s.code?.partial)?.code?.partial;
+      if (isUnrun(tracked.state)) {
+        tracked.state = initialState(block, tracked.unreadable);
+        if (tracked.state === 'ready' && isFinishPlan(block)) {
+          tracked.state = 'done';
+          tracked.note = ctx.t('note.finished');
+        }
+      }
+      next.push(tracked);
+    });
+    for (const dropped of record.blocks.slice(found.length)) dropped.chip?.remove();
+    for (const old of record.blocks) if (!next.includes(old)) old.chip?.remove();
+    record.blocks = next;
+    for (const tracked of next) show.placeChip(record, tracked);
+  };
+
+  const updateOrigins = (): void => {
+    const isGenerating = generatingSignal(site, doc);
+    const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+    for (const record of active) {
+      if (!record.candidate || record.origin === 'live' || record.role !== 'assistant') continue;
+      const verdict = candidateVerdict({
+        age: now() - record.firstSeenAt,
+        generating: isGenerating(),
+        isLatest: record === latest,
+        grewAfterFirstSeen: record.grewAfterFirstSeen,
+      });
+      if (verdict === 'drop') {
+        active.delete(record);
+        continue;
+      }
+      if (verdict === 'live') {
+        record.origin = 'live';
+        ctx.liveKeys.add(ctx.messageKeyOf(record));
+        for (const tracked of record.blocks) show.render(record, tracked);
+      }
+    }
+  };
+
+  const checkConversation = (): void => {
+    const id = site.conversationId(ctx.deps.location);
+    if (id === ctx.conversation) return;
+    // A new chat gets its id only once the first message is sent (sometimes before, sometimes after it renders):
+    // same conversation, not a switch. Opening an old conversation from an empty new chat lands here too; its
+    // history renders in without the site's generating signal, so it still never becomes live.
+    if (ctx.conversation === null) {
+      ctx.conversation = id;
+      return;
+    }
+    ctx.conversation = id;
+    ctx.switchedAt = now();
+    ctx.epoch += 1;
+    for (const record of records.values()) {
+      record.origin = 'history';
+      record.candidate = false;
+      for (const tracked of record.blocks) show.render(record, tracked);
+    }
+    active.clear();
+  };
+
+  const onChanges = (changes: PageChanges): void => {
+    checkConversation();
+    if (changes.removed) {
+      for (const [el, record] of records) {
+        if (el.isConnected) continue;
+        for (const tracked of record.blocks) tracked.chip?.remove();
+        records.delete(el);
+        active.delete(record);
+      }
+    }
+    for (const el of changes.added) {
+      if (records.has(el) || !el.isConnected || !isMessageElement(site, el)) continue;
+      // Right after a conversation switch the new conversation is still rendering in: that is history too,
+      // including a reply the site resumes streaming.
+      const atEnd = follows(el, ctx.lastMessageEl);
+      const candidate = atEnd && now() - ctx.switchedAt > SWITCH_GRACE_MS;
+      const record = track(el, 'history', candidate, records.size);
+      if (!record) continue;
+      if (atEnd) ctx.lastMessageEl = el;
+      // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
+      // a position key could belong to another message after a virtual list unmounted rows.
+      const key = ctx.messageKeyOf(record);
+      if (candidate && !key.startsWith('p:') && ctx.liveKeys.has(key)) record.origin = 'live';
+    }
+    let liveChanged = false;
+    for (const el of changes.changed) {
+      const record = records.get(el);
+      if (!record) continue;
+      try {
+        scan(record, changes.at);
+      } catch (error) {
+        ctx.reportOnce(`scanning a ${site.id} message failed`, error);
+      }
+      if (record.origin === 'live' || record.candidate) liveChanged = true;
+    }
+    updateOrigins();
+    if (liveChanged) hooks.liveChanged(changes.at);
+  };
+
+  return { track, scan, updateOrigins, checkConversation, onChanges };
+}
