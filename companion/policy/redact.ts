@@ -1,38 +1,232 @@
+import { ToolError } from '../../shared/errors';
 import type { Policy } from './schema';
 
 /**
  * Secrets that must never reach a chat even when a file holds them. Each keeps enough around the secret for a
  * model to understand what was there (`password=[REDACTED]`), never the secret itself.
+ *
+ * Order matters (issue 9, finding 3): secrets are found in the whole text a tool read — the file, before any
+ * range, line window, cut or encoding is applied — and the window a call asked for is then shown with every part
+ * of a secret in it replaced. A window that starts or ends inside a secret shows the marker, never the piece.
  */
-const SECRET_KEY = '(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)';
+const SECRET_KEY =
+  '(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?access[_-]?key|session[_-]?token|account[_-]?key)';
+
+/**
+ * Key names that only ever hold a credential (AWS shared credentials, .npmrc, .yarnrc.yml, kubeconfig), so their
+ * value goes even unquoted and with spaces around the `=` or `:` — which for a general word like `password`
+ * would also hide code (`password = request.form.password`).
+ */
+const CREDENTIAL_KEY = '(?:aws_secret_access_key|aws_session_token|aws_security_token|npmAuthToken|npmAuthIdent|_authToken|_auth|client-key-data)';
 
 export const BUILTIN_REDACTIONS: readonly RegExp[] = [
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
-  // real keys mix digits and capitals; this spares CSS classes and slugs that merely start with `sk-`
-  /\bsk-(?:proj-|ant-|live_|test_|svcacct-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g,
+  // PEM private keys (PKCS#1/#8, EC, OpenSSH, encrypted) and PGP private key blocks; an unterminated block goes
+  // to the end, and `\n` escapes inside JSON (service-account files) are spanned too
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  // OpenAI (sk-…, sk-proj-…), Anthropic (sk-ant-…): real keys mix digits and capitals; this spares CSS classes and
+  // slugs that merely start with `sk-`
+  /\bsk-(?:proj-|ant-|live_|test_|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g,
+  // GitHub: classic tokens ghp_/gho_/ghu_/ghs_/ghr_ and fine-grained github_pat_
   /\bgh[pousr]_[A-Za-z0-9]{30,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  // GitLab: personal, deploy, runner, trigger, feed, … tokens
+  /\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}/g,
+  // AWS access key ids (long-term AKIA, temporary ASIA)
+  /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,
+  // Slack tokens, app tokens and incoming-webhook paths
+  /\bxox[abposre]-[A-Za-z0-9-]{10,}/g,
+  /\bxapp-\d-[A-Za-z0-9-]{10,}/g,
+  /(?<=hooks\.slack\.com\/services\/)[A-Za-z0-9/]{20,}/g,
+  // Stripe secret and restricted keys (pk_ publishable keys are public)
+  /\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}/g,
+  // Google API keys
+  /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
+  // npm, PyPI, Hugging Face, SendGrid
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /\bpypi-AgE[A-Za-z0-9_-]{50,}/g,
+  /\bhf_[A-Za-z]{34}\b/g,
+  /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
+  // JSON Web Tokens: header and payload are base64url JSON objects, so both start with `eyJ` (`{"`); that keeps
+  // ordinary dotted base64 (source maps, integrity hashes) out
+  /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+  // `Authorization: Bearer …` and `Basic …`: a placeholder like `<token>` or `${token}` is not a token
+  /(?<=\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/g,
+  /(?<=\bAuthorization:[ \t]*Basic[ \t]+)[A-Za-z0-9+/]{8,}=*/gi,
+  // the password in a URL (`postgres://app:hunter2@db`, `https://user:token@github.com`)
+  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)[^\s/?#@]+(?=@)/gi,
+  // .netrc: `machine host login me password secret`, on one line or several
+  /(?<=\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+)\S+/g,
+  // Maven settings.xml and the like
+  /(?<=<(?:password|passphrase)>)[^<]+(?=<\/(?:password|passphrase)>)/gi,
   // KEY=value as in .env files, INI and URLs (`DB_PASSWORD=hunter2`, `?api_key=…`): the value goes
   new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi'),
   // a quoted value after the key (`"password": "…"`, `secret = '…'`): only what is inside the quotes goes, so
   // JSON and code stay well-formed. Unquoted `password: string` or `password = req.body.password` is code, kept.
   new RegExp(`(?<=${SECRET_KEY}["']?\\s*[:=]\\s*["'])[^"'\\n]+(?=["'])`, 'gi'),
+  // `aws_secret_access_key = …`, `npmAuthToken: …`, `client-key-data: …`: credential-only names, any form
+  new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]*[:=][ \\t]*["']?)[^\\s"',;#]{8,}`, 'gi'),
 ];
 
 export const REDACTED = '[REDACTED]';
 
-export function redact(text: string, policy: Pick<Policy, 'redact'>): string {
-  let out = text;
-  for (const pattern of policy.redact) {
-    // a user pattern may lack the g flag; every match must go
-    const global = pattern.global ? pattern : new RegExp(pattern.source, pattern.flags + 'g');
-    global.lastIndex = 0;
-    out = out.replace(global, REDACTED);
+/** Where a secret is in a text: [start, end) in characters. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+}
+
+const globalCopies = new WeakMap<RegExp, RegExp>();
+
+/** A user pattern may lack the g flag; every match must be found. */
+function everyMatchOf(pattern: RegExp): RegExp {
+  if (pattern.global) return pattern;
+  let copy = globalCopies.get(pattern);
+  if (!copy) {
+    copy = new RegExp(pattern.source, `${pattern.flags}g`);
+    globalCopies.set(pattern, copy);
   }
-  return out;
+  return copy;
+}
+
+/** Every secret in `text`, sorted, overlapping and touching matches merged. Empty matches are not secrets. */
+export function findSecrets(text: string, policy: Pick<Policy, 'redact'>): SecretSpan[] {
+  const found: SecretSpan[] = [];
+  for (const pattern of policy.redact) {
+    // matchAll works on a copy of the regex, so the shared patterns' lastIndex never leaks between calls
+    for (const match of text.matchAll(everyMatchOf(pattern))) {
+      if (match[0].length > 0) found.push({ start: match.index, end: match.index + match[0].length });
+    }
+  }
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretSpan[] = [];
+  for (const span of found) {
+    const last = merged[merged.length - 1];
+    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ ...span });
+  }
+  return merged;
+}
+
+/** Whether `text` holds anything a redaction pattern matches; stops at the first. */
+export function containsSecret(text: string, policy: Pick<Policy, 'redact'>): boolean {
+  for (const pattern of policy.redact) {
+    for (const match of text.matchAll(everyMatchOf(pattern))) if (match[0].length > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the bytes of a file hold a secret in any form the patterns can see: as UTF-8 (which keeps every ASCII
+ * run of a binary file too), and, when there are NUL bytes, as UTF-16 in either byte order — the form a model
+ * would decode from base64 or hex to read what the patterns missed.
+ */
+export function bytesHoldSecret(bytes: Uint8Array, policy: Pick<Policy, 'redact'>): boolean {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (containsSecret(buffer.toString('utf8'), policy)) return true;
+  if (!buffer.includes(0)) return false;
+  return containsSecret(buffer.toString('utf16le'), policy) || containsSecret(buffer.subarray(1).toString('utf16le'), policy);
+}
+
+/**
+ * base64 and hex hide text from the redaction patterns, and any range of them decodes back to what the patterns
+ * would have caught, so a file that holds a secret is not encoded at all (issue 9, finding 3). `path` is the
+ * file as the call named it.
+ */
+export function refuseEncodedSecrets(bytes: Uint8Array, policy: Pick<Policy, 'redact'>, path: string, encoding: string): void {
+  if (!bytesHoldSecret(bytes, policy)) return;
+  throw new ToolError(
+    'POLICY_BLOCKED',
+    `${JSON.stringify(path)} holds text that looks like a secret (it matches a redaction pattern), and encoding "${encoding}" would show it unredacted, so it is not read that way; read it as text with encoding "utf-8" (the default), where each secret shows as [REDACTED] — a binary file that holds a secret is not shown`,
+    { path, encoding },
+  );
+}
+
+/** A secret's piece as shown: one marker per line it covers, so line counts and line numbers still hold. */
+function maskPiece(piece: string): string {
+  return piece
+    .split('\n')
+    .map((segment) => (segment === '' || segment === '\r' ? segment : segment.endsWith('\r') ? `${REDACTED}\r` : REDACTED))
+    .join('\n');
+}
+
+/**
+ * A text with its secrets found once, in the whole of it, for tools that show parts of it (fs.read ranges and
+ * lines, search hits and context, diffs). Offsets are the text's own: a window is asked for in the file's
+ * characters and shown redacted.
+ */
+export interface SecretMap {
+  readonly text: string;
+  readonly secrets: readonly SecretSpan[];
+  /** [start, end) of the text, every part of a secret in it shown as REDACTED (one marker per line it covers). */
+  window(start: number, end: number): string;
+  /** Whether [start, end) reaches into a secret; an empty range counts when it sits inside one. */
+  touches(start: number, end: number): boolean;
+  /** The whole text as shown, line for line the same as the text. */
+  shown(): string;
+}
+
+export function mapSecrets(text: string, policy: Pick<Policy, 'redact'>): SecretMap {
+  const secrets = findSecrets(text, policy);
+  /** index of the first secret that ends after `offset` */
+  const firstEndingAfter = (offset: number): number => {
+    let low = 0;
+    let high = secrets.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (secrets[middle]!.end <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  let whole: string | undefined;
+  const window = (start: number, end: number): string => {
+    if (secrets.length === 0 || start >= end) return text.slice(start, end);
+    let out = '';
+    let at = start;
+    for (let i = firstEndingAfter(start); i < secrets.length && secrets[i]!.start < end; i++) {
+      const from = Math.max(secrets[i]!.start, start);
+      const to = Math.min(secrets[i]!.end, end);
+      out += text.slice(at, from) + maskPiece(text.slice(from, to));
+      at = to;
+    }
+    return out + text.slice(at, end);
+  };
+  return {
+    text,
+    secrets,
+    window,
+    touches(start, end) {
+      const next = secrets[firstEndingAfter(start)];
+      return next !== undefined && (next.start < end || (start === end && next.start <= start));
+    },
+    shown: () => (whole ??= window(0, text.length)),
+  };
+}
+
+/**
+ * Line [start, end) of a text as a model may see it, for code that quotes lines of texts it is handed one after
+ * another (shared/replace's closest lines); each text's secrets are found once.
+ */
+export function redactedLineOf(policy: Pick<Policy, 'redact'>): (text: string, start: number, end: number) => string {
+  let last: SecretMap | undefined;
+  return (text, start, end) => {
+    if (last?.text !== text) last = mapSecrets(text, policy);
+    return last.window(start, end);
+  };
+}
+
+/**
+ * Redacts a text that is not a file's (a program's output, an error message, a plan's reply): each secret becomes
+ * one marker. Also run over every result as a last pass, after the tools showed their windows redacted.
+ */
+export function redact(text: string, policy: Pick<Policy, 'redact'>): string {
+  let out = '';
+  let at = 0;
+  for (const secret of findSecrets(text, policy)) {
+    out += text.slice(at, secret.start) + REDACTED;
+    at = secret.end;
+  }
+  return at === 0 ? text : out + text.slice(at);
 }
 
 export interface CappedText {

@@ -19,6 +19,7 @@ import { looksBinary } from '../fsx/binary';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
 import { deniedBy, isInsideRoot, rootOf } from '../policy/path-guard';
+import { mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
 import type { ToolContext } from '../types';
 import { currentText, defineHandler, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
 
@@ -132,7 +133,8 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
   const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { mustExist: true, forWrite: true });
   const before = await currentText(target, ctx.policy);
   if (before.binary) throw new FilesystemFailure('ENCODING_ERROR', `${args.path} is not UTF-8 text; it cannot be edited as text`);
-  const result = applyReplacements(before.text, need(args.edits, 'edits'));
+  // a MISMATCH quotes the closest lines, which a model reads (also in the preview's title): through the secrets
+  const result = applyReplacements(before.text, need(args.edits, 'edits'), { showLine: redactedLineOf(ctx.policy) });
   if (!result.ok) {
     throw new FilesystemFailure(result.code, `edit ${result.editIndex + 1}: ${result.message}`, {
       editIndex: result.editIndex,
@@ -142,7 +144,15 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
     });
   }
   const shown = relativeToRoot(target, ctx);
-  return { target, before: before.text, after: result.content, diff: unifiedDiff(shown, shown, before.text, result.content) };
+  return {
+    target,
+    before: before.text,
+    after: result.content,
+    /** for the person's approval */
+    diff: unifiedDiff(shown, shown, before.text, result.content),
+    /** for the model: both sides redacted line for line, so hunk context never shows a piece of a secret */
+    shownDiff: unifiedDiff(shown, shown, mapSecrets(before.text, ctx.policy).shown(), mapSecrets(result.content, ctx.policy).shown()),
+  };
 }
 
 async function listEntries(target: string, ctx: Guarded) {
@@ -163,7 +173,13 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { mustExist: true });
       if ((await fs.stat(target)).isDirectory()) throw new FilesystemFailure('INVALID_INPUT', `${args.path} is a directory; use action "list"`);
       const bytes = await readGuarded(target, ctx.policy);
-      let content = takeLines(encodeContent(bytes, args.encoding, args.path!), args.head, args.tail);
+      const encoding = args.encoding ?? 'utf8';
+      // base64, hex, latin1 and ascii would carry a secret past patterns written for the UTF-8 text
+      if (encoding !== 'utf8' && encoding !== 'utf-8') refuseEncodedSecrets(bytes, ctx.policy, args.path!, encoding);
+      const encoded = encodeContent(bytes, args.encoding, args.path!);
+      // secrets are found in the whole file before head/tail lines are taken or the text is cut (issue 9, finding 3)
+      const shown = encoding === 'base64' || encoding === 'hex' ? encoded : mapSecrets(encoded, ctx.policy).shown();
+      let content = takeLines(shown, args.head, args.tail);
       const max = ctx.policy.limits.maxResultChars - 500;
       let message = `read ${relativeToRoot(target, ctx)}`;
       if (content.length > max) {
@@ -216,9 +232,9 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
     }
     case 'edit': {
       const edit = await editedContent(args, ctx);
-      if (args.dryRun) return { data: edit.diff, message: 'dry run: nothing was written' };
+      if (args.dryRun) return { data: edit.shownDiff, message: 'dry run: nothing was written' };
       const entry = await ctx.journal.apply('filesystem edit', [{ op: 'write', path: edit.target, content: edit.after }], ctx.origin);
-      return { data: edit.diff, message: `edited ${relativeToRoot(edit.target, ctx)}`, journalId: entry.id };
+      return { data: edit.shownDiff, message: `edited ${relativeToRoot(edit.target, ctx)}`, journalId: entry.id };
     }
     case 'move': {
       const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });

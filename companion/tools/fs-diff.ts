@@ -1,6 +1,7 @@
 import { ToolError } from '../../shared/errors';
 import { fsDiff } from '../../shared/tools/fs-diff';
 import { looksBinary } from '../fsx/binary';
+import { mapSecrets } from '../policy/redact';
 import type { ToolContext } from '../types';
 import { capText, defineHandler, readGuarded, resolvePath, unifiedDiff } from './define-handler';
 
@@ -29,8 +30,15 @@ export const fsDiffHandler = defineHandler({
   async run(args, ctx) {
     const left = await readText(args.leftPath, ctx);
     const right = args.rightPath !== undefined ? await readText(args.rightPath, ctx) : { path: `${left.path} (rightContent)`, text: args.rightContent ?? '' };
-    if (left.text === right.text) return { text: 'No differences.', data: { identical: true } };
-    const patch = unifiedDiff(left.path, right.path, left.text, right.text, args.contextLines ?? 3);
+    // Both sides are compared as a model may see them, redacted line for line (issue 9, finding 3): hunk context
+    // never shows a piece of a secret, and rightContent that guesses a secret reads the same, right or wrong.
+    const leftShown = mapSecrets(left.text, ctx.policy);
+    const rightShown = mapSecrets(right.text, ctx.policy);
+    if (leftShown.shown() === rightShown.shown()) {
+      const hidden = leftShown.secrets.length + rightShown.secrets.length > 0;
+      return { text: hidden ? 'No differences outside redacted text.' : 'No differences.', data: { identical: true } };
+    }
+    const patch = unifiedDiff(left.path, right.path, leftShown.shown(), rightShown.shown(), args.contextLines ?? 3);
     const capped = capText(patch, ctx.policy.limits.maxResultChars, 'compare smaller files or read parts with fs.read');
     return { ...capped, data: { identical: false } };
   },

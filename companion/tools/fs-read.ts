@@ -2,6 +2,7 @@ import { fsRead, parseLineSpan, parseReadRange } from '../../shared/tools/fs-rea
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { sha256 } from '../fsx/sha256';
+import { mapSecrets, refuseEncodedSecrets, type SecretMap } from '../policy/redact';
 import type { z } from 'zod';
 import { defineHandler, readGuardedWithStat, resolvePath } from './define-handler';
 
@@ -29,7 +30,9 @@ function splitTextLines(text: string): string[] {
   return lines;
 }
 
-function selectLines(text: string, args: ReadArgs, max: number): { text: string; truncated: boolean } {
+/** Lines n..m of the file, each shown through the file's secrets (one marker per line a secret covers). */
+function selectLines(map: SecretMap, args: ReadArgs, max: number): { text: string; truncated: boolean } {
+  const text = map.text;
   const lines = splitTextLines(text);
   const span = args.line !== undefined ? { start: args.line, end: args.line } : parseLineSpan(args.lines!);
   const asked = args.line !== undefined ? `line ${args.line}` : `lines ${args.lines}`;
@@ -37,20 +40,22 @@ function selectLines(text: string, args: ReadArgs, max: number): { text: string;
     throw new ToolError('INVALID_INPUT', `${asked} is past the end; the file has ${lines.length} lines`, { lines: lines.length });
   }
   const end = Math.min(span.end ?? lines.length, lines.length);
+  let offset = lines.slice(0, span.start - 1).reduce((sum, line) => sum + line.length + 1, 0);
   let out = '';
   for (let n = span.start; n <= end; n++) {
-    const next = lines[n - 1]!;
-    if (n === span.start && next.length > max) {
-      const offset = lines.slice(0, n - 1).reduce((sum, line) => sum + line.length + 1, 0);
+    const length = lines[n - 1]!.length;
+    if (n === span.start && length > max) {
       return {
-        text: `${next.slice(0, max)}\n… [line ${n} is ${next.length} characters; read the rest with range: "${offset + max}:${offset + next.length}"]`,
+        text: `${map.window(offset, offset + max)}\n… [line ${n} is ${length} characters; read the rest with range: "${offset + max}:${offset + length}"]`,
         truncated: true,
       };
     }
+    const next = map.window(offset, offset + length);
     if (out.length + next.length + 1 > max && n > span.start) {
       return { text: `${out}… [truncated after line ${n - 1}; read more with lines: "${n}-${end}"]`, truncated: true };
     }
     out += `${next}\n`;
+    offset += length + 1;
   }
   return { text: out.replace(/\n$/, text.endsWith('\n') || end < lines.length ? '\n' : ''), truncated: false };
 }
@@ -77,6 +82,7 @@ export const fsReadHandler = defineHandler({
     let lineCount: number | undefined;
 
     if (encoding === 'base64' || encoding === 'hex') {
+      refuseEncodedSecrets(bytes, ctx.policy, args.path, encoding);
       const window = charWindow(args, bytes.length) ?? { start: 0, end: bytes.length };
       // Bytes that fit in `max` characters once encoded (base64: 4 per 3, hex: 2 per 1).
       const fit = encoding === 'base64' ? Math.floor(max / 4) * 3 : Math.floor(max / 2);
@@ -96,12 +102,14 @@ export const fsReadHandler = defineHandler({
       }
       const text = bytes.toString('utf8');
       lineCount = splitTextLines(text).length - (text === '' ? 1 : 0);
+      // secrets are found in the whole file, so a window that cuts one still shows the marker
+      const map = mapSecrets(text, ctx.policy);
       if (args.line !== undefined || args.lines !== undefined) {
-        body = selectLines(text, args, max);
+        body = selectLines(map, args, max);
       } else {
         const window = charWindow(args, text.length) ?? { start: 0, end: text.length };
         const end = Math.min(window.end, window.start + max);
-        const selected = text.slice(window.start, end);
+        const selected = map.window(window.start, end);
         body =
           end < window.end
             ? {

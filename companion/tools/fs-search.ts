@@ -1,10 +1,11 @@
-import { promises as fs } from 'node:fs';
 import { ToolError } from '../../shared/errors';
 import { fsSearch } from '../../shared/tools/fs-search';
 import { searchFiles, type SearchBackend, type SearchHit } from '../fsx/search';
 import { splitLines } from '../fsx/search/file-filter';
 import { deniedBy } from '../policy/path-guard';
-import { capText, defineHandler, resolvePath, resolvePathNow } from './define-handler';
+import { mapSecrets, type SecretMap } from '../policy/redact';
+import type { Policy } from '../policy/schema';
+import { capText, defineHandler, readGuarded, resolvePath, resolvePathNow } from './define-handler';
 
 const MAX_LINE_CHARS = 500;
 
@@ -22,14 +23,80 @@ function clip(text: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]` : line;
 }
 
+/** A file with hits, read once: its lines as found and as shown (redacted line for line). */
+interface HitFile {
+  map: SecretMap;
+  /** offset of each line's first character */
+  starts: number[];
+  lines: string[];
+  shownLines: string[];
+}
+
+async function readHitFile(file: string, policy: Policy): Promise<HitFile | undefined> {
+  let text: string;
+  try {
+    // through the guard like any read: the walk saw this path a moment ago, and it must still be that file
+    text = (await readGuarded(file, policy)).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = splitLines(text);
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    starts.push(offset);
+    offset += line.length + 1;
+  }
+  const map = mapSecrets(text, policy);
+  return { map, starts, lines, shownLines: map.secrets.length === 0 ? lines : splitLines(map.shown()) };
+}
+
+/**
+ * The column of the hit as shown, or undefined when the hit must not be shown. A hit that exists only because
+ * the query matched inside a secret would confirm a guess at the secret (`password=hunt` → a hit), so it goes:
+ * a plain query keeps its first occurrence outside every secret; a regex may look around its match, so a regex
+ * hit on a line that holds a secret goes whole (issue 9, finding 3).
+ */
+function shownColumn(hit: SearchHit, file: HitFile, query: string, regex: boolean): number | undefined {
+  const start = file.starts[hit.line - 1];
+  const line = file.lines[hit.line - 1];
+  if (start === undefined || line === undefined) return undefined;
+  if (!file.map.touches(start, start + line.length)) return hit.column;
+  if (regex) return undefined;
+  for (let at = line.indexOf(query); at >= 0; at = line.indexOf(query, at + 1)) {
+    if (!file.map.touches(start + at, start + at + query.length)) return at + 1;
+  }
+  return undefined;
+}
+
+/**
+ * Hits as shown: each hit file is read once (through the guard) so its secrets are found in the whole file;
+ * hit and context lines are shown redacted line for line, and hits inside secrets are dropped.
+ */
+async function shownHits(hits: SearchHit[], policy: Policy, query: string, regex: boolean): Promise<{ hits: SearchHit[]; files: Map<string, HitFile> }> {
+  const files = new Map<string, HitFile>();
+  const shown: SearchHit[] = [];
+  for (const hit of hits) {
+    if (!files.has(hit.path)) {
+      const file = await readHitFile(hit.path, policy);
+      if (file) files.set(hit.path, file);
+    }
+    const file = files.get(hit.path);
+    if (!file) continue;
+    const column = shownColumn(hit, file, query, regex);
+    if (column !== undefined) shown.push({ ...hit, column, text: file.shownLines[hit.line - 1] ?? '' });
+  }
+  return { hits: shown, files };
+}
+
 /** `path:line:col: text` per hit; with context, grep's `path-line- text` around it and `--` between groups. */
-async function formatHits(hits: SearchHit[], contextLines: number): Promise<string> {
+function formatHits(hits: SearchHit[], files: Map<string, HitFile>, contextLines: number): string {
   if (contextLines === 0) return hits.map((hit) => `${hit.path}:${hit.line}:${hit.column}: ${clip(hit.text)}`).join('\n');
   const byFile = new Map<string, SearchHit[]>();
   for (const hit of hits) byFile.set(hit.path, [...(byFile.get(hit.path) ?? []), hit]);
   const groups: string[] = [];
   for (const [file, fileHits] of byFile) {
-    const lines = splitLines(await fs.readFile(file, 'utf8').catch(() => ''));
+    const lines = files.get(file)?.shownLines ?? [];
     const hitAt = new Map(fileHits.map((hit) => [hit.line, hit]));
     const ranges: Array<[number, number]> = [];
     for (const hit of fileHits) {
@@ -94,10 +161,11 @@ export const fsSearchHandler = defineHandler({
       },
       { ...(backendOverride ? { backend: backendOverride } : {}), denyGlobs: ctx.policy.deny },
     );
-    if (outcome.hits.length === 0) {
+    const { hits, files } = await shownHits(outcome.hits, ctx.policy, args.query, args.regex ?? false);
+    if (hits.length === 0 && !outcome.limited) {
       return { text: `No matches for ${JSON.stringify(args.query)} under ${start}`, data: { hits: [], backend: outcome.backend } };
     }
-    let text = await formatHits(outcome.hits, contextLines);
+    let text = formatHits(hits, files, contextLines) || `No matches for ${JSON.stringify(args.query)} under ${start}`;
     if (outcome.limited) {
       text += `\n… stopped at ${limit} hits (limit${limit === maxMatches ? `, limits.maxMatches = ${maxMatches}` : ''}); narrow the search with glob, extensions or a more specific query`;
     }
@@ -105,7 +173,7 @@ export const fsSearchHandler = defineHandler({
     return {
       text: capped.text,
       truncated: capped.truncated || outcome.limited,
-      data: { hits: outcome.hits.map(({ path, line, column }) => ({ path, line, column })), backend: outcome.backend, limited: outcome.limited },
+      data: { hits: hits.map(({ path, line, column }) => ({ path, line, column })), backend: outcome.backend, limited: outcome.limited },
     };
   },
 });

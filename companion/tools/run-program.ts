@@ -12,6 +12,7 @@
 import { promises as fs } from 'node:fs';
 import { quote } from 'shell-quote';
 import { ToolError } from '../../shared/errors';
+import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramResult, ProgramSpec, ToolContext, ToolOutput } from '../types';
 import { resolvePath, resolvePathNow, workspaceRoot } from './define-handler';
@@ -70,10 +71,11 @@ function clipStream(text: string, budget: number): { text: string; cut: boolean 
   return { text: `${text.slice(0, half)}\n[… ${omitted} characters omitted; write the output to a file and read it with fs.read …]\n${text.slice(-half)}`, cut: true };
 }
 
-export function formatProgramResult(result: ProgramResult, timeoutMs: number, maxChars: number): ToolOutput {
+export function formatProgramResult(result: ProgramResult, timeoutMs: number, maxChars: number, policy: Pick<Policy, 'redact'>): ToolOutput {
   const budget = Math.max(200, Math.floor(maxChars / 2) - 200);
-  const stdout = clipStream(result.stdout, budget);
-  const stderr = clipStream(result.stderr, budget);
+  // redacted before the middle is cut out, so a cut through a secret cannot leave a piece too short to match
+  const stdout = clipStream(redact(result.stdout, policy), budget);
+  const stderr = clipStream(redact(result.stderr, policy), budget);
   const status =
     result.status === 'timeout'
       ? `timed out after ${timeoutMs} ms; the process tree was killed`
@@ -114,7 +116,7 @@ export async function runProgram(
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const result = await handle.done;
-    return formatProgramResult(result, timeoutMs, ctx.policy.limits.maxResultChars);
+    return formatProgramResult(result, timeoutMs, ctx.policy.limits.maxResultChars, ctx.policy);
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
   }

@@ -44,6 +44,15 @@ export interface TextEdit {
   newText: string;
 }
 
+/**
+ * How a failure may quote the file. `showLine` gives line [start, end) of `content` as the model may see it (the
+ * companion redacts secrets there); closest lines are scored and quoted on that text, so what a MISMATCH says
+ * never depends on what was hidden. Without it a line is shown as it is.
+ */
+export interface ReplaceOptions {
+  showLine?: (content: string, start: number, end: number) => string;
+}
+
 export type ReplacementsResult =
   | { ok: true; content: string; applied: Array<{ strategy: ReplaceStrategy; line: number }> }
   | (ReplaceFailure & { /** 0-based index of the edit that failed; nothing was applied. */ editIndex: number });
@@ -201,13 +210,14 @@ function similarity(wanted: Map<string, number>, wantedSize: number, text: strin
   return (2 * shared) / (wantedSize + text.length - 1);
 }
 
-function closestLines(content: string, fileLines: readonly FileLine[], oldText: string): Array<{ line: number; text: string }> {
+function closestLines(content: string, fileLines: readonly FileLine[], oldText: string, options: ReplaceOptions): Array<{ line: number; text: string }> {
   const target = oldTextLines(oldText).lines.find((line) => line.trim() !== '')?.trim() ?? '';
   const wanted = bigrams(target);
   const wantedSize = Math.max(0, target.length - 1);
+  const show = options.showLine ?? ((text: string, start: number, end: number) => text.slice(start, end));
   const scored: Array<{ line: number; score: number; text: string }> = [];
   fileLines.forEach((fileLine, index) => {
-    const text = content.slice(fileLine.start, fileLine.end);
+    const text = show(content, fileLine.start, fileLine.end);
     const score = similarity(wanted, wantedSize, text.trim());
     if (score > 0) scored.push({ line: index + 1, score, text });
   });
@@ -229,7 +239,7 @@ const STRATEGY_WORDS: Record<ReplaceStrategy, string> = {
   trimmed: 'with each line trimmed',
 };
 
-export function applyReplacement(content: string, oldText: string, newText: string): ReplaceResult {
+export function applyReplacement(content: string, oldText: string, newText: string, options: ReplaceOptions = {}): ReplaceResult {
   if (typeof content !== 'string' || typeof oldText !== 'string' || typeof newText !== 'string') {
     return { ok: false, code: 'INVALID_INPUT', message: 'content, old text and new text must all be strings', matches: 0 };
   }
@@ -275,7 +285,7 @@ export function applyReplacement(content: string, oldText: string, newText: stri
       line: lines[0] as number,
     };
   }
-  const closest = closestLines(content, fileLines, oldText);
+  const closest = closestLines(content, fileLines, oldText, options);
   const hint =
     closest.length === 0
       ? 'no line looks like it'
@@ -290,11 +300,11 @@ export function applyReplacement(content: string, oldText: string, newText: stri
 }
 
 /** Applies edits in order, each to the result of the previous one; all or nothing. */
-export function applyReplacements(content: string, edits: readonly TextEdit[]): ReplacementsResult {
+export function applyReplacements(content: string, edits: readonly TextEdit[], options: ReplaceOptions = {}): ReplacementsResult {
   let current = content;
   const applied: Array<{ strategy: ReplaceStrategy; line: number }> = [];
   for (const [index, edit] of edits.entries()) {
-    const result = applyReplacement(current, edit?.oldText, edit?.newText);
+    const result = applyReplacement(current, edit?.oldText, edit?.newText, options);
     if (!result.ok) {
       return { ...result, message: `edit ${index + 1} of ${edits.length}: ${result.message}`, editIndex: index };
     }

@@ -4,6 +4,7 @@ export {
   dominantEol,
   MAX_LISTED_MATCHES,
   type ReplaceFailure,
+  type ReplaceOptions,
   type ReplaceResult,
   type ReplacementsResult,
   type ReplaceStrategy,
