@@ -6,6 +6,7 @@ import type { DirTree, FileActionReport, ReplaceReport } from '../../shared/resu
 import type { Risk } from '../../shared/tools/define-tool';
 import { deniedBy } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
+import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import type { FileOp, ToolContext } from '../types';
 import type { FileStep } from './autocoder-plan';
 import { errorLine } from './plan-errors';
@@ -42,6 +43,7 @@ export async function prepareFileSteps(steps: FileStep[], policy: Policy): Promi
     const changes = riskOfFileStep(step) !== 'read';
     try {
       const target = await resolvePlanPath(step.path, policy, { forWrite: changes, allowRoot: step.action === 'list_tree' });
+      if (step.action === 'delete_directory') await assertSubtreeMayChange({ kind: 'remove', path: target.absolute }, policy);
       prepared.push({ step, target });
     } catch (error) {
       prepared.push({ step, error: errorLine(error) });
@@ -133,6 +135,7 @@ export async function runFileStep(prepared: PreparedStep, ctx: ToolContext): Pro
         const kind = await entryKind(target.absolute);
         if (kind === 'absent') throw new ToolError('NOT_FOUND', `${step.path} does not exist`);
         if (kind !== 'directory') throw new ToolError('INVALID_INPUT', `${step.path} is a file, not a directory; use delete_file`);
+        await assertSubtreeMayChange({ kind: 'remove', path: target.absolute }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
         await apply([{ op: 'rm', path: target.absolute, recursive: true }]);
         return report;
       }

@@ -20,6 +20,7 @@ import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
 import { deniedBy, isInsideRoot, rootOf } from '../policy/path-guard';
 import { mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
+import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import { currentText, defineHandler, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
 
@@ -239,6 +240,7 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
     case 'move': {
       const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });
       const to = await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true });
+      await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
       const entry = await ctx.journal.apply('filesystem move', [{ op: 'mv', from, to }], ctx.origin);
       const data = { source: relativeToRoot(from, ctx), destination: relativeToRoot(to, ctx) };
       return { data, message: `moved ${data.source} to ${data.destination}`, journalId: entry.id };
@@ -249,10 +251,10 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
 async function plannedPaths(args: FilesystemArgs, ctx: Guarded): Promise<string[]> {
   const action = filesystemActionOf(args);
   if (action === 'move') {
-    return [
-      await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true }),
-      await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true }),
-    ];
+    const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });
+    const to = await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true });
+    await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy); // every path under the source, where it is and where it lands
+    return [from, to];
   }
   const writes = action === 'write' || action === 'edit';
   return [await resolveWorkspacePath(need(args.path, 'path'), ctx, { forWrite: writes, mustExist: action !== 'write' })];

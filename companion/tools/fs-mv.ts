@@ -1,4 +1,5 @@
 import { fsMv } from '../../shared/tools/fs-mv';
+import { assertSubtreeMayChange, describeSubtree } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import { defineHandler, resolvePath } from './define-handler';
 
@@ -9,18 +10,33 @@ async function resolveBoth(args: { fromPath: string; toPath: string }, ctx: Pick
   return { from: await resolvePath(args.fromPath, ctx, { ...WHERE, mustExist: true }), to: await resolvePath(args.toPath, ctx, WHERE) };
 }
 
+/**
+ * Deny globs name paths: moving a directory renames everything in it, so every entry is checked where it is and
+ * where it would land, and a replaced destination as a removal (policy/subtree-guard) — at plan, before any
+ * approval, and again at run, for what appeared while the approval waited.
+ */
+async function resolveMovable(args: { fromPath: string; toPath: string }, ctx: Pick<ToolContext, 'policy' | 'signal'>) {
+  const { from, to } = await resolveBoth(args, ctx);
+  await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal });
+  return { from, to };
+}
+
 export const fsMvHandler = defineHandler({
   contract: fsMv,
   async plan(args, ctx) {
-    const { from, to } = await resolveBoth(args, ctx);
+    const { from, to } = await resolveMovable(args, ctx);
     return { risk: 'write', paths: [from, to] };
   },
   async preview(args, ctx) {
     const { from, to } = await resolveBoth(args, ctx);
-    return { title: `Move ${from} → ${to}${args.overwrite ? ' (replacing it if it exists)' : ''}`, paths: [from, to] };
+    const subtree = await describeSubtree({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal });
+    return {
+      title: `Move ${from} → ${to}${args.overwrite ? ' (replacing it if it exists)' : ''}${subtree.phrase ? ` — ${subtree.phrase}` : ''}`,
+      paths: [from, to, ...subtree.protectedPaths],
+    };
   },
   async run(args, ctx) {
-    const { from, to } = await resolveBoth(args, ctx);
+    const { from, to } = await resolveMovable(args, ctx);
     const entry = await ctx.journal.apply('fs.mv', [{ op: 'mv', from, to, overwrite: args.overwrite ?? false }], ctx.origin);
     return { text: `Moved ${from} → ${to}`, journalId: entry.id, data: { fromPath: from, toPath: to } };
   },

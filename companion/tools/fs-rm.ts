@@ -1,8 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { ToolError } from '../../shared/errors';
 import { fsRm } from '../../shared/tools/fs-rm';
-import { walkTree } from '../fsx/walk';
-import { deniedBy } from '../policy/path-guard';
+import { assertSubtreeMayChange, describeSubtree } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import { defineHandler, resolvePath, resolvePathNow } from './define-handler';
 
@@ -11,7 +10,8 @@ const WHERE = { forWrite: true, keepFinalName: true } as const;
 
 /**
  * Deny globs say what no tool may change; deleting a directory changes everything in it, so a tree holding a
- * denied entry (a nested `.git`, an `.env`) is refused as a whole.
+ * denied entry (a nested `.git`, an `.env`) is refused as a whole — the subtree guard that fs.mv, fs.chmod and
+ * the plans use too, bounded, refusing what it cannot check.
  */
 async function resolveRemovable(
   input: string,
@@ -20,18 +20,7 @@ async function resolveRemovable(
   resolve: typeof resolvePath = resolvePath,
 ): Promise<string> {
   const path = await resolve(input, ctx, WHERE);
-  const stat = await fs.lstat(path).catch(() => undefined);
-  if (stat?.isDirectory() && recursive) {
-    for await (const entry of walkTree(path, { signal: ctx.signal, descend: (e) => deniedBy(e.path, ctx.policy) === undefined })) {
-      const glob = deniedBy(entry.path, ctx.policy);
-      if (glob !== undefined) {
-        throw new ToolError('POLICY_BLOCKED', `${JSON.stringify(input)} contains ${JSON.stringify(entry.path)}, which matches the deny glob ${JSON.stringify(glob)}`, {
-          path: entry.path,
-          glob,
-        });
-      }
-    }
-  }
+  if (recursive) await assertSubtreeMayChange({ kind: 'remove', path }, ctx.policy, { signal: ctx.signal });
   return path;
 }
 
@@ -43,7 +32,12 @@ export const fsRmHandler = defineHandler({
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, WHERE);
     const stat = await fs.lstat(path).catch(() => undefined);
-    const what = !stat ? 'nothing (does not exist)' : stat.isDirectory() ? 'a directory and everything in it' : 'a file';
+    if (stat?.isDirectory()) {
+      const subtree = await describeSubtree({ kind: 'remove', path }, ctx.policy, { signal: ctx.signal });
+      const what = subtree.refused ? subtree.phrase : `${subtree.phrase}; all of it goes to the undo trash`;
+      return { title: `Delete ${path} — ${what}`, paths: [path, ...subtree.protectedPaths] };
+    }
+    const what = !stat ? 'nothing (does not exist)' : 'a file';
     return { title: `Delete ${path} — ${what}; it goes to the undo trash`, paths: [path] };
   },
   async run(args, ctx) {

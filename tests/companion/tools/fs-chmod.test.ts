@@ -16,11 +16,18 @@ describe.skipIf(process.platform === 'win32')('fs.chmod', () => {
   it.each([
     ['755', 0o755],
     ['0600', 0o600],
-    ['4755', 0o4755],
+    // 4755 was here: setuid/setgid are refused since issue 9 (see path-guard/hard-link-attacks.test.ts)
+    ['1755', 0o1755],
   ])('sets %s', async (mode, expected) => {
     const out = await world.call('fs.chmod', { path: file, mode });
     expect((await fs.stat(file)).mode & 0o7777).toBe(expected);
     await world.journal.undo(out.journalId!);
+    expect((await fs.stat(file)).mode & 0o7777).toBe(0o644);
+  });
+
+  it('setuid or setgid (4755, 2755) is FORBIDDEN and the mode stays as it was', async () => {
+    await world.fails('fs.chmod', { path: file, mode: '4755' }, 'FORBIDDEN', /setuid/);
+    await world.fails('fs.chmod', { path: file, mode: '2755' }, 'FORBIDDEN', /setgid/);
     expect((await fs.stat(file)).mode & 0o7777).toBe(0o644);
   });
 
