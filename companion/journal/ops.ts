@@ -1,10 +1,11 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
 import { asToolError, errnoOf, isMissing } from '../fsx/errno';
 import { sha256, sha256File } from '../fsx/sha256';
+import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { FileOp } from '../types';
@@ -118,8 +119,10 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
     await createDirs(await missingDirs(dir), rt);
     await rt.record({ type: 'remove-created', path: target, dir: false });
   }
+  // The new inode keeps the old mode, less setuid/setgid: write(2) to such a file clears them too, and new content
+  // must not inherit the right to run as the file's owner or group. (Undo restores the full original mode.)
   await writeFileAtomic(target, content, {
-    ...(stat ? { mode: stat.mode & 0o7777 } : {}),
+    ...(stat ? { mode: stat.mode & 0o7777 & ~PRIVILEGE_BITS } : {}),
     beforeRename: async () => {
       await rt.pauseBeforeRename?.();
       await assertUnchanged(dir, rt.policy);
@@ -185,11 +188,43 @@ async function runMkdir(op: Extract<FileOp, { op: 'mkdir' }>, rt: OpRuntime): Pr
 
 async function runChmod(op: Extract<FileOp, { op: 'chmod' }>, rt: OpRuntime): Promise<void> {
   if (process.platform === 'win32') throw new ToolError('NOT_SUPPORTED', 'fs.chmod is not supported on Windows');
+  assertNoPrivilegeBits(op.path, op.mode);
   await assertUnchanged(op.path, rt.policy);
   const stat = await lstatOrUndefined(op.path);
   if (!stat) throw new ToolError('NOT_FOUND', `${json(op.path)} does not exist`, { path: op.path });
+  // again here, not only at plan: a second name may have been linked in while the approval waited
+  assertSingleLink(op.path, stat);
   await rt.record({ type: 'chmod', path: op.path, mode: stat.mode & 0o7777 });
-  await fs.chmod(op.path, op.mode);
+  await chmodSingleLink(op.path, op.mode, stat);
+}
+
+/**
+ * chmod on the inode that was checked: opened without following a symlink, its device, inode and link count
+ * confirmed on the descriptor, then fchmod — so neither a symlink nor a hard link swapped in after the lstat can
+ * take the change elsewhere. What cannot be opened for reading (mode 000, a socket) is changed by path after the
+ * same checks by lstat, which leaves the few microseconds between them.
+ */
+async function chmodSingleLink(p: string, mode: number, checked: Stats, done?: string): Promise<void> {
+  if (checked.isSymbolicLink()) throw new ToolError('FORBIDDEN', `${json(p)} is a symlink; a mode is changed on a file or directory itself`, { path: p });
+  let handle: fs.FileHandle | undefined;
+  if (checked.isFile() || checked.isDirectory()) {
+    try {
+      handle = await fs.open(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    } catch (error) {
+      if (errnoOf(error) === 'ELOOP') throw new ToolError('FORBIDDEN', `${json(p)} became a symlink after it was checked`, { path: p });
+      if (errnoOf(error) !== 'EACCES' && errnoOf(error) !== 'EPERM') throw error;
+    }
+  }
+  try {
+    const now = handle ? await handle.stat() : await fs.lstat(p);
+    if (now.dev !== checked.dev || now.ino !== checked.ino) {
+      throw new ToolError('CONFLICT', `${json(p)} was replaced by another file after it was checked; its mode was not changed`, { path: p });
+    }
+    assertSingleLink(p, now, done);
+    await (handle ? handle.chmod(mode) : fs.chmod(p, mode));
+  } finally {
+    await handle?.close();
+  }
 }
 
 export async function runOp(op: FileOp, rt: OpRuntime): Promise<void> {
@@ -248,7 +283,10 @@ export async function applyUndo(undo: UndoRecord, refPath: (ref: string) => stri
     }
     case 'chmod': {
       const current = await lstatOrUndefined(undo.path);
-      if (current && (current.mode & 0o7777) !== undo.mode) await fs.chmod(undo.path, undo.mode);
+      if (current && (current.mode & 0o7777) !== undo.mode) {
+        // the name may have become a second link to another file since: restoring a mode would change that file
+        await chmodSingleLink(undo.path, undo.mode, current, 'restored');
+      }
       return;
     }
   }
