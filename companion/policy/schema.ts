@@ -36,12 +36,67 @@ export const siteOverrideSchema = z
   })
   .strict();
 
+/**
+ * What no tool may read or change unless the person's config says otherwise (a `deny` in the config replaces this
+ * list). Version-control internals and the usual places secrets are kept: .env files and keys, and — since
+ * issue 9, finding 6 — the credential files of cloud CLIs, package managers, container and cluster tools, git
+ * credential stores and GPG, wherever a root puts them (a root that is a home directory holds them all). Files
+ * that share a name but are ordinary project settings (gradle.properties, settings.xml, .yarnrc.yml, auth.json
+ * next to composer.json) stay readable; their secrets are redacted instead (policy/redact.ts).
+ */
+export const DEFAULT_DENY: readonly string[] = [
+  '**/.git/**',
+  '**/.env',
+  '**/.env.*',
+  // keys and keystores
+  '**/*.pem',
+  '**/*.key',
+  '**/id_rsa*',
+  '**/id_ed25519*',
+  '**/id_ecdsa*',
+  '**/id_dsa*',
+  '**/.ssh/**',
+  '**/*.p12',
+  '**/*.pfx',
+  '**/*.jks',
+  '**/*.keystore',
+  '**/*.ppk',
+  '**/.gnupg/**',
+  // cloud CLIs: AWS (credentials, config, SSO and CLI caches), Google Cloud, Azure
+  '**/.aws/**',
+  '**/.config/gcloud/**',
+  '**/.azure/**',
+  // package managers
+  '**/.npmrc',
+  '**/.pypirc',
+  '**/.cargo/credentials',
+  '**/.cargo/credentials.toml',
+  '**/.gem/credentials',
+  '**/.composer/auth.json',
+  '**/.config/composer/auth.json',
+  '**/.m2/settings.xml',
+  '**/.m2/settings-security.xml',
+  '**/.gradle/gradle.properties',
+  // containers, clusters, infrastructure
+  '**/.docker/config.json',
+  '**/.kube/**',
+  '**/.terraform.d/credentials.tfrc.json',
+  '**/.vault-token',
+  // git and other login stores
+  '**/.git-credentials',
+  '**/.config/git/credentials',
+  '**/.config/gh/hosts.yml',
+  '**/.netrc',
+  '**/_netrc',
+  '**/.pgpass',
+];
+
 export const configSchema = z
   .object({
     roots: z.array(z.string().min(1)).default([]).describe('workspace roots; the first is the workspace root'),
     deny: z
       .array(z.string())
-      .default(['**/.git/**', '**/.env', '**/.env.*', '**/*.pem', '**/*.key', '**/id_rsa*', '**/id_ed25519*', '**/.ssh/**'])
+      .default([...DEFAULT_DENY])
       .describe('globs no tool may read or change'),
     modes: modesSchema.default({ read: 'auto', write: 'confirm', delete: 'confirm', exec: 'confirm' }),
     allowCommands: z
