@@ -232,7 +232,7 @@ describe('the composite rule as a property: random plans over random policies', 
           ...plan.creates.map(() => ({ risk: 'write' as Risk, allowListed: false })),
           ...plan.deletes.map(() => ({ risk: 'delete' as Risk, allowListed: false })),
           ...plan.reads.map(() => ({ risk: 'read' as Risk, allowListed: false })),
-          ...plan.programs.map((i) => ({ risk: 'exec' as Risk, allowListed: isAllowListed({ shell: command(i), cwd: world.root }, policy.allowCommands) })),
+          ...plan.programs.map((i) => ({ risk: 'exec' as Risk, allowListed: isAllowListed({ shell: command(i) }, policy.allowCommands) })),
         ];
         const changesFiles = plan.creates.length + plan.deletes.length > 0;
         const anyDeny = classes.some((c) => random.modes[c.risk] === 'deny');
