@@ -179,14 +179,23 @@ async function resolveSymlinks(absolute: string): Promise<{ resolved: string; ex
   }
 }
 
+/**
+ * Where a path leads, as a message may say it: named when it is inside the roots, never when it is not — an
+ * outside target's name, or the directories a relative link climbs through, are not the model's to learn
+ * (issue 9, finding 7).
+ */
+function whereItLeads(target: string, policy: GuardPolicy): string {
+  return rootOf(target, policy.roots) ? `to ${JSON.stringify(target)}` : 'outside the workspace';
+}
+
 function checkResolved(asked: string, resolved: string, policy: GuardPolicy, options: ResolveOptions): void {
   if (!rootOf(resolved, policy.roots)) {
     const roots = policy.roots.join(', ') || '(none configured)';
     if (rootOf(asked, policy.roots)) {
       throw new ToolError(
         'FORBIDDEN',
-        `path ${JSON.stringify(asked)} leads through a symlink to ${JSON.stringify(resolved)}, which is outside the allowed roots (${roots})`,
-        { path: asked, resolved },
+        `path ${JSON.stringify(asked)} leads through a symlink that points outside the workspace (outside the allowed roots: ${roots})`,
+        { path: asked },
       );
     }
     throw new ToolError('FORBIDDEN', `path ${JSON.stringify(asked)} is outside the allowed roots (${roots})`, { path: asked });
@@ -253,8 +262,8 @@ export async function assertUnchanged(resolved: string, policy: GuardPolicy): Pr
   if (now !== resolved) {
     throw new ToolError(
       'FORBIDDEN',
-      `path ${JSON.stringify(resolved)} now leads to ${JSON.stringify(now)}: a component was replaced by a symlink after it was checked`,
-      { path: resolved, resolved: now },
+      `path ${JSON.stringify(resolved)} now leads ${whereItLeads(now, policy)}: a component was replaced by a symlink after it was checked`,
+      { path: resolved, ...(rootOf(now, policy.roots) ? { resolved: now } : {}) },
     );
   }
   checkResolved(resolved, now, policy, {});
@@ -293,8 +302,8 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
     if (actual !== resolved || !rootOf(actual, policy.roots)) {
       throw new ToolError(
         'FORBIDDEN',
-        `path ${JSON.stringify(resolved)} was redirected to ${JSON.stringify(actual)} after it was checked (symlink swap)`,
-        { path: resolved, resolved: actual },
+        `path ${JSON.stringify(resolved)} was redirected ${whereItLeads(actual, policy)} after it was checked (symlink swap)`,
+        { path: resolved, ...(rootOf(actual, policy.roots) ? { resolved: actual } : {}) },
       );
     }
     return { handle, stat };

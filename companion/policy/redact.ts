@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { ToolError } from '../../shared/errors';
+import { rootOf } from './path-guard';
 import type { Policy } from './schema';
 
 /**
@@ -227,6 +229,17 @@ export function redact(text: string, policy: Pick<Policy, 'redact'>): string {
     at = secret.end;
   }
   return at === 0 ? text : out + text.slice(at);
+}
+
+/**
+ * A message the companion did not word itself — an errno from the OS names the path it failed on, in single
+ * quotes (`ENAMETOOLONG: name too long, lstat '/…'`) — can name where a symlink led, outside the roots. Such a
+ * path is replaced; paths inside the roots and the ones a call asked for (quoted as JSON) stay (issue 9, finding 7).
+ */
+export function hideOutsidePaths(message: string, policy: Pick<Policy, 'roots'>): string {
+  return message.replace(/'((?:\/|[A-Za-z]:\\)[^']*)'/g, (quoted, named: string) =>
+    rootOf(path.resolve(named), policy.roots) ? quoted : "'(a path outside the workspace)'",
+  );
 }
 
 export interface CappedText {

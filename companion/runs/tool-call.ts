@@ -1,7 +1,7 @@
 import { ToolError } from '../../shared/errors';
 import type { Outcome } from '../../shared/results/outcome';
 import { validateToolArgs } from '../../shared/tools';
-import { capResult, redact } from '../policy/redact';
+import { capResult, hideOutsidePaths, redact } from '../policy/redact';
 import { withCallScope } from '../tools/define-handler';
 import type { ToolContext, ToolHandler } from '../types';
 
@@ -46,9 +46,11 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
 }
 
 export function errorOutcome(error: unknown, ctx: Pick<ToolContext, 'policy'>): Outcome {
+  // an errno carried in the message may name a path outside the roots (a symlink's target): never shown
+  const shown = (message: string) => redact(hideOutsidePaths(message, ctx.policy), ctx.policy);
   if (error instanceof ToolError) {
-    return { ok: false, code: error.code, message: redact(error.message, ctx.policy), data: error.data };
+    return { ok: false, code: error.code, message: shown(error.message), data: error.data };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, code: 'INTERNAL', message: redact(`internal error: ${message}`, ctx.policy) };
+  return { ok: false, code: 'INTERNAL', message: shown(`internal error: ${message}`) };
 }

@@ -19,7 +19,7 @@ import { looksBinary } from '../fsx/binary';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
 import { deniedBy, isInsideRoot, rootOf } from '../policy/path-guard';
-import { mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
+import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import { currentText, defineHandler, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
@@ -46,7 +46,7 @@ function manualCode(error: ToolError): string {
     case 'NOT_FOUND':
       return 'FILE_NOT_FOUND';
     case 'FORBIDDEN':
-      return /outside the allowed roots|symlink|redirected|escapes/.test(error.message) ? 'PATH_TRAVERSAL' : 'PERMISSION_DENIED';
+      return /outside the allowed roots|outside the workspace|symlink|redirected|escapes/.test(error.message) ? 'PATH_TRAVERSAL' : 'PERMISSION_DENIED';
     case 'POLICY_BLOCKED':
       return 'PERMISSION_DENIED';
     default:
@@ -54,10 +54,12 @@ function manualCode(error: ToolError): string {
   }
 }
 
-function toFailure(error: unknown): FilesystemFailure {
+function toFailure(error: unknown, ctx: Guarded): FilesystemFailure {
   if (error instanceof FilesystemFailure) return error;
-  if (error instanceof ToolError) return new FilesystemFailure(manualCode(error), error.message, Object.keys(error.data).length ? error.data : null);
-  return new FilesystemFailure('INTERNAL', error instanceof Error ? error.message : String(error));
+  // an errno carried in the message may name a path outside the roots (a symlink's target): never shown
+  const shown = (message: string) => hideOutsidePaths(message, ctx.policy);
+  if (error instanceof ToolError) return new FilesystemFailure(manualCode(error), shown(error.message), Object.keys(error.data).length ? error.data : null);
+  return new FilesystemFailure('INTERNAL', shown(error instanceof Error ? error.message : String(error)));
 }
 
 /** Workspace-relative (or absolute inside the roots) → resolved absolute path. */
@@ -283,7 +285,7 @@ export const filesystemHandler = defineHandler({
         const edit = await editedContent(args, ctx);
         return { title: `filesystem edit ${relativeToRoot(edit.target, ctx)}`, paths, diff: edit.diff };
       } catch (error) {
-        return { title: `filesystem edit ${args.path} (will fail: ${toFailure(error).message})`, paths };
+        return { title: `filesystem edit ${args.path} (will fail: ${toFailure(error, ctx).message})`, paths };
       }
     }
     return { title: `filesystem ${action} ${paths.map((p) => relativeToRoot(p, ctx)).join(' → ')}`, paths };
@@ -293,7 +295,7 @@ export const filesystemHandler = defineHandler({
       const { data, message, journalId } = await runAction(args, ctx);
       return { text: reply({ success: true, data, message }), data, ...(journalId ? { journalId } : {}) };
     } catch (error) {
-      const failure = toFailure(error);
+      const failure = toFailure(error, ctx);
       return {
         text: reply({ success: false, error: { code: failure.code, message: failure.message, details: failure.details } }),
         data: { error: failure.code },

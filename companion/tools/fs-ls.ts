@@ -1,9 +1,29 @@
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
 import { walkTree } from '../fsx/walk';
-import { deniedBy } from '../policy/path-guard';
+import { deniedBy, realpathLoose, rootOf } from '../policy/path-guard';
+import type { Policy } from '../policy/schema';
 import { defineHandler, formatBytes, resolvePath, resolvePathNow } from './define-handler';
+
+/**
+ * Where a listed symlink leads, as the listing says it: the target relative to the link (absolute when it is in
+ * another root) when it ends up inside the roots — worked out from where it really leads, never from the link's
+ * text, which may climb through outside directories on its way back in — and only that it points outside the
+ * workspace otherwise: an outside target's name is not the model's to learn (issue 9, finding 7).
+ */
+async function shownLinkTarget(link: string, policy: Pick<Policy, 'roots'>): Promise<string> {
+  let resolved: string;
+  try {
+    resolved = await realpathLoose(link);
+  } catch {
+    return '(cannot be resolved: a loop, or a name the system refuses)';
+  }
+  const root = rootOf(resolved, policy.roots);
+  if (root === undefined) return '(points outside the workspace)';
+  return root === rootOf(link, policy.roots) ? path.relative(path.dirname(link), resolved) || '.' : resolved;
+}
 
 /**
  * Lines like `src/`, `src/a.ts  123 B`, `link -> target (symlink)`. Nothing is hidden — dot files and
@@ -42,7 +62,7 @@ export const fsLsHandler = defineHandler({
         lines.push(`${entry.relative}${entry.dirent.isDirectory() ? '/' : ''}  [denied by policy]`);
         entries.push({ name: entry.relative, type: 'denied' });
       } else if (entry.dirent.isSymbolicLink()) {
-        const target = await fs.readlink(entry.path).catch(() => '?');
+        const target = await shownLinkTarget(entry.path, ctx.policy);
         lines.push(`${entry.relative} -> ${target} (symlink)`);
         entries.push({ name: entry.relative, type: 'symlink', target });
       } else if (entry.dirent.isDirectory()) {
