@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { AuthorizationRequest, PlannedAction } from '../types';
 import { isAllowListed } from './command-guard';
+import { deniedBy, RESERVED_REASON } from './path-guard';
 import type { Mode, Policy } from './schema';
 
 export type Decision = 'auto' | 'confirm' | { deny: string };
@@ -51,6 +52,11 @@ export function strictest(decisions: readonly ActionDecision[]): Decision {
 function decideAction(action: PlannedAction, policy: Policy, site: string, callChangesFiles: boolean): Decision {
   const denied = firstDeniedPath(action.paths, policy.deny);
   if (denied) return { deny: `${denied.path} matches the deny glob "${denied.glob}"` };
+  // the guard's own reading too (root-relative globs, the companion's data), so both places refuse the same paths
+  for (const path of [...action.paths, ...(action.command ? [action.command.cwd] : [])]) {
+    const why = deniedBy(path, policy);
+    if (why !== undefined) return { deny: why === RESERVED_REASON ? `${path} is inside ${why}` : `${path} matches the deny glob "${why}"` };
+  }
   if (action.command) {
     const cwdDenied = firstDeniedPath([action.command.cwd], policy.deny);
     if (cwdDenied) return { deny: `working directory ${cwdDenied.path} matches the deny glob "${cwdDenied.glob}"` };

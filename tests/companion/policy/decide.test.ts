@@ -59,6 +59,17 @@ describe('decide', () => {
     expect(decide(request('exec', [], [{ shell: 'npm test', cwd }]), policy, 'x')).toEqual({ deny: 'the policy mode for exec is deny' });
   });
 
+  it('a root-relative deny glob refuses what the path guard refuses, and the data directory is always refused', () => {
+    const policy = { ...policyWith({ deny: ['docs/private/**'], modes: { read: 'auto' } }), reserved: [`${process.cwd()}/.chatbridge`] };
+    expect(decide(request('read', [`${process.cwd()}/docs/private/plan.txt`]), policy, 'x')).toEqual({
+      deny: `${process.cwd()}/docs/private/plan.txt matches the deny glob "docs/private/**"`,
+    });
+    expect(decide(request('read', [`${process.cwd()}/.chatbridge/cli.token`]), policy, 'x')).toEqual({
+      deny: expect.stringContaining('own data directory'),
+    });
+    expect(decide(request('read', [`${process.cwd()}/docs/public.txt`]), policy, 'x')).toBe('auto');
+  });
+
   it('exec with auto mode is auto without an allow-list', () => {
     const policy = policyWith({ modes: { exec: 'auto' } });
     expect(decide(request('exec', [], [{ shell: 'rm -rf build', cwd }]), policy, 'x')).toBe('auto');
