@@ -1,15 +1,31 @@
 import type { Block } from './types';
-import { MAX_JSON_BLOCKS, defineProtocol } from './define-protocol';
-import { parseJsonLenient } from './json';
+import type { Fence } from './markdown';
+import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock, type NotReadReason } from './define-protocol';
+import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, describeValue, isPlainObject } from './describe-value';
 
 /**
  * auto_coder plans (seed 002, DESIGN §3.3): the text between `#####--` and the next `--#####`, wherever it is —
  * in prose or inside a code block of any label. The seed's executor reads them with
- * `re.search(r'#####--\s*(.*?)\s*--#####', text, re.DOTALL)`; this mirrors it: the first `--#####` after an
- * opener closes it, and the next candidate starts after that closer. An opener with no closer yet is an
- * incomplete block running to the end of the text (closers are searched once from each opener, and the scan
- * stops at the first opener without one, so the whole search is linear).
+ * `re.search(r'#####--\s*(.*?)\s*--#####', text, re.DOTALL)`; this mirrors it for real plans: the first
+ * `--#####` after an opener closes it (also when that closer sits inside one of the plan's JSON strings), and the
+ * next candidate starts after that closer.
+ *
+ * Which `#####--` opens a candidate (issue 10 §3: a reply that explains the format before giving the plan must
+ * not lose the plan to the explanation):
+ * - strong: alone at the start of its line (spaces before it) and followed by what a plan starts with — `{`, `[`,
+ *   a code fence, the closer (an empty plan) or, mid-stream, nothing yet. Read as the seed reads it.
+ * - weak: after other text on its line (`好的：#####--{…}--#####`) and followed by `{`. It counts only if it reads
+ *   as a plan or an executor message; otherwise it was a mention (`格式是 #####--{json}--#####`) and gives no block.
+ * - anything else is a mention and opens nothing: inline code (`` `#####--` ``), prose after it
+ *   (`#####-- 开头，--##### 结尾`), the seed's own `re.search(r'#####--\s*…`.
+ * A candidate that does not read — not JSON from a strong opener, not a plan from a weak one — does not hide a
+ * plan that starts inside it: the last opener before the same closer is read too, and when it reads, it is the
+ * candidate (the text before it was a false start or a mention, and is not reported). When neither reads, the
+ * strong one's error is reported (the later one's, when only it is strong). Openers between those two are not
+ * tried: each character is parsed at most twice, so the search stays linear.
+ * An opener with no closer yet is an incomplete block running to the end of the text, from the first strong
+ * opener on (a weak one is a plan only once it reads as one).
  *
  * Each candidate is reported as follows:
  * - the first candidate that parses as an object with `type` is the plan: payload = the plan; `error` when
@@ -21,6 +37,13 @@ import { cut, describeValue, isPlainObject } from './describe-value';
  *   `file_actions` or `program_execs` and no `type`) and `program_runtime_feedback`. A model quoting them
  *   back must never make them runnable;
  * - anything else (not JSON, not an object, an object without `type`): a block with `error` and no payload.
+ *
+ * `unfenced`: the candidate is not inside one fenced code block. A page shows such a plan as paragraph text and
+ * may have changed it on the way (leading spaces, backslash escapes), so the extension never auto-runs it.
+ *
+ * Reading stops after MAX_BLOCKS_PER_KIND blocks or when the message's JSON repair budget is spent; the
+ * candidates from there on are counted, not parsed, and reported as one `notReadBlock` that starts at the line of
+ * the first candidate (so a re-parse of its text alone sees every candidate the same way).
  */
 
 export const PLAN_TYPES = ['operate', 'finish', 'check_program'] as const;
@@ -39,47 +62,121 @@ export const AUTOCODER_FILE_ACTIONS = [
 const OPEN = '#####--';
 const CLOSE = '--#####';
 
+type Strength = 'strong' | 'weak';
+
+interface Opener {
+  at: number;
+  strength: Strength;
+}
+
+function isLineSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/** How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads only the spaces around it. */
+function strengthAt(markdown: string, at: number): Strength | undefined {
+  let before = at - 1;
+  while (before >= 0 && isLineSpace(markdown.charCodeAt(before))) before--;
+  const ownLine = before < 0 || markdown.charCodeAt(before) === 0x0a;
+  let next = at + OPEN.length;
+  while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
+  if (next === markdown.length) return ownLine ? 'strong' : undefined;
+  const c = markdown[next];
+  if (c === '{') return ownLine ? 'strong' : 'weak';
+  if (ownLine && (c === '[' || c === '`' || c === '~' || markdown.startsWith(CLOSE, next))) return 'strong';
+  return undefined;
+}
+
+/** The first opener at or after `from` (only strong ones when `strongOnly`). */
+function nextOpener(markdown: string, from: number, strongOnly: boolean): Opener | undefined {
+  for (let at = markdown.indexOf(OPEN, from); at !== -1; at = markdown.indexOf(OPEN, at + OPEN.length)) {
+    const strength = strengthAt(markdown, at);
+    if (strength === 'strong' || (strength === 'weak' && !strongOnly)) return { at, strength };
+  }
+  return undefined;
+}
+
+/** The last opener after `after` that ends before `close`. */
+function lastOpenerBefore(markdown: string, after: number, close: number): Opener | undefined {
+  for (let at = markdown.lastIndexOf(OPEN, close - OPEN.length); at > after; at = markdown.lastIndexOf(OPEN, at - 1)) {
+    const strength = strengthAt(markdown, at);
+    if (strength !== undefined) return { at, strength };
+  }
+  return undefined;
+}
+
+function lineStartOf(markdown: string, at: number): number {
+  return markdown.lastIndexOf('\n', at - 1) + 1;
+}
+
 function isExecutorMessage(value: Record<string, unknown>): boolean {
   if (value.type === 'program_runtime_feedback') return true;
   return value.type === undefined && ('file_actions' in value || 'program_execs' in value);
 }
 
+interface Reading {
+  opener: Opener;
+  text: string;
+  parsed: JsonParseResult;
+}
+
+/** Whether a candidate counts: any JSON from a strong opener; a plan or an executor message from a weak one. */
+function reads(reading: Reading): boolean {
+  const { parsed, opener } = reading;
+  if (!parsed.ok) return false;
+  if (opener.strength === 'strong') return true;
+  return isPlainObject(parsed.value) && (parsed.value.type !== undefined || isExecutorMessage(parsed.value));
+}
+
+/** Whether the candidate lies inside one fenced code block; asked with increasing `start`. */
+function fenceLocator(fences: readonly Fence[]): (start: number, end: number) => boolean {
+  let i = 0;
+  return (start, end) => {
+    while (i < fences.length && (fences[i] as Fence).contentEnd <= start) i++;
+    const fence = fences[i];
+    return fence !== undefined && fence.contentStart <= start && end <= fence.contentEnd;
+  };
+}
+
+const OVER_BUDGET = Symbol('over budget');
+
 export const autocoder = defineProtocol({
   kind: 'autocoder',
   hints: { labels: [], markers: [OPEN] },
-  find(markdown) {
+  find(markdown, fences) {
     const blocks: Block[] = [];
+    const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
+    const inFence = fenceLocator(fences);
     let planSeen = false;
-    let from = 0;
-    for (let candidates = 0; candidates < MAX_JSON_BLOCKS; candidates++) {
-      const start = markdown.indexOf(OPEN, from);
-      if (start === -1) break;
-      const close = markdown.indexOf(CLOSE, start + OPEN.length);
-      if (close === -1) {
-        blocks.push({
-          kind: 'autocoder',
-          complete: false,
-          raw: markdown.slice(start),
-          start,
-          end: markdown.length,
-        });
-        break;
-      }
+    const push = (block: Block) => {
+      if (!inFence(block.start, block.end)) block.unfenced = true;
+      blocks.push(block);
+    };
+
+    const read = (opener: Opener, close: number): Reading => {
+      const text = markdown.slice(opener.at + OPEN.length, close).trim();
+      return { opener, text, parsed: parseJsonLenient(text, budget) };
+    };
+
+    /** The block of a candidate as read; null for an executor message (not a plan, no block). */
+    const blockOf = (reading: Reading, close: number): Block | null => {
+      const start = reading.opener.at;
       const end = close + CLOSE.length;
-      from = end;
       const block: Block = { kind: 'autocoder', complete: true, raw: markdown.slice(start, end), start, end };
-      const text = markdown.slice(start + OPEN.length, close).trim();
-      const parsed = parseJsonLenient(text);
+      const { parsed, text } = reading;
       if (!parsed.ok) {
         block.error =
           text === ''
             ? 'the #####-- --##### block is empty; it must hold one JSON plan object'
             : `the #####-- --##### block is not JSON: ${JSON.stringify(cut(text))} (${parsed.reason})`;
-        blocks.push(block);
-        continue;
+        return block;
       }
       const value = parsed.value;
-      if (isPlainObject(value) && isExecutorMessage(value)) continue;
+      if (isPlainObject(value) && isExecutorMessage(value)) return null;
       if (parsed.repaired) block.repaired = true;
       if (!isPlainObject(value)) {
         block.error = `the #####-- --##### block must hold a JSON plan object, got ${describeValue(value)}`;
@@ -95,7 +192,72 @@ export const autocoder = defineProtocol({
         }
         planSeen = true;
       }
-      blocks.push(block);
+      return block;
+    };
+
+    /** The candidate between `first` and `close`, after the rules above; null when it gives no block. */
+    const readCandidate = (first: Opener, close: number): Block | null | typeof OVER_BUDGET => {
+      const outer = read(first, close);
+      if (!outer.parsed.ok && outer.parsed.overBudget) return OVER_BUDGET;
+      if (reads(outer)) return blockOf(outer, close);
+      const innerOpener = lastOpenerBefore(markdown, first.at, close);
+      if (innerOpener !== undefined) {
+        const inner = read(innerOpener, close);
+        if (!inner.parsed.ok && inner.parsed.overBudget) return OVER_BUDGET;
+        if (reads(inner)) return blockOf(inner, close);
+        if (first.strength === 'weak' && innerOpener.strength === 'strong') return blockOf(inner, close);
+      }
+      return first.strength === 'strong' ? blockOf(outer, close) : null;
+    };
+
+    let firstLine = 0;
+    let stopped: NotReadReason | undefined;
+    let notRead = 0;
+    let notReadEnd = 0;
+    let notReadComplete = true;
+    let from = 0;
+    for (;;) {
+      const first = nextOpener(markdown, from, false);
+      if (first === undefined) break;
+      if (from === 0) firstLine = lineStartOf(markdown, first.at);
+      const close = markdown.indexOf(CLOSE, first.at + OPEN.length);
+      if (stopped === undefined && blocks.length === MAX_BLOCKS_PER_KIND) stopped = 'count';
+      if (close === -1) {
+        const writing = first.strength === 'strong' ? first : nextOpener(markdown, first.at + OPEN.length, true);
+        if (writing === undefined) break;
+        if (stopped === undefined) {
+          push({ kind: 'autocoder', complete: false, raw: markdown.slice(writing.at), start: writing.at, end: markdown.length });
+        } else {
+          notRead++;
+          notReadEnd = markdown.length;
+          notReadComplete = false;
+        }
+        break;
+      }
+      from = close + CLOSE.length;
+      if (stopped === undefined) {
+        const block = readCandidate(first, close);
+        if (block !== OVER_BUDGET) {
+          if (block !== null) push(block);
+          continue;
+        }
+        stopped = 'repair';
+      }
+      notRead++;
+      notReadEnd = from;
+    }
+    if (stopped !== undefined && notRead > 0) {
+      blocks.push(
+        notReadBlock(markdown, {
+          kind: 'autocoder',
+          start: firstLine,
+          end: notReadEnd,
+          complete: notReadComplete,
+          notRead,
+          reason: stopped,
+          noun: { one: 'auto_coder candidate (#####-- … --#####)', many: 'auto_coder candidates (#####-- … --#####)' },
+        }),
+      );
     }
     return blocks;
   },

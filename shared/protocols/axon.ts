@@ -23,6 +23,22 @@ import { defineProtocol } from './define-protocol';
  * and new, `check_files_exist` reads one path per line, `check_cwd_match` trims its path.
  */
 
+/**
+ * A line of an act fence's content that is itself an act fence's opening line. A prose mention of the act fence at
+ * the start of a line (`~~~~~act 块写动作名…`, or a line `~~~~~act` in the middle of an explanation) opens a fence
+ * by CommonMark — the page shows a code block there too — and that fence runs on to the real act fence's closing
+ * line, swallowing the real act fence's opening line and its act name (issue 10 §3). The act is then what follows
+ * the last such line; the statement still starts at the mention, so its raw text re-parses the same way, from the
+ * page's markdown and in the companion.
+ */
+const SWALLOWED_ACT_LINE = /^ {0,3}(?:`{3,}|~{3,})[ \t]*act[ \t]*\r?$/gim;
+
+function actNameOf(content: string): string {
+  let after = -1;
+  for (const match of content.matchAll(SWALLOWED_ACT_LINE)) after = match.index + match[0].length;
+  return (after === -1 ? content : content.slice(after)).trim();
+}
+
 export const AXON_ARITY = {
   check_files_exist: ['file_list'],
   check_cwd_match: ['expected_path'],
@@ -66,7 +82,7 @@ export const axon = defineProtocol({
         blocks.push(statement(actFence.start, markdown.length, false));
         break;
       }
-      const act = actFence.content.trim();
+      const act = actNameOf(actFence.content);
       const parameters = parametersOf(act);
       if (parameters === undefined) {
         const block = statement(actFence.start, actFence.end, true);

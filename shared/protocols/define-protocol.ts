@@ -1,5 +1,6 @@
 import type { Block, BlockKind } from './types';
 import type { Fence } from './markdown';
+import { LIBRARY_REPAIR_BUDGET } from './json';
 
 /**
  * One block protocol. `find` gets the message's markdown and its fences (scanned once for all protocols) and
@@ -21,8 +22,50 @@ export function defineProtocol(protocol: Protocol): Protocol {
 }
 
 /**
- * The most blocks a JSON protocol parses in one message; later ones are not reported. Seeds 000–002 allow one
- * call per reply, so this only bounds the work an adversarial message can cause (see json.ts). Counting in
- * text order keeps it stable while a reply streams in.
+ * The most blocks of one kind read in one message (issue 10 §2). Parsing is linear without it (json.ts bounds
+ * what the repair library gets, per block and per message); this bounds what one reply can put on the page and
+ * in the run queue: a chip per block, a run per block, one result message for all of them, and the extension's
+ * run ledger, which keeps 1000 keys per conversation. Seeds 000–002 ask for one call per reply; batch-minded
+ * models write hundreds, which stay well inside it.
+ *
+ * Blocks past the bound are never dropped in silence: they are reported together as ONE complete block of
+ * their kind whose `error` says how many were not read and why (`notReadBlock`), so its chip shows it and the
+ * model gets it as that protocol's error answer.
  */
-export const MAX_JSON_BLOCKS = 32;
+export const MAX_BLOCKS_PER_KIND = 1000;
+
+/** Why the blocks after some point of a message were not read. */
+export type NotReadReason = 'count' | 'repair';
+
+/**
+ * The block that stands for the blocks of `kind` a message holds past the point where reading stopped. It spans
+ * from the start of the first block of its kind (`start`; for auto_coder, the line of the first candidate) to the
+ * end of the last one not read (`end`), so the companion, re-parsing that text alone, reads the same blocks, stops
+ * at the same point and answers with this very error. It is complete once the last of them is. While a reply is
+ * still streaming its count grows: it is the one block whose complete form can change, and it never runs
+ * anything — its answer is an error.
+ *
+ * Sorted by position it comes right after the first block of its kind; its chip sits after the last one.
+ */
+export function notReadBlock(
+  markdown: string,
+  options: { kind: BlockKind; start: number; end: number; complete: boolean; notRead: number; reason: NotReadReason; noun: { one: string; many: string } },
+): Block {
+  const { kind, start, end, complete, notRead, reason, noun } = options;
+  const one = notRead === 1;
+  const what = one ? `the last ${noun.one} of this reply was not read` : `the last ${notRead} ${noun.many} of this reply were not read`;
+  const why =
+    reason === 'count'
+      ? `chatbridge reads at most ${MAX_BLOCKS_PER_KIND} ${noun.many} per reply`
+      : `${one ? 'it needs' : 'the first of them needs'} its JSON repaired (single quotes, unquoted keys, …) and this reply already used its ${LIBRARY_REPAIR_BUDGET}-character budget for JSON repair`;
+  const todo = reason === 'count' ? 'split the calls over several replies' : 'write strict JSON, or split the calls over several replies';
+  return {
+    kind,
+    complete,
+    raw: markdown.slice(start, end),
+    start,
+    end,
+    error: `${what}: ${why}. ${one ? 'It did not run' : 'None of them ran'}; ${todo}.`,
+    notRead,
+  };
+}

@@ -1,8 +1,8 @@
 import type { Block, BlockKind } from './types';
 import type { Fence } from './markdown';
-import { parseJsonLenient } from './json';
+import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type RepairBudget } from './json';
 import { cut } from './describe-value';
-import { MAX_JSON_BLOCKS } from './define-protocol';
+import { MAX_BLOCKS_PER_KIND, notReadBlock, type NotReadReason } from './define-protocol';
 
 /** What a JSON call validator says about a parsed value. */
 export type CallCheck = { ok: true } | { ok: false; message: string };
@@ -14,6 +14,9 @@ export type CallCheck = { ok: true } | { ok: false; message: string };
  * so the companion can echo the id in its error reply. error: why a complete block cannot run.
  * warnings: the seeds ask for the block alone and one call per reply; breaking that does not stop the calls
  * (DESIGN §3: several blocks in one reply run in order), so it is reported, not refused.
+ *
+ * Reading stops after MAX_BLOCKS_PER_KIND blocks, or at the first block whose JSON would go over the message's
+ * repair budget (json.ts); the fences from there on are counted, not parsed, and reported as one `notReadBlock`.
  */
 export function findJsonFenceBlocks(
   markdown: string,
@@ -23,35 +26,74 @@ export function findJsonFenceBlocks(
   seed: string,
 ): Block[] {
   const blocks: Block[] = [];
+  const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
+  let first: Fence | undefined;
+  let stopped: NotReadReason | undefined;
+  let notRead = 0;
+  let last: Fence | undefined;
   for (const fence of fences) {
     if (fence.label !== kind) continue;
-    if (blocks.length === MAX_JSON_BLOCKS) break;
-    const block: Block = {
-      kind,
-      complete: fence.closed,
-      raw: markdown.slice(fence.start, fence.end),
-      start: fence.start,
-      end: fence.end,
-    };
-    if (fence.closed) {
-      const parsed = parseJsonLenient(fence.content);
-      if (!parsed.ok) {
-        const written = fence.content.trim();
-        block.error =
-          written === ''
-            ? `${kind} block is empty; it must hold one JSON object`
-            : `${kind} block is not JSON: ${JSON.stringify(cut(written))} (${parsed.reason})`;
-      } else {
-        block.payload = parsed.value;
-        if (parsed.repaired) block.repaired = true;
-        const verdict = check(parsed.value);
-        if (!verdict.ok) block.error = verdict.message;
+    first ??= fence;
+    if (stopped === undefined && blocks.length === MAX_BLOCKS_PER_KIND) stopped = 'count';
+    if (stopped === undefined) {
+      const block = readFence(markdown, fence, kind, check, budget);
+      if (block !== undefined) {
+        blocks.push(block);
+        continue;
       }
+      stopped = 'repair';
     }
-    blocks.push(block);
+    notRead++;
+    last = fence;
   }
   addReplyWarnings(markdown, blocks, kind, seed);
+  if (stopped !== undefined && first !== undefined && last !== undefined) {
+    blocks.push(
+      notReadBlock(markdown, {
+        kind,
+        start: first.start,
+        end: last.end,
+        complete: last.closed,
+        notRead,
+        reason: stopped,
+        noun: { one: `${kind} block`, many: `${kind} blocks` },
+      }),
+    );
+  }
   return blocks;
+}
+
+/** One fence as a block; undefined when its JSON would go over the repair budget. */
+function readFence(
+  markdown: string,
+  fence: Fence,
+  kind: BlockKind,
+  check: (value: unknown) => CallCheck,
+  budget: RepairBudget,
+): Block | undefined {
+  const block: Block = {
+    kind,
+    complete: fence.closed,
+    raw: markdown.slice(fence.start, fence.end),
+    start: fence.start,
+    end: fence.end,
+  };
+  if (!fence.closed) return block;
+  const parsed = parseJsonLenient(fence.content, budget);
+  if (!parsed.ok) {
+    if (parsed.overBudget) return undefined;
+    const written = fence.content.trim();
+    block.error =
+      written === ''
+        ? `${kind} block is empty; it must hold one JSON object`
+        : `${kind} block is not JSON: ${JSON.stringify(cut(written))} (${parsed.reason})`;
+    return block;
+  }
+  block.payload = parsed.value;
+  if (parsed.repaired) block.repaired = true;
+  const verdict = check(parsed.value);
+  if (!verdict.ok) block.error = verdict.message;
+  return block;
 }
 
 function addReplyWarnings(markdown: string, blocks: Block[], kind: BlockKind, seed: string): void {

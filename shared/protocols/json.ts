@@ -12,8 +12,12 @@ import { jsonrepair } from 'jsonrepair';
  * 2. If that still is not JSON, the `jsonrepair` package (single quotes, unquoted keys, truncation, …).
  *    Its running time grows with the square of the input on some inputs (every inserted comma copies the
  *    output: 8 KB of `[{a:'b'} …]` takes ~30 ms, 64 KB ~250 ms, 256 KB ~20 s), so it only sees texts up to
- *    `LIBRARY_REPAIR_LIMIT` characters (a few ms at worst) and each JSON protocol parses at most
- *    `MAX_JSON_BLOCKS` blocks per message (define-protocol.ts). Step 1 is linear and has no limit.
+ *    `LIBRARY_REPAIR_LIMIT` characters (a few ms at worst, which keeps the whole parse linear), and each JSON
+ *    protocol gives it at most `LIBRARY_REPAIR_BUDGET` characters per message (a `RepairBudget` passed along),
+ *    which keeps that constant small: a message of a thousand 4 KB blocks that all need the library costs what
+ *    32 of them do. A block that would go over the budget is not repaired with a reason of its own; the protocol
+ *    stops reading there and says so (`notReadBlock` in define-protocol.ts), so the companion, re-parsing the same
+ *    text, stops at the same place. Step 1 is linear and has no limit.
  *
  * Only plain objects and arrays count as a successful repair: the library turns any prose into a JSON string
  * (`fs.read /tmp/a.txt` → `"fs.read /tmp/a.txt"`), and prose is not a tool call.
@@ -21,14 +25,26 @@ import { jsonrepair } from 'jsonrepair';
 
 export const LIBRARY_REPAIR_LIMIT = 4_096;
 
+/** Characters of one message, per protocol, that the repair library may get in all: 32 blocks at the limit. */
+export const LIBRARY_REPAIR_BUDGET = 32 * LIBRARY_REPAIR_LIMIT;
+
+/** What is left of a message's `LIBRARY_REPAIR_BUDGET`; `parseJsonLenient` takes from it. */
+export interface RepairBudget {
+  left: number;
+}
+
 /** Deeper nesting is refused before parsing: no tool call needs it, and parsers recurse on it. */
 export const MAX_NESTING = 256;
 
 export type JsonParseResult =
   | { ok: true; value: unknown; repaired: boolean }
-  | { ok: false; reason: string };
+  | { ok: false; reason: string; overBudget?: true };
 
-export function parseJsonLenient(text: string): JsonParseResult {
+/**
+ * `budget`: when given, the library runs only if what it would get fits in what is left, which it then takes;
+ * otherwise the result is `overBudget` (the caller stops reading the message there).
+ */
+export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParseResult {
   if (nestingExceeds(text, MAX_NESTING)) {
     return { ok: false, reason: `nested deeper than ${MAX_NESTING} levels` };
   }
@@ -57,6 +73,12 @@ export function parseJsonLenient(text: string): JsonParseResult {
       ok: false,
       reason: `${strictError}; not repaired: ${prepared.length} characters is over the ${LIBRARY_REPAIR_LIMIT}-character repair limit`,
     };
+  }
+  if (budget !== undefined) {
+    if (prepared.length > budget.left) {
+      return { ok: false, reason: `${strictError}; not repaired: the message's JSON repair budget is spent`, overBudget: true };
+    }
+    budget.left -= prepared.length;
   }
   try {
     const value = JSON.parse(jsonrepair(prepared)) as unknown;

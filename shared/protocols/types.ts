@@ -27,6 +27,11 @@ export interface Block {
    * text on the way (indentation, escapes), so such a block is never auto-run; a Run click still works.
    */
   unfenced?: boolean;
+  /**
+   * This block stands for the blocks of its kind past the per-reply bound (define-protocol.ts): how many were not
+   * read. Its `error` says so and why; it has no payload and never runs.
+   */
+  notRead?: number;
 }
 
 /** mcp-request payload: the parsed JSON-RPC object as written (validated envelope when `error` is unset). */

@@ -13,6 +13,8 @@ export interface ExpectedBlock {
   repaired?: boolean;
   raw?: string;
   warnings?: string[];
+  /** When present, whether the block was found outside any fenced code block (`Block.unfenced`). */
+  unfenced?: boolean;
 }
 
 export interface BlockFixture {
@@ -74,6 +76,9 @@ export function mismatches(found: Block[], expected: ExpectedBlock[]): string[] 
     }
     if (want.raw !== undefined && got.raw !== want.raw) {
       problems.push(`${at}: raw ${JSON.stringify(got.raw.slice(0, 200))} differs from expected`);
+    }
+    if (want.unfenced !== undefined && (got.unfenced ?? false) !== want.unfenced) {
+      problems.push(`${at}: unfenced ${got.unfenced ?? false}, expected ${want.unfenced}`);
     }
     if (want.warnings !== undefined) {
       const warnings = got.warnings ?? [];
