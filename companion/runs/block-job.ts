@@ -47,7 +47,12 @@ export const MCP_PROTOCOL_VERSION = '2025-06-18';
  */
 export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
   const { kind, text, context } = request;
-  const blocks = findBlocks(text).filter((b) => b.kind === kind && b.complete);
+  const found = findBlocks(text).filter((b) => b.kind === kind && b.complete);
+  // The text is one block's raw; the block that spans all of it is the one to answer. That matters for the block
+  // standing for those past the per-reply bound (shared/protocols/define-protocol.ts): it spans the blocks it
+  // reports on, which are found inside it too. Axon statements come joined into one plan and are all of it.
+  const whole = kind === 'axon' ? undefined : found.find((b) => b.start === 0 && b.end === text.length);
+  const blocks = whole ? [whole] : found;
   const base = {
     kind,
     site: context.site,
@@ -146,8 +151,10 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
         async execute(ctx, auditId, info) {
           info.tool = 'autocoder';
           if (!plan) {
-            const message = blocks.find((b) => b.error !== undefined)?.error ?? noBlockMessage(kind);
-            return finalText(respond(`INVALID_INPUT: ${message}`), { ok: false, code: 'INVALID_INPUT', message });
+            const failed = blocks.find((b) => b.error !== undefined);
+            const message = failed?.error ?? noBlockMessage(kind);
+            const code: ErrorCode = failed?.notRead !== undefined ? 'LIMIT_EXCEEDED' : 'INVALID_INPUT';
+            return finalText(respond(`${code}: ${message}`), { ok: false, code, message });
           }
           try {
             const text = await deps.plans.runAutocoderPlan(plan, ctx, { auditId });
@@ -208,7 +215,9 @@ function blockProblem(kind: BlockKind, blocks: Block[], block: Block | undefined
   if (block.error === undefined && block.payload !== undefined) return null;
   const message = block.error ?? 'the block could not be read';
   let code: ErrorCode = 'INVALID_INPUT';
-  if (kind === 'mcp-request') {
+  if (block.notRead !== undefined) {
+    code = 'LIMIT_EXCEEDED';
+  } else if (kind === 'mcp-request') {
     const checked = block.payload === undefined ? null : validateMcpRequest(block.payload);
     code = checked === null ? 'PARSE_ERROR' : checked.ok ? 'INVALID_REQUEST' : checked.code;
   } else if (kind === 'flycode-call') {
