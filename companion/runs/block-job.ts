@@ -17,6 +17,7 @@ import type { Policy } from '../policy/schema';
 import type { ToolContext } from '../types';
 import type { Job, JobResult } from './run-manager';
 import { blockKey } from './run-manager';
+import { toolCallOf } from '../../shared/tools/promptx-tool';
 import { callTool, errorOutcome, type ToolHandlers } from './tool-call';
 import { listTools } from './tool-list';
 
@@ -103,9 +104,9 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
               return result({});
             case 'tools/call': {
               const params = request.params ?? {};
-              const name = String(params.name);
-              info.tool = name;
-              const outcome = await callTool(name, params.arguments ?? {}, ctx, deps.tools);
+              const call = toolCallOf(String(params.name), params.arguments ?? {});
+              info.tool = call.ok ? call.tool : String(params.name);
+              const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools) : invalidCall(call.message);
               return finalText(respond(outcome, meta(auditId, { ...repaired, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) })), outcome);
             }
             default: {
@@ -129,8 +130,9 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
         async execute(ctx, auditId, info) {
           const problem = blockProblem(kind, blocks, block);
           if (problem) return finalText(respond(problem, meta(auditId)), problem);
-          info.tool = tool ?? undefined;
-          const outcome = await callTool(tool as string, payload.args ?? {}, ctx, deps.tools);
+          const call = toolCallOf(tool as string, payload.args ?? {});
+          info.tool = call.ok ? call.tool : (tool ?? undefined);
+          const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools) : invalidCall(call.message);
           const repaired = block?.repaired ? { repaired: true } : {};
           return finalText(respond(outcome, meta(auditId, { ...repaired, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) })), outcome);
         },
@@ -196,6 +198,11 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
       };
     }
   }
+}
+
+/** A call whose envelope the catalogue cannot take (the parser refuses these first; kept for a direct caller). */
+function invalidCall(message: string): Outcome {
+  return { ok: false, code: 'INVALID_INPUT', message };
 }
 
 function finalText(resultText: string, outcome: Outcome): JobResult {

@@ -1,5 +1,6 @@
 import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
+import { isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
 import { findJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
@@ -9,6 +10,8 @@ import { describeValue, isPlainObject } from './describe-value';
  * `id` is a non-empty string, `tool` one of TOOL_NAMES, `args` an object (missing `args` is taken as `{}`;
  * the tool's own schema then says which arguments it needs). Non-JSON such as `/fs.read /tmp/a.txt --head 200`
  * is refused. The payload is kept when the JSON parsed, even with an error, so the reply can echo the id.
+ * `tool` may also be PromptX's runner (`promptx_tool` with `tool_resource: "@tool://filesystem"`, seed 004): the
+ * call is then the `filesystem` tool's (tools/promptx-tool.ts).
  */
 
 export type FlycodeCallCheck =
@@ -39,7 +42,7 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
       message: `id is required and must be a non-empty string such as "call-001"; got ${describeValue(id)}`,
     };
   }
-  if (!isToolName(tool)) {
+  if (!isToolName(tool) && !isPromptxRunner(tool)) {
     return {
       ok: false,
       code: 'METHOD_NOT_FOUND',
@@ -48,6 +51,11 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
   }
   if (args !== undefined && !isPlainObject(args)) {
     return { ok: false, code: 'INVALID_INPUT', message: `args of ${tool} must be an object, got ${describeValue(args)}` };
+  }
+  if (isPromptxRunner(tool)) {
+    // PromptX's runner call (seed 004): the filesystem tool under another envelope, see tools/promptx-tool.ts
+    const call = resolvePromptxCall(tool, args ?? {});
+    if (!call.ok) return { ok: false, code: 'INVALID_INPUT', message: call.message };
   }
   return { ok: true, call: { id, tool, args: args ?? {} } };
 }

@@ -1,5 +1,6 @@
 import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
+import { isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
 import { findJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
@@ -21,7 +22,9 @@ export type McpRequestCheck =
 
 /**
  * Checks a parsed mcp-request (a Block's `payload`; `undefined` means the block was not JSON). On success
- * `request` is the request with `params.arguments` defaulted to `{}` for tools/call.
+ * `request` is the request with `params.arguments` defaulted to `{}` for tools/call. A tools/call of PromptX's
+ * runner (`promptx_tool` with `tool_resource: "@tool://filesystem"`, seed 004) is a call of the `filesystem` tool
+ * (tools/promptx-tool.ts); its envelope is checked here, the tool's arguments by the catalogue as for any call.
  */
 export function validateMcpRequest(value: unknown): McpRequestCheck {
   if (value === undefined) {
@@ -77,7 +80,7 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
         message: `tools/call needs params.name, a tool name string; got ${describeValue(name)}`,
       };
     }
-    if (!isToolName(name)) {
+    if (!isToolName(name) && !isPromptxRunner(name)) {
       return {
         ok: false,
         code: 'INVALID_INPUT',
@@ -91,6 +94,11 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
         code: 'INVALID_INPUT',
         message: `params.arguments of ${name} must be an object, got ${describeValue(args)}`,
       };
+    }
+    if (isPromptxRunner(name)) {
+      // PromptX's runner call (seed 004): the filesystem tool under another envelope, see tools/promptx-tool.ts
+      const call = resolvePromptxCall(name, args ?? {});
+      if (!call.ok) return { ok: false, code: 'INVALID_INPUT', message: call.message };
     }
     request.params = { ...params, name, arguments: args ?? {} };
   }

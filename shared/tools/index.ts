@@ -21,6 +21,7 @@ export { defineTool, riskOf, type Risk, type ToolContract } from './define-tool'
 export { TOOL_NAMES, isToolName, type ToolName } from './names';
 export { parseLineSpan, parseReadRange, type ReadSlice } from './fs-read';
 export { filesystemActionOf, FILESYSTEM_ACTIONS, FILESYSTEM_METHOD_ALIASES, type FilesystemAction, type FilesystemArgs } from './filesystem';
+export { PROMPTX_FILESYSTEM_RESOURCE, PROMPTX_RUNNERS, isPromptxRunner, resolvePromptxCall, toolCallOf, type PromptxCall } from './promptx-tool';
 export { fsLs, fsMkdir, fsRead, fsSearch, fsWrite, fsWriteBatch, fsRm, fsMv, fsChmod, fsDiff, processRun, shellExec, filesystem };
 
 /** Any contract in the catalogue, whatever its schema (a risk function's argument type differs per tool). */

@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalView, RunResponse } from '../../../shared/api';
+import { toolHandlers } from '../../../companion/tools';
+import type { ToolHandlers } from '../../../companion/runs/tool-call';
+import { context, flycodeCall, makeWorld, mcpCall, mcpJson, removeWorld, type World, type WorldOptions } from './harness';
+
+/**
+ * Issue 10 §4, end to end through POST /v1/run with the real tool handlers: PromptX's runner call
+ * (`promptx_tool` + `@tool://filesystem` + parameters, seed 004) is answered exactly as the `filesystem` tool is —
+ * same policy, same approval, same answer.
+ */
+
+const worlds: World[] = [];
+function world(options: WorldOptions = {}): World {
+  const w = makeWorld({ tools: toolHandlers as ToolHandlers, ...options });
+  worlds.push(w);
+  return w;
+}
+afterEach(async () => {
+  for (const w of worlds.splice(0)) {
+    await w.close();
+    removeWorld(w);
+  }
+});
+
+async function run(w: World, kind: string, text: string, conversationId = 'conv-1'): Promise<RunResponse> {
+  const res = await w.post('/v1/run', { kind, text, context: context(conversationId), waitMs: 200 });
+  expect(res.status).toBe(200);
+  return (await res.json()) as RunResponse;
+}
+
+function put(w: World, path: string, content: string): void {
+  mkdirSync(dirname(join(w.root, path)), { recursive: true });
+  writeFileSync(join(w.root, path), content);
+}
+
+/** The answer without what differs between two calls by construction: the audit id. */
+function sameAnswer(text: string): string {
+  return text.replace(/"auditId":"[^"]*"/g, '"auditId":"…"').replace(/\[auditId\] \S+/g, '[auditId] …');
+}
+
+const runner = (parameters: Record<string, unknown>) => ({ tool_resource: '@tool://filesystem', parameters });
+
+describe('promptx_tool @tool://filesystem through /v1/run', () => {
+  it("the manual's write example writes the file and answers as the filesystem tool does", async () => {
+    const parameters = { action: 'write', path: 'resource/role/assistant/assistant.role.md', content: '<role>...</role>' };
+    const direct = world({ config: { modes: { write: 'auto' } } });
+    const viaRunner = world({ config: { modes: { write: 'auto' } } });
+    const a = await run(direct, 'mcp-request', mcpCall('call-1', 'filesystem', parameters));
+    const b = await run(viaRunner, 'mcp-request', mcpCall('call-1', 'promptx_tool', runner(parameters)));
+    expect(b.status).toBe('done');
+    expect(sameAnswer(b.resultText)).toBe(sameAnswer(a.resultText));
+    expect(JSON.parse(mcpJson(b.resultText).result?.content[0]?.text ?? '{}')).toMatchObject({ success: true });
+    expect(readFileSync(join(viaRunner.root, 'resource/role/assistant/assistant.role.md'), 'utf8')).toBe('<role>...</role>');
+  });
+
+  it("the manual's read example, in a flycode-call", async () => {
+    const w = world();
+    put(w, 'resource/tool/calculator/calculator.tool.js', 'module.exports = { add: (a, b) => a + b };\n');
+    const parameters = { action: 'read', path: 'resource/tool/calculator/calculator.tool.js' };
+    const a = await run(w, 'flycode-call', flycodeCall('call-2', 'filesystem', parameters));
+    const b = await run(w, 'flycode-call', flycodeCall('call-2', 'promptx_tool', runner(parameters)));
+    expect(b.status).toBe('done');
+    expect(b.resultText).toContain('[ok] true');
+    expect(b.resultText).toContain('[tool] promptx_tool');
+    expect(sameAnswer(b.resultText).replace('[tool] promptx_tool', '[tool] filesystem')).toBe(sameAnswer(a.resultText));
+  });
+
+  it("the manual's edit example with dryRun: a diff, nothing written", async () => {
+    const w = world({ config: { modes: { write: 'auto' } } });
+    put(w, 'resource/role/existing.md', '# 角色\n旧内容\n');
+    const parameters = { action: 'edit', path: 'resource/role/existing.md', edits: [{ oldText: '旧内容', newText: '新内容' }], dryRun: true };
+    const direct = await run(w, 'mcp-request', mcpCall('call-3', 'filesystem', parameters));
+    const res = await run(w, 'mcp-request', mcpCall('call-3', 'promptx_tool', runner(parameters)));
+    expect(res.status).toBe('done');
+    expect(sameAnswer(res.resultText)).toBe(sameAnswer(direct.resultText));
+    const reply = JSON.parse(mcpJson(res.resultText).result?.content[0]?.text ?? '{}') as { success: boolean; data: unknown };
+    expect(reply.success).toBe(true);
+    expect(JSON.stringify(reply.data)).toContain('+新内容');
+    expect(readFileSync(join(w.root, 'resource/role/existing.md'), 'utf8')).toBe('# 角色\n旧内容\n');
+  });
+
+  it('a write asks for approval under the default policy, as the filesystem tool it is', async () => {
+    const w = world();
+    const res = await run(w, 'mcp-request', mcpCall('call-4', 'promptx_tool', runner({ action: 'write', path: 'a.md', content: 'x' })));
+    expect(res.status).toBe('pending');
+    const { approvals } = (await (await w.request('/v1/approvals')).json()) as { approvals: ApprovalView[] };
+    expect(approvals[0]).toMatchObject({ tool: 'filesystem', risk: 'write' });
+    expect(existsSync(join(w.root, 'a.md'))).toBe(false);
+  });
+
+  it('another resource is refused with its name and what is supported; nothing runs', async () => {
+    const w = world({ config: { modes: { write: 'auto' } } });
+    const res = await run(w, 'mcp-request', mcpCall('call-5', 'promptx_tool', { tool_resource: '@tool://calculator', parameters: { expression: '1+1' } }));
+    expect(res.status).toBe('error');
+    const answer = mcpJson(res.resultText);
+    expect(answer.id).toBe('call-5');
+    expect(answer.error?.code).toBe(-32602);
+    expect(answer.error?.message).toContain('"@tool://calculator" is not available here: chatbridge runs only "@tool://filesystem"');
+  });
+
+  it('a parameter the filesystem tool does not know is refused by its own schema, naming the tool', async () => {
+    const w = world();
+    const res = await run(w, 'flycode-call', flycodeCall('call-6', 'promptx_tool', runner({ action: 'read', file: 'a.md' })));
+    expect(res.status).toBe('error');
+    expect(res.resultText).toContain('[ok] false');
+    expect(res.resultText).toContain('filesystem');
+  });
+});
