@@ -15,9 +15,10 @@ import { jsonrepair } from 'jsonrepair';
  *    `LIBRARY_REPAIR_LIMIT` characters (a few ms at worst, which keeps the whole parse linear), and each JSON
  *    protocol gives it at most `LIBRARY_REPAIR_BUDGET` characters per message (a `RepairBudget` passed along),
  *    which keeps that constant small: a message of a thousand 4 KB blocks that all need the library costs what
- *    32 of them do. A block that would go over the budget is not repaired with a reason of its own; the protocol
- *    stops reading there and says so (`notReadBlock` in define-protocol.ts), so the companion, re-parsing the same
- *    text, stops at the same place. Step 1 is linear and has no limit.
+ *    32 of them do. A block that would go over the budget gets no error of its own (alone, as the companion
+ *    re-parses it, it would have the whole budget and be repaired): the protocol stops reading there and says so
+ *    (`notReadBlock` in define-protocol.ts), and the companion, re-parsing that text from the first block of its
+ *    kind, stops at the same place. Step 1 is linear and has no limit.
  *
  * Only plain objects and arrays count as a successful repair: the library turns any prose into a JSON string
  * (`fs.read /tmp/a.txt` → `"fs.read /tmp/a.txt"`), and prose is not a tool call.
