@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { findBlocks, type Block } from '../../../shared/protocols';
+import { loadBlockFixtures } from './block-fixtures';
+
+/**
+ * Issue 10 §3: a reply that first explains the format must give the same blocks as the reply without the
+ * explanation. Each explanation below is put before every auto_coder and Axon fixture; the blocks of the fixture's
+ * kind must be the same (same text, payload, error, completeness), only moved.
+ */
+
+const AUTOCODER_MENTIONS = [
+  'I will answer in the executor\'s format: every step starts with `#####--`, JSON in the middle — here is this step:\n\n',
+  '每一步都以 #####-- 开头，中间放 JSON，以 --##### 结尾。本步骤如下：\n\n',
+  '指令格式为 `#####--{json}--#####`，每次只能输出一段。\n\n',
+  '格式：#####--{结构化指令内容}--##### 每次输出只能有一段。\n\n',
+  '#####-- 是开头标记，\n--##### 是结尾标记。\n\n',
+  "The executor reads it with re.search(r'#####--\\s*(.*?)\\s*--#####', text, re.DOTALL).\n\n",
+  'Write it like #####--{"type": …} and the executor picks it up.\n\n',
+  '> 注意：#####-- 和 --##### 之间只能是 JSON。\n\n',
+];
+
+const AXON_MENTIONS = [
+  '每个操作以 `~~~~~act` 块开头，后面依次是参数块。\n\n',
+  'Each step is an `act` block (`~~~~~act`) followed by one block per parameter.\n\n',
+];
+
+function same(blocks: Block[]): Array<Pick<Block, 'raw' | 'complete' | 'error' | 'payload' | 'repaired'>> {
+  return blocks.map(({ raw, complete, error, payload, repaired }) => ({ raw, complete, error, payload, repaired }));
+}
+
+describe('an explanation of the format before the reply changes nothing', () => {
+  for (const [kind, mentions] of [['autocoder', AUTOCODER_MENTIONS], ['axon', AXON_MENTIONS]] as const) {
+    const fixtures = loadBlockFixtures().filter((f) => f.name.startsWith(`${kind}/`));
+    it.each(fixtures.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+      const want = same(findBlocks(fixture.markdown).filter((b) => b.kind === kind));
+      for (const mention of mentions) {
+        const got = same(findBlocks(mention + fixture.markdown).filter((b) => b.kind === kind));
+        expect(got, JSON.stringify(mention)).toEqual(want);
+      }
+    });
+  }
+});
