@@ -13,7 +13,7 @@ import { defineSite, firstMatch, plainText, type MessageRole } from './define-si
  *              2024: pre > div > (div header "python" + button "Copy code") > div > code.hljs.language-python
  *   composer   form[data-type="unified-composer"] div#prompt-textarea.ProseMirror[contenteditable="true"]
  *   send       button#composer-submit-button[data-testid="send-button"] — only present while the composer has text
- *   generating button[data-testid="stop-button"] ("Stop streaming")
+ *   generating button[data-testid="stop-button"] ("Stop streaming") — also the stop control the person clicks
  *   url        /c/<uuid>, also /g/<gizmo>/c/<uuid>; "/" until the first reply starts streaming
  */
 
@@ -85,11 +85,10 @@ export const chatgpt = defineSite({
     return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
   },
   isGenerating(doc) {
-    // 2026-08: the stop button replaces send while a reply streams. It sits in the composer's form at the end of
-    // the page: looking there first spares a walk of the whole chat on every check while a reply streams.
-    const stop = ['button[data-testid="stop-button"]', 'button[aria-label="Stop streaming"]'];
-    const composer = this.editor(doc)?.closest('form');
-    return (composer ? firstMatch(composer, stop) : null) !== null || firstMatch(doc, stop) !== null;
+    return stopButton(doc, this.editor(doc)) !== null;
+  },
+  stopControl(doc) {
+    return stopButton(doc, this.editor(doc));
   },
   conversationId(location) {
     const match = location.pathname.match(/(?:^|\/)c\/([A-Za-z0-9-]{8,80})(?:\/|$)/);
@@ -107,6 +106,16 @@ export const chatgpt = defineSite({
   },
   feedbackIntervalMs: 10_000,
 });
+
+/**
+ * 2026-08: the stop button replaces send while a reply streams ("Stop streaming"). It sits in the composer's form at
+ * the end of the page: looking there first spares a walk of the whole chat on every check while a reply streams.
+ */
+function stopButton(doc: Document, editor: HTMLElement | null): HTMLElement | null {
+  const stop = ['button[data-testid="stop-button"]', 'button[aria-label="Stop streaming"]'];
+  const composer = editor?.closest('form');
+  return (composer ? firstMatch(composer, stop) : null) ?? firstMatch(doc, stop);
+}
 
 function headerLabel(pre: Element): string {
   const walker = pre.ownerDocument.createTreeWalker(pre, 4 /* NodeFilter.SHOW_TEXT */);

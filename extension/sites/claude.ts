@@ -102,6 +102,10 @@ export const claude = defineSite({
     // 2026-11: the stop button replaces send; the streaming attribute is the second signal.
     return firstMatch(doc, ['button[aria-label="Stop response"]', 'button[aria-label="Stop Response"]', '[data-is-streaming="true"]']) !== null;
   },
+  stopControl(doc) {
+    // 2026-02 (OCP, PAR in SITES-MORE.md): the send slot holds "Stop response" while a reply streams.
+    return firstMatch(doc, ['button[aria-label="Stop response"]', 'button[aria-label="Stop Response"]']);
+  },
   conversationId(location) {
     return idAfter(location.pathname, '/chat/');
   },

@@ -86,6 +86,12 @@ export const deepseek = defineSite({
     const editor = this.editor(doc) as HTMLTextAreaElement | null;
     return !this.isSendDisabled(button) && editor !== null && editor.value === '';
   },
+  stopControl(doc) {
+    // 2026-10: no separate stop button — the send control is the stop control while it shows the stop icon (or the
+    // connecting spinner).
+    const button = this.sendButton(doc);
+    return button && this.isGenerating(doc) === true ? button : null;
+  },
   conversationId(location) {
     const match = location.pathname.match(/^\/a\/chat\/s\/([A-Za-z0-9-]{8,80})(?:\/|$)/);
     return match?.[1] ?? null;

@@ -50,6 +50,12 @@ export interface Site {
   isSendDisabled(button: HTMLElement): boolean;
   /** true/false from the site's own signal; undefined when the site gives none (text stability decides). */
   isGenerating(doc: Document): boolean | undefined;
+  /**
+   * The control that stops the reply being generated, while it is one (null otherwise — also on sites where it is
+   * unknown). A person's trusted click on it marks that reply stopped: it never auto-runs nor auto-submits.
+   * Read on clicks only, never per streamed token.
+   */
+  stopControl(doc: Document): HTMLElement | null;
   conversationId(location: { pathname: string }): string | null;
   /** Stable per message: the site's own id where it has one, else the position among messages. */
   messageKey(msg: Element, position: number): string;
@@ -57,7 +63,8 @@ export interface Site {
   feedbackIntervalMs: number;
 }
 
-export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting'> & Partial<Pick<Site, 'messages' | 'messageNesting'>>;
+export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting' | 'stopControl'> &
+  Partial<Pick<Site, 'messages' | 'messageNesting' | 'stopControl'>>;
 
 export function defineSite(definition: SiteDefinition): Site {
   if (!/^[a-z][a-z0-9-]*$/.test(definition.id)) {
@@ -67,6 +74,7 @@ export function defineSite(definition: SiteDefinition): Site {
     ...definition,
     messageNesting: definition.messageNesting ?? 'innermost',
     messages: definition.messages ?? ((root) => messagesBySelector(site, root)),
+    stopControl: definition.stopControl ?? (() => null),
   };
   return site;
 }

@@ -112,6 +112,11 @@ export const gemini = defineSite({
       ]) !== null
     );
   },
+  stopControl(doc) {
+    // 2026-06 (ZS, OCP in SITES-MORE.md): the send slot turns into "Stop response" (class stop, mat-icon "stop").
+    const icon = doc.querySelector('mat-icon[data-mat-icon-name="stop"], mat-icon[fonticon="stop"]');
+    return firstMatch(doc, ['button[aria-label="Stop response"]', 'button.send-button.stop']) ?? icon?.closest<HTMLElement>('button') ?? null;
+  },
   conversationId(location) {
     // /app/<id>, /u/1/app/<id>, /gem/<gem>/<id>; ids are hex (16 in 2026), never uuids.
     const match = location.pathname.match(/^(?:\/u\/\d+)?\/(?:app|gem\/[A-Za-z0-9_-]+)\/([A-Za-z0-9_-]{8,80})(?:\/|$)/);

@@ -89,6 +89,10 @@ export const kimi = defineSite({
     // 2026-07: the send container turns into stop while a reply streams.
     return firstMatch(doc, ['.send-button-container.stop', '.send-button-container .stop-icon']) !== null;
   },
+  stopControl(doc) {
+    // 2026-07: the send container (not a button) is the stop control while it carries .stop.
+    return firstMatch(doc, ['.send-button-container.stop']) ?? doc.querySelector('.send-button-container .stop-icon')?.closest<HTMLElement>('.send-button-container') ?? null;
+  },
   conversationId(location) {
     return idAfter(location.pathname, '/chat/');
   },

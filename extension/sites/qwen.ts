@@ -99,6 +99,11 @@ export const qwen = defineSite({
   isGenerating(doc) {
     return firstMatch(doc, ['.chat-prompt-send-button .stop-button', 'button.stop-button', 'i.icon-StopIcon']) !== null;
   },
+  stopControl(doc) {
+    // 2026-06 (ZS in SITES-MORE.md): button.stop-button replaces send for the whole generation.
+    const icon = doc.querySelector('i.icon-StopIcon');
+    return firstMatch(doc, ['.chat-prompt-send-button .stop-button', 'button.stop-button']) ?? icon?.closest<HTMLElement>('button, [role="button"]') ?? null;
+  },
   conversationId(location) {
     return idAfter(location.pathname, '/c/');
   },

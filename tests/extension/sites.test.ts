@@ -145,6 +145,13 @@ describe('site modules against saved DOM fixtures', () => {
       it('reads the conversation id from the URL', () => {
         expect(want.site.conversationId({ pathname: want.pathname })).toBe(want.conversationId);
       });
+
+      it('finds the stop control the person clicks while a reply is generated, and none otherwise', () => {
+        const doc = load(file);
+        const stop = want.site.stopControl(doc);
+        expect(stop !== null).toBe(want.generating === true);
+        if (stop) expect(stop.closest('[data-message-author-role], .ds-message, .ds-markdown')).toBeNull();
+      });
     });
   }
 
