@@ -1,6 +1,6 @@
 import type { Block } from '../../shared/protocols/types';
 import type { RequestMap, RequestType, PagePush } from '../messaging';
-import { LoopGuard, type BlockState, type MessageOrigin, type RunLedger } from '../scanner/blocks';
+import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type RunLedger } from '../scanner/blocks';
 import type { SiteSettings } from '../site-settings';
 import type { MessageRole, Site } from '../sites/define-site';
 import type { Chip, ChipApproval } from '../ui/chip';
@@ -45,6 +45,17 @@ export interface TrackedBlock {
   runId?: string | undefined;
   ranBefore: boolean;
   reruns: number;
+  /**
+   * The reply ended while this block was being written and its JSON stops short (the page closed the fence for
+   * display): Run still sends it as it stands, its answer is not put into the chat. Set when the reply is decided.
+   */
+  cut?: boolean | undefined;
+}
+
+/** The person stopped a reply while it was generated: when, and how (a click on the stop control, or Escape). */
+export interface StopMark {
+  at: number;
+  by: 'control' | 'escape';
 }
 
 export interface MessageRecord {
@@ -65,6 +76,10 @@ export interface MessageRecord {
   blocks: TrackedBlock[];
   /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
   handledMarkdown: string | null;
+  /** The person stopped this reply (kept for the element's life: a stopped reply stays stopped). */
+  stop: StopMark | null;
+  /** How the reply ended, set when it is decided ('normal' until then and after any later change). */
+  ending: ReplyEnding;
 }
 
 export interface PageController {

@@ -1,13 +1,15 @@
+import { scanFences } from '../../shared/protocols';
+import { prepareForRepair } from '../../shared/protocols/json';
 import type { Block } from '../../shared/protocols/types';
-import { callSignature, decideAutoRun, type BlockState, type LoopGuard } from '../scanner/blocks';
+import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type ReplyEnding } from '../scanner/blocks';
 import type { SiteSettings } from '../site-settings';
 import type { MessageKey } from '../ui/i18n';
-import type { MessageRecord, TrackedBlock } from './page-context';
+import type { MessageRecord, StopMark, TrackedBlock } from './page-context';
 
 /**
  * The page's decisions as pure functions of what the scan saw: whether a block at a place is still the same block,
- * whether a message that appeared is a live reply, which blocks of a finished reply auto-run, and what a chip
- * offers and says. No DOM, no storage, no timers: tests call them with plain objects.
+ * whether a message that appeared is a live reply, how a finished reply ended (normally, stopped by the person, or
+ * inside its last block), which of its blocks auto-run, and what a chip offers and says. No DOM, no storage, no timers: tests call them with plain objects.
  */
 
 export const CANDIDATE_GRACE_MS = 2_000;
@@ -55,9 +57,64 @@ export function isUndecided(record: Pick<MessageRecord, 'origin' | 'markdown' | 
   return record.origin === 'live' && record.markdown !== null && record.handledMarkdown !== record.markdown;
 }
 
+/** Escape also closes menus: it counts as a stop when the reply's last change came at most this long after it. */
+export const ESCAPE_CONFIRM_MS = 3_000;
+
+/** Whether the person stopped the reply: a click on the stop control always; Escape when the reply ended right after. */
+export function stoppedByPerson(stop: StopMark | null, lastChangeAt: number): boolean {
+  if (!stop) return false;
+  return stop.by === 'control' || lastChangeAt <= stop.at + ESCAPE_CONFIRM_MS;
+}
+
+/**
+ * The kinds that are one JSON object in a fence, which a page may show closed before the model closed it. (An
+ * auto_coder plan is complete only once the model wrote its `--#####`; an Axon statement has no JSON to tell by.)
+ */
+const JSON_FENCE_KINDS: ReadonlySet<Block['kind']> = new Set(['mcp-request', 'flycode-call']);
+
+/**
+ * Whether a complete-looking fenced block's JSON stops short — ends inside a string or before its closing bracket,
+ * the parser's own test (it refuses to repair such text). Only blocks that failed to parse are looked at.
+ */
+export function jsonStopsShort(block: Pick<Block, 'kind' | 'raw' | 'payload' | 'error'>): boolean {
+  if (block.payload !== undefined || block.error === undefined || !JSON_FENCE_KINDS.has(block.kind)) return false;
+  const body = scanFences(block.raw)[0]?.content ?? '';
+  return body.trim() !== '' && prepareForRepair(body).cutShort;
+}
+
+/**
+ * The block a reply was still writing when it ended: its last block, with nothing after it, that never closed — or
+ * that the page shows closed (sites close an unfinished fence for display) while its JSON stops short. A block
+ * followed by more text was closed by the model, so a parse error there is the model's own (answered as usual).
+ */
+export function blockCutAtEnd(markdown: string, blocks: readonly Block[]): Block | null {
+  let last: Block | undefined;
+  for (const block of blocks) if (!last || block.end >= last.end) last = block;
+  if (!last || /\S/.test(markdown.slice(last.end))) return null;
+  if (!last.complete) return last;
+  return jsonStopsShort(last) ? last : null;
+}
+
+export interface EndingInput {
+  stop: StopMark | null;
+  lastChangeAt: number;
+  markdown: string;
+  blocks: readonly Block[];
+}
+
+/**
+ * How a finished reply ended, and the block it was still writing. A stopped or cut reply never auto-runs and never
+ * auto-submits: "complete" on the page is not complete in the model's text once the reply ended abnormally.
+ */
+export function replyEnding(input: EndingInput): { ending: ReplyEnding; cut: Block | null } {
+  const cut = blockCutAtEnd(input.markdown, input.blocks);
+  if (stoppedByPerson(input.stop, input.lastChangeAt)) return { ending: 'stopped', cut };
+  return { ending: cut ? 'cut' : 'normal', cut };
+}
+
 export interface ClaimInput {
   settings: Pick<SiteSettings, 'enabled' | 'autoRun'>;
-  record: Pick<MessageRecord, 'role' | 'origin' | 'blocks'>;
+  record: Pick<MessageRecord, 'role' | 'origin' | 'blocks' | 'ending'>;
   /** Keys the ledger says ran in this conversation. */
   ran: ReadonlySet<string>;
   guard: Pick<LoopGuard, 'check' | 'record'>;
@@ -85,6 +142,8 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       origin: record.origin,
       complete: tracked.block.complete,
       unreadable: tracked.unreadable,
+      unfenced: tracked.block.unfenced === true,
+      ending: record.ending,
       replyFinished: true,
       inLedger: ran.has(tracked.key),
       loopGuard: guard.check(conversation, signature),
@@ -108,10 +167,13 @@ export interface ChipView {
   note: string | undefined;
 }
 
-/** What a block's chip offers, and the note that says why a ready block did not run by itself. */
+/**
+ * What a block's chip offers, and the note that says why a ready block did not run by itself — or, in a reply that
+ * ended inside it, why it never will be complete.
+ */
 export function chipView(
-  record: Pick<MessageRecord, 'origin'>,
-  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable'>,
+  record: Pick<MessageRecord, 'origin' | 'ending'>,
+  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced'> },
   autoRun: () => boolean,
   t: (key: MessageKey) => string,
 ): ChipView {
@@ -121,8 +183,16 @@ export function chipView(
   if (tracked.state === 'done' || tracked.state === 'failed') actions.push('rerun');
   let note = tracked.note;
   if (!note && tracked.state === 'ready') {
-    if (record.origin === 'history') note = t('note.history');
+    // The block's own reason first (it holds in history too), then the reply's, then the site's.
+    if (tracked.block.unfenced) note = t('note.unfenced');
+    else if (tracked.cut) note = t(record.ending === 'stopped' ? 'note.stoppedInBlock' : 'note.endedInBlock');
+    else if (record.origin === 'history') note = t('note.history');
+    else if (record.ending === 'stopped') note = t('note.stopped');
+    else if (record.ending === 'cut') note = t('note.endedEarly');
     else if (!autoRun()) note = t('note.autoRunOff');
+  }
+  if (!note && tracked.state === 'writing' && record.ending !== 'normal') {
+    note = t(record.ending === 'stopped' ? 'note.stoppedIncomplete' : 'note.endedIncomplete');
   }
   if (tracked.state === 'unreadable') note = tracked.unreadable;
   return { actions, note };

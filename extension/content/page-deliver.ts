@@ -6,7 +6,8 @@ import type { Show } from './page-show';
 
 /**
  * Results into the chat box, one at a time and in order: never over the person's draft (the result waits, or is
- * appended when the site says so), sent when auto-submit is on, and never across a conversation switch.
+ * appended when the site says so), sent when auto-submit is on — but never for a reply the person stopped or that
+ * ended inside a block (its results are typed in for the person to send) — and never across a conversation switch.
  */
 
 export interface Deliverer {
@@ -56,6 +57,10 @@ export function createDeliverer(ctx: PageContext, show: Show): Deliverer {
       return;
     }
     lastInserted = ours && lastInserted ? `${lastInserted}\n\n${text}` : text;
+    if (record.ending !== 'normal') {
+      note(t(record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded'));
+      return;
+    }
     if (!deps.settings().autoSubmit || append) {
       note(t('note.inserted'));
       return;

@@ -35,6 +35,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const runWaiters = new Map<string, Array<(run: RunResponse) => void>>();
 
   const autoRunReply = async (record: MessageRecord): Promise<void> => {
+    if (!record.blocks.some((b) => b.state === 'ready')) return;
     // Two tabs of one conversation see the same reply: the ledger check and the ledger write happen under one lock
     // shared by the site's tabs, so exactly one of them claims each block. The page can see that lock too; if it
     // holds it back, the claim goes ahead unlocked rather than never.
@@ -78,6 +79,15 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     for (const unit of units) {
       const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
       const text = await runUnit(record, unit, unitBlocks, rerun, conv);
+      // A block cut off when its reply ended ran by hand as it stands: the chip shows the companion's answer, the
+      // chat gets nothing (the model never finished writing it).
+      if (text !== null && unitBlocks.some((b) => b.cut)) {
+        for (const b of unitBlocks) {
+          b.note = t('note.cutNotDelivered');
+          render(record, b);
+        }
+        continue;
+      }
       if (text !== null) results.push(text);
     }
     const combined = combineResults(results);

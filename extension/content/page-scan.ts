@@ -62,6 +62,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
       markdown: null,
       blocks: [],
       handledMarkdown: null,
+      stop: null,
+      ending: 'normal',
     };
     records.set(el, record);
     if (candidate && role === 'assistant') active.add(record);
@@ -120,6 +122,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     if (record.markdown !== null) record.grewAfterFirstSeen = true;
     record.markdown = serialized.markdown;
     record.lastChangeAt = changedAt;
+    // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
+    if (record.ending !== 'normal') record.ending = 'normal';
     if (record.origin === 'live') active.add(record);
     const found = findBlocks(serialized.markdown);
     const messageKey = ctx.messageKeyOf(record);
@@ -130,6 +134,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
         ? old
         : { block, index, key: '', state: 'writing', chip: null, anchor: null, ranBefore: false, reruns: 0 };
       tracked.block = block;
+      tracked.cut = undefined;
       const key = blockKey({ site: site.id, conversationId: ctx.conversationKey(), messageKey, index, raw: block.raw });
       if (key !== tracked.key) {
         tracked.key = key;

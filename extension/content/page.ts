@@ -2,14 +2,15 @@ import type { PagePush } from '../messaging';
 import { isReplyFinished, SETTLE_MS } from '../scanner/blocks';
 import { observeMessages } from '../scanner/observe';
 import { createIndicator } from '../ui/indicator';
-import { createPageContext, type MessageRecord, type PageController, type PageDeps } from './page-context';
-import { isUndecided } from './page-decide';
+import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
+import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
 import { createScanner, generatingSignal } from './page-scan';
 import { createShow } from './page-show';
+import { watchStops } from './page-stop';
 
-export type { MessageRecord, PageBridge, PageController, PageDeps, TrackedBlock } from './page-context';
+export type { MessageRecord, PageBridge, PageController, PageDeps, StopMark, TrackedBlock } from './page-context';
 
 /**
  * One chat page: scans messages as they change (page-scan.ts), decides what runs (page-decide.ts), runs blocks
@@ -56,6 +57,17 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     { capture: true, signal },
   );
 
+  // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs
+  // nor auto-submits (page-decide.ts replyEnding).
+  const markStopped = (by: StopMark['by']): void => {
+    const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+    if (!latest || !(latest.candidate || latest.origin === 'live')) return;
+    if (latest.markdown !== null && latest.handledMarkdown === latest.markdown) return;
+    if (latest.stop?.by === 'control') return;
+    latest.stop = { at: now(), by };
+  };
+  watchStops(signal, { site, doc, onStop: markStopped });
+
   // Everything on the page now is history. The named marks let `npm run bench` read the first scan's own time
   // (performance.getEntriesByName('chatbridge:first-scan') — the page and the content script share the timeline).
   performance.mark('chatbridge:first-scan:start');
@@ -101,7 +113,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   };
   signal.addEventListener('abort', () => clearTimeout(settleTimer), { once: true });
 
-  /** Decides the live replies that finished: their runnable blocks auto-run. */
+  /** Decides the live replies that finished: how each ended, then its runnable blocks auto-run. */
   const tick = async (): Promise<void> => {
     scanner.checkConversation();
     scanner.updateOrigins();
@@ -117,14 +129,21 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     }
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
     for (const record of Array.from(active)) {
-      if (!isUndecided(record)) continue;
-      if (!record.blocks.some((b) => b.block.complete)) continue;
+      if (!isUndecided(record) || record.blocks.length === 0) continue;
       const finished = isReplyFinished({ generating: isGenerating(), isLatest: record === latest, lastChangeAt: record.lastChangeAt, now: now() });
       if (!finished) continue;
       record.handledMarkdown = record.markdown;
       active.delete(record);
       // Named marks (cheap, always on) let `npm run bench` split the time from last token to result in the box.
       performance.mark('chatbridge:reply-finished');
+      const end = replyEnding({ stop: record.stop, lastChangeAt: record.lastChangeAt, markdown: record.markdown ?? '', blocks: record.blocks.map((b) => b.block) });
+      record.ending = end.ending;
+      if (end.ending !== 'normal') {
+        for (const tracked of record.blocks) {
+          tracked.cut = tracked.block === end.cut && tracked.block.complete;
+          show.render(record, tracked);
+        }
+      }
       await dispatcher.autoRunReply(record);
     }
   };

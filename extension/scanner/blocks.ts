@@ -44,6 +44,14 @@ export function initialState(block: Pick<Block, 'complete'>, unreadable: string 
 /** Where a message came from: on the page when it loaded / the conversation was switched, or seen arriving. */
 export type MessageOrigin = 'history' | 'live';
 
+/**
+ * How a finished reply ended. 'stopped': the person stopped it (the site's stop control, Escape). 'cut': it ended
+ * while its last block was still being written (the block never closed, or its JSON stops short — the page shows an
+ * unfinished fence as a closed code block, so "complete" on the page is not complete in the model's text). Neither
+ * auto-runs nor auto-submits anything.
+ */
+export type ReplyEnding = 'normal' | 'stopped' | 'cut';
+
 export type AutoRunRefusal =
   | 'site-disabled'
   | 'auto-run-off'
@@ -51,6 +59,9 @@ export type AutoRunRefusal =
   | 'history'
   | 'incomplete'
   | 'unreadable'
+  | 'unfenced'
+  | 'reply-stopped'
+  | 'reply-cut'
   | 'reply-not-finished'
   | 'already-ran'
   | 'loop-guard';
@@ -62,6 +73,10 @@ export interface AutoRunInput {
   origin: MessageOrigin;
   complete: boolean;
   unreadable?: string | undefined;
+  /** Found in paragraph text, not in a code block: the page may have changed its text (Block.unfenced). */
+  unfenced?: boolean | undefined;
+  /** How the reply ended (default 'normal'). */
+  ending?: ReplyEnding | undefined;
   replyFinished: boolean;
   inLedger: boolean;
   loopGuard: LoopVerdict;
@@ -76,6 +91,9 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
   if (input.origin !== 'live') return { run: false, reason: 'history' };
   if (!input.complete) return { run: false, reason: 'incomplete' };
   if (input.unreadable) return { run: false, reason: 'unreadable', detail: input.unreadable };
+  if (input.unfenced) return { run: false, reason: 'unfenced' };
+  if (input.ending === 'stopped') return { run: false, reason: 'reply-stopped' };
+  if (input.ending === 'cut') return { run: false, reason: 'reply-cut' };
   if (!input.autoRun) return { run: false, reason: 'auto-run-off' };
   if (!input.replyFinished) return { run: false, reason: 'reply-not-finished' };
   if (input.inLedger) return { run: false, reason: 'already-ran' };
@@ -91,8 +109,10 @@ export const STABLE_MS = 1500;
 /**
  * With a site signal, a reply counts as finished once the signal is off and the text sat still this long: a few
  * frames for a site whose last render lands just after its signal. Deciding on a text still a little short is safe
- * anyway: a cut-off reply never holds a complete block that differs from the final one (the truncation property
- * of findBlocks), and a reply whose text changes after the decision is decided again.
+ * anyway: a cut-off MODEL text never holds a complete block that differs from the final one (the truncation property
+ * of findBlocks), and a reply whose text changes after the decision is decided again. The page's rendering of it can:
+ * a site shows an unfinished fence as a closed code block — which is why a reply that ended inside its last block
+ * (ReplyEnding 'cut') or was stopped never auto-runs.
  */
 export const SETTLE_MS = 50;
 

@@ -5,11 +5,16 @@ import type { MessageRecord, TrackedBlock } from '../../extension/content/page-c
 import {
   CANDIDATE_GRACE_MS,
   CANDIDATE_MAX_MS,
+  ESCAPE_CONFIRM_MS,
+  blockCutAtEnd,
   candidateVerdict,
   chipView,
   claimBlocks,
   isUndecided,
+  jsonStopsShort,
   keepsBlock,
+  replyEnding,
+  stoppedByPerson,
 } from '../../extension/content/page-decide';
 import { LoopGuard, type BlockState } from '../../extension/scanner/blocks';
 import { translator } from '../../extension/ui/i18n';
@@ -44,6 +49,8 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     markdown: blocks.map((b) => b.block.raw).join('\n\n'),
     blocks: blocks.map((b, index) => ({ ...b, index })),
     handledMarkdown: null,
+    stop: null,
+    ending: 'normal',
     ...extra,
   };
 }
@@ -160,7 +167,8 @@ describe('chipView: what a chip offers and why a ready block waits', () => {
   const off = (): boolean => false;
 
   it('actions follow the state', () => {
-    const view = (state: BlockState, ranBefore = false) => chipView({ origin: 'live' }, { state, ranBefore, note: undefined, unreadable: undefined }, on, t).actions;
+    const view = (state: BlockState, ranBefore = false) =>
+      chipView({ origin: 'live', ending: 'normal' }, { state, ranBefore, note: undefined, unreadable: undefined, block: {} }, on, t).actions;
     expect(view('ready')).toEqual(['run']);
     expect(view('ready', true)).toEqual(['rerun']);
     expect(view('queued')).toEqual(['stop']);
@@ -173,11 +181,151 @@ describe('chipView: what a chip offers and why a ready block waits', () => {
   });
 
   it('a ready block says it is history, or that auto-run is off; a block note wins; unreadable says why', () => {
-    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined };
-    expect(chipView({ origin: 'history' }, ready, on, t).note).toBe(t('note.history'));
-    expect(chipView({ origin: 'live' }, ready, off, t).note).toBe(t('note.autoRunOff'));
-    expect(chipView({ origin: 'live' }, ready, on, t).note).toBeUndefined();
-    expect(chipView({ origin: 'live' }, { ...ready, note: 'already ran before' }, off, t).note).toBe('already ran before');
-    expect(chipView({ origin: 'live' }, { ...ready, state: 'unreadable', unreadable: 'lines missing' }, on, t).note).toBe('lines missing');
+    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, block: {} };
+    const live = { origin: 'live' as const, ending: 'normal' as const };
+    expect(chipView({ ...live, origin: 'history' }, ready, on, t).note).toBe(t('note.history'));
+    expect(chipView(live, ready, off, t).note).toBe(t('note.autoRunOff'));
+    expect(chipView(live, ready, on, t).note).toBeUndefined();
+    expect(chipView(live, { ...ready, note: 'already ran before' }, off, t).note).toBe('already ran before');
+    expect(chipView(live, { ...ready, state: 'unreadable', unreadable: 'lines missing' }, on, t).note).toBe('lines missing');
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ issue 10
+
+/** A reply as the page reads it back: sites show an unfinished fence as a closed code block. */
+function shownClosed(modelText: string): string {
+  const fences = (modelText.match(/^```/gm) ?? []).length;
+  return fences % 2 === 1 ? `${modelText.replace(/\n?$/, '\n')}\`\`\`` : modelText;
+}
+
+const CUT_READ = 'Reading it.\n\n```mcp-request\n{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"fs.read","arguments":{';
+
+describe('stoppedByPerson', () => {
+  it('a click on the stop control always stops; Escape only when the reply ended right after it', () => {
+    expect(stoppedByPerson(null, 5_000)).toBe(false);
+    expect(stoppedByPerson({ at: 1_000, by: 'control' }, 60_000)).toBe(true);
+    expect(stoppedByPerson({ at: 1_000, by: 'escape' }, 1_200)).toBe(true);
+    expect(stoppedByPerson({ at: 1_000, by: 'escape' }, 1_000 + ESCAPE_CONFIRM_MS)).toBe(true);
+    // Escape that closed a menu while the reply went on streaming for a long time is not a stop.
+    expect(stoppedByPerson({ at: 1_000, by: 'escape' }, 1_000 + ESCAPE_CONFIRM_MS + 1)).toBe(false);
+  });
+});
+
+describe('blockCutAtEnd: the block a reply was still writing when it ended', () => {
+  it('a fence the page closed for display whose JSON stops short is cut, though the parser calls it complete', () => {
+    const markdown = shownClosed(CUT_READ);
+    const blocks = findBlocks(markdown);
+    expect(blocks[0]?.complete).toBe(true);
+    expect(jsonStopsShort(blocks[0]!)).toBe(true);
+    expect(blockCutAtEnd(markdown, blocks)).toBe(blocks[0]);
+  });
+
+  it('cut inside a string is cut too', () => {
+    const markdown = shownClosed(`${CUT_READ}"path":"/home/me/no`);
+    expect(blockCutAtEnd(markdown, findBlocks(markdown))).not.toBeNull();
+  });
+
+  it('a block whose fence never closed (a site that shows it open) is cut', () => {
+    const markdown = CUT_READ;
+    const blocks = findBlocks(markdown);
+    expect(blocks[0]?.complete).toBe(false);
+    expect(blockCutAtEnd(markdown, blocks)).toBe(blocks[0]);
+  });
+
+  it('a finished block is not cut, whether or not prose follows', () => {
+    expect(blockCutAtEnd(READ, findBlocks(READ))).toBeNull();
+    const withProse = `${READ}\n\nThat is all.`;
+    expect(blockCutAtEnd(withProse, findBlocks(withProse))).toBeNull();
+  });
+
+  it("JSON the model wrote wrong is the model's error, not a cut: it still gets the protocol's error answer", () => {
+    // Balanced but not JSON: the model closed it. Unbalanced but followed by prose: the model closed the fence too.
+    const wrong = '```mcp-request\n{"jsonrpc": "2.0", "method": tools/call}\n```';
+    expect(blockCutAtEnd(wrong, findBlocks(wrong))).toBeNull();
+    const unbalancedThenProse = `${shownClosed(CUT_READ)}\n\nSorry, let me fix that.`;
+    expect(findBlocks(unbalancedThenProse)[0]?.error).toBeDefined();
+    expect(blockCutAtEnd(unbalancedThenProse, findBlocks(unbalancedThenProse))).toBeNull();
+  });
+
+  it('only the last block can be cut; an auto_coder plan is complete only once its closer is written', () => {
+    const two = `${READ}\n\n${shownClosed(CUT_READ)}`;
+    const blocks = findBlocks(two);
+    expect(blockCutAtEnd(two, blocks)).toBe(blocks[1]);
+    const plan = '#####--{"type":"operate","file_operations":[';
+    expect(findBlocks(plan)[0]?.complete).toBe(false);
+    const planBlocks = findBlocks(plan);
+    expect(blockCutAtEnd(plan, planBlocks)).toBe(planBlocks[0]);
+    expect(jsonStopsShort({ kind: 'autocoder', raw: '#####--{"a":[--#####', error: 'x' })).toBe(false);
+  });
+});
+
+describe('replyEnding', () => {
+  const end = (markdown: string, stop: { at: number; by: 'control' | 'escape' } | null = null) =>
+    replyEnding({ stop, lastChangeAt: 2_000, markdown, blocks: findBlocks(markdown) });
+
+  it('normal when nobody stopped it and its last block was finished', () => {
+    expect(end(READ)).toEqual({ ending: 'normal', cut: null });
+  });
+
+  it('stopped when the person stopped it — after a complete block as much as inside one', () => {
+    expect(end(`${READ}\n\nNow let me expl`, { at: 1_900, by: 'control' })).toEqual({ ending: 'stopped', cut: null });
+    const cut = shownClosed(CUT_READ);
+    const ended = end(cut, { at: 1_900, by: 'control' });
+    expect(ended.ending).toBe('stopped');
+    expect(ended.cut?.raw).toBe(findBlocks(cut)[0]?.raw);
+  });
+
+  it('cut when it ended inside its last block without anyone stopping it', () => {
+    expect(end(shownClosed(CUT_READ)).ending).toBe('cut');
+  });
+});
+
+describe('claimBlocks: stopped, cut and unfenced', () => {
+  it('a stopped or cut reply runs nothing and forces no note (the chip derives it from the ending)', () => {
+    for (const ending of ['stopped', 'cut'] as const) {
+      const record = reply([tracked(only(READ)), tracked(only(LIST))], { ending });
+      expect(claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' })).toEqual({ run: [], refused: [] });
+    }
+  });
+
+  it('an unfenced plan never auto-runs; the reply\'s other blocks still do', () => {
+    const plan = { ...only('#####--{"type":"operate","file_operations":[]}--#####'), unfenced: true };
+    const record = reply([tracked(plan), tracked(only(READ))]);
+    const outcome = claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' });
+    expect(outcome.run.map((b) => b.block.kind)).toEqual(['mcp-request']);
+    expect(outcome.refused).toEqual([]);
+  });
+});
+
+describe('chipView: stopped, cut and unfenced notes', () => {
+  const on = (): boolean => true;
+  const off = (): boolean => false;
+  const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, cut: false, block: {} };
+
+  it('every block of a stopped reply offers Run and says the reply was stopped — auto-run on or off', () => {
+    for (const autoRun of [on, off]) {
+      const view = chipView({ origin: 'live', ending: 'stopped' }, ready, autoRun, t);
+      expect(view).toEqual({ actions: ['run'], note: t('note.stopped') });
+    }
+    expect(chipView({ origin: 'live', ending: 'cut' }, ready, on, t).note).toBe(t('note.endedEarly'));
+  });
+
+  it('the block the reply was writing says so, and still offers Run; one never completed cannot run', () => {
+    expect(chipView({ origin: 'live', ending: 'stopped' }, { ...ready, cut: true }, on, t)).toEqual({ actions: ['run'], note: t('note.stoppedInBlock') });
+    expect(chipView({ origin: 'live', ending: 'cut' }, { ...ready, cut: true }, on, t).note).toBe(t('note.endedInBlock'));
+    const writing = { ...ready, state: 'writing' as const };
+    expect(chipView({ origin: 'live', ending: 'stopped' }, writing, on, t)).toEqual({ actions: [], note: t('note.stoppedIncomplete') });
+    expect(chipView({ origin: 'live', ending: 'cut' }, writing, on, t).note).toBe(t('note.endedIncomplete'));
+    // While a reply streams (not decided) a block being written has no note.
+    expect(chipView({ origin: 'live', ending: 'normal' }, writing, on, t).note).toBeUndefined();
+  });
+
+  it('a plan found outside a code block warns that the page may have changed it — live or history — and offers Run', () => {
+    const unfenced = { ...ready, block: { unfenced: true } };
+    expect(chipView({ origin: 'live', ending: 'normal' }, unfenced, on, t)).toEqual({ actions: ['run'], note: t('note.unfenced') });
+    expect(chipView({ origin: 'history', ending: 'normal' }, unfenced, on, t).note).toBe(t('note.unfenced'));
+    expect(t('note.unfenced')).toMatch(/indentation, escapes/);
+    expect(translator('zh')('note.unfenced')).toMatch(/缩进、转义/);
   });
 });

@@ -1,11 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startPage, type PageBridge, type PageController } from '../../extension/content/page';
 import type { Approval, ProgramItem, RunResponse } from '../../extension/companion/api-types';
-import type { PagePush, RequestMap, RequestType } from '../../extension/messaging';
-import { RunLedger, type KeyValueArea } from '../../extension/scanner/blocks';
-import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
 import { deepseek } from '../../extension/sites';
-import { defineSite, type Site } from '../../extension/sites/define-site';
+import { defineSite } from '../../extension/sites/define-site';
+import {
+  LIST,
+  READ,
+  assistantRow,
+  buildPage,
+  chipStates,
+  controllers,
+  memoryArea,
+  renderReply,
+  start,
+  stopPages,
+  streamReply,
+  until,
+  userRow,
+} from './page-harness';
 
 /**
  * The content script's page logic end to end inside happy-dom: a DeepSeek-like page (virtual-list rows, a React-like
@@ -13,264 +24,7 @@ import { defineSite, type Site } from '../../extension/sites/define-site';
  * reply streams), a fake background that records what would reach the companion, and a shared ledger area.
  */
 
-const nativeValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!;
-const STOP_ICON = '<div class="ds-icon"><svg viewBox="0 0 14 14"><rect x="2" y="2" width="10" height="10"></rect></svg></div>';
-
-interface Page {
-  list: HTMLElement;
-  textarea: HTMLTextAreaElement;
-  send: HTMLElement;
-  submitted: string[];
-  state(): string;
-  type(text: string): void;
-  setGenerating(on: boolean): void;
-}
-
-function buildPage(): Page {
-  const list = document.createElement('div');
-  list.className = 'ds-virtual-list-items';
-  const textarea = document.createElement('textarea');
-  textarea.id = 'chat-input';
-  let tracked = '';
-  let state = '';
-  let generating = false;
-  Object.defineProperty(textarea, 'value', {
-    configurable: true,
-    get() {
-      return nativeValue.get!.call(this);
-    },
-    set(v: string) {
-      tracked = String(v);
-      nativeValue.set!.call(this, v);
-    },
-  });
-  const send = document.createElement('div');
-  send.setAttribute('role', 'button');
-  const sync = (): void => {
-    send.className = `ds-button ds-button--circle${state === '' && !generating ? ' ds-button--disabled' : ''}`;
-    send.innerHTML = generating ? STOP_ICON : '<div class="ds-icon"><svg><path d="M7 16"></path></svg></div>';
-  };
-  textarea.addEventListener('input', () => {
-    const actual = nativeValue.get!.call(textarea) as string;
-    if (actual === tracked) return;
-    tracked = actual;
-    state = actual;
-    sync();
-  });
-  const submitted: string[] = [];
-  send.addEventListener('click', () => {
-    if (generating || state === '') return;
-    submitted.push(state);
-    list.append(userRow(state));
-    state = '';
-    textarea.value = '';
-    sync();
-  });
-  sync();
-  const composer = document.createElement('div');
-  composer.append(textarea, send);
-  document.body.replaceChildren(list, composer);
-  return {
-    list,
-    textarea,
-    send,
-    submitted,
-    state: () => state,
-    type(text) {
-      state = text;
-      textarea.value = text;
-      sync();
-    },
-    setGenerating(on) {
-      generating = on;
-      sync();
-    },
-  };
-}
-
-function userRow(text: string): HTMLElement {
-  const row = document.createElement('div');
-  row.className = 'ds-message';
-  const bubble = document.createElement('div');
-  bubble.className = 'fbb737a4';
-  bubble.textContent = text;
-  row.append(bubble);
-  return row;
-}
-
-function assistantRow(): { row: HTMLElement; answer: HTMLElement } {
-  const row = document.createElement('div');
-  row.className = 'ds-message';
-  const answer = document.createElement('div');
-  answer.className = 'ds-markdown';
-  row.append(answer);
-  return { row, answer };
-}
-
-/** Renders the reply the way DeepSeek does: paragraphs and banner + bare <pre> code blocks. */
-function renderReply(answer: HTMLElement, parts: Array<string | { lang: string; code: string }>): void {
-  answer.replaceChildren(
-    ...parts.map((part) => {
-      if (typeof part === 'string') {
-        const p = document.createElement('p');
-        p.className = 'ds-markdown-paragraph';
-        p.textContent = part;
-        return p;
-      }
-      const block = document.createElement('div');
-      block.className = 'md-code-block';
-      block.innerHTML = '<div class="md-code-block-banner-wrap"><span class="d813de27"></span><button>复制</button></div><pre></pre>';
-      block.querySelector('.d813de27')!.textContent = part.lang;
-      block.querySelector('pre')!.textContent = part.code;
-      return block;
-    }),
-  );
-}
-
-const READ = '{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"README.md"}}}';
-const LIST = '{"jsonrpc":"2.0","id":"call-002","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}';
-
-function memoryArea(): KeyValueArea {
-  const data = new Map<string, unknown>();
-  return {
-    get: async (keys) => Object.fromEntries(keys.filter((k) => data.has(k)).map((k) => [k, structuredClone(data.get(k))])),
-    set: async (items) => {
-      for (const [k, v] of Object.entries(items)) data.set(k, structuredClone(v));
-    },
-    remove: async (keys) => {
-      for (const k of keys) data.delete(k);
-    },
-  };
-}
-
-interface Harness {
-  page: Page;
-  ctl: PageController;
-  runs: Array<RequestMap['run']['request']['run']>;
-  settings: SiteSettings;
-  settle(): Promise<void>;
-  clock: { now: number };
-  push(push: PagePush): void;
-  navigate(pathname: string): void;
-}
-
-const controllers: AbortController[] = [];
-afterEach(() => {
-  for (const c of controllers.splice(0)) c.abort();
-});
-
-interface BridgeScript {
-  respond?: (run: RequestMap['run']['request']['run'], n: number) => RunResponse;
-  approvals?: Approval[];
-  programs?: ProgramItem[];
-}
-
-function start(
-  page: Page,
-  options: { area?: KeyValueArea; settings?: Partial<SiteSettings>; pathname?: string; script?: BridgeScript; site?: Site } = {},
-): Harness {
-  const runs: Harness['runs'] = [];
-  const listeners: Array<(push: PagePush) => void> = [];
-  const script = options.script ?? {};
-  const clock = { now: 1_000_000 };
-  const settings: SiteSettings = { ...defaultSiteSettings('deepseek'), autoRun: true, autoSubmit: true, ...options.settings };
-  const bridge: PageBridge = {
-    async ask<T extends RequestType>(type: T, request: RequestMap[T]['request']): Promise<RequestMap[T]['response']> {
-      if (type === 'run') {
-        const run = (request as RequestMap['run']['request']).run;
-        runs.push(run);
-        if (script.respond) return script.respond(run, runs.length) as RequestMap[T]['response'];
-        return { runId: `run-${runs.length}`, status: 'done', resultText: `RESULT[${run.kind}:${runs.length}]`, auditId: 'a' } as RequestMap[T]['response'];
-      }
-      if (type === 'approvals') return (script.approvals ?? []) as RequestMap[T]['response'];
-      if (type === 'programs') return (script.programs ?? []) as RequestMap[T]['response'];
-      if (type === 'get-run') throw new Error('companion not reachable');
-      throw new Error(`unexpected ${type}`);
-    },
-    onPush: (listener: (push: PagePush) => void) => {
-      listeners.push(listener);
-      return () => undefined;
-    },
-  };
-  const controller = new AbortController();
-  controllers.push(controller);
-  const pathname = options.pathname ?? '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
-  const location = { href: `https://chat.deepseek.com${pathname}`, pathname };
-  const ctl = startPage(controller.signal, {
-    site: options.site ?? deepseek,
-    doc: document,
-    location,
-    settings: () => settings,
-    bridge,
-    ledger: new RunLedger(options.area ?? memoryArea()),
-    now: () => clock.now,
-  });
-  return {
-    page,
-    ctl,
-    runs,
-    settings,
-    clock,
-    push: (p) => {
-      for (const listener of listeners) listener(p);
-    },
-    navigate: (to) => {
-      location.pathname = to;
-      location.href = `https://chat.deepseek.com${to}`;
-    },
-    async settle() {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      await ctl.flush();
-    },
-  };
-}
-
-/** Streams a reply into the page token by token, like the site does, then ends the generation. */
-async function streamReply(h: Harness, parts: Array<string | { lang: string; code: string }>): Promise<HTMLElement> {
-  h.page.list.append(userRow('do it'));
-  const { row, answer } = assistantRow();
-  h.page.setGenerating(true);
-  h.page.list.append(row);
-  await h.settle();
-  const full = parts.map((p) => (typeof p === 'string' ? p : `${p.lang}\n${p.code}`)).join('\n');
-  for (let cut = 8; cut < full.length; cut += Math.ceil(full.length / 6)) {
-    let left = cut;
-    const partial = parts
-      .map((p) => {
-        if (left <= 0) return null;
-        if (typeof p === 'string') {
-          const piece = p.slice(0, left);
-          left -= p.length;
-          return piece;
-        }
-        const piece = { lang: p.lang, code: p.code.slice(0, Math.max(0, left - p.lang.length)) };
-        left -= p.lang.length + p.code.length;
-        return piece;
-      })
-      .filter((p): p is string | { lang: string; code: string } => p !== null);
-    renderReply(answer, partial);
-    h.clock.now += 50;
-    await h.settle();
-  }
-  renderReply(answer, parts);
-  h.clock.now += 50;
-  await h.settle();
-  h.page.setGenerating(false);
-  h.clock.now += 500;
-  await h.settle();
-  return row;
-}
-
-const chipStates = (root: ParentNode = document): string[] =>
-  Array.from(root.querySelectorAll('[data-chatbridge-chip]'), (c) => c.getAttribute('data-chatbridge-state') ?? '');
-
-async function until(check: () => boolean, ms = 3_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+afterEach(stopPages);
 
 describe('page: auto-run rules on a DeepSeek-like page', () => {
   it('a block already on the page at load is history: Run button, nothing runs', async () => {
@@ -591,7 +345,8 @@ describe('page: approvals and long runs', () => {
       script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [program] },
     });
     const plan = '#####--{"metadata":{"step_id":"s1","reason":"r","summary":""},"type":"operate","program_operations":[{"name":"serve","command":"npm run serve","set_timeout":600}]}--#####';
-    await streamReply(h, [plan]);
+    // In a code block, as the page shows it verbatim: a plan in a plain paragraph never auto-runs (page-stop.test.ts).
+    await streamReply(h, [{ lang: 'json', code: plan }]);
     await until(() => h.runs.length === 1);
     expect(h.runs[0]!.kind).toBe('autocoder');
     h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'first line\n', offset: 0 } });
