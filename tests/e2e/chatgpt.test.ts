@@ -10,6 +10,7 @@ import {
   auditRecords,
   chips,
   clickChipAction,
+  clickStop,
   composerText,
   describeE2E,
   createWorld,
@@ -21,7 +22,9 @@ import {
   setSiteSettings,
   stream,
   submitted,
+  waitForChipNote,
   waitForChipState,
+  waitForHeld,
   waitForSubmitted,
 } from './harness';
 import type { World } from './harness';
@@ -263,6 +266,84 @@ describeE2E('chatgpt replica end to end', () => {
     expect(parseMcpResponse(message ?? '').result?.content[0]?.text).toBe('WRITE_SUCCESS');
     expect(await readFile(target, 'utf8')).toBe('kept\n');
     await waitForChipState(page, 0, ['done']);
+    await page.close();
+  });
+
+  // Issue 10: the person pressed Stop. ChatGPT shows the unfinished fence as a closed code block, so the page reads
+  // back a "complete" block whose JSON is cut; a stopped reply must never run or send anything by itself.
+  it("Stop pressed inside an mcp-request's JSON: nothing runs, nothing is sent; the chip says stopped, Run shows the cut block failing", async () => {
+    const page = await world.open('chatgpt');
+    const before = (await auditRecords(world)).length;
+    const streaming = stream(page, `Reading the notes.\n\n${mcpRequest('call-701', 'fs.read', { path: path.join(world.root, 'notes.txt') })}\n`, {
+      holdAt: '"arguments":{',
+      replaceAtEnd: true,
+    });
+    await waitForHeld(page);
+    await clickStop(page, 'chatgpt');
+    await streaming;
+    const chip = await waitForChipNote(page, 0, /^reply stopped before this block was complete/);
+    expect(chip.state).toBe('ready');
+    expect(chip.attributes['data-chatbridge-actions']).toBe('run');
+    await quietPeriod(2_500);
+    expect(await submitted(page)).toEqual([]);
+    expect(await composerText(page)).toBe('');
+    expect((await auditRecords(world)).length).toBe(before);
+
+    // Run by hand: the companion answers the cut block with a parse error; the chip shows it, the chat gets nothing.
+    await clickChipAction(page, 0, 'run');
+    await waitForChipState(page, 0, ['failed']);
+    await waitForChipNote(page, 0, /not put into the chat/);
+    expect((await auditRecords(world)).length).toBe(before + 1);
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toEqual([]);
+    expect(await composerText(page)).toBe('');
+    await page.close();
+  });
+
+  it('Stop pressed after a complete block: the stopped reply runs and sends nothing by itself; Run puts the result in the box, unsent', async () => {
+    const page = await world.open('chatgpt');
+    const before = (await auditRecords(world)).length;
+    const block = mcpRequest('call-702', 'fs.read', { path: path.join(world.root, 'notes.txt') });
+    const streaming = stream(page, `Reading the notes.\n\n${block}\n\nWhile that runs, here is a long explanation of what comes next.\n`, {
+      holdAt: 'a long explanation',
+    });
+    await waitForHeld(page);
+    await clickStop(page, 'chatgpt');
+    await streaming;
+    const chip = await waitForChipNote(page, 0, /^reply stopped: /);
+    expect(chip.state).toBe('ready');
+    await quietPeriod(2_500);
+    expect(await submitted(page)).toEqual([]);
+    expect((await auditRecords(world)).length).toBe(before);
+
+    await clickChipAction(page, 0, 'run');
+    await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
+    expect(parseMcpResponse(await composerText(page)).id).toBe('call-702');
+    await waitForChipNote(page, 0, /not sent: the reply was stopped/);
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toEqual([]);
+    expect((await auditRecords(world)).length).toBe(before + 1);
+    await page.close();
+  });
+
+  it('a reply that ends inside a block without anyone pressing Stop runs and sends nothing; the next reply runs', async () => {
+    const page = await world.open('chatgpt');
+    const before = (await auditRecords(world)).length;
+    const notes = path.join(world.root, 'notes.txt');
+    const streaming = stream(page, mcpRequest('call-703', 'fs.read', { path: notes }), { holdAt: '"arguments":{', replaceAtEnd: true });
+    await waitForHeld(page);
+    // The site (or the network) ends the reply: no click, no key — only the page's display closes the fence.
+    await page.evaluate(() => window.__replica.stop());
+    await streaming;
+    await waitForChipNote(page, 0, /^the reply ended before this block was complete/);
+    await quietPeriod(2_500);
+    expect(await submitted(page)).toEqual([]);
+    expect((await auditRecords(world)).length).toBe(before);
+
+    // Positive control: the next reply's complete block runs and is sent as usual.
+    await reply(page, mcpRequest('call-704', 'fs.read', { path: notes }));
+    const [message] = await waitForSubmitted(page, 1);
+    expect(parseMcpResponse(message ?? '').id).toBe('call-704');
     await page.close();
   });
 });

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   auditRecords,
+  chips,
   clickChipAction,
+  clickStop,
   composerText,
   createWorld,
   describeE2E,
@@ -18,7 +20,9 @@ import {
   setSiteSettings,
   stream,
   submitted,
+  waitForChipNote,
   waitForChipState,
+  waitForHeld,
   waitForSubmitted,
   waitForSubmittedContaining,
 } from './harness';
@@ -40,6 +44,10 @@ function flycodeFields(message: string): Record<string, string> {
     fields[match[1]] = match[2] ?? '';
   }
   return fields;
+}
+
+function mcpRequest(id: string, name: string, args: Record<string, unknown>): string {
+  return '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }) + '\n```';
 }
 
 /** The JSON between #####-- and --##### in a message. */
@@ -106,8 +114,9 @@ describeE2E('deepseek replica end to end', () => {
     await page.close();
   });
 
-  it('an auto_coder plan with a program runs after approval and its executor response is submitted', async () => {
+  it('an auto_coder plan written as a paragraph never auto-runs (the page may have changed it); Run, then Approve, runs it and its executor response is submitted', async () => {
     const page = await world.open('deepseek');
+    const before = (await auditRecords(world)).length;
     const plan = {
       metadata: { step_id: 'e2e_001', reason: 'create a file and run a program', summary: '' },
       type: 'operate',
@@ -116,6 +125,14 @@ describeE2E('deepseek replica end to end', () => {
     };
     await stream(page, `Creating the file and running a check.\n\n#####--${JSON.stringify(plan)}--#####\n`);
 
+    // Shown as paragraph text, the plan is read back from what the page shows: never auto-run, Run offered.
+    const chip = await waitForChipNote(page, 0, /^found outside a code block: the page may have changed its text/);
+    expect(chip.state).toBe('ready');
+    await quietPeriod(2_500);
+    expect((await auditRecords(world)).length).toBe(before);
+    expect(await submitted(page)).toEqual([]);
+
+    await clickChipAction(page, 0, 'run');
     await waitForChipState(page, 0, ['approval']);
     expect(await readWorkspaceFile(world, 'autocoder/hello.txt')).toBeNull();
     await clickChipAction(page, 0, 'approve');
@@ -168,7 +185,8 @@ describeE2E('deepseek replica end to end', () => {
           { name: 'ticker', command: 'for i in 1 2 3 4 5 6 7; do echo tick-$i; sleep 1; done', set_timeout: 30, expected_output: 'ticks' },
         ],
       };
-      await stream(page, `Running the slow check.\n\n#####--${JSON.stringify(plan)}--#####\n`);
+      // In a code block the page shows the plan verbatim, so it auto-runs (a paragraph plan waits for Run, above).
+      await stream(page, `Running the slow check.\n\n\`\`\`json\n#####--${JSON.stringify(plan)}--#####\n\`\`\`\n`);
       await waitForChipState(page, 0, ['approval']);
       await clickChipAction(page, 0, 'approve');
 
@@ -191,5 +209,80 @@ describeE2E('deepseek replica end to end', () => {
     } finally {
       await setSiteSettings(world, 'deepseek', { feedbackIntervalMs: 10_000 });
     }
+  });
+
+  // Issue 10 on DeepSeek: its send control is the stop button while a reply is generated; the person clicks it in
+  // the middle of a block and the page shows the unfinished fence as a closed code block.
+  it("Stop pressed inside an mcp-request's JSON: nothing runs, nothing is sent; the chip says stopped, Run shows the cut block failing", async () => {
+    const page = await world.open('deepseek');
+    const before = (await auditRecords(world)).length;
+    const streaming = stream(page, `Reading the readme.\n\n${mcpRequest('call-801', 'fs.read', { path: path.join(world.root, 'readme.md') })}\n`, {
+      holdAt: '"arguments":{',
+    });
+    await waitForHeld(page);
+    await clickStop(page, 'deepseek');
+    await streaming;
+    const chip = await waitForChipNote(page, 0, /^reply stopped before this block was complete/);
+    expect(chip.state).toBe('ready');
+    expect(chip.attributes['data-chatbridge-actions']).toBe('run');
+    await quietPeriod(2_500);
+    expect(await submitted(page)).toEqual([]);
+    expect(await composerText(page)).toBe('');
+    expect((await auditRecords(world)).length).toBe(before);
+
+    await clickChipAction(page, 0, 'run');
+    await waitForChipState(page, 0, ['failed']);
+    await waitForChipNote(page, 0, /not put into the chat/);
+    expect((await auditRecords(world)).length).toBe(before + 1);
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toEqual([]);
+    expect(await composerText(page)).toBe('');
+    await page.close();
+  });
+
+  it('Stop pressed after a complete block: the stopped reply runs and sends nothing by itself; Run puts the result in the box, unsent', async () => {
+    const page = await world.open('deepseek');
+    const before = (await auditRecords(world)).length;
+    const block = mcpRequest('call-802', 'fs.read', { path: path.join(world.root, 'readme.md') });
+    const streaming = stream(page, `Reading the readme.\n\n${block}\n\nWhile that runs, here is a long explanation of what comes next.\n`, {
+      holdAt: 'a long explanation',
+    });
+    await waitForHeld(page);
+    await clickStop(page, 'deepseek');
+    await streaming;
+    const chip = await waitForChipNote(page, 0, /^reply stopped: /);
+    expect(chip.state).toBe('ready');
+    await quietPeriod(2_500);
+    expect(await submitted(page)).toEqual([]);
+    expect((await auditRecords(world)).length).toBe(before);
+
+    await clickChipAction(page, 0, 'run');
+    await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
+    expect(fencedBody(await composerText(page), 'mcp-response')).toContain('"call-802"');
+    await waitForChipNote(page, 0, /not sent: the reply was stopped/);
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toEqual([]);
+    expect((await auditRecords(world)).length).toBe(before + 1);
+    expect((await chips(page)).map((c) => c.state)).toEqual(['done']);
+    await page.close();
+  });
+
+  it('a reply that ends inside a block without anyone pressing Stop runs and sends nothing; the next reply runs', async () => {
+    const page = await world.open('deepseek');
+    const before = (await auditRecords(world)).length;
+    const readme = path.join(world.root, 'readme.md');
+    const streaming = stream(page, mcpRequest('call-803', 'fs.read', { path: readme }), { holdAt: '"arguments":{' });
+    await waitForHeld(page);
+    await page.evaluate(() => window.__replica.stop());
+    await streaming;
+    await waitForChipNote(page, 0, /^the reply ended before this block was complete/);
+    await quietPeriod(2_500);
+    expect(await submitted(page)).toEqual([]);
+    expect((await auditRecords(world)).length).toBe(before);
+
+    await stream(page, mcpRequest('call-804', 'fs.read', { path: readme }));
+    const [message] = await waitForSubmitted(page, 1);
+    expect(fencedBody(message ?? '', 'mcp-response')).toContain('"call-804"');
+    await page.close();
   });
 });

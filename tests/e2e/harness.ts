@@ -412,6 +412,22 @@ export function stream(page: Page, markdown: string, options: StreamOptions = {}
   return page.evaluate(({ markdown, options }) => window.__replica.stream(markdown, options), { markdown, options });
 }
 
+/** The site's stop control while a reply streams: ChatGPT's stop button; DeepSeek's send control showing stop. */
+export const STOP_CONTROL: Record<ReplicaSite, string> = {
+  chatgpt: 'button[data-testid="stop-button"]',
+  deepseek: 'div[role="button"].ds-button--circle',
+};
+
+/** Waits until a stream started with `holdAt` pauses there (still generating). */
+export async function waitForHeld(page: Page, timeoutMs = 30_000): Promise<void> {
+  await page.waitForFunction(() => window.__replica.isHeld(), undefined, { timeout: timeoutMs });
+}
+
+/** The person presses the site's Stop: a real mouse click (trusted input) on the page's own stop control. */
+export async function clickStop(page: Page, site: ReplicaSite): Promise<void> {
+  await page.locator(STOP_CONTROL[site]).click();
+}
+
 export function submitted(page: Page): Promise<string[]> {
   return page.evaluate(() => [...window.__replica.submitted]);
 }
@@ -475,6 +491,23 @@ export function chips(page: Page): Promise<ChipInfo[]> {
       };
     }),
   );
+}
+
+/** Waits until chip number `index` shows a note matching `pattern`. */
+export async function waitForChipNote(page: Page, index: number, pattern: RegExp, timeoutMs = 30_000): Promise<ChipInfo> {
+  await page.waitForFunction(
+    ({ index, source, flags }) => {
+      const note = document.querySelectorAll('[data-chatbridge-chip]')[index]?.getAttribute('data-chatbridge-note') ?? '';
+      return new RegExp(source, flags).test(note);
+    },
+    { index, source: pattern.source, flags: pattern.flags },
+    { timeout: timeoutMs },
+  ).catch(async (error: unknown) => {
+    const seen = await chips(page).catch(() => []);
+    throw new Error(`chip ${index} never showed a note matching ${pattern} within ${timeoutMs} ms; chips now: ${JSON.stringify(seen)}`, { cause: error });
+  });
+  const all = await chips(page);
+  return all[index] as ChipInfo;
 }
 
 /** Waits until chip number `index` (document order) is in one of `states`. */

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SITE_HOSTS, describeE2E, launchBrowser, stream } from './harness';
+import { SITE_HOSTS, clickStop, describeE2E, launchBrowser, stream, waitForHeld } from './harness';
 import type { Browser } from './harness';
 import type { ReplicaSite } from './replica/api';
 import { startReplicaServer } from './replica/server';
@@ -147,4 +147,29 @@ describeE2E('replica pages behave like the real sites', () => {
     });
     await page.close();
   });
+
+  // Issue 10: a stopped reply ends where it was, and the page shows an unfinished fence as a finished code block.
+  for (const site of ['chatgpt', 'deepseek'] as const) {
+    it(`${site}: the page's own Stop ends the reply mid-block; the cut fence is shown as a closed code block`, async () => {
+      const page = await open(site);
+      const done = stream(page, 'Reading.\n\n```mcp-request\n{"jsonrpc":"2.0","id":"1","params":{"arguments":{"path":"/a"}}}\n```\n\nMore.', {
+        holdAt: '"arguments":{',
+        replaceAtEnd: true,
+      });
+      await waitForHeld(page);
+      expect(await page.evaluate(() => window.__replica.isStreaming())).toBe(true);
+      await clickStop(page, site);
+      await done;
+      const shown = await page.evaluate(() => ({
+        streaming: window.__replica.isStreaming(),
+        code: document.querySelector('.cm-content, .md-code-block pre')?.textContent ?? null,
+        paragraphs: [...document.querySelectorAll('.markdown p, .ds-markdown p')].map((p) => p.textContent),
+      }));
+      expect(shown.streaming).toBe(false);
+      expect(shown.code).toMatch(/^\{"jsonrpc":"2\.0","id":"1","params":\{"arguments":\{/);
+      expect(shown.code).not.toContain('/a');
+      expect(shown.paragraphs).toEqual(['Reading.']);
+      await page.close();
+    });
+  }
 });

@@ -26,6 +26,12 @@ export interface StreamOptions {
   replaceAtEnd?: boolean;
   /** The message id the "server" gives the reply (default: a fresh one) — the same reply seen in two tabs has one id. */
   messageId?: string;
+  /**
+   * The model pauses right after the streamed text first contains this string: the reply stays generating (stop
+   * control showing) until it is stopped — by the page's own stop control or `stop()` — and then ends there, the
+   * way the sites end a stopped reply (an unfinished fence is shown as a closed code block).
+   */
+  holdAt?: string;
 }
 
 export interface ReplicaApi {
@@ -54,6 +60,13 @@ export interface ReplicaApi {
   isStreaming(): boolean;
   /** `performance.now()` right after the latest streamed token was rendered (null before any); the bench times from it. */
   lastTokenAt(): number | null;
+  /** The stream is paused at its `holdAt` text, waiting to be stopped. */
+  isHeld(): boolean;
+  /**
+   * Ends the reply being generated the way the site's stop does, without anyone touching the page: the stand-in for
+   * a reply the site or the network cut short. A person's stop is a real click on the page's stop control.
+   */
+  stop(): void;
 }
 
 declare global {

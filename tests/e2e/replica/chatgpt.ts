@@ -65,6 +65,7 @@ let turns: Turn[] = [];
 let streaming = false;
 let lastTokenAt: number | null = null;
 let stopRequested = false;
+let held = false;
 const submitted: string[] = [];
 
 function currentConversationId(): string | null {
@@ -252,6 +253,11 @@ async function stream(markdown: string, options: StreamOptions = {}): Promise<vo
     text += token;
     reconcileBlocks(markdownEl, renderMarkdown(text), rendered);
     lastTokenAt = performance.now();
+    if (options.holdAt !== undefined && !held && text.includes(options.holdAt)) {
+      held = true;
+      while (!stopRequested) await sleep(20);
+      held = false;
+    }
   }
   turn.text = text;
   if (options.replaceAtEnd !== false) {
@@ -306,5 +312,9 @@ const api: ReplicaApi = {
   composerText: () => stateText(view.state),
   isStreaming: () => streaming,
   lastTokenAt: () => lastTokenAt,
+  isHeld: () => held,
+  stop() {
+    if (streaming) stopRequested = true;
+  },
 };
 window.__replica = api;

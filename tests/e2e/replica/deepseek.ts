@@ -79,6 +79,7 @@ function subscribe(listener: () => void): () => void {
 const submitted: string[] = [];
 let composerValue = '';
 let stopRequested = false;
+let held = false;
 
 function currentConversationId(): string | null {
   return /^\/a\/chat\/s\/([0-9a-f-]{36})$/.exec(location.pathname)?.[1] ?? null;
@@ -246,6 +247,11 @@ async function stream(markdown: string, options: StreamOptions = {}): Promise<vo
     text += token;
     update({ text });
     lastTokenAt = performance.now();
+    if (options.holdAt !== undefined && !held && text.includes(options.holdAt)) {
+      held = true;
+      while (!stopRequested) await sleep(20);
+      held = false;
+    }
   }
   setState({ phase: 'idle' });
   persist();
@@ -289,5 +295,9 @@ const api: ReplicaApi = {
   composerText: () => composerValue,
   isStreaming: () => state.phase !== 'idle',
   lastTokenAt: () => lastTokenAt,
+  isHeld: () => held,
+  stop() {
+    if (state.phase !== 'idle') stopRequested = true;
+  },
 };
 window.__replica = api;
