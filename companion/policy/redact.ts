@@ -21,52 +21,70 @@ const SECRET_KEY =
  */
 const CREDENTIAL_KEY = '(?:aws_secret_access_key|aws_session_token|aws_security_token|npmAuthToken|npmAuthIdent|_authToken|_auth|client-key-data)';
 
+/**
+ * Built-in patterns that match within one line (no part of them, lookbehind included, crosses a line break), so
+ * a tool that shows a few lines of a large file may look for them on those lines only (findSecrets `within`).
+ */
+const LINE_LOCAL = new WeakSet<RegExp>();
+/** Built-in patterns that span lines, with a literal every match holds: a text without it is not scanned. */
+const SPANNING_LITERAL = new WeakMap<RegExp, string>();
+
+function lineLocal(pattern: RegExp): RegExp {
+  LINE_LOCAL.add(pattern);
+  return pattern;
+}
+
+function spanning(pattern: RegExp, literal: string): RegExp {
+  SPANNING_LITERAL.set(pattern, literal);
+  return pattern;
+}
+
 export const BUILTIN_REDACTIONS: readonly RegExp[] = [
   // PEM private keys (PKCS#1/#8, EC, OpenSSH, encrypted) and PGP private key blocks; an unterminated block goes
   // to the end, and `\n` escapes inside JSON (service-account files) are spanned too
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  spanning(/-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g, 'PRIVATE KEY'),
   // OpenAI (sk-…, sk-proj-…), Anthropic (sk-ant-…): real keys mix digits and capitals; this spares CSS classes and
   // slugs that merely start with `sk-`
-  /\bsk-(?:proj-|ant-|live_|test_|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g,
+  lineLocal(/\bsk-(?:proj-|ant-|live_|test_|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g),
   // GitHub: classic tokens ghp_/gho_/ghu_/ghs_/ghr_ and fine-grained github_pat_
-  /\bgh[pousr]_[A-Za-z0-9]{30,}/g,
-  /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
+  lineLocal(/\bgh[pousr]_[A-Za-z0-9]{30,}/g),
+  lineLocal(/\bgithub_pat_[A-Za-z0-9_]{30,}/g),
   // GitLab: personal, deploy, runner, trigger, feed, … tokens
-  /\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}/g,
+  lineLocal(/\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}/g),
   // AWS access key ids (long-term AKIA, temporary ASIA)
-  /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,
+  lineLocal(/\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g),
   // Slack tokens, app tokens and incoming-webhook paths
-  /\bxox[abposre]-[A-Za-z0-9-]{10,}/g,
-  /\bxapp-\d-[A-Za-z0-9-]{10,}/g,
-  /(?<=hooks\.slack\.com\/services\/)[A-Za-z0-9/]{20,}/g,
+  lineLocal(/\bxox[abposre]-[A-Za-z0-9-]{10,}/g),
+  lineLocal(/\bxapp-\d-[A-Za-z0-9-]{10,}/g),
+  lineLocal(/(?<=hooks\.slack\.com\/services\/)[A-Za-z0-9/]{20,}/g),
   // Stripe secret and restricted keys (pk_ publishable keys are public)
-  /\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}/g,
+  lineLocal(/\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}/g),
   // Google API keys
-  /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
+  lineLocal(/\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g),
   // npm, PyPI, Hugging Face, SendGrid
-  /\bnpm_[A-Za-z0-9]{36}\b/g,
-  /\bpypi-AgE[A-Za-z0-9_-]{50,}/g,
-  /\bhf_[A-Za-z]{34}\b/g,
-  /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
+  lineLocal(/\bnpm_[A-Za-z0-9]{36}\b/g),
+  lineLocal(/\bpypi-AgE[A-Za-z0-9_-]{50,}/g),
+  lineLocal(/\bhf_[A-Za-z]{34}\b/g),
+  lineLocal(/\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
   // JSON Web Tokens: header and payload are base64url JSON objects, so both start with `eyJ` (`{"`); that keeps
   // ordinary dotted base64 (source maps, integrity hashes) out
-  /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+  lineLocal(/\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g),
   // `Authorization: Bearer …` and `Basic …`: a placeholder like `<token>` or `${token}` is not a token
-  /(?<=\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/g,
-  /(?<=\bAuthorization:[ \t]*Basic[ \t]+)[A-Za-z0-9+/]{8,}=*/gi,
+  lineLocal(/(?<=\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/g),
+  lineLocal(/(?<=\bAuthorization:[ \t]*Basic[ \t]+)[A-Za-z0-9+/]{8,}=*/gi),
   // the password in a URL (`postgres://app:hunter2@db`, `https://user:token@github.com`)
-  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)[^\s/?#@]+(?=@)/gi,
+  lineLocal(/(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)[^\s/?#@]+(?=@)/gi),
   // .netrc: `machine host login me password secret`, on one line or several
-  /(?<=\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+)\S+/g,
+  spanning(/(?<=\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+)\S+/g, 'password'),
   // Maven settings.xml and the like
-  /(?<=<(?:password|passphrase)>)[^<]+(?=<\/(?:password|passphrase)>)/gi,
+  lineLocal(/(?<=<(?:password|passphrase)>)[^<\n]+(?=<\/(?:password|passphrase)>)/gi),
   // KEY=value as in .env files, INI and URLs (`DB_PASSWORD=hunter2`, `?api_key=…`): the value goes
-  new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi'),
+  lineLocal(new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi')),
   // a quoted value after the key (`"password": "…"`, `secret = '…'`): only what is inside the quotes goes, so
   // JSON and code stay well-formed. Unquoted `password: string` or `password = req.body.password` is code, kept.
-  new RegExp(`(?<=${SECRET_KEY}["']?\\s*[:=]\\s*["'])[^"'\\n]+(?=["'])`, 'gi'),
+  lineLocal(new RegExp(`(?<=${SECRET_KEY}["']?[ \\t]*[:=][ \\t]*["'])[^"'\\n]+(?=["'])`, 'gi')),
   // `aws_secret_access_key = …`, `npmAuthToken: …`, `client-key-data: …`: credential-only names, any form
-  new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]*[:=][ \\t]*["']?)[^\\s"',;#]{8,}`, 'gi'),
+  lineLocal(new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]*[:=][ \\t]*["']?)[^\\s"',;#]{8,}`, 'gi')),
 ];
 
 export const REDACTED = '[REDACTED]';
@@ -90,13 +108,47 @@ function everyMatchOf(pattern: RegExp): RegExp {
   return copy;
 }
 
-/** Every secret in `text`, sorted, overlapping and touching matches merged. Empty matches are not secrets. */
-export function findSecrets(text: string, policy: Pick<Policy, 'redact'>): SecretSpan[] {
+/** The regions widened to whole lines, sorted and merged. */
+function wholeLines(text: string, regions: readonly SecretSpan[]): SecretSpan[] {
+  const widened = regions
+    .map(({ start, end }) => {
+      const lineEnd = text.indexOf('\n', Math.max(start, end - 1));
+      return { start: text.lastIndexOf('\n', start - 1) + 1, end: lineEnd < 0 ? text.length : lineEnd };
+    })
+    .sort((a, b) => a.start - b.start);
+  const merged: SecretSpan[] = [];
+  for (const region of widened) {
+    const last = merged[merged.length - 1];
+    if (last && region.start <= last.end + 1) last.end = Math.max(last.end, region.end);
+    else merged.push(region);
+  }
+  return merged;
+}
+
+/**
+ * Every secret in `text`, sorted, overlapping and touching matches merged. Empty matches are not secrets.
+ *
+ * `within`: the caller shows only these parts of the text (fs.read's window, fs.search's lines). Patterns that
+ * match within a line are then looked for on those lines alone; patterns that span lines and the person's own
+ * patterns are still looked for in the whole text, so what is found inside `within` is exactly what a scan of the
+ * whole text finds there — at a fraction of the cost for a large file.
+ */
+export function findSecrets(text: string, policy: Pick<Policy, 'redact'>, within?: readonly SecretSpan[]): SecretSpan[] {
   const found: SecretSpan[] = [];
-  for (const pattern of policy.redact) {
+  const collect = (pattern: RegExp, part: string, offset: number) => {
     // matchAll works on a copy of the regex, so the shared patterns' lastIndex never leaks between calls
-    for (const match of text.matchAll(everyMatchOf(pattern))) {
-      if (match[0].length > 0) found.push({ start: match.index, end: match.index + match[0].length });
+    for (const match of part.matchAll(everyMatchOf(pattern))) {
+      if (match[0].length > 0) found.push({ start: offset + match.index, end: offset + match.index + match[0].length });
+    }
+  };
+  const regions = within && wholeLines(text, within);
+  for (const pattern of policy.redact) {
+    const literal = SPANNING_LITERAL.get(pattern);
+    if (literal !== undefined && !text.includes(literal)) continue;
+    if (regions && LINE_LOCAL.has(pattern)) {
+      for (const region of regions) collect(pattern, text.slice(region.start, region.end), region.start);
+    } else {
+      collect(pattern, text, 0);
     }
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -167,8 +219,39 @@ export interface SecretMap {
   shown(): string;
 }
 
-export function mapSecrets(text: string, policy: Pick<Policy, 'redact'>): SecretMap {
-  const secrets = findSecrets(text, policy);
+/**
+ * The literals of the built-in patterns that span lines, when every pattern of the policy is built in; a line
+ * holding none of them, in a file that holds none of them above it, has its secrets found on the line alone.
+ * Undefined when the person has patterns of their own: those may span lines, so the whole text is looked at.
+ */
+export function spanningLiterals(policy: Pick<Policy, 'redact'>): string[] | undefined {
+  const literals: string[] = [];
+  for (const pattern of policy.redact) {
+    if (LINE_LOCAL.has(pattern)) continue;
+    const literal = SPANNING_LITERAL.get(pattern);
+    if (literal === undefined) return undefined;
+    literals.push(literal);
+  }
+  return literals;
+}
+
+/**
+ * Whether the secrets on a few lines of this file can only be found by looking at all of it: the person has
+ * patterns of their own (which may span lines), or the bytes hold the literal of a built-in pattern that spans
+ * lines (a private key block). Otherwise each line can be looked at alone, without decoding the rest.
+ */
+export function needsWholeText(bytes: Uint8Array, policy: Pick<Policy, 'redact'>): boolean {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return policy.redact.some((pattern) => {
+    if (LINE_LOCAL.has(pattern)) return false;
+    const literal = SPANNING_LITERAL.get(pattern);
+    return literal === undefined || buffer.includes(literal);
+  });
+}
+
+/** `within` as for findSecrets: window() and touches() are then exact inside those parts only. */
+export function mapSecrets(text: string, policy: Pick<Policy, 'redact'>, within?: readonly SecretSpan[]): SecretMap {
+  const secrets = findSecrets(text, policy, within);
   /** index of the first secret that ends after `offset` */
   const firstEndingAfter = (offset: number): number => {
     let low = 0;

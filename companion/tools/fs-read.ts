@@ -2,7 +2,8 @@ import { fsRead, parseLineSpan, parseReadRange } from '../../shared/tools/fs-rea
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { sha256 } from '../fsx/sha256';
-import { mapSecrets, refuseEncodedSecrets, type SecretMap } from '../policy/redact';
+import { mapSecrets, refuseEncodedSecrets } from '../policy/redact';
+import type { Policy } from '../policy/schema';
 import type { z } from 'zod';
 import { defineHandler, readGuardedWithStat, resolvePath } from './define-handler';
 
@@ -30,9 +31,11 @@ function splitTextLines(text: string): string[] {
   return lines;
 }
 
-/** Lines n..m of the file, each shown through the file's secrets (one marker per line a secret covers). */
-function selectLines(map: SecretMap, args: ReadArgs, max: number): { text: string; truncated: boolean } {
-  const text = map.text;
+/**
+ * Lines n..m of the file, each shown through the file's secrets (one marker per line a secret covers); secrets
+ * are found in the whole file (see findSecrets `within` for why looking on the asked lines is the same).
+ */
+function selectLines(text: string, policy: Policy, args: ReadArgs, max: number): { text: string; truncated: boolean } {
   const lines = splitTextLines(text);
   const span = args.line !== undefined ? { start: args.line, end: args.line } : parseLineSpan(args.lines!);
   const asked = args.line !== undefined ? `line ${args.line}` : `lines ${args.lines}`;
@@ -41,6 +44,8 @@ function selectLines(map: SecretMap, args: ReadArgs, max: number): { text: strin
   }
   const end = Math.min(span.end ?? lines.length, lines.length);
   let offset = lines.slice(0, span.start - 1).reduce((sum, line) => sum + line.length + 1, 0);
+  const spanEnd = lines.slice(span.start - 1, end).reduce((sum, line) => sum + line.length + 1, offset);
+  const map = mapSecrets(text, policy, [{ start: offset, end: Math.min(spanEnd, text.length) }]);
   let out = '';
   for (let n = span.start; n <= end; n++) {
     const length = lines[n - 1]!.length;
@@ -103,13 +108,12 @@ export const fsReadHandler = defineHandler({
       const text = bytes.toString('utf8');
       lineCount = splitTextLines(text).length - (text === '' ? 1 : 0);
       // secrets are found in the whole file, so a window that cuts one still shows the marker
-      const map = mapSecrets(text, ctx.policy);
       if (args.line !== undefined || args.lines !== undefined) {
-        body = selectLines(map, args, max);
+        body = selectLines(text, ctx.policy, args, max);
       } else {
         const window = charWindow(args, text.length) ?? { start: 0, end: text.length };
         const end = Math.min(window.end, window.start + max);
-        const selected = map.window(window.start, end);
+        const selected = mapSecrets(text, ctx.policy, [{ start: window.start, end }]).window(window.start, end);
         body =
           end < window.end
             ? {

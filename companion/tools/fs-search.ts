@@ -1,13 +1,15 @@
 import { ToolError } from '../../shared/errors';
 import { fsSearch } from '../../shared/tools/fs-search';
 import { searchFiles, type SearchBackend, type SearchHit } from '../fsx/search';
-import { splitLines } from '../fsx/search/file-filter';
+import { linesHoldingLiterals } from '../fsx/search/literal-lines';
 import { deniedBy } from '../policy/path-guard';
-import { mapSecrets, type SecretMap } from '../policy/redact';
+import { mapSecrets, needsWholeText, spanningLiterals } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { capText, defineHandler, readGuarded, resolvePath, resolvePathNow } from './define-handler';
 
 const MAX_LINE_CHARS = 500;
+/** Hit files read at once to show their lines. */
+const READS_IN_FLIGHT = 16;
 
 /**
  * Which backend fs.search uses: `auto` (ripgrep, falling back to the JS walk). Tests and machines where the
@@ -23,32 +25,64 @@ function clip(text: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]` : line;
 }
 
-/** A file with hits, read once: its lines as found and as shown (redacted line for line). */
-interface HitFile {
-  map: SecretMap;
-  /** offset of each line's first character */
-  starts: number[];
-  lines: string[];
-  shownLines: string[];
+/** A line a result shows: as found, as shown (redacted), and whether [start, end) of it reaches into a secret. */
+interface ShownLine {
+  found: string;
+  shown: string;
+  touches(start: number, end: number): boolean;
 }
 
-async function readHitFile(file: string, policy: Policy): Promise<HitFile | undefined> {
-  let text: string;
+/** A file with hits, read once: the lines a result shows (hit lines and context), by 1-based number. */
+type HitFile = Map<number, ShownLine>;
+
+/**
+ * Reads a file with hits through the guard (the walk saw this path a moment ago; it must still be that file) and
+ * shows the lines a result needs through the file's secrets. Only those lines are decoded and looked at unless a
+ * secret could span lines (needsWholeText): a hit at the end of a large log costs little more than ripgrep's
+ * own read. Undefined when the file cannot be read now — its hits are then not shown.
+ */
+async function readHitFile(file: string, wanted: ReadonlySet<number>, policy: Policy): Promise<HitFile | undefined> {
+  let bytes: Buffer;
   try {
-    // through the guard like any read: the walk saw this path a moment ago, and it must still be that file
-    text = (await readGuarded(file, policy)).toString('utf8');
+    bytes = await readGuarded(file, policy);
   } catch {
     return undefined;
   }
-  const lines = splitLines(text);
-  const starts: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    starts.push(offset);
-    offset += line.length + 1;
+  const lines: HitFile = new Map();
+  if (needsWholeText(bytes, policy)) {
+    const text = bytes.toString('utf8');
+    const spans = wantedLines(wanted, text.length, (from) => text.indexOf('\n', from));
+    const map = mapSecrets(text, policy, [...spans.values()]);
+    for (const [n, span] of spans) {
+      lines.set(n, {
+        found: text.slice(span.start, span.end),
+        shown: map.window(span.start, span.end),
+        touches: (from, to) => map.touches(span.start + from, span.start + to),
+      });
+    }
+  } else {
+    // line breaks are the same bytes in any decoding, so lines are found in the bytes and decoded one by one
+    for (const [n, span] of wantedLines(wanted, bytes.length, (from) => bytes.indexOf(0x0a, from))) {
+      const map = mapSecrets(bytes.subarray(span.start, span.end).toString('utf8'), policy);
+      lines.set(n, { found: map.text, shown: map.shown(), touches: map.touches });
+    }
   }
-  const map = mapSecrets(text, policy);
-  return { map, starts, lines, shownLines: map.secrets.length === 0 ? lines : splitLines(map.shown()) };
+  return lines;
+}
+
+/** [start, end) of each wanted line (1-based, as the search numbers them), found up to the last one only. */
+function wantedLines(wanted: ReadonlySet<number>, length: number, nextBreak: (from: number) => number): Map<number, { start: number; end: number }> {
+  const spans = new Map<number, { start: number; end: number }>();
+  const last = Math.max(...wanted);
+  let start = 0;
+  for (let n = 1; n <= last && (start < length || n === 1); n++) {
+    const newline = nextBreak(start);
+    const end = newline < 0 ? length : newline;
+    if (wanted.has(n)) spans.set(n, { start, end });
+    if (newline < 0) break;
+    start = newline + 1;
+  }
+  return spans;
 }
 
 /**
@@ -57,36 +91,65 @@ async function readHitFile(file: string, policy: Policy): Promise<HitFile | unde
  * a plain query keeps its first occurrence outside every secret; a regex may look around its match, so a regex
  * hit on a line that holds a secret goes whole (issue 9, finding 3).
  */
-function shownColumn(hit: SearchHit, file: HitFile, query: string, regex: boolean): number | undefined {
-  const start = file.starts[hit.line - 1];
-  const line = file.lines[hit.line - 1];
-  if (start === undefined || line === undefined) return undefined;
-  if (!file.map.touches(start, start + line.length)) return hit.column;
+function shownColumn(hit: SearchHit, line: ShownLine, query: string, regex: boolean): number | undefined {
+  if (!line.touches(0, line.found.length)) return hit.column;
   if (regex) return undefined;
-  for (let at = line.indexOf(query); at >= 0; at = line.indexOf(query, at + 1)) {
-    if (!file.map.touches(start + at, start + at + query.length)) return at + 1;
+  for (let at = line.found.indexOf(query); at >= 0; at = line.found.indexOf(query, at + 1)) {
+    if (!line.touches(at, at + query.length)) return at + 1;
   }
   return undefined;
 }
 
+/** A hit line shown from the text the search already has, looked at alone (see shownHits for when that holds). */
+function lineAlone(hit: SearchHit, policy: Policy): ShownLine {
+  const line = hit.text.endsWith('\r') ? hit.text.slice(0, -1) : hit.text;
+  const map = mapSecrets(line, policy);
+  return { found: line, shown: map.shown(), touches: map.touches };
+}
+
 /**
- * Hits as shown: each hit file is read once (through the guard) so its secrets are found in the whole file;
- * hit and context lines are shown redacted line for line, and hits inside secrets are dropped.
+ * Hits as shown: hit and context lines redacted line for line, hits inside secrets dropped. A hit file is read
+ * again (once, through the guard) when the result shows context lines or when a secret could span lines into
+ * what it shows — the person has patterns of their own, or the file holds a built-in spanning pattern's literal
+ * (a private key block) on or above its last hit. Otherwise each hit line is looked at alone, in the text the
+ * search already has: that finds the same secrets, and a search of a large tree does not read its hits twice.
  */
-async function shownHits(hits: SearchHit[], policy: Policy, query: string, regex: boolean): Promise<{ hits: SearchHit[]; files: Map<string, HitFile> }> {
-  const files = new Map<string, HitFile>();
+async function shownHits(
+  hits: SearchHit[],
+  policy: Policy,
+  query: { text: string; regex: boolean; contextLines: number; backend: SearchBackend | undefined; signal: AbortSignal },
+): Promise<{ hits: SearchHit[]; files: Map<string, HitFile> }> {
+  const wanted = new Map<string, Set<number>>();
+  for (const hit of hits) {
+    const lines = wanted.get(hit.path) ?? new Set<number>();
+    for (let n = Math.max(1, hit.line - query.contextLines); n <= hit.line + query.contextLines; n++) lines.add(n);
+    wanted.set(hit.path, lines);
+  }
+  const literals = spanningLiterals(policy);
+  let toRead = [...wanted.keys()];
+  if (literals !== undefined && query.contextLines === 0) {
+    const marked = await linesHoldingLiterals(toRead, literals, { ...(query.backend ? { backend: query.backend } : {}), signal: query.signal });
+    toRead = toRead.filter((file) => {
+      const last = Math.max(...wanted.get(file)!);
+      return marked.get(file)?.some((line) => line <= last) ?? false;
+    });
+  }
+  const files = new Map<string, HitFile | undefined>();
+  // reads overlap (as in the JS search): each is a few thread-pool round trips that mostly wait
+  const queue = [...toRead];
+  const readNext = async (): Promise<void> => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) files.set(next, await readHitFile(next, wanted.get(next)!, policy));
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_IN_FLIGHT, queue.length) }, readNext));
   const shown: SearchHit[] = [];
   for (const hit of hits) {
-    if (!files.has(hit.path)) {
-      const file = await readHitFile(hit.path, policy);
-      if (file) files.set(hit.path, file);
-    }
-    const file = files.get(hit.path);
-    if (!file) continue;
-    const column = shownColumn(hit, file, query, regex);
-    if (column !== undefined) shown.push({ ...hit, column, text: file.shownLines[hit.line - 1] ?? '' });
+    // a file read again but unreadable now shows nothing
+    const line = files.has(hit.path) ? files.get(hit.path)?.get(hit.line) : lineAlone(hit, policy);
+    const column = line && shownColumn(hit, line, query.text, query.regex);
+    if (line && column !== undefined) shown.push({ ...hit, column, text: line.shown });
   }
-  return { hits: shown, files };
+  const read = new Map([...files].filter((entry): entry is [string, HitFile] => entry[1] !== undefined));
+  return { hits: shown, files: read };
 }
 
 /** `path:line:col: text` per hit; with context, grep's `path-line- text` around it and `--` between groups. */
@@ -96,12 +159,13 @@ function formatHits(hits: SearchHit[], files: Map<string, HitFile>, contextLines
   for (const hit of hits) byFile.set(hit.path, [...(byFile.get(hit.path) ?? []), hit]);
   const groups: string[] = [];
   for (const [file, fileHits] of byFile) {
-    const lines = files.get(file)?.shownLines ?? [];
+    const read = files.get(file);
     const hitAt = new Map(fileHits.map((hit) => [hit.line, hit]));
     const ranges: Array<[number, number]> = [];
     for (const hit of fileHits) {
       const start = Math.max(1, hit.line - contextLines);
-      const end = Math.min(lines.length, hit.line + contextLines);
+      let end = hit.line;
+      while (end < hit.line + contextLines && read?.has(end + 1)) end++;
       const last = ranges[ranges.length - 1];
       if (last && start <= last[1] + 1) last[1] = Math.max(last[1], end);
       else ranges.push([start, end]);
@@ -110,7 +174,7 @@ function formatHits(hits: SearchHit[], files: Map<string, HitFile>, contextLines
       const out: string[] = [];
       for (let n = start; n <= end; n++) {
         const hit = hitAt.get(n);
-        out.push(hit ? `${file}:${n}:${hit.column}: ${clip(hit.text)}` : `${file}-${n}- ${clip(lines[n - 1] ?? '')}`);
+        out.push(hit ? `${file}:${n}:${hit.column}: ${clip(hit.text)}` : `${file}-${n}- ${clip(read?.get(n)?.shown ?? '')}`);
       }
       groups.push(out.join('\n'));
     }
@@ -161,7 +225,13 @@ export const fsSearchHandler = defineHandler({
       },
       { ...(backendOverride ? { backend: backendOverride } : {}), denyGlobs: ctx.policy.deny },
     );
-    const { hits, files } = await shownHits(outcome.hits, ctx.policy, args.query, args.regex ?? false);
+    const { hits, files } = await shownHits(outcome.hits, ctx.policy, {
+      text: args.query,
+      regex: args.regex ?? false,
+      contextLines,
+      backend: backendOverride ?? (process.env.CHATBRIDGE_SEARCH_BACKEND as SearchBackend | undefined),
+      signal: ctx.signal,
+    });
     if (hits.length === 0 && !outcome.limited) {
       return { text: `No matches for ${JSON.stringify(args.query)} under ${start}`, data: { hits: [], backend: outcome.backend } };
     }

@@ -69,7 +69,7 @@ function rgArgs(query: SearchQuery, denyGlobs: readonly string[], target: string
 }
 
 /** Loaded on first use: the package throws at import on a platform without its binary package. */
-async function loadRgPath(): Promise<string> {
+export async function loadRgPath(): Promise<string> {
   try {
     return (await import('@vscode/ripgrep')).rgPath;
   } catch (error) {

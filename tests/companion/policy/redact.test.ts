@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
-import { capResult, redact } from '../../../companion/policy/redact';
+import { capResult, mapSecrets, redact } from '../../../companion/policy/redact';
 
 const policy = policyFromConfig(parseConfig({ redact: ['internal-[0-9]{4}'] }), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
 
@@ -57,5 +57,42 @@ describe('capResult', () => {
   it('never splits a surrogate pair', () => {
     const capped = capResult('ab😀cd', 3, 'h');
     expect(capped.text.startsWith('ab\n')).toBe(true);
+  });
+});
+
+describe('findSecrets within a window', () => {
+  const builtin = policyFromConfig(parseConfig({}), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
+  const text = [
+    'name: deploy',
+    'token: ghp_R7xQ2mV9kL4pW8zT3nB6yH1cF5gJ0dS2aE4u and more',
+    'key: |',
+    '  -----BEGIN PRIVATE KEY-----',
+    '  MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+    '  QUxQaWVjZVNlY3JldEJvZHlMaW5lVHdvRm9yVGhlS2V5QmxvY2s',
+    '  -----END PRIVATE KEY-----',
+    'machine api.example.com',
+    '  login me',
+    '  password s3cr3t-netrc',
+    'db: postgres://app:hunter2@db/app?api_key=abc123&x=1',
+    '-----BEGIN EC PRIVATE KEY-----',
+    'unterminated key body',
+    '',
+  ].join('\n');
+  const whole = mapSecrets(text, builtin);
+
+  it('shows every window exactly as a scan of the whole text does', () => {
+    for (let start = 0; start < text.length; start += 7) {
+      for (const length of [0, 1, 5, 23, 80, 400]) {
+        const end = Math.min(text.length, start + length);
+        expect(mapSecrets(text, builtin, [{ start, end }]).window(start, end), `${start}:${end}`).toBe(whole.window(start, end));
+      }
+    }
+  });
+
+  it('shows a window line for line: one marker per line a secret covers', () => {
+    expect(whole.shown().split('\n')).toHaveLength(text.split('\n').length);
+    expect(whole.shown()).toContain('  [REDACTED]\n[REDACTED]\n[REDACTED]\n[REDACTED]\n');
+    expect(whole.shown()).toContain('  password [REDACTED]\n');
+    expect(whole.shown().endsWith('[REDACTED]\n[REDACTED]\n')).toBe(true);
   });
 });

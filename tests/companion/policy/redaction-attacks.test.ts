@@ -182,6 +182,21 @@ describe('redaction attacks (issue 9, finding 3)', () => {
       expect(textOf(right).replace('correct', 'wrong')).toBe(textOf(wrong));
     });
 
+    it('a hit line holding a token, in a file no secret spans lines of, shows the marker; a query inside the token finds nothing', async () => {
+      const byName = await call('fs.search', { path: world.root, query: 'const token' });
+      expect(textOf(byName)).toBe(`${file('config.ts')}:1:8: export const token = "[REDACTED]";`);
+      const inside = await call('fs.search', { path: world.root, query: TOKEN.slice(4, 16) });
+      expect(textOf(inside)).toBe(`No matches for ${JSON.stringify(TOKEN.slice(4, 16))} under ${world.root}`);
+    });
+
+    it('a person’s own pattern is honoured on hit lines too', async () => {
+      world.policy.redact.push(/corp-[0-9a-f]{8}/g);
+      await world.write('notes.md', 'ticket corp-0badc0de is open\n');
+      const out = await call('fs.search', { path: world.root, query: 'ticket' });
+      expect(textOf(out)).toBe(`${file('notes.md')}:1:1: ticket [REDACTED] is open`);
+      expect(textOf(await call('fs.search', { path: world.root, query: 'corp-0bad' }))).toMatch(/^No matches/);
+    });
+
     it('a regex that peeks into a secret finds nothing; the key’s name is still found, its value redacted', async () => {
       const right = await call('fs.search', { path: world.root, query: 'password=(?=corr)', regex: true });
       expect(textOf(right)).toMatch(/^No matches/);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { searchFiles, type SearchQuery } from '../../../companion/fsx/search';
 import { createFileFilter } from '../../../companion/fsx/search/file-filter';
+import { linesHoldingLiterals } from '../../../companion/fsx/search/literal-lines';
 import { deniedBy } from '../../../companion/policy/path-guard';
 import { setSearchBackend } from '../../../companion/tools';
 import { createWorld, DEFAULT_LIMITS, type World } from './world';
@@ -334,5 +335,29 @@ describe('fs.search backends agree on binary and encoding edge cases', () => {
       'text/hits-after-filler.txt:20001:1',
       'text/plain.txt:1:3',
     ]);
+  });
+});
+
+describe('linesHoldingLiterals (which hit files a secret could span lines of)', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await createWorld();
+  });
+  afterEach(() => world.cleanup());
+
+  it('ripgrep and the reads name the same lines, per file that holds a literal', async () => {
+    const key = await world.write('deploy.yml', 'a\n-----BEGIN PRIVATE KEY-----\nbody\n-----END PRIVATE KEY-----\nneedle\n');
+    const netrc = await world.write('notes.txt', 'x\r\ny\r\nmachine h login me password p\r\n');
+    const plain = await world.write('src/app.ts', 'const needle = 1;\n');
+    const latin1 = await world.write('enc/latin1.txt', Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9, 0xff]), Buffer.from('\npassword x\n')]));
+    const files = [key, netrc, plain, latin1];
+    const expected = new Map([
+      [key, [2, 4]],
+      [netrc, [3]],
+      [latin1, [2]],
+    ]);
+    for (const backend of ['ripgrep', 'js'] as const) {
+      expect(await linesHoldingLiterals(files, ['PRIVATE KEY', 'password'], { backend }), backend).toEqual(expected);
+    }
   });
 });
