@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServersConfigSchema } from '../mcp-servers/config-schema';
 
 /**
  * The person's policy (DESIGN §5.3). Every field has an embedded default, so chatbridge runs with no config
@@ -37,8 +38,8 @@ export const siteOverrideSchema = z
   .strict();
 
 /**
- * What no tool may read or change unless the person's config says otherwise (a `deny` in the config replaces this
- * list). Version-control internals and the usual places secrets are kept: .env files and keys, and — since
+ * What no tool may read or change, whatever the config says: a `deny` in the config adds to this list, never
+ * replaces it (a config copied from an older example must not drop the newer globs). Version-control internals and the usual places secrets are kept: .env files and keys, and — since
  * issue 9, finding 6 — the credential files of cloud CLIs, package managers, container and cluster tools, git
  * credential stores and GPG, wherever a root puts them (a root that is a home directory holds them all). Files
  * that share a name but are ordinary project settings (gradle.properties, settings.xml, .yarnrc.yml, auth.json
@@ -96,8 +97,9 @@ export const configSchema = z
     roots: z.array(z.string().min(1)).default([]).describe('workspace roots; the first is the workspace root'),
     deny: z
       .array(z.string())
-      .default([...DEFAULT_DENY])
-      .describe('globs no tool may read or change'),
+      .default([])
+      .transform((extra) => [...new Set([...DEFAULT_DENY, ...extra])])
+      .describe('globs no tool may read or change, in addition to the built-in DEFAULT_DENY'),
     modes: modesSchema.default({ read: 'auto', write: 'confirm', delete: 'confirm', exec: 'confirm' }),
     allowCommands: z
       .array(z.string())
@@ -119,6 +121,7 @@ export const configSchema = z
       })
       .strict()
       .default({ maxAgeDays: 14, maxBytes: 512 * 1024 * 1024 }),
+    mcpServers: mcpServersConfigSchema,
   })
   .strict();
 

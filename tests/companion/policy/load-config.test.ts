@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadPolicy } from '../../../companion/policy/load-config';
+import { loadPolicy, parseConfig } from '../../../companion/policy/load-config';
+import { DEFAULT_DENY } from '../../../companion/policy/schema';
 import { ToolError } from '../../../shared/errors';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cb-config-')));
@@ -105,5 +106,14 @@ describe('loadPolicy', () => {
 
   it('a missing config file names it', () => {
     expect(errorOf(() => loadPolicy({ cwd: dir, configFile: join(dir, 'missing.json') })).message).toContain('cannot be read: ENOENT');
+  });
+});
+
+describe('deny globs in a config add to the built-in list', () => {
+  it('a config that lists its own deny globs (an older example) still gets every built-in one', () => {
+    const config = parseConfig({ deny: ['**/.git/**', '**/private/**'] });
+    for (const glob of DEFAULT_DENY) expect(config.deny).toContain(glob);
+    expect(config.deny).toContain('**/private/**');
+    expect(config.deny.filter((g) => g === '**/.git/**')).toHaveLength(1);
   });
 });
