@@ -17,14 +17,16 @@ import { createPairing, type Pairing } from './auth/pairing';
 import { createTokenStore, type TokenStore } from './auth/token-store';
 import { ensureHome, readVersion } from './home';
 import { mcpRoute } from './mcp/mcp-route';
+import type { McpServers } from './mcp-servers/registry';
 import { protectDataDir } from './policy/data-dir';
+import { redact } from './policy/redact';
 import { approvalWaitFor } from './policy/decide';
 import type { Policy } from './policy/schema';
 import { blockJob, type PlanRunners } from './runs/block-job';
 import { createRunManager, responseOf, type RunManager } from './runs/run-manager';
 import { createRunStore } from './runs/run-store';
 import type { ToolHandlers } from './runs/tool-call';
-import { listTools } from './runs/tool-list';
+import { listAllTools } from './runs/tool-list';
 import type { Journal, ProcessManager } from './types';
 import { createEventHub, type EventHub } from './ws/event-hub';
 import { wsRoute } from './ws/ws-route';
@@ -47,6 +49,8 @@ export interface AppDeps {
   maxBodyBytes?: number;
   wsAuthTimeoutMs?: number;
   wsHeartbeatMs?: number;
+  /** the person's own MCP servers; started and closed by the caller, like the programs */
+  mcpServers?: McpServers;
 }
 
 export interface CompanionApp {
@@ -127,6 +131,15 @@ function observedJournal(journal: Journal, hub: EventHub): Journal {
   };
 }
 
+/** A server's health as shown to the extension and the CLI: an error may quote a token from its config. */
+function shownHealth<H extends { lastError?: string; notes: string[] }>(health: H, policy: Policy): H {
+  return {
+    ...health,
+    ...(health.lastError !== undefined ? { lastError: redact(health.lastError, policy) } : {}),
+    notes: health.notes.map((note) => redact(note, policy)),
+  };
+}
+
 /**
  * The companion's HTTP + ws + /mcp surface (DESIGN §5). Builds everything, listens on nothing: main.ts serves
  * `app.fetch`, tests call `app.request` or serve it on port 0.
@@ -158,6 +171,9 @@ export function createApp(deps: AppDeps): CompanionApp {
     clock,
   });
   const stopOutput = deps.processes.onOutput((event) => hub.publish({ type: 'program-output', ...event }));
+  const mcpServers = deps.mcpServers;
+  const stopProgress = mcpServers?.onProgress((progress) => hub.publish({ type: 'tool-progress', ...progress }));
+  const stopServerChange = mcpServers?.onChange((server) => hub.publish({ type: 'mcp-server', server: shownHealth(server, policy) }));
   const stopExit = deps.processes.onExit((program, result) =>
     hub.publish({
       type: 'program-exit',
@@ -191,7 +207,11 @@ export function createApp(deps: AppDeps): CompanionApp {
   });
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
 
-  app.get('/v1/status', (c) => c.json({ name: 'chatbridge' as const, version, paired: tokens.paired() }));
+  // no token here: counts of the MCP servers (when there are any) only, never their names, commands, URLs or errors
+  app.get('/v1/status', (c) => {
+    const mcp = mcpServers?.summary();
+    return c.json({ name: 'chatbridge' as const, version, paired: tokens.paired(), ...(mcp && mcp.servers > 0 ? { mcp } : {}) });
+  });
 
   app.post('/v1/pair', async (c) => {
     const { code } = await readJson(c, pairRequestSchema);
@@ -215,7 +235,7 @@ export function createApp(deps: AppDeps): CompanionApp {
 
   app.post('/v1/run', async (c) => {
     const request = await readJson(c, runRequestSchema);
-    const job = blockJob(request, { policy, tools: deps.tools, plans: deps.plans, version });
+    const job = blockJob(request, { policy, tools: deps.tools, plans: deps.plans, version, ...(mcpServers ? { external: mcpServers } : {}) });
     const { run, reused } = runs.start(job, { rerun: request.rerun === true });
     const record = await runs.wait(run, request.waitMs ?? approvalWaitFor(policy, request.context.site));
     return c.json(responseOf(record, reused));
@@ -225,6 +245,13 @@ export function createApp(deps: AppDeps): CompanionApp {
     const record = runs.get(c.req.param('id'));
     if (!record) throw new ToolError('NOT_FOUND', `no run ${JSON.stringify(c.req.param('id'))}`);
     return c.json(responseOf(record));
+  });
+
+  // Stop in the chip: the run's signal is aborted; a call to the person's MCP server is cancelled on the server too
+  app.post('/v1/runs/:id/stop', (c) => {
+    const id = c.req.param('id');
+    if (!runs.stop(id)) throw new ToolError('NOT_FOUND', `no running run ${JSON.stringify(id)}`);
+    return c.json({ stopped: id });
   });
 
   app.get('/v1/approvals', (c) => c.json({ approvals: approvals.pending() }));
@@ -237,7 +264,8 @@ export function createApp(deps: AppDeps): CompanionApp {
   app.get('/v1/journal', async (c) => c.json({ entries: await journal.list(limitParam(c, 50, 1000)) }));
   app.post('/v1/journal/:id/undo', async (c) => c.json({ entry: await journal.undo(c.req.param('id')) }));
   app.get('/v1/audit', async (c) => c.json({ records: await audit.recent(limitParam(c, 50, 10_000)) }));
-  app.get('/v1/tools', (c) => c.json({ tools: listTools() }));
+  app.get('/v1/tools', (c) => c.json({ tools: listAllTools(mcpServers) }));
+  app.get('/v1/mcp-servers', (c) => c.json({ servers: (mcpServers?.health() ?? []).map((server) => shownHealth(server, policy)) }));
   app.get('/v1/programs', (c) => c.json({ programs: deps.processes.list() }));
   app.post('/v1/programs/:id/stop', async (c) => {
     const id = c.req.param('id');
@@ -256,7 +284,7 @@ export function createApp(deps: AppDeps): CompanionApp {
       ...(deps.wsHeartbeatMs !== undefined ? { heartbeatMs: deps.wsHeartbeatMs } : {}),
     }),
   );
-  app.all('/mcp', mcpRoute({ policy, tools: deps.tools, runs, version }));
+  app.all('/mcp', mcpRoute({ policy, tools: deps.tools, runs, version, ...(mcpServers ? { external: mcpServers } : {}) }));
 
   return {
     app,
@@ -271,6 +299,8 @@ export function createApp(deps: AppDeps): CompanionApp {
     async close() {
       stopOutput();
       stopExit();
+      stopProgress?.();
+      stopServerChange?.();
       approvals.close();
       await runs.stopAll();
       await audit.flush();

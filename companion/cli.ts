@@ -4,15 +4,17 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
-import { DEFAULT_PORT } from '../shared/api';
+import { DEFAULT_PORT, type McpServerHealth } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
 import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic } from './home';
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
+import { createMcpServers } from './mcp-servers/registry';
+import { runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
-import { createProcessManager, stopLeftoverPrograms } from './processes';
+import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from './processes';
 import { toolHandlers } from './tools';
 import { createWebSocketServer } from './ws/ws-route';
 
@@ -31,6 +33,7 @@ Usage:
   chatbridge status     Is the companion running, on which port, is an extension paired.
   chatbridge undo [ID]  Undo a journal entry (default: the latest applied one).
   chatbridge audit [--limit N]  Print the latest audit records.
+  chatbridge mcp list|add|remove|import   Your own MCP servers (chatbridge mcp --help).
   chatbridge --help
 
 Environment:
@@ -125,7 +128,9 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   const paths = ensureHome(home);
   // `npm start` runs in the package folder; the folder the person typed it in is INIT_CWD
   const cwd = io.env.npm_lifecycle_event === 'start' && io.env.INIT_CWD ? io.env.INIT_CWD : io.cwd;
-  const policy = protectDataDir(loadPolicy({ ...(options.config ? { configFile: options.config } : {}), roots: options.roots, cwd }), home);
+  // without --config, <home>/config.json when it exists (`chatbridge mcp add` writes it)
+  const configFile = options.config ?? (existsSync(paths.config) ? paths.config : undefined);
+  const policy = protectDataDir(loadPolicy({ ...(configFile ? { configFile } : {}), roots: options.roots, cwd }), home);
   const extensionDir = options.build ? ensureExtensionBuilt(io) : join(packageRoot, 'dist', 'chrome-mv3');
 
   const journal = createJournal({
@@ -144,6 +149,7 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
     io.out(`${leftovers.unverifiable.length} program(s) of a previous run may still be running (this system cannot verify process identity): ${leftovers.unverifiable.map((r) => `pid ${r.pid} ${r.command}`).join('; ')}`);
   }
   const processes = createProcessManager({ recordDir: paths.programs });
+  const mcpServers = createMcpServers({ policy, home, version: readVersion(), records: createProgramRecords(paths.programs) });
 
   let port = options.port;
   const companion = createApp({
@@ -154,6 +160,7 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
     tools: toolHandlers,
     plans: { runAutocoderPlan, runAxonPlan },
     getPort: () => port,
+    mcpServers,
   });
   const presetToken = options.token ?? io.env.CHATBRIDGE_TOKEN;
   if (presetToken) companion.tokens.addEphemeral(presetToken);
@@ -178,6 +185,8 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
     });
   });
 
+  // the person's own MCP servers start in the background, once listening: the companion does not wait for them
+  mcpServers.start();
   writeFileAtomic(paths.cliToken, cliToken);
   writeFileAtomic(paths.runtime, JSON.stringify({ port, pid: process.pid, version: companion.version, startedAt: new Date().toISOString() }));
   const { code, expiresAt } = companion.pairing.newCode();
@@ -186,6 +195,12 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   io.out(`port: ${port}`);
   io.out(`workspace root${policy.roots.length > 1 ? 's' : ''}: ${policy.roots.join(', ')}`);
   io.out(`data: ${home}`);
+  if (configFile) io.out(`config: ${configFile}`);
+  const servers = mcpServers.health();
+  if (servers.length > 0) {
+    io.out(`MCP servers: ${servers.map((s) => s.name).join(', ')} (starting in the background; chatbridge mcp list)`);
+    for (const broken of servers.filter((s) => s.transport === 'invalid')) io.out(`  ${broken.name} cannot start: ${broken.lastError ?? ''}`);
+  }
   io.out(`load the extension from: ${extensionDir}`);
   io.out(`  (chrome://extensions → Developer mode → Load unpacked)`);
   io.out(`pairing code: ${code}  (type it into the extension's popup; valid until ${new Date(expiresAt).toLocaleTimeString()}, 5 tries)`);
@@ -202,6 +217,7 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
         for (const client of wss.clients) client.terminate();
         await closed;
         await processes.stopAll();
+        await mcpServers.close();
         await companion.close();
         rmSync(paths.runtime, { force: true });
         rmSync(paths.cliToken, { force: true });
@@ -283,15 +299,34 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
           io.out(error instanceof ToolError ? error.message : String(error));
           return 1;
         }
-        const status = (await call(client, 'GET', '/v1/status')) as { version: string; paired: boolean };
+        const status = (await call(client, 'GET', '/v1/status')) as { version: string; paired: boolean; mcp?: { servers: number; ready: number; failing: number; tools: number } };
         io.out(`chatbridge ${status.version} running on http://127.0.0.1:${client.port}; ${status.paired ? 'an extension is paired' : 'no extension paired yet (chatbridge pair)'}`);
         if (client.token) {
           const programs = (await call(client, 'GET', '/v1/programs')) as { programs: Array<{ status: string }> };
           const approvals = (await call(client, 'GET', '/v1/approvals')) as { approvals: unknown[] };
           io.out(`programs running: ${programs.programs.filter((p) => p.status === 'running').length}; approvals waiting: ${approvals.approvals.length}`);
+          const { servers } = (await call(client, 'GET', '/v1/mcp-servers')) as { servers: Array<{ name: string; state: string; tools: number; lastError?: string }> };
+          for (const server of servers) io.out(`MCP server ${server.name}: ${server.state}, ${server.tools} tool${server.tools === 1 ? '' : 's'}${server.lastError ? ` — ${server.lastError}` : ''}`);
+        } else if (status.mcp && status.mcp.servers > 0) {
+          io.out(`MCP servers: ${status.mcp.ready} of ${status.mcp.servers} ready, ${status.mcp.tools} tools${status.mcp.failing > 0 ? `, ${status.mcp.failing} failing` : ''}`);
         }
         return 0;
       }
+      case 'mcp':
+        return await runMcpCommand(rest, {
+          out: io.out,
+          env: io.env,
+          cwd: io.cwd,
+          async liveHealth() {
+            try {
+              const client = findCompanion(io);
+              if (!client.token) return undefined;
+              return ((await call(client, 'GET', '/v1/mcp-servers')) as { servers: McpServerHealth[] }).servers;
+            } catch {
+              return undefined;
+            }
+          },
+        });
       case 'pair': {
         const client = findCompanion(io);
         const { code, expiresAt } = (await call(client, 'POST', '/v1/pair/code')) as { code: string; expiresAt: string };

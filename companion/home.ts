@@ -23,6 +23,10 @@ export interface HomePaths {
   cliToken: string;
   /** one record per running program, so a start after a crash can stop what the crashed run left running */
   programs: string;
+  /** the config `chatbridge start` loads when no --config is given, and `chatbridge mcp add` writes */
+  config: string;
+  /** one bounded log per MCP server of the person's (`<server>.log`) */
+  mcpLogs: string;
 }
 
 export function homePaths(root: string): HomePaths {
@@ -35,6 +39,8 @@ export function homePaths(root: string): HomePaths {
     runtime: join(root, 'companion.json'),
     cliToken: join(root, 'cli.token'),
     programs: join(root, 'programs'),
+    config: join(root, 'config.json'),
+    mcpLogs: join(root, 'mcp-logs'),
   };
 }
 

@@ -3,7 +3,7 @@
  * separately and wired together in app.ts; these interfaces are what each side may rely on.
  */
 import type { Risk, ToolContract } from '../shared/tools/define-tool';
-import type { Policy } from './policy/schema';
+import type { Mode, Policy } from './policy/schema';
 import type { z } from 'zod';
 
 /** Who asked: carried into approvals, audit records, journal entries and program ownership. */
@@ -131,6 +131,12 @@ export interface PlannedAction {
   label: string;
   paths: string[];
   command?: CommandSpec;
+  /**
+   * A mode the person set for this action itself rather than for its class: a tool of their own MCP server, in
+   * that server's `policy` (companion/mcp-servers/tool-policy.ts). The site's override of the class can only make
+   * it stricter; the global `modes` do not apply to it.
+   */
+  mode?: Mode;
 }
 
 /** What needs the person's policy (and maybe their approval) before it may run. */
@@ -177,6 +183,46 @@ export interface Preview {
   cwd?: string;
   /** a composite call's actions, each with its class and what the policy said of it alone */
   actions?: Array<{ risk: Risk; label: string; decision: 'auto' | 'confirm' }>;
+}
+
+// ---------------------------------------------------------------- the person's MCP servers (companion/mcp-servers/)
+
+/** A tool of the person's own MCP server, `<server>.<tool>`, in the catalogue beside the built-ins. */
+export interface ExternalToolListing {
+  name: string;
+  description: string;
+  /** `exec`, or `read` for a read-only tool of a server whose annotations are trusted */
+  risk: Risk;
+  inputSchema: Record<string, unknown>;
+  server: string;
+}
+
+/**
+ * One external tool, ready for the same pipeline as a built-in (runs/tool-call.ts): validate → plan → preview →
+ * authorize → run. Its arguments are checked against the server's JSON Schema, not a zod contract.
+ */
+export interface ExternalTool {
+  name: string;
+  validate(args: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; code: 'INVALID_INPUT'; message: string };
+  plan(args: Record<string, unknown>, ctx: ToolContext): Promise<{ risk: Risk; paths: string[]; mode?: Mode }>;
+  preview(args: Record<string, unknown>, ctx: ToolContext): Promise<Preview>;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** The external tools of every configured server: one registry for every entry point (blocks, /mcp, tools/list). */
+export interface ExternalTools {
+  /**
+   * The tool a name stands for when it is not a built-in. Waits for a server that is still starting. Throws
+   * ToolError NOT_FOUND (no such tool — the message lists the built-ins and the external tools) or UNAVAILABLE
+   * (its server is down). Undefined when no server is configured at all, so the built-in answer stands.
+   */
+  resolve(name: string, signal: AbortSignal): Promise<ExternalTool | undefined>;
+  /**
+   * Whether the registry answers for `name`: any name that is not a built-in, once at least one server is
+   * configured (its answer may be NOT_FOUND, listing the external tools too).
+   */
+  answers(name: string): boolean;
+  listings(): ExternalToolListing[];
 }
 
 export interface ToolHandler<S extends z.ZodType = z.ZodType> {

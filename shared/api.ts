@@ -31,7 +31,21 @@ export type CallContext = z.infer<typeof callContextSchema>;
 
 // ---------------------------------------------------------------- status and pairing
 
-export const statusResponseSchema = z.object({ name: z.literal('chatbridge'), version: z.string(), paired: z.boolean() });
+/** How the person's MCP servers are doing, in counts only: this answer needs no token (issue 11 §2). */
+export const mcpSummarySchema = z.object({
+  servers: z.number(),
+  ready: z.number(),
+  starting: z.number(),
+  failing: z.number().describe('retrying after a crash, given up, or with a config mistake'),
+  tools: z.number(),
+});
+
+export const statusResponseSchema = z.object({
+  name: z.literal('chatbridge'),
+  version: z.string(),
+  paired: z.boolean(),
+  mcp: mcpSummarySchema.optional(),
+});
 export type StatusResponse = z.infer<typeof statusResponseSchema>;
 
 export const pairRequestSchema = z.object({ code: z.string().min(1).max(32) }).strict();
@@ -162,7 +176,21 @@ export const toolInfoSchema = z.object({
   description: z.string(),
   risk: z.string().describe('read | write | delete | exec, or "depends" when the arguments decide'),
   inputSchema: z.record(z.string(), z.unknown()),
+  server: z.string().optional().describe("the person's MCP server a `<server>.<tool>` comes from; absent for chatbridge's own tools"),
 });
+
+/** One of the person's MCP servers (`GET /v1/mcp-servers`, the `mcp-server` ws event). */
+export const mcpServerHealthSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http', 'sse', 'invalid']),
+  state: z.enum(['starting', 'ready', 'retrying', 'error', 'disabled', 'closed']),
+  tools: z.number(),
+  lastError: z.string().optional(),
+  restarts: z.number(),
+  log: z.string().optional().describe("the server's log file (stdio servers)"),
+  notes: z.array(z.string()).describe('tools not offered and why; input schemas that could not be compiled'),
+});
+export type McpServerHealth = z.infer<typeof mcpServerHealthSchema>;
 
 // ---------------------------------------------------------------- ws
 
@@ -199,6 +227,16 @@ export const programExitEventSchema = z.object({
   }),
 });
 export const journalEventSchema = z.object({ type: z.literal('journal'), entry: journalEntrySchema });
+/** A tool of the person's MCP server reported progress on a running call (for the chip). */
+export const toolProgressEventSchema = z.object({
+  type: z.literal('tool-progress'),
+  runId: z.string(),
+  tool: z.string(),
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional(),
+});
+export const mcpServerEventSchema = z.object({ type: z.literal('mcp-server'), server: mcpServerHealthSchema });
 
 /** Pushed by the companion once the connection is authenticated. */
 export const wsEventSchema = z.discriminatedUnion('type', [
@@ -207,6 +245,8 @@ export const wsEventSchema = z.discriminatedUnion('type', [
   programOutputEventSchema,
   programExitEventSchema,
   journalEventSchema,
+  toolProgressEventSchema,
+  mcpServerEventSchema,
 ]);
 export type WsEvent = z.infer<typeof wsEventSchema>;
 

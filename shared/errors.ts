@@ -14,6 +14,12 @@ export const ERROR_CODES = {
   LIMIT_EXCEEDED: -32008,
   NOT_SUPPORTED: -32005,
   TIMEOUT: -32010,
+  /** a tool of the person's own MCP server ran and reported failure (`isError: true`); the message is its own */
+  TOOL_ERROR: -32011,
+  /** the person's MCP server that owns the tool is not running: starting, crashed (also mid-call), or gave up */
+  UNAVAILABLE: -32012,
+  /** the person stopped the call (Stop in the chip); an MCP server was sent the protocol's cancellation */
+  CANCELLED: -32013,
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,

@@ -10,7 +10,8 @@ import { pendingConfirmationText } from '../../shared/results/outcome';
 import { pendingWhat } from '../runs/block-job';
 import type { Job, RunManager } from '../runs/run-manager';
 import { callTool, type ToolHandlers } from '../runs/tool-call';
-import { listTools } from '../runs/tool-list';
+import { listAllTools } from '../runs/tool-list';
+import type { ExternalTools } from '../types';
 
 /**
  * `/mcp`: Streamable HTTP for real MCP clients, over the same tool registry, policy, approvals, audit and journal
@@ -20,14 +21,22 @@ import { listTools } from '../runs/tool-list';
  */
 export const MCP_SITE = 'mcp';
 
-export function mcpRoute(deps: { policy: Policy; tools: ToolHandlers; runs: RunManager; version: string; waitMs?: () => number | undefined }): Handler {
+export function mcpRoute(deps: {
+  policy: Policy;
+  tools: ToolHandlers;
+  runs: RunManager;
+  version: string;
+  waitMs?: () => number | undefined;
+  /** the tools of the person's MCP servers: one endpoint serves them to MCP clients too */
+  external?: ExternalTools;
+}): Handler {
   // The SDK builds a new Ajv (compiling its meta-schemas) for every Server it constructs: with a server per request
   // that was about 0.7 ms of CPU per call (a sixth of a /mcp fs.read, bench). One validator serves them all.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   function createServer(): Server {
     const server = new Server({ name: 'chatbridge', version: deps.version }, { capabilities: { tools: {} }, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: listTools().map(({ name, description, inputSchema }) => ({
+      tools: listAllTools(deps.external).map(({ name, description, inputSchema }) => ({
         name,
         description,
         inputSchema: { ...inputSchema, type: 'object' as const },
@@ -43,7 +52,7 @@ export function mcpRoute(deps: { policy: Policy; tools: ToolHandlers; runs: RunM
         messageKey: '',
         async execute(ctx, _auditId, info) {
           info.tool = name;
-          const outcome = await callTool(name, args, ctx, deps.tools);
+          const outcome = await callTool(name, args, ctx, deps.tools, deps.external);
           return {
             resultText: outcome.ok ? outcome.text : `${outcome.code}: ${outcome.message}`,
             status: outcome.ok ? 'done' : 'error',

@@ -5,6 +5,7 @@ import { applyReplacement } from '../../shared/replace';
 import type { DirTree, FileActionReport, ReplaceReport } from '../../shared/results';
 import type { Risk } from '../../shared/tools/define-tool';
 import { deniedBy } from '../policy/path-guard';
+import { redactedLineOf } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import type { FileOp, ToolContext } from '../types';
@@ -183,13 +184,15 @@ async function replaceInFile(
   }
   let content = before;
   const outcomes: Array<{ matches: number; error?: string }> = [];
+  // a mismatch quotes the file's closest lines back to the model: with its secrets hidden
+  const showLine = redactedLineOf(ctx.policy);
   // Every block is tried (on the text with the earlier good blocks applied), so one reply names every mismatch.
   for (const block of blocks) {
     if (block.oldContent === block.newContent) {
       outcomes.push({ matches: 0, error: 'INVALID_INPUT: old_content and new_content are identical, so there is nothing to change' });
       continue;
     }
-    const result = applyReplacement(content, block.oldContent, block.newContent);
+    const result = applyReplacement(content, block.oldContent, block.newContent, { showLine });
     if (result.ok) {
       content = result.content;
       outcomes.push({ matches: 1 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { AXON_ARITY, type AxonAct } from '../../shared/protocols';
 import { applyReplacement } from '../../shared/replace';
+import { redactedLineOf } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { resolvePlanPath } from './plan-path';
 import type { PlannedFiles } from './workspace-reader';
@@ -33,7 +34,7 @@ export interface ActOutcome {
   touched: string[];
 }
 
-type ActPolicy = Pick<Policy, 'roots' | 'deny' | 'limits'>;
+type ActPolicy = Pick<Policy, 'roots' | 'deny' | 'limits' | 'redact'>;
 
 function isActName(name: string): name is AxonActName {
   return Object.prototype.hasOwnProperty.call(AXON_ACTS, name);
@@ -162,7 +163,8 @@ async function replace(rawPath: string, oldRaw: string, newRaw: string, planned:
   if (before === null) {
     throw new ToolError('NOT_FOUND', `${target.relative} does not exist; create it with write_file`, { path: target.relative });
   }
-  const result = applyReplacement(before, stripOneNewline(oldRaw), stripOneNewline(newRaw));
+  // a mismatch quotes the file's closest lines back to the model: with its secrets hidden
+  const result = applyReplacement(before, stripOneNewline(oldRaw), stripOneNewline(newRaw), { showLine: redactedLineOf(policy) });
   if (!result.ok) throw new ToolError(result.code, result.message, { path: target.relative });
   await planned.write(target.absolute, target.relative, result.content);
   const how = result.strategy === 'exact' ? '' : ` (${result.strategy === 'crlf' ? 'line endings normalized' : 'indentation-insensitive match'})`;

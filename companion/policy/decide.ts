@@ -62,9 +62,13 @@ function decideAction(action: PlannedAction, policy: Policy, site: string, callC
     if (cwdDenied) return { deny: `working directory ${cwdDenied.path} matches the deny glob "${cwdDenied.glob}"` };
   }
   const override = siteOverride(policy, site);
-  const mode: Mode = override?.modes?.[action.risk] ?? policy.modes[action.risk];
+  const siteMode = override?.modes?.[action.risk];
+  // an action with its own mode (a tool of the person's MCP server, set in that server's policy) keeps it; the
+  // site's override of its class can only make it stricter
+  const mode: Mode = action.mode !== undefined ? stricterMode(action.mode, siteMode) : (siteMode ?? policy.modes[action.risk]);
   if (mode === 'deny') {
-    return { deny: `the policy mode for ${action.risk} is deny${override?.modes?.[action.risk] ? ` on site ${site}` : ''}` };
+    if (action.mode === 'deny') return { deny: `${action.label} is set to deny in its server's policy` };
+    return { deny: `the policy mode for ${action.risk} is deny${siteMode ? ` on site ${site}` : ''}` };
   }
   if (mode === 'auto') return 'auto';
   if (action.risk === 'exec' && action.command && !callChangesFiles) {
@@ -72,6 +76,12 @@ function decideAction(action: PlannedAction, policy: Policy, site: string, callC
     if (isAllowListed(action.command, allow)) return 'auto';
   }
   return 'confirm';
+}
+
+const MODE_ORDER: readonly Mode[] = ['auto', 'confirm', 'deny'];
+
+function stricterMode(a: Mode, b: Mode | undefined): Mode {
+  return b !== undefined && MODE_ORDER.indexOf(b) > MODE_ORDER.indexOf(a) ? b : a;
 }
 
 /** The highest risk class among a call's actions: what its approval is filed under. */

@@ -14,12 +14,13 @@ import {
 import { pendingConfirmationText, type Outcome, type ResultMeta } from '../../shared/results/outcome';
 import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
-import type { ToolContext } from '../types';
+import type { ExternalTools, ToolContext } from '../types';
 import type { Job, JobResult } from './run-manager';
 import { blockKey } from './run-manager';
 import { toolCallOf } from '../../shared/tools/promptx-tool';
 import { callTool, errorOutcome, type ToolHandlers } from './tool-call';
-import { listTools } from './tool-list';
+import { listAllTools } from './tool-list';
+import { refusedOnlyForExternalTool } from '../mcp-servers/external-blocks';
 
 /** The plan executors (companion/plans); injected so the pipeline can be built and tested on its own. */
 export interface PlanRunners {
@@ -32,6 +33,8 @@ export interface BlockJobDeps {
   tools: ToolHandlers;
   plans: PlanRunners;
   version: string;
+  /** the tools of the person's MCP servers (companion/mcp-servers/) */
+  external?: ExternalTools;
 }
 
 /** What a pending answer names: the preview's title (`fs.write /root/a.md`), else the tool. */
@@ -74,7 +77,7 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
         pendingText: (approval, auditId) =>
           formatMcpResponse(mcpPendingResponse(id, pendingWhat(approval), { auditId, pendingConfirmationId: approval.id })),
         async execute(ctx, auditId, info) {
-          const problem = blockProblem(kind, blocks, block);
+          const problem = refusedOnlyForExternalTool(kind, block, deps.external) ? null : blockProblem(kind, blocks, block);
           if (problem) return finalText(respond(problem, meta(auditId)), problem);
           const request = payload as McpRequestPayload;
           const repaired = block?.repaired ? { repaired: true } : {};
@@ -99,14 +102,14 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
                 capabilities: { tools: {} },
               });
             case 'tools/list':
-              return result({ tools: listTools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) });
+              return result({ tools: listAllTools(deps.external).map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) });
             case 'ping':
               return result({});
             case 'tools/call': {
               const params = request.params ?? {};
               const call = toolCallOf(String(params.name), params.arguments ?? {});
               info.tool = call.ok ? call.tool : String(params.name);
-              const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools) : invalidCall(call.message);
+              const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools, deps.external) : invalidCall(call.message);
               return finalText(respond(outcome, meta(auditId, { ...repaired, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) })), outcome);
             }
             default: {
@@ -128,11 +131,11 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
         pendingText: (approval, auditId) =>
           respond({ ok: true, text: pendingConfirmationText(pendingWhat(approval)) }, meta(auditId, { pendingConfirmationId: approval.id })),
         async execute(ctx, auditId, info) {
-          const problem = blockProblem(kind, blocks, block);
+          const problem = refusedOnlyForExternalTool(kind, block, deps.external) ? null : blockProblem(kind, blocks, block);
           if (problem) return finalText(respond(problem, meta(auditId)), problem);
           const call = toolCallOf(tool as string, payload.args ?? {});
           info.tool = call.ok ? call.tool : (tool ?? undefined);
-          const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools) : invalidCall(call.message);
+          const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools, deps.external) : invalidCall(call.message);
           const repaired = block?.repaired ? { repaired: true } : {};
           return finalText(respond(outcome, meta(auditId, { ...repaired, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) })), outcome);
         },

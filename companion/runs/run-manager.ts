@@ -60,6 +60,11 @@ export interface RunManager {
   wait(run: LiveRun, waitMs: number, holdMs?: number): Promise<RunRecord>;
   get(runId: string): RunRecord | undefined;
   live(runId: string): LiveRun | undefined;
+  /**
+   * Aborts one run's signal (Stop in the chip): a call to the person's MCP server is cancelled with the protocol's
+   * cancellation. False when the run is not running here (finished, or unknown).
+   */
+  stop(runId: string, reason?: string): boolean;
   /** aborts every running job (shutdown) and waits for them to settle */
   stopAll(): Promise<void>;
 }
@@ -210,6 +215,12 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
     wait,
     get: (runId) => live.get(runId)?.record ?? deps.store.get(runId),
     live: (runId) => live.get(runId),
+    stop(runId, reason = 'stopped by the person') {
+      const run = live.get(runId);
+      if (!run) return false;
+      run.controller.abort(new Error(reason));
+      return true;
+    },
     async stopAll() {
       const running = [...live.values()];
       for (const run of running) run.controller.abort(new Error('chatbridge is shutting down'));

@@ -1,9 +1,10 @@
 import { ToolError } from '../../shared/errors';
 import type { Outcome } from '../../shared/results/outcome';
-import { validateToolArgs } from '../../shared/tools';
+import { isToolName, validateToolArgs, type Risk } from '../../shared/tools';
 import { capResult, hideOutsidePaths, redact } from '../policy/redact';
 import { withCallScope } from '../tools/define-handler';
-import type { ToolContext, ToolHandler } from '../types';
+import type { Mode } from '../policy/schema';
+import type { CommandSpec, ExternalTool, ExternalTools, ToolContext, ToolHandler } from '../types';
 
 export type ToolHandlers = Partial<Record<string, ToolHandler>>;
 
@@ -21,20 +22,30 @@ function moreHint(tool: string): string | ((shown: number) => string) {
  * One tool call, start to end (DESIGN §1): validate → plan (paths, risk) → preview → authorize → run → redact and
  * cap. Every failure becomes an error Outcome naming the value and the rule; nothing throws past here.
  */
-export async function callTool(name: string, args: unknown, ctx: ToolContext, handlers: ToolHandlers): Promise<Outcome> {
+export async function callTool(name: string, args: unknown, ctx: ToolContext, handlers: ToolHandlers, external?: ExternalTools): Promise<Outcome> {
   try {
-    const valid = validateToolArgs(name, args);
+    // a name that is not a built-in may be a tool of the person's own MCP server (`<server>.<tool>`)
+    const mounted = external !== undefined && !isToolName(name) ? await external.resolve(name, ctx.signal) : undefined;
+    const valid = mounted ? mounted.validate(args) : validateToolArgs(name, args);
     if (!valid.ok) return { ok: false, code: valid.code, message: valid.message };
-    const handler = handlers[name];
+    const handler: Pick<ToolHandler, 'plan' | 'preview' | 'run'> | ExternalTool | undefined = mounted ?? handlers[name];
     if (!handler) throw new ToolError('NOT_SUPPORTED', `tool ${name} is known but not available in this companion`);
     // plan, preview and run share one resolution of each path (see withCallScope for why that is safe)
     const callCtx = withCallScope(ctx);
-    const planned = await handler.plan(valid.args, callCtx);
+    const planned: { risk: Risk; paths: string[]; command?: CommandSpec; mode?: Mode } = await handler.plan(valid.args, callCtx);
     const preview = await handler.preview(valid.args, callCtx);
     await callCtx.authorize({
       tool: name,
       args: valid.args,
-      actions: [{ risk: planned.risk, label: preview.title, paths: planned.paths, ...(planned.command ? { command: planned.command } : {}) }],
+      actions: [
+        {
+          risk: planned.risk,
+          label: preview.title,
+          paths: planned.paths,
+          ...(planned.command ? { command: planned.command } : {}),
+          ...(planned.mode ? { mode: planned.mode } : {}),
+        },
+      ],
       preview,
     });
     const output = await handler.run(valid.args, callCtx);

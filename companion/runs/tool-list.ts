@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { TOOL_CONTRACTS } from '../../shared/tools';
+import type { ExternalTools } from '../types';
 
 export interface ToolListing {
   name: string;
   description: string;
   risk: string;
   inputSchema: Record<string, unknown>;
+  /** the person's MCP server a `<server>.<tool>` comes from; absent for chatbridge's own tools */
+  server?: string;
 }
 
 let cached: ToolListing[] | undefined;
@@ -19,4 +22,9 @@ export function listTools(): ToolListing[] {
     inputSchema: z.toJSONSchema(contract.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
   }));
   return cached;
+}
+
+/** The built-ins, then the tools of the person's MCP servers that are up right now (issue 11 §3). */
+export function listAllTools(external?: ExternalTools): ToolListing[] {
+  return external ? [...listTools(), ...external.listings()] : listTools();
 }

@@ -1,0 +1,170 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { formatPath, showValue } from '../../shared/tools/describe-issues';
+import { suggestArgumentName } from '../../shared/tools/suggest';
+
+/**
+ * Arguments of a call to the person's MCP server, checked against the tool's own JSON Schema before anything is
+ * decided or sent (issue 11 §3), with the same kind of one-line INVALID_INPUT the built-ins give: the field, the
+ * value and the rule (`memory.create_entities argument "entities[0].name" is missing (a string)`).
+ *
+ * Ajv, as the MCP SDK itself uses it: draft-07 unless the schema names 2019-09 or 2020-12 (which is what zod 4
+ * and newer servers emit). Formats are not checked (the server does; an unknown format must not make a tool
+ * uncallable), unknown keywords are ignored, and the arguments are never changed (no defaults filled in).
+ */
+export type ArgumentCheck = (args: Record<string, unknown>) => { ok: true } | { ok: false; message: string };
+
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false } as const;
+let engines: { draft07: Ajv; draft2019: Ajv2019; draft2020: Ajv2020 } | undefined;
+
+function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
+  engines ??= { draft07: new Ajv(OPTIONS), draft2019: new Ajv2019(OPTIONS), draft2020: new Ajv2020(OPTIONS) };
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (declared.includes('2020-12')) return engines.draft2020;
+  if (declared.includes('2019-09')) return engines.draft2019;
+  return engines.draft07;
+}
+
+const MAX_PARTS = 3;
+
+/**
+ * Compiles a tool's input schema once. A schema Ajv cannot compile does not make the tool unusable: the server
+ * still checks its own arguments; `problem` says why this side could not, for the server's health.
+ */
+export function compileArgumentCheck(tool: string, schema: Record<string, unknown>): { check: ArgumentCheck; problem?: string } {
+  let validate: ValidateFunction;
+  try {
+    validate = compile(schema);
+  } catch (error) {
+    return {
+      check: () => ({ ok: true }),
+      problem: `the input schema of ${tool} cannot be compiled (${error instanceof Error ? error.message : String(error)}); its arguments are checked by the server only`,
+    };
+  }
+  return {
+    check(args) {
+      if (validate(args)) return { ok: true };
+      return { ok: false, message: describeErrors(tool, schema, args, validate.errors ?? []) };
+    },
+  };
+}
+
+function compile(schema: Record<string, unknown>): ValidateFunction {
+  // $id would register the schema in the shared engine: a second server (or a refreshed list) reusing an $id
+  // would then fail to compile. Every tool's schema stands alone.
+  const { $id: _id, ...own } = schema;
+  try {
+    return compileOnce(own);
+  } catch (error) {
+    // a meta-schema Ajv does not carry (draft-04, a vendor's own): the keywords themselves are still worth checking
+    if (typeof own.$schema !== 'string') throw error;
+    const { $schema: _schema, ...bare } = own;
+    return compileOnce(bare);
+  }
+}
+
+/** Compiles without keeping the schema in the engine's cache: tool lists are refreshed for as long as it runs. */
+function compileOnce(schema: Record<string, unknown>): ValidateFunction {
+  const engine = engineFor(schema);
+  try {
+    return engine.compile(schema);
+  } finally {
+    engine.removeSchema(schema);
+  }
+}
+
+/** `/entities/0/name` → ['entities', 0, 'name'] */
+function pathOf(pointer: string): Array<string | number> {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
+}
+
+function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return current;
+}
+
+/** The sub-schema describing the value at `path`, following properties and items only (enough for messages). */
+function schemaAt(schema: unknown, path: ReadonlyArray<string | number>): Record<string, unknown> | undefined {
+  let current = schema;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    const node = current as Record<string, unknown>;
+    if (typeof key === 'number') current = Array.isArray(node.items) ? node.items[key] : (node.items ?? node.prefixItems);
+    else current = (node.properties as Record<string, unknown> | undefined)?.[key];
+  }
+  return current !== null && typeof current === 'object' ? (current as Record<string, unknown>) : undefined;
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function expected(schema: Record<string, unknown> | undefined): string | undefined {
+  if (!schema) return undefined;
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  const type = schema.type;
+  if (typeof type === 'string') return ARTICLE[type] ?? type;
+  if (Array.isArray(type)) return type.map((t) => ARTICLE[String(t)] ?? String(t)).join(' or ');
+  return undefined;
+}
+
+function describeError(tool: string, schema: Record<string, unknown>, args: unknown, error: ErrorObject): string {
+  const path = pathOf(error.instancePath);
+  const field = formatPath(path);
+  const subject = field === '' ? tool : `${tool} argument "${field}"`;
+  const got = `, got ${showValue(valueAt(args, path))}`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      const full = formatPath([...path, missing]);
+      const what = expected(schemaAt(schema, [...path, missing]));
+      return `${tool} is missing "${full}"${what ? ` (${what})` : ''}`;
+    }
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      const properties = Object.keys((schemaAt(schema, path)?.properties as Record<string, unknown> | undefined) ?? {});
+      const suggestion = suggestArgumentName(extra, properties);
+      const where = field === '' ? tool : `${tool} "${field}"`;
+      return `${where} has no ${field === '' ? 'argument' : 'field'} "${extra}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; ${
+        properties.length > 0 ? `its ${field === '' ? 'arguments' : 'fields'} are ${properties.join(', ')}` : 'it takes none'
+      }`;
+    }
+    case 'type':
+      return `${subject} must be ${String(params.type)
+        .split(',')
+        .map((t) => ARTICLE[t] ?? t)
+        .join(' or ')}${got}`;
+    case 'enum':
+      return `${subject} must be one of ${((params.allowedValues as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}${got}`;
+    case 'const':
+      return `${subject} must be ${JSON.stringify(params.allowedValue)}${got}`;
+    default:
+      return `${subject} ${error.message ?? 'is not valid'}${got}`;
+  }
+}
+
+function describeErrors(tool: string, schema: Record<string, unknown>, args: unknown, errors: readonly ErrorObject[]): string {
+  // anyOf/oneOf report each branch and then themselves; the branches say more, the summary only when alone
+  const specific = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
+  const parts = [...new Set((specific.length > 0 ? specific : errors).map((e) => describeError(tool, schema, args, e)))];
+  const shown = parts.slice(0, MAX_PARTS);
+  if (parts.length > shown.length) shown.push(`and ${parts.length - shown.length} more`);
+  return shown.join('; ');
+}

@@ -1,0 +1,202 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { signalTree, trackStrays, treeAlive, type ProgramRecords, type Strays } from '../processes';
+import type { ServerLog } from './server-log';
+
+/**
+ * The stdio transport for the person's MCP servers. The SDK has one; this one differs where a daemon that runs
+ * other people's programs for a long time needs it to:
+ *
+ * - the server leads its own process group (POSIX), so closing it — shutdown, a timeout, a restart — ends the
+ *   whole tree it started (`npx` → node → its helpers), not just the direct child; where records are kept, a
+ *   companion that was killed stops them at its next start like any program (processes/program-records.ts);
+ * - the environment is exactly what the caller built (the policy's envAllow plus the server's `env`), nothing
+ *   merged in;
+ * - stderr goes to the server's bounded log, never to the companion's terminal;
+ * - a stdout line that is not JSON-RPC (a banner, a stray console.log) is logged and skipped, never fatal;
+ * - a message larger than `maxMessageBytes` is not buffered without end: the connection is reset (the caller
+ *   restarts the server) and the calls waiting on it fail as LIMIT_EXCEEDED.
+ */
+export interface ChildTransportOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  log: ServerLog;
+  maxMessageBytes: number;
+  /** how long the tree has between SIGTERM and SIGKILL when closed */
+  killGraceMs: number;
+  records?: ProgramRecords;
+}
+
+export class MessageTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the server sent a message larger than ${limit} bytes; the connection was reset`);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
+const DETACHED = process.platform !== 'win32';
+
+export class ChildProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** how the process ended, once it has */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private child: ChildProcess | undefined;
+  private strays: Strays | undefined;
+  private recordId: string | undefined;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** skipping the rest of a line that went over the limit */
+  private discarding = false;
+  private exited: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: ChildTransportOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error(`${this.options.name}: transport already started`);
+    const { command, args, env, cwd, log } = this.options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        env,
+        ...(cwd !== undefined ? { cwd } : {}),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: DETACHED,
+        windowsHide: true,
+        shell: false,
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once('close', () => done()));
+      child.once('error', (error) => {
+        log.note(`could not start ${command}: ${error.message}`);
+        reject(error);
+      });
+      child.once('spawn', () => {
+        this.strays = trackStrays(child.pid);
+        if (this.options.records && child.pid !== undefined) {
+          this.recordId = `prog-${randomUUID()}`;
+          this.options.records.add({
+            id: this.recordId,
+            pid: child.pid,
+            pgid: child.pid,
+            command: `mcp server ${this.options.name}: ${[command, ...args].join(' ')}`,
+            startedAt: new Date().toISOString(),
+          });
+        }
+        log.note(`started ${[command, ...args].join(' ')} (pid ${child.pid})`);
+        resolve();
+      });
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => log.write(chunk));
+      child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
+      // EPIPE after the server died: the close below reports it
+      child.stdin?.on('error', () => {});
+      child.once('close', (code, signal) => {
+        this.exit = { code, signal };
+        log.note(`exited (${signal ? `signal ${signal}` : `code ${String(code)}`})`);
+        // what the server left behind in its group goes with it
+        if (child.pid !== undefined && DETACHED) signalTree(child.pid, 'SIGKILL', this.strays);
+        if (this.recordId) this.options.records?.remove(this.recordId);
+        this.child = undefined;
+        this.onclose?.();
+      });
+    });
+  }
+
+  private read(chunk: Buffer): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, newline);
+      start = newline + 1;
+      if (this.discarding) {
+        this.discarding = false;
+        continue;
+      }
+      const line = this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece]);
+      this.pending = [];
+      this.pendingBytes = 0;
+      if (line.length > this.options.maxMessageBytes) {
+        this.tooLarge();
+        continue;
+      }
+      this.handleLine(line.toString('utf8'));
+    }
+    if (start < chunk.length && !this.discarding) {
+      const rest = chunk.subarray(start);
+      this.pending.push(rest);
+      this.pendingBytes += rest.length;
+      if (this.pendingBytes > this.options.maxMessageBytes) {
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.discarding = true;
+        this.tooLarge();
+      }
+    }
+  }
+
+  private tooLarge(): void {
+    const error = new MessageTooLargeError(this.options.maxMessageBytes);
+    this.options.log.note(error.message);
+    this.onerror?.(error);
+    void this.close();
+  }
+
+  private handleLine(raw: string): void {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.options.log.note(`stdout line that is not JSON-RPC, skipped: ${line.slice(0, 200)}`);
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.options.log.note(`stdout JSON that is not a JSON-RPC message, skipped: ${line.slice(0, 200)}`);
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || !stdin.writable) return Promise.reject(new Error(`${this.options.name}: not connected`));
+    return new Promise((resolve) => {
+      if (stdin.write(JSON.stringify(message) + '\n')) resolve();
+      else stdin.once('drain', () => resolve());
+    });
+  }
+
+  /** Ends stdin, then SIGTERM to the tree, then SIGKILL after the grace period; resolves once the process is gone. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const child = this.child;
+      if (!child || child.pid === undefined) return;
+      const pid = child.pid;
+      try {
+        child.stdin?.end();
+      } catch {
+        // already closed
+      }
+      signalTree(pid, 'SIGTERM', this.strays);
+      const deadline = Date.now() + this.options.killGraceMs;
+      while (Date.now() < deadline && (this.child !== undefined || (DETACHED && treeAlive(pid, this.strays)))) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (this.child !== undefined || (DETACHED && treeAlive(pid, this.strays))) signalTree(pid, 'SIGKILL', this.strays);
+      await this.exited;
+    })();
+    return this.closing;
+  }
+}

@@ -1,0 +1,164 @@
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { modeSchema, type Mode } from '../policy/schema';
+import { serverNameProblem } from './names';
+
+/**
+ * `mcpServers` in the companion config (issue 11 §1), in the shape desktop clients use:
+ *
+ *   "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {…}, "cwd": "/…" }
+ *   "remote": { "url": "https://…/mcp", "headers": { "Authorization": "Bearer …" } }
+ *
+ * plus chatbridge's own keys: `policy` (how its tools are decided), `timeoutMs` (per call) and `disabled`.
+ *
+ * The config schema takes the whole object as it is (config-schema.ts), and every entry is checked here on its
+ * own: a mistake in one server names the server, the key and the rule, that server is reported broken, and
+ * the companion still starts with everything else.
+ */
+export const serverPolicySchema = z
+  .object({
+    default: modeSchema.optional().describe('the mode of every tool of this server without its own entry (default confirm)'),
+    tools: z.record(z.string(), modeSchema).optional().describe('per tool (its name without the server prefix): auto, confirm or deny'),
+    trustAnnotations: z
+      .boolean()
+      .optional()
+      .describe("believe the server's readOnlyHint: such a tool is then decided as a read, like fs.read (default false)"),
+  })
+  .strict();
+export type ServerPolicy = z.infer<typeof serverPolicySchema>;
+
+const common = {
+  policy: serverPolicySchema.optional(),
+  timeoutMs: z.number().int().positive().optional().describe('how long one call may take (default limits.defaultTimeoutMs, at most limits.maxTimeoutMs)'),
+  disabled: z.boolean().optional().describe('keep the entry but do not start the server'),
+};
+
+const stdioEntrySchema = z
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1).describe('the program to start'),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional().describe("added to the minimal environment (the policy's envAllow)"),
+    cwd: z.string().min(1).optional().describe('an absolute directory (or ~/…) to start it in'),
+    ...common,
+  })
+  .strict();
+
+const httpEntrySchema = z
+  .object({
+    type: z.enum(['http', 'streamable-http', 'sse']).optional().describe('sse: the older HTTP+SSE transport only'),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+    headers: z.record(z.string(), z.string()).optional(),
+    ...common,
+  })
+  .strict();
+
+interface SpecBase {
+  name: string;
+  policy: ServerPolicy;
+  timeoutMs?: number;
+  disabled: boolean;
+}
+
+export type McpServerSpec =
+  | (SpecBase & { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string })
+  | (SpecBase & { transport: 'http' | 'sse'; url: string; headers: Record<string, string> });
+
+export interface BrokenServer {
+  name: string;
+  /** one line per problem: `mcpServers.git.args: value "x" — must be an array` */
+  problems: string[];
+}
+
+export interface ParsedServers {
+  servers: McpServerSpec[];
+  broken: BrokenServer[];
+}
+
+/** Checks every entry on its own; never throws. */
+export function parseMcpServers(raw: Record<string, unknown>): ParsedServers {
+  const servers: McpServerSpec[] = [];
+  const broken: BrokenServer[] = [];
+  for (const [name, entry] of Object.entries(raw)) {
+    const result = parseMcpServer(name, entry);
+    if (result.ok) servers.push(result.spec);
+    else broken.push({ name, problems: result.problems });
+  }
+  return { servers, broken };
+}
+
+export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: McpServerSpec } | { ok: false; problems: string[] } {
+  const at = `mcpServers.${name}`;
+  const nameProblem = serverNameProblem(name);
+  if (nameProblem) return { ok: false, problems: [`${at}: ${nameProblem}`] };
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+    return { ok: false, problems: [`${at}: value ${describeValue(entry)} — must be an object with "command" (a program) or "url" (a server over HTTP)`] };
+  }
+  const record = entry as Record<string, unknown>;
+  const isHttp = 'url' in record || record.type === 'http' || record.type === 'streamable-http' || record.type === 'sse';
+  if (isHttp && 'command' in record) {
+    return { ok: false, problems: [`${at}: has both "command" and "url" — a server is either a program to start (command) or a URL, not both`] };
+  }
+  if (!isHttp && !('command' in record)) {
+    return { ok: false, problems: [`${at}: has neither "command" nor "url" — say which program to start, or the server's URL`] };
+  }
+  const parsed = (isHttp ? httpEntrySchema : stdioEntrySchema).safeParse(record);
+  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => describeIssue(at, issue, record)) };
+  const data = parsed.data;
+  const base: SpecBase = {
+    name,
+    policy: data.policy ?? {},
+    ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
+    disabled: data.disabled === true,
+  };
+  if ('url' in data) {
+    return { ok: true, spec: { ...base, transport: data.type === 'sse' ? 'sse' : 'http', url: data.url, headers: data.headers ?? {} } };
+  }
+  let cwd: string | undefined;
+  if (data.cwd !== undefined) {
+    const expanded = data.cwd === '~' ? homedir() : data.cwd.startsWith('~/') ? resolve(homedir(), data.cwd.slice(2)) : data.cwd;
+    if (!isAbsolute(expanded)) return { ok: false, problems: [`${at}.cwd: value ${describeValue(data.cwd)} — must be an absolute directory (or ~/…)`] };
+    cwd = expanded;
+  }
+  return {
+    ok: true,
+    spec: { ...base, transport: 'stdio', command: data.command, args: data.args ?? [], env: data.env ?? {}, ...(cwd !== undefined ? { cwd } : {}) },
+  };
+}
+
+/** The mode the server's policy sets for one of its tools, if it sets one (see tool-policy.ts for the rest). */
+export function configuredMode(policy: ServerPolicy, tool: string): Mode | undefined {
+  return policy.tools && Object.hasOwn(policy.tools, tool) ? policy.tools[tool] : undefined;
+}
+
+function describeIssue(at: string, issue: z.core.$ZodIssue, raw: unknown): string {
+  const path = `${at}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} — a server takes command, args, env, cwd (a program) or url, headers (HTTP), and policy, timeoutMs, disabled`;
+    case 'invalid_value':
+      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_type':
+      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be ${issue.expected === 'record' ? 'an object of strings' : issue.expected}`;
+    case 'too_small':
+      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must not be empty`;
+    default:
+      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — ${issue.message}`;
+  }
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = raw;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return '(missing)';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

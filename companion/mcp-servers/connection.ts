@@ -1,0 +1,463 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  type CallToolResult,
+  type Progress,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { ToolError } from '../../shared/errors';
+import type { ProgramRecords } from '../processes';
+import { compileArgumentCheck, type ArgumentCheck } from './arguments';
+import { ChildProcessTransport, MessageTooLargeError } from './child-transport';
+import type { McpServerSpec } from './config';
+import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
+import type { ServerLog } from './server-log';
+import { externalToolRule, type ExternalToolRule } from './tool-policy';
+
+/**
+ * One of the person's MCP servers, kept connected (issue 11 §2): started, its tools listed and kept current
+ * (`notifications/tools/list_changed`), restarted with backoff when it crashes or drops the connection — a
+ * bounded number of times in a row — and closed with its whole process tree at shutdown.
+ *
+ *   starting → ready → (crash) → retrying → starting → …   after `maxFailures` failures in a row → error
+ *
+ * A start that fails counts as a failure; a connection that lived `stableMs` or longer resets the count.
+ */
+export type ServerState = 'starting' | 'ready' | 'retrying' | 'error' | 'disabled' | 'closed';
+
+export interface ExternalToolEntry {
+  server: string;
+  /** the tool's own name on its server */
+  tool: string;
+  /** `<server>.<tool>` */
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  rule: ExternalToolRule;
+  check: ArgumentCheck;
+}
+
+export interface ServerHealth {
+  name: string;
+  transport: 'stdio' | 'http' | 'sse' | 'invalid';
+  state: ServerState;
+  tools: number;
+  /** what went wrong last (a start, a crash, the config), one line */
+  lastError?: string;
+  /** starts after the first */
+  restarts: number;
+  /** the server's log (stdio servers) */
+  log?: string;
+  /** tools not offered, and why; schema problems */
+  notes: string[];
+}
+
+export interface ConnectionOptions {
+  spec: McpServerSpec;
+  /** the minimal environment for a stdio server, the server's own `env` already added */
+  env: Record<string, string>;
+  log: ServerLog;
+  version: string;
+  records?: ProgramRecords;
+  startTimeoutMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  maxFailures: number;
+  stableMs: number;
+  killGraceMs: number;
+  maxMessageBytes: number;
+  /** a state or tool list changed */
+  onChange(): void;
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxTotalTimeoutMs: number;
+  onprogress?: (progress: Progress) => void;
+}
+
+// one validator (the SDK checks results against a tool's output schema with it) for every connection
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
+export interface ServerConnection {
+  readonly name: string;
+  readonly spec: McpServerSpec;
+  state(): ServerState;
+  health(): ServerHealth;
+  tools(): ReadonlyMap<string, ExternalToolEntry>;
+  /** why a tool of this server is not offered, if it was skipped */
+  skipped(tool: string): string | undefined;
+  start(): void;
+  /** resolves once ready; throws ToolError UNAVAILABLE when the server is down, or once `waitMs` has passed */
+  ready(signal: AbortSignal, waitMs: number): Promise<void>;
+  call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export function createServerConnection(options: ConnectionOptions): ServerConnection {
+  const { spec, log } = options;
+  let state: ServerState = spec.disabled ? 'disabled' : 'starting';
+  let client: Client | undefined;
+  let transport: Transport | undefined;
+  let tools = new Map<string, ExternalToolEntry>();
+  let skippedTools = new Map<string, string>();
+  let notes: string[] = [];
+  let lastError: string | undefined;
+  let failures = 0;
+  let restarts = 0;
+  let connectedAt = 0;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryAt = 0;
+  /** a generation per connection attempt, so a late event of an old client changes nothing */
+  let generation = 0;
+  const waiters = new Set<() => void>();
+  // read through a function: an await may have closed the connection since the last check
+  const isClosed = () => state === 'closed';
+
+  function setState(next: ServerState): void {
+    state = next;
+    for (const wake of [...waiters]) wake();
+    options.onChange();
+  }
+
+  function applyTools(list: Tool[]): void {
+    const next = new Map<string, ExternalToolEntry>();
+    const skipped = new Map<string, string>();
+    const newNotes: string[] = [];
+    for (const tool of list) {
+      if (!isOfferedToolName(tool.name)) {
+        skipped.set(tool.name, `not offered: ${TOOL_NAME_RULE}`);
+        newNotes.push(`tool ${JSON.stringify(tool.name.slice(0, 80))} is not offered: ${TOOL_NAME_RULE}`);
+        continue;
+      }
+      if (tool.execution?.taskSupport === 'required') {
+        skipped.set(tool.name, 'not offered: it only runs as a long-running task, which chatbridge does not call');
+        newNotes.push(`tool ${tool.name} is not offered: it only runs as a task`);
+        continue;
+      }
+      const name = externalToolName(spec.name, tool.name);
+      const inputSchema = { ...(tool.inputSchema as Record<string, unknown>), type: 'object' };
+      const compiled = compileArgumentCheck(name, inputSchema);
+      if (compiled.problem) newNotes.push(compiled.problem);
+      next.set(tool.name, {
+        server: spec.name,
+        tool: tool.name,
+        name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema,
+        rule: externalToolRule(spec.policy, tool.name, tool.annotations),
+        check: compiled.check,
+      });
+    }
+    tools = next;
+    skippedTools = skipped;
+    notes = newNotes;
+    options.onChange();
+  }
+
+  async function listAllTools(c: Client): Promise<Tool[]> {
+    const all: Tool[] = [];
+    let cursor: string | undefined;
+    // bounded: a server that pages forever must not hold the start
+    for (let page = 0; page < 100; page++) {
+      const result = await c.listTools(cursor ? { cursor } : undefined, { timeout: options.startTimeoutMs });
+      all.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return all;
+  }
+
+  function newClient(mine: number): Client {
+    sharedValidator ??= new AjvJsonSchemaValidator();
+    const c = new Client(
+      { name: 'chatbridge', version: options.version },
+      {
+        capabilities: {},
+        jsonSchemaValidator: sharedValidator,
+        listChanged: {
+          tools: {
+            onChanged: (error, list) => {
+              if (mine !== generation) return;
+              if (error) lastError = `refreshing the tool list failed: ${error.message}`;
+              else if (list) applyTools(list);
+            },
+          },
+        },
+      },
+    );
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      log.note(`log ${level}${logger ? ` ${logger}` : ''}: ${typeof data === 'string' ? data : JSON.stringify(data)}`.slice(0, 2000));
+    });
+    c.onerror = (error) => {
+      if (error instanceof MessageTooLargeError) lastError = error.message;
+    };
+    return c;
+  }
+
+  function newTransport(kind: 'stdio' | 'http' | 'sse'): Transport {
+    if (spec.transport === 'stdio') {
+      return new ChildProcessTransport({
+        name: spec.name,
+        command: spec.command,
+        args: spec.args,
+        env: options.env,
+        ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+        log,
+        maxMessageBytes: options.maxMessageBytes,
+        killGraceMs: options.killGraceMs,
+        ...(options.records ? { records: options.records } : {}),
+      });
+    }
+    const requestInit = { headers: spec.headers };
+    return kind === 'sse' ? new SSEClientTransport(new URL(spec.url), { requestInit }) : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
+  }
+
+  async function connectWith(kind: 'stdio' | 'http' | 'sse', mine: number): Promise<{ client: Client; transport: Transport }> {
+    const c = newClient(mine);
+    const t = newTransport(kind);
+    try {
+      await c.connect(t, { timeout: options.startTimeoutMs });
+    } catch (error) {
+      await closeQuietly(c, t);
+      throw error;
+    }
+    return { client: c, transport: t };
+  }
+
+  async function connect(): Promise<void> {
+    const mine = ++generation;
+    retryTimer = undefined;
+    if (state === 'closed') return;
+    setState('starting');
+    try {
+      let connected: { client: Client; transport: Transport };
+      if (spec.transport === 'stdio') connected = await connectWith('stdio', mine);
+      else if (spec.transport === 'sse') connected = await connectWith('sse', mine);
+      else {
+        try {
+          connected = await connectWith('http', mine);
+        } catch (error) {
+          // servers from before Streamable HTTP speak HTTP+SSE at the same URL (the SDK's documented fallback)
+          if (mine !== generation) throw error;
+          log.note(`Streamable HTTP failed (${messageOf(error)}); trying the older HTTP+SSE transport`);
+          connected = await connectWith('sse', mine);
+        }
+      }
+      if (mine !== generation || isClosed()) {
+        await closeQuietly(connected.client, connected.transport);
+        return;
+      }
+      client = connected.client;
+      transport = connected.transport;
+      client.onclose = () => {
+        if (mine === generation) void lost(describeClose(connected.transport));
+      };
+      applyTools(await listAllTools(client));
+      if (mine !== generation) return;
+      connectedAt = Date.now();
+      setState('ready');
+    } catch (error) {
+      if (mine !== generation || isClosed()) return;
+      await lost(`could not start: ${messageOf(error)}`);
+    }
+  }
+
+  /** The connection is gone (a crash, a failed start, a dropped HTTP session): retry with backoff, or give up. */
+  async function lost(reason: string): Promise<void> {
+    if (state === 'closed' || state === 'disabled') return;
+    const old = { client, transport };
+    generation++;
+    client = undefined;
+    transport = undefined;
+    tools = new Map();
+    lastError = reason;
+    const lived = connectedAt > 0 ? Date.now() - connectedAt : 0;
+    connectedAt = 0;
+    failures = lived >= options.stableMs ? 1 : failures + 1;
+    log.note(reason);
+    if (old.client) void closeQuietly(old.client, old.transport);
+    if (failures >= options.maxFailures) {
+      lastError = `${reason} (gave up after ${failures} failures in a row; restart chatbridge to try again)`;
+      log.note(`gave up after ${failures} failures in a row`);
+      setState('error');
+      return;
+    }
+    const delay = Math.min(options.backoffMaxMs, options.backoffBaseMs * 2 ** (failures - 1));
+    retryAt = Date.now() + delay;
+    setState('retrying');
+    retryTimer = setTimeout(() => {
+      restarts++;
+      void connect();
+    }, delay);
+    retryTimer.unref?.();
+  }
+
+  function describeClose(t: Transport): string {
+    if (t instanceof ChildProcessTransport && t.exit) {
+      const { code, signal } = t.exit;
+      return `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})`;
+    }
+    return 'the connection to the server was closed';
+  }
+
+  function unavailable(): ToolError {
+    const why = lastError ? `: ${lastError}` : '';
+    const logHint = spec.transport === 'stdio' ? `; its log: ${log.file}` : '';
+    switch (state) {
+      case 'disabled':
+        return new ToolError('UNAVAILABLE', `MCP server ${spec.name} is disabled in the config`);
+      case 'retrying':
+        return new ToolError(
+          'UNAVAILABLE',
+          `MCP server ${spec.name} is restarting (next try in ${Math.max(0, Math.ceil((retryAt - Date.now()) / 1000))} s)${why}${logHint}`,
+        );
+      case 'closed':
+        return new ToolError('UNAVAILABLE', `MCP server ${spec.name} is shut down`);
+      default:
+        return new ToolError('UNAVAILABLE', `MCP server ${spec.name} is not running${why}${logHint}`);
+    }
+  }
+
+  function ready(signal: AbortSignal, waitMs: number): Promise<void> {
+    if (state === 'ready') return Promise.resolve();
+    if (state !== 'starting') return Promise.reject(unavailable());
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        signal.removeEventListener('abort', onAbort);
+      };
+      const check = () => {
+        if (state === 'ready') {
+          done();
+          resolve();
+        } else if (state !== 'starting') {
+          done();
+          reject(unavailable());
+        }
+      };
+      const onAbort = () => {
+        done();
+        reject(new ToolError('CANCELLED', `stopped while MCP server ${spec.name} was starting`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new ToolError('UNAVAILABLE', `MCP server ${spec.name} did not finish starting within ${waitMs} ms${lastError ? ` (last error: ${lastError})` : ''}`));
+      }, waitMs);
+      waiters.add(check);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async function call(tool: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallToolResult> {
+    const c = client;
+    const t = transport;
+    if (state !== 'ready' || !c) throw unavailable();
+    try {
+      return (await c.callTool({ name: tool, arguments: args }, undefined, {
+        signal: callOptions.signal,
+        timeout: callOptions.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: callOptions.maxTotalTimeoutMs,
+        ...(callOptions.onprogress ? { onprogress: callOptions.onprogress } : {}),
+      })) as CallToolResult;
+    } catch (error) {
+      throw callError(error, tool, callOptions, t);
+    }
+  }
+
+  function callError(error: unknown, tool: string, callOptions: CallOptions, t: Transport | undefined): ToolError {
+    const name = externalToolName(spec.name, tool);
+    if (callOptions.signal.aborted) {
+      return new ToolError('CANCELLED', `${name} was stopped; MCP server ${spec.name} was told to cancel it`);
+    }
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new ToolError('TIMEOUT', `${name} did not answer within ${callOptions.timeoutMs} ms; MCP server ${spec.name} was told to cancel it`, {
+          timeoutMs: callOptions.timeoutMs,
+        });
+      }
+      if (error.code === ErrorCode.ConnectionClosed) {
+        if (lastError?.startsWith('the server sent a message larger')) {
+          return new ToolError('LIMIT_EXCEEDED', `${name}: MCP server ${spec.name} answered with more than ${options.maxMessageBytes} bytes; the connection was reset and it restarts`);
+        }
+        const how = t ? describeClose(t) : 'the connection was closed';
+        return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} stopped during the call — ${how}; it restarts${spec.transport === 'stdio' ? ` (log: ${log.file})` : ''}`);
+      }
+      const text = error.message.replace(/^MCP error -?\d+: /, '');
+      if (/output schema/i.test(text)) return new ToolError('TOOL_ERROR', `${name}: the server's result does not match its own output schema: ${text}`);
+      if (error.code === ErrorCode.InvalidParams) return new ToolError('INVALID_INPUT', `${name}: the server refused the arguments: ${text}`);
+      if (error.code === ErrorCode.MethodNotFound) return new ToolError('NOT_FOUND', `${name}: the server says: ${text}`);
+      return new ToolError('TOOL_ERROR', `${name} failed on MCP server ${spec.name} (error ${error.code}): ${text}`);
+    }
+    // a transport-level failure (the HTTP server is gone, the pipe is broken): the connection is not usable
+    const reason = `calling ${tool} failed: ${messageOf(error)}`;
+    if (state === 'ready') void lost(reason);
+    return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} cannot be reached (${messageOf(error)}); it reconnects`);
+  }
+
+  return {
+    name: spec.name,
+    spec,
+    state: () => state,
+    health() {
+      return {
+        name: spec.name,
+        transport: spec.transport,
+        state,
+        tools: tools.size,
+        ...(lastError !== undefined ? { lastError } : {}),
+        restarts,
+        ...(spec.transport === 'stdio' ? { log: log.file } : {}),
+        notes,
+      };
+    },
+    tools: () => tools,
+    skipped: (tool) => skippedTools.get(tool),
+    start() {
+      if (state === 'starting' && generation === 0) void connect();
+    },
+    ready,
+    call,
+    async close() {
+      const wasOpen = state !== 'closed';
+      generation++;
+      if (retryTimer) clearTimeout(retryTimer);
+      const old = { client, transport };
+      client = undefined;
+      transport = undefined;
+      tools = new Map();
+      if (wasOpen && state !== 'disabled') setState('closed');
+      else if (wasOpen) state = 'closed';
+      if (old.client) await closeQuietly(old.client, old.transport);
+      await log.flush();
+    },
+  };
+}
+
+async function closeQuietly(client: Client, transport: Transport | undefined): Promise<void> {
+  try {
+    // an HTTP session is ended politely; the server may not support it (405), which is fine
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await Promise.race([transport.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
+    }
+    await client.close();
+  } catch {
+    // closing what is already broken
+  }
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${message}${cause}`.replace(/\s+/g, ' ').slice(0, 500);
+}

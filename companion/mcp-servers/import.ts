@@ -1,0 +1,166 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonrepair } from 'jsonrepair';
+import { canonicalJson } from '../approvals/args-hash';
+import { parseMcpServer } from './config';
+import { serverNameProblem, suggestServerName } from './names';
+
+/**
+ * `chatbridge mcp import`: the MCP servers a person already set up for their desktop clients, found in the
+ * clients' usual config files for this OS, turned into `mcpServers` entries (issue 11 §1). Reading only; the
+ * command shows what it would add and writes on `--yes`.
+ *
+ * Which files, and why these: they are the clients that keep a user-level `mcpServers` file in a fixed place.
+ *   Claude Desktop  macOS ~/Library/Application Support/Claude/claude_desktop_config.json,
+ *                   Windows %APPDATA%\Claude\claude_desktop_config.json, Linux ~/.config/Claude/…  (mcpServers)
+ *   Claude Code     ~/.claude.json, its user-scope servers                                       (mcpServers)
+ *   Cursor          ~/.cursor/mcp.json                                                           (mcpServers)
+ *   Windsurf        ~/.codeium/windsurf/mcp_config.json (remote servers as serverUrl)            (mcpServers)
+ *   VS Code         the user folder's mcp.json: macOS ~/Library/Application Support/Code/User/, Windows
+ *                   %APPDATA%\Code\User\, Linux ~/.config/Code/User/ (JSON with comments)        (servers)
+ * Project-level files (.vscode/mcp.json, .cursor/mcp.json in a repository) are left out: they belong to a project,
+ * not to the person, and often use the editor's own variables.
+ */
+export interface ImportEnvironment {
+  home: string;
+  platform: NodeJS.Platform;
+  /** %APPDATA% on Windows */
+  appData?: string;
+  /** $XDG_CONFIG_HOME on Linux */
+  xdgConfigHome?: string;
+}
+
+export interface DesktopConfigSource {
+  client: string;
+  file: string;
+  /** where the servers are in that file */
+  key: 'mcpServers' | 'servers';
+}
+
+export function desktopConfigSources(env: ImportEnvironment): DesktopConfigSource[] {
+  const appData = env.appData ?? join(env.home, 'AppData', 'Roaming');
+  const userConfig =
+    env.platform === 'darwin' ? join(env.home, 'Library', 'Application Support') : env.platform === 'win32' ? appData : (env.xdgConfigHome ?? join(env.home, '.config'));
+  return [
+    { client: 'Claude Desktop', file: join(userConfig, 'Claude', 'claude_desktop_config.json'), key: 'mcpServers' },
+    { client: 'Claude Code', file: join(env.home, '.claude.json'), key: 'mcpServers' },
+    { client: 'Cursor', file: join(env.home, '.cursor', 'mcp.json'), key: 'mcpServers' },
+    { client: 'Windsurf', file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), key: 'mcpServers' },
+    { client: 'VS Code', file: join(userConfig, 'Code', 'User', 'mcp.json'), key: 'servers' },
+  ];
+}
+
+export type CandidateStatus = 'add' | 'exists' | 'conflict' | 'invalid';
+
+export interface ImportCandidate {
+  client: string;
+  file: string;
+  /** the name in the desktop client's file */
+  sourceName: string;
+  /** the name it gets here (differs when the source's name breaks the naming rule) */
+  name: string;
+  status: CandidateStatus;
+  /** the entry as it would be written (for `add`) */
+  entry?: Record<string, unknown>;
+  /** why it was renamed, skipped or is invalid; which keys were left out */
+  notes: string[];
+}
+
+export interface ImportPlan {
+  /** the files found, with how many servers each holds, or why one could not be read */
+  sources: Array<DesktopConfigSource & { servers: number; problem?: string }>;
+  candidates: ImportCandidate[];
+}
+
+/** Keys a desktop entry may have that mean the same here. */
+const KEPT_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'] as const;
+
+function readLoose(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    // VS Code's mcp.json is JSON with comments and trailing commas
+    return JSON.parse(jsonrepair(text));
+  }
+}
+
+/** A desktop client's entry in chatbridge's shape, with notes on what was changed or dropped. */
+export function convertEntry(raw: unknown): { entry: Record<string, unknown>; notes: string[] } | { problem: string } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problem: 'the entry is not an object' };
+  const source = raw as Record<string, unknown>;
+  if (/\$\{(input|env|workspaceFolder|userHome|config):?[^}]*\}/.test(JSON.stringify(source))) {
+    return { problem: 'it uses the editor\'s own variables (${input:…}, ${env:…}, ${workspaceFolder}); add it by hand with `chatbridge mcp add`' };
+  }
+  const entry: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const key of KEPT_KEYS) if (source[key] !== undefined) entry[key] = source[key];
+  // Windsurf names a remote server's address serverUrl
+  if (entry.url === undefined && typeof source.serverUrl === 'string') entry.url = source.serverUrl;
+  const type = source.type ?? source.transport;
+  if (type === 'sse') entry.type = 'sse';
+  else if ((type === 'http' || type === 'streamable-http' || type === 'streamableHttp') && entry.url !== undefined) entry.type = 'http';
+  const dropped = Object.keys(source).filter((key) => !(KEPT_KEYS as readonly string[]).includes(key) && !['serverUrl', 'type', 'transport'].includes(key));
+  if (dropped.length > 0) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(', ')} (not a chatbridge setting; approvals come from its policy)`);
+  return { entry, notes };
+}
+
+/** The same server, judged on what says how to reach it (chatbridge's own policy keys aside). */
+function sameEntry(configured: unknown, imported: Record<string, unknown>): boolean {
+  if (configured === null || typeof configured !== 'object') return false;
+  const reach = (entry: Record<string, unknown>) =>
+    Object.fromEntries([...KEPT_KEYS, 'type'].filter((key) => key !== 'disabled' && entry[key] !== undefined).map((key) => [key, entry[key]]));
+  return canonicalJson(reach(configured as Record<string, unknown>)) === canonicalJson(reach(imported));
+}
+
+/** What an import would do, given the servers already configured. Reads the files; writes nothing. */
+export function planImport(sources: DesktopConfigSource[], existing: Record<string, unknown>): ImportPlan {
+  const plan: ImportPlan = { sources: [], candidates: [] };
+  const taken = new Map<string, unknown>(Object.entries(existing));
+  for (const source of sources) {
+    if (!existsSync(source.file)) continue;
+    let servers: Record<string, unknown>;
+    try {
+      const value = readLoose(source.file) as Record<string, unknown> | null;
+      const found = value && typeof value === 'object' ? value[source.key] : undefined;
+      servers = found && typeof found === 'object' && !Array.isArray(found) ? (found as Record<string, unknown>) : {};
+    } catch (error) {
+      plan.sources.push({ ...source, servers: 0, problem: `cannot be read: ${error instanceof Error ? error.message : String(error)}` });
+      continue;
+    }
+    plan.sources.push({ ...source, servers: Object.keys(servers).length });
+    for (const [sourceName, raw] of Object.entries(servers)) {
+      const notes: string[] = [];
+      let name = sourceName;
+      const nameProblem = serverNameProblem(sourceName);
+      if (nameProblem) {
+        name = suggestServerName(sourceName);
+        notes.push(`renamed from ${JSON.stringify(sourceName)}: ${nameProblem}`);
+      }
+      const base = { client: source.client, file: source.file, sourceName, name };
+      const converted = convertEntry(raw);
+      if ('problem' in converted) {
+        plan.candidates.push({ ...base, status: 'invalid', notes: [...notes, converted.problem] });
+        continue;
+      }
+      notes.push(...converted.notes);
+      const checked = parseMcpServer(name, converted.entry);
+      if (!checked.ok) {
+        plan.candidates.push({ ...base, status: 'invalid', notes: [...notes, ...checked.problems] });
+        continue;
+      }
+      if (taken.has(name)) {
+        const same = sameEntry(taken.get(name), converted.entry);
+        plan.candidates.push({
+          ...base,
+          status: same ? 'exists' : 'conflict',
+          notes: [...notes, same ? 'already configured' : `a different server is already configured as ${name}; rename one of them by hand`],
+        });
+        continue;
+      }
+      taken.set(name, converted.entry);
+      plan.candidates.push({ ...base, status: 'add', entry: converted.entry, notes });
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,270 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { ToolError } from '../../shared/errors';
+import type { McpServerHealth } from '../../shared/api';
+import { homePaths, resolveHome } from '../home';
+import { parseMcpServer, parseMcpServers, type McpServerSpec } from './config';
+import { readConfigObject, serversOf, writeConfigObject } from './config-file';
+import { desktopConfigSources, planImport, type ImportCandidate } from './import';
+
+/**
+ * `chatbridge mcp …` (issue 11 §1): list, add, remove and import the person's MCP servers. Edits the config file
+ * (`--config FILE`, else `<home>/config.json`, which `chatbridge start` loads when given no --config); a running
+ * companion picks the change up when it is restarted. `list` asks the running companion for live health, and
+ * falls back to what the config file says.
+ */
+export const MCP_HELP = `chatbridge mcp — your own MCP servers, usable from any chat under chatbridge's policy
+
+  chatbridge mcp list                               servers, state, tools, last error
+  chatbridge mcp add NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]
+  chatbridge mcp add NAME --url URL [--header "Name: value"]... [--sse]
+  chatbridge mcp remove NAME
+  chatbridge mcp import [--yes]                     servers from Claude Desktop, Claude Code, Cursor, Windsurf, VS Code
+
+  --config FILE   the config file to read and change (default <home>/config.json)
+Tools are named <server>.<tool>. Every call asks for approval unless the server's "policy" in the config says
+otherwise (see the README, "Your MCP servers"). Restart chatbridge after a change.
+`;
+
+export interface McpCommandIo {
+  out: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** live health from the running companion; undefined when it is not running */
+  liveHealth: () => Promise<McpServerHealth[] | undefined>;
+}
+
+interface Flags {
+  config?: string;
+  positional: string[];
+  env: string[];
+  headers: string[];
+  cwd?: string;
+  url?: string;
+  sse: boolean;
+  yes: boolean;
+  /** everything after `--` */
+  command: string[];
+}
+
+function parseFlags(args: string[]): Flags {
+  const flags: Flags = { positional: [], env: [], headers: [], sse: false, yes: false, command: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') {
+      flags.command = args.slice(i + 1);
+      break;
+    }
+    const value = (): string => {
+      const v = args[++i];
+      if (v === undefined) throw new ToolError('INVALID_INPUT', `${arg} needs a value`);
+      return v;
+    };
+    switch (arg) {
+      case '--config':
+        flags.config = value();
+        break;
+      case '--env':
+        flags.env.push(value());
+        break;
+      case '--header':
+        flags.headers.push(value());
+        break;
+      case '--cwd':
+        flags.cwd = value();
+        break;
+      case '--url':
+        flags.url = value();
+        break;
+      case '--sse':
+        flags.sse = true;
+        break;
+      case '--yes':
+      case '-y':
+        flags.yes = true;
+        break;
+      default:
+        if (arg.startsWith('-')) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)}; see chatbridge mcp --help`);
+        flags.positional.push(arg);
+    }
+  }
+  return flags;
+}
+
+function configFile(flags: Flags, io: McpCommandIo): string {
+  return flags.config ? resolve(io.cwd, flags.config) : homePaths(resolveHome(io.env)).config;
+}
+
+/** What a server is, shown without its env values or header values (they may be tokens) or a URL's query. */
+export function describeSpec(spec: McpServerSpec): string {
+  if (spec.transport === 'stdio') {
+    const env = Object.keys(spec.env);
+    return `${[spec.command, ...spec.args].join(' ')}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}`;
+  }
+  let shown = spec.url;
+  try {
+    const url = new URL(spec.url);
+    shown = `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+  } catch {
+    // shown as written
+  }
+  const headers = Object.keys(spec.headers);
+  return `${spec.transport === 'sse' ? 'sse ' : ''}${shown}${headers.length > 0 ? `  (headers: ${headers.join(', ')})` : ''}`;
+}
+
+function describeEntry(name: string, entry: unknown): string {
+  const parsed = parseMcpServer(name, entry);
+  return parsed.ok ? describeSpec(parsed.spec) : JSON.stringify(entry).slice(0, 120);
+}
+
+function splitPair(text: string, separator: string, what: string): [string, string] {
+  const at = text.indexOf(separator);
+  if (at <= 0) throw new ToolError('INVALID_INPUT', `${what} ${JSON.stringify(text)} must look like ${separator === '=' ? 'KEY=value' : '"Name: value"'}`);
+  return [text.slice(0, at).trim(), text.slice(at + separator.length).trim()];
+}
+
+export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.out(MCP_HELP);
+      return 0;
+    case 'list':
+      return list(parseFlags(rest), io);
+    case 'add':
+      return add(parseFlags(rest), io);
+    case 'remove':
+    case 'rm':
+      return remove(parseFlags(rest), io);
+    case 'import':
+      return importServers(parseFlags(rest), io);
+    default:
+      throw new ToolError('INVALID_INPUT', `unknown mcp command ${JSON.stringify(sub)}; see chatbridge mcp --help`);
+  }
+}
+
+async function list(flags: Flags, io: McpCommandIo): Promise<number> {
+  const file = configFile(flags, io);
+  const live = flags.config ? undefined : await io.liveHealth();
+  if (live) {
+    if (live.length === 0) io.out(`no MCP servers configured (add one with chatbridge mcp add, or chatbridge mcp import)`);
+    for (const server of live) {
+      io.out(`${server.name}  ${server.state}  ${server.tools} tool${server.tools === 1 ? '' : 's'}  ${server.transport}${server.restarts > 0 ? `  restarts: ${server.restarts}` : ''}`);
+      if (server.lastError) io.out(`    last error: ${server.lastError}`);
+      for (const note of server.notes) if (note !== server.lastError) io.out(`    note: ${note}`);
+      if (server.log) io.out(`    log: ${server.log}`);
+    }
+    return 0;
+  }
+  const servers = serversOf(readConfigObject(file), file);
+  const parsed = parseMcpServers(servers);
+  if (Object.keys(servers).length === 0) {
+    io.out(`no MCP servers in ${file} (add one with chatbridge mcp add, or chatbridge mcp import)`);
+    return 0;
+  }
+  io.out(`${file} (chatbridge is not running; states show once it is):`);
+  for (const spec of parsed.servers) io.out(`${spec.name}  ${spec.disabled ? 'disabled' : 'configured'}  ${describeSpec(spec)}`);
+  for (const bad of parsed.broken) io.out(`${bad.name}  invalid  ${bad.problems.join('; ')}`);
+  return 0;
+}
+
+async function add(flags: Flags, io: McpCommandIo): Promise<number> {
+  const [name, ...extra] = flags.positional;
+  if (!name) throw new ToolError('INVALID_INPUT', 'chatbridge mcp add NAME -- COMMAND [ARGS...]  or  chatbridge mcp add NAME --url URL');
+  if (extra.length > 0) throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(extra[0])}; put the command after "--": chatbridge mcp add ${name} -- ${extra.join(' ')}`);
+  let entry: Record<string, unknown>;
+  if (flags.url !== undefined) {
+    if (flags.command.length > 0 || flags.env.length > 0 || flags.cwd) throw new ToolError('INVALID_INPUT', 'a server is either a URL (--url) or a program (-- COMMAND), not both');
+    entry = { url: flags.url };
+    if (flags.sse) entry.type = 'sse';
+    if (flags.headers.length > 0) entry.headers = Object.fromEntries(flags.headers.map((h) => splitPair(h, ':', '--header')));
+  } else {
+    const [command, ...commandArgs] = flags.command;
+    if (!command) throw new ToolError('INVALID_INPUT', `say how to start ${name}: chatbridge mcp add ${name} -- COMMAND [ARGS...] (or --url URL)`);
+    if (flags.headers.length > 0 || flags.sse) throw new ToolError('INVALID_INPUT', '--header and --sse are for a server added with --url');
+    entry = { command, args: commandArgs };
+    if (flags.env.length > 0) entry.env = Object.fromEntries(flags.env.map((e) => splitPair(e, '=', '--env')));
+    if (flags.cwd) entry.cwd = resolve(io.cwd, flags.cwd.replace(/^~(?=$|\/)/, homedir()));
+  }
+  const checked = parseMcpServer(name, entry);
+  if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.problems.join('\n'));
+  const file = configFile(flags, io);
+  const config = readConfigObject(file);
+  const servers = serversOf(config, file);
+  if (Object.hasOwn(servers, name)) throw new ToolError('CONFLICT', `${name} is already configured in ${file}; remove it first (chatbridge mcp remove ${name})`);
+  writeConfigObject(file, { ...config, mcpServers: { ...servers, [name]: entry } });
+  io.out(`added ${name} to ${file}: ${describeSpec(checked.spec)}`);
+  io.out(`its tools will be named ${name}.<tool>; every call asks for approval unless its "policy" says otherwise. Restart chatbridge to start it.`);
+  return 0;
+}
+
+async function remove(flags: Flags, io: McpCommandIo): Promise<number> {
+  const [name] = flags.positional;
+  if (!name) throw new ToolError('INVALID_INPUT', 'chatbridge mcp remove NAME');
+  const file = configFile(flags, io);
+  const config = readConfigObject(file);
+  const servers = serversOf(config, file);
+  if (!Object.hasOwn(servers, name)) {
+    const names = Object.keys(servers);
+    throw new ToolError('NOT_FOUND', `no MCP server ${JSON.stringify(name)} in ${file}${names.length > 0 ? `; the servers are ${names.join(', ')}` : ''}`);
+  }
+  const { [name]: _removed, ...others } = servers;
+  writeConfigObject(file, { ...config, mcpServers: others });
+  io.out(`removed ${name} from ${file}. Restart chatbridge to stop it.`);
+  return 0;
+}
+
+function candidateLine(candidate: ImportCandidate, mark: string): string {
+  const renamed = candidate.name !== candidate.sourceName ? ` (was ${JSON.stringify(candidate.sourceName)})` : '';
+  const what = candidate.entry ? `  ${describeEntry(candidate.name, candidate.entry)}` : '';
+  return `  ${mark} ${candidate.name}${renamed}  from ${candidate.client}${what}`;
+}
+
+async function importServers(flags: Flags, io: McpCommandIo): Promise<number> {
+  const file = configFile(flags, io);
+  const config = readConfigObject(file);
+  const existing = serversOf(config, file);
+  const home = io.env.HOME || io.env.USERPROFILE || homedir();
+  const sources = desktopConfigSources({
+    home,
+    platform: process.platform,
+    ...(io.env.APPDATA ? { appData: io.env.APPDATA } : {}),
+    ...(io.env.XDG_CONFIG_HOME ? { xdgConfigHome: io.env.XDG_CONFIG_HOME } : {}),
+  });
+  const plan = planImport(sources, existing);
+  if (plan.sources.length === 0) {
+    io.out(`no desktop client config found; looked at:\n${sources.map((s) => `  ${s.client}: ${s.file}`).join('\n')}`);
+    return 0;
+  }
+  io.out('found:');
+  for (const source of plan.sources) {
+    io.out(`  ${source.client}: ${source.file} — ${source.problem ?? `${source.servers} server${source.servers === 1 ? '' : 's'}`}`);
+  }
+  const toAdd = plan.candidates.filter((c) => c.status === 'add');
+  const skipped = plan.candidates.filter((c) => c.status !== 'add');
+  if (toAdd.length > 0) io.out(flags.yes ? 'adding:' : 'would add:');
+  for (const candidate of toAdd) {
+    io.out(candidateLine(candidate, '+'));
+    for (const note of candidate.notes) io.out(`      ${note}`);
+  }
+  if (skipped.length > 0) io.out('skipped:');
+  for (const candidate of skipped) {
+    io.out(candidateLine(candidate, candidate.status === 'exists' ? '=' : '!'));
+    for (const note of candidate.notes) io.out(`      ${note}`);
+  }
+  if (toAdd.length === 0) {
+    io.out('nothing to add');
+    return 0;
+  }
+  if (!flags.yes) {
+    io.out(`nothing was written; run chatbridge mcp import --yes to add ${toAdd.length === 1 ? 'it' : `these ${toAdd.length}`} to ${file}`);
+    return 0;
+  }
+  const added = Object.fromEntries(toAdd.map((c) => [c.name, c.entry]));
+  writeConfigObject(file, { ...config, mcpServers: { ...existing, ...added } });
+  io.out(`added ${toAdd.length} server${toAdd.length === 1 ? '' : 's'} to ${file}; every call to their tools asks for approval unless a server's "policy" says otherwise. Restart chatbridge to start them.`);
+  return 0;
+}

@@ -1,0 +1,264 @@
+import { join } from 'node:path';
+import { ToolError } from '../../shared/errors';
+import { isToolName, TOOL_NAMES } from '../../shared/tools/names';
+import { suggestToolName } from '../../shared/tools/suggest';
+import { homePaths } from '../home';
+import { programEnv } from '../plans/program-env';
+import { capResult, redact } from '../policy/redact';
+import type { Policy } from '../policy/schema';
+import type { ProgramRecords } from '../processes';
+import type { ExternalTool, ExternalToolListing, ExternalTools, ToolContext } from '../types';
+import { parseMcpServers, type BrokenServer, type McpServerSpec } from './config';
+import { createServerConnection, type ExternalToolEntry, type ServerConnection, type ServerHealth } from './connection';
+import { splitExternalName } from './names';
+import { toolResultText } from './results';
+import { createServerLog } from './server-log';
+
+/**
+ * The person's own MCP servers, mounted in the companion (issue 11): one connection per configured server, their
+ * tools as `<server>.<tool>` in the same registry, pipeline, policy, approvals, audit and caps as the built-ins.
+ *
+ * Lifecycle: every server starts when the companion starts — in the background, so the companion listens at once
+ * and a slow or broken server delays nothing. Eager rather than lazy because a model can only call a tool it was
+ * told about: `tools/list`, `/v1/tools` and the prompts need the tools and their schemas before the first call,
+ * and a server that cannot start is reported at once (`chatbridge status`, `chatbridge mcp list`) rather than in
+ * the middle of a chat. A call that arrives while its server is still starting waits for it.
+ */
+export interface McpServersOptions {
+  policy: Policy;
+  /** the data directory: logs go to `<home>/mcp-logs/<server>.log` */
+  home: string;
+  version: string;
+  /** where program records are kept, so a killed companion's servers are stopped at its next start */
+  records?: ProgramRecords;
+  /** initialize + tools/list, and how long a call waits for a server that is still starting (default 30 s) */
+  startTimeoutMs?: number;
+  /** first retry after a crash (default 1 s), doubling up to backoffMaxMs (default 30 s) */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** failures in a row before a server is given up (default 5) */
+  maxFailures?: number;
+  /** a connection that lived this long resets the failure count (default 60 s) */
+  stableMs?: number;
+  /** SIGTERM → SIGKILL for a server's process tree (default 2 s) */
+  killGraceMs?: number;
+  /** the largest single message a stdio server may send (default 32 MiB) */
+  maxMessageBytes?: number;
+  /** bound of each server's log (default 1 MiB, plus one older file) */
+  maxLogBytes?: number;
+}
+
+export interface ToolProgress {
+  runId: string;
+  tool: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface McpServersSummary {
+  servers: number;
+  ready: number;
+  starting: number;
+  failing: number;
+  tools: number;
+}
+
+export interface McpServers extends ExternalTools {
+  /** starts every enabled server in the background */
+  start(): void;
+  /** resolves once no server is starting (each is ready, retrying, given up or disabled) */
+  settled(timeoutMs?: number): Promise<void>;
+  health(): ServerHealth[];
+  summary(): McpServersSummary;
+  onProgress(listener: (progress: ToolProgress) => void): () => void;
+  /** a server's state or tool list changed */
+  onChange(listener: (health: ServerHealth) => void): () => void;
+  /** closes every client and ends every server's process tree */
+  close(): Promise<void>;
+}
+
+/** Windows cannot start a program without these, whatever envAllow says. */
+const WINDOWS_ESSENTIALS = ['SYSTEMROOT', 'SystemRoot', 'WINDIR', 'COMSPEC', 'PATHEXT', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'TEMP', 'TMP'];
+
+export function serverEnv(policy: Pick<Policy, 'envAllow'>, own: Record<string, string>, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const allow = process.platform === 'win32' ? [...policy.envAllow, ...WINDOWS_ESSENTIALS] : policy.envAllow;
+  return { ...programEnv({ envAllow: allow }, source), ...own };
+}
+
+export function createMcpServers(options: McpServersOptions): McpServers {
+  const { policy } = options;
+  const parsed = parseMcpServers(policy.mcpServers ?? {});
+  const broken = new Map<string, BrokenServer>(parsed.broken.map((b) => [b.name, b]));
+  const connections = new Map<string, ServerConnection>();
+  const progressListeners = new Set<(progress: ToolProgress) => void>();
+  const changeListeners = new Set<(health: ServerHealth) => void>();
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const settleWaiters = new Set<() => void>();
+
+  for (const spec of parsed.servers) {
+    const connection: ServerConnection = createServerConnection({
+      spec,
+      env: spec.transport === 'stdio' ? serverEnv(policy, spec.env) : {},
+      log: createServerLog(join(homePaths(options.home).mcpLogs, `${spec.name}.log`), options.maxLogBytes),
+      version: options.version,
+      ...(options.records ? { records: options.records } : {}),
+      startTimeoutMs,
+      backoffBaseMs: options.backoffBaseMs ?? 1_000,
+      backoffMaxMs: options.backoffMaxMs ?? 30_000,
+      maxFailures: options.maxFailures ?? 5,
+      stableMs: options.stableMs ?? 60_000,
+      killGraceMs: options.killGraceMs ?? 2_000,
+      maxMessageBytes: options.maxMessageBytes ?? 32 * 1024 * 1024,
+      onChange: () => {
+        const health = connection.health();
+        for (const listener of [...changeListeners]) listener(health);
+        for (const wake of [...settleWaiters]) wake();
+      },
+    });
+    connections.set(spec.name, connection);
+  }
+
+  function brokenHealth(entry: BrokenServer): ServerHealth {
+    return { name: entry.name, transport: 'invalid', state: 'error', tools: 0, lastError: entry.problems.join('; '), restarts: 0, notes: entry.problems };
+  }
+
+  function allTools(): ExternalToolEntry[] {
+    return [...connections.values()].flatMap((c) => (c.state() === 'ready' ? [...c.tools().values()] : []));
+  }
+
+  function notFound(name: string): ToolError {
+    const external = allTools().map((t) => t.name);
+    const suggestion = suggestToolName(name, [...TOOL_NAMES, ...external]);
+    const listed = external.length > 20 ? `${external.slice(0, 20).join(', ')} and ${external.length - 20} more (tools/list has them all)` : external.join(', ');
+    return new ToolError(
+      'NOT_FOUND',
+      `unknown tool ${JSON.stringify(name)}; chatbridge's own tools are ${TOOL_NAMES.join(', ')}` +
+        (external.length > 0 ? `; from your MCP servers: ${listed}` : '; your MCP servers offer none right now') +
+        (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+    );
+  }
+
+  function timeoutFor(spec: McpServerSpec): number {
+    return Math.min(spec.timeoutMs ?? policy.limits.defaultTimeoutMs, policy.limits.maxTimeoutMs);
+  }
+
+  function externalTool(connection: ServerConnection, entry: ExternalToolEntry): ExternalTool {
+    return {
+      name: entry.name,
+      validate(args) {
+        const given = args === undefined ? {} : args;
+        if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+          return { ok: false, code: 'INVALID_INPUT', message: `${entry.name} arguments must be an object like {"name": value}` };
+        }
+        const checked = entry.check(given as Record<string, unknown>);
+        return checked.ok ? { ok: true, args: given as Record<string, unknown> } : { ok: false, code: 'INVALID_INPUT', message: checked.message };
+      },
+      async plan() {
+        return { risk: entry.rule.risk, paths: [], ...(entry.rule.mode !== undefined ? { mode: entry.rule.mode } : {}) };
+      },
+      async preview(args) {
+        // the person approves exactly these arguments (the approval is bound to their hash)
+        return { title: `${entry.name} — MCP server "${entry.server}", tool "${entry.tool}"`, paths: [], diff: JSON.stringify(args, null, 2) };
+      },
+      async run(args, ctx: ToolContext) {
+        const result = await connection.call(entry.tool, args, {
+          signal: ctx.signal,
+          timeoutMs: timeoutFor(connection.spec),
+          maxTotalTimeoutMs: policy.limits.maxTimeoutMs,
+          onprogress: (p) => {
+            const event: ToolProgress = { runId: ctx.origin.runId, tool: entry.name, progress: p.progress };
+            if (p.total !== undefined) event.total = p.total;
+            if (p.message !== undefined) event.message = p.message;
+            for (const listener of [...progressListeners]) listener(event);
+          },
+        });
+        const text = toolResultText(result);
+        if (result.isError === true) {
+          // the whole text is redacted before it is cut, so no secret is split past recognition by the cut
+          const shown = capResult(redact(text, ctx.policy), ctx.policy.limits.maxResultChars, 'the server said more');
+          throw new ToolError('TOOL_ERROR', `${entry.name} failed: ${shown.text || '(the server gave no reason)'}`);
+        }
+        return { text };
+      },
+    };
+  }
+
+  async function resolve(name: string, signal: AbortSignal): Promise<ExternalTool | undefined> {
+    if (connections.size === 0 && broken.size === 0) return undefined;
+    const parts = splitExternalName(name);
+    if (!parts) throw notFound(name);
+    const bad = broken.get(parts.server);
+    if (bad) throw new ToolError('UNAVAILABLE', `MCP server ${parts.server} is not usable: ${bad.problems.join('; ')}`);
+    const connection = connections.get(parts.server);
+    if (!connection) throw notFound(name);
+    await connection.ready(signal, startTimeoutMs);
+    const entry = connection.tools().get(parts.tool);
+    if (!entry) {
+      const skipped = connection.skipped(parts.tool);
+      if (skipped) throw new ToolError('NOT_FOUND', `${name} is ${skipped}`);
+      const own = [...connection.tools().values()].map((t) => t.name);
+      const suggestion = suggestToolName(name, own);
+      throw new ToolError(
+        'NOT_FOUND',
+        `MCP server ${parts.server} has no tool ${JSON.stringify(parts.tool)}; its tools are ${own.join(', ') || '(none)'}` +
+          (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+      );
+    }
+    return externalTool(connection, entry);
+  }
+
+  return {
+    resolve,
+    answers(name) {
+      return (connections.size > 0 || broken.size > 0) && !isToolName(name);
+    },
+    listings(): ExternalToolListing[] {
+      return allTools().map((t) => ({ name: t.name, description: t.description, risk: t.rule.risk, inputSchema: t.inputSchema, server: t.server }));
+    },
+    start() {
+      for (const connection of connections.values()) connection.start();
+    },
+    settled(timeoutMs = startTimeoutMs) {
+      const starting = () => [...connections.values()].some((c) => c.state() === 'starting');
+      if (!starting()) return Promise.resolve();
+      return new Promise((done) => {
+        const finish = () => {
+          clearTimeout(timer);
+          settleWaiters.delete(check);
+          done();
+        };
+        const check = () => {
+          if (!starting()) finish();
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        settleWaiters.add(check);
+      });
+    },
+    health() {
+      const all = [...[...connections.values()].map((c) => c.health()), ...[...broken.values()].map(brokenHealth)];
+      return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+    summary() {
+      const states = [...connections.values()].map((c) => c.state());
+      return {
+        servers: connections.size + broken.size,
+        ready: states.filter((s) => s === 'ready').length,
+        starting: states.filter((s) => s === 'starting').length,
+        failing: broken.size + states.filter((s) => s === 'retrying' || s === 'error').length,
+        tools: allTools().length,
+      };
+    },
+    onProgress(listener) {
+      progressListeners.add(listener);
+      return () => progressListeners.delete(listener);
+    },
+    onChange(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+    async close() {
+      await Promise.all([...connections.values()].map((c) => c.close()));
+    },
+  };
+}

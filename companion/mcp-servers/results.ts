@@ -1,0 +1,82 @@
+/**
+ * What a model reads of an MCP tool's result (issue 11 §5). Pure. Text as it is; an image or audio clip as a
+ * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
+ * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
+ * placeholder; `structuredContent` as compact JSON, unless a text part already says the same. Parts are joined
+ * with a newline. `isError` is not looked at here: the caller turns such a result into the protocol's error form.
+ */
+export interface ToolResultLike {
+  content?: unknown;
+  structuredContent?: unknown;
+}
+
+function bytesOfBase64(data: string): number {
+  const clean = data.replace(/\s+/g, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+export function humanSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function partText(part: unknown): string {
+  if (part === null || typeof part !== 'object') return `[content ${JSON.stringify(part)} — not shown]`;
+  const p = part as Record<string, unknown>;
+  switch (p.type) {
+    case 'text':
+      return str(p.text) ?? '';
+    case 'image':
+    case 'audio': {
+      const size = typeof p.data === 'string' ? `, ${humanSize(bytesOfBase64(p.data))}` : '';
+      return `[${p.type} ${str(p.mimeType) ?? 'of unknown type'}${size} — not shown in the chat]`;
+    }
+    case 'resource_link': {
+      const name = str(p.title) ?? str(p.name) ?? '';
+      const facts = [str(p.mimeType), typeof p.size === 'number' ? humanSize(p.size) : undefined].filter(Boolean).join(', ');
+      const description = str(p.description);
+      return `[resource link] ${name ? `${name} — ` : ''}${str(p.uri) ?? '(no uri)'}${facts ? ` (${facts})` : ''}${description ? `: ${description}` : ''}`;
+    }
+    case 'resource': {
+      const resource = (p.resource ?? {}) as Record<string, unknown>;
+      const uri = str(resource.uri) ?? '(no uri)';
+      const type = str(resource.mimeType);
+      if (typeof resource.text === 'string') return `[resource ${uri}${type ? ` (${type})` : ''}]\n${resource.text}`;
+      const size = typeof resource.blob === 'string' ? `, ${humanSize(bytesOfBase64(resource.blob))}` : '';
+      return `[resource ${uri}: ${type ?? 'binary'}${size} — not shown in the chat]`;
+    }
+    default:
+      return `[${typeof p.type === 'string' ? p.type : 'unknown'} content — not shown in the chat]`;
+  }
+}
+
+/** Equal as JSON values (key order ignored): a text part that is the structured content already says it. */
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return canonical(JSON.parse(text)) === canonical(value);
+  } catch {
+    return false;
+  }
+}
+
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
+export function toolResultText(result: ToolResultLike): string {
+  const parts = Array.isArray(result.content) ? result.content : [];
+  const lines = parts.map(partText);
+  const structured = result.structuredContent;
+  if (structured !== undefined && structured !== null) {
+    const saidAlready = parts.some((part) => (part as { type?: unknown })?.type === 'text' && sameJson(String((part as { text?: unknown }).text), structured));
+    if (!saidAlready) lines.push(JSON.stringify(structured));
+  }
+  return lines.join('\n');
+}
