@@ -23,7 +23,7 @@ import { redact } from './policy/redact';
 import { approvalWaitFor } from './policy/decide';
 import type { Policy } from './policy/schema';
 import { blockJob, type PlanRunners } from './runs/block-job';
-import { createRunManager, responseOf, type RunManager } from './runs/run-manager';
+import { blockKey, createRunManager, responseOf, type RunManager } from './runs/run-manager';
 import { createRunStore } from './runs/run-store';
 import type { ToolHandlers } from './runs/tool-call';
 import { listAllTools } from './runs/tool-list';
@@ -247,7 +247,14 @@ export function createApp(deps: AppDeps): CompanionApp {
     return c.json(responseOf(record));
   });
 
-  // Stop in the chip: the run's signal is aborted; a call to the person's MCP server is cancelled on the server too
+  // Stop in the chip: the run's signal is aborted; a call to the person's MCP server is cancelled on the server too.
+  // By block (the body of its POST /v1/run) while its answer is still awaited, or by run id.
+  app.post('/v1/runs/stop', async (c) => {
+    const { kind, text, context } = await readJson(c, runRequestSchema);
+    const runId = runs.stopByKey(blockKey({ kind, site: context.site, conversationId: context.conversationId, messageKey: context.messageKey, text }));
+    if (!runId) throw new ToolError('NOT_FOUND', 'that block has no running run');
+    return c.json({ stopped: runId });
+  });
   app.post('/v1/runs/:id/stop', (c) => {
     const id = c.req.param('id');
     if (!runs.stop(id)) throw new ToolError('NOT_FOUND', `no running run ${JSON.stringify(id)}`);

@@ -48,6 +48,8 @@ export class ChildProcessTransport implements Transport {
 
   /** how the process ended, once it has */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** the connection was reset because a message went over maxMessageBytes */
+  overflowed = false;
   private child: ChildProcess | undefined;
   private strays: Strays | undefined;
   private recordId: string | undefined;
@@ -145,6 +147,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   private tooLarge(): void {
+    this.overflowed = true;
     const error = new MessageTooLargeError(this.options.maxMessageBytes);
     this.options.log.note(error.message);
     this.onerror?.(error);

@@ -14,7 +14,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { ToolError } from '../../shared/errors';
 import type { ProgramRecords } from '../processes';
 import { compileArgumentCheck, type ArgumentCheck } from './arguments';
-import { ChildProcessTransport, MessageTooLargeError } from './child-transport';
+import { ChildProcessTransport } from './child-transport';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
@@ -197,9 +197,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       const { level, logger, data } = notification.params;
       log.note(`log ${level}${logger ? ` ${logger}` : ''}: ${typeof data === 'string' ? data : JSON.stringify(data)}`.slice(0, 2000));
     });
-    c.onerror = (error) => {
-      if (error instanceof MessageTooLargeError) lastError = error.message;
-    };
+    // what breaks the connection ends in onclose (reported there); the rest is worth a line in the server's log
+    c.onerror = (error) => log.note(`protocol error: ${messageOf(error)}`);
     return c;
   }
 
@@ -302,6 +301,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   function describeClose(t: Transport): string {
+    if (t instanceof ChildProcessTransport && t.overflowed) return `the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`;
     if (t instanceof ChildProcessTransport && t.exit) {
       const { code, signal } = t.exit;
       return `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})`;
@@ -387,7 +387,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         });
       }
       if (error.code === ErrorCode.ConnectionClosed) {
-        if (lastError?.startsWith('the server sent a message larger')) {
+        if (t instanceof ChildProcessTransport && t.overflowed) {
           return new ToolError('LIMIT_EXCEEDED', `${name}: MCP server ${spec.name} answered with more than ${options.maxMessageBytes} bytes; the connection was reset and it restarts`);
         }
         const how = t ? describeClose(t) : 'the connection was closed';

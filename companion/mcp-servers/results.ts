@@ -2,8 +2,9 @@
  * What a model reads of an MCP tool's result (issue 11 §5). Pure. Text as it is; an image or audio clip as a
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
  * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
- * placeholder; `structuredContent` as compact JSON, unless a text part already says the same. Parts are joined
- * with a newline. `isError` is not looked at here: the caller turns such a result into the protocol's error form.
+ * placeholder; `structuredContent` as compact JSON when no text part carries the result (the spec asks servers to
+ * give it as text too, and a model reads it once). Parts are joined with a newline. `isError` is not looked at
+ * here: the caller turns such a result into the protocol's error form.
  */
 export interface ToolResultLike {
   content?: unknown;
@@ -54,29 +55,15 @@ function partText(part: unknown): string {
   }
 }
 
-/** Equal as JSON values (key order ignored): a text part that is the structured content already says it. */
-function sameJson(text: string, value: unknown): boolean {
-  try {
-    return canonical(JSON.parse(text)) === canonical(value);
-  } catch {
-    return false;
-  }
-}
-
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-}
-
 export function toolResultText(result: ToolResultLike): string {
   const parts = Array.isArray(result.content) ? result.content : [];
   const lines = parts.map(partText);
   const structured = result.structuredContent;
-  if (structured !== undefined && structured !== null) {
-    const saidAlready = parts.some((part) => (part as { type?: unknown })?.type === 'text' && sameJson(String((part as { text?: unknown }).text), structured));
-    if (!saidAlready) lines.push(JSON.stringify(structured));
-  }
+  // the spec asks servers to put their structured result in a text part too; shown once, by that text
+  const hasText = parts.some((part) => {
+    const p = part as { type?: unknown; resource?: { text?: unknown } } | null;
+    return p?.type === 'text' || (p?.type === 'resource' && typeof p.resource?.text === 'string');
+  });
+  if (structured !== undefined && structured !== null && !hasText) lines.push(JSON.stringify(structured));
   return lines.join('\n');
 }

@@ -65,6 +65,8 @@ export interface RunManager {
    * cancellation. False when the run is not running here (finished, or unknown).
    */
   stop(runId: string, reason?: string): boolean;
+  /** The same, for the run of a block (its idempotency key): the chip can stop a run whose answer it still waits for. */
+  stopByKey(key: string, reason?: string): string | undefined;
   /** aborts every running job (shutdown) and waits for them to settle */
   stopAll(): Promise<void>;
 }
@@ -220,6 +222,12 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       if (!run) return false;
       run.controller.abort(new Error(reason));
       return true;
+    },
+    stopByKey(key, reason = 'stopped by the person') {
+      const run = [...live.values()].find((r) => r.record.key === key);
+      if (!run) return undefined;
+      run.controller.abort(new Error(reason));
+      return run.record.runId;
     },
     async stopAll() {
       const running = [...live.values()];

@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileArgumentCheck } from '../../../companion/mcp-servers/arguments';
+import { parseMcpServers } from '../../../companion/mcp-servers/config';
+import { serverNameProblem, splitExternalName, suggestServerName } from '../../../companion/mcp-servers/names';
+import { toolResultText } from '../../../companion/mcp-servers/results';
+import { externalToolRule } from '../../../companion/mcp-servers/tool-policy';
+import { decide } from '../../../companion/policy/decide';
+import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
+import { TOOL_NAMES } from '../../../shared/tools/names';
+import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
+
+describe('the naming rule', () => {
+  it.each(['fs', 'FS', 'process', 'shell', 'filesystem', 'Filesystem'])('%s is reserved: a built-in tool starts with it', (name) => {
+    expect(serverNameProblem(name)).toMatch(/reserved/);
+  });
+
+  it.each(['git.hub', 'my server', 'ü', '', 'x'.repeat(33)])('%j is not a server name', (name) => {
+    expect(serverNameProblem(name)).toMatch(/is not a valid server name/);
+  });
+
+  it.each(['git', 'github-enterprise', 'db_2', 'FS2'])('%s is a server name', (name) => {
+    expect(serverNameProblem(name)).toBeUndefined();
+  });
+
+  it('no external name can equal a built-in one, whatever a server is called', () => {
+    for (const builtin of TOOL_NAMES) {
+      const parts = splitExternalName(builtin);
+      // `filesystem` has no dot; the others' server part is reserved
+      if (parts) expect(serverNameProblem(parts.server)).toBeDefined();
+    }
+  });
+
+  it('the server part ends at the first dot', () => {
+    expect(splitExternalName('git.log.short')).toEqual({ server: 'git', tool: 'log.short' });
+  });
+
+  it('an imported name that breaks the rule gets one that keeps it', () => {
+    expect(suggestServerName('filesystem')).toBe('filesystem-mcp');
+    expect(suggestServerName('my server.v2')).toBe('my-server-v2');
+    expect(suggestServerName('fs')).toBe('fs-mcp');
+  });
+});
+
+describe('mcpServers entries are checked one by one', () => {
+  it('valid stdio and HTTP entries become specs', () => {
+    const { servers, broken } = parseMcpServers({
+      git: { command: 'uvx', args: ['mcp-server-git'], env: { A: 'b' }, cwd: '/tmp', policy: { default: 'auto', tools: { git_push: 'deny' } } },
+      remote: { url: 'https://example.test/mcp', headers: { Authorization: 'Bearer x' } },
+      legacy: { url: 'http://127.0.0.1:9/sse', type: 'sse', timeoutMs: 5000 },
+      off: { command: 'x', disabled: true },
+    });
+    expect(broken).toEqual([]);
+    expect(servers.map((s) => [s.name, s.transport, s.disabled])).toEqual([
+      ['git', 'stdio', false],
+      ['remote', 'http', false],
+      ['legacy', 'sse', false],
+      ['off', 'stdio', true],
+    ]);
+  });
+
+  it.each([
+    ['fs', { command: 'x' }, 'mcpServers.fs: "fs" is reserved'],
+    ['a.b', { command: 'x' }, 'mcpServers.a.b: "a.b" is not a valid server name'],
+    ['both', { command: 'x', url: 'http://a' }, 'mcpServers.both: has both "command" and "url"'],
+    ['neither', { args: [] }, 'mcpServers.neither: has neither "command" nor "url"'],
+    ['notobject', 'npx foo', 'mcpServers.notobject: value "npx foo" — must be an object with "command"'],
+    ['args', { command: 'x', args: 'a b' }, 'mcpServers.args.args: value "a b" — must be array'],
+    ['env', { command: 'x', env: { A: 1 } }, 'mcpServers.env.env.A: value 1 — must be string'],
+    ['unknown', { command: 'x', autoApprove: ['y'] }, 'mcpServers.unknown: unknown key "autoApprove"'],
+    ['url', { url: 'ftp://x/y' }, 'mcpServers.url.url: value "ftp://x/y" — must be an http:// or https:// URL'],
+    ['mode', { command: 'x', policy: { tools: { t: 'always' } } }, 'mcpServers.mode.policy.tools.t: value "always" — must be one of "auto", "confirm", "deny"'],
+    ['cwd', { command: 'x', cwd: 'relative/dir' }, 'mcpServers.cwd.cwd: value "relative/dir" — must be an absolute directory'],
+  ])('%s: the error names the server, the key and the rule', (name, entry, message) => {
+    const { servers, broken } = parseMcpServers({ [name]: entry });
+    expect(servers).toEqual([]);
+    expect(broken[0]?.problems.join('\n')).toContain(message);
+  });
+
+  it('a config with a broken server still loads (the policy keeps the entry for the registry to report)', () => {
+    const config = parseConfig({ mcpServers: { bad: { command: 3 }, good: { command: 'x' } } });
+    expect(Object.keys(config.mcpServers)).toEqual(['bad', 'good']);
+  });
+});
+
+describe('how an external tool is decided', () => {
+  const policy = policyFromConfig(parseConfig({ sites: { deepseek: { modes: { exec: 'deny', read: 'confirm' } } } }), [{ root: '/tmp', base: '/tmp', key: 't' }]);
+  const request = (rule: { risk: 'read' | 'exec'; mode?: 'auto' | 'confirm' | 'deny' }) => ({
+    tool: 's.t',
+    args: {},
+    actions: [{ risk: rule.risk, label: 's.t', paths: [], ...(rule.mode ? { mode: rule.mode } : {}) }],
+    preview: { title: 's.t', paths: [] },
+  });
+
+  it.each([
+    ['no policy', {}, undefined, { risk: 'exec', mode: 'confirm' }],
+    ['server default auto', { default: 'auto' as const }, undefined, { risk: 'exec', mode: 'auto' }],
+    ['per-tool entry beats the default', { default: 'auto' as const, tools: { t: 'deny' as const } }, undefined, { risk: 'exec', mode: 'deny' }],
+    ['readOnlyHint is not believed by default', {}, { readOnlyHint: true }, { risk: 'exec', mode: 'confirm' }],
+    ['readOnlyHint with trustAnnotations: a read, left to modes.read', { trustAnnotations: true }, { readOnlyHint: true }, { risk: 'read' }],
+    ['trusted read-only with its own entry keeps it', { trustAnnotations: true, tools: { t: 'confirm' as const } }, { readOnlyHint: true }, { risk: 'read', mode: 'confirm' }],
+    ['trusted but not read-only', { trustAnnotations: true }, { readOnlyHint: false }, { risk: 'exec', mode: 'confirm' }],
+  ])('%s', (_name, serverPolicy, annotations, expected) => {
+    expect(externalToolRule(serverPolicy, 't', annotations)).toEqual(expected);
+  });
+
+  it('a site override only makes it stricter', () => {
+    expect(decide(request({ risk: 'exec', mode: 'auto' }), policy, 'chatgpt')).toBe('auto');
+    expect(decide(request({ risk: 'exec', mode: 'auto' }), policy, 'deepseek')).toEqual({ deny: 'the policy mode for exec is deny on site deepseek' });
+    expect(decide(request({ risk: 'read' }), policy, 'chatgpt')).toBe('auto');
+    expect(decide(request({ risk: 'read' }), policy, 'deepseek')).toBe('confirm');
+    expect(decide(request({ risk: 'exec', mode: 'deny' }), policy, 'chatgpt')).toEqual({ deny: "s.t is set to deny in its server's policy" });
+  });
+
+  it('the global modes do not loosen or tighten a tool with its own mode', () => {
+    const loose = policyFromConfig(parseConfig({ modes: { exec: 'auto' } }), [{ root: '/tmp', base: '/tmp', key: 't' }]);
+    expect(decide(request({ risk: 'exec', mode: 'confirm' }), loose, 'chatgpt')).toBe('confirm');
+  });
+});
+
+describe('arguments against the tool schema', () => {
+  const draft2020 = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { path: { type: 'string' }, depth: { type: 'integer', minimum: 0 }, tags: { type: 'array', items: { type: 'string' } } },
+    required: ['path'],
+    additionalProperties: false,
+  };
+  const { check, problem } = compileArgumentCheck('git.log', draft2020);
+
+  it('compiles 2020-12 schemas as well as draft-07 ones', () => {
+    expect(problem).toBeUndefined();
+    expect(check({ path: '/r', depth: 2 })).toEqual({ ok: true });
+  });
+
+  it.each([
+    [{}, 'git.log is missing "path" (a string)'],
+    [{ path: 1 }, 'git.log argument "path" must be a string, got 1 (a number)'],
+    [{ path: '/r', depth: -1 }, 'git.log argument "depth" must be >= 0, got -1 (a number)'],
+    [{ path: '/r', tags: ['a', 2] }, 'git.log argument "tags[1]" must be a string, got 2 (a number)'],
+    [{ path: '/r', dpeth: 1 }, 'git.log has no argument "dpeth" (did you mean "depth"?); its arguments are path, depth, tags'],
+  ])('%j → %s', (args, message) => {
+    expect(check(args)).toEqual({ ok: false, message });
+  });
+
+  it('a schema that cannot be compiled leaves the check to the server and says so', () => {
+    const broken = compileArgumentCheck('x.y', { type: 'object', properties: { a: { $ref: '#/nowhere' } } });
+    expect(broken.problem).toMatch(/^the input schema of x\.y cannot be compiled/);
+    expect(broken.check({ a: 1 })).toEqual({ ok: true });
+  });
+});
+
+describe('what a model reads of a result', () => {
+  it.each([
+    ['text as is', { content: [{ type: 'text', text: 'a\nb' }] }, 'a\nb'],
+    ['an image as a placeholder', { content: [{ type: 'image', data: 'A'.repeat(4096), mimeType: 'image/png' }] }, '[image image/png, 3.0 KB — not shown in the chat]'],
+    ['audio as a placeholder', { content: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] }, '[audio audio/wav, 3 B — not shown in the chat]'],
+    ['a resource link', { content: [{ type: 'resource_link', uri: 'file:///a.md', name: 'a.md', mimeType: 'text/markdown' }] }, '[resource link] a.md — file:///a.md (text/markdown)'],
+    ['an embedded text resource', { content: [{ type: 'resource', resource: { uri: 'mem://x', mimeType: 'text/plain', text: 'hello' } }] }, '[resource mem://x (text/plain)]\nhello'],
+    ['an embedded binary resource', { content: [{ type: 'resource', resource: { uri: 'mem://b', mimeType: 'application/pdf', blob: 'AAAA' } }] }, '[resource mem://b: application/pdf, 3 B — not shown in the chat]'],
+    ['structured content alone, compact', { content: [], structuredContent: { a: 1, b: [true] } }, '{"a":1,"b":[true]}'],
+    ['structured content beside its text, once', { content: [{ type: 'text', text: '{\n  "a": 1\n}' }], structuredContent: { a: 1 } }, '{\n  "a": 1\n}'],
+    ['an unknown kind', { content: [{ type: 'hologram' }] }, '[hologram content — not shown in the chat]'],
+  ])('%s', (_name, result, text) => {
+    expect(toolResultText(result)).toBe(text);
+  });
+});
+
+describe('a broken or failing server does not stop the companion', () => {
+  let world: McpWorld;
+
+  beforeAll(async () => {
+    world = await makeMcpWorld(
+      {
+        mcpServers: {
+          typo: { command: process.execPath, args: 'not-an-array' },
+          missing: { command: '/nonexistent/chatbridge-test-server' },
+          exits: { command: process.execPath, args: ['-e', 'process.exit(7)'] },
+          fine: fixtureServer('crash.mjs', { policy: { default: 'auto' } }),
+          off: fixtureServer('crash.mjs', { disabled: true }),
+        },
+      },
+      { maxFailures: 3, backoffBaseMs: 50, backoffMaxMs: 100 },
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('the broken entry is reported with its server, key and rule; the rest works', async () => {
+    const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string; transport: string; lastError?: string }> };
+    expect(servers.find((s) => s.name === 'typo')).toMatchObject({ state: 'error', transport: 'invalid', lastError: expect.stringContaining('mcpServers.typo.args: value "not-an-array" — must be array') });
+    expect(servers.find((s) => s.name === 'off')).toMatchObject({ state: 'disabled' });
+    const run = await world.run('mcp-request', mcpCall('ok', 'fine.ok', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toMatch(/^alive/);
+    const broken = await world.run('mcp-request', mcpCall('bad', 'typo.anything', {}));
+    expect(mcpJson(broken.resultText).error?.message).toMatch(/^UNAVAILABLE: MCP server typo is not usable: mcpServers\.typo\.args/);
+    const disabled = await world.run('mcp-request', mcpCall('off', 'off.ok', {}));
+    expect(mcpJson(disabled.resultText).error?.message).toBe('UNAVAILABLE: MCP server off is disabled in the config');
+  });
+
+  it('a server that cannot start is retried with backoff, then given up, and says why', async () => {
+    await waitUntil('both failing servers are given up', async () => {
+      const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string }> };
+      return servers.filter((s) => (s.name === 'missing' || s.name === 'exits') && s.state === 'error').length === 2;
+    });
+    const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; restarts: number; lastError?: string }> };
+    const missing = servers.find((s) => s.name === 'missing');
+    expect(missing?.restarts).toBe(2);
+    expect(missing?.lastError).toMatch(/^could not start: spawn \/nonexistent\/chatbridge-test-server ENOENT \(gave up after 3 failures in a row; restart chatbridge to try again\)$/);
+    expect(servers.find((s) => s.name === 'exits')?.lastError).toMatch(/gave up after 3 failures/);
+    const call = await world.run('mcp-request', mcpCall('gone', 'missing.tool', {}));
+    expect(mcpJson(call.resultText).error?.message).toMatch(/^UNAVAILABLE: MCP server missing is not running: could not start/);
+    const status = (await (await fetch(`http://127.0.0.1:${world.port}/v1/status`)).json()) as { mcp: Record<string, number> };
+    expect(status.mcp).toMatchObject({ servers: 5, ready: 1, failing: 3 });
+  });
+});

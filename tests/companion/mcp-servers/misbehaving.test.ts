@@ -1,0 +1,215 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
+
+/*
+ * Servers that misbehave, written for these tests with the SDK's own server classes: one that dies mid-call, one
+ * that never answers (stopped by the person, and by the timeout), one that prints garbage on stdout, one whose
+ * result is 5 MB. Each call ends in a coded result in the block's own protocol, and the companion — its built-ins
+ * and its other servers — keeps serving.
+ */
+let world: McpWorld;
+let markFile: string;
+
+const auto = { policy: { default: 'auto' } };
+
+beforeAll(async () => {
+  markFile = join(process.env.TMPDIR ?? '/tmp', `cb-hang-mark-${process.pid}-${Date.now()}`);
+  world = await makeMcpWorld({
+    mcpServers: {
+      crash: fixtureServer('crash.mjs', auto),
+      hang: fixtureServer('hang.mjs', { ...auto, timeoutMs: 400, env: { HANG_MARK_FILE: markFile } }),
+      slow: fixtureServer('hang.mjs', { ...auto, env: { HANG_MARK_FILE: markFile } }),
+      garbage: fixtureServer('garbage.mjs', { ...auto, timeoutMs: 400 }),
+      big: fixtureServer('big-result.mjs', auto),
+      features: fixtureServer('features.mjs', auto),
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+async function healthOf(name: string): Promise<{ state: string; restarts: number; lastError?: string; tools: number; notes: string[] }> {
+  const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string; restarts: number; lastError?: string; tools: number; notes: string[] }> };
+  const found = servers.find((s) => s.name === name);
+  if (!found) throw new Error(`no server ${name}`);
+  return found;
+}
+
+async function stillServing(): Promise<void> {
+  await writeProbe();
+  const fsRead = await world.run('mcp-request', mcpCall('probe-fs', 'fs.read', { path: join(world.root, 'probe.txt') }));
+  expect(mcpJson(fsRead.resultText).result?.content[0]?.text).toBe('probe\n');
+  const other = await world.run('mcp-request', mcpCall('probe-big', 'big.ok', {}));
+  expect(mcpJson(other.resultText).result?.content[0]?.text).toBe('small');
+}
+
+async function writeProbe(): Promise<void> {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(join(world.root, 'probe.txt'), 'probe\n');
+}
+
+describe('a server that crashes mid-call', () => {
+  it('answers UNAVAILABLE naming the exit, restarts the server, and the companion keeps serving', async () => {
+    const run = await world.run('mcp-request', mcpCall('x1', 'crash.crash', {}), { waitMs: 10_000 });
+    expect(run.status).toBe('error');
+    const error = mcpJson(run.resultText).error;
+    expect(error).toMatchObject({ code: -32012, data: { code: 'UNAVAILABLE' } });
+    expect(error?.message).toMatch(/^UNAVAILABLE: crash\.crash: MCP server crash stopped during the call — the server exited \(code 3\); it restarts \(log: .*mcp-logs\/crash\.log\)$/);
+    await stillServing();
+    await waitUntil('crash is ready again', async () => (await healthOf('crash')).state === 'ready');
+    const health = await healthOf('crash');
+    expect(health.restarts).toBe(1);
+    expect(health.lastError).toBe('the server exited (code 3)');
+    const again = await world.run('mcp-request', mcpCall('x2', 'crash.ok', {}));
+    expect(mcpJson(again.resultText).result?.content[0]?.text).toMatch(/^alive pid \d+$/);
+    // its stderr went to its log, not to the companion's terminal
+    const log = readFileSync(join(world.home, 'mcp-logs', 'crash.log'), 'utf8');
+    expect(log).toContain('crash: exiting in the middle of a call');
+    expect(log).toContain('exited (code 3)');
+  });
+});
+
+describe('a server that never answers', () => {
+  it('a timeout is TIMEOUT, and the server is told to cancel', async () => {
+    const run = await world.run('flycode-call', '```flycode-call\n{"id":"h1","tool":"hang.hang","args":{"label":"by-timeout"}}\n```', { waitMs: 10_000 });
+    expect(run.status).toBe('error');
+    expect(run.resultText).toContain('[error] TIMEOUT: hang.hang did not answer within 400 ms; MCP server hang was told to cancel it');
+    await waitUntil('the server saw the cancellation', () => existsSync(markFile) && readFileSync(markFile, 'utf8').includes('cancelled by-timeout'));
+    expect((await healthOf('hang')).state).toBe('ready');
+    await stillServing();
+  });
+
+  it('Stop (by block, while its answer is awaited) is CANCELLED, and the server is told to cancel', async () => {
+    const text = mcpCall('h2', 'slow.hang', { label: 'by-stop' });
+    const context = { site: 'chatgpt', url: 'https://chatgpt.com/c/x', conversationId: 'conv-stop', messageKey: 'msg-stop' };
+    const answer = world.post('/v1/run', { kind: 'mcp-request', text, context, waitMs: 100 });
+    await new Promise((r) => setTimeout(r, 300));
+    const stop = await world.post('/v1/runs/stop', { kind: 'mcp-request', text, context });
+    expect(stop.status).toBe(200);
+    const run = (await (await answer).json()) as { status: string; resultText: string; runId: string };
+    expect(run.status).toBe('error');
+    expect(mcpJson(run.resultText).error).toMatchObject({ code: -32013, data: { code: 'CANCELLED' } });
+    expect(mcpJson(run.resultText).error?.message).toBe('CANCELLED: slow.hang was stopped; MCP server slow was told to cancel it');
+    await waitUntil('the server saw the cancellation', () => readFileSync(markFile, 'utf8').includes('cancelled by-stop'));
+    // stopping what is not running is NOT_FOUND
+    expect((await world.post(`/v1/runs/${run.runId}/stop`, {})).status).toBe(404);
+    const ok = await world.run('mcp-request', mcpCall('h3', 'slow.ok', {}));
+    expect(mcpJson(ok.resultText).result?.content[0]?.text).toBe('still serving');
+  });
+
+  it('Stop by run id after an approval cancels the same way', async () => {
+    const confirmWorld = await makeMcpWorld({ mcpServers: { slow: fixtureServer('hang.mjs', { env: { HANG_MARK_FILE: markFile } }) } });
+    try {
+      const pending = await confirmWorld.run('mcp-request', mcpCall('h4', 'slow.hang', { label: 'by-run-id' }));
+      expect(pending.status).toBe('pending');
+      const approval = await confirmWorld.approvalOf(pending.runId);
+      await confirmWorld.post(`/v1/approvals/${approval.id}`, { decision: 'approve', argsHash: approval.argsHash });
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await confirmWorld.post(`/v1/runs/${pending.runId}/stop`, {})).status).toBe(200);
+      const done = await confirmWorld.final(pending.runId);
+      expect(mcpJson(done.resultText).error?.message).toMatch(/^CANCELLED: /);
+      await waitUntil('the server saw the cancellation', () => readFileSync(markFile, 'utf8').includes('cancelled by-run-id'));
+    } finally {
+      await confirmWorld.close();
+    }
+  });
+});
+
+describe('a server that prints garbage on stdout', () => {
+  it('starts despite a banner, answers despite noise mid-call; the noise is logged, never fatal', async () => {
+    expect((await healthOf('garbage')).state).toBe('ready');
+    const run = await world.run('mcp-request', mcpCall('g1', 'garbage.chatty', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('answered despite the noise');
+    const log = readFileSync(join(world.home, 'mcp-logs', 'garbage.log'), 'utf8');
+    expect(log).toContain('stdout line that is not JSON-RPC, skipped: Garbage Server v0.1 starting');
+    expect(log).toContain('stdout line that is not JSON-RPC, skipped: debug: about to answer');
+    expect(log).toContain('stdout JSON that is not a JSON-RPC message, skipped: {"hello": "not json-rpc"}');
+  });
+
+  it('garbage instead of an answer ends in TIMEOUT, and the server stays up', async () => {
+    const run = await world.run('mcp-request', mcpCall('g2', 'garbage.silent', {}), { waitMs: 10_000 });
+    expect(mcpJson(run.resultText).error).toMatchObject({ code: -32010, data: { code: 'TIMEOUT' } });
+    const again = await world.run('mcp-request', mcpCall('g3', 'garbage.chatty', {}));
+    expect(mcpJson(again.resultText).result?.content[0]?.text).toBe('answered despite the noise');
+  });
+});
+
+describe('a tool whose result is 5 MB', () => {
+  it('is cut to the result cap with a marker and meta.truncated; the companion stays responsive', async () => {
+    const started = Date.now();
+    const run = await world.run('mcp-request', mcpCall('b1', 'big.dump', {}), { waitMs: 20_000 });
+    expect(run.status).toBe('done');
+    const response = mcpJson(run.resultText);
+    expect(response.result?.meta.truncated).toBe(true);
+    const text = response.result?.content[0]?.text ?? '';
+    expect(text.length).toBeLessThan(world.policy.limits.maxResultChars + 500);
+    expect(text).toMatch(/…\[truncated: showed 20000 of 5242880 characters .*narrow the call to see the rest\]$/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await stillServing();
+  });
+
+  it('a message over the transport limit resets the connection: LIMIT_EXCEEDED, then the server restarts', async () => {
+    const small = await makeMcpWorld({ mcpServers: { big: fixtureServer('big-result.mjs', auto) } }, { maxMessageBytes: 1024 * 1024 });
+    try {
+      const run = await small.run('mcp-request', mcpCall('b2', 'big.dump', {}), { waitMs: 20_000 });
+      expect(mcpJson(run.resultText).error).toMatchObject({ code: -32008, data: { code: 'LIMIT_EXCEEDED' } });
+      expect(mcpJson(run.resultText).error?.message).toContain('answered with more than 1048576 bytes');
+      await waitUntil('big is ready again', async () => {
+        const { servers } = (await (await small.request('/v1/mcp-servers')).json()) as { servers: Array<{ state: string }> };
+        return servers[0]?.state === 'ready';
+      });
+      const ok = await small.run('mcp-request', mcpCall('b3', 'big.ok', {}));
+      expect(mcpJson(ok.resultText).result?.content[0]?.text).toBe('small');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('results and notifications', () => {
+  it('isError is the protocol error TOOL_ERROR, redacted', async () => {
+    const run = await world.run('mcp-request', mcpCall('f1', 'features.fail', {}));
+    const error = mcpJson(run.resultText).error;
+    expect(error).toMatchObject({ code: -32011, data: { code: 'TOOL_ERROR' } });
+    expect(error?.message).toMatch(/^TOOL_ERROR: features\.fail failed: the repository is locked; key \[REDACTED[^\]]*\] was refused$/);
+    const flycode = await world.run('flycode-call', '```flycode-call\n{"id":"f2","tool":"features.fail","args":{}}\n```');
+    expect(flycode.resultText).toContain('[ok] false');
+    expect(flycode.resultText).toContain('[error] TOOL_ERROR: features.fail failed:');
+  });
+
+  it('secrets in a result are redacted like a built-in result', async () => {
+    const run = await world.run('mcp-request', mcpCall('f3', 'features.leak', {}));
+    const text = mcpJson(run.resultText).result?.content[0]?.text ?? '';
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
+  });
+
+  it('a tool name a model cannot type is not offered, and the health says so', async () => {
+    const health = await healthOf('features');
+    expect(health.notes).toContain('tool "has space" is not offered: a tool name is 1–64 letters, digits, "_", "-" or "."');
+    const { tools } = (await (await world.request('/v1/tools')).json()) as { tools: Array<{ name: string }> };
+    expect(tools.some((t) => t.name.startsWith('features.has'))).toBe(false);
+  });
+
+  it('notifications/tools/list_changed refreshes the list', async () => {
+    const before = (await healthOf('features')).tools;
+    const run = await world.run('mcp-request', mcpCall('f4', 'features.add-tool', {}));
+    expect(run.status).toBe('done');
+    await waitUntil('the new tool is listed', async () => (await healthOf('features')).tools === before + 1);
+    const added = await world.run('mcp-request', mcpCall('f5', 'features.added', {}));
+    expect(mcpJson(added.resultText).result?.content[0]?.text).toBe('I was added');
+    expect(world.events.some((e) => e.type === 'mcp-server' && e.server.name === 'features' && e.server.tools === before + 1)).toBe(true);
+  });
+
+  it('progress of a fixture tool reaches the hub with its message', async () => {
+    const run = await world.run('mcp-request', mcpCall('f6', 'features.progress', { steps: 4 }), { waitMs: 10_000 });
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('done in 4 steps');
+    const events = world.events.filter((e) => e.type === 'tool-progress' && e.runId === run.runId);
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(events[0]).toMatchObject({ type: 'tool-progress', tool: 'features.progress', progress: 1, total: 4, message: 'step 1' });
+  });
+});
