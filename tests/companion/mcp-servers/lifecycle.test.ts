@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeWorkspace, mcpRequestBlock, parseMcpResponse, processesWith, startCompanionProcess, waitUntil, type CompanionProcess } from '../load/live-companion';
+import { fixture } from './world';
+
+/*
+ * The real companion process (companion/main.ts start, as `npm start` runs it) with a server of the person's:
+ * it is started with the companion, found through <home>/config.json when no --config is given, shown by
+ * `chatbridge status`, and at shutdown it goes with its whole process tree — also a grandchild it started. A
+ * companion killed outright leaves the tree behind; its next start stops it.
+ */
+const workspace = makeWorkspace('cb-mcp-life-');
+const started: CompanionProcess[] = [];
+
+afterAll(async () => {
+  for (const companion of started) await companion.kill();
+  rmSync(workspace.base, { recursive: true, force: true });
+});
+
+function serverEntry(tag: string) {
+  // the tag is an argument the fixture ignores: it marks this test's processes in /proc
+  return { command: process.execPath, args: [fixture('features.mjs'), `--test-tag=${tag}`], policy: { default: 'auto' } };
+}
+
+async function start(config?: Record<string, unknown>): Promise<CompanionProcess> {
+  const companion = await startCompanionProcess({ root: workspace.root, home: workspace.home, ...(config ? { config } : {}) });
+  started.push(companion);
+  return companion;
+}
+
+async function status(companion: CompanionProcess, token = true): Promise<Record<string, unknown>> {
+  const response = await fetch(`http://127.0.0.1:${companion.port}/v1/status`, token ? { headers: { authorization: `Bearer ${companion.token}` } } : {});
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function call(companion: CompanionProcess, name: string, args: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(randomBytes(4).toString('hex'), name, args), context: { site: 'chatgpt', conversationId: 'c', messageKey: randomBytes(6).toString('hex') } }),
+  });
+  const run = (await response.json()) as { resultText: string };
+  const parsed = parseMcpResponse(run.resultText);
+  if (!parsed.result) throw new Error(`${name} failed: ${JSON.stringify(parsed.error)}`);
+  return parsed.result.content.map((c) => c.text).join('');
+}
+
+function cli(args: string[], home: string): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(__dirname, '../../../bin/chatbridge.js'), ...args], { env: { ...process.env, CHATBRIDGE_HOME: home } });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.on('exit', (code) => resolve({ code, stdout }));
+  });
+}
+
+describe('the person’s MCP servers live and die with the companion', { timeout: 120_000 }, () => {
+  it('<home>/config.json is loaded without --config; status shows the server; SIGTERM ends its whole tree', async () => {
+    const tag = `life-${randomBytes(4).toString('hex')}`;
+    const grandchild = `grandchild-${tag}`;
+    mkdirSync(workspace.home, { recursive: true });
+    writeFileSync(join(workspace.home, 'config.json'), JSON.stringify({ mcpServers: { features: serverEntry(tag) } }));
+    const companion = await start();
+    expect(companion.output()).toContain(`config: ${join(workspace.home, 'config.json')}`);
+    expect(companion.output()).toContain('MCP servers: features (starting in the background; chatbridge mcp list)');
+    await waitUntil('features is ready', async () => ((await status(companion, false)).mcp as { ready?: number } | undefined)?.ready === 1);
+
+    const answer = await call(companion, 'features.spawn-child', { marker: grandchild });
+    expect(answer).toMatch(/^grandchild \d+$/);
+    expect(processesWith(tag).length).toBeGreaterThan(0);
+    expect(processesWith(grandchild).length).toBe(1);
+
+    const shown = await cli(['status'], workspace.home);
+    expect(shown.stdout).toMatch(/MCP server features: ready, \d+ tools/);
+    const listed = await cli(['mcp', 'list'], workspace.home);
+    expect(listed.stdout).toMatch(/^features {2}ready {2}\d+ tools {2}stdio/m);
+
+    await companion.stop();
+    expect((await companion.exited).code).toBe(0);
+    await waitUntil('the server and its grandchild are gone', () => processesWith(tag).length === 0 && processesWith(grandchild).length === 0, 10_000);
+    rmSync(join(workspace.home, 'config.json'));
+  });
+
+  it('a companion killed outright leaves its servers; the next start stops them', async () => {
+    const tag = `killed-${randomBytes(4).toString('hex')}`;
+    const grandchild = `grandchild-${tag}`;
+    const first = await start({ mcpServers: { features: serverEntry(tag) } });
+    await waitUntil('features is ready', async () => ((await status(first, false)).mcp as { ready?: number } | undefined)?.ready === 1);
+    await call(first, 'features.spawn-child', { marker: grandchild });
+    await first.kill();
+    // the grandchild outlives a SIGKILLed companion: nothing was there to stop it
+    await new Promise((r) => setTimeout(r, 300));
+    expect(processesWith(grandchild).length).toBe(1);
+
+    const second = await start();
+    await waitUntil('the leftover tree is stopped', () => processesWith(tag).length === 0 && processesWith(grandchild).length === 0, 10_000);
+    expect(second.output()).toMatch(/stopped \d+ programs? left running by a previous run: mcp server features:/);
+    await second.stop();
+  });
+});

@@ -1,0 +1,221 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../companion/cli';
+import { desktopConfigSources } from '../../../companion/mcp-servers/import';
+import { MEMORY } from './world';
+
+/*
+ * `chatbridge mcp list | add | remove | import`, run as the CLI runs them, against a fake HOME holding the desktop
+ * clients' config files where they keep them, and a fake CHATBRIDGE_HOME. No companion is running, so `list`
+ * reads the config file.
+ */
+let base: string;
+let fakeHome: string;
+let dataHome: string;
+let configFile: string;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'cb-mcp-cli-')));
+  fakeHome = join(base, 'home-of-person');
+  dataHome = join(fakeHome, '.chatbridge');
+  configFile = join(dataHome, 'config.json');
+  mkdirSync(fakeHome, { recursive: true });
+});
+
+afterEach(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    env: { HOME: fakeHome, CHATBRIDGE_HOME: dataHome, PATH: process.env.PATH ?? '' },
+    cwd: base,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+function writeJson(path: string, value: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+}
+
+function config(): Record<string, unknown> {
+  return JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+}
+
+describe('chatbridge mcp add / list / remove', () => {
+  it('with no config yet, list says so', async () => {
+    const { code, out } = await cli('mcp', 'list');
+    expect(code).toBe(0);
+    expect(out).toBe(`no MCP servers in ${configFile} (add one with chatbridge mcp add, or chatbridge mcp import)`);
+  });
+
+  it('add NAME -- CMD ARGS writes <home>/config.json (0600), keeping other keys; list shows it', async () => {
+    writeJson(configFile, { roots: ['/somewhere'], approvalWaitMs: 5000 });
+    const added = await cli('mcp', 'add', 'memory', '--env', 'MEMORY_FILE_PATH=/tmp/m.jsonl', '--', process.execPath, MEMORY);
+    expect(added.code).toBe(0);
+    expect(added.out).toContain(`added memory to ${configFile}: ${process.execPath} ${MEMORY}  (env: MEMORY_FILE_PATH)`);
+    expect(config()).toEqual({
+      roots: ['/somewhere'],
+      approvalWaitMs: 5000,
+      mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '/tmp/m.jsonl' } } },
+    });
+    expect(statSync(configFile).mode & 0o777).toBe(0o600);
+    const listed = await cli('mcp', 'list');
+    expect(listed.out).toContain(`memory  configured  ${process.execPath} ${MEMORY}  (env: MEMORY_FILE_PATH)`);
+    expect(listed.out).not.toContain('/tmp/m.jsonl');
+  });
+
+  it('add NAME --url with headers; list never shows header values or a query string', async () => {
+    const added = await cli('mcp', 'add', 'remote', '--url', 'https://mcp.example.test/mcp?key=secret123', '--header', 'Authorization: Bearer tok-abc');
+    expect(added.code).toBe(0);
+    expect(config().mcpServers).toEqual({ remote: { url: 'https://mcp.example.test/mcp?key=secret123', headers: { Authorization: 'Bearer tok-abc' } } });
+    const listed = await cli('mcp', 'list');
+    expect(listed.out).toContain('remote  configured  https://mcp.example.test/mcp?…  (headers: Authorization)');
+    expect(listed.out).not.toMatch(/secret123|tok-abc/);
+    const sse = await cli('mcp', 'add', 'old', '--url', 'http://127.0.0.1:9/sse', '--sse');
+    expect(sse.code).toBe(0);
+    expect((config().mcpServers as Record<string, unknown>).old).toEqual({ url: 'http://127.0.0.1:9/sse', type: 'sse' });
+  });
+
+  it.each([
+    [['mcp', 'add', 'filesystem', '--', 'npx', 'x'], 2, /"filesystem" is reserved/],
+    [['mcp', 'add', 'a.b', '--', 'npx', 'x'], 2, /"a\.b" is not a valid server name/],
+    [['mcp', 'add', 'x'], 2, /say how to start x: chatbridge mcp add x -- COMMAND/],
+    [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--": chatbridge mcp add x -- npx pkg/],
+    [['mcp', 'add', 'x', '--url', 'ftp://a'], 2, /must be an http:\/\/ or https:\/\/ URL/],
+    [['mcp', 'add', 'x', '--env', 'NOEQUALS', '--', 'npx'], 2, /--env "NOEQUALS" must look like KEY=value/],
+    [['mcp', 'frobnicate'], 2, /unknown mcp command "frobnicate"/],
+  ])('%j exits %i with a message naming the rule', async (argv, code, message) => {
+    const result = await cli(...argv);
+    expect(result.code).toBe(code);
+    expect(result.err).toMatch(message);
+  });
+
+  it('adding a name twice is refused; remove takes it out; removing it again names the servers left', async () => {
+    expect((await cli('mcp', 'add', 'one', '--', 'a')).code).toBe(0);
+    expect((await cli('mcp', 'add', 'two', '--', 'b')).code).toBe(0);
+    const again = await cli('mcp', 'add', 'one', '--', 'c');
+    expect(again.code).toBe(1);
+    expect(again.err).toContain(`one is already configured in ${configFile}; remove it first (chatbridge mcp remove one)`);
+    const removed = await cli('mcp', 'remove', 'one');
+    expect(removed.out).toBe(`removed one from ${configFile}. Restart chatbridge to stop it.`);
+    expect(Object.keys(config().mcpServers as object)).toEqual(['two']);
+    const missing = await cli('mcp', 'remove', 'one');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(`no MCP server "one" in ${configFile}; the servers are two`);
+  });
+
+  it('--config FILE edits that file instead', async () => {
+    const other = join(base, 'elsewhere.json');
+    expect((await cli('mcp', 'add', 'x', '--config', other, '--', 'run-me')).code).toBe(0);
+    expect(JSON.parse(readFileSync(other, 'utf8'))).toEqual({ mcpServers: { x: { command: 'run-me', args: [] } } });
+  });
+
+  it('a config file that is not JSON is left alone', async () => {
+    writeJson(configFile, '{ "roots": [ ');
+    const result = await cli('mcp', 'add', 'x', '--', 'y');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('is not valid JSON');
+    expect(readFileSync(configFile, 'utf8')).toBe('{ "roots": [ ');
+  });
+
+  it('list shows a broken entry with its problem', async () => {
+    writeJson(configFile, { mcpServers: { bad: { command: 'x', args: 'y' } } });
+    const { out } = await cli('mcp', 'list');
+    expect(out).toContain('bad  invalid  mcpServers.bad.args: value "y" — must be array');
+  });
+});
+
+describe('chatbridge mcp import', () => {
+  function desktopConfigs(): void {
+    writeJson(join(fakeHome, '.config', 'Claude', 'claude_desktop_config.json'), {
+      mcpServers: {
+        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/home/x/memory.jsonl' } },
+        filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/x'] },
+      },
+    });
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), {
+      mcpServers: {
+        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/home/x/memory.jsonl' } },
+        linear: { url: 'https://mcp.linear.example/sse', type: 'sse', autoApprove: ['list_issues'] },
+      },
+    });
+    writeJson(join(fakeHome, '.codeium', 'windsurf', 'mcp_config.json'), { mcpServers: { remote: { serverUrl: 'https://remote.example/mcp' } } });
+    // VS Code: JSON with comments, servers under "servers", and one entry using the editor's own variables
+    writeJson(
+      join(fakeHome, '.config', 'Code', 'User', 'mcp.json'),
+      `{
+  // my servers
+  "servers": {
+    "github": { "type": "http", "url": "https://api.githubcopilot.example/mcp/", },
+    "withInput": { "type": "stdio", "command": "npx", "args": ["x"], "env": { "TOKEN": "\${input:token}" } },
+  },
+}`,
+    );
+    writeJson(join(fakeHome, '.claude.json'), { numStartups: 3, mcpServers: { memory: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-other'] } } });
+  }
+
+  it('shows what it would add, from each client, renaming a reserved name, and writes nothing', async () => {
+    desktopConfigs();
+    const { code, out } = await cli('mcp', 'import');
+    expect(code).toBe(0);
+    expect(out).toContain(`Claude Desktop: ${join(fakeHome, '.config', 'Claude', 'claude_desktop_config.json')} — 2 servers`);
+    expect(out).toContain(`Cursor: ${join(fakeHome, '.cursor', 'mcp.json')} — 2 servers`);
+    expect(out).toContain('VS Code: ');
+    expect(out).toContain('+ memory  from Claude Desktop  npx -y @modelcontextprotocol/server-memory  (env: MEMORY_FILE_PATH)');
+    expect(out).toContain('+ filesystem-mcp (was "filesystem")  from Claude Desktop  npx -y @modelcontextprotocol/server-filesystem /home/x');
+    expect(out).toContain('+ linear  from Cursor  sse https://mcp.linear.example/sse');
+    expect(out).toContain('left out "autoApprove" (not a chatbridge setting; approvals come from its policy)');
+    expect(out).toContain('+ remote  from Windsurf  https://remote.example/mcp');
+    expect(out).toContain('+ github  from VS Code  https://api.githubcopilot.example/mcp/');
+    expect(out).toMatch(/! withInput {2}from VS Code\n\s+it uses the editor's own variables/);
+    // the same server in two clients is one server; a different one under a taken name is not merged
+    expect(out).toContain('= memory  from Cursor');
+    expect(out).toMatch(/! memory {2}from Claude Code\n\s+a different server is already configured as memory; rename one of them by hand/);
+    expect(out).not.toContain('/home/x/memory.jsonl');
+    expect(out).toContain(`nothing was written; run chatbridge mcp import --yes to add these 5 to ${configFile}`);
+    expect(() => readFileSync(configFile)).toThrow();
+  });
+
+  it('--yes adds them; a second import finds them all configured', async () => {
+    desktopConfigs();
+    writeJson(configFile, { approvalWaitMs: 1000, mcpServers: { mine: { command: 'keep-me' } } });
+    const { code, out } = await cli('mcp', 'import', '--yes');
+    expect(code).toBe(0);
+    expect(out).toContain(`added 5 servers to ${configFile}`);
+    const written = config();
+    expect(written.approvalWaitMs).toBe(1000);
+    expect(Object.keys(written.mcpServers as object).sort()).toEqual(['filesystem-mcp', 'github', 'linear', 'memory', 'mine', 'remote']);
+    expect((written.mcpServers as Record<string, unknown>).remote).toEqual({ url: 'https://remote.example/mcp' });
+    expect((written.mcpServers as Record<string, unknown>).github).toEqual({ url: 'https://api.githubcopilot.example/mcp/', type: 'http' });
+    const again = await cli('mcp', 'import', '--yes');
+    expect(again.out).toContain('nothing to add');
+    expect(again.out).toContain('= memory  from Claude Desktop');
+  });
+
+  it('with no desktop client set up it says where it looked', async () => {
+    const { out } = await cli('mcp', 'import');
+    expect(out).toContain('no desktop client config found; looked at:');
+    expect(out).toContain(join(fakeHome, '.cursor', 'mcp.json'));
+  });
+
+  it.each([
+    ['darwin', { home: '/Users/p' }, '/Users/p/Library/Application Support/Claude/claude_desktop_config.json', '/Users/p/Library/Application Support/Code/User/mcp.json'],
+    ['win32', { home: 'C:/Users/p', appData: 'C:/Users/p/AppData/Roaming' }, 'C:/Users/p/AppData/Roaming/Claude/claude_desktop_config.json', 'C:/Users/p/AppData/Roaming/Code/User/mcp.json'],
+    ['linux', { home: '/home/p', xdgConfigHome: '/home/p/.xdg' }, '/home/p/.xdg/Claude/claude_desktop_config.json', '/home/p/.xdg/Code/User/mcp.json'],
+  ] as const)('%s: the usual places', (platform, env, claude, vscode) => {
+    const files = desktopConfigSources({ ...env, platform }).map((s) => s.file.replace(/\\/g, '/'));
+    expect(files).toContain(claude);
+    expect(files).toContain(vscode);
+    expect(files).toContain(`${env.home}/.cursor/mcp.json`);
+    expect(files).toContain(`${env.home}/.codeium/windsurf/mcp_config.json`);
+    expect(files).toContain(`${env.home}/.claude.json`);
+  });
+});
