@@ -28,6 +28,12 @@ export interface Block {
    */
   unfenced?: boolean;
   /**
+   * The protocol says this block never runs, with the reason (a second auto_coder plan in one reply: seed 002 runs
+   * only the first). Its raw text alone would parse as a runnable block, so the extension must never send it;
+   * its chip shows the reason and offers no Run.
+   */
+  inert?: string;
+  /**
    * This block stands for the blocks of its kind past the per-reply bound (define-protocol.ts): how many were not
    * read. Its `error` says so and why; it has no payload and never runs.
    */

@@ -237,3 +237,21 @@ describe('page: an auto_coder plan found outside a code block', () => {
     expect(h.runs.map((r) => r.kind)).toEqual(['autocoder']);
   });
 });
+
+describe('page: a second auto_coder plan in one reply', () => {
+  it('only the first runs; the second is never sent (alone it would parse as a first plan) and offers no Run', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    const second = PLAN.replace('"s1"', '"s2"').replace('a.txt', 'b.txt');
+    await show(h, answer, ['First:', { lang: 'json', code: PLAN }, 'and then:', { lang: 'json', code: second }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(h.runs).toHaveLength(1);
+    expect(h.runs[0]!.text).toContain('"s1"');
+    const chip = chips()[1];
+    expect(noteOf(chip)).toMatch(/only the first plan in a reply runs/);
+    expect(() => clickChip(chip, 'run')).toThrow(/no run button/);
+  });
+});
