@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { ServerType } from '@hono/node-server';
 import { DEFAULT_PORT, type McpServerHealth } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
@@ -15,6 +16,7 @@ import { runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
 import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from './processes';
+import { serveCompanion } from './serve';
 import { toolHandlers } from './tools';
 import { createWebSocketServer } from './ws/ws-route';
 
@@ -168,22 +170,12 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   companion.tokens.addEphemeral(cliToken);
 
   const wss = createWebSocketServer();
-  const server = await new Promise<ServerType>((resolvePromise, reject) => {
-    const s = serve(
-      { fetch: companion.app.fetch, port: options.port, hostname: '127.0.0.1', websocket: { server: wss } },
-      (info) => {
-        port = info.port;
-        resolvePromise(s);
-      },
-    );
-    s.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (chatbridge status)? Or pick another with --port N (0 = any free port)`)
-          : error,
-      );
-    });
+  const server = await serveCompanion({ fetch: companion.app.fetch, port: options.port, wss }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EADDRINUSE'
+      ? new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (chatbridge status)? Or pick another with --port N (0 = any free port)`)
+      : error;
   });
+  port = (server.address() as AddressInfo).port;
 
   // the person's own MCP servers start in the background, once listening: the companion does not wait for them
   mcpServers.start();
