@@ -19,6 +19,7 @@ import { ensureHome, readVersion } from './home';
 import { mcpRoute } from './mcp/mcp-route';
 import type { McpServers } from './mcp-servers/registry';
 import { protectDataDir } from './policy/data-dir';
+import { createOutputRedactor } from './processes/redacted-output';
 import { redact } from './policy/redact';
 import { approvalWaitFor } from './policy/decide';
 import type { Policy } from './policy/schema';
@@ -170,17 +171,20 @@ export function createApp(deps: AppDeps): CompanionApp {
     publish: (event) => hub.publish(event),
     clock,
   });
-  const stopOutput = deps.processes.onOutput((event) => hub.publish({ type: 'program-output', ...event }));
+  // live output is typed into the chat as auto_coder runtime feedback: redacted like every result a model reads
+  const output = createOutputRedactor(policy, (event) => hub.publish({ type: 'program-output', ...event }));
+  const stopOutput = deps.processes.onOutput((event) => output.push(event));
   const mcpServers = deps.mcpServers;
   const stopProgress = mcpServers?.onProgress((progress) => hub.publish({ type: 'tool-progress', ...progress }));
   const stopServerChange = mcpServers?.onChange((server) => hub.publish({ type: 'mcp-server', server: shownHealth(server, policy) }));
-  const stopExit = deps.processes.onExit((program, result) =>
+  const stopExit = deps.processes.onExit((program, result) => {
+    output.end(program.id);
     hub.publish({
       type: 'program-exit',
       program,
       result: { status: result.status, returncode: result.returncode, runtime: result.runtime, truncated: result.truncated },
-    }),
-  );
+    });
+  });
 
   const app = new Hono();
   const maxBodyBytes = deps.maxBodyBytes ?? policy.limits.maxFileBytes + 1024 * 1024;
@@ -306,6 +310,7 @@ export function createApp(deps: AppDeps): CompanionApp {
     async close() {
       stopOutput();
       stopExit();
+      output.close();
       stopProgress?.();
       stopServerChange?.();
       approvals.close();

@@ -168,6 +168,34 @@ describe('/ws events', () => {
   });
 });
 
+describe('attack: a secret in live program output reaches the chat through runtime feedback', () => {
+  it('program-output events carry it redacted, even when the program writes it in two pieces', async () => {
+    const token = 'ghp_' + 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2';
+    const ws = open({ protocols: [`bearer.${world.token}`] });
+    const box = inbox(ws);
+    await box.next((m) => m.type === 'auth-ok');
+    const handle = world.processes.start({
+      name: 'leaky',
+      shell: `printf 'export GITHUB_TOKEN=${token.slice(0, 12)}'; sleep 0.05; printf '${token.slice(12)}\\n'; echo ok`,
+      cwd: world.root,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024 * 1024,
+      origin: { runId: 'r', site: 'test', conversationId: 'c' },
+    });
+    await handle.done;
+    await box.next((m) => m.type === 'program-exit' && m.program.id === handle.info.id);
+    const text = box.messages
+      .flatMap((m) => (m.type === 'program-output' && m.programId === handle.info.id ? [m.chunk] : []))
+      .join('');
+    expect(text).toContain('[REDACTED]');
+    expect(text).toContain('ok\n');
+    expect(text).not.toContain(token.slice(0, 12));
+    expect(text).not.toContain(token.slice(12));
+    ws.close();
+  });
+});
+
 describe('/ws limits', () => {
   it('an unauthenticated peer sending a huge frame is cut off', async () => {
     const ws = open();

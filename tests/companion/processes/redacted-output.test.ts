@@ -1,0 +1,81 @@
+/**
+ * attack: a secret printed by a program reaches the chat through live output (auto_coder runtime feedback is
+ * typed in from the ws program-output events). The real process manager, a real shell, the real redaction.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
+import { createProcessManager } from '../../../companion/processes';
+import { createOutputRedactor } from '../../../companion/processes/redacted-output';
+import type { ProgramOutputEvent } from '../../../companion/types';
+
+const policy = policyFromConfig(parseConfig({}), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
+const TOKEN = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+const processes = createProcessManager({ killGraceMs: 200 });
+
+afterEach(async () => {
+  await processes.stopAll();
+});
+
+async function run(shell: string, options: { flushMs?: number } = {}): Promise<ProgramOutputEvent[]> {
+  const published: ProgramOutputEvent[] = [];
+  const redactor = createOutputRedactor(policy, (event) => published.push(event), options);
+  const stopOutput = processes.onOutput((event) => redactor.push(event));
+  const stopExit = processes.onExit((info) => redactor.end(info.id));
+  try {
+    const handle = processes.start({
+      name: 'leak',
+      shell,
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024 * 1024,
+      origin: { runId: 'r', site: 'chatgpt', conversationId: 'c' },
+    });
+    await handle.done;
+    return published;
+  } finally {
+    stopOutput();
+    stopExit();
+    redactor.close();
+  }
+}
+
+function text(events: ProgramOutputEvent[], stream: 'stdout' | 'stderr' = 'stdout'): string {
+  return events
+    .filter((e) => e.stream === stream)
+    .map((e) => e.chunk)
+    .join('');
+}
+
+describe('attack: a secret in live program output', () => {
+  it('a token printed in two writes, split in the middle, never goes out whole or in part', async () => {
+    const events = await run(`printf 'token=${TOKEN.slice(0, 10)}'; sleep 0.05; printf '${TOKEN.slice(10)} done\\n'; echo next line`, { flushMs: 5000 });
+    const out = text(events);
+    expect(out).not.toContain(TOKEN.slice(0, 10));
+    expect(out).not.toContain(TOKEN.slice(10));
+    expect(out).toContain('[REDACTED]');
+    expect(out).toContain('next line\n');
+  });
+
+  it('on stderr too', async () => {
+    const events = await run(`echo "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" >&2`);
+    expect(text(events, 'stderr')).not.toContain('wJalrXUtnFEMI');
+  });
+
+  it('offsets count the bytes the client receives, with no gap when nothing was lost', async () => {
+    const events = await run(`for i in 1 2 3; do echo "line $i ${TOKEN}"; sleep 0.02; done`);
+    let next = 0;
+    for (const event of events) {
+      expect(event.offset).toBe(next);
+      next += Buffer.byteLength(event.chunk);
+    }
+    expect(text(events)).toBe('line 1 [REDACTED]\nline 2 [REDACTED]\nline 3 [REDACTED]\n');
+  });
+
+  it('a line without a newline (a progress bar) still goes out after the hold time', async () => {
+    const events = await run(`printf 'progress 10%%'; sleep 0.6; printf '\\rprogress 100%%\\n'`, { flushMs: 100 });
+    const first = events.findIndex((e) => e.chunk.includes('progress 10%'));
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(text(events)).toBe('progress 10%\rprogress 100%\n');
+  });
+});
