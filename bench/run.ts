@@ -3,7 +3,7 @@
  * writes bench/results.json with the machine and versions they were measured on.
  *
  *   npm run bench                         every group, 5 runs each
- *   npm run bench -- --only search        one group (companion, search, scanner; comma-separated)
+ *   npm run bench -- --only search        one group (companion, search, scanner, mcp; comma-separated)
  *   npm run bench -- --runs 7             more runs per figure (at least 5)
  *
  * Speed is measured here and never asserted in the test suite.
@@ -16,11 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 import { DEFAULT_COMPANION_BENCH, runCompanionBench } from './companion';
 import { withinBudget, type Figure } from './figure';
+import { DEFAULT_MCP_SERVERS_BENCH, runMcpServersBench } from './mcp-servers';
 import { runSearchBench } from './search';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const MIN_RUNS = 5;
-const GROUPS = ['companion', 'search', 'scanner'] as const;
+const GROUPS = ['companion', 'search', 'scanner', 'mcp'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Args {
@@ -125,6 +126,7 @@ async function main(): Promise<number> {
     ['companion', () => runCompanionBench({ ...DEFAULT_COMPANION_BENCH, runs: args.runs, log })],
     ['search', () => runSearchBench({ runs: args.runs, log })],
     ['scanner', () => runScannerGroup(log)],
+    ['mcp', () => runMcpServersBench({ ...DEFAULT_MCP_SERVERS_BENCH, runs: args.runs, log })],
   ];
   for (const [name, run] of groups) {
     if (!args.only.has(name)) continue;
