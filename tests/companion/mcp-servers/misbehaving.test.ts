@@ -67,7 +67,9 @@ describe('a server that crashes mid-call', () => {
     const again = await world.run('mcp-request', mcpCall('x2', 'crash.ok', {}));
     expect(mcpJson(again.resultText).result?.content[0]?.text).toMatch(/^alive pid \d+$/);
     // its stderr went to its log, not to the companion's terminal
-    const log = readFileSync(join(world.home, 'mcp-logs', 'crash.log'), 'utf8');
+    const logFile = join(world.home, 'mcp-logs', 'crash.log');
+    await waitUntil('the exit is in the log', () => readFileSync(logFile, 'utf8').includes('exited (code 3)'));
+    const log = readFileSync(logFile, 'utf8');
     expect(log).toContain('crash: exiting in the middle of a call');
     expect(log).toContain('exited (code 3)');
   });
@@ -87,9 +89,9 @@ describe('a server that never answers', () => {
     const text = mcpCall('h2', 'slow.hang', { label: 'by-stop' });
     const context = { site: 'chatgpt', url: 'https://chatgpt.com/c/x', conversationId: 'conv-stop', messageKey: 'msg-stop' };
     const answer = world.post('/v1/run', { kind: 'mcp-request', text, context, waitMs: 100 });
-    await new Promise((r) => setTimeout(r, 300));
-    const stop = await world.post('/v1/runs/stop', { kind: 'mcp-request', text, context });
-    expect(stop.status).toBe(200);
+    await waitUntil('the call reached the server', () => existsSync(markFile) && readFileSync(markFile, 'utf8').includes('started by-stop'));
+    // the chip's Stop may come before the run exists on a busy machine: it is simply tried again
+    await waitUntil('the run is stopped', async () => (await world.post('/v1/runs/stop', { kind: 'mcp-request', text, context })).status === 200);
     const run = (await (await answer).json()) as { status: string; resultText: string; runId: string };
     expect(run.status).toBe('error');
     expect(mcpJson(run.resultText).error).toMatchObject({ code: -32013, data: { code: 'CANCELLED' } });
@@ -108,7 +110,7 @@ describe('a server that never answers', () => {
       expect(pending.status).toBe('pending');
       const approval = await confirmWorld.approvalOf(pending.runId);
       await confirmWorld.post(`/v1/approvals/${approval.id}`, { decision: 'approve', argsHash: approval.argsHash });
-      await new Promise((r) => setTimeout(r, 200));
+      await waitUntil('the call reached the server', () => existsSync(markFile) && readFileSync(markFile, 'utf8').includes('started by-run-id'));
       expect((await confirmWorld.post(`/v1/runs/${pending.runId}/stop`, {})).status).toBe(200);
       const done = await confirmWorld.final(pending.runId);
       expect(mcpJson(done.resultText).error?.message).toMatch(/^CANCELLED: /);
@@ -124,7 +126,10 @@ describe('a server that prints garbage on stdout', () => {
     expect((await healthOf('garbage')).state).toBe('ready');
     const run = await world.run('mcp-request', mcpCall('g1', 'garbage.chatty', {}));
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('answered despite the noise');
-    const log = readFileSync(join(world.home, 'mcp-logs', 'garbage.log'), 'utf8');
+    const logFile = join(world.home, 'mcp-logs', 'garbage.log');
+    // the log is written behind the calls, never in their way
+    await waitUntil('the noise is in the log', () => readFileSync(logFile, 'utf8').includes('{"hello": "not json-rpc"}'));
+    const log = readFileSync(logFile, 'utf8');
     expect(log).toContain('stdout line that is not JSON-RPC, skipped: Garbage Server v0.1 starting');
     expect(log).toContain('stdout line that is not JSON-RPC, skipped: debug: about to answer');
     expect(log).toContain('stdout JSON that is not a JSON-RPC message, skipped: {"hello": "not json-rpc"}');
