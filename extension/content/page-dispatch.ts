@@ -379,5 +379,6 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     diff: approval.preview.diff,
     command: approval.preview.command,
     cwd: approval.preview.cwd,
+    actions: approval.preview.actions,
   };
 }

@@ -16,6 +16,8 @@ export interface ChipApproval {
   diff?: string | undefined;
   command?: string | undefined;
   cwd?: string | undefined;
+  /** a plan's actions, each with its class: the card lists every one */
+  actions?: Array<{ risk: string; label: string }> | undefined;
 }
 
 export interface ChipModel {
@@ -50,6 +52,7 @@ button.primary { background: #1f883d; color: #fff; border-color: #1a7f37; } butt
 details { margin: 2px 0 0 14px; } pre { white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; background: #f6f8fa; padding: 6px; margin: 4px 0; border-radius: 6px; }
 .card { border: 1px solid #bf8700; border-radius: 8px; padding: 8px; margin: 4px 0 0 14px; background: #fff8c5; }
 .card .buttons { display: flex; gap: 6px; margin-top: 6px; flex-wrap: wrap; }
+.card .actions { margin: 4px 0; padding-left: 18px; }
 `;
 
 export function createChip(doc: Document, onAction: (action: ChipAction) => void): Chip {
@@ -184,6 +187,16 @@ function approvalCard(
   title.className = 'label';
   title.textContent = `${approval.tool}: ${approval.title}`;
   card.append(title);
+  if (approval.actions && approval.actions.length > 0) {
+    const list = doc.createElement('ul');
+    list.className = 'actions';
+    for (const action of approval.actions) {
+      const item = doc.createElement('li');
+      item.textContent = `[${action.risk}] ${action.label}`;
+      list.append(item);
+    }
+    card.append(list);
+  }
   if (approval.command !== undefined) {
     const pre = doc.createElement('pre');
     pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(in ${approval.cwd})` : ''}`;

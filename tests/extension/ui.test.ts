@@ -49,6 +49,36 @@ describe('chip', () => {
     expect(boxes.map((b) => b.action)).toEqual(['stop', 'approve', 'approve-conversation', 'deny']);
   });
 
+  it("a plan's approval card lists every action with its class, its commands and its diff", () => {
+    const { chip, root } = chipWithRoot(() => undefined);
+    chip.update({
+      kind: 'autocoder',
+      state: 'approval',
+      actions: ['stop'],
+      approval: {
+        tool: 'autocoder',
+        title: 'auto_coder plan s1: 2 file changes, 1 program',
+        paths: ['/w/package.json', '/w/notes.txt'],
+        diff: '--- a/package.json\n+++ b/package.json\n+evil',
+        command: 'tests: npm test',
+        cwd: '/w',
+        actions: [
+          { risk: 'write', label: 'create_file package.json' },
+          { risk: 'delete', label: 'delete_file notes.txt' },
+          { risk: 'exec', label: 'run tests: npm test' },
+        ],
+      },
+    });
+    expect(Array.from(root.querySelectorAll('.card .actions li')).map((li) => li.textContent)).toEqual([
+      '[write] create_file package.json',
+      '[delete] delete_file notes.txt',
+      '[exec] run tests: npm test',
+    ]);
+    const text = root.querySelector('.card')!.textContent!;
+    expect(text).toContain('$ tests: npm test');
+    expect(text).toContain('+evil');
+  });
+
   it('ignores clicks a page script dispatches (attack: page clicks Approve)', () => {
     const actions: ChipAction[] = [];
     // Reach into the closed root the way only our own code could, to dispatch at the real button.
