@@ -90,3 +90,35 @@ export function bootId(): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Live processes whose environment, as /proc/<pid>/environ shows it, holds exactly `name=value` — the way a CI
+ * server finds what a build left behind. Only processes that started at or after `since` (a start time) are read:
+ * nothing older can have inherited a value made after it started. The file is readable only for processes of the
+ * same user (and not for setuid or non-dumpable ones); what cannot be read is skipped. It shows the environment
+ * the process was started with: a process that execs itself with a cleaned environment is not found.
+ */
+export function processesWithEnv(name: string, value: string, since: string, procs: readonly ProcEntry[] = listProcs()): ProcEntry[] {
+  if (!HAS_PROC) return [];
+  const wanted = Buffer.from(`${name}=${value}\0`);
+  const from = BigInt(since);
+  const found: ProcEntry[] = [];
+  for (const entry of procs) {
+    if (entry.state === 'Z' || entry.pid === process.pid || BigInt(entry.startTime) < from) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${entry.pid}/environ`);
+    } catch {
+      // gone, or not ours to read
+      continue;
+    }
+    // a whole entry, not the same text inside another variable's value
+    for (let at = environ.indexOf(wanted); at >= 0; at = environ.indexOf(wanted, at + 1)) {
+      if (at === 0 || environ[at - 1] === 0) {
+        found.push(entry);
+        break;
+      }
+    }
+  }
+  return found;
+}

@@ -13,7 +13,7 @@ import type {
   ProgramSpec,
   ProgramStatus,
 } from '../types';
-import { signalTree, trackStrays, treeAlive, type Strays } from './kill-tree';
+import { gatherStrays, newRunMarker, RUN_MARKER_VAR, signalTree, trackStrays, treeAlive, type Strays } from './kill-tree';
 import { createOutputBuffer, type OutputBuffer } from './output-buffer';
 import { createProgramRecords } from './program-records';
 
@@ -48,11 +48,14 @@ interface Running {
  * - Every program leads its own process group, so a stop or a timeout kills the whole tree, grandchildren included;
  *   stragglers still alive when the program itself ends are killed too — nothing a chat started outlives its run.
  *   On Linux a kill also reaches descendants that left the group (setsid) while /proc still links them to the
- *   program; a double-forked daemon already reparented to init before the kill still escapes (see kill-tree.ts).
+ *   program, and every process carrying the program's marker (`CHATBRIDGE_RUN`, random per program, set over the
+ *   call's own env) — a double-forked daemon reparented to init included. One that also cleans its environment
+ *   still escapes (see kill-tree.ts).
  * - With `recordDir`, each running program has a record on disk, so a start after a crash stops what was left
  *   running (see program-records.ts).
  * - stdin is /dev/null: a program waiting for input sees end-of-file instead of hanging until the timeout.
- * - The environment is exactly `spec.env` (the caller builds a minimal one); nothing of the companion's leaks in.
+ * - The environment is exactly `spec.env` (the caller builds a minimal one) plus the marker; nothing of the
+ *   companion's leaks in.
  * - Every chunk of output goes to the onOutput listeners with its offset, so a client can prove nothing was lost;
  *   what is kept for the result is capped per stream (see output-buffer.ts).
  * - Offsets count UTF-8 bytes of the decoded text: `offset + Buffer.byteLength(chunk)` is the next chunk's offset.
@@ -66,6 +69,8 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
   const finished = new Map<string, ProgramHandle>();
   const outputListeners = new Set<(event: ProgramOutputEvent) => void>();
   const exitListeners = new Set<(info: ProgramInfo, result: ProgramResult) => void>();
+  /** leftovers of finished programs still being killed; stopAll (shutdown) waits for them */
+  const sweeps = new Set<Promise<void>>();
 
   function emitOutput(event: ProgramOutputEvent): void {
     for (const listener of outputListeners) {
@@ -128,6 +133,7 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
     let exitSignal: NodeJS.Signals | null = null;
     let startError: string | undefined;
     const timers: NodeJS.Timeout[] = [];
+    const marker = newRunMarker();
     let strays: Strays = trackStrays(undefined);
 
     function emit(stream: Stream, text: string): void {
@@ -143,13 +149,20 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       const pid = child?.pid;
+      if (pid !== undefined) gatherStrays(pid, strays);
       if (pid !== undefined && treeAlive(pid, strays)) {
         // the program ended but left descendants behind (daemonized or holding no pipe): end them too
         signalTree(pid, 'SIGTERM', strays);
-        setTimeout(() => {
-          if (treeAlive(pid, strays)) signalTree(pid, 'SIGKILL', strays);
-          records?.remove(id);
-        }, killGraceMs).unref();
+        const sweep = new Promise<void>((resolve) =>
+          setTimeout(() => {
+            if (treeAlive(pid, strays)) signalTree(pid, 'SIGKILL', strays);
+            records?.remove(id);
+            resolve();
+            // not unref'd: a companion shutting down must live until this SIGKILL is sent
+          }, killGraceMs),
+        );
+        sweeps.add(sweep);
+        void sweep.then(() => sweeps.delete(sweep));
       } else {
         records?.remove(id);
       }
@@ -190,7 +203,8 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
     try {
       child = spawn(commandLine.file, commandLine.args, {
         cwd: spec.cwd,
-        env: spec.env,
+        // set last: the call's env cannot choose the value (or drop it) to hide from the sweep
+        env: { ...spec.env, [RUN_MARKER_VAR]: marker },
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
@@ -202,9 +216,9 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
       return handle;
     }
     const proc = child;
-    strays = trackStrays(proc.pid);
+    strays = trackStrays(proc.pid, marker);
     if (proc.pid !== undefined) {
-      records?.add({ id, pid: proc.pid, pgid: proc.pid, command: info.command, startedAt: info.startedAt });
+      records?.add({ id, pid: proc.pid, pgid: proc.pid, command: info.command, startedAt: info.startedAt, marker });
     }
 
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -290,6 +304,8 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
     },
     async stopAll() {
       await Promise.all([...running.keys()].map((id) => stop(id).catch(() => {})));
+      // a shutdown must not exit before the SIGKILL meant for what a finished program left behind
+      await Promise.all([...sweeps]);
     },
     onOutput(listener) {
       outputListeners.add(listener);

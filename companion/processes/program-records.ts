@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootId, HAS_PROC, listProcs, readProc, type ProcEntry } from './proc-table';
+import { RUN_MARKER_VAR } from './kill-tree';
+import { bootId, HAS_PROC, listProcs, processesWithEnv, readProc, type ProcEntry } from './proc-table';
 
 /**
  * One file per running program in `<home>/programs/`, written when it starts and removed once its tree is gone, so
@@ -20,6 +21,8 @@ export interface ProgramRecord {
   bootId?: string;
   /** the companion that started it: while that companion still runs, its programs are its own business */
   owner: { pid: number; startTime?: string };
+  /** the program's CHATBRIDGE_RUN value: finds what it double-forked out of its group and session (kill-tree.ts) */
+  marker?: string;
 }
 
 const FILE_PATTERN = /^prog-[0-9a-f-]+\.json$/;
@@ -101,7 +104,7 @@ export async function stopLeftoverPrograms(dir: string, options: StopLeftoversOp
     if (record && !HAS_PROC) {
       report.unverifiable.push(record);
     } else if (record && record.startTime !== undefined && record.bootId === boot) {
-      const left = leftoverProcesses(record, procs);
+      const left = [...leftoverProcesses(record, procs), ...markedLeftovers(record, procs)];
       if (left.length > 0) {
         report.stopped.push(record);
         targets.push(...left.map((p) => ({ pid: p.pid, startTime: p.startTime })));
@@ -161,6 +164,16 @@ export function leftoverProcesses(record: ProgramRecord, procs: readonly ProcEnt
   return procs.filter(
     (p) => p.state !== 'Z' && p.pgid === record.pgid && p.sid === record.pgid && (p.pid === record.pid ? p.startTime === record.startTime : BigInt(p.startTime) >= since),
   );
+}
+
+/**
+ * Processes that carry the recorded program's marker and started no earlier than it: a daemon it double-forked,
+ * which left its group and session. A pid is listed once even when it is also in the group.
+ */
+function markedLeftovers(record: ProgramRecord, procs: readonly ProcEntry[]): ProcEntry[] {
+  const { marker, startTime } = record;
+  if (typeof marker !== 'string' || !/^[0-9a-f]{32}$/.test(marker) || startTime === undefined || !/^\d+$/.test(startTime)) return [];
+  return processesWithEnv(RUN_MARKER_VAR, marker, startTime, procs).filter((p) => p.pgid !== record.pgid);
 }
 
 function alive(target: { pid: number; startTime: string }): boolean {

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, parseStat, readProc, type ProcEntry } from '../../../companion/processes/proc-table';
+import { descendantsOf, parseStat, processesWithEnv, readProc, type ProcEntry } from '../../../companion/processes/proc-table';
 
 /** A /proc/<pid>/stat line: pid (comm) state ppid pgrp session … with starttime as the 22nd field. */
 function statLine(pid: number, comm: string, ppid: number, pgid: number, sid: number, startTime: number, state = 'S'): string {
@@ -45,5 +46,27 @@ describe('descendantsOf', () => {
 
   it('a cycle in a racing snapshot does not loop', () => {
     expect(descendantsOf(30, table).map((e) => e.pid)).toEqual([31]);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('processesWithEnv', () => {
+  it('finds a process by a whole NAME=value entry, not by the same text inside another variable, and not one older than since', async () => {
+    const value = `m${process.pid}${Date.now()}`;
+    const since = readProc(process.pid)!.startTime;
+    const marked = spawn('sleep', ['30'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', CHATBRIDGE_RUN: value }, stdio: 'ignore' });
+    const lookalike = spawn('sleep', ['30'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', OTHER: `CHATBRIDGE_RUN=${value}x`, NOTE: `CHATBRIDGE_RUN=${value}` }, stdio: 'ignore' });
+    try {
+      // /proc shows the new environment once the child has exec'd sleep
+      const deadline = Date.now() + 10_000;
+      while (processesWithEnv('CHATBRIDGE_RUN', value, since).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(processesWithEnv('CHATBRIDGE_RUN', value, since).map((p) => p.pid)).toEqual([marked.pid]);
+      expect(processesWithEnv('CHATBRIDGE_RUN', `${value}x`, since)).toEqual([]);
+      // a start time after the child's: it cannot have inherited a value made later, so it is not even read
+      const later = String(BigInt(readProc(marked.pid!)!.startTime) + 1n);
+      expect(processesWithEnv('CHATBRIDGE_RUN', value, later)).toEqual([]);
+    } finally {
+      marked.kill('SIGKILL');
+      lookalike.kill('SIGKILL');
+    }
   });
 });
