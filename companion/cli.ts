@@ -4,7 +4,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import type { ServerType } from '@hono/node-server';
+import { serve, type ServerType } from '@hono/node-server';
+import type { WebSocketServer } from 'ws';
 import { DEFAULT_PORT, type McpServerHealth } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
@@ -16,7 +17,7 @@ import { runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
 import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from './processes';
-import { serveCompanion } from './serve';
+import { requestTimeoutOptions, type RequestTimeouts } from './request-timeouts';
 import { toolHandlers } from './tools';
 import { createWebSocketServer } from './ws/ws-route';
 
@@ -113,6 +114,36 @@ function ensureExtensionBuilt(io: Io): string {
   const result = spawnSync('npx', ['wxt', 'build'], { cwd: packageRoot, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) io.err(`the extension build failed (exit ${String(result.status)}); run \`npm run build\` to see why`);
   return dist;
+}
+
+export interface ServeOptions {
+  fetch: (request: Request) => Response | Promise<Response>;
+  /** 0 picks a free port */
+  port: number;
+  /** the ws server `/ws` upgrades go to (createWebSocketServer) */
+  wss: WebSocketServer;
+  /** defaults in request-timeouts.ts; tests shorten them */
+  timeouts?: Partial<RequestTimeouts>;
+}
+
+/**
+ * The companion's one listening socket: HTTP, `/ws` and `/mcp` on 127.0.0.1, with request timeouts. Resolves with
+ * the server once it listens; a listen error (EADDRINUSE) rejects.
+ */
+export function serveCompanion(options: ServeOptions): Promise<ServerType> {
+  return new Promise<ServerType>((resolvePromise, reject) => {
+    const server = serve(
+      {
+        fetch: options.fetch,
+        port: options.port,
+        hostname: '127.0.0.1',
+        websocket: { server: options.wss },
+        serverOptions: requestTimeoutOptions(options.timeouts),
+      },
+      () => resolvePromise(server),
+    );
+    server.once('error', reject);
+  });
 }
 
 export interface RunningCompanion {

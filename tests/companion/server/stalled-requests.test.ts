@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { serveCompanion } from '../../../companion/serve';
+import { serveCompanion } from '../../../companion/cli';
 import { createWebSocketServer } from '../../../companion/ws/ws-route';
 import { context, flycodeCall, makeWorld, mcpCall, removeWorld, type World } from './harness';
 
@@ -15,7 +15,7 @@ import { context, flycodeCall, makeWorld, mcpCall, removeWorld, type World } fro
  * on the body) for minutes. The companion's server now cuts a request that has not fully arrived within its
  * timeouts — and only that: a client that is slow but keeps sending finishes, and what legitimately stays open
  * after the request has arrived (a long-polled /v1/run answer, an /mcp call waiting for an approval, the /ws
- * socket) is not cut. Short timeouts here, with wide margins on both sides; the defaults are in serve.ts.
+ * socket) is not cut. Short timeouts here, with wide margins on both sides; the defaults are in request-timeouts.ts.
  */
 const HEADERS_MS = 1_000;
 const REQUEST_MS = 4_000;
