@@ -226,6 +226,19 @@ export const programExitEventSchema = z.object({
     truncated: z.boolean(),
   }),
 });
+/**
+ * Sent to one client only: it read too slowly, so this much of a program's live output was not sent to it (issue 9,
+ * finding 8). One event per gap, before the output that follows it and before the program's exit. The program's
+ * result (the run, `check_program`) still holds its capped output.
+ */
+export const outputDroppedEventSchema = z.object({
+  type: z.literal('output-dropped'),
+  programId: z.string(),
+  name: z.string(),
+  stream: z.enum(['stdout', 'stderr']),
+  offset: z.number().describe('byte offset in the stream where the dropped output starts'),
+  dropped: z.number().describe('bytes not sent; the next program-output of this stream starts at offset + dropped'),
+});
 export const journalEventSchema = z.object({ type: z.literal('journal'), entry: journalEntrySchema });
 /** A tool of the person's MCP server reported progress on a running call (for the chip). */
 export const toolProgressEventSchema = z.object({
@@ -244,6 +257,7 @@ export const wsEventSchema = z.discriminatedUnion('type', [
   approvalEventSchema,
   programOutputEventSchema,
   programExitEventSchema,
+  outputDroppedEventSchema,
   journalEventSchema,
   toolProgressEventSchema,
   mcpServerEventSchema,

@@ -1,16 +1,20 @@
 import type { WsEvent } from '../../shared/api';
+import type { ClientQueueStats } from './client-queue';
 
 /** Fan-out of companion events to every authenticated socket (and to tests). */
 export interface EventHub {
   publish(event: WsEvent): void;
-  subscribe(listener: (event: WsEvent) => void): () => void;
+  /** `stats`: how much is queued for that socket (client-queue.ts), for clientStats */
+  subscribe(listener: (event: WsEvent) => void, stats?: () => ClientQueueStats): () => void;
+  /** one entry per subscribed socket: what is queued for it, its peak, the output it was not sent */
+  clientStats(): ClientQueueStats[];
 }
 
 export function createEventHub(): EventHub {
-  const listeners = new Set<(event: WsEvent) => void>();
+  const listeners = new Map<(event: WsEvent) => void, (() => ClientQueueStats) | undefined>();
   return {
     publish(event) {
-      for (const listener of [...listeners]) {
+      for (const listener of [...listeners.keys()]) {
         try {
           listener(event);
         } catch (error) {
@@ -19,9 +23,12 @@ export function createEventHub(): EventHub {
         }
       }
     },
-    subscribe(listener) {
-      listeners.add(listener);
+    subscribe(listener, stats) {
+      listeners.set(listener, stats);
       return () => listeners.delete(listener);
+    },
+    clientStats() {
+      return [...listeners.values()].flatMap((stats) => (stats ? [stats()] : []));
     },
   };
 }

@@ -3,6 +3,7 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { WebSocketServer, type WebSocket as RawWebSocket } from 'ws';
 import { WS_CLOSE, wsClientMessageSchema, type WsServerMessage } from '../../shared/api';
 import type { TokenStore } from '../auth/token-store';
+import { createClientQueue, type ClientQueue } from './client-queue';
 import type { EventHub } from './event-hub';
 
 export const WS_AUTH_TIMEOUT_MS = 5_000;
@@ -21,9 +22,18 @@ const BEARER_PROTOCOL = /^bearer\.(.+)$/;
  * `/ws` (DESIGN §5.2): the socket is useless until authenticated — by the subprotocol `bearer.<token>` at the
  * handshake, or by a first message `{type:'auth', token}` within 5 s. Anything else closes it with a reason.
  * After that it receives every event and answers `ping` with `pong` (the extension's service worker pings every
- * 20 s to stay alive).
+ * 20 s to stay alive). Everything it is sent goes through a bounded queue (client-queue.ts): a client that stops
+ * reading misses program output, is told so, and is disconnected when it falls far behind.
  */
-export function wsRoute(deps: { tokens: TokenStore; hub: EventHub; version: string; authTimeoutMs?: number; heartbeatMs?: number }): MiddlewareHandler {
+export function wsRoute(deps: {
+  tokens: TokenStore;
+  hub: EventHub;
+  version: string;
+  authTimeoutMs?: number;
+  heartbeatMs?: number;
+  /** client-queue.ts limits */
+  queue?: { outputBytes?: number; maxBytes?: number };
+}): MiddlewareHandler {
   return upgradeWebSocket((c) => {
     const offered = (c.req.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
     const viaProtocol = offered.some((p) => {
@@ -35,23 +45,41 @@ export function wsRoute(deps: { tokens: TokenStore; hub: EventHub; version: stri
     let timer: NodeJS.Timeout | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     let authenticate = () => {};
+    let queue: ClientQueue | undefined;
     const stop = () => {
       clearTimeout(timer);
       clearInterval(heartbeat);
       unsubscribe?.();
+      queue?.close();
     };
     return {
       onOpen(_event, ws) {
-        const send = (message: WsServerMessage) => {
-          if (ws.readyState === 1) ws.send(JSON.stringify(message));
-        };
+        const raw = ws.raw as RawWebSocket | undefined;
+        const client = createClientQueue(
+          {
+            get bufferedAmount() {
+              return raw?.bufferedAmount ?? 0;
+            },
+            send: (text) => {
+              if (ws.readyState === 1) ws.send(text);
+            },
+            terminate: () => {
+              // forgotten now, not when the close event comes round
+              stop();
+              if (raw) raw.terminate();
+              else ws.close();
+            },
+          },
+          deps.queue,
+        );
+        queue = client;
+        const send = (message: WsServerMessage) => client.send(message);
         authenticate = () => {
           authed = true;
           clearTimeout(timer);
           send({ type: 'auth-ok', version: deps.version });
-          unsubscribe = deps.hub.subscribe(send);
+          unsubscribe = deps.hub.subscribe(send, client.stats);
         };
-        const raw = ws.raw as RawWebSocket | undefined;
         if (raw) {
           // a sleeping laptop or a killed browser never sends a close; without this its subscription lives on
           let alive = true;
@@ -87,11 +115,12 @@ export function wsRoute(deps: { tokens: TokenStore; hub: EventHub; version: stri
           }
           return;
         }
+        // replies go through the queue too: a client that sends pings and never reads the pongs is still bounded
         if (!message) {
-          ws.send(JSON.stringify({ type: 'error', message: 'unknown message; expected ping or pong' } satisfies WsServerMessage));
+          queue?.send({ type: 'error', message: 'unknown message; expected ping or pong' });
           return;
         }
-        if (message.type === 'ping') ws.send(JSON.stringify({ type: 'pong', ...(message.t !== undefined ? { t: message.t } : {}) } satisfies WsServerMessage));
+        if (message.type === 'ping') queue?.send({ type: 'pong', ...(message.t !== undefined ? { t: message.t } : {}) });
       },
       onClose: stop,
       onError: stop,

@@ -104,6 +104,8 @@ export interface WorldOptions {
   plans?: PlanRunners;
   maxBodyBytes?: number;
   clock?: () => number;
+  /** protocol pings on /ws; short by default so dead peers show up fast */
+  wsHeartbeatMs?: number;
 }
 
 export function makeWorld(options: WorldOptions = {}): World {
@@ -126,7 +128,7 @@ export function makeWorld(options: WorldOptions = {}): World {
     getPort: () => port.value,
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     wsAuthTimeoutMs: 300,
-    wsHeartbeatMs: 200,
+    wsHeartbeatMs: options.wsHeartbeatMs ?? 200,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const token = companion.tokens.issue('test');
