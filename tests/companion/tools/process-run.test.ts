@@ -49,7 +49,9 @@ describe('process.run', () => {
       const keys = JSON.parse(out.text.split('\n')[2]!.split(' ')[0]!) as string[];
       expect(keys).toContain('FOO');
       expect(keys).not.toContain('CHATBRIDGE_TEST_SECRET');
-      for (const key of keys) expect([...world.policy.envAllow, 'FOO']).toContain(key);
+      // plus the per-run marker the companion sets itself, to find the program's strays (issue 9, finding 9)
+      for (const key of keys) expect([...world.policy.envAllow, 'FOO', 'CHATBRIDGE_RUN']).toContain(key);
+      expect(keys).toContain('CHATBRIDGE_RUN');
       expect(out.text).toContain(' bar');
     } finally {
       delete process.env.CHATBRIDGE_TEST_SECRET;
