@@ -1,3 +1,4 @@
+import { promises as fs, type Stats } from 'node:fs';
 import { ToolError } from '../../shared/errors';
 
 export function errnoOf(error: unknown): string | undefined {
@@ -7,6 +8,16 @@ export function errnoOf(error: unknown): string | undefined {
 export function isMissing(error: unknown): boolean {
   const code = errnoOf(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** lstat, or undefined when nothing is there; any other failure is thrown. */
+export async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
+  try {
+    return await fs.lstat(p);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Errnos that mean the disk (or the process's file size limit, or the quota) has no room for what was written. */

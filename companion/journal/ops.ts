@@ -3,7 +3,7 @@ import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
-import { asToolError, errnoOf, isMissing } from '../fsx/errno';
+import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -23,15 +23,6 @@ export interface OpRuntime {
 }
 
 const json = JSON.stringify;
-
-async function lstatOrUndefined(p: string) {
-  try {
-    return await fs.lstat(p);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
 
 /** Directories between the nearest existing ancestor and `dir`, outermost first. */
 async function missingDirs(dir: string): Promise<string[]> {

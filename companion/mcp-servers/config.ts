@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { describeValue, valueAt } from '../policy/load-config';
 import { modeSchema, type Mode } from '../policy/schema';
 import { serverNameProblem } from './names';
 
@@ -148,17 +149,3 @@ function describeIssue(at: string, issue: z.core.$ZodIssue, raw: unknown): strin
   }
 }
 
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let current: unknown = raw;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return '(missing)';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}

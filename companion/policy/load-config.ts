@@ -84,7 +84,8 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   return `${path}: value ${describeValue(value)} — ${rule}`;
 }
 
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+/** The value a zod issue points at, for messages that name the value. */
+export function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = raw;
   for (const key of path) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -93,9 +94,9 @@ function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === undefined) return '(missing)';
-  const text = JSON.stringify(value);
+  const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

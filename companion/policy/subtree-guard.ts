@@ -22,7 +22,7 @@
 import { promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { errnoOf, isMissing } from '../fsx/errno';
+import { errnoOf, isMissing, lstatOrUndefined } from '../fsx/errno';
 import { assertUnchanged, deniedBy } from './path-guard';
 
 /** The most entries one subtree check walks; past it the call is refused rather than approved unchecked. */
@@ -130,15 +130,6 @@ export interface SubtreeCheck {
 }
 
 type Inspection = ({ ok: true } & SubtreeCheck) | { ok: false; error: ToolError; hit?: SubtreeHit };
-
-async function lstatOrUndefined(p: string) {
-  try {
-    return await fs.lstat(p);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
 
 class Refused extends Error {
   constructor(
