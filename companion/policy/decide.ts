@@ -64,8 +64,10 @@ function decideAction(action: PlannedAction, policy: Policy, site: string, callC
   const override = siteOverride(policy, site);
   const siteMode = override?.modes?.[action.risk];
   // an action with its own mode (a tool of the person's MCP server, set in that server's policy) keeps it; the
-  // site's override of its class can only make it stricter
-  const mode: Mode = action.mode !== undefined ? stricterMode(action.mode, siteMode) : (siteMode ?? policy.modes[action.risk]);
+  // site's override of its class can only make it stricter, and a class the person set to deny stays denied
+  const classDeny: Mode | undefined = policy.modes[action.risk] === 'deny' ? 'deny' : undefined;
+  const mode: Mode =
+    action.mode !== undefined ? stricterMode(stricterMode(action.mode, siteMode), classDeny) : (siteMode ?? policy.modes[action.risk]);
   if (mode === 'deny') {
     if (action.mode === 'deny') return { deny: `${action.label} is set to deny in its server's policy` };
     return { deny: `the policy mode for ${action.risk} is deny${siteMode ? ` on site ${site}` : ''}` };

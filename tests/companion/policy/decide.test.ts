@@ -70,6 +70,18 @@ describe('decide', () => {
     expect(decide(request('read', [`${process.cwd()}/docs/public.txt`]), policy, 'x')).toBe('auto');
   });
 
+  it("an action's own mode (an MCP server's tool) never lifts a class the person set to deny", () => {
+    const own = (mode: 'auto' | 'confirm'): AuthorizationRequest => ({
+      tool: 'memory.read_graph',
+      args: {},
+      actions: [{ risk: 'exec', label: 'memory.read_graph', paths: [], mode }],
+      preview: { title: 'memory.read_graph', paths: [] },
+    });
+    expect(decide(own('auto'), policyWith({ modes: { exec: 'deny' } }), 'x')).toEqual({ deny: 'the policy mode for exec is deny' });
+    expect(decide(own('auto'), policyWith({ modes: { exec: 'confirm' } }), 'x')).toBe('auto');
+    expect(decide(own('confirm'), policyWith({ modes: { exec: 'auto' } }), 'x')).toBe('confirm');
+  });
+
   it('exec with auto mode is auto without an allow-list', () => {
     const policy = policyWith({ modes: { exec: 'auto' } });
     expect(decide(request('exec', [], [{ shell: 'rm -rf build', cwd }]), policy, 'x')).toBe('auto');
