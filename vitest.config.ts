@@ -13,7 +13,14 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
-      { test: { name: 'extension', environment: 'happy-dom', include: ['tests/extension/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'extension',
+          environment: 'happy-dom',
+          include: ['tests/extension/**/*.test.{ts,tsx}'],
+          setupFiles: ['tests/extension/setup.ts'],
+        },
+      },
       {
         test: {
           name: 'e2e',

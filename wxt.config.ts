@@ -5,10 +5,11 @@ export default defineConfig({
   srcDir: 'extension',
   outDir: 'dist',
   imports: false,
-  modules: ['@wxt-dev/webextension-polyfill'],
+  modules: ['@wxt-dev/webextension-polyfill', '@wxt-dev/i18n/module'],
   manifest: {
     name: 'chatbridge',
-    description: 'Run the tool blocks a chat model writes on your own machine, under your policy.',
+    description: '__MSG_app_summary__',
+    default_locale: 'en',
     permissions: ['storage', 'alarms', 'scripting', 'activeTab'],
     host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
     // Other chat sites are enabled one host at a time from the popup (generic adapter).

@@ -4,7 +4,7 @@ import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type 
 import type { SiteSettings } from '../site-settings';
 import type { MessageRole, Site } from '../sites/define-site';
 import type { Chip, ChipApproval } from '../ui/chip';
-import { translator, type MessageKey } from '../ui/i18n';
+import { t, type MessageKey } from '../ui/i18n';
 
 /**
  * What the parts of one chat page share: the page's dependencies, the records of the messages it tracks and the
@@ -129,7 +129,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     ledger: deps.ledger,
     now: deps.now ?? Date.now,
     loopGuard: deps.loopGuard ?? new LoopGuard(),
-    t: translator(),
+    t,
     records: new Map(),
     active: new Set(),
     liveKeys: new Set(),

@@ -1,5 +1,5 @@
 import type { BlockState } from '../scanner/blocks';
-import { translator, type MessageKey } from './i18n';
+import { t, type MessageKey } from './i18n';
 
 /**
  * The chip under one block: state, Run / Stop / Re-run, a result preview and the approval card, in a CLOSED shadow
@@ -56,7 +56,6 @@ details { margin: 2px 0 0 14px; } pre { white-space: pre-wrap; word-break: break
 `;
 
 export function createChip(doc: Document, onAction: (action: ChipAction) => void): Chip {
-  const t = translator();
   const host = doc.createElement('div');
   host.setAttribute('data-chatbridge-chip', '');
   const root = host.attachShadow({ mode: 'closed' });

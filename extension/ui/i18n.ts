@@ -1,173 +1,29 @@
-/** The UI's words in English and Chinese, chosen from navigator.language. One dictionary, checked for parity by tests. */
+import { createI18n } from '@wxt-dev/i18n';
+import { browser } from 'wxt/browser';
+import type { GeneratedI18nStructure } from '#i18n';
 
-const en = {
-  'state.writing': 'writing…',
-  'state.ready': 'ready',
-  'state.queued': 'queued',
-  'state.running': 'running',
-  'state.approval': 'waiting for approval',
-  'state.done': 'done',
-  'state.failed': 'failed',
-  'state.unreadable': "can't read in full",
-  'action.run': 'Run',
-  'action.stop': 'Stop',
-  'action.rerun': 'Re-run',
-  'action.confirmRerun': 'Run again?',
-  'action.approve': 'Approve',
-  'action.approveConversation': 'Approve for this conversation',
-  'action.deny': 'Deny',
-  'note.history': 'from earlier in the chat: click Run to run it',
-  'note.autoRunOff': 'auto-run is off for this site',
-  'note.draft': 'waiting: your draft is in the chat box',
-  'note.inserted': 'result is in the chat box',
-  'note.submitted': 'result sent',
-  'note.finished': 'plan finished',
-  'note.disconnected': 'companion not connected',
-  'note.pending': 'approval pending: the pending answer was sent; the result follows when you decide',
-  'note.stopped': 'reply stopped: nothing in it runs or is sent by itself — click Run to run this block',
-  'note.endedEarly': 'the reply ended before its last block was complete: nothing in it runs or is sent by itself — click Run to run this block',
-  'note.stoppedInBlock': 'reply stopped before this block was complete: Run sends it as it stands; its answer is not put into the chat',
-  'note.endedInBlock': 'the reply ended before this block was complete: Run sends it as it stands; its answer is not put into the chat',
-  'note.stoppedIncomplete': 'reply stopped before this block was complete: it cannot run',
-  'note.endedIncomplete': 'the reply ended before this block was complete: it cannot run',
-  'note.unfenced':
-    'found outside a code block: the page may have changed its text (indentation, escapes), so it never runs by itself — check it, then click Run',
-  'note.insertedStopped': 'result is in the chat box, not sent: the reply was stopped',
-  'note.insertedEnded': 'result is in the chat box, not sent: the reply ended early',
-  'note.cutNotDelivered': 'not put into the chat: the block was cut off when the reply ended',
-  'conn.connected': 'chatbridge connected',
-  'conn.connecting': 'chatbridge connecting…',
-  'conn.disconnected': 'chatbridge disconnected',
-  'conn.unpaired': 'chatbridge not paired',
-  'popup.title': 'chatbridge',
-  'popup.pair': 'Pair',
-  'popup.pairCode': 'Pairing code',
-  'popup.companionUrl': 'Companion URL',
-  'popup.unpair': 'Forget token',
-  'popup.sites': 'Sites',
-  'popup.enabled': 'Enabled',
-  'popup.autoRun': 'Auto-run',
-  'popup.autoSubmit': 'Auto-submit',
-  'popup.approvalWait': 'Approval wait (s)',
-  'popup.feedbackInterval': 'Feedback interval (s)',
-  'popup.draftPolicy': 'If my draft is in the box',
-  'popup.draftWait': 'wait',
-  'popup.draftAppend': 'append',
-  'popup.approvals': 'Pending approvals',
-  'popup.none': 'none',
-  'popup.runs': 'Recent runs',
-  'popup.changes': 'Recent changes',
-  'popup.undo': 'Undo',
-  'popup.programs': 'Running programs',
-  'popup.stop': 'Stop',
-  'popup.enableHere': 'Enable on this site',
-  'popup.error': 'Error',
-  'prompts.title': 'Prompts',
-  'prompts.protocol': 'Protocol',
-  'prompts.language': 'Language',
-  'prompts.root': 'Workspace folder (optional, absolute path)',
-  'prompts.preview': 'Preview',
-  'prompts.insert': 'Insert into chat',
-  'prompts.copy': 'Copy',
-  'prompts.loading': 'Loading the tool list…',
-  'prompts.toolsLive': 'Tools from the companion',
-  'prompts.toolsBuiltIn': 'Companion not reachable: using the tool list built into the extension',
-  'prompts.inserted': 'Put into the chat box: read it, then send it yourself',
-  'prompts.copied': 'Copied to the clipboard',
-  'prompts.notChatPage': 'The active tab is not a supported chat page: open ChatGPT, DeepSeek or a site enabled here, then try again',
-  'prompts.noContentScript': 'chatbridge is not running in this tab yet: reload the chat page, then try again',
-  'prompts.failed': 'Could not build the prompt',
-} as const;
+/**
+ * The extension's words, through the browser's own i18n (`_locales/<lang>/messages.json`, generated at build time
+ * from `extension/locales/*.yml` by @wxt-dev/i18n). The browser picks the language from its own UI language;
+ * nothing is bundled into the scripts, so the content script carries no dictionary.
+ */
 
-export type MessageKey = keyof typeof en;
+const i18n = createI18n<GeneratedI18nStructure>();
 
-const zh: Record<MessageKey, string> = {
-  'state.writing': '正在生成…',
-  'state.ready': '就绪',
-  'state.queued': '排队中',
-  'state.running': '运行中',
-  'state.approval': '等待批准',
-  'state.done': '完成',
-  'state.failed': '失败',
-  'state.unreadable': '无法完整读取',
-  'action.run': '运行',
-  'action.stop': '停止',
-  'action.rerun': '重新运行',
-  'action.confirmRerun': '再运行一次？',
-  'action.approve': '批准',
-  'action.approveConversation': '本对话内都批准',
-  'action.deny': '拒绝',
-  'note.history': '这是之前的消息：点击“运行”才会执行',
-  'note.autoRunOff': '此网站未开启自动运行',
-  'note.draft': '等待中：输入框里有你的草稿',
-  'note.inserted': '结果已放入输入框',
-  'note.submitted': '结果已发送',
-  'note.finished': '计划已结束',
-  'note.disconnected': '未连接到本地助手',
-  'note.pending': '等待批准：已发送待批准答复，决定后会发送结果',
-  'note.stopped': '回复已停止：其中的代码块不会自动运行或发送——点击“运行”执行此代码块',
-  'note.endedEarly': '回复在最后一个代码块写完前就结束了：其中的代码块不会自动运行或发送——点击“运行”执行此代码块',
-  'note.stoppedInBlock': '回复在此代码块写完前已停止：点击“运行”会按现状发送，结果不会放入聊天框',
-  'note.endedInBlock': '回复在此代码块写完前就结束了：点击“运行”会按现状发送，结果不会放入聊天框',
-  'note.stoppedIncomplete': '回复在此代码块写完前已停止：无法运行',
-  'note.endedIncomplete': '回复在此代码块写完前就结束了：无法运行',
-  'note.unfenced': '在代码块之外找到：网页可能改动了其中的文字（缩进、转义），因此不会自动运行——请检查后点击“运行”',
-  'note.insertedStopped': '结果已放入输入框，未发送：回复已被停止',
-  'note.insertedEnded': '结果已放入输入框，未发送：回复提前结束了',
-  'note.cutNotDelivered': '未放入聊天框：回复结束时此代码块被截断了',
-  'conn.connected': 'chatbridge 已连接',
-  'conn.connecting': 'chatbridge 连接中…',
-  'conn.disconnected': 'chatbridge 未连接',
-  'conn.unpaired': 'chatbridge 未配对',
-  'popup.title': 'chatbridge',
-  'popup.pair': '配对',
-  'popup.pairCode': '配对码',
-  'popup.companionUrl': '本地助手地址',
-  'popup.unpair': '忘记令牌',
-  'popup.sites': '网站',
-  'popup.enabled': '启用',
-  'popup.autoRun': '自动运行',
-  'popup.autoSubmit': '自动发送',
-  'popup.approvalWait': '批准等待（秒）',
-  'popup.feedbackInterval': '反馈间隔（秒）',
-  'popup.draftPolicy': '输入框里有草稿时',
-  'popup.draftWait': '等待',
-  'popup.draftAppend': '追加',
-  'popup.approvals': '待批准',
-  'popup.none': '无',
-  'popup.runs': '最近运行',
-  'popup.changes': '最近修改',
-  'popup.undo': '撤销',
-  'popup.programs': '运行中的程序',
-  'popup.stop': '停止',
-  'popup.enableHere': '在此网站启用',
-  'popup.error': '错误',
-  'prompts.title': '提示词',
-  'prompts.protocol': '协议',
-  'prompts.language': '语言',
-  'prompts.root': '工作区目录（可选，绝对路径）',
-  'prompts.preview': '预览',
-  'prompts.insert': '插入聊天框',
-  'prompts.copy': '复制',
-  'prompts.loading': '正在读取工具列表…',
-  'prompts.toolsLive': '工具列表来自本地助手',
-  'prompts.toolsBuiltIn': '无法连接本地助手：使用扩展内置的工具列表',
-  'prompts.inserted': '已放入聊天框：请检查后自己发送',
-  'prompts.copied': '已复制到剪贴板',
-  'prompts.notChatPage': '当前标签页不是支持的聊天页面：请打开 ChatGPT、DeepSeek 或已在此启用的网站后再试',
-  'prompts.noContentScript': 'chatbridge 尚未在此标签页运行：请刷新聊天页面后再试',
-  'prompts.failed': '无法生成提示词',
-};
+export type MessageKey = keyof GeneratedI18nStructure;
 
-export const DICTIONARIES = { en, zh } as const;
+/** The message for `key` in the browser's language; `substitutions` fill `$1`…`$9`. */
+export function t(key: MessageKey, substitutions?: Array<string | number>): string {
+  return substitutions ? (i18n.t as (k: string, s: string[]) => string)(key, substitutions.map(String)) : (i18n.t as (k: string) => string)(key);
+}
 
-export type Language = keyof typeof DICTIONARIES;
+export type Language = 'zh' | 'en';
 
 export function languageFor(tag: string | undefined): Language {
   return tag?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
-export function translator(language: Language = languageFor(globalThis.navigator?.language)): (key: MessageKey) => string {
-  const dictionary = DICTIONARIES[language];
-  return (key) => dictionary[key];
+/** The language the UI is shown in (the browser's UI language, as the messages are chosen by it). */
+export function uiLanguage(): Language {
+  return languageFor(browser.i18n.getUILanguage());
 }

@@ -1,9 +1,8 @@
 import type { ConnectionState } from '../companion/socket';
-import { translator, type MessageKey } from './i18n';
+import { t, type MessageKey } from './i18n';
 
 /** A small connected/disconnected badge in the page corner (closed shadow root; state on the host for tests). */
 export function createIndicator(doc: Document): { host: HTMLElement; update(state: ConnectionState, detail?: string): void } {
-  const t = translator();
   const host = doc.createElement('div');
   host.setAttribute('data-chatbridge-indicator', '');
   host.style.cssText = 'position:fixed;right:12px;bottom:12px;z-index:2147483646;pointer-events:none;';

@@ -1,12 +1,11 @@
 import { companionUrl, genericHosts, normalizeCompanionUrl } from '../settings';
 import { SITES } from '../sites';
 import { h } from './dom';
-import { translator } from './i18n';
+import { t } from './i18n';
 import { siteSettingsView } from './site-settings-view';
 
 /** The options page mirrors the popup's settings, plus the companion URL and the list of generic hosts. */
 export async function renderOptions(root: HTMLElement): Promise<void> {
-  const t = translator();
   const url = h('input', { id: 'companion-url', value: await companionUrl.getValue(), size: '32' });
   const error = h('div', { role: 'alert' });
   url.addEventListener('change', () => {

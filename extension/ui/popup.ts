@@ -3,7 +3,7 @@ import { ask, type ConnectionInfo } from '../messaging';
 import { companionUrl, genericHosts } from '../settings';
 import { SITES } from '../sites';
 import { h, onTrustedClick } from './dom';
-import { languageFor, translator } from './i18n';
+import { t, uiLanguage } from './i18n';
 import { browserPromptsDeps } from './prompts-browser';
 import { promptsView } from './prompts-view';
 import { siteSettingsView } from './site-settings-view';
@@ -13,8 +13,7 @@ import { siteSettingsView } from './site-settings-view';
  * programs with Stop. Element ids are stable (see ui/README.md) so end-to-end tests can drive it.
  */
 export async function renderPopup(root: HTMLElement, signal: AbortSignal): Promise<void> {
-  const t = translator();
-  document.documentElement.lang = languageFor(navigator.language);
+  document.documentElement.lang = uiLanguage();
   const status = h('div', { id: 'connection', 'data-state': 'connecting' }, '…');
   const error = h('div', { id: 'error', class: 'error', role: 'alert' });
   const code = h('input', { id: 'pair-code', placeholder: t('popup.pairCode'), autocomplete: 'off', size: '10' });
@@ -74,7 +73,7 @@ export async function renderPopup(root: HTMLElement, signal: AbortSignal): Promi
   for (const site of SITES) sites.append(await siteSettingsView(site.id, site.name));
   for (const host of await genericHosts.getValue()) sites.append(await siteSettingsView(host, host));
   sites.append(await enableHereButton());
-  root.append(promptsView(browserPromptsDeps(languageFor(navigator.language))).element);
+  root.append(promptsView(browserPromptsDeps(uiLanguage())).element);
 
   const list = <T>(target: HTMLElement, items: T[], row: (item: T) => HTMLElement): void => {
     target.replaceChildren(...(items.length ? items.map(row) : [h('li', { class: 'none' }, t('popup.none'))]));
@@ -164,7 +163,6 @@ export async function renderPopup(root: HTMLElement, signal: AbortSignal): Promi
 
 /** "Enable on this site": asks for the tab's host permission, then the generic adapter runs there. */
 async function enableHereButton(): Promise<HTMLElement> {
-  const t = translator();
   const [tab] = await browser.tabs.query({ active: true, currentWindow: true }).catch(() => []);
   const tabUrl = tab?.url ? safeUrl(tab.url) : null;
   const host = tabUrl && (tabUrl.protocol === 'https:' || tabUrl.protocol === 'http:') ? tabUrl.host : null;

@@ -21,7 +21,7 @@ export function browserPromptsDeps(language: Language): PromptsViewDeps {
         return { tools: builtInTools(), live: false };
       }
     },
-    insert: (text) => insertIntoActiveTab(text, link, language),
+    insert: (text) => insertIntoActiveTab(text, link),
     copy: (text) => navigator.clipboard.writeText(text),
   };
 }

@@ -4,7 +4,7 @@ import { BLOCK_KINDS, type BlockKind } from '../../shared/protocols/types';
 import { TOOL_CONTRACTS } from '../../shared/tools';
 import { INSERT_PROMPT_MESSAGE, type InsertPromptMessage, type InsertPromptReply } from '../content/insert-prompt';
 import { h, onTrustedClick } from './dom';
-import { translator, type Language, type MessageKey } from './i18n';
+import { t, type Language, type MessageKey } from './i18n';
 
 /**
  * The popup's prompt library (DESIGN §6.4): pick a protocol and a language, preview the instructions generated from
@@ -44,7 +44,6 @@ const PROTOCOL_LABELS: Record<BlockKind, string> = {
 const LANGUAGE_LABELS: Record<PromptLanguage, string> = { zh: '中文', en: 'English' };
 
 export function promptsView(deps: PromptsViewDeps): PromptsView {
-  const t = translator(deps.language);
   const protocol = h('select', { id: 'prompt-protocol' }, ...BLOCK_KINDS.map((kind) => h('option', { value: kind }, PROTOCOL_LABELS[kind])));
   const lang = h(
     'select',
@@ -166,8 +165,7 @@ function isReply(value: unknown): value is InsertPromptReply {
  * Sends the prompt to the active tab's content script. A tab that is not a chat page is refused before anything is
  * sent; a chat tab whose content script does not answer (opened before the extension was loaded) says to reload.
  */
-export async function insertIntoActiveTab(text: string, link: ActiveTabLink, language: Language): Promise<InsertPromptReply> {
-  const t = translator(language);
+export async function insertIntoActiveTab(text: string, link: ActiveTabLink): Promise<InsertPromptReply> {
   const tab = await link.activeTab().catch(() => undefined);
   const host = hostOf(tab?.url);
   if (tab?.id === undefined || host === null || !(await link.isChatHost(host))) return { ok: false, error: t('prompts.notChatPage') };

@@ -1,10 +1,9 @@
 import { readSiteSettings, siteSettingItems, type DraftPolicy } from '../settings';
 import { h } from './dom';
-import { translator } from './i18n';
+import { t } from './i18n';
 
 /** The per-site settings block shared by the popup and the options page. Writes go straight to storage. */
 export async function siteSettingsView(siteKey: string, title: string): Promise<HTMLElement> {
-  const t = translator();
   const items = siteSettingItems(siteKey);
   const current = await readSiteSettings(siteKey);
 

@@ -17,11 +17,11 @@ import {
   stoppedByPerson,
 } from '../../extension/content/page-decide';
 import { LoopGuard, type BlockState } from '../../extension/scanner/blocks';
-import { translator } from '../../extension/ui/i18n';
+import { t } from '../../extension/ui/i18n';
+import { messageIn } from './i18n-fake';
 
 /** The page's decisions without a page: plain records and blocks in, verdicts out. */
 
-const t = translator('en');
 const READ = '```mcp-request\n{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a"}}}\n```';
 const LIST = '```mcp-request\n{"jsonrpc":"2.0","id":"2","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}\n```';
 
@@ -326,6 +326,6 @@ describe('chipView: stopped, cut and unfenced notes', () => {
     expect(chipView({ origin: 'live', ending: 'normal' }, unfenced, on, t)).toEqual({ actions: ['run'], note: t('note.unfenced') });
     expect(chipView({ origin: 'history', ending: 'normal' }, unfenced, on, t).note).toBe(t('note.unfenced'));
     expect(t('note.unfenced')).toMatch(/indentation, escapes/);
-    expect(translator('zh')('note.unfenced')).toMatch(/缩进、转义/);
+    expect(messageIn('zh_CN', 'note.unfenced')).toMatch(/缩进、转义/);
   });
 });

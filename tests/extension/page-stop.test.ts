@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../extension/companion/api-types';
-import { translator } from '../../extension/ui/i18n';
+import { t } from '../../extension/ui/i18n';
 import { READ, LIST, assistantRow, buildPage, chipStates, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
 
 /**
@@ -9,7 +9,6 @@ import { READ, LIST, assistantRow, buildPage, chipStates, renderReply, start, st
  * fence closed) neither; an auto_coder plan found outside a code block never auto-runs. A Run click still works.
  */
 
-const t = translator('en');
 afterEach(stopPages);
 
 // The chips' shadow roots are closed; only our own code reaches them. The tests catch them as they are made, to

@@ -5,7 +5,8 @@ import { INSERT_PROMPT_MESSAGE, MAX_PROMPT_CHARS, insertPromptIntoPage, isInsert
 import { editorText } from '../../extension/inject/insert';
 import { chatgpt, deepseek } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
-import { translator } from '../../extension/ui/i18n';
+import { t } from '../../extension/ui/i18n';
+import { useLocale } from './i18n-fake';
 import { builtInTools, insertIntoActiveTab, promptsView, type ActiveTabLink, type PromptsViewDeps } from '../../extension/ui/prompts-view';
 import { buildPrompt, type ToolInfo } from '../../shared/prompts';
 import { findBlocks } from '../../shared/protocols';
@@ -70,7 +71,6 @@ describe('content script: inserting a prompt into the chat box', () => {
 });
 
 describe('popup: "Insert into chat" goes only to a chat tab whose content script answers', () => {
-  const t = translator('en');
   const link = (over: Partial<ActiveTabLink> & { sent?: unknown[] }): ActiveTabLink => ({
     activeTab: async () => ({ id: 7, url: 'https://chat.deepseek.com/a/chat/s/1' }),
     isChatHost: async (host) => host === 'chat.deepseek.com',
@@ -83,7 +83,7 @@ describe('popup: "Insert into chat" goes only to a chat tab whose content script
 
   it('sends the text to the active chat tab and returns its answer', async () => {
     const sent: unknown[] = [];
-    expect(await insertIntoActiveTab('hello', link({ sent }), 'en')).toEqual({ ok: true, method: 'native-setter' });
+    expect(await insertIntoActiveTab('hello', link({ sent }))).toEqual({ ok: true, method: 'native-setter' });
     expect(sent).toEqual([{ type: INSERT_PROMPT_MESSAGE, text: 'hello' }]);
   });
 
@@ -95,7 +95,7 @@ describe('popup: "Insert into chat" goes only to a chat tab whose content script
   ];
   it.each(notChat)('refuses %s without sending anything', async (_name, over) => {
     const sent: unknown[] = [];
-    expect(await insertIntoActiveTab('hello', link({ ...over, sent }), 'en')).toEqual({ ok: false, error: t('prompts.notChatPage') });
+    expect(await insertIntoActiveTab('hello', link({ ...over, sent }))).toEqual({ ok: false, error: t('prompts.notChatPage') });
     expect(sent).toEqual([]);
   });
 
@@ -105,13 +105,15 @@ describe('popup: "Insert into chat" goes only to a chat tab whose content script
         throw new Error('Could not establish connection. Receiving end does not exist.');
       },
     });
-    expect(await insertIntoActiveTab('hello', failing, 'zh')).toEqual({ ok: false, error: translator('zh')('prompts.noContentScript') });
-    expect(await insertIntoActiveTab('hello', link({ send: async () => undefined }), 'en')).toEqual({ ok: false, error: t('prompts.noContentScript') });
+    useLocale('zh_CN');
+    expect(await insertIntoActiveTab('hello', failing)).toEqual({ ok: false, error: 'chatbridge 尚未在此标签页运行：请刷新聊天页面后再试' });
+    useLocale('en');
+    expect(await insertIntoActiveTab('hello', link({ send: async () => undefined }))).toEqual({ ok: false, error: t('prompts.noContentScript') });
   });
 
   it("passes the content script's own error through", async () => {
     const reply = { ok: false, error: 'no chat box found on this DeepSeek page; open a conversation and try again' };
-    expect(await insertIntoActiveTab('hello', link({ send: async () => reply }), 'en')).toEqual(reply);
+    expect(await insertIntoActiveTab('hello', link({ send: async () => reply }))).toEqual(reply);
   });
 });
 
@@ -197,7 +199,7 @@ describe('popup: the Prompts section', () => {
     );
     const view = promptsView(deps({ loadTools: async () => ({ tools: builtIn, live: false }) }));
     await view.ready;
-    expect(byId(view.element, 'prompt-tools').textContent).toBe(`${translator('en')('prompts.toolsBuiltIn')} (${builtIn.length})`);
+    expect(byId(view.element, 'prompt-tools').textContent).toBe(`${t('prompts.toolsBuiltIn')} (${builtIn.length})`);
   });
 
   it('a prompt that cannot be built disables Insert and Copy and names the reason', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createChip, type Chip, type ChipAction } from '../../extension/ui/chip';
-import { DICTIONARIES, languageFor, translator } from '../../extension/ui/i18n';
+import { languageFor, t, uiLanguage } from '../../extension/ui/i18n';
+import { LOCALES, useLocale } from './i18n-fake';
 import { createIndicator } from '../../extension/ui/indicator';
 
 /** A chip in the page, with its closed shadow root caught the way only our own code could reach it. */
@@ -129,15 +130,20 @@ describe('indicator', () => {
 });
 
 describe('i18n', () => {
-  it('has every English key in Chinese, none empty', () => {
-    expect(Object.keys(DICTIONARIES.zh).sort()).toEqual(Object.keys(DICTIONARIES.en).sort());
-    for (const [key, value] of Object.entries(DICTIONARIES.zh)) expect(value.trim(), key).not.toBe('');
+  it('has every English message in Chinese, none empty', () => {
+    expect(Object.keys(LOCALES).sort()).toEqual(['en', 'zh_CN']);
+    expect(Object.keys(LOCALES.zh_CN!).sort()).toEqual(Object.keys(LOCALES.en!).sort());
+    for (const [key, value] of Object.entries(LOCALES.zh_CN!)) expect(value.message.trim(), key).not.toBe('');
   });
-  it('picks Chinese for zh-* and English otherwise', () => {
+  it('follows the browser language: zh-* reads Chinese, anything else English', () => {
     expect(languageFor('zh-CN')).toBe('zh');
     expect(languageFor('zh-Hant-TW')).toBe('zh');
     expect(languageFor('en-US')).toBe('en');
     expect(languageFor(undefined)).toBe('en');
-    expect(translator('zh')('action.approve')).toBe('批准');
+    expect(t('action.approve')).toBe('Approve');
+    expect(uiLanguage()).toBe('en');
+    useLocale('zh_CN');
+    expect(t('action.approve')).toBe('批准');
+    expect(uiLanguage()).toBe('zh');
   });
 });
