@@ -14,6 +14,8 @@ export default defineConfig({
     host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
     // Other chat sites are enabled one host at a time from the popup (generic adapter).
     optional_host_permissions: ['https://*/*', 'http://*/*'],
+    // The toolbar button uses the same icon as the extension (public/icon/, rendered from extension/assets/icon.svg).
+    action: { default_icon: { 16: 'icon/16.png', 32: 'icon/32.png', 48: 'icon/48.png', 128: 'icon/128.png' } },
     browser_specific_settings: { gecko: { id: 'chatbridge@local' } },
   },
 });

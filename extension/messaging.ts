@@ -2,7 +2,9 @@ import { browser } from 'wxt/browser';
 import type {
   Approval,
   ApprovalDecision,
+  AuditItem,
   JournalItem,
+  McpServerItem,
   ProgramItem,
   RunRequest,
   RunResponse,
@@ -10,6 +12,7 @@ import type {
   ToolListing,
   WsEvent,
 } from './companion/api-types';
+import type { DoctorProblem } from './companion/badge';
 import type { ConnectionState } from './companion/socket';
 
 /**
@@ -40,6 +43,12 @@ export interface RequestMap {
   'recent-runs': { request: Record<string, never>; response: RecentRun[] };
   /** the companion's live tool list (GET /v1/tools), for the popup's prompt library */
   tools: { request: Record<string, never>; response: ToolListing[] };
+  /** the person's MCP servers (GET /v1/mcp-servers): for the prompt library's per-server switches */
+  'mcp-servers': { request: Record<string, never>; response: McpServerItem[] };
+  /** the newest audit records, newest first (GET /v1/audit) */
+  audit: { request: { limit: number }; response: AuditItem[] };
+  /** content script → background: the site doctor's problem on this tab, or null once it is gone (the badge shows it) */
+  'doctor-problem': { request: { problem: DoctorProblem | null }; response: null };
 }
 
 export interface RecentRun {
@@ -49,7 +58,15 @@ export interface RecentRun {
   site: string;
   conversationId: string;
   at: number;
+  /** the block's text, cut */
   preview: string;
+  /** the chat page the block was on, and the message (site-specific key) */
+  url: string;
+  messageKey: string;
+  /** the result text, cut; empty until the run has one */
+  result: string;
+  /** when the run ended (absent while pending or running) */
+  endedAt?: number;
 }
 
 export type RequestType = keyof RequestMap;
@@ -58,6 +75,7 @@ export type Reply<T extends RequestType> = { ok: true; value: RequestMap[T]['res
 
 export const REQUEST_TYPES: readonly RequestType[] = [
   'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'journal', 'undo', 'programs', 'stop-program', 'recent-runs', 'tools',
+  'mcp-servers', 'audit', 'doctor-problem',
 ];
 
 export function isRequest(value: unknown): value is Request {

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import {
   DEFAULT_PORT,
   approvalSchema,
+  auditRecordSchema,
   journalEntrySchema,
+  mcpServerHealthSchema,
   programInfoSchema,
   toolInfoSchema,
   wsServerMessageSchema,
@@ -16,7 +18,9 @@ import {
 export {
   DEFAULT_PORT,
   approvalSchema,
+  auditRecordSchema,
   journalEntrySchema,
+  mcpServerHealthSchema,
   programInfoSchema,
   pairResponseSchema,
   runResponseSchema,
@@ -38,6 +42,8 @@ export type JournalItem = z.infer<typeof journalEntrySchema>;
 export type ProgramItem = z.infer<typeof programInfoSchema>;
 export type Approval = z.infer<typeof approvalSchema>;
 export type ToolListing = z.infer<typeof toolInfoSchema>;
+export type AuditItem = z.infer<typeof auditRecordSchema>;
+export type McpServerItem = z.infer<typeof mcpServerHealthSchema>;
 
 // Extension pages and content scripts forbid eval (CSP); zod must not even try its compiled fast path.
 z.config({ jitless: true });

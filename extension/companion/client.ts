@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
   approvalSchema,
+  auditRecordSchema,
   journalEntrySchema,
+  mcpServerHealthSchema,
   pairResponseSchema,
   programInfoSchema,
   runResponseSchema,
@@ -9,7 +11,9 @@ import {
   toolInfoSchema,
   type Approval,
   type ApprovalDecision,
+  type AuditItem,
   type JournalItem,
+  type McpServerItem,
   type ProgramItem,
   type RunRequest,
   type RunResponse,
@@ -95,6 +99,8 @@ export function createCompanionClient(options: CompanionClientOptions) {
     programs: (): Promise<ProgramItem[]> => call('GET', '/v1/programs', listOf(programInfoSchema, 'programs')),
     stopProgram: (id: string): Promise<unknown> => call('POST', `/v1/programs/${enc(id)}/stop`, z.unknown(), {}),
     tools: (): Promise<ToolListing[]> => call('GET', '/v1/tools', listOf(toolInfoSchema, 'tools')),
+    mcpServers: (): Promise<McpServerItem[]> => call('GET', '/v1/mcp-servers', listOf(mcpServerHealthSchema, 'servers')),
+    audit: (limit: number): Promise<AuditItem[]> => call('GET', `/v1/audit?limit=${limit}`, listOf(auditRecordSchema, 'records')),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type RequestType,
 } from '../messaging';
 import type { RunRequest, RunResponse, WsEvent } from './api-types';
+import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { CompanionError, createCompanionClient } from './client';
 import { CompanionSocket, type ConnectionState } from './socket';
 
@@ -24,6 +25,8 @@ import { CompanionSocket, type ConnectionState } from './socket';
 
 const connectionItem = storage.defineItem<ConnectionInfo | null>('session:connection', { fallback: null });
 const recentRunsItem = storage.defineItem<RecentRun[]>('local:recent-runs', { fallback: [] });
+/** the site doctor's problem per tab, kept across service worker restarts (the badge of those tabs depends on it) */
+const problemsItem = storage.defineItem<Record<string, DoctorProblem>>('session:doctor-problems', { fallback: {} });
 const RECENT_RUNS = 50;
 const KEEPALIVE_ALARM = 'chatbridge-keepalive';
 
@@ -31,6 +34,27 @@ export function startCompanionService(): void {
   const ports = new Set<Browser.runtime.Port>();
   const client = createCompanionClient({ baseUrl: () => companionUrl.getValue(), token: () => companionToken.getValue() });
   let info: ConnectionInfo = { state: 'disconnected', companionUrl: '' };
+  // Chrome MV3 has `action`; Firefox's MV2 build has `browserAction`.
+  const actionApi = (browser.action ?? (browser as unknown as { browserAction?: BadgeApi }).browserAction) as BadgeApi | undefined;
+  const badge = createBadge(actionApi ?? { setBadgeText: () => undefined, setBadgeBackgroundColor: () => undefined, setTitle: () => undefined });
+
+  /** The number of approvals waiting, asked again whenever one is created or decided and on (re)connection. */
+  let counting: Promise<void> | null = null;
+  const countApprovals = (): Promise<void> => {
+    counting ??= client
+      .approvals()
+      .then((list) => badge.setApprovals(list.filter((a) => a.state === 'pending').length))
+      .catch(() => undefined)
+      .finally(() => (counting = null));
+    return counting;
+  };
+  const setProblem = async (tabId: number, problem: DoctorProblem | null): Promise<void> => {
+    badge.setProblem(tabId, problem);
+    const stored = await problemsItem.getValue().catch(() => ({}) as Record<string, DoctorProblem>);
+    if (problem) stored[tabId] = problem;
+    else delete stored[tabId];
+    await problemsItem.setValue(stored).catch(() => undefined);
+  };
 
   const push = (message: PagePush): void => {
     for (const port of ports) {
@@ -45,6 +69,8 @@ export function startCompanionService(): void {
   const setConnection = async (state: ConnectionState, detail?: string): Promise<void> => {
     info = { ...info, state, companionUrl: await companionUrl.getValue(), ...(detail ? { detail } : {}) };
     if (!detail) delete info.detail;
+    badge.setConnection(state);
+    if (state === 'connected') void countApprovals();
     // storage.session is missing in some Firefox builds; the state then lives only as long as this worker.
     await connectionItem.setValue(info).catch(() => undefined);
     push({ type: 'connection', connection: info });
@@ -52,6 +78,7 @@ export function startCompanionService(): void {
 
   const onEvent = (event: WsEvent): void => {
     if (event.type === 'run') void rememberRunUpdate(event.run);
+    if (event.type === 'approval') void countApprovals();
     push({ type: 'event', event });
   };
 
@@ -62,7 +89,9 @@ export function startCompanionService(): void {
     onState: (state, detail) => void setConnection(state, detail),
   });
 
-  const handlers: { [T in RequestType]: (request: Request<T>) => Promise<RequestMap[T]['response']> } = {
+  const handlers: {
+    [T in RequestType]: (request: Request<T>, sender: Browser.runtime.MessageSender) => Promise<RequestMap[T]['response']>;
+  } = {
     connection: async () => {
       // A fresh worker knows nothing yet: it reports what it is doing now (connecting) rather than a stale copy.
       if (socket.state !== 'connected') void socket.start();
@@ -87,7 +116,11 @@ export function startCompanionService(): void {
       return result;
     },
     'get-run': ({ runId }) => client.getRun(runId),
-    approvals: () => client.approvals(),
+    approvals: async () => {
+      const list = await client.approvals();
+      badge.setApprovals(list.filter((a) => a.state === 'pending').length);
+      return list;
+    },
     decide: ({ id, decision, argsHash }) => client.decide(id, decision, argsHash),
     journal: () => client.journal(),
     undo: ({ id }) => client.undo(id),
@@ -95,13 +128,21 @@ export function startCompanionService(): void {
     'stop-program': ({ id }) => client.stopProgram(id),
     'recent-runs': () => recentRunsItem.getValue(),
     tools: () => client.tools(),
+    'mcp-servers': () => client.mcpServers(),
+    audit: ({ limit }) => client.audit(Math.min(Math.max(1, Math.floor(Number(limit) || 50)), 10_000)),
+    'doctor-problem': async ({ problem }, sender) => {
+      if (sender.tab?.id === undefined) throw new Error('doctor-problem comes from a tab\'s content script');
+      const valid = problem && typeof problem.code === 'string' && typeof problem.message === 'string';
+      await setProblem(sender.tab.id, valid ? { code: problem.code, message: problem.message.slice(0, 300) } : null);
+      return null;
+    },
   };
 
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => {
     // Only our own pages and content scripts talk to the background; web pages cannot reach runtime.onMessage.
     if (sender.id !== browser.runtime.id || !isRequest(message)) return undefined;
-    const handler = handlers[message.type] as (r: Request) => Promise<unknown>;
-    return handler(message).then(
+    const handler = handlers[message.type] as (r: Request, s: Browser.runtime.MessageSender) => Promise<unknown>;
+    return handler(message, sender).then(
       (value): Reply<RequestType> => ({ ok: true, value }) as Reply<RequestType>,
       (error: unknown): Reply<RequestType> => ({ ok: false, error: describeError(error) }),
     );
@@ -118,8 +159,22 @@ export function startCompanionService(): void {
   // A stopped service worker loses its socket; the alarm wakes it to reconnect even with no page asking.
   void browser.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
   browser.alarms.onAlarm.addListener((alarm) => {
-    if (alarm.name === KEEPALIVE_ALARM && socket.state !== 'connected') void socket.start();
+    if (alarm.name !== KEEPALIVE_ALARM) return;
+    if (socket.state !== 'connected') void socket.start();
+    else void countApprovals();
   });
+  browser.tabs.onRemoved.addListener((tabId) => {
+    badge.forgetTab(tabId);
+    void problemsItem.getValue().then((stored) => {
+      if (!(tabId in stored)) return;
+      delete stored[tabId];
+      return problemsItem.setValue(stored);
+    }).catch(() => undefined);
+  });
+  // A restarted worker gets back the tabs' problems (the badge it draws for them depends on them).
+  void problemsItem.getValue().then((stored) => {
+    for (const [tabId, problem] of Object.entries(stored)) badge.setProblem(Number(tabId), problem);
+  }).catch(() => undefined);
   companionToken.watch(() => void socket.restart());
   companionUrl.watch(() => void socket.restart());
 
@@ -163,6 +218,9 @@ async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> 
     conversationId: run.context.conversationId,
     at: Date.now(),
     preview: run.text.slice(0, 160),
+    url: run.context.url,
+    messageKey: run.context.messageKey,
+    ...resultOf(result),
   };
   await recentRunsItem.setValue([entry, ...runs.filter((r) => r.runId !== result.runId)].slice(0, RECENT_RUNS));
 }
@@ -170,7 +228,14 @@ async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> 
 async function rememberRunUpdate(result: RunResponse): Promise<void> {
   const runs = await recentRunsItem.getValue();
   if (!runs.some((r) => r.runId === result.runId)) return;
-  await recentRunsItem.setValue(runs.map((r) => (r.runId === result.runId ? { ...r, status: result.status } : r)));
+  await recentRunsItem.setValue(runs.map((r) => (r.runId === result.runId ? { ...r, status: result.status, ...resultOf(result) } : r)));
+}
+
+const RESULT_PREVIEW = 400;
+
+function resultOf(result: RunResponse): Pick<RecentRun, 'result' | 'endedAt'> {
+  const ended = result.status === 'done' || result.status === 'error';
+  return { result: ended ? result.resultText.slice(0, RESULT_PREVIEW) : '', ...(ended ? { endedAt: Date.now() } : {}) };
 }
 
 function describeError(error: unknown): string {

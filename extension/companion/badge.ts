@@ -1,0 +1,112 @@
+import { t } from '../ui/i18n';
+import type { ConnectionState } from './socket';
+
+/**
+ * The toolbar badge, decided in one place from what the person may need to act on: approvals waiting (global),
+ * the companion's connection (global) and the site doctor's problem on a tab (per tab). Pure: `badgeFor` decides,
+ * `createBadge` keeps the inputs and applies them through the `action` API it is given.
+ */
+
+export interface DoctorProblem {
+  code: string;
+  message: string;
+}
+
+export interface BadgeInputs {
+  approvals: number;
+  connection: ConnectionState;
+  /** the site doctor's problem on this tab, if any (absent for the global badge) */
+  problem?: DoctorProblem | null;
+}
+
+export type BadgeState = 'approvals' | 'offline' | 'unpaired' | 'problem' | 'idle';
+
+export interface Badge {
+  state: BadgeState;
+  text: string;
+  color: string;
+  title: string;
+}
+
+export const BADGE_COLORS: Record<Exclude<BadgeState, 'idle'>, string> = {
+  approvals: '#cf222e',
+  offline: '#6e7781',
+  unpaired: '#6e7781',
+  problem: '#bf8700',
+};
+
+/**
+ * What needs the person first: approvals waiting (a number), then a companion that cannot be reached ("off") or
+ * is not paired ("?"), then a problem the site doctor found on this tab ("!"). Connecting shows nothing new.
+ */
+export function badgeFor(inputs: BadgeInputs): Badge {
+  const approvals = Number.isFinite(inputs.approvals) && inputs.approvals > 0 ? Math.floor(inputs.approvals) : 0;
+  if (inputs.connection === 'connected' && approvals > 0) {
+    return { state: 'approvals', text: approvals > 99 ? '99+' : String(approvals), color: BADGE_COLORS.approvals, title: t('badge.approvals', [approvals]) };
+  }
+  if (inputs.connection === 'disconnected') return { state: 'offline', text: 'off', color: BADGE_COLORS.offline, title: t('badge.offline') };
+  if (inputs.connection === 'unpaired') return { state: 'unpaired', text: '?', color: BADGE_COLORS.unpaired, title: t('badge.unpaired') };
+  if (inputs.problem) {
+    return { state: 'problem', text: '!', color: BADGE_COLORS.problem, title: `${t('badge.problem')}: ${inputs.problem.message}` };
+  }
+  return { state: 'idle', text: '', color: BADGE_COLORS.approvals, title: t('badge.idle') };
+}
+
+/** The slice of `browser.action` (Chrome) / `browser.browserAction` the badge uses. */
+export interface BadgeApi {
+  setBadgeText(details: { text: string; tabId?: number }): Promise<void> | void;
+  setBadgeBackgroundColor(details: { color: string; tabId?: number }): Promise<void> | void;
+  setTitle(details: { title: string; tabId?: number }): Promise<void> | void;
+}
+
+export interface BadgeKeeper {
+  setApprovals(count: number): void;
+  setConnection(state: ConnectionState): void;
+  setProblem(tabId: number, problem: DoctorProblem | null): void;
+  forgetTab(tabId: number): void;
+  /** the last badge applied globally and per tab (for tests and the popup) */
+  current(tabId?: number): Badge;
+}
+
+export function createBadge(api: BadgeApi): BadgeKeeper {
+  let approvals = 0;
+  let connection: ConnectionState = 'connecting';
+  const problems = new Map<number, DoctorProblem>();
+
+  const apply = (badge: Badge, tabId?: number): void => {
+    const where = tabId === undefined ? {} : { tabId };
+    // A tab that was closed meanwhile makes these reject; nothing to do about it.
+    const quiet = (result: Promise<void> | void): void => void Promise.resolve(result).catch(() => undefined);
+    quiet(api.setBadgeText({ text: badge.text, ...where }));
+    quiet(api.setBadgeBackgroundColor({ color: badge.color, ...where }));
+    quiet(api.setTitle({ title: badge.title, ...where }));
+  };
+  const current = (tabId?: number): Badge => badgeFor({ approvals, connection, problem: tabId === undefined ? null : problems.get(tabId) });
+  const applyAll = (): void => {
+    apply(current());
+    for (const tabId of problems.keys()) apply(current(tabId), tabId);
+  };
+
+  return {
+    setApprovals(count) {
+      if (count === approvals) return;
+      approvals = count;
+      applyAll();
+    },
+    setConnection(state) {
+      if (state === connection) return;
+      connection = state;
+      applyAll();
+    },
+    setProblem(tabId, problem) {
+      if (problem) problems.set(tabId, problem);
+      else problems.delete(tabId);
+      // A tab without a problem shows what the global badge shows.
+      apply(current(tabId), tabId);
+    },
+    forgetTab(tabId) {
+      problems.delete(tabId);
+    },
+    current,
+  };
+}

@@ -1,0 +1,9 @@
+import { render } from 'preact';
+import '../../ui/styles.css';
+import { uiLanguage } from '../../ui/i18n';
+import { browserSource, createLive } from '../../ui/live';
+import { SidePanel } from '../../ui/side-panel';
+
+document.documentElement.lang = uiLanguage() === 'zh' ? 'zh-CN' : 'en';
+const app = document.getElementById('app');
+if (app) render(<SidePanel live={createLive(browserSource, ['approvals', 'programs', 'runs', 'journal', 'audit'])} />, app);

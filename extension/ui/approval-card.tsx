@@ -1,0 +1,67 @@
+import type { Approval, ApprovalDecision } from '../companion/api-types';
+import { DiffView } from './diff-view';
+import { t } from './i18n';
+import { trusted } from './trusted';
+
+/**
+ * One approval waiting for the person: what would happen (each action of a plan with its class, the command and
+ * its working directory, the diff of every file), then Approve / Approve for this conversation / Deny.
+ * Stable selectors: `[data-approval=<id>]`, buttons `[data-decision=approve|approve-conversation|deny]`.
+ */
+export function ApprovalCard(props: {
+  approval: Approval;
+  onDecide: (decision: ApprovalDecision) => void;
+  /** the popup shows the diff folded; the side panel open */
+  compact?: boolean;
+  focused?: boolean;
+}) {
+  const { approval: a, compact } = props;
+  const { preview } = a;
+  const diff = preview.diff !== undefined && <DiffView diff={preview.diff} />;
+  return (
+    <article
+      class={`card stack${props.focused ? ' focused' : ''}`}
+      data-approval={a.id}
+      aria-label={`${t('panel.approval')}: ${a.tool} — ${preview.title}`}
+      tabIndex={-1}
+    >
+      <div class="row">
+        <span class="tag" data-risk={a.risk}>{a.risk}</span>
+        <strong class="mono">{a.tool}</strong>
+        <span class="spacer" />
+        <span class="muted">{a.site}</span>
+      </div>
+      <div>{preview.title}</div>
+      {preview.actions && (
+        <ul class="stack" data-actions="" style="margin:0;padding-left:16px">
+          {preview.actions.map((action) => (
+            <li>
+              <span class="tag" data-risk={action.risk}>{action.risk}</span> {action.label}
+            </li>
+          ))}
+        </ul>
+      )}
+      {preview.command !== undefined && (
+        <div class="command" data-command="">
+          <pre>$ {preview.command}</pre>
+          <div class="muted mono">
+            {t('panel.cwd')}: {preview.cwd ?? ''}
+          </div>
+        </div>
+      )}
+      {diff && (compact ? <details><summary>{t('panel.showDiff')}</summary>{diff}</details> : diff)}
+      {preview.command === undefined && preview.diff === undefined && preview.paths.length > 0 && <pre class="command">{preview.paths.join('\n')}</pre>}
+      <div class="row">
+        <button type="button" class="primary" data-decision="approve" onClick={trusted(() => props.onDecide('approve'))}>
+          {t('action.approve')}
+        </button>
+        <button type="button" data-decision="approve-conversation" onClick={trusted(() => props.onDecide('approve-conversation'))}>
+          {t('action.approveConversation')}
+        </button>
+        <button type="button" class="danger" data-decision="deny" onClick={trusted(() => props.onDecide('deny'))}>
+          {t('action.deny')}
+        </button>
+      </div>
+    </article>
+  );
+}

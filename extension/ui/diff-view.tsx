@@ -1,0 +1,28 @@
+import { ColorSchemeType } from 'diff2html/lib/types';
+import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
+import 'diff2html/bundles/css/diff2html.min.css';
+import { useEffect, useRef } from 'preact/hooks';
+
+/**
+ * A unified diff drawn by diff2html: one block per file, added and removed lines coloured, the code itself coloured
+ * by highlight.js for the file's language. diff2html escapes every line, so file contents never become markup.
+ */
+export function DiffView({ diff }: { diff: string }) {
+  const target = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!target.current) return;
+    const ui = new Diff2HtmlUI(target.current, diff, {
+      outputFormat: 'line-by-line',
+      drawFileList: false,
+      matching: 'none',
+      highlight: true,
+      fileContentToggle: false,
+      stickyFileHeaders: false,
+      synchronisedScroll: false,
+      colorScheme: ColorSchemeType.AUTO,
+    });
+    ui.draw();
+    ui.highlightCode();
+  }, [diff]);
+  return <div class="diff" ref={target} data-diff="" />;
+}

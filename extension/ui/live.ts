@@ -1,0 +1,168 @@
+import { browser } from 'wxt/browser';
+import { useEffect, useState } from 'preact/hooks';
+import type { Approval, ApprovalDecision, AuditItem, JournalItem, ProgramItem, WsEvent } from '../companion/api-types';
+import { ask, PAGE_PORT, type ConnectionInfo, type PagePush, type RecentRun, type RequestMap, type RequestType } from '../messaging';
+
+/**
+ * What the popup and the side panel show from the companion, kept fresh: loaded through the background, then
+ * refreshed when the background pushes an event (over the same port content scripts use) and every few seconds.
+ * Program output arrives only as it is written, so a program started before the page opened shows what came since.
+ */
+
+export type LivePart = 'approvals' | 'programs' | 'runs' | 'journal' | 'audit';
+
+export interface LiveState {
+  connection: ConnectionInfo | null;
+  approvals: Approval[];
+  programs: ProgramItem[];
+  runs: RecentRun[];
+  journal: JournalItem[];
+  audit: AuditItem[];
+  /** live output per program id (stdout and stderr interleaved as they came), the newest OUTPUT_KEEP characters */
+  output: Record<string, string>;
+  /** false until the first answer, so a view can keep the room for what is coming */
+  loaded: boolean;
+  error: string;
+}
+
+export const OUTPUT_KEEP = 64 * 1024;
+export const AUDIT_LIMIT = 500;
+const REFRESH_MS = 3_000;
+
+/** How a live view reaches the background (the real one, or a test's). */
+export interface LiveSource {
+  ask<T extends RequestType>(type: T, request: RequestMap[T]['request']): Promise<RequestMap[T]['response']>;
+  /** subscribe to the background's pushes; returns the unsubscribe */
+  connect(onPush: (push: PagePush) => void): () => void;
+}
+
+export const browserSource: LiveSource = {
+  ask,
+  connect(onPush) {
+    const port = browser.runtime.connect({ name: PAGE_PORT });
+    port.onMessage.addListener((message: unknown) => onPush(message as PagePush));
+    return () => port.disconnect();
+  },
+};
+
+export interface Live {
+  get(): LiveState;
+  subscribe(listener: (state: LiveState) => void): () => void;
+  refresh(): Promise<void>;
+  decide(approval: Approval, decision: ApprovalDecision): Promise<void>;
+  undo(journalId: string): Promise<void>;
+  stopProgram(programId: string): Promise<void>;
+  pair(code: string, companionUrl: string): Promise<void>;
+  unpair(): Promise<void>;
+  close(): void;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createLive(source: LiveSource, parts: readonly LivePart[], options: { refreshMs?: number } = {}): Live {
+  let state: LiveState = { connection: null, approvals: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: false, error: '' };
+  const listeners = new Set<(state: LiveState) => void>();
+  const set = (patch: Partial<LiveState>): void => {
+    state = { ...state, ...patch };
+    for (const listener of listeners) listener(state);
+  };
+  const want = new Set(parts);
+
+  const load = async <K extends keyof LiveState, T extends RequestType>(
+    part: LivePart,
+    key: K,
+    type: T,
+    request: RequestMap[T]['request'],
+    shape: (value: RequestMap[T]['response']) => LiveState[K],
+  ): Promise<Partial<LiveState>> => {
+    if (!want.has(part)) return {};
+    try {
+      return { [key]: shape(await source.ask(type, request)) } as Partial<LiveState>;
+    } catch {
+      return {}; // the companion being away shows in the connection state; the last lists stay
+    }
+  };
+
+  let refreshing: Promise<void> | null = null;
+  const refresh = (): Promise<void> => {
+    refreshing ??= (async () => {
+      let connection: ConnectionInfo;
+      try {
+        connection = await source.ask('connection', {});
+      } catch (error) {
+        set({ error: message(error), loaded: true });
+        return;
+      }
+      const patches = await Promise.all([
+        load('approvals', 'approvals', 'approvals', {}, (list) => list.filter((a) => a.state === 'pending')),
+        load('programs', 'programs', 'programs', {}, (list) => list.filter((p) => p.status === 'running')),
+        load('runs', 'runs', 'recent-runs', {}, (list) => list),
+        load('journal', 'journal', 'journal', {}, (list) => list),
+        load('audit', 'audit', 'audit', { limit: AUDIT_LIMIT }, (list) => list),
+      ]);
+      set(Object.assign({ connection, loaded: true }, ...patches));
+    })().finally(() => (refreshing = null));
+    return refreshing;
+  };
+
+  const onEvent = (event: WsEvent): void => {
+    if (event.type === 'program-output') {
+      const before = state.output[event.programId] ?? '';
+      const next = (before + event.chunk).slice(-OUTPUT_KEEP);
+      set({ output: { ...state.output, [event.programId]: next } });
+      return;
+    }
+    if (event.type === 'output-dropped') {
+      const before = state.output[event.programId] ?? '';
+      set({ output: { ...state.output, [event.programId]: `${before}\n[… ${event.dropped} bytes not shown …]\n`.slice(-OUTPUT_KEEP) } });
+      return;
+    }
+    if (event.type === 'approval' || event.type === 'run' || event.type === 'journal' || event.type === 'program-exit') void refresh();
+  };
+  const disconnect = source.connect((push) => {
+    if (push.type === 'connection') set({ connection: push.connection });
+    else onEvent(push.event);
+    if (push.type === 'connection' && push.connection.state === 'connected') void refresh();
+  });
+  const timer = setInterval(() => void refresh(), options.refreshMs ?? REFRESH_MS);
+
+  /** Runs a person's action, shows its error, then refreshes. */
+  const act = async (action: () => Promise<unknown>): Promise<void> => {
+    set({ error: '' });
+    try {
+      await action();
+    } catch (error) {
+      set({ error: message(error) });
+    }
+    await refresh();
+  };
+
+  void refresh();
+  return {
+    get: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    refresh,
+    decide: (approval, decision) => act(() => source.ask('decide', { id: approval.id, decision, argsHash: approval.argsHash })),
+    undo: (id) => act(() => source.ask('undo', { id })),
+    stopProgram: (id) => act(() => source.ask('stop-program', { id })),
+    pair: (code, companionUrl) => act(() => source.ask('pair', { code, companionUrl })),
+    unpair: () => act(() => source.ask('unpair', {})),
+    close() {
+      clearInterval(timer);
+      disconnect();
+      listeners.clear();
+    },
+  };
+}
+
+/** The live state as a Preact hook. */
+export function useLive(live: Live): LiveState {
+  const [state, setState] = useState(live.get());
+  useEffect(() => live.subscribe(setState), [live]);
+  return state;
+}

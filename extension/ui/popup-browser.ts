@@ -1,0 +1,73 @@
+import { browser } from 'wxt/browser';
+import { companionUrl, genericHosts, readSiteSettings, siteSettingItems } from '../settings';
+import type { SiteSettings } from '../site-settings';
+import { SITES } from '../sites';
+import { uiLanguage } from './i18n';
+import type { PopupDeps } from './popup';
+import type { SiteEntry } from './site-cards';
+import { browserPromptsDeps } from './prompts-browser';
+import { promptsView } from './prompts-view';
+
+/** The popup's and options page's browser side: sites and their settings in storage, the side panel, the active tab. */
+
+export async function siteEntries(): Promise<SiteEntry[]> {
+  return [...SITES.map((site) => ({ key: site.id, title: site.name })), ...(await genericHosts.getValue()).map((host) => ({ key: host, title: host }))];
+}
+
+export async function writeSiteSetting<K extends keyof SiteSettings>(key: string, name: K, value: SiteSettings[K]): Promise<void> {
+  await (siteSettingItems(key)[name] as { setValue(v: SiteSettings[K]): Promise<void> }).setValue(value);
+}
+
+type PanelApis = {
+  sidePanel?: { open(options: { windowId: number }): Promise<void> };
+  sidebarAction?: { open(): Promise<void> };
+};
+
+/**
+ * Chrome's side panel or Firefox's sidebar. Both must be opened straight from the click (a user gesture), so the
+ * window id is looked up before.
+ */
+async function sidePanelOpener(): Promise<(() => void) | undefined> {
+  const apis = browser as unknown as PanelApis;
+  if (apis.sidebarAction) return () => void apis.sidebarAction!.open().then(() => window.close());
+  if (!apis.sidePanel) return undefined;
+  const windowId = (await browser.windows.getCurrent()).id;
+  if (windowId === undefined) return undefined;
+  return () => void apis.sidePanel!.open({ windowId }).then(() => window.close());
+}
+
+/** "Enable on this site": the active tab's host when it is a web page chatbridge does not run on yet. */
+async function enableHere(): Promise<PopupDeps['enableHere']> {
+  const [tab] = await browser.tabs.query({ active: true, currentWindow: true }).catch(() => []);
+  let url: URL;
+  try {
+    url = new URL(tab?.url ?? '');
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  const host = url.host;
+  const hosts = await genericHosts.getValue();
+  if (SITES.some((s) => s.hosts.includes(host)) || hosts.includes(host)) return undefined;
+  return {
+    host,
+    async enable() {
+      const granted = await browser.permissions.request({ origins: [`${url.protocol}//${host}/*`] });
+      if (granted) await genericHosts.setValue([...(await genericHosts.getValue()), host]);
+      return granted;
+    },
+  };
+}
+
+export async function browserPopupDeps(): Promise<PopupDeps> {
+  const [sites, url, openSidePanel, here] = await Promise.all([siteEntries(), companionUrl.getValue(), sidePanelOpener().catch(() => undefined), enableHere()]);
+  return {
+    sites,
+    readSite: readSiteSettings,
+    writeSite: writeSiteSetting,
+    companionUrl: url,
+    ...(openSidePanel ? { openSidePanel } : {}),
+    ...(here ? { enableHere: here } : {}),
+    prompts: promptsView(browserPromptsDeps(uiLanguage())).element,
+  };
+}

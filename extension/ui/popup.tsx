@@ -1,0 +1,148 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApprovalCard } from './approval-card';
+import { t } from './i18n';
+import { useLive, type Live, type LiveState } from './live';
+import { Sites, type SiteStore } from './site-cards';
+import { trusted } from './trusted';
+
+/**
+ * The popup: connection, pairing as one short step (only while not paired), approvals waiting, a card per site with
+ * its switches (advanced settings folded), the prompt library and the way to the side panel. Light and dark follow
+ * the system. Stable selectors are listed in ui/README.md.
+ */
+
+export interface PopupDeps extends SiteStore {
+  companionUrl: string;
+  /** opens the side panel (Chrome) or sidebar (Firefox); undefined where neither exists */
+  openSidePanel?: () => void;
+  /** the "Enable on this site" button for the active tab, when it applies */
+  enableHere?: { host: string; enable(): Promise<boolean> };
+  /** the prompt library, built outside (its own module and tests) */
+  prompts?: HTMLElement;
+  /** the site doctor's view of the active tab */
+  doctor?: preact.ComponentChildren;
+}
+
+function Pairing(props: { companionUrl: string; onPair: (code: string, url: string) => Promise<void> }) {
+  const [code, setCode] = useState('');
+  const [url, setUrl] = useState(props.companionUrl);
+  const pair = async (): Promise<void> => {
+    await props.onPair(code, url);
+    setCode('');
+  };
+  return (
+    <section class="card stack" aria-labelledby="pair-title">
+      <h2 id="pair-title">{t('popup.pairTitle')}</h2>
+      <ol class="muted" style="margin:0;padding-left:18px">
+        <li>
+          {t('popup.pairStep1')} <code>npx chatbridge start</code>
+        </li>
+        <li>{t('popup.pairStep2')}</li>
+      </ol>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (e.isTrusted) void pair();
+        }}
+      >
+        <input
+          id="pair-code"
+          autocomplete="off"
+          spellcheck={false}
+          placeholder={t('popup.pairCode')}
+          aria-label={t('popup.pairCode')}
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+          style="flex:1"
+        />
+        <button id="pair-button" type="button" class="primary" onClick={trusted(() => void pair())}>
+          {t('popup.pair')}
+        </button>
+      </form>
+      <details>
+        <summary>{t('popup.companionUrl')}</summary>
+        <input id="companion-url" aria-label={t('popup.companionUrl')} value={url} onInput={(e) => setUrl(e.currentTarget.value)} style="width:100%;margin-top:6px" />
+      </details>
+    </section>
+  );
+}
+
+export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick<Live, 'decide' | 'pair' | 'unpair'> }) {
+  const { state, deps, live } = props;
+  const connection = state.connection?.state ?? 'connecting';
+  const prompts = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (deps.prompts && prompts.current && !prompts.current.contains(deps.prompts)) prompts.current.append(deps.prompts);
+  }, [deps.prompts]);
+  const [enableHere, setEnableHere] = useState(deps.enableHere);
+  const detail = state.connection?.detail;
+  return (
+    <main class="stack" style="padding:12px;gap:12px">
+      <header class="row">
+        <img src="/icon/32.png" width="22" height="22" alt="" />
+        <h1>chatbridge</h1>
+        <span class="spacer" />
+        <span id="connection" class="pill" data-state={connection} role="status" title={detail}>
+          {state.connection ? t(`conn.${connection}`) : '…'}
+        </span>
+      </header>
+      {detail && connection !== 'connected' && <div class="muted" id="connection-detail">{detail}</div>}
+      <div id="error" class="error" role="alert">
+        {state.error}
+      </div>
+      {connection === 'unpaired' && <Pairing companionUrl={deps.companionUrl} onPair={(code, url) => live.pair(code, url)} />}
+      {deps.openSidePanel && (
+        <button id="open-sidepanel" type="button" class="row" onClick={trusted(deps.openSidePanel)}>
+          <span>{t('popup.openSidePanel')}</span>
+          <span class="spacer" />
+          <span class="count" data-zero={String(state.approvals.length === 0)} aria-label={t('popup.approvalsWaiting', [state.approvals.length])}>
+            {state.approvals.length}
+          </span>
+        </button>
+      )}
+      {state.approvals.length > 0 && (
+        <section class="stack" aria-labelledby="approvals-title">
+          <h2 id="approvals-title">{t('popup.approvals')}</h2>
+          <div id="approvals" class="stack">
+            {state.approvals.map((a) => (
+              <ApprovalCard approval={a} compact onDecide={(d) => void live.decide(a, d)} />
+            ))}
+          </div>
+        </section>
+      )}
+      {deps.doctor}
+      <section class="stack" aria-labelledby="sites-title">
+        <h2 id="sites-title">{t('popup.sites')}</h2>
+        <Sites deps={deps} />
+        {enableHere && (
+          <button
+            id="enable-here"
+            type="button"
+            onClick={trusted(() => void enableHere.enable().then((done) => done && setEnableHere(undefined)))}
+          >
+            {t('popup.enableHere')} ({enableHere.host})
+          </button>
+        )}
+      </section>
+      <div ref={prompts} />
+      {connection !== 'unpaired' && (
+        <details>
+          <summary>{t('popup.connectionDetails')}</summary>
+          <div class="row" style="padding-top:6px">
+            <span class="mono">{state.connection?.companionUrl || deps.companionUrl}</span>
+            <span class="spacer" />
+            <button id="unpair-button" type="button" onClick={trusted(() => void live.unpair())}>
+              {t('popup.unpair')}
+            </button>
+          </div>
+        </details>
+      )}
+    </main>
+  );
+}
+
+export function Popup({ live, deps }: { live: Live; deps: PopupDeps }) {
+  const state = useLive(live);
+  return <PopupView state={state} deps={deps} live={live} />;
+}

@@ -1,0 +1,288 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { Approval, ApprovalDecision, AuditItem, JournalItem, ProgramItem } from '../companion/api-types';
+import type { RecentRun } from '../messaging';
+import { ApprovalCard } from './approval-card';
+import { clockTime, duration, safeLink, shortId } from './format';
+import { t, type MessageKey } from './i18n';
+import { useLive, type Live, type LiveState } from './live';
+import { trusted } from './trusted';
+
+/**
+ * The side panel (Chrome's side panel, Firefox's sidebar): the work that needs room. Approvals with their diffs,
+ * running programs with live output and Stop, recent runs, the journal with Undo, the audit log with a search.
+ * Opened on one approval by the address `sidepanel.html#approval=<id>` (the card is scrolled to and focused).
+ * Stable selectors are listed in ui/README.md.
+ */
+
+export interface PanelActions {
+  decide(approval: Approval, decision: ApprovalDecision): void;
+  undo(journalId: string): void;
+  stopProgram(programId: string): void;
+}
+
+const AUDIT_SHOWN = 200;
+
+function Section(props: { id: string; title: MessageKey; count?: number; children: preact.ComponentChildren }) {
+  return (
+    <section class="stack" aria-labelledby={`${props.id}-title`}>
+      <h2 id={`${props.id}-title`}>
+        {t(props.title)}
+        {props.count !== undefined && (
+          <span class="count" data-zero={String(props.count === 0)}>
+            {props.count}
+          </span>
+        )}
+      </h2>
+      {props.children}
+    </section>
+  );
+}
+
+function Empty({ loaded, text }: { loaded: boolean; text: MessageKey }) {
+  return <p class="empty">{loaded ? t(text) : '…'}</p>;
+}
+
+function ProgramCard(props: { program: ProgramItem; output: string; onStop: () => void }) {
+  const { program: p } = props;
+  return (
+    <article class="card stack" data-program={p.id} aria-label={`${t('panel.program')}: ${p.name}`}>
+      <div class="row">
+        <strong>{p.name}</strong>
+        <span class="muted">{clockTime(p.startedAt)}</span>
+        <span class="spacer" />
+        <button type="button" class="danger" data-stop-program={p.id} onClick={trusted(props.onStop)}>
+          {t('action.stop')}
+        </button>
+      </div>
+      <div class="command">
+        <pre>$ {p.command}</pre>
+        <div class="muted mono">
+          {t('panel.cwd')}: {p.cwd}
+        </div>
+      </div>
+      <pre class="output" data-output={p.id} tabIndex={0} aria-label={t('panel.output')}>
+        {props.output || t('panel.noOutputYet')}
+      </pre>
+    </article>
+  );
+}
+
+function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: JournalItem | undefined; onUndo: (id: string) => void }) {
+  const { run: r, audit, entry } = props;
+  const link = safeLink(r.url);
+  const took = audit?.durationMs ?? (r.endedAt !== undefined ? r.endedAt - r.at : undefined);
+  return (
+    <article class="card stack" data-run={r.runId} data-status={r.status}>
+      <div class="row">
+        <span class="status" data-status={r.status}>
+          {t(`run.${r.status}`)}
+        </span>
+        <strong class="mono">{audit?.tool ?? r.kind}</strong>
+        <span class="muted">{duration(took)}</span>
+        <span class="spacer" />
+        <span class="muted">{clockTime(r.at)}</span>
+      </div>
+      <div class="row muted">
+        <span>{r.site}</span>
+        <span class="mono" title={r.conversationId}>
+          {shortId(r.conversationId, 14)}
+        </span>
+        {link && (
+          <a href={link} target="_blank" rel="noreferrer" data-run-link={r.runId}>
+            {t('panel.openChat')}
+          </a>
+        )}
+        <span class="spacer" />
+        {entry && (
+          <button type="button" data-undo-run={entry.id} disabled={entry.state !== 'applied'} onClick={trusted(() => props.onUndo(entry.id))}>
+            {t('popup.undo')}
+          </button>
+        )}
+      </div>
+      {r.result !== '' && (
+        <details>
+          <summary>{t('panel.result')}</summary>
+          <pre class="output">{r.result}</pre>
+        </details>
+      )}
+    </article>
+  );
+}
+
+const JOURNAL_STATE: Record<JournalItem['state'], MessageKey> = {
+  applied: 'journal.applied',
+  undone: 'journal.undone',
+  'rolled-back': 'journal.rolledBack',
+};
+
+function JournalRow(props: { entry: JournalItem; onUndo: () => void }) {
+  const { entry: j } = props;
+  return (
+    <li class="row" data-journal={j.id} data-state={j.state}>
+      <span class="muted">{clockTime(j.time)}</span>
+      <span>{j.label}</span>
+      <span class="tag">{t(JOURNAL_STATE[j.state])}</span>
+      <span class="spacer" />
+      <button type="button" data-undo={j.id} disabled={j.state !== 'applied'} onClick={trusted(props.onUndo)}>
+        {t('popup.undo')}
+      </button>
+    </li>
+  );
+}
+
+/** Every field a person might search the audit log by, in one lower-case string. */
+function auditText(record: AuditItem): string {
+  return [record.time, record.site, record.conversationId, record.kind, record.tool, record.decision, record.outcome, ...record.paths, ...record.commands]
+    .join(' ')
+    .toLowerCase();
+}
+
+export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
+  const [query, setQuery] = useState('');
+  const matches = useMemo(() => {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return props.records.filter((record) => {
+      const text = auditText(record);
+      return words.every((word) => text.includes(word));
+    });
+  }, [props.records, query]);
+  return (
+    <div class="stack">
+      <input
+        id="audit-search"
+        type="search"
+        placeholder={t('panel.auditSearch')}
+        aria-label={t('panel.auditSearch')}
+        value={query}
+        onInput={(e) => setQuery(e.currentTarget.value)}
+      />
+      <div class="muted" id="audit-count" aria-live="polite">
+        {t('panel.auditMatches', [matches.length, props.records.length])}
+      </div>
+      <div id="audit">
+        {matches.length === 0 ? (
+          <Empty loaded={props.loaded} text="panel.noAudit" />
+        ) : (
+          <ul class="stack plain">
+          {matches.slice(0, AUDIT_SHOWN).map((r) => (
+            <li class="card" data-audit={r.auditId} data-outcome={r.outcome}>
+              <div class="row">
+                <span class="muted">{clockTime(r.time)}</span>
+                <strong class="mono">{r.tool}</strong>
+                <span class="tag">{r.decision}</span>
+                <span class="status" data-status={r.outcome === 'ok' ? 'done' : r.outcome === 'pending' ? 'pending' : 'error'}>
+                  {r.outcome}
+                </span>
+                <span class="spacer" />
+                <span class="muted">{duration(r.durationMs)}</span>
+              </div>
+              <div class="muted mono">
+                {r.site} · {shortId(r.conversationId, 14)}
+                {[...r.paths, ...r.commands].map((p) => (
+                  <div>{p}</div>
+                ))}
+              </div>
+            </li>
+          ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
+
+export function SidePanelView(props: { state: LiveState; actions: PanelActions; focusApproval?: string | undefined }) {
+  const { state, actions } = props;
+  const auditByRun = new Map(state.audit.map((record) => [record.runId, record]));
+  const journalByRun = new Map(state.journal.filter((j) => j.origin).map((j) => [j.origin!.runId, j]));
+  const connection = state.connection?.state ?? 'connecting';
+  return (
+    <main class="stack" style="padding:12px;gap:16px">
+      <header class="row">
+        <img src="/icon/32.png" width="20" height="20" alt="" />
+        <h1>chatbridge</h1>
+        <span class="spacer" />
+        <span id="connection" class="pill" data-state={connection} role="status">
+          {t(`conn.${connection}`)}
+        </span>
+      </header>
+      <div id="error" class="error" role="alert">
+        {state.error}
+      </div>
+      <Section id="approvals" title="popup.approvals" count={state.approvals.length}>
+        <div id="approvals" class="stack">
+          {state.approvals.length === 0 ? (
+            <Empty loaded={state.loaded} text="panel.noApprovals" />
+          ) : (
+            state.approvals.map((a) => <ApprovalCard approval={a} focused={a.id === props.focusApproval} onDecide={(d) => actions.decide(a, d)} />)
+          )}
+        </div>
+      </Section>
+      <Section id="programs" title="popup.programs" count={state.programs.length}>
+        <div id="programs" class="stack">
+          {state.programs.length === 0 ? (
+            <Empty loaded={state.loaded} text="panel.noPrograms" />
+          ) : (
+            state.programs.map((p) => <ProgramCard program={p} output={state.output[p.id] ?? ''} onStop={() => actions.stopProgram(p.id)} />)
+          )}
+        </div>
+      </Section>
+      <Section id="runs" title="popup.runs">
+        <div id="runs" class="stack">
+          {state.runs.length === 0 ? (
+            <Empty loaded={state.loaded} text="panel.noRuns" />
+          ) : (
+            state.runs.slice(0, 30).map((r) => <RunRow run={r} audit={auditByRun.get(r.runId)} entry={journalByRun.get(r.runId)} onUndo={actions.undo} />)
+          )}
+        </div>
+      </Section>
+      <Section id="changes" title="popup.changes">
+        <div id="changes">
+          {state.journal.length === 0 ? (
+            <Empty loaded={state.loaded} text="panel.noChanges" />
+          ) : (
+            <ul class="stack plain">
+              {state.journal.map((j) => (
+                <JournalRow entry={j} onUndo={() => actions.undo(j.id)} />
+              ))}
+            </ul>
+          )}
+        </div>
+      </Section>
+      <Section id="audit-log" title="panel.audit">
+        <AuditLog records={state.audit} loaded={state.loaded} />
+      </Section>
+    </main>
+  );
+}
+
+/** `#approval=<id>` in the panel's address: the approval to show first. */
+export function approvalFromHash(hash: string): string | undefined {
+  const match = /^#approval=([\w-]{1,200})$/.exec(hash);
+  return match?.[1];
+}
+
+/** The side panel wired to the background. */
+export function SidePanel({ live }: { live: Live }) {
+  const state = useLive(live);
+  const [focus, setFocus] = useState(() => approvalFromHash(location.hash));
+  useEffect(() => {
+    const onHash = (): void => setFocus(approvalFromHash(location.hash));
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  const present = focus !== undefined && state.approvals.some((a) => a.id === focus);
+  useEffect(() => {
+    if (!present) return;
+    const card = document.querySelector<HTMLElement>(`[data-approval="${focus}"]`);
+    card?.scrollIntoView({ block: 'start' });
+    card?.focus();
+  }, [focus, present]);
+  return (
+    <SidePanelView
+      state={state}
+      focusApproval={focus}
+      actions={{ decide: (a, d) => void live.decide(a, d), undo: (id) => void live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
+    />
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * The side panel and the toolbar badge with the real extension, companion and ChatGPT replica: a write waits for
+ * approval, the badge counts it, the side panel shows its diff and approves it, then undoes the change; the badge
+ * goes back down. The popup and the panel pass axe-core with no serious or critical violation.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { REPO, createWorld, describeE2E, readWorkspaceFile, stream, waitForChipState, waitForSubmitted } from './harness';
+import type { World } from './harness';
+
+/** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+function mcpWrite(world: World, id: string, file: string, content: string): string {
+  const request = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fs.write', arguments: { path: path.join(world.root, file), mode: 'overwrite', content } } };
+  return '```mcp-request\n' + JSON.stringify(request) + '\n```';
+}
+
+/** The global toolbar badge text, read from the service worker. */
+async function badgeText(world: World): Promise<string> {
+  const worker = await world.browser.serviceWorker();
+  return worker.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}));
+}
+
+async function openPanel(world: World, hash = ''): Promise<Page> {
+  const page = await world.browser.context.newPage();
+  await page.setViewportSize({ width: 420, height: 900 });
+  await page.goto(`chrome-extension://${world.browser.extensionId}/sidepanel.html${hash}`);
+  return page;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core run in the page; the serious and critical violations, described. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run()).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describeE2E('side panel and badge end to end', () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld({ sites: { chatgpt: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 120_000 } } });
+  });
+  afterAll(async () => {
+    await world?.dispose();
+  });
+
+  it('approve a write from the side panel, undo it from the side panel; the badge counts up and down', async () => {
+    await writeFile(path.join(world.root, 'notes.txt'), 'before\n');
+    await expect.poll(() => badgeText(world), { timeout: 30_000 }).toBe('');
+
+    const chat = await world.open('chatgpt');
+    await stream(chat, `Updating the notes.\n\n${mcpWrite(world, 'call-901', 'notes.txt', 'after <b>approval</b>\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    await expect.poll(() => badgeText(world), { timeout: 30_000 }).toBe('1');
+
+    const [approval] = await world.companion.api<{ approvals: Array<{ id: string }> }>('GET', '/v1/approvals').then((r) => r.approvals);
+    const panel = await openPanel(world, `#approval=${approval!.id}`);
+    const card = panel.locator(`[data-approval="${approval!.id}"]`);
+    await card.waitFor({ timeout: 30_000 });
+    // The diff is drawn by diff2html: the added line is there, as text (no <b> element from the file's content).
+    await expect.poll(() => card.locator('.d2h-ins').count()).toBeGreaterThan(0);
+    expect(await card.locator('.d2h-ins').allTextContents().then((lines) => lines.join('\n'))).toContain('after <b>approval</b>');
+    expect(await card.locator('.d2h-file-wrapper b').count()).toBe(0);
+    // Opened on the approval: its card has the focus.
+    expect(await card.evaluate((el) => el === document.activeElement)).toBe(true);
+    await panel.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'sidepanel.png') });
+
+    await card.locator('[data-decision="approve"]').click();
+    await waitForSubmitted(chat, 1);
+    expect(await readFile(path.join(world.root, 'notes.txt'), 'utf8')).toBe('after <b>approval</b>\n');
+    await expect.poll(() => badgeText(world), { timeout: 30_000 }).toBe('');
+    await expect.poll(() => panel.locator('[data-approval]').count(), { timeout: 30_000 }).toBe(0);
+
+    // The run is listed with its tool and a link back to the chat; its change can be undone right there.
+    const run = panel.locator('[data-run][data-status="done"]').first();
+    await run.waitFor({ timeout: 30_000 });
+    expect(await run.textContent()).toContain('fs.write');
+    expect(await run.locator('[data-run-link]').getAttribute('href')).toMatch(/^https:\/\/chatgpt\.com\//);
+    const undo = panel.locator('#changes [data-undo]').first();
+    await undo.waitFor({ timeout: 30_000 });
+    await undo.click();
+    await expect.poll(() => readWorkspaceFile(world, 'notes.txt'), { timeout: 30_000 }).toBe('before\n');
+    await expect.poll(() => panel.locator('#changes [data-journal]').first().getAttribute('data-state'), { timeout: 30_000 }).toBe('undone');
+
+    // The audit log is searchable.
+    await panel.locator('#audit-search').fill('fs.write');
+    await expect.poll(() => panel.locator('#audit [data-audit]').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await panel.locator('#audit-search').fill('no-such-tool-anywhere');
+    await expect.poll(() => panel.locator('#audit [data-audit]').count()).toBe(0);
+    await panel.close();
+    await chat.close();
+  });
+
+  it('the badge says "off" while the companion is away and counts again when it is back', async () => {
+    await world.companion.stop();
+    await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
+    await world.companion.restart();
+    await expect.poll(() => badgeText(world), { timeout: 90_000 }).toBe('');
+  });
+
+  it('the popup and the side panel have no serious accessibility violations (axe-core), light and dark', async () => {
+    // An approval with a diff waiting, so the richest cards are on both pages.
+    const chat = await world.open('chatgpt');
+    await stream(chat, `Once more.\n\n${mcpWrite(world, 'call-902', 'axe.txt', 'checked\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    for (const scheme of ['light', 'dark'] as const) {
+      const popup = await world.popup();
+      await popup.emulateMedia({ colorScheme: scheme });
+      await popup.setViewportSize({ width: 400, height: 900 });
+      await popup.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
+      await popup.locator('[data-setting="chatgpt.enabled"]:not([disabled])').waitFor();
+      expect(await seriousViolations(popup), `popup (${scheme})`).toEqual([]);
+      await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', `popup-${scheme}.png`), fullPage: true });
+      await popup.close();
+
+      const panel = await openPanel(world);
+      await panel.emulateMedia({ colorScheme: scheme });
+      await panel.locator('[data-approval] .d2h-ins').first().waitFor({ timeout: 30_000 });
+      await panel.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
+      expect(await seriousViolations(panel), `side panel (${scheme})`).toEqual([]);
+      if (scheme === 'dark') await panel.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'sidepanel-dark.png') });
+      await panel.close();
+    }
+    const panel = await openPanel(world);
+    await panel.locator('[data-approval] [data-decision="deny"]').click();
+    await waitForChipState(chat, 0, ['failed', 'done']);
+    expect(await readWorkspaceFile(world, 'axe.txt')).toBeNull();
+    await panel.close();
+    await chat.close();
+  });
+});
