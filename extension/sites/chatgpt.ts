@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, plainText, type MessageRole } from './define-site';
+import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, plainText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce; see SITES.md for the sources):
@@ -33,6 +33,7 @@ export const chatgpt = defineSite({
   id: 'chatgpt',
   name: 'ChatGPT',
   hosts: ['chatgpt.com', 'chat.openai.com'],
+  editorFamily: 'prosemirror',
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   answerRoot(msg) {
@@ -44,28 +45,12 @@ export const chatgpt = defineSite({
     '[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, [data-testid*="reasoning"], [data-testid*="thinking"], [class*="reasoning"]',
   codeBlockSelector: 'pre',
   codeLanguage(codeEl) {
-    // 2024–02/2026: highlight.js class on the code element.
-    const classed = codeEl.querySelector('code[class*="language-"]');
-    const match = classed?.className.match(/(?:^|\s)language-(\S+)/);
-    if (match?.[1]) return match[1];
-    // 03/2026–: the header label is the only hint; it is the first text outside the editor and the buttons.
-    return headerLabel(codeEl);
+    // 2024–02/2026: highlight.js class on the code element; 03/2026–: the header label is the only hint; it is the first text outside the editor and the buttons.
+    return languageClassOf(codeEl) || headerLabel(codeEl);
   },
   codeText(codeEl) {
-    const content = codeEl.querySelector('.cm-content');
-    if (content) {
-      const lines = content.querySelectorAll('.cm-line');
-      // CodeMirror 6 renders only the lines near the viewport; the rest become .cm-gap spacers.
-      if (codeEl.querySelector('.cm-gap')) return { text: plainText(content), partial: 'the code viewer left some lines out of the page (.cm-gap)' };
-      const gutterNumbers = Array.from(codeEl.querySelectorAll('.cm-lineNumbers .cm-gutterElement'), (g) => Number(g.textContent));
-      const lastNumber = Math.max(0, ...gutterNumbers.filter((n) => Number.isFinite(n)));
-      if (lines.length > 0 && lastNumber > lines.length) {
-        return { text: plainText(content), partial: `the code viewer shows ${lines.length} of ${lastNumber} lines` };
-      }
-      return { text: plainText(content) };
-    }
     const code = codeEl.querySelector('code');
-    return { text: code ? plainText(code) : plainText(codeEl) };
+    return codeMirrorText(codeEl) ?? { text: code ? plainText(code) : plainText(codeEl) };
   },
   editor(doc) {
     // 2026-11: ProseMirror composer; the textarea of the same name is a hidden fallback, used only if it is alone.
@@ -81,9 +66,7 @@ export const chatgpt = defineSite({
     // 2026-08: appears only once the composer holds text (the voice button sits there before).
     return firstMatch(doc, ['button[data-testid="send-button"]', 'button#composer-submit-button', 'button[aria-label="Send prompt"]']);
   },
-  isSendDisabled(button) {
-    return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
-  },
+  isSendDisabled: isButtonDisabled,
   isGenerating(doc) {
     return stopButton(doc, this.editor(doc)) !== null;
   },
@@ -118,12 +101,5 @@ function stopButton(doc: Document, editor: HTMLElement | null): HTMLElement | nu
 }
 
 function headerLabel(pre: Element): string {
-  const walker = pre.ownerDocument.createTreeWalker(pre, 4 /* NodeFilter.SHOW_TEXT */);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const parent = node.parentElement;
-    if (!parent || parent.closest('button, code, .cm-editor, [aria-hidden="true"], .sr-only')) continue;
-    const text = (node.nodeValue ?? '').trim();
-    if (text) return text.split(/\s+/)[0] ?? '';
-  }
-  return '';
+  return firstWordOutside(pre, 'button, code, .cm-editor, [aria-hidden="true"], .sr-only');
 }

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -58,16 +58,11 @@ function insideReasoning(block: Element, msg: Element): boolean {
   return false;
 }
 
-function commonAncestor(elements: Element[], limit: Element): Element {
-  let candidate: Element | null = elements[0]?.parentElement ?? limit;
-  while (candidate && candidate !== limit && !elements.every((el) => candidate!.contains(el))) candidate = candidate.parentElement;
-  return candidate ?? limit;
-}
-
 export const claude = defineSite({
   id: 'claude',
   name: 'Claude',
   hosts: ['claude.ai'],
+  editorFamily: 'prosemirror',
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   // the thinking body nests a second .font-claude-response inside the message.
@@ -77,10 +72,8 @@ export const claude = defineSite({
   // The copy-group wrapper holds the label; taking it whole keeps the label out of the answer's prose.
   codeBlockSelector: '[class*="group/copy"], pre',
   codeLanguage(codeEl) {
-    const classed = codeEl.querySelector('code[class*="language-"]') ?? (codeEl.matches('code[class*="language-"]') ? codeEl : null);
-    const match = classed?.className.match(/(?:^|\s)language-(\S+)/);
-    if (match?.[1]) return match[1];
-    return labelText(codeEl);
+    // The header label is the first text outside the code, buttons and hidden parts.
+    return languageClassOf(codeEl) || firstWordOutside(codeEl, 'button, pre, code, [aria-hidden="true"], .sr-only');
   },
   codeText: preCodeText,
   editor(doc) {
@@ -95,9 +88,7 @@ export const claude = defineSite({
   sendButton(doc) {
     return firstMatch(doc, ['button[aria-label="Send message"]', 'button[aria-label="Send Message"]', 'fieldset button[type="submit"]']);
   },
-  isSendDisabled(button) {
-    return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
-  },
+  isSendDisabled: isButtonDisabled,
   isGenerating(doc) {
     // 2026-11: the stop button replaces send; the streaming attribute is the second signal.
     return firstMatch(doc, ['button[aria-label="Stop response"]', 'button[aria-label="Stop Response"]', '[data-is-streaming="true"]']) !== null;
@@ -112,15 +103,3 @@ export const claude = defineSite({
   messageKey: (_msg, position) => `p:${position}`,
   feedbackIntervalMs: 10_000,
 });
-
-/** The header label of a code block: the first text outside the code, buttons and hidden parts. */
-function labelText(block: Element): string {
-  const walker = block.ownerDocument.createTreeWalker(block, 4 /* NodeFilter.SHOW_TEXT */);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const parent = node.parentElement;
-    if (!parent || parent.closest('button, pre, code, [aria-hidden="true"], .sr-only')) continue;
-    const text = (node.nodeValue ?? '').trim();
-    if (text) return text.split(/\s+/)[0] ?? '';
-  }
-  return '';
-}

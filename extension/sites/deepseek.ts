@@ -34,6 +34,7 @@ export const deepseek = defineSite({
   id: 'deepseek',
   name: 'DeepSeek',
   hosts: ['chat.deepseek.com'],
+  editorFamily: 'react-textarea',
   messageSelector: MESSAGE_SELECTOR,
   roleOf(el) {
     // 2026-11: the user bubble is a direct .fbb737a4 child; fall back on "has an answer body".

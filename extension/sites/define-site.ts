@@ -6,6 +6,24 @@
 
 export type MessageRole = 'assistant' | 'user';
 
+/**
+ * The kind of chat box a site has, which decides how text is put into it and how a submit is verified. Each family
+ * has a replica page built on the real editor library (tests/e2e/replica); a site's fixtures plus its family's
+ * replica are its proof. 'unknown' is the generic adapter's: it takes whatever box it finds.
+ */
+export const EDITOR_FAMILIES = [
+  'prosemirror',
+  'tiptap',
+  'quill',
+  'lexical',
+  'react-textarea',
+  'vue-textarea',
+  'textarea',
+  'contenteditable',
+  'unknown',
+] as const;
+export type EditorFamily = (typeof EDITOR_FAMILIES)[number];
+
 export interface SiteMessage {
   el: Element;
   role: MessageRole;
@@ -22,6 +40,13 @@ export interface Site {
   name: string;
   /** Exact host names (no wildcards) the site module serves. */
   hosts: string[];
+  /**
+   * Match patterns of the pages the content script runs on: by default every page of the hosts. A site that lives
+   * under one path of a larger host (HuggingChat under huggingface.co/chat) narrows it.
+   */
+  matches: string[];
+  /** The chat box's family (see EDITOR_FAMILIES). */
+  editorFamily: EditorFamily;
   /** CSS selector matching one message element (used to map a mutation to its message). */
   messageSelector: string;
   /**
@@ -56,22 +81,30 @@ export interface Site {
    * Read on clicks only, never per streamed token.
    */
   stopControl(doc: Document): HTMLElement | null;
-  conversationId(location: { pathname: string }): string | null;
+  /** The conversation the page shows; `href` for sites that keep it in the query (OpenRouter's `?room=`). */
+  conversationId(location: { pathname: string; href?: string }): string | null;
   /** Stable per message: the site's own id where it has one, else the position among messages. */
   messageKey(msg: Element, position: number): string;
   /** How often auto_coder runtime feedback is sent while programs run (ms). */
   feedbackIntervalMs: number;
 }
 
-export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting' | 'stopControl'> &
-  Partial<Pick<Site, 'messages' | 'messageNesting' | 'stopControl'>>;
+export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches'> &
+  Partial<Pick<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches'>>;
 
 export function defineSite(definition: SiteDefinition): Site {
   if (!/^[a-z][a-z0-9-]*$/.test(definition.id)) {
     throw new Error(`site id "${definition.id}" must be lower-case letters, digits and dashes`);
   }
+  for (const host of definition.hosts) {
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host)) throw new Error(`site "${definition.id}": host "${host}" must be a plain host name`);
+  }
+  if (!EDITOR_FAMILIES.includes(definition.editorFamily)) {
+    throw new Error(`site "${definition.id}": editor family "${definition.editorFamily}" must be one of ${EDITOR_FAMILIES.join(', ')}`);
+  }
   const site: Site = {
     ...definition,
+    matches: definition.matches ?? definition.hosts.map((host) => `https://${host}/*`),
     messageNesting: definition.messageNesting ?? 'innermost',
     messages: definition.messages ?? ((root) => messagesBySelector(site, root)),
     stopControl: definition.stopControl ?? (() => null),
@@ -171,3 +204,82 @@ export function idAfter(pathname: string, prefix: string): string | null {
 }
 
 export const CHATBRIDGE_HOST_SELECTOR = '[data-chatbridge-chip], [data-chatbridge-indicator]';
+
+/** The language of a `language-xxx` class on the element or the first descendant carrying one; '' when none. */
+export function languageClassOf(el: Element): string {
+  const classed = el.matches('[class*="language-"]') ? el : el.querySelector('[class*="language-"]');
+  return classed?.className.match(/(?:^|\s)language-(\S+)/)?.[1] ?? '';
+}
+
+/** A button that says it cannot be pressed: the `disabled` property or `aria-disabled="true"`. */
+export function isButtonDisabled(button: HTMLElement): boolean {
+  return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
+}
+
+/** Elements (in document order) without those nested in an earlier one. */
+export function outermost(elements: Element[]): Element[] {
+  const out: Element[] = [];
+  for (const el of elements) if (!out.some((kept) => kept.contains(el))) out.push(el);
+  return out;
+}
+
+/** The nearest element holding all of `elements`, never above `limit` (the one element itself when alone). */
+export function commonAncestor(elements: Element[], limit: Element): Element {
+  if (elements.length === 1) return elements[0]!;
+  let common: Element | null = elements[0]?.parentElement ?? limit;
+  while (common && common !== limit && !elements.every((el) => common!.contains(el))) common = common.parentElement;
+  return common ?? limit;
+}
+
+/** The first word of the first text under `root` that is not inside `exclude` (a code block's header label). */
+export function firstWordOutside(root: Element, exclude: string): string {
+  const walker = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest(exclude)) continue;
+    const text = (node.nodeValue ?? '').trim();
+    if (text) return text.split(/\s+/)[0] ?? '';
+  }
+  return '';
+}
+
+const LABEL_WORD = /^[A-Za-z][\w+#.-]{0,39}$/;
+const NOT_LABEL = 'button, [role="button"], [aria-hidden="true"], .sr-only, [class*="copy" i], svg';
+
+/**
+ * The language of a `pre` whose site shows it in a header beside the block rather than on it: a `language-` class
+ * first, then a `data-language` attribute, then the first word of the element just before the `pre` (or before its
+ * wrapper), when that word looks like a language name. For sites whose code block markup is not documented.
+ */
+export function languageNearPre(codeEl: Element): string {
+  const classed = languageClassOf(codeEl);
+  if (classed) return classed;
+  const attributed = codeEl.closest('[data-language]') ?? codeEl.querySelector('[data-language]');
+  const attribute = attributed?.getAttribute('data-language')?.trim();
+  if (attribute) return attribute;
+  for (let el: Element | null = codeEl, depth = 0; el && depth < 2; el = el.parentElement, depth++) {
+    const header = el.previousElementSibling;
+    // A header is short; a paragraph of prose before the block is not one.
+    if (!header || header.matches('pre, p, ul, ol, table, blockquote') || (header.textContent ?? '').trim().length > 60) continue;
+    const word = firstWordOutside(header, NOT_LABEL);
+    if (LABEL_WORD.test(word)) return word;
+  }
+  return '';
+}
+
+/**
+ * The text of a CodeMirror 6 view (`.cm-content` > `.cm-line`), marked partial when CodeMirror left lines out of the
+ * page: a `.cm-gap` spacer, or a line-number gutter counting more lines than are rendered. null when `codeEl` holds
+ * no CodeMirror view.
+ */
+export function codeMirrorText(codeEl: Element): CodeBlockText | null {
+  const content = codeEl.querySelector('.cm-content');
+  if (!content) return null;
+  const text = plainText(content);
+  if (codeEl.querySelector('.cm-gap')) return { text, partial: 'the code viewer left some lines out of the page (.cm-gap)' };
+  const lines = content.querySelectorAll('.cm-line').length;
+  const numbers = Array.from(codeEl.querySelectorAll('.cm-lineNumbers .cm-gutterElement'), (g) => Number(g.textContent));
+  const last = Math.max(0, ...numbers.filter((n) => Number.isFinite(n)));
+  if (lines > 0 && last > lines) return { text, partial: `the code viewer shows ${lines} of ${last} lines` };
+  return { text };
+}

@@ -57,6 +57,7 @@ export const gemini = defineSite({
   id: 'gemini',
   name: 'Gemini',
   hosts: ['gemini.google.com'],
+  editorFamily: 'quill',
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   answerRoot,

@@ -22,6 +22,7 @@ export const generic = defineSite({
   id: 'generic',
   name: 'Other site',
   hosts: [],
+  editorFamily: 'unknown',
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   answerRoot: (msg) => msg,

@@ -1,17 +1,59 @@
 import type { Site } from './define-site';
+import { aistudio } from './aistudio';
 import { chatgpt } from './chatgpt';
 import { claude } from './claude';
+import { copilot } from './copilot';
 import { deepseek } from './deepseek';
+import { doubao } from './doubao';
 import { gemini } from './gemini';
-import { kimi } from './kimi';
-import { qwen } from './qwen';
 import { generic } from './generic';
+import { grok } from './grok';
+import { huggingchat } from './huggingchat';
+import { kimi } from './kimi';
+import { mistral } from './mistral';
+import { openrouter } from './openrouter';
+import { perplexity } from './perplexity';
+import { poe } from './poe';
+import { qwen } from './qwen';
+import { t3chat } from './t3chat';
+import { yuanbao } from './yuanbao';
+import { zai } from './zai';
 
-/** First-class sites, in the order they are matched. `generic` serves hosts the person enabled themselves. */
-export const SITES: readonly Site[] = [chatgpt, deepseek, claude, gemini, qwen, kimi];
+/**
+ * Every site with its own module, in the order the popup lists them. `generic` serves hosts the person enabled
+ * themselves. Only the sites in STATIC_SITE_IDS are in the manifest's content script; the others are opt-in: enabling
+ * one asks for its host permission and registers the content script for its pages then (site-access.ts).
+ */
+export const SITES: readonly Site[] = [
+  chatgpt,
+  deepseek,
+  claude,
+  gemini,
+  aistudio,
+  qwen,
+  kimi,
+  grok,
+  perplexity,
+  copilot,
+  mistral,
+  doubao,
+  yuanbao,
+  zai,
+  poe,
+  huggingchat,
+  openrouter,
+  t3chat,
+];
 
-export { chatgpt, claude, deepseek, gemini, generic, kimi, qwen };
+/** Sites on by default, whose hosts are in the manifest (no permission to ask for). */
+export const STATIC_SITE_IDS: readonly string[] = ['chatgpt', 'deepseek'];
+
+export { aistudio, chatgpt, claude, copilot, deepseek, doubao, gemini, generic, grok, huggingchat, kimi, mistral, openrouter, perplexity, poe, qwen, t3chat, yuanbao, zai };
 
 export function siteForHost(host: string): Site | null {
   return SITES.find((site) => site.hosts.includes(host)) ?? null;
+}
+
+export function siteById(id: string): Site | null {
+  return SITES.find((site) => site.id === id) ?? null;
 }

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, languageClassOf, outermost, preCodeText, type CodeBlockText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -10,13 +10,23 @@ import { defineSite, firstMatch, idAfter, preCodeText, type MessageRole } from '
  * with .segment-code-lang), 69594901623 (div.paragraph instead of <p>, language- classes on pre/code),
  * 51779107275 (/chat/<id> urls, 2026-03)):
  *
- *   message    .chat-content-item.chat-content-item-user | .chat-content-item-assistant
- *              (kimi.moonshot.cn 2024: .segment.segment-user | .segment-assistant, now redirected to kimi.com)
- *   answer     the .markdown (in .segment-content > .markdown-container) outside the reasoning; a reply with tool
- *              calls holds several, so the answer root is their nearest common ancestor
- *   thinking   .thinking-container (K2 thinking mode), .toolcall / .toolcall-flow (search and tool steps) — never read
- *   code       div.segment-code > header.segment-code-header (span.segment-code-lang, copy .icon-button)
- *              + .segment-code-content > pre > code.language-xxx; paragraphs are div.paragraph
+ *   message    .chat-content-item.chat-content-item-user | .chat-content-item-assistant (2026), which may wrap
+ *              .segment.segment-user | .segment.segment-assistant; pages seen without the outer item
+ *              (ZS 61934193286, validated 2026-07) have the .segment rows alone — both are messages (outermost wins)
+ *   row        .segment = flex row [.segment-avatar | .segment-container > .segment-content]; .segment-content holds
+ *              .segment-content-box (the reply), .okc-cards-container, then .segment-assistant-actions
+ *   answer     the .segment-content-box(es) outside the reasoning. Inside one box, prose (.markdown-container, with or
+ *              without a .markdown inside) and code (.segment-code) are SIBLINGS: reading only the prose misses
+ *              every code block (ZS 2026-07). Pages without a content box: the nearest common ancestor of the
+ *              .markdown / .markdown-container / .segment-code parts
+ *   thinking   .thinking-container (a .toolcall-container; K2 thinking mode) — inside .segment-content-box on
+ *              2026-07 pages, beside it on others — and .toolcall / .toolcall-flow (search and tool steps): never read
+ *   code       variants, all read:
+ *              2026-07 (ZS):  div.segment-code > .syntax-highlighter > pre.language-xxx (token spans, maybe no <code>)
+ *              2026 (fixtures 59690473798, 71060453245): div.segment-code > header.segment-code-header
+ *                (span.segment-code-lang, copy .icon-button) + .segment-code-content > pre > code.language-xxx
+ *              plain markdown: pre > code.language-xxx; paragraphs are div.paragraph
+ *              Prism line-number gutters (.line-numbers-rows) are left out of the text.
  *   composer   div.chat-input-editor[contenteditable="true"][data-lexical-editor="true"] (Lexical)
  *   send       .send-button-container (> svg.send-icon / div.send-button); class .disabled while empty, .stop while
  *              a reply streams (the same control stops it)
@@ -25,7 +35,10 @@ import { defineSite, firstMatch, idAfter, preCodeText, type MessageRole } from '
  */
 
 const MESSAGE_SELECTOR = '.chat-content-item-user, .chat-content-item-assistant, .segment-user, .segment-assistant';
-const THINKING_SELECTOR = '.thinking-container, .toolcall, .toolcall-flow, [class*="thinking" i]';
+const THINKING_SELECTOR = '.thinking-container, .toolcall-container, .toolcall, .toolcall-flow, [class*="thinking" i]';
+// 2026-07: the parts a reply's content box holds; prose and code are siblings.
+const ANSWER_PART_SELECTOR = '.markdown, .markdown-container, .segment-code';
+const LINE_NUMBER_SELECTOR = '.line-numbers-rows, .linenumber, .react-syntax-highlighter-line-number';
 
 function roleOf(el: Element): MessageRole | null {
   if (el.matches('.chat-content-item-user, .segment-user')) return 'user';
@@ -35,14 +48,34 @@ function roleOf(el: Element): MessageRole | null {
 
 
 function answerRoot(msg: Element): Element | null {
-  const answers = Array.from(msg.querySelectorAll('.markdown')).filter(
-    (md) => !md.closest(THINKING_SELECTOR) && !md.parentElement?.closest('.markdown'),
-  );
-  if (answers.length === 0) return null;
-  if (answers.length === 1) return answers[0] ?? null;
-  let common: Element | null = answers[0]!.parentElement;
-  while (common && common !== msg && !answers.every((el) => common!.contains(el))) common = common.parentElement;
-  return common ?? msg;
+  // 2026-07: the content box holds every block of the reply; a box with only reasoning in it is no answer yet.
+  const boxes = outermost(Array.from(msg.querySelectorAll('.segment-content-box')).filter((box) => !box.closest(THINKING_SELECTOR)));
+  const answered = boxes.filter((box) => answerParts(box).length > 0);
+  if (answered.length > 0) return commonAncestor(answered, msg);
+  const parts = answerParts(msg);
+  return parts.length > 0 ? commonAncestor(parts, msg) : null;
+}
+
+/** The outermost prose and code parts under `root` that are not reasoning or tool steps. */
+function answerParts(root: Element): Element[] {
+  return outermost(Array.from(root.querySelectorAll(ANSWER_PART_SELECTOR)).filter((part) => !part.closest(THINKING_SELECTOR)));
+}
+
+/** The label of a code block: the header's own label, else its first word of text, else a language- class. */
+function codeLanguage(codeEl: Element): string {
+  const label = codeEl.querySelector('.segment-code-lang')?.textContent?.trim();
+  if (label) return label.split(/\s+/)[0] ?? '';
+  const classed = languageClassOf(codeEl);
+  if (classed) return classed;
+  const header = codeEl.querySelector('.segment-code-header');
+  return header ? firstWordOutside(header, 'button, [role="button"], .icon-button, [class*="copy" i]') : '';
+}
+
+function codeText(codeEl: Element): CodeBlockText {
+  if (!codeEl.querySelector(LINE_NUMBER_SELECTOR)) return preCodeText(codeEl);
+  const copy = codeEl.cloneNode(true) as Element;
+  for (const gutter of Array.from(copy.querySelectorAll(LINE_NUMBER_SELECTOR))) gutter.remove();
+  return preCodeText(copy);
 }
 
 function sendControl(doc: Document): HTMLElement | null {
@@ -53,22 +86,20 @@ export const kimi = defineSite({
   id: 'kimi',
   name: 'Kimi',
   hosts: ['www.kimi.com', 'kimi.com', 'kimi.moonshot.cn'],
+  editorFamily: 'lexical',
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   // a 2026 .chat-content-item-assistant may still wrap .segment-assistant rows.
   messageNesting: 'outermost',
   answerRoot,
-  skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .segment-assistant-actions, .icon-button, .rag-tag, ${THINKING_SELECTOR}`,
+  skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .segment-assistant-actions, .okc-cards-container, .icon-button, .rag-tag, ${THINKING_SELECTOR}`,
   codeBlockSelector: '.segment-code, pre',
-  codeLanguage(codeEl) {
-    const label = codeEl.querySelector('.segment-code-lang')?.textContent?.trim();
-    if (label) return label.split(/\s+/)[0] ?? '';
-    const classed = codeEl.querySelector('[class*="language-"]') ?? (codeEl.className.includes('language-') ? codeEl : null);
-    return classed?.className.match(/(?:^|\s)language-(\S+)/)?.[1] ?? '';
-  },
-  codeText: preCodeText,
+  codeLanguage,
+  codeText,
   editor(doc) {
+    // 2026-07: editing an old message mounts a second .chat-input-editor above; the composer is the one in .chat-editor.
     return firstMatch(doc, [
+      '.chat-editor .chat-input-editor[contenteditable="true"]',
       '.chat-input-editor[contenteditable="true"]',
       '[data-lexical-editor="true"][contenteditable="true"]',
       '[data-testid="msh-chatinput-editor"]',

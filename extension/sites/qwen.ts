@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, plainText, type CodeBlockText, type MessageRole } from './define-site';
+import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, type CodeBlockText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -52,6 +52,7 @@ export const qwen = defineSite({
   id: 'qwen',
   name: 'Qwen',
   hosts: ['chat.qwen.ai'],
+  editorFamily: 'react-textarea',
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   // A message card may nest another element with the message classes; the outer one is the message.
@@ -121,12 +122,8 @@ export const qwen = defineSite({
 function qwenCodeText(codeEl: Element): CodeBlockText {
   const viewLines = codeEl.querySelector('.view-lines');
   if (viewLines) return monacoText(codeEl, viewLines);
-  const cm = codeEl.querySelector('.cm-content');
-  if (cm) {
-    const text = plainText(cm);
-    if (codeEl.querySelector('.cm-gap')) return { text, partial: 'the code viewer left some lines out of the page (.cm-gap)' };
-    return { text };
-  }
+  const cm = codeMirrorText(codeEl);
+  if (cm) return cm;
   const body = codeEl.querySelector('.qwen-markdown-code-body') ?? codeEl;
   const code = body.querySelector('code') ?? (body.matches('pre') ? body : body.querySelector('pre'));
   return { text: code ? plainText(code) : '' };

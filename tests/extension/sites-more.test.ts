@@ -7,30 +7,10 @@ import type { Block } from '../../shared/protocols/types';
 import { serializeMessage } from '../../extension/scanner/serialize';
 import { SITES, claude, gemini, kimi, qwen, siteForHost } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
+import { answerBlocks, describeFixtures, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation } from './site-fixtures';
 
-const DIR = join(import.meta.dirname, '..', 'fixtures', 'sites');
 const BLOCK_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
 const MORE_SITES: Site[] = [claude, gemini, qwen, kimi];
-
-interface FoundBlock {
-  kind: string;
-  language: string;
-  id: unknown;
-  partial: boolean;
-}
-
-interface Expectation {
-  site: Site;
-  pathname: string;
-  roles: Array<'user' | 'assistant'>;
-  conversationId: string | null;
-  generating: boolean;
-  editorTag: string;
-  /** Block payloads found in assistant answers, in page order (reasoning and tool-call decoys must not be here). */
-  answerBlocks: FoundBlock[];
-  keys: string[];
-  sendButton: 'enabled' | 'disabled' | 'absent';
-}
 
 const EXPECTED: Record<string, Expectation> = {
   'claude/2026-11-thinking-idle.html': {
@@ -118,6 +98,30 @@ const EXPECTED: Record<string, Expectation> = {
     keys: ['p:0', 'p:1'],
     sendButton: 'disabled',
   },
+  'kimi/2026-07-segment-box-idle.html': {
+    site: kimi,
+    pathname: '/chat/19a7c3e5b2d4f6a8c0e1',
+    roles: ['user', 'assistant'],
+    conversationId: '19a7c3e5b2d4f6a8c0e1',
+    generating: false,
+    editorTag: 'DIV',
+    // Prose and code are siblings in the content box; the thinking inside the same box is left out.
+    answerBlocks: [{ kind: 'mcp-request', language: 'mcp-request', id: 'call-010', partial: false }],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'enabled',
+  },
+  'kimi/2026-07-single-prose-code-sibling-idle.html': {
+    site: kimi,
+    pathname: '/',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: false,
+    editorTag: 'DIV',
+    // One prose block with the code beside it; the language only in the header's text; the line-number gutter dropped.
+    answerBlocks: [{ kind: 'mcp-request', language: 'mcp-request', id: 'call-011', partial: false }],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
   'kimi/2026-11-generating.html': {
     site: kimi,
     pathname: '/',
@@ -131,36 +135,9 @@ const EXPECTED: Record<string, Expectation> = {
   },
 };
 
-function load(file: string): Document {
-  document.open();
-  document.write(readFileSync(join(DIR, file), 'utf8'));
-  document.close();
-  return document;
-}
-
-function answerBlocks(site: Site, root: ParentNode): FoundBlock[] {
-  const found: FoundBlock[] = [];
-  for (const message of site.messages(root)) {
-    if (message.role !== 'assistant') continue;
-    const answer = site.answerRoot(message.el);
-    if (!answer) continue;
-    const serialized = serializeMessage(answer, site);
-    for (const block of findBlocks(serialized.markdown)) {
-      const code = serialized.segments.find((s) => s.code && s.start <= block.start && s.end >= block.end)?.code;
-      found.push({
-        kind: block.kind,
-        language: code?.language ?? '',
-        id: (block.payload as { id?: unknown } | undefined)?.id,
-        partial: code?.partial !== undefined,
-      });
-    }
-  }
-  return found;
-}
-
 describe('more site modules against saved DOM fixtures', () => {
   it('every fixture of these sites has expectations, and every one of these sites has fixtures', () => {
-    const files = MORE_SITES.flatMap((site) => readdirSync(join(DIR, site.id)).map((f) => `${site.id}/${f}`));
+    const files = MORE_SITES.flatMap((site) => readdirSync(join(FIXTURE_DIR, site.id)).map((f) => `${site.id}/${f}`));
     expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());
     for (const site of MORE_SITES) {
       expect(SITES, site.id).toContain(site);
@@ -168,54 +145,12 @@ describe('more site modules against saved DOM fixtures', () => {
     }
   });
 
-  for (const [file, want] of Object.entries(EXPECTED)) {
-    describe(file, () => {
-      it('finds the messages with their roles and stable keys', () => {
-        const doc = load(file);
-        const messages = want.site.messages(doc);
-        expect(messages.map((m) => m.role)).toEqual(want.roles);
-        expect(messages.map((m, i) => want.site.messageKey(m.el, i))).toEqual(want.keys);
-        for (const m of messages) expect(m.el.matches(want.site.messageSelector)).toBe(true);
-      });
-
-      it('reads blocks from answers only, never from reasoning, tool calls or user messages', () => {
-        const doc = load(file);
-        expect(answerBlocks(want.site, doc)).toEqual(want.answerBlocks);
-      });
-
-      it('finds the editor, the send control and the generating state', () => {
-        const doc = load(file);
-        const editor = want.site.editor(doc);
-        expect(editor?.tagName).toBe(want.editorTag);
-        expect(editor?.className ?? '').not.toMatch(/ql-clipboard/);
-        expect(want.site.isGenerating(doc)).toBe(want.generating);
-        const send = want.site.sendButton(doc);
-        const state = !send ? 'absent' : want.site.isSendDisabled(send) ? 'disabled' : 'enabled';
-        expect(state).toBe(want.sendButton);
-      });
-
-      it('reads the conversation id from the URL', () => {
-        expect(want.site.conversationId({ pathname: want.pathname })).toBe(want.conversationId);
-      });
-
-      it('finds the stop control the person clicks while a reply is generated, and none otherwise', () => {
-        const doc = load(file);
-        const stop = want.site.stopControl(doc);
-        expect(stop !== null).toBe(want.generating === true);
-        if (stop) expect(stop.closest('[data-message-author-role], .ds-message, .ds-markdown')).toBeNull();
-      });
-    });
-  }
+  describeFixtures(EXPECTED);
 
   it('a reasoning section is found by the same readers when it is read as an answer (the decoys are real blocks)', () => {
     // Guards the tests above: if the decoys did not parse, "no decoy found" would prove nothing.
-    for (const file of ['claude/2026-11-thinking-idle.html', 'gemini/2026-11-thinking-idle.html', 'qwen/2026-11-thinking-idle.html', 'kimi/2026-11-thinking-idle.html']) {
-      const want = EXPECTED[file]!;
-      const doc = load(file);
-      const assistant = want.site.messages(doc).find((m) => m.role === 'assistant')!;
-      const everything = serializeMessage(assistant.el, { ...want.site, skipSelector: '[data-chatbridge-chip]' });
-      const ids = findBlocks(everything.markdown).map((b) => (b.payload as { id?: unknown } | undefined)?.id);
-      expect(ids, file).toContain('think');
+    for (const file of ['claude/2026-11-thinking-idle.html', 'gemini/2026-11-thinking-idle.html', 'qwen/2026-11-thinking-idle.html', 'kimi/2026-11-thinking-idle.html', 'kimi/2026-07-segment-box-idle.html']) {
+      expect(idsReadingEverything(EXPECTED[file]!.site, loadFixture(file)), file).toContain('think');
     }
   });
 
@@ -240,7 +175,7 @@ describe('more site modules against saved DOM fixtures', () => {
     expect(siteForHost('www.kimi.com')).toBe(kimi);
     expect(siteForHost('kimi.com')).toBe(kimi);
     expect(siteForHost('kimi.moonshot.cn')).toBe(kimi);
-    expect(siteForHost('aistudio.google.com')).toBeNull();
+    expect(siteForHost('aistudio.google.com')?.id).toBe('aistudio');
     expect(siteForHost('claude.ai.evil.example')).toBeNull();
     expect(siteForHost('evil-claude.ai')).toBeNull();
     expect(siteForHost('qwen.ai')).toBeNull();

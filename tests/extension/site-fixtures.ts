@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findBlocks } from '../../shared/protocols';
+import { serializeMessage } from '../../extension/scanner/serialize';
+import type { Site } from '../../extension/sites/define-site';
+
+/** Saved-DOM fixtures of the site modules: tests/fixtures/sites/<site id>/<date>-<state>.html. */
+export const FIXTURE_DIR = join(import.meta.dirname, '..', 'fixtures', 'sites');
+
+export interface FoundBlock {
+  kind: string;
+  language: string;
+  id: unknown;
+  partial: boolean;
+}
+
+export interface Expectation {
+  site: Site;
+  pathname: string;
+  /** The full address, for sites that keep the conversation in the query. */
+  href?: string;
+  roles: Array<'user' | 'assistant'>;
+  conversationId: string | null;
+  /** The site's own signal; undefined where the page gives none (text stability decides). */
+  generating: boolean | undefined;
+  editorTag: string;
+  /** Block payloads found in assistant answers, in page order (reasoning and tool-call decoys must not be here). */
+  answerBlocks: FoundBlock[];
+  keys: string[];
+  sendButton: 'enabled' | 'disabled' | 'absent';
+}
+
+export function loadFixture(file: string): Document {
+  document.open();
+  document.write(readFileSync(join(FIXTURE_DIR, file), 'utf8'));
+  document.close();
+  return document;
+}
+
+export function answerBlocks(site: Site, root: ParentNode): FoundBlock[] {
+  const found: FoundBlock[] = [];
+  for (const message of site.messages(root)) {
+    if (message.role !== 'assistant') continue;
+    const answer = site.answerRoot(message.el);
+    if (!answer) continue;
+    const serialized = serializeMessage(answer, site);
+    for (const block of findBlocks(serialized.markdown)) {
+      const code = serialized.segments.find((s) => s.code && s.start <= block.start && s.end >= block.end)?.code;
+      found.push({
+        kind: block.kind,
+        language: code?.language ?? '',
+        id: (block.payload as { id?: unknown } | undefined)?.id,
+        partial: code?.partial !== undefined,
+      });
+    }
+  }
+  return found;
+}
+
+/** The ids of every block in the first assistant message read whole, reasoning included (proves decoys are real). */
+export function idsReadingEverything(site: Site, root: ParentNode): unknown[] {
+  const assistant = site.messages(root).find((m) => m.role === 'assistant');
+  if (!assistant) return [];
+  const everything = serializeMessage(assistant.el, { ...site, skipSelector: '[data-chatbridge-chip]' });
+  return findBlocks(everything.markdown).map((b) => (b.payload as { id?: unknown } | undefined)?.id);
+}
+
+/** The same five checks for every fixture: messages, answer blocks, composer controls, conversation id, stop control. */
+export function describeFixtures(expected: Record<string, Expectation>): void {
+  for (const [file, want] of Object.entries(expected)) {
+    describe(file, () => {
+      it('finds the messages with their roles and stable keys', () => {
+        const doc = loadFixture(file);
+        const messages = want.site.messages(doc);
+        expect(messages.map((m) => m.role)).toEqual(want.roles);
+        expect(messages.map((m, i) => want.site.messageKey(m.el, i))).toEqual(want.keys);
+        for (const m of messages) expect(m.el.matches(want.site.messageSelector)).toBe(true);
+      });
+
+      it('reads blocks from answers only, never from reasoning, tool calls or user messages', () => {
+        const doc = loadFixture(file);
+        expect(answerBlocks(want.site, doc)).toEqual(want.answerBlocks);
+      });
+
+      it('finds the editor, the send control and the generating state', () => {
+        const doc = loadFixture(file);
+        const editor = want.site.editor(doc);
+        expect(editor?.tagName).toBe(want.editorTag);
+        expect(editor?.className ?? '').not.toMatch(/ql-clipboard/);
+        expect(want.site.isGenerating(doc)).toBe(want.generating);
+        const send = want.site.sendButton(doc);
+        const state = !send ? 'absent' : want.site.isSendDisabled(send) ? 'disabled' : 'enabled';
+        expect(state).toBe(want.sendButton);
+      });
+
+      it('reads the conversation id from the URL', () => {
+        const location = want.href ? { pathname: want.pathname, href: want.href } : { pathname: want.pathname };
+        expect(want.site.conversationId(location)).toBe(want.conversationId);
+      });
+
+      it('finds the stop control the person clicks while a reply is generated, and none otherwise', () => {
+        const doc = loadFixture(file);
+        const stop = want.site.stopControl(doc);
+        expect(stop !== null).toBe(want.generating === true);
+        // The stop control is the page's own, never something inside a message.
+        if (stop) for (const m of want.site.messages(doc)) expect(m.el.contains(stop)).toBe(false);
+      });
+    });
+  }
+}

@@ -1,0 +1,416 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  SITES,
+  STATIC_SITE_IDS,
+  aistudio,
+  copilot,
+  doubao,
+  grok,
+  huggingchat,
+  mistral,
+  openrouter,
+  perplexity,
+  poe,
+  siteById,
+  siteForHost,
+  t3chat,
+  yuanbao,
+  zai,
+} from '../../extension/sites';
+import { EDITOR_FAMILIES, type Site } from '../../extension/sites/define-site';
+import { ENABLED_BY_DEFAULT } from '../../extension/site-settings';
+import { describeFixtures, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation, type FoundBlock } from './site-fixtures';
+
+const ADDED: Site[] = [aistudio, grok, perplexity, copilot, mistral, doubao, yuanbao, zai, poe, huggingchat, openrouter, t3chat];
+
+const call = (id: string): FoundBlock => ({ kind: 'mcp-request', language: 'mcp-request', id, partial: false });
+
+const EXPECTED: Record<string, Expectation> = {
+  'aistudio/2026-11-thinking-idle.html': {
+    site: aistudio,
+    pathname: '/prompts/1aB2cD3eF4gH5iJ6kL7mN8oP9',
+    roles: ['user', 'assistant'],
+    conversationId: '1aB2cD3eF4gH5iJ6kL7mN8oP9',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-101')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'enabled',
+  },
+  'aistudio/2026-11-generating.html': {
+    site: aistudio,
+    pathname: '/prompts/new_chat',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'aistudio/2025-12-collapsed-code-idle.html': {
+    site: aistudio,
+    pathname: '/prompts/abcdefgh12345678',
+    roles: ['user', 'assistant'],
+    conversationId: 'abcdefgh12345678',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    // The collapsed panel's body is not in the page: its block is marked partial, never run.
+    answerBlocks: [call('call-102'), { kind: 'mcp-request', language: 'mcp-request', id: undefined, partial: true }],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'grok/2026-11-thinking-idle.html': {
+    site: grok,
+    pathname: '/c/7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    roles: ['user', 'assistant'],
+    conversationId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    generating: false,
+    editorTag: 'DIV',
+    answerBlocks: [call('call-201')],
+    keys: ['r:u-0001', 'r:a-0002'],
+    sendButton: 'enabled',
+  },
+  'grok/2026-11-generating.html': {
+    site: grok,
+    pathname: '/',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'DIV',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'absent',
+  },
+  'grok/2025-08-textarea-idle.html': {
+    site: grok,
+    pathname: '/c/0f8fad5b-d9cb-469f-a165-70867728950e',
+    roles: ['user', 'assistant'],
+    conversationId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-202')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'perplexity/2026-11-idle.html': {
+    site: perplexity,
+    pathname: '/search/read-my-notes-Xy7Zq1AbCdEf2GhIjKlMnO',
+    roles: ['user', 'assistant'],
+    conversationId: 'read-my-notes-Xy7Zq1AbCdEf2GhIjKlMnO',
+    generating: false,
+    editorTag: 'DIV',
+    answerBlocks: [call('call-301')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'perplexity/2026-11-generating.html': {
+    site: perplexity,
+    pathname: '/search/new',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'DIV',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'absent',
+  },
+  'copilot/2026-11-idle.html': {
+    site: copilot,
+    pathname: '/chats/p4QwErTy7UiOp1AsD',
+    roles: ['user', 'assistant'],
+    conversationId: 'p4QwErTy7UiOp1AsD',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-401')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'enabled',
+  },
+  'copilot/2026-11-generating.html': {
+    site: copilot,
+    pathname: '/',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'absent',
+  },
+  'mistral/2026-11-thinking-idle.html': {
+    site: mistral,
+    pathname: '/chat/9b2d7a3c-1e4f-4a5b-8c6d-0e1f2a3b4c5d',
+    roles: ['user', 'assistant'],
+    conversationId: '9b2d7a3c-1e4f-4a5b-8c6d-0e1f2a3b4c5d',
+    generating: false,
+    editorTag: 'DIV',
+    answerBlocks: [call('call-501')],
+    keys: ['m:11111111-aaaa-4bbb-8ccc-000000000001', 'm:22222222-aaaa-4bbb-8ccc-000000000002'],
+    sendButton: 'disabled',
+  },
+  'mistral/2026-11-generating.html': {
+    site: mistral,
+    pathname: '/chat',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'DIV',
+    answerBlocks: [],
+    keys: ['m:33333333-aaaa-4bbb-8ccc-000000000003', 'm:44444444-aaaa-4bbb-8ccc-000000000004'],
+    sendButton: 'disabled',
+  },
+  'mistral/2025-05-textarea-idle.html': {
+    site: mistral,
+    pathname: '/chat/5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9',
+    roles: ['user', 'assistant'],
+    conversationId: '5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-502')],
+    keys: ['m:u-0005', 'm:a-0006'],
+    sendButton: 'enabled',
+  },
+  'doubao/2026-11-thinking-idle.html': {
+    site: doubao,
+    pathname: '/chat/38472910563',
+    roles: ['user', 'assistant'],
+    conversationId: '38472910563',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-601')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'doubao/2026-11-generating.html': {
+    site: doubao,
+    pathname: '/chat/local_1732400000',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'yuanbao/2026-11-thinking-idle.html': {
+    site: yuanbao,
+    pathname: '/chat/naQivTmsDa/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+    roles: ['user', 'assistant'],
+    conversationId: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+    generating: false,
+    editorTag: 'DIV',
+    answerBlocks: [call('call-701')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'yuanbao/2026-11-generating.html': {
+    site: yuanbao,
+    pathname: '/chat/naQivTmsDa',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'DIV',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'zai/2026-11-thinking-idle.html': {
+    site: zai,
+    pathname: '/c/3b1f9a2e-7c4d-4e5f-8a6b-9c0d1e2f3a4b',
+    roles: ['user', 'assistant'],
+    conversationId: '3b1f9a2e-7c4d-4e5f-8a6b-9c0d1e2f3a4b',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-801')],
+    keys: ['m:aaaaaaaa-1111-4222-8333-444444444444', 'm:bbbbbbbb-1111-4222-8333-555555555555'],
+    sendButton: 'disabled',
+  },
+  'zai/2026-11-generating.html': {
+    site: zai,
+    pathname: '/',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    // CodeMirror left lines out (.cm-gap): whatever the text holds, the block is partial and never runs.
+    answerBlocks: [{ kind: 'mcp-request', language: 'mcp-request', id: undefined, partial: true }],
+    keys: ['m:cccccccc-1111-4222-8333-666666666666', 'm:dddddddd-1111-4222-8333-777777777777'],
+    sendButton: 'absent',
+  },
+  'zai/2025-06-openwebui-pre-idle.html': {
+    site: zai,
+    pathname: '/c/4c2a0b3f-8d5e-4f60-9b7c-0d1e2f3a4b5c',
+    roles: ['user', 'assistant'],
+    conversationId: '4c2a0b3f-8d5e-4f60-9b7c-0d1e2f3a4b5c',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-802')],
+    keys: ['m:eeeeeeee-1111-4222-8333-888888888888', 'm:ffffffff-1111-4222-8333-999999999999'],
+    sendButton: 'enabled',
+  },
+  'poe/2026-11-idle.html': {
+    site: poe,
+    pathname: '/chat/2xk4p9q7r1s3t5v',
+    roles: ['user', 'assistant'],
+    conversationId: '2xk4p9q7r1s3t5v',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-901')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'poe/2026-11-generating.html': {
+    site: poe,
+    pathname: '/Claude-Sonnet',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
+  'huggingchat/2026-11-thinking-idle.html': {
+    site: huggingchat,
+    pathname: '/chat/conversation/66f1a2b3c4d5e6f7a8b9c0d1',
+    roles: ['user', 'assistant'],
+    conversationId: '66f1a2b3c4d5e6f7a8b9c0d1',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    // 2026 builds drop the language: the mcp-request block has no label and is not a block; the plan has markers.
+    answerBlocks: [{ kind: 'autocoder', language: '', id: undefined, partial: false }],
+    keys: ['m:msg-user-01', 'm:msg-asst-02'],
+    sendButton: 'disabled',
+  },
+  'huggingchat/2025-06-language-class-idle.html': {
+    site: huggingchat,
+    pathname: '/chat/conversation/aa11bb22cc33dd44',
+    roles: ['user', 'assistant'],
+    conversationId: 'aa11bb22cc33dd44',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-1002')],
+    keys: ['m:u1', 'm:a2'],
+    sendButton: 'enabled',
+  },
+  'huggingchat/2026-11-generating.html': {
+    site: huggingchat,
+    pathname: '/chat/',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['m:u3', 'm:a4'],
+    sendButton: 'disabled',
+  },
+  'openrouter/2026-11-thinking-idle.html': {
+    site: openrouter,
+    pathname: '/chat',
+    href: 'https://openrouter.ai/chat?room=orc-1732400000-AbC123',
+    roles: ['user', 'assistant', 'assistant'],
+    conversationId: 'orc-1732400000-AbC123',
+    // No stop button on the page: no signal (text stability decides), never a false "finished".
+    generating: undefined,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-1101'), call('call-1102')],
+    keys: ['p:0', 'p:1', 'p:2'],
+    sendButton: 'disabled',
+  },
+  'openrouter/2026-11-generating.html': {
+    site: openrouter,
+    pathname: '/chat',
+    href: 'https://openrouter.ai/chat',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'absent',
+  },
+  't3chat/2026-11-thinking-idle.html': {
+    site: t3chat,
+    pathname: '/chat/1f2e3d4c-5b6a-4789-8abc-def012345678',
+    roles: ['user', 'assistant'],
+    conversationId: '1f2e3d4c-5b6a-4789-8abc-def012345678',
+    generating: undefined,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-1201')],
+    keys: ['m:m-user-1', 'm:m-asst-2'],
+    sendButton: 'enabled',
+  },
+  't3chat/2026-11-generating.html': {
+    site: t3chat,
+    pathname: '/',
+    roles: ['user', 'assistant'],
+    conversationId: null,
+    generating: true,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [],
+    keys: ['m:m-user-3', 'm:m-asst-4'],
+    sendButton: 'disabled',
+  },
+};
+
+describe('the added site modules against saved DOM fixtures', () => {
+  it('every fixture of these sites has expectations, and every one of these sites has at least two', () => {
+    const files = ADDED.flatMap((site) => readdirSync(join(FIXTURE_DIR, site.id)).map((f) => `${site.id}/${f}`));
+    expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());
+    for (const site of ADDED) {
+      expect(SITES, site.id).toContain(site);
+      expect(files.filter((f) => f.startsWith(`${site.id}/`)).length, site.id).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  describeFixtures(EXPECTED);
+
+  it('the reasoning decoys are real blocks when read whole (so "not found in the answer" proves something)', () => {
+    for (const [file, want] of Object.entries(EXPECTED)) {
+      if (!file.includes('thinking-idle')) continue;
+      expect(idsReadingEverything(want.site, loadFixture(file)), file).toContain('think');
+    }
+  });
+});
+
+describe('the site list', () => {
+  it('every site states an editor family, its hosts are its own, and its pages are on its hosts', () => {
+    const seen = new Set<string>();
+    for (const site of SITES) {
+      expect(EDITOR_FAMILIES, site.id).toContain(site.editorFamily);
+      expect(site.editorFamily, site.id).not.toBe('unknown');
+      for (const host of site.hosts) {
+        expect(seen.has(host), `${host} served twice`).toBe(false);
+        seen.add(host);
+        expect(siteForHost(host)).toBe(site);
+      }
+      for (const pattern of site.matches) expect(site.hosts, pattern).toContain(new URL(pattern.replace('*', '')).host);
+      expect(siteById(site.id)).toBe(site);
+    }
+  });
+
+  it('only the sites on by default are in the manifest; the rest are opt-in', () => {
+    expect([...STATIC_SITE_IDS].sort()).toEqual([...ENABLED_BY_DEFAULT].sort());
+  });
+
+  it('a site under one path of a larger host runs only there', () => {
+    expect(huggingchat.matches).toEqual(['https://huggingface.co/chat*']);
+    expect(openrouter.matches).toEqual(['https://openrouter.ai/chat*']);
+    expect(grok.matches).toEqual(['https://grok.com/*']);
+  });
+
+  it('does not take look-alike hosts or paths for a site or a conversation', () => {
+    expect(siteForHost('grok.com.evil.example')).toBeNull();
+    expect(siteForHost('evilpoe.com')).toBeNull();
+    expect(siteForHost('chat.z.ai.example')).toBeNull();
+    expect(zai.conversationId({ pathname: '/x/c/3b1f9a2e-7c4d-4e5f-8a6b-9c0d1e2f3a4b' })).toBeNull();
+    expect(perplexity.conversationId({ pathname: '/search/new' })).toBeNull();
+    expect(huggingchat.conversationId({ pathname: '/chat/settings' })).toBeNull();
+    expect(openrouter.conversationId({ pathname: '/models', href: 'https://openrouter.ai/models?room=orc-1' })).toBeNull();
+    expect(openrouter.conversationId({ pathname: '/chat', href: 'https://openrouter.ai/chat?room=%3Cscript%3E' })).toBeNull();
+    expect(doubao.conversationId({ pathname: '/chat/' })).toBeNull();
+    expect(yuanbao.conversationId({ pathname: '/chat/naQivTmsDa/' })).toBeNull();
+  });
+});
