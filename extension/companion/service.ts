@@ -1,6 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import { storage } from 'wxt/utils/storage';
-import { companionToken, companionUrl, genericHosts, normalizeCompanionUrl } from '../settings';
+import { companionToken, companionUrl, normalizeCompanionUrl } from '../settings';
+import { startSiteScripts } from '../site-access';
 import {
   PAGE_PORT,
   isRequest,
@@ -178,34 +179,8 @@ export function startCompanionService(): void {
   companionToken.watch(() => void socket.restart());
   companionUrl.watch(() => void socket.restart());
 
-  genericHosts.watch(() => void syncGenericContentScript());
-  void syncGenericContentScript();
+  startSiteScripts();
   void socket.start();
-}
-
-const GENERIC_SCRIPT_ID = 'chatbridge-generic';
-
-/**
- * Hosts the person enabled from the popup get the same content script (it picks the generic adapter there), but
- * only those whose host permission was actually granted.
- */
-async function syncGenericContentScript(): Promise<void> {
-  const scripting = browser.scripting as typeof browser.scripting | undefined;
-  if (!scripting?.registerContentScripts) return;
-  const matches: string[] = [];
-  for (const host of await genericHosts.getValue()) {
-    for (const scheme of ['https', 'http']) {
-      const origin = `${scheme}://${host}/*`;
-      if (await browser.permissions.contains({ origins: [origin] }).catch(() => false)) matches.push(origin);
-    }
-  }
-  await scripting.unregisterContentScripts({ ids: [GENERIC_SCRIPT_ID] }).catch(() => undefined);
-  if (matches.length === 0) return;
-  await scripting
-    .registerContentScripts([
-      { id: GENERIC_SCRIPT_ID, matches, js: ['content-scripts/content.js'], runAt: 'document_idle', persistAcrossSessions: true },
-    ])
-    .catch((error: unknown) => console.warn('[chatbridge] registering the generic content script failed', error));
 }
 
 async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> {

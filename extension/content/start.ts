@@ -2,6 +2,7 @@ import { browser, type Browser } from 'wxt/browser';
 import { PAGE_PORT, ask, isInsertPromptMessage, type PagePush } from '../messaging';
 import { RunLedger } from '../scanner/blocks';
 import { genericHosts, readSiteSettings, siteSettingItems, type SiteSettings } from '../settings';
+import { STARTED_FLAG } from '../site-access';
 import { generic, siteForHost } from '../sites';
 import type { Site } from '../sites/define-site';
 import { insertPromptIntoPage } from './insert-prompt';
@@ -13,6 +14,9 @@ import { startPage, type PageBridge } from './page';
  * stops everything.
  */
 export async function start(signal: AbortSignal): Promise<void> {
+  // Enabling a site injects into its open tabs unless this says the script runs there already (site-access.ts).
+  (globalThis as Record<string, unknown>)[STARTED_FLAG] = true;
+  signal.addEventListener('abort', () => delete (globalThis as Record<string, unknown>)[STARTED_FLAG], { once: true });
   const host = location.host;
   const site: Site | null = siteForHost(host) ?? ((await genericHosts.getValue()).includes(host) ? generic : null);
   if (!site) return;

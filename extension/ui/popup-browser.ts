@@ -1,7 +1,8 @@
 import { browser } from 'wxt/browser';
 import { companionUrl, genericHosts, readSiteSettings, siteSettingItems } from '../settings';
 import type { SiteSettings } from '../site-settings';
-import { SITES } from '../sites';
+import { SITES, siteById } from '../sites';
+import { disableSite, enableSite } from '../site-access';
 import { uiLanguage } from './i18n';
 import type { PopupDeps } from './popup';
 import type { SiteEntry } from './site-cards';
@@ -15,6 +16,12 @@ export async function siteEntries(): Promise<SiteEntry[]> {
 }
 
 export async function writeSiteSetting<K extends keyof SiteSettings>(key: string, name: K, value: SiteSettings[K]): Promise<void> {
+  // Turning a known site on or off goes through site-access: an opt-in site asks for its permission in this click.
+  if (name === 'enabled' && siteById(key)) {
+    if (value === true) await enableSite(key);
+    else await disableSite(key);
+    return;
+  }
   await (siteSettingItems(key)[name] as { setValue(v: SiteSettings[K]): Promise<void> }).setValue(value);
 }
 

@@ -98,7 +98,8 @@ export function Sites({ deps }: { deps: SiteStore }) {
           settings={settings[entry.key] ?? null}
           onChange={(name, value) => {
             setSettings((all) => ({ ...all, [entry.key]: { ...all[entry.key]!, [name]: value } }));
-            void deps.writeSite(entry.key, name, value);
+            // Read back after writing: enabling an opt-in site stays off when its permission is refused.
+            void deps.writeSite(entry.key, name, value).then(() => deps.readSite(entry.key)).then((s) => setSettings((all) => ({ ...all, [entry.key]: s })));
           }}
         />
       ))}
