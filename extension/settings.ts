@@ -44,5 +44,7 @@ export async function readSiteSettings(siteKey: string): Promise<SiteSettings> {
 
 export const companionUrl = storage.defineItem<string>('local:companion.url', { fallback: DEFAULT_COMPANION_URL });
 export const companionToken = storage.defineItem<string>('local:companion.token', { fallback: '' });
+/** The person's MCP servers whose tools the prompt library leaves out (the popup's per-server switches). */
+export const promptServersOff = storage.defineItem<string[]>('local:prompts.servers-off', { fallback: [] });
 /** Hosts beyond the first-class sites the person enabled the generic adapter on. */
 export const genericHosts = storage.defineItem<string[]>('local:generic.hosts', { fallback: [] });

@@ -1,7 +1,26 @@
+import { useEffect, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision } from '../companion/api-types';
-import { DiffView } from './diff-view';
+import type { DiffView } from './diff-view';
 import { t } from './i18n';
 import { trusted } from './trusted';
+
+let loadedDiffView: typeof DiffView | undefined;
+
+/**
+ * The diff renderer (diff2html and highlight.js, most of a page's weight) is loaded when a diff is first shown, so a
+ * popup with nothing to approve never loads it. Until then the diff is shown as plain text.
+ */
+function LazyDiff({ diff }: { diff: string }) {
+  const [View, setView] = useState(() => loadedDiffView);
+  useEffect(() => {
+    if (View) return;
+    void import('./diff-view').then((module) => {
+      loadedDiffView = module.DiffView;
+      setView(() => module.DiffView);
+    });
+  }, [View]);
+  return View ? <View diff={diff} /> : <pre class="diff" data-diff="plain">{diff}</pre>;
+}
 
 /**
  * One approval waiting for the person: what would happen (each action of a plan with its class, the command and
@@ -17,7 +36,7 @@ export function ApprovalCard(props: {
 }) {
   const { approval: a, compact } = props;
   const { preview } = a;
-  const diff = preview.diff !== undefined && <DiffView diff={preview.diff} />;
+  const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} />;
   return (
     <article
       class={`card stack${props.focused ? ' focused' : ''}`}

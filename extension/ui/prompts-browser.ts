@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { ask } from '../messaging';
-import { genericHosts } from '../settings';
+import { genericHosts, promptServersOff } from '../settings';
 import { SITES } from '../sites';
 import type { Language } from './i18n';
 import { builtInTools, insertIntoActiveTab, type ActiveTabLink, type PromptsViewDeps } from './prompts-view';
@@ -23,5 +23,6 @@ export function browserPromptsDeps(language: Language): PromptsViewDeps {
     },
     insert: (text) => insertIntoActiveTab(text, link),
     copy: (text) => navigator.clipboard.writeText(text),
+    serversOff: { load: () => promptServersOff.getValue(), save: (servers) => promptServersOff.setValue(servers) },
   };
 }

@@ -9,8 +9,9 @@ import { t, type Language, type MessageKey } from './i18n';
 /**
  * The popup's prompt library (DESIGN §6.4): pick a protocol and a language, preview the instructions generated from
  * the companion's live tool list, then put them into the active chat tab's box (through its content script) or
- * copy them. Stable ids for tests: `#prompts`, `#prompt-protocol`, `#prompt-lang`, `#prompt-root`,
- * `#prompt-tools`, `#prompt-preview`, `#prompt-insert`, `#prompt-copy`, `#prompt-status` (`data-state` ok|error).
+ * copy them. The person's MCP servers' tools are listed after chatbridge's own, each server with a switch so the
+ * prompt stays short. Stable ids for tests: `#prompts`, `#prompt-protocol`, `#prompt-lang`, `#prompt-root`,
+ * `#prompt-tools`, `#prompt-servers` (`[data-prompt-server=<name>]` switches), `#prompt-preview`, `#prompt-insert`, `#prompt-copy`, `#prompt-status` (`data-state` ok|error).
  */
 
 export interface PromptTools {
@@ -24,6 +25,8 @@ export interface PromptsViewDeps {
   loadTools(): Promise<PromptTools>;
   insert(text: string): Promise<InsertPromptReply>;
   copy(text: string): Promise<void>;
+  /** the person's MCP servers left out of the prompt (kept in storage by the browser side) */
+  serversOff?: { load(): Promise<string[]>; save(servers: string[]): Promise<void> };
 }
 
 export interface PromptsView {
@@ -57,8 +60,10 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
   const insertButton = h('button', { id: 'prompt-insert', type: 'button', disabled: true }, t('prompts.insert'));
   const copyButton = h('button', { id: 'prompt-copy', type: 'button', disabled: true }, t('prompts.copy'));
   const status = h('div', { id: 'prompt-status', role: 'status' });
+  const servers = h('fieldset', { id: 'prompt-servers', class: 'stack', hidden: true }, h('legend', {}, t('prompts.servers')));
 
   let tools: PromptTools | null = null;
+  let off = new Set<string>();
   let text = '';
 
   const say = (state: 'ok' | 'error', message: string): void => {
@@ -73,7 +78,7 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
       text = buildPrompt({
         protocol: protocol.value as BlockKind,
         lang: lang.value as PromptLanguage,
-        tools: tools.tools,
+        tools: tools.tools.filter((tool) => tool.server === undefined || !off.has(tool.server)),
         ...(workspaceRoot === '' ? {} : { workspaceRoot }),
       });
       status.textContent = '';
@@ -87,10 +92,30 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
     copyButton.disabled = text === '';
   };
 
-  const ready = deps
-    .loadTools()
-    .then((loaded) => {
+  /** One switch per MCP server the tools come from: off leaves its tools out of the prompt. */
+  const showServers = (list: ToolInfo[]): void => {
+    const counts = new Map<string, number>();
+    for (const tool of list) if (tool.server !== undefined) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1);
+    servers.hidden = counts.size === 0;
+    for (const [server, count] of counts) {
+      const input = h('input', { type: 'checkbox', role: 'switch', 'data-prompt-server': server, checked: !off.has(server) });
+      input.addEventListener('change', () => {
+        if (input.checked) off.delete(server);
+        else off.add(server);
+        void deps.serversOff?.save([...off]);
+        render();
+      });
+      servers.append(
+        h('label', { class: 'switch' }, input, h('span', { class: 'switch-track', 'aria-hidden': 'true' }), h('span', { class: 'switch-label' }, `${server} (${t('prompts.serverTools', [count])})`)),
+      );
+    }
+  };
+
+  const ready = Promise.all([deps.loadTools(), deps.serversOff?.load().catch(() => []) ?? []])
+    .then(([loaded, leftOut]) => {
       tools = loaded;
+      off = new Set(leftOut);
+      showServers(loaded.tools);
       toolsNote.textContent = `${t(loaded.live ? 'prompts.toolsLive' : 'prompts.toolsBuiltIn')} (${loaded.tools.length})`;
       toolsNote.setAttribute('data-live', String(loaded.live));
     })
@@ -128,6 +153,7 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
     { id: 'prompts' },
     h('summary', {}, t('prompts.title')),
     h('fieldset', {}, label('prompts.protocol', protocol), label('prompts.language', lang), root, toolsNote),
+    servers,
     preview,
     h('div', {}, insertButton, copyButton),
     status,

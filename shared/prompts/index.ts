@@ -43,7 +43,15 @@ function checkTools(tools: unknown): ToolInfo[] {
     if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema)) {
       throw new ToolError('INVALID_INPUT', `tools[${index}] (${entry.name}).inputSchema must be a JSON Schema object, got ${describe(inputSchema)}`);
     }
-    return { name: entry.name, description: typeof entry.description === 'string' ? entry.description : '', inputSchema };
+    if (entry.server !== undefined && (typeof entry.server !== 'string' || !entry.name.startsWith(`${entry.server}.`))) {
+      throw new ToolError('INVALID_INPUT', `tools[${index}] (${entry.name}).server must be the name before the tool's first dot, got ${describe(entry.server)}`);
+    }
+    return {
+      name: entry.name,
+      description: typeof entry.description === 'string' ? entry.description : '',
+      inputSchema,
+      ...(entry.server !== undefined ? { server: entry.server } : {}),
+    };
   });
 }
 

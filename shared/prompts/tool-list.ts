@@ -87,6 +87,48 @@ export function describeTool(tool: ToolInfo, lang: PromptLanguage): string {
   return [head, ...(args.length > 0 ? args : [`  - ${WORDS[lang].none}`])].join('\n');
 }
 
+/** The longest compact argument schema shown for one of the person's MCP tools; past it the rest is elided. */
+const COMPACT_MAX = 200;
+
+/**
+ * An argument schema on one line, TypeScript-like: `{path: string, depth?: integer, mode: "a" | "b"}`. Nested
+ * objects are only named `object`, arrays `type[]`; so a server with large schemas cannot flood the prompt.
+ */
+export function compactArguments(schema: unknown, lang: PromptLanguage): string {
+  if (!isSchema(schema) || !isSchema(schema.properties) || Object.keys(schema.properties).length === 0) return '{}';
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : []);
+  const shortType = (property: Schema): string => {
+    if (property.type === 'array') return isSchema(property.items) && typeof property.items.type === 'string' && property.items.type !== 'object' ? `${property.items.type}[]` : 'array';
+    if (property.type === 'object') return 'object';
+    return typeText(property, lang);
+  };
+  const parts = Object.entries(schema.properties).map(([name, value]) => `${name}${required.has(name) ? '' : '?'}: ${shortType(isSchema(value) ? value : {})}`);
+  const text = `{${parts.join(', ')}}`;
+  return text.length > COMPACT_MAX ? `${text.slice(0, COMPACT_MAX - 2)}…}` : text;
+}
+
+/** One of the person's MCP tools on one line: name, a short description, the compact arguments. */
+export function describeExternalTool(tool: ToolInfo, lang: PromptLanguage): string {
+  const description = oneLineText(tool.description, 120);
+  const args = lang === 'en' ? `arguments ${compactArguments(tool.inputSchema, lang)}` : `参数 ${compactArguments(tool.inputSchema, lang)}`;
+  return `- \`${oneLineText(tool.name, 80)}\`${description === '' ? '' : ` — ${description}`} (${args})`;
+}
+
+const SERVER_HEADING = {
+  en: (server: string) => `Tools of my own MCP server "${server}" (called like the others, by their full name \`${server}.<tool>\`):`,
+  zh: (server: string) => `我自己的 MCP 服务器“${server}”提供的工具（和其他工具一样调用，名称为完整的 \`${server}.<工具名>\`）：`,
+} as const;
+
+/**
+ * chatbridge's own tools in full (every argument on its line), then the tools of each of the person's MCP servers,
+ * one compact line each under the server's name.
+ */
 export function describeToolList(tools: readonly ToolInfo[], lang: PromptLanguage): string {
-  return tools.map((tool) => describeTool(tool, lang)).join('\n');
+  const own = tools.filter((tool) => tool.server === undefined);
+  const servers = new Map<string, ToolInfo[]>();
+  for (const tool of tools) if (tool.server !== undefined) servers.set(tool.server, [...(servers.get(tool.server) ?? []), tool]);
+  return [
+    ...own.map((tool) => describeTool(tool, lang)),
+    ...[...servers].map(([server, list]) => [SERVER_HEADING[lang](oneLineText(server, 60)), ...list.map((tool) => describeExternalTool(tool, lang))].join('\n')),
+  ].join('\n');
 }

@@ -13,6 +13,8 @@ export interface ToolInfo {
   description: string;
   risk?: string;
   inputSchema: Record<string, unknown>;
+  /** the person's MCP server the tool comes from (named `<server>.<tool>`); absent for chatbridge's own tools */
+  server?: string;
 }
 
 export interface PromptOptions {

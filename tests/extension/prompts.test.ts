@@ -202,6 +202,42 @@ describe('popup: the Prompts section', () => {
     expect(byId(view.element, 'prompt-tools').textContent).toBe(`${t('prompts.toolsBuiltIn')} (${builtIn.length})`);
   });
 
+  it("lists the person's MCP servers with a switch each; off leaves that server's tools out, and is remembered", async () => {
+    const external: ToolInfo[] = [
+      { name: 'git.status', server: 'git', description: 'Working tree status.', inputSchema: { type: 'object', properties: { repo_path: { type: 'string' } }, required: ['repo_path'] } },
+      { name: 'memory.read_graph', server: 'memory', description: 'Reads the graph.', inputSchema: { type: 'object', properties: {} } },
+    ];
+    const saved: string[][] = [];
+    const view = promptsView(
+      deps({
+        loadTools: async () => ({ tools: [...listTools(), ...external], live: true }),
+        serversOff: { load: async () => ['memory'], save: async (servers) => void saved.push(servers) },
+      }),
+    );
+    document.body.append(view.element);
+    await view.ready;
+    const preview = byId<HTMLTextAreaElement>(view.element, 'prompt-preview');
+    const git = view.element.querySelector<HTMLInputElement>('[data-prompt-server="git"]')!;
+    const memory = view.element.querySelector<HTMLInputElement>('[data-prompt-server="memory"]')!;
+    expect(byId(view.element, 'prompt-servers').hidden).toBe(false);
+    expect(git.checked).toBe(true);
+    expect(memory.checked).toBe(false);
+    expect(git.closest('label')!.textContent).toBe('git (1 tools)');
+    expect(preview.value).toBe(buildPrompt({ protocol: 'mcp-request', lang: 'en', tools: [...listTools(), external[0]!] }));
+    expect(preview.value).toContain('- `git.status` — Working tree status. (arguments {repo_path: string})');
+    git.click();
+    expect(preview.value).toBe(buildPrompt({ protocol: 'mcp-request', lang: 'en', tools: listTools() }));
+    memory.click();
+    expect(preview.value).toContain('memory.read_graph');
+    expect(saved).toEqual([['memory', 'git'], ['git']]);
+  });
+
+  it('without MCP servers there is no server list', async () => {
+    const view = promptsView(deps());
+    await view.ready;
+    expect(byId(view.element, 'prompt-servers').hidden).toBe(true);
+  });
+
   it('a prompt that cannot be built disables Insert and Copy and names the reason', async () => {
     const view = promptsView(deps({ loadTools: async () => ({ tools: [], live: true }) }));
     await view.ready;

@@ -1,0 +1,419 @@
+import { render } from 'preact';
+import { act } from 'preact/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Approval, AuditItem, JournalItem, ProgramItem } from '../../extension/companion/api-types';
+import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } from '../../extension/messaging';
+import { ApprovalCard } from '../../extension/ui/approval-card';
+import { createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
+import { PopupView, type PopupDeps } from '../../extension/ui/popup';
+import { approvalFromHash, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
+import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
+import { useLocale } from './i18n-fake';
+
+// ------------------------------------------------------------------------------------------------ fixtures
+
+const DIFF = '--- /w/a.txt\n+++ /w/a.txt\n@@ -1,1 +1,1 @@\n-old line\n+<img src=x onerror="alert(1)"> new line\n';
+
+function approval(over: Partial<Approval> = {}): Approval {
+  return {
+    id: 'confirm-1',
+    runId: 'run-1',
+    site: 'chatgpt',
+    conversationId: 'c-1',
+    tool: 'fs.write',
+    risk: 'write',
+    argsHash: 'a'.repeat(64),
+    preview: { title: 'Overwrite /w/a.txt', paths: ['/w/a.txt'], diff: DIFF },
+    createdAt: '2026-11-23T10:00:00.000Z',
+    expiresAt: '2026-11-23T10:05:00.000Z',
+    state: 'pending',
+    ...over,
+  };
+}
+
+const EXEC = approval({ id: 'confirm-2', tool: 'shell.exec', risk: 'exec', preview: { title: 'Run npm test', paths: [], command: 'npm test', cwd: '/w/app' } });
+
+const PROGRAM: ProgramItem = {
+  id: 'p-1',
+  name: 'dev',
+  command: 'npm run dev',
+  cwd: '/w',
+  origin: { runId: 'run-3', site: 'deepseek', conversationId: 'c-2' },
+  status: 'running',
+  startedAt: '2026-11-23T10:00:00.000Z',
+};
+
+const RUN: RecentRun = {
+  runId: 'run-1',
+  status: 'done',
+  kind: 'mcp-request',
+  site: 'chatgpt',
+  conversationId: 'c-1',
+  at: Date.parse('2026-11-23T10:00:00.000Z'),
+  preview: '```mcp-request …',
+  url: 'https://chatgpt.com/c/c-1',
+  messageKey: 'm-1',
+  result: 'WRITE_SUCCESS',
+  endedAt: Date.parse('2026-11-23T10:00:01.500Z'),
+};
+
+const JOURNAL: JournalItem = {
+  id: 'j-1',
+  time: '2026-11-23T10:00:01.000Z',
+  label: 'fs.write /w/a.txt',
+  origin: { runId: 'run-1', site: 'chatgpt', conversationId: 'c-1' },
+  paths: ['/w/a.txt'],
+  state: 'applied',
+};
+
+function audit(over: Partial<AuditItem>): AuditItem {
+  return {
+    time: '2026-11-23T10:00:01.000Z',
+    auditId: 'a-1',
+    runId: 'run-1',
+    site: 'chatgpt',
+    conversationId: 'c-1',
+    kind: 'mcp-request',
+    tool: 'fs.write',
+    paths: ['/w/a.txt'],
+    commands: [],
+    decision: 'approve',
+    outcome: 'ok',
+    durationMs: 1500,
+    ...over,
+  };
+}
+
+const CONNECTED: ConnectionInfo = { state: 'connected', companionUrl: 'http://127.0.0.1:17890' };
+
+function state(over: Partial<LiveState> = {}): LiveState {
+  return { connection: CONNECTED, approvals: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: true, error: '', ...over };
+}
+
+/** A click as a person's: happy-dom marks no event trusted, so the flag is set the way the browser would. */
+function trustedClick(el: Element): void {
+  const event = new MouseEvent('click', { bubbles: true, cancelable: true });
+  Object.defineProperty(event, 'isTrusted', { value: true });
+  el.dispatchEvent(event);
+}
+
+/** Waits (re-rendering) until `selector` is in `root`: the diff renderer is loaded on first use. */
+async function shown(root: Element, selector: string): Promise<Element> {
+  for (let i = 0; i < 200; i += 1) {
+    const found = root.querySelector(selector);
+    if (found) return found;
+    await act(async () => await new Promise((resolve) => setTimeout(resolve, 10)));
+  }
+  throw new Error(`${selector} never appeared`);
+}
+
+function mount(node: preact.ComponentChild): HTMLElement {
+  const root = document.body.appendChild(document.createElement('div'));
+  act(() => render(node, root));
+  return root;
+}
+
+afterEach(() => {
+  for (const child of [...document.body.children]) {
+    render(null, child);
+    child.remove();
+  }
+});
+
+// ------------------------------------------------------------------------------------------------ approval card
+
+describe('approval card', () => {
+  it('draws the diff with diff2html, the file content as text, and decides only on a trusted click', async () => {
+    const decisions: string[] = [];
+    const root = mount(<ApprovalCard approval={approval()} onDecide={(d) => decisions.push(d)} />);
+    const card = root.querySelector('[data-approval="confirm-1"]')!;
+    // plain text first, then diff2html once it is loaded
+    expect(card.querySelector('[data-diff="plain"]')?.textContent).toBe(DIFF);
+    await shown(card, '.d2h-ins');
+    const text = (selector: string): string => [...card.querySelectorAll(selector)].map((el) => el.textContent).join('');
+    expect(text('.d2h-ins')).toContain('<img src=x onerror="alert(1)"> new line');
+    expect(text('.d2h-del')).toContain('old line');
+    expect(card.querySelector('img')).toBeNull();
+    (card.querySelector('[data-decision="approve"]') as HTMLButtonElement).click();
+    expect(decisions).toEqual([]);
+    for (const decision of ['approve', 'approve-conversation', 'deny']) trustedClick(card.querySelector(`[data-decision="${decision}"]`)!);
+    expect(decisions).toEqual(['approve', 'approve-conversation', 'deny']);
+  });
+
+  it('shows the command and its working directory for exec, and every action of a plan with its class', () => {
+    const plan = approval({
+      id: 'confirm-3',
+      tool: 'autocoder',
+      preview: {
+        title: 'plan',
+        paths: [],
+        actions: [
+          { risk: 'write', label: 'create_file a.txt', decision: 'confirm' },
+          { risk: 'exec', label: 'run tests: npm test', decision: 'confirm' },
+        ],
+      },
+    });
+    const root = mount(
+      <>
+        <ApprovalCard approval={EXEC} onDecide={() => undefined} />
+        <ApprovalCard approval={plan} onDecide={() => undefined} />
+      </>,
+    );
+    const exec = root.querySelector('[data-approval="confirm-2"] [data-command]')!;
+    expect(exec.textContent).toContain('$ npm test');
+    expect(exec.textContent).toContain('/w/app');
+    expect([...root.querySelectorAll('[data-approval="confirm-3"] [data-actions] li')].map((li) => li.textContent)).toEqual([
+      'write create_file a.txt',
+      'exec run tests: npm test',
+    ]);
+  });
+
+  it('every button has a name, in Chinese too', () => {
+    useLocale('zh_CN');
+    const root = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} />);
+    expect([...root.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['批准', '本对话内都批准', '拒绝']);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ side panel
+
+describe('side panel', () => {
+  const calls: string[] = [];
+  const actions: PanelActions = {
+    decide: (a, d) => calls.push(`decide ${a.id} ${d}`),
+    undo: (id) => calls.push(`undo ${id}`),
+    stopProgram: (id) => calls.push(`stop ${id}`),
+  };
+
+  it('before the first answer: every section is there, holding its place', () => {
+    const root = mount(<SidePanelView state={state({ loaded: false, connection: null })} actions={actions} />);
+    expect(root.querySelector('#connection')!.getAttribute('data-state')).toBe('connecting');
+    for (const id of ['approvals', 'programs', 'runs', 'changes', 'audit']) expect(root.querySelector(`#${id}`), id).not.toBeNull();
+    expect(root.querySelector('#approvals')!.textContent).toBe('…');
+  });
+
+  it('empty: says so in each section', () => {
+    const root = mount(<SidePanelView state={state()} actions={actions} />);
+    expect(root.querySelector('#approvals')!.textContent).toBe('Nothing waiting for you');
+    expect(root.querySelector('#programs')!.textContent).toBe('No programs running');
+    expect(root.querySelector('#runs')!.textContent).toBe('No runs yet');
+    expect(root.querySelector('#changes')!.textContent).toBe('No file changes yet');
+    expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 0 records');
+  });
+
+  it('full: approvals with diffs, a program with its live output and Stop, runs with tool, duration, link and Undo, the journal', async () => {
+    calls.length = 0;
+    const root = mount(
+      <SidePanelView
+        state={state({
+          approvals: [approval(), EXEC],
+          programs: [PROGRAM],
+          output: { 'p-1': 'listening on :5173\n' },
+          runs: [RUN, { ...RUN, runId: 'run-9', url: 'javascript:alert(1)', status: 'error', result: '' }],
+          journal: [JOURNAL, { ...JOURNAL, id: 'j-0', state: 'undone', origin: undefined }],
+          audit: [audit({})],
+        })}
+        actions={actions}
+        focusApproval="confirm-2"
+      />,
+    );
+    expect(root.querySelectorAll('#approvals [data-approval]').length).toBe(2);
+    expect(root.querySelector('[data-approval="confirm-2"]')!.classList.contains('focused')).toBe(true);
+    await shown(root, '[data-approval="confirm-1"] .d2h-ins');
+    expect(root.querySelector('[data-output="p-1"]')!.textContent).toBe('listening on :5173\n');
+    trustedClick(root.querySelector('[data-stop-program="p-1"]')!);
+    const run = root.querySelector('[data-run="run-1"]')!;
+    expect(run.getAttribute('data-status')).toBe('done');
+    expect(run.textContent).toContain('fs.write');
+    expect(run.textContent).toContain('1.5 s');
+    expect(run.querySelector('[data-run-link]')!.getAttribute('href')).toBe('https://chatgpt.com/c/c-1');
+    expect(run.querySelector('details pre')!.textContent).toBe('WRITE_SUCCESS');
+    // a run whose page address is not http(s) gets no link
+    expect(root.querySelector('[data-run="run-9"] [data-run-link]')).toBeNull();
+    trustedClick(run.querySelector('[data-undo-run="j-1"]')!);
+    expect((root.querySelector('[data-undo="j-0"]') as HTMLButtonElement).disabled).toBe(true);
+    trustedClick(root.querySelector('[data-undo="j-1"]')!);
+    trustedClick(root.querySelector('[data-approval="confirm-2"] [data-decision="deny"]')!);
+    expect(calls).toEqual(['stop p-1', 'undo j-1', 'undo j-1', 'decide confirm-2 deny']);
+  });
+
+  it('the audit log is searched by every word over every field', () => {
+    const records = [
+      audit({ auditId: 'a-1', tool: 'fs.write', paths: ['/w/notes.txt'] }),
+      audit({ auditId: 'a-2', tool: 'shell.exec', paths: [], commands: ['npm test'], outcome: 'TIMEOUT', site: 'deepseek' }),
+      audit({ auditId: 'a-3', tool: 'git.status', paths: [], decision: 'policy-deny', outcome: 'POLICY_BLOCKED' }),
+    ];
+    const root = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
+    const search = root.querySelector<HTMLInputElement>('#audit-search')!;
+    const shown = (): string[] => [...root.querySelectorAll('#audit [data-audit]')].map((el) => el.getAttribute('data-audit')!);
+    const type = (text: string): void => {
+      act(() => {
+        search.value = text;
+        search.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+    };
+    expect(shown()).toEqual(['a-1', 'a-2', 'a-3']);
+    type('npm');
+    expect(shown()).toEqual(['a-2']);
+    type('DEEPSEEK timeout');
+    expect(shown()).toEqual(['a-2']);
+    type('policy git');
+    expect(shown()).toEqual(['a-3']);
+    type('nothing-like-this');
+    expect(shown()).toEqual([]);
+    expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 3 records');
+  });
+
+  it('reads the approval to open on from its address, and nothing else', () => {
+    expect(approvalFromHash('#approval=confirm-0123abcd')).toBe('confirm-0123abcd');
+    expect(approvalFromHash('#approval=')).toBeUndefined();
+    expect(approvalFromHash('#approval=a"]*')).toBeUndefined();
+    expect(approvalFromHash('')).toBeUndefined();
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ popup
+
+describe('popup', () => {
+  function deps(over: Partial<PopupDeps> & { written?: string[] } = {}): PopupDeps {
+    const written = over.written ?? [];
+    const stored = new Map<string, SiteSettings>();
+    return {
+      sites: [
+        { key: 'chatgpt', title: 'ChatGPT' },
+        { key: 'chat.example.org', title: 'chat.example.org' },
+      ],
+      readSite: async (key) => stored.get(key) ?? defaultSiteSettings(key),
+      writeSite: async (key, name, value) => void written.push(`${key}.${name}=${String(value)}`),
+      companionUrl: 'http://127.0.0.1:17890',
+      ...over,
+    };
+  }
+  const live = { decide: async () => undefined, pair: async () => undefined, unpair: async () => undefined };
+
+  it('not paired: the guided pairing step with the code field; paired: no code field, Forget token folded', () => {
+    const pairs: string[] = [];
+    const unpaired = mount(
+      <PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={{ ...live, pair: async (c, u) => void pairs.push(`${c}@${u}`) }} />,
+    );
+    expect(unpaired.querySelector('#connection')!.getAttribute('data-state')).toBe('unpaired');
+    const code = unpaired.querySelector<HTMLInputElement>('#pair-code')!;
+    act(() => {
+      code.value = ' 123456 ';
+      code.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    act(() => trustedClick(unpaired.querySelector('#pair-button')!));
+    expect(pairs).toEqual([' 123456 @http://127.0.0.1:17890']);
+    expect(unpaired.querySelector('details #companion-url')).not.toBeNull();
+    expect(unpaired.querySelector('#unpair-button')).toBeNull();
+
+    const paired = mount(<PopupView state={state()} deps={deps()} live={live} />);
+    expect(paired.querySelector('#pair-code')).toBeNull();
+    expect(paired.querySelector('details #unpair-button')).not.toBeNull();
+    expect(paired.querySelector('#error')!.textContent).toBe('');
+  });
+
+  it('site cards: switches disabled until the settings are read, then they write what the person sets', async () => {
+    const written: string[] = [];
+    const root = mount(<PopupView state={state()} deps={deps({ written })} live={live} />);
+    const enabled = (): HTMLInputElement => root.querySelector('[data-setting="chatgpt.enabled"]')!;
+    expect(root.querySelectorAll('fieldset[data-site]').length).toBe(2);
+    expect(enabled().disabled).toBe(true);
+    await act(async () => await new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(enabled().disabled).toBe(false);
+    expect(enabled().checked).toBe(true);
+    expect(root.querySelector<HTMLInputElement>('[data-setting="chat.example.org.enabled"]')!.checked).toBe(false);
+    const autoRun = root.querySelector<HTMLInputElement>('[data-setting="chatgpt.autoRun"]')!;
+    expect(autoRun.getAttribute('role')).toBe('switch');
+    act(() => autoRun.click());
+    const wait = root.querySelector<HTMLInputElement>('[data-setting="chatgpt.approvalWaitMs"]')!;
+    expect(wait.closest('details')).not.toBeNull();
+    act(() => {
+      wait.value = '30';
+      wait.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    act(() => {
+      wait.value = '99999';
+      wait.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    expect(written).toEqual(['chatgpt.autoRun=true', 'chatgpt.approvalWaitMs=30000']);
+  });
+
+  it('approvals waiting: the count on the side panel button and compact cards (diff folded)', async () => {
+    const opened: string[] = [];
+    const root = mount(<PopupView state={state({ approvals: [approval()] })} deps={deps({ openSidePanel: () => opened.push('panel') })} live={live} />);
+    const button = root.querySelector('#open-sidepanel')!;
+    expect(button.querySelector('.count')!.textContent).toBe('1');
+    trustedClick(button);
+    expect(opened).toEqual(['panel']);
+    await shown(root, '#approvals [data-approval="confirm-1"] details .d2h-ins');
+  });
+
+  it('the enable-here button asks for the host and goes away once granted', async () => {
+    const asked: string[] = [];
+    const root = mount(
+      <PopupView state={state()} deps={deps({ enableHere: { host: 'chat.example.net', enable: async () => (asked.push('asked'), true) } })} live={live} />,
+    );
+    expect(root.querySelector('#enable-here')!.textContent).toContain('chat.example.net');
+    await act(async () => trustedClick(root.querySelector('#enable-here')!));
+    expect(asked).toEqual(['asked']);
+    expect(root.querySelector('#enable-here')).toBeNull();
+  });
+
+  it('Chinese when the browser is Chinese', () => {
+    useLocale('zh_CN');
+    const root = mount(<PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={live} />);
+    expect(root.querySelector('#pair-button')!.textContent).toBe('配对');
+    expect(root.querySelector('#connection')!.textContent).toBe('chatbridge 未配对');
+  });
+});
+
+// ------------------------------------------------------------------------------------------------ live data
+
+describe('live data for the popup and side panel', () => {
+  function fakeSource(answers: Partial<{ [T in RequestType]: RequestMap[T]['response'] }>): LiveSource & { push(p: PagePush): void; asked: string[] } {
+    let listener: ((push: PagePush) => void) | null = null;
+    const asked: string[] = [];
+    return {
+      asked,
+      async ask(type) {
+        asked.push(type);
+        if (!(type in answers)) throw new Error(`${type}: companion not reachable`);
+        return answers[type] as never;
+      },
+      connect(onPush) {
+        listener = onPush;
+        return () => (listener = null);
+      },
+      push: (p) => listener?.(p),
+    };
+  }
+
+  it('loads what the view asked for, appends live output, refreshes on an approval event', async () => {
+    const source = fakeSource({ connection: CONNECTED, approvals: [approval(), approval({ id: 'done', state: 'approved' })], programs: [PROGRAM] });
+    const live = createLive(source, ['approvals', 'programs'], { refreshMs: 60_000 });
+    await live.refresh();
+    expect(live.get().approvals.map((a) => a.id)).toEqual(['confirm-1']);
+    expect(live.get().programs.map((p) => p.id)).toEqual(['p-1']);
+    expect(source.asked).not.toContain('audit');
+    source.push({ type: 'event', event: { type: 'program-output', programId: 'p-1', name: 'dev', stream: 'stdout', chunk: 'one\n', offset: 0 } });
+    source.push({ type: 'event', event: { type: 'output-dropped', programId: 'p-1', name: 'dev', stream: 'stdout', offset: 4, dropped: 100 } });
+    source.push({ type: 'event', event: { type: 'program-output', programId: 'p-1', name: 'dev', stream: 'stdout', chunk: 'two\n', offset: 104 } });
+    expect(live.get().output['p-1']).toBe('one\n\n[… 100 bytes not shown …]\ntwo\n');
+    const before = source.asked.filter((type) => type === 'approvals').length;
+    source.push({ type: 'event', event: { type: 'approval', change: 'decided', approval: approval({ state: 'approved' }) } });
+    await live.refresh();
+    expect(source.asked.filter((type) => type === 'approvals').length).toBeGreaterThan(before);
+    live.close();
+  });
+
+  it("an action's error is shown and the lists stay when the companion goes away", async () => {
+    const source = fakeSource({ connection: CONNECTED, approvals: [approval()] });
+    const live = createLive(source, ['approvals'], { refreshMs: 60_000 });
+    await live.refresh();
+    await live.undo('j-404');
+    expect(live.get().error).toBe('undo: companion not reachable');
+    expect(live.get().approvals.length).toBe(1);
+    live.close();
+  });
+});
