@@ -6,16 +6,21 @@ export default defineConfig({
   outDir: 'dist',
   imports: false,
   modules: ['@wxt-dev/webextension-polyfill', '@wxt-dev/i18n/module'],
-  manifest: {
+  manifest: ({ manifestVersion }) => ({
     name: 'chatbridge',
     description: '__MSG_app_summary__',
     default_locale: 'en',
     permissions: ['storage', 'alarms', 'scripting', 'activeTab'],
     host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
-    // Other chat sites are enabled one host at a time from the popup (generic adapter).
-    optional_host_permissions: ['https://*/*', 'http://*/*'],
+    // Every chat site but ChatGPT and DeepSeek, and any other host, is enabled one at a time from the popup, which asks
+    // for that host's permission then (site-access.ts). Manifest V2 (Firefox) has no optional_host_permissions: there
+    // the same patterns are optional_permissions.
+    ...(manifestVersion === 2
+      ? { optional_permissions: ['https://*/*', 'http://*/*'] }
+      : { optional_host_permissions: ['https://*/*', 'http://*/*'] }),
     // The toolbar button uses the same icon as the extension (public/icon/, rendered from extension/assets/icon.svg).
     action: { default_icon: { 16: 'icon/16.png', 32: 'icon/32.png', 48: 'icon/48.png', 128: 'icon/128.png' } },
-    browser_specific_settings: { gecko: { id: 'chatbridge@local' } },
-  },
+    // Firefox asks add-ons to declare what they collect: nothing leaves the machine but for the local companion.
+    browser_specific_settings: { gecko: { id: 'chatbridge@local', data_collection_permissions: { required: ['none'] } } },
+  }),
 });
