@@ -21,6 +21,7 @@ import { toolCallOf } from '../../shared/tools/promptx-tool';
 import { callTool, errorOutcome, type ToolHandlers } from './tool-call';
 import { listAllTools } from './tool-list';
 import { refusedOnlyForExternalTool } from '../mcp-servers/external-blocks';
+import { functionCallsRun } from './function-calls-job';
 
 /** The plan executors (companion/plans); injected so the pipeline can be built and tested on its own. */
 export interface PlanRunners {
@@ -199,6 +200,12 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
           }
         },
       };
+    }
+    case 'function-calls': {
+      // one block, its calls in order; tool names are resolved by the companion, not the parser
+      const block = blocks.length === 1 ? blocks[0] : undefined;
+      const run = functionCallsRun(blocks, deps, () => blockProblem(kind, blocks, block));
+      return { ...base, pendingText: run.pendingText, execute: run.execute };
     }
   }
 }

@@ -42,6 +42,7 @@ const PROTOCOL_LABELS: Record<BlockKind, string> = {
   'flycode-call': 'flycode-call',
   autocoder: 'auto_coder (#####--)',
   axon: 'Axon (~~~~~act)',
+  'function-calls': '<function_calls> (XML)',
 };
 
 const LANGUAGE_LABELS: Record<PromptLanguage, string> = { zh: '中文', en: 'English' };

@@ -3,6 +3,7 @@ import { BLOCK_KINDS, type BlockKind } from '../protocols/types';
 import { autocoderPrompt } from './autocoder';
 import { axonPrompt } from './axon';
 import { flycodeCallPrompt } from './flycode-call';
+import { functionCallsPrompt } from './function-calls';
 import { mcpRequestPrompt } from './mcp-request';
 import { PROMPT_LANGUAGES, type PromptInput, type PromptOptions, type ToolInfo } from './types';
 
@@ -20,6 +21,7 @@ export const PROMPT_WRITERS: Record<BlockKind, (input: PromptInput) => string> =
   'flycode-call': flycodeCallPrompt,
   autocoder: autocoderPrompt,
   axon: axonPrompt,
+  'function-calls': functionCallsPrompt,
 };
 
 function describe(value: unknown): string {
@@ -77,7 +79,7 @@ export function buildPrompt(options: PromptOptions): string {
     root = workspaceRoot.trim();
   }
   const kind = protocol as BlockKind;
-  if ((kind === 'mcp-request' || kind === 'flycode-call') && checked.length === 0) {
+  if ((kind === 'mcp-request' || kind === 'flycode-call' || kind === 'function-calls') && checked.length === 0) {
     throw new ToolError('INVALID_INPUT', `the ${kind} prompt needs the tool list, got no tools; is the companion connected?`);
   }
   return PROMPT_WRITERS[kind]({ lang: lang as PromptInput['lang'], tools: checked, workspaceRoot: root });

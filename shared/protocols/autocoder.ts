@@ -1,5 +1,5 @@
 import type { Block } from './types';
-import type { Fence } from './markdown';
+import { fenceLocator } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock, type NotReadReason } from './define-protocol';
 import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, describeValue, isPlainObject } from './describe-value';
@@ -130,16 +130,6 @@ function reads(reading: Reading): boolean {
   if (!parsed.ok) return false;
   if (opener.strength === 'strong') return true;
   return isPlainObject(parsed.value) && (parsed.value.type !== undefined || isExecutorMessage(parsed.value));
-}
-
-/** Whether the candidate lies inside one fenced code block; asked with increasing `start`. */
-function fenceLocator(fences: readonly Fence[]): (start: number, end: number) => boolean {
-  let i = 0;
-  return (start, end) => {
-    while (i < fences.length && (fences[i] as Fence).contentEnd <= start) i++;
-    const fence = fences[i];
-    return fence !== undefined && fence.contentStart <= start && end <= fence.contentEnd;
-  };
 }
 
 const OVER_BUDGET = Symbol('over budget');

@@ -5,6 +5,7 @@ import { mcpRequest } from './mcp-request';
 import { flycodeCall } from './flycode-call';
 import { autocoder } from './autocoder';
 import { axon } from './axon';
+import { functionCalls } from './function-calls';
 
 export type {
   Block,
@@ -13,6 +14,8 @@ export type {
   FlycodeCallPayload,
   AutocoderPlan,
   AxonPayload,
+  FunctionCall,
+  FunctionCallsPayload,
 } from './types';
 export { BLOCK_KINDS } from './types';
 export { blockKey, hashText, normalizeRaw } from './key';
@@ -28,7 +31,7 @@ export { scanFences } from './markdown';
 export type { Fence } from './markdown';
 
 /** The block protocols, one module each (DESIGN §3). Adding one is a new file and a line here. */
-export const PROTOCOLS: readonly Protocol[] = [mcpRequest, flycodeCall, autocoder, axon];
+export const PROTOCOLS: readonly Protocol[] = [mcpRequest, flycodeCall, autocoder, axon, functionCalls];
 
 /** Every protocol's hints together: no block without a fence carrying one of `labels` or one of `markers` in the text. */
 export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly string[] } = {

@@ -173,3 +173,13 @@ function makeFence(
     closed,
   };
 }
+
+/** Whether a span lies inside one fenced code block's content; asked with increasing `start`. */
+export function fenceLocator(fences: readonly Fence[]): (start: number, end: number) => boolean {
+  let i = 0;
+  return (start, end) => {
+    while (i < fences.length && (fences[i] as Fence).contentEnd <= start) i++;
+    const fence = fences[i];
+    return fence !== undefined && fence.contentStart <= start && end <= fence.contentEnd;
+  };
+}

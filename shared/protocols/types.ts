@@ -1,5 +1,5 @@
-/** The four kinds of tool block chatbridge understands (DESIGN §3). */
-export const BLOCK_KINDS = ['mcp-request', 'flycode-call', 'autocoder', 'axon'] as const;
+/** The five kinds of tool block chatbridge understands (DESIGN §3). */
+export const BLOCK_KINDS = ['mcp-request', 'flycode-call', 'autocoder', 'axon', 'function-calls'] as const;
 export type BlockKind = (typeof BLOCK_KINDS)[number];
 
 /**
@@ -67,4 +67,22 @@ export interface AutocoderPlan {
 /** Axon payload: one statement per block (an `act` block and its positional parameter blocks). */
 export interface AxonPayload {
   acts: Array<{ act: string; args: string[] }>;
+}
+
+/** One call of a `<function_calls>` block: the tool's name and its arguments as written. */
+export interface FunctionCall {
+  name: string;
+  /** `call_id` as written (the answer repeats it); absent when the call has none */
+  callId?: string;
+  /**
+   * XML form: every value is the parameter's text (the companion reads it against the tool's schema);
+   * JSON-lines form: the values as parsed.
+   */
+  arguments: Record<string, unknown>;
+}
+
+/** function-calls payload: the calls of one block, in order. */
+export interface FunctionCallsPayload {
+  form: 'xml' | 'jsonl';
+  calls: FunctionCall[];
 }

@@ -27,3 +27,4 @@ export {
   type RuntimeFeedback,
 } from './autocoder';
 export { formatAxonResult, type AxonActReport, type AxonResultInput } from './axon';
+export { formatFunctionResult, formatFunctionResults, type FunctionResultInput } from './function-result';

@@ -1,4 +1,4 @@
-import { marked } from 'marked';
+import { Marked } from 'marked';
 import { chatgpt, deepseek } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 
@@ -21,9 +21,22 @@ export const SITE_OF: Record<Layout, Site> = {
 /** A block that must never be read: it sits in the reasoning / outside the answer. */
 export const REASONING_DECOY = '```mcp-request\n{"jsonrpc":"2.0","id":"decoy","method":"tools/call","params":{"name":"fs.rm","arguments":{"path":"/"}}}\n```';
 
+/**
+ * marked, as the sites use markdown: HTML a model writes is shown as text, never rendered (`<function_calls>` XML
+ * in prose reaches the page as paragraph text), a block of it as a paragraph.
+ */
+const siteMarked = new Marked({
+  renderer: {
+    html({ text, block }) {
+      const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      return block ? `<p>${escaped.trimEnd()}</p>\n` : escaped;
+    },
+  },
+});
+
 export function renderLikeSite(markdown: string, layout: Layout, doc: Document = document): { message: Element; root: HTMLElement } {
   const answer = doc.createElement('div');
-  answer.innerHTML = marked.parse(markdown, { async: false });
+  answer.innerHTML = siteMarked.parse(markdown, { async: false });
   for (const code of Array.from(answer.querySelectorAll('pre > code'))) {
     const pre = code.parentElement!;
     const language = code.className.match(/language-(\S+)/)?.[1] ?? '';
@@ -39,7 +52,7 @@ export function renderLikeSite(markdown: string, layout: Layout, doc: Document =
     const message = el(doc, 'div', { class: 'ds-message _63c77b1' });
     const think = el(doc, 'div', { class: 'ds-think-content e1675d8b' });
     const thinkMd = el(doc, 'div', { class: 'ds-markdown' });
-    thinkMd.innerHTML = marked.parse(REASONING_DECOY, { async: false });
+    thinkMd.innerHTML = siteMarked.parse(REASONING_DECOY, { async: false });
     think.append(thinkMd);
     message.append(think, answer);
     const userRow = el(doc, 'div', { class: 'ds-message _63c77b1' });
@@ -58,7 +71,7 @@ export function renderLikeSite(markdown: string, layout: Layout, doc: Document =
   const turn = el(doc, turnTag, { 'data-testid': 'conversation-turn-2', 'data-turn': 'assistant', 'data-turn-id': 'turn-2' });
   const heading = el(doc, layout === 'chatgpt-codemirror' ? 'h4' : 'h6', { class: 'sr-only' }, 'ChatGPT said:');
   const reasoning = el(doc, 'div', { 'data-testid': 'reasoning-summary' });
-  reasoning.innerHTML = marked.parse(REASONING_DECOY, { async: false });
+  reasoning.innerHTML = siteMarked.parse(REASONING_DECOY, { async: false });
   turn.append(heading, reasoning, message);
   const userTurn = el(doc, turnTag, { 'data-testid': 'conversation-turn-1', 'data-turn': 'user' });
   const userMessage = el(doc, 'div', { 'data-message-author-role': 'user', 'data-message-id': 'u-1' });

@@ -53,6 +53,17 @@ export const MARKER_PIECES = [
   '"type":"operate"',
   'write_file',
   'replace',
+  '<function_calls>',
+  '</function_calls>',
+  '<invoke name="fs.read" call_id="1">',
+  '<invoke',
+  '</invoke>',
+  '<parameter name="path">',
+  '</parameter>',
+  '{"type": "function_call_start", "name": "fs.ls", "call_id": 1}',
+  '{"type": "parameter", "key": "path", "value": "/"}',
+  '{"type": "function_call_end", "call_id": 1}',
+  '"function_call_start"',
   'null',
   'true',
   '1',
@@ -205,6 +216,35 @@ const axonStatement = fc
     return `${fence}act${br}${act}${br}${fence}${br}${parameters.join('')}${ended ? `${fence}end${br}${fence}${br}` : ''}`;
   });
 
+const functionCallsXml = fc
+  .tuple(
+    fc.array(
+      fc.tuple(fc.constantFrom('fs.read', 'everything.echo', '', 'a"b'), fc.array(fc.tuple(fc.constantFrom('path', 'message', ''), payloadText), { maxLength: 3 }), fc.boolean()),
+      { maxLength: 3 },
+    ),
+    eol,
+    fc.boolean(),
+  )
+  .map(([invokes, br, closed]) => {
+    const calls = invokes.map(([name, params, invokeClosed], index) => {
+      const parameters = params.map(([key, value]) => `<parameter name="${key}">${value}</parameter>${br}`).join('');
+      return `<invoke name="${name}" call_id="${index + 1}">${br}${parameters}${invokeClosed ? `</invoke>${br}` : ''}`;
+    });
+    return `<function_calls>${br}${calls.join('')}${closed ? '</function_calls>' : ''}`;
+  });
+
+const functionCallsJsonl = fc
+  .tuple(fc.array(fc.tuple(fc.constantFrom('path', 'message'), fc.jsonValue()), { maxLength: 3 }), eol, fc.boolean(), fc.boolean())
+  .map(([params, br, ended, fenced]) => {
+    const lines = [
+      JSON.stringify({ type: 'function_call_start', name: 'fs.ls', call_id: 1 }),
+      ...params.map(([key, value]) => JSON.stringify({ type: 'parameter', key, value })),
+      ...(ended ? [JSON.stringify({ type: 'function_call_end', call_id: 1 })] : []),
+    ];
+    const body = lines.join(br) + br;
+    return fenced ? `\`\`\`jsonl${br}${body}\`\`\`` : body;
+  });
+
 /** A reply: prose and whole blocks of every kind, some closed, some cut, some with damaged JSON. */
 export function blockText(): fc.Arbitrary<string> {
   const part = fc.oneof(
@@ -213,6 +253,8 @@ export function blockText(): fc.Arbitrary<string> {
     { weight: 1, arbitrary: flycodeBlock },
     { weight: 1, arbitrary: autocoderBlock },
     { weight: 1, arbitrary: axonStatement },
+    { weight: 1, arbitrary: functionCallsXml },
+    { weight: 1, arbitrary: functionCallsJsonl },
   );
   return fc.array(fc.tuple(part, fc.constantFrom('\n', '\n\n', '\r\n', ' ', '')), { maxLength: 6 }).map((parts) => parts.map(([text, gap]) => text + gap).join(''));
 }

@@ -66,6 +66,12 @@ const ADVERSARIAL_UNITS: Array<[string, string, string, string?]> = [
   ['act blocks with a parameter each', '', '```act\nwrite_file\n```\n```path\na\n```\n'],
   ['mcp-request fences closed by a shorter run', '', '````mcp-request\n{"jsonrpc":"2.0",\n```\n'],
   ['CRLF fences alternating with text', '', '```\r\nx\r\n```\r\n'],
+  ['<function_calls> openers without a closer', '', '<function_calls>\n<invoke name="a">\n'],
+  ['<function_calls> openers with one closer at the very end', '', '<function_calls><invoke name="a"><parameter name="p">x', '</function_calls>'],
+  ['<invoke and <parameter tags that never end', '<function_calls>\n', '<invoke <parameter ', '</function_calls>'],
+  ['many complete <function_calls> blocks', '', '<function_calls><invoke name="a"><parameter name="p">x</parameter></invoke></function_calls>\n'],
+  ['JSON-line calls that never end', '', '{"type": "function_call_start", "name": "a"}\n{"type": "parameter", "key": "p", "value": 1}\n'],
+  ['JSON-line calls inside an XML block', '<function_calls><invoke name="a"><parameter name="p">', '{"type": "function_call_start", "name": "a"}\n{"type": "function_call_end"}\n', '</parameter></invoke></function_calls>'],
 ];
 
 function growingBackticks(size: number): string {

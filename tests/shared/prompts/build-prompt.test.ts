@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FILE_ACTIONS, readAutocoderPlan } from '../../../companion/plans/autocoder-plan';
 import { listTools } from '../../../companion/runs/tool-list';
+import { readXmlArguments } from '../../../companion/runs/function-calls-job';
 import { ToolError } from '../../../shared/errors';
 import {
   AXON_ARITY,
@@ -13,6 +14,7 @@ import {
   type AxonPayload,
   type Block,
   type BlockKind,
+  type FunctionCallsPayload,
 } from '../../../shared/protocols';
 import {
   AUTOCODER_FILE_ACTIONS,
@@ -98,6 +100,17 @@ function expectRunnable(kind: BlockKind, block: Block, where: string): void {
       expect(read.type === 'invalid' ? read.problems : [], where).toEqual([]);
       break;
     }
+    case 'function-calls': {
+      // the companion reads each XML parameter against the tool's schema, then the catalogue checks the arguments
+      const { calls } = block.payload as FunctionCallsPayload;
+      for (const call of calls) {
+        const schema = TOOLS.find((tool) => tool.name === call.name)?.inputSchema;
+        expect(schema, `${where}: ${call.name} is a listed tool`).toBeDefined();
+        const args = validateToolArgs(call.name, readXmlArguments(call.arguments, schema));
+        expect(args.ok ? '' : args.message, where).toBe('');
+      }
+      break;
+    }
     case 'axon': {
       const { acts } = block.payload as AxonPayload;
       for (const { act, args } of acts) {
@@ -126,6 +139,7 @@ describe('every example in every prompt is a complete, valid block of its protoc
       // an auto_coder plan sits in a code block of its own so the page keeps it verbatim; the fence is all there is
       const outside = outsideBlocks(reply, blocks).trim();
       if (protocol === 'autocoder') expect(outside, `${heading}: nothing but the plan's code block`).toMatch(/^```text\n\n```$/);
+      else if (protocol === 'function-calls') expect(outside, `${heading}: nothing but the call's code block`).toMatch(/^```xml\n\n```$/);
       else expect(outside, `${heading}: nothing but blocks`).toBe('');
       for (const [index, block] of blocks.entries()) {
         expect(block.warnings, heading).toBeUndefined();
@@ -218,6 +232,7 @@ describe('hard rules, paths and results', () => {
     expect(buildPrompt({ protocol: 'flycode-call', lang, tools: TOOLS })).toContain('`flycode-call`');
     expect(buildPrompt({ protocol: 'autocoder', lang, tools: TOOLS })).toMatch(/`#####--`[\s\S]*`--#####`/);
     expect(buildPrompt({ protocol: 'axon', lang, tools: TOOLS })).toContain('`~~~~~`');
+    expect(buildPrompt({ protocol: 'function-calls', lang, tools: TOOLS })).toContain('`<function_calls>`');
   });
 
   it.each(PROMPT_LANGUAGES)('names the result block and the pending answer of each protocol (%s)', (lang) => {
@@ -226,6 +241,7 @@ describe('hard rules, paths and results', () => {
       'flycode-call': ['```flycode-result', '[pendingConfirmationId]', '(none)'],
       autocoder: ['"file_actions"', 'program_runtime_feedback', 'pendingConfirmationId'],
       axon: ['```axon-result', 'plan: applied', 'Pending confirmation'],
+      'function-calls': ['<function_result call_id=', 'status="error"', 'status="pending"'],
     };
     for (const protocol of BLOCK_KINDS) {
       const prompt = buildPrompt({ protocol, lang, tools: TOOLS });

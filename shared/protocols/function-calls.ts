@@ -1,0 +1,464 @@
+import type { Block, FunctionCall, FunctionCallsPayload } from './types';
+import { fenceLocator, type Fence } from './markdown';
+import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock } from './define-protocol';
+import { cut, describeValue, isPlainObject } from './describe-value';
+
+/**
+ * `<function_calls>` (issue 11 §7): the call format of the browser extensions that bridge web chats to MCP
+ * servers through a local proxy, accepted as it stands so prompts written for them work unchanged. Two forms:
+ *
+ * XML — anywhere in the reply, usually in a ```` ```xml ```` block:
+ *
+ *   <function_calls>
+ *   <invoke name="everything.echo" call_id="1">
+ *   <parameter name="message">hello</parameter>
+ *   </invoke>
+ *   </function_calls>
+ *
+ *   The text from a `<function_calls>` to the next `</function_calls>` is one block; it is complete once that closer
+ *   has arrived. A `<function_calls>` counts as an opener only when what follows it (after spaces) is `<invoke`, the
+ *   closer, or — mid-stream — the start of either or nothing yet; one in inline code (a backtick right before it) or
+ *   followed by prose is a mention. When several openers precede one closer, the last one opens the block (the
+ *   earlier ones were mentions or a call that never closed). An opener inside a closed code block pairs only with a
+ *   closer inside that block (the page ends the block there); without one, the block is incomplete up to the end
+ *   of that code block — mid-stream the page shows an unfinished code block as closed. Each `<invoke name="…">` up to its `</invoke>` is one
+ *   call; `call_id` is kept as written. Each `<parameter name="…">` up to the next `</parameter>` is one argument,
+ *   its value the text between (a value written on lines of its own — a line break right after the opening tag
+ *   and one right before the closing tag — loses those two line breaks; a value wrapped whole in `<![CDATA[…]]>` is unwrapped). Values stay strings here: the
+ *   companion reads each against the tool's input schema (a string where the schema wants one, else JSON), as
+ *   the format says ("string and scalar parameters as is, lists and objects as JSON").
+ *
+ * JSON lines — usually in a ```` ```jsonl ```` block, one object per line:
+ *
+ *   {"type": "function_call_start", "name": "everything.echo", "call_id": 1}
+ *   {"type": "description", "text": "…"}
+ *   {"type": "parameter", "key": "message", "value": "hello"}
+ *   {"type": "function_call_end", "call_id": 1}
+ *
+ *   A fenced code block (any label) holding `"function_call_start"` is one block, complete when the fence closes; every non-blank line must be such an object. Outside code blocks, each call from its start line
+ *   to its end line is a block, and lines broken off by prose (a line that is not a JSON object) are not a call. A line counts only once its line break has arrived (mid-stream, the last line may
+ *   still grow), so an unfenced call is complete when its end line is followed by a line break.
+ *
+ * Either form may hold several calls; they run in order and each gets its own `<function_result>` (results/
+ * function-result.ts). Tool names are not checked here: the companion resolves them — chatbridge's own tools, the
+ * person's `<server>.<tool>`, or a bare tool name that only one of their servers has (the name those extensions'
+ * prompts teach) — and answers NOT_FOUND with the real names otherwise.
+ *
+ * `unfenced`: outside a code block a page renders the XML as paragraph text (escaped, or as unknown tags) and may
+ * change it on the way, so such a block is never auto-run; a Run click still works.
+ */
+
+const OPEN = '<function_calls>';
+const CLOSE = '</function_calls>';
+const INVOKE_OPEN = '<invoke';
+const INVOKE_CLOSE = '</invoke>';
+const PARAMETER_OPEN = '<parameter';
+const PARAMETER_CLOSE = '</parameter>';
+const JSONL_START = 'function_call_start';
+const JSONL_START_QUOTED = `"${JSONL_START}"`;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/** Whether the `<function_calls>` at `at` opens a block (see above), reading only the text right around it. */
+function opensBlock(markdown: string, at: number): boolean {
+  if (at > 0 && markdown[at - 1] === '`') return false;
+  let next = at + OPEN.length;
+  while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
+  const rest = markdown.slice(next, next + CLOSE.length);
+  return [INVOKE_OPEN, CLOSE].some((tag) => (rest.length >= tag.length ? rest.startsWith(tag) : tag.startsWith(rest)));
+}
+
+/** The fenced code block whose content holds `at`, if any (fences are in order and do not overlap). */
+function fenceAt(fences: readonly Fence[], at: number): Fence | undefined {
+  let low = 0;
+  let high = fences.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const fence = fences[middle] as Fence;
+    if (at < fence.contentStart) high = middle - 1;
+    else if (at >= fence.contentEnd) low = middle + 1;
+    else return fence;
+  }
+  return undefined;
+}
+
+/**
+ * The closed code block that ends before the opener at `at` meets the closer at `close` (-1: none yet), if any: an
+ * opener inside a closed code block pairs only with a closer inside that block — the page ends the block there.
+ */
+function cutOffBy(fences: readonly Fence[], at: number, close: number): Fence | undefined {
+  const fence = fenceAt(fences, at);
+  if (fence === undefined || !fence.closed || (close !== -1 && close + CLOSE.length <= fence.contentEnd)) return undefined;
+  return fence;
+}
+
+/** The last opener after `after` that may pair with `close`; `after` itself when there is none. */
+function lastOpenerBefore(markdown: string, fences: readonly Fence[], after: number, close: number): number {
+  for (let at = markdown.lastIndexOf(OPEN, close - OPEN.length); at > after; at = markdown.lastIndexOf(OPEN, at - 1)) {
+    if (opensBlock(markdown, at) && cutOffBy(fences, at, close) === undefined) return at;
+  }
+  return after;
+}
+
+const ENTITIES: Record<string, string> = { '&quot;': '"', '&apos;': "'", '&lt;': '<', '&gt;': '>', '&amp;': '&' };
+
+/** `name="x" call_id='1'` → {name: 'x', call_id: '1'}; the five XML entities are decoded. */
+function readAttributes(text: string): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const match of text.matchAll(/([A-Za-z_][\w.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
+    const name = match[1] as string;
+    if (!(name in attributes)) attributes[name] = (match[2] ?? match[3] ?? '').replace(/&(?:quot|apos|lt|gt|amp);/g, (e) => ENTITIES[e] as string);
+  }
+  return attributes;
+}
+
+/** A parameter's text as the value: layout line breaks dropped, a whole-value CDATA section unwrapped. */
+function parameterValue(text: string): string {
+  const ownLines = /^\r?\n/.test(text) && /\n$/.test(text);
+  let value = ownLines ? text.replace(/^\r?\n/, '').replace(/\r?\n$/, '') : text;
+  const cdata = /^\s*<!\[CDATA\[([\s\S]*)\]\]>\s*$/.exec(value);
+  if (cdata) value = cdata[1] as string;
+  return value;
+}
+
+/**
+ * The tag `<name …>` starting at `at` (whose `<name` is known to be there): where its attributes are and where it
+ * ends; undefined when the name goes on (`<invoked`); 'unclosed' when no `>` follows — then no later tag can close
+ * either, and the caller stops (which keeps the reading linear).
+ */
+function readTag(text: string, at: number, name: string): { attributes: string; end: number; selfClosing: boolean } | 'unclosed' | undefined {
+  const after = at + name.length;
+  const next = text.charCodeAt(after);
+  if (!(isSpace(next) || next === 0x3e || next === 0x2f)) return undefined;
+  const close = text.indexOf('>', after);
+  if (close === -1) return 'unclosed';
+  const selfClosing = text[close - 1] === '/';
+  return { attributes: text.slice(after, selfClosing ? close - 1 : close), end: close + 1, selfClosing };
+}
+
+type CallsReading = { ok: true; calls: FunctionCall[] } | { ok: false; message: string };
+
+/** The calls between `<function_calls>` and `</function_calls>`. */
+function readXmlCalls(body: string): CallsReading {
+  const calls: FunctionCall[] = [];
+  let from = 0;
+  for (let at = body.indexOf(INVOKE_OPEN, from); at !== -1; at = body.indexOf(INVOKE_OPEN, from)) {
+    const tag = readTag(body, at, INVOKE_OPEN);
+    if (tag === 'unclosed') break;
+    if (tag === undefined) {
+      from = at + INVOKE_OPEN.length;
+      continue;
+    }
+    const number = calls.length + 1;
+    if (number > MAX_BLOCKS_PER_KIND) {
+      return { ok: false, message: `the <function_calls> block holds more than ${MAX_BLOCKS_PER_KIND} <invoke> calls; split them over several replies` };
+    }
+    const attributes = readAttributes(tag.attributes);
+    const name = (attributes.name ?? '').trim();
+    if (name === '') {
+      return { ok: false, message: `<invoke> number ${number} has no name; write <invoke name="tool name">` };
+    }
+    let end = tag.end;
+    let inner = '';
+    if (!tag.selfClosing) {
+      const close = body.indexOf(INVOKE_CLOSE, tag.end);
+      if (close === -1) return { ok: false, message: `<invoke name="${cut(name)}"> is not closed with </invoke> before </function_calls>` };
+      inner = body.slice(tag.end, close);
+      end = close + INVOKE_CLOSE.length;
+    }
+    const args = readXmlParameters(inner, name);
+    if (!args.ok) return args;
+    const call: FunctionCall = { name, arguments: args.arguments };
+    if (attributes.call_id !== undefined) call.callId = attributes.call_id;
+    calls.push(call);
+    from = end;
+  }
+  if (calls.length === 0) {
+    return { ok: false, message: 'the <function_calls> block holds no <invoke name="…"> call' };
+  }
+  return { ok: true, calls };
+}
+
+function readXmlParameters(inner: string, tool: string): { ok: true; arguments: Record<string, unknown> } | { ok: false; message: string } {
+  const args: Record<string, unknown> = {};
+  let from = 0;
+  for (let at = inner.indexOf(PARAMETER_OPEN, from); at !== -1; at = inner.indexOf(PARAMETER_OPEN, from)) {
+    const tag = readTag(inner, at, PARAMETER_OPEN);
+    if (tag === 'unclosed') break;
+    if (tag === undefined) {
+      from = at + PARAMETER_OPEN.length;
+      continue;
+    }
+    const name = readAttributes(tag.attributes).name ?? '';
+    if (name.trim() === '') return { ok: false, message: `a <parameter> of ${cut(tool)} has no name; write <parameter name="argument">value</parameter>` };
+    if (Object.hasOwn(args, name)) return { ok: false, message: `the parameter ${JSON.stringify(cut(name))} of ${cut(tool)} is given twice` };
+    if (tag.selfClosing) {
+      args[name] = '';
+      from = tag.end;
+      continue;
+    }
+    const close = inner.indexOf(PARAMETER_CLOSE, tag.end);
+    if (close === -1) return { ok: false, message: `<parameter name="${cut(name)}"> of ${cut(tool)} is not closed with </parameter>` };
+    args[name] = parameterValue(inner.slice(tag.end, close));
+    from = close + PARAMETER_CLOSE.length;
+  }
+  return { ok: true, arguments: args };
+}
+
+function xmlBlock(markdown: string, start: number, close: number): Block {
+  const end = close + CLOSE.length;
+  const block: Block = { kind: 'function-calls', complete: true, raw: markdown.slice(start, end), start, end };
+  const reading = readXmlCalls(markdown.slice(start + OPEN.length, close));
+  if (reading.ok) block.payload = { form: 'xml', calls: reading.calls } satisfies FunctionCallsPayload;
+  else block.error = reading.message;
+  return block;
+}
+
+/** The XML blocks of a message, in order (see above). */
+function findXml(markdown: string, fences: readonly Fence[]): Block[] {
+  const blocks: Block[] = [];
+  // the next closer after the current opener; openers only move forward, so each stretch is searched once
+  let close = -2;
+  for (let at = markdown.indexOf(OPEN); at !== -1; ) {
+    if (!opensBlock(markdown, at)) {
+      at = markdown.indexOf(OPEN, at + OPEN.length);
+      continue;
+    }
+    if (close !== -1 && close < at + OPEN.length) close = markdown.indexOf(CLOSE, at + OPEN.length);
+    const fence = cutOffBy(fences, at, close);
+    if (fence !== undefined) {
+      // never closed inside its code block: a call still being written (the page shows an unfinished code block
+      // as closed) or one that will not be; it ends with the block and never runs
+      blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at, fence.contentEnd), start: at, end: fence.contentEnd });
+      at = markdown.indexOf(OPEN, fence.contentEnd);
+      continue;
+    }
+    if (close === -1) {
+      blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at), start: at, end: markdown.length });
+      break;
+    }
+    blocks.push(xmlBlock(markdown, lastOpenerBefore(markdown, fences, at, close), close));
+    at = markdown.indexOf(OPEN, close + CLOSE.length);
+  }
+  return blocks;
+}
+
+// ------------------------------------------------------------------------------------------------ JSON lines
+
+interface Line {
+  start: number;
+  /** end of the text, before the line break */
+  end: number;
+  /** after the line break; -1 when the line has none yet (the end of the text) */
+  next: number;
+}
+
+function* linesOf(text: string, from: number, to: number): Generator<Line> {
+  let start = from;
+  while (start < to) {
+    const newline = text.indexOf('\n', start);
+    if (newline === -1 || newline >= to) {
+      yield { start, end: to, next: -1 };
+      return;
+    }
+    yield { start, end: newline > start && text.charCodeAt(newline - 1) === 0x0d ? newline - 1 : newline, next: newline + 1 };
+    start = newline + 1;
+  }
+}
+
+type JsonLine = { type: string; value: Record<string, unknown> } | undefined;
+
+/** A line as one JSON object with a string `type`; undefined for anything else. */
+function readJsonLine(text: string): JsonLine {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    return isPlainObject(value) && typeof value.type === 'string' ? { type: value.type, value } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Builds calls from JSON lines, one at a time; `problem` names the first line it cannot take. */
+class JsonlCalls {
+  readonly calls: FunctionCall[] = [];
+  private open: FunctionCall | undefined;
+  problem: string | undefined;
+
+  get inCall(): boolean {
+    return this.open !== undefined;
+  }
+
+  /** Takes one complete line; returns whether it ended a call. */
+  take(text: string, number: number): boolean {
+    if (this.problem !== undefined || text.trim() === '') return false;
+    const line = readJsonLine(text);
+    if (line === undefined) {
+      this.problem = `line ${number} is not a JSON object with a "type": ${JSON.stringify(cut(text.trim()))}`;
+      return false;
+    }
+    const { type, value } = line;
+    if (type === JSONL_START) {
+      if (this.open) {
+        this.problem = `line ${number} starts a call before the call to ${cut(this.open.name)} ended with {"type": "function_call_end"}`;
+        return false;
+      }
+      const name = typeof value.name === 'string' ? value.name.trim() : '';
+      if (name === '') {
+        this.problem = `line ${number}: function_call_start needs "name", the tool's name; got ${describeValue(value.name)}`;
+        return false;
+      }
+      if (this.calls.length === MAX_BLOCKS_PER_KIND) {
+        this.problem = `the block holds more than ${MAX_BLOCKS_PER_KIND} calls; split them over several replies`;
+        return false;
+      }
+      this.open = { name, arguments: {} };
+      if (typeof value.call_id === 'string' || typeof value.call_id === 'number') this.open.callId = String(value.call_id);
+      return false;
+    }
+    if (!this.open) {
+      this.problem = `line ${number} (${cut(type)}) comes before any {"type": "function_call_start"}`;
+      return false;
+    }
+    if (type === 'parameter') {
+      if (typeof value.key !== 'string' || value.key === '') {
+        this.problem = `line ${number}: a parameter needs "key", the argument's name; got ${describeValue(value.key)}`;
+        return false;
+      }
+      if (Object.hasOwn(this.open.arguments, value.key)) {
+        this.problem = `line ${number}: the parameter ${JSON.stringify(cut(value.key))} of ${cut(this.open.name)} is given twice`;
+        return false;
+      }
+      this.open.arguments[value.key] = value.value;
+      return false;
+    }
+    if (type === 'function_call_end') {
+      this.calls.push(this.open);
+      this.open = undefined;
+      return true;
+    }
+    if (type !== 'description') {
+      this.problem = `line ${number}: type ${describeValue(type)} is not one of function_call_start, description, parameter, function_call_end`;
+    }
+    return false;
+  }
+
+  /** What the block is, now that no more lines come. */
+  finish(block: Block): Block {
+    if (this.problem === undefined && this.open) this.problem = `the call to ${cut(this.open.name)} never ends: its last line must be {"type": "function_call_end"}`;
+    if (this.problem === undefined && this.calls.length === 0) this.problem = 'the block holds no call ({"type": "function_call_start", "name": …} … {"type": "function_call_end"})';
+    if (this.problem !== undefined) block.error = this.problem;
+    else block.payload = { form: 'jsonl', calls: this.calls } satisfies FunctionCallsPayload;
+    return block;
+  }
+}
+
+/** A code block holding JSON-line calls is one block; complete when the fence has closed. */
+function fencedJsonlBlock(markdown: string, fence: Fence): Block | undefined {
+  if (!fence.content.includes(JSONL_START_QUOTED)) return undefined;
+  const block: Block = { kind: 'function-calls', complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end };
+  if (!fence.closed) return block;
+  const calls = new JsonlCalls();
+  let number = 0;
+  for (const line of linesOf(fence.content, 0, fence.content.length)) calls.take(fence.content.slice(line.start, line.end), ++number);
+  return calls.finish(block);
+}
+
+/** Calls in paragraph text: each from its start line to its end line and that line's break. */
+function unfencedJsonlBlocks(markdown: string, from: number, to: number, blocks: Block[]): void {
+  let calls: JsonlCalls | undefined;
+  let start = 0;
+  let number = 0;
+  for (const line of linesOf(markdown, from, to)) {
+    const text = markdown.slice(line.start, line.end);
+    if (calls === undefined) {
+      if (!text.includes(JSONL_START_QUOTED)) continue;
+      if (line.next === -1 || readJsonLine(text)?.type !== JSONL_START) {
+        if (line.next === -1 && text.trimStart().startsWith('{')) blocks.push(openBlock(markdown, line.start, to));
+        continue;
+      }
+      calls = new JsonlCalls();
+      start = line.start;
+      number = 0;
+    }
+    if (line.next === -1) {
+      blocks.push(openBlock(markdown, start, to));
+      return;
+    }
+    if (text.trim() !== '' && readJsonLine(text) === undefined) {
+      // prose broke the lines off: they were not a call (a code block gets the error instead, see above)
+      calls = undefined;
+      continue;
+    }
+    const ended = calls.take(text, ++number);
+    if (ended || calls.problem !== undefined) {
+      blocks.push(calls.finish({ kind: 'function-calls', complete: true, raw: markdown.slice(start, line.next), start, end: line.next, unfenced: true }));
+      calls = undefined;
+    }
+  }
+  if (calls !== undefined) blocks.push(openBlock(markdown, start, to));
+}
+
+function openBlock(markdown: string, start: number, end: number): Block {
+  return { kind: 'function-calls', complete: false, raw: markdown.slice(start, end), start, end, unfenced: true };
+}
+
+function findJsonl(markdown: string, fences: readonly Fence[]): Block[] {
+  if (!markdown.includes(JSONL_START_QUOTED)) return [];
+  const blocks: Block[] = [];
+  let cursor = 0;
+  for (const fence of fences) {
+    unfencedJsonlBlocks(markdown, cursor, fence.start, blocks);
+    const block = fencedJsonlBlock(markdown, fence);
+    if (block) blocks.push(block);
+    cursor = Math.max(cursor, fence.end);
+  }
+  unfencedJsonlBlocks(markdown, cursor, markdown.length, blocks);
+  return blocks;
+}
+
+// ------------------------------------------------------------------------------------------------ protocol
+
+/** The blocks of `blocks` that share no text with any of `others` (both in order of position). */
+function withoutOverlaps(blocks: Block[], others: readonly Block[]): Block[] {
+  let i = 0;
+  return blocks.filter((block) => {
+    while (i < others.length && (others[i] as Block).end <= block.start) i++;
+    const other = others[i];
+    return other === undefined || block.end <= other.start;
+  });
+}
+
+export const functionCalls = defineProtocol({
+  kind: 'function-calls',
+  hints: { labels: [], markers: [OPEN, JSONL_START_QUOTED] },
+  find(markdown, fences) {
+    const inFence = fenceLocator(fences);
+    const xml = findXml(markdown, fences).map((block) => {
+      if (!inFence(block.start, block.end)) block.unfenced = true;
+      return block;
+    });
+    // JSON lines inside a complete XML block are a parameter's value, not calls (an XML block still being written
+    // does not hide them: it may never close)
+    const jsonl = withoutOverlaps(findJsonl(markdown, fences), xml.filter((block) => block.complete));
+    const blocks = [...xml, ...jsonl].sort((a, b) => a.start - b.start || a.end - b.end);
+    if (blocks.length <= MAX_BLOCKS_PER_KIND) return blocks;
+    const rest = blocks.slice(MAX_BLOCKS_PER_KIND);
+    const last = rest[rest.length - 1] as Block;
+    return [
+      ...blocks.slice(0, MAX_BLOCKS_PER_KIND),
+      notReadBlock(markdown, {
+        kind: 'function-calls',
+        start: (blocks[0] as Block).start,
+        end: last.end,
+        complete: last.complete,
+        notRead: rest.length,
+        reason: 'count',
+        noun: { one: '<function_calls> block', many: '<function_calls> blocks' },
+      }),
+    ];
+  },
+});
