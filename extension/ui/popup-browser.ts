@@ -5,7 +5,7 @@ import { SITES, siteById } from '../sites';
 import { disableSite, enableSite } from '../site-access';
 import { uiLanguage } from './i18n';
 import type { PopupDeps } from './popup';
-import type { SiteEntry } from './site-cards';
+import type { SiteEntry, SiteStore } from './site-cards';
 import { browserPromptsDeps } from './prompts-browser';
 import { promptsView } from './prompts-view';
 
@@ -13,6 +13,12 @@ import { promptsView } from './prompts-view';
 
 export async function siteEntries(): Promise<SiteEntry[]> {
   return [...SITES.map((site) => ({ key: site.id, title: site.name })), ...(await genericHosts.getValue()).map((host) => ({ key: host, title: host }))];
+}
+
+/** The sites with every one's settings read up front, as the popup and the options page draw them. */
+export async function siteStore(sites: SiteEntry[]): Promise<SiteStore> {
+  const initial = Object.fromEntries(await Promise.all(sites.map(async (entry) => [entry.key, await readSiteSettings(entry.key)] as const)));
+  return { sites, initial, readSite: readSiteSettings, writeSite: writeSiteSetting };
 }
 
 export async function writeSiteSetting<K extends keyof SiteSettings>(key: string, name: K, value: SiteSettings[K]): Promise<void> {
@@ -69,9 +75,7 @@ async function enableHere(): Promise<PopupDeps['enableHere']> {
 export async function browserPopupDeps(): Promise<PopupDeps> {
   const [sites, url, openSidePanel, here] = await Promise.all([siteEntries(), companionUrl.getValue(), sidePanelOpener().catch(() => undefined), enableHere()]);
   return {
-    sites,
-    readSite: readSiteSettings,
-    writeSite: writeSiteSetting,
+    ...(await siteStore(sites)),
     companionUrl: url,
     ...(openSidePanel ? { openSidePanel } : {}),
     ...(here ? { enableHere: here } : {}),

@@ -3,7 +3,11 @@ import type { SiteSettings } from '../site-settings';
 import { t } from './i18n';
 import { Switch } from './switch';
 
-/** A card per site: its switches (enabled, auto-run, auto-submit) and, folded, the advanced settings. */
+/**
+ * A card per site: its switches (enabled, auto-run, auto-submit) and, folded, the advanced settings. A site that is
+ * off is one row (its name and the Enabled switch); the sites that were off when the page opened are folded under
+ * "More sites", and nothing moves while the person switches them (focus stays where it was).
+ */
 
 export interface SiteEntry {
   key: string;
@@ -16,6 +20,8 @@ export interface SiteStore {
   sites: SiteEntry[];
   readSite(key: string): Promise<SiteSettings>;
   writeSite<K extends SiteSettingName>(key: string, name: K, value: SiteSettings[K]): Promise<void>;
+  /** every site's settings read before the page is drawn (no switch changes under the person's eyes) */
+  initial?: Record<string, SiteSettings>;
 }
 
 function SiteCard(props: { entry: SiteEntry; settings: SiteSettings | null; onChange: <K extends SiteSettingName>(name: K, value: SiteSettings[K]) => void }) {
@@ -50,6 +56,7 @@ function SiteCard(props: { entry: SiteEntry; settings: SiteSettings | null; onCh
       />
     </label>
   );
+  const on = settings?.enabled === true;
   return (
     <fieldset class="card stack site" data-site={key} style="margin:0">
       <legend class="sr-only">{entry.title}</legend>
@@ -58,51 +65,69 @@ function SiteCard(props: { entry: SiteEntry; settings: SiteSettings | null; onCh
         <span class="spacer" />
         {toggle('enabled', t('popup.enabled'))}
       </div>
-      <div class="row" style="gap:16px">
-        {toggle('autoRun', t('popup.autoRun'))}
-        {toggle('autoSubmit', t('popup.autoSubmit'))}
-      </div>
-      <details>
-        <summary>{t('popup.advanced')}</summary>
-        <div class="stack" style="padding-top:6px">
-          {seconds('approvalWaitMs', t('popup.approvalWait'), 5, 3600)}
-          {seconds('feedbackIntervalMs', t('popup.feedbackInterval'), 2, 600)}
-          <label class="row">
-            <span class="spacer">{t('popup.draftPolicy')}</span>
-            <select
-              data-setting={`${key}.draftPolicy`}
-              disabled={settings === null}
-              value={settings?.draftPolicy ?? 'wait'}
-              onChange={(e) => props.onChange('draftPolicy', e.currentTarget.value === 'append' ? 'append' : 'wait')}
-            >
-              <option value="wait">{t('popup.draftWait')}</option>
-              <option value="append">{t('popup.draftAppend')}</option>
-            </select>
-          </label>
-        </div>
-      </details>
+      {on && (
+        <>
+          <div class="row" style="gap:16px">
+            {toggle('autoRun', t('popup.autoRun'))}
+            {toggle('autoSubmit', t('popup.autoSubmit'))}
+          </div>
+          <details>
+            <summary>{t('popup.advanced')}</summary>
+            <div class="stack" style="padding-top:6px">
+              {seconds('approvalWaitMs', t('popup.approvalWait'), 5, 3600)}
+              {seconds('feedbackIntervalMs', t('popup.feedbackInterval'), 2, 600)}
+              <label class="row">
+                <span class="spacer">{t('popup.draftPolicy')}</span>
+                <select
+                  data-setting={`${key}.draftPolicy`}
+                  disabled={settings === null}
+                  value={settings?.draftPolicy ?? 'wait'}
+                  onChange={(e) => props.onChange('draftPolicy', e.currentTarget.value === 'append' ? 'append' : 'wait')}
+                >
+                  <option value="wait">{t('popup.draftWait')}</option>
+                  <option value="append">{t('popup.draftAppend')}</option>
+                </select>
+              </label>
+            </div>
+          </details>
+        </>
+      )}
     </fieldset>
   );
 }
 
 export function Sites({ deps }: { deps: SiteStore }) {
-  const [settings, setSettings] = useState<Record<string, SiteSettings>>({});
+  const [settings, setSettings] = useState<Record<string, SiteSettings>>(deps.initial ?? {});
   useEffect(() => {
+    if (deps.initial) return;
     for (const entry of deps.sites) void deps.readSite(entry.key).then((s) => setSettings((all) => ({ ...all, [entry.key]: s })));
   }, [deps]);
+  // Which sites are folded is decided once, from the settings the page opened with.
+  const [folded] = useState(() => new Set(deps.initial ? deps.sites.filter((e) => deps.initial![e.key]?.enabled === false).map((e) => e.key) : []));
+  const card = (entry: SiteEntry) => (
+    <SiteCard
+      key={entry.key}
+      entry={entry}
+      settings={settings[entry.key] ?? null}
+      onChange={(name, value) => {
+        setSettings((all) => ({ ...all, [entry.key]: { ...all[entry.key]!, [name]: value } }));
+        // Read back after writing: enabling an opt-in site stays off when its permission is refused.
+        void deps.writeSite(entry.key, name, value).then(() => deps.readSite(entry.key)).then((s) => setSettings((all) => ({ ...all, [entry.key]: s })));
+      }}
+    />
+  );
+  const more = deps.sites.filter((entry) => folded.has(entry.key));
   return (
     <div id="sites" class="stack">
-      {deps.sites.map((entry) => (
-        <SiteCard
-          entry={entry}
-          settings={settings[entry.key] ?? null}
-          onChange={(name, value) => {
-            setSettings((all) => ({ ...all, [entry.key]: { ...all[entry.key]!, [name]: value } }));
-            // Read back after writing: enabling an opt-in site stays off when its permission is refused.
-            void deps.writeSite(entry.key, name, value).then(() => deps.readSite(entry.key)).then((s) => setSettings((all) => ({ ...all, [entry.key]: s })));
-          }}
-        />
-      ))}
+      {deps.sites.filter((entry) => !folded.has(entry.key)).map(card)}
+      {more.length > 0 && (
+        <details id="more-sites">
+          <summary>{t('popup.moreSites', [more.length])}</summary>
+          <div class="stack" style="padding-top:6px">
+            {more.map(card)}
+          </div>
+        </details>
+      )}
     </div>
   );
 }

@@ -339,6 +339,22 @@ describe('popup', () => {
     expect(written).toEqual(['chatgpt.autoRun=true', 'chatgpt.approvalWaitMs=30000']);
   });
 
+  it('sites that were off when the popup opened are one row each, folded under More sites, and stay there when switched on', () => {
+    const written: string[] = [];
+    const initial = { chatgpt: defaultSiteSettings('chatgpt'), 'chat.example.org': defaultSiteSettings('chat.example.org') };
+    const root = mount(<PopupView state={state()} deps={deps({ written, initial })} live={live} />);
+    const more = root.querySelector('#more-sites')!;
+    expect(more.querySelector('summary')!.textContent).toBe('More sites (1)');
+    expect(more.querySelector('[data-site="chat.example.org"]')).not.toBeNull();
+    expect(more.querySelector('[data-setting="chat.example.org.autoRun"]')).toBeNull();
+    expect(root.querySelector('#sites > [data-site="chatgpt"] [data-setting="chatgpt.autoRun"]')).not.toBeNull();
+    const enable = root.querySelector<HTMLInputElement>('[data-setting="chat.example.org.enabled"]')!;
+    expect(enable.disabled).toBe(false);
+    act(() => enable.click());
+    expect(written).toEqual(['chat.example.org.enabled=true']);
+    expect(more.querySelector('[data-setting="chat.example.org.autoRun"]')).not.toBeNull();
+  });
+
   it('approvals waiting: the count on the side panel button and compact cards (diff folded)', async () => {
     const opened: string[] = [];
     const root = mount(<PopupView state={state({ approvals: [approval()] })} deps={deps({ openSidePanel: () => opened.push('panel') })} live={live} />);

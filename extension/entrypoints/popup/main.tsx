@@ -9,5 +9,7 @@ document.documentElement.lang = uiLanguage() === 'zh' ? 'zh-CN' : 'en';
 const app = document.getElementById('app');
 if (app) {
   const live = createLive(browserSource, ['approvals']);
-  void browserPopupDeps().then((deps) => render(<Popup live={live} deps={deps} />, app));
+  // Drawn once the settings and the first answer are in (or after a moment), so nothing shifts as data arrives.
+  const firstAnswer = Promise.race([live.refresh(), new Promise((resolve) => setTimeout(resolve, 400))]);
+  void Promise.all([browserPopupDeps(), firstAnswer]).then(([deps]) => render(<Popup live={live} deps={deps} />, app));
 }
