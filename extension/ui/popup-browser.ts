@@ -3,6 +3,7 @@ import { companionUrl, genericHosts, readSiteSettings, siteSettingItems } from '
 import type { SiteSettings } from '../site-settings';
 import { SITES, siteById } from '../sites';
 import { disableSite, enableSite } from '../site-access';
+import { safeLink } from './format';
 import { uiLanguage } from './i18n';
 import type { PopupDeps } from './popup';
 import type { SiteEntry, SiteStore } from './site-cards';
@@ -52,13 +53,9 @@ async function sidePanelOpener(): Promise<(() => void) | undefined> {
 /** "Enable on this site": the active tab's host when it is a web page chatbridge does not run on yet. */
 async function enableHere(): Promise<PopupDeps['enableHere']> {
   const [tab] = await browser.tabs.query({ active: true, currentWindow: true }).catch(() => []);
-  let url: URL;
-  try {
-    url = new URL(tab?.url ?? '');
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  const link = safeLink(tab?.url);
+  if (link === undefined) return undefined;
+  const url = new URL(link);
   const host = url.host;
   const hosts = await genericHosts.getValue();
   if (SITES.some((s) => s.hosts.includes(host)) || hosts.includes(host)) return undefined;

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApprovalCard } from './approval-card';
 import { t } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
+import { PageHeader } from './page-header';
 import { Sites, type SiteStore } from './site-cards';
 import { trusted } from './trusted';
 
@@ -76,21 +77,9 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
     if (deps.prompts && prompts.current && !prompts.current.contains(deps.prompts)) prompts.current.append(deps.prompts);
   }, [deps.prompts]);
   const [enableHere, setEnableHere] = useState(deps.enableHere);
-  const detail = state.connection?.detail;
   return (
     <main class="stack" style="padding:12px;gap:12px">
-      <header class="row">
-        <img src="/icon/32.png" width="22" height="22" alt="" />
-        <h1>chatbridge</h1>
-        <span class="spacer" />
-        <span id="connection" class="pill" data-state={connection} role="status" title={detail}>
-          {state.connection ? t(`conn.${connection}`) : '…'}
-        </span>
-      </header>
-      {detail && connection !== 'connected' && <div class="muted" id="connection-detail">{detail}</div>}
-      <div id="error" class="error" role="alert">
-        {state.error}
-      </div>
+      <PageHeader connection={state.connection} error={state.error} />
       {connection === 'unpaired' && <Pairing companionUrl={deps.companionUrl} onPair={(code, url) => live.pair(code, url)} />}
       {deps.openSidePanel && (
         <button id="open-sidepanel" type="button" class="row" onClick={trusted(deps.openSidePanel)}>

@@ -4,6 +4,7 @@ import { BLOCK_KINDS, type BlockKind } from '../../shared/protocols/types';
 import { TOOL_CONTRACTS } from '../../shared/tools';
 import { INSERT_PROMPT_MESSAGE, type InsertPromptMessage, type InsertPromptReply } from '../content/insert-prompt';
 import { h, onTrustedClick } from './dom';
+import { safeLink } from './format';
 import { t, type Language, type MessageKey } from './i18n';
 
 /**
@@ -173,13 +174,8 @@ export interface ActiveTabLink {
 }
 
 function hostOf(url: string | undefined): string | null {
-  if (!url) return null;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.host : null;
-  } catch {
-    return null;
-  }
+  const link = safeLink(url);
+  return link === undefined ? null : new URL(link).host;
 }
 
 function isReply(value: unknown): value is InsertPromptReply {

@@ -5,6 +5,7 @@ import { ApprovalCard } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { t, type MessageKey } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
+import { PageHeader } from './page-header';
 import { trusted } from './trusted';
 
 /**
@@ -195,20 +196,9 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
   const { state, actions } = props;
   const auditByRun = new Map(state.audit.map((record) => [record.runId, record]));
   const journalByRun = new Map(state.journal.filter((j) => j.origin).map((j) => [j.origin!.runId, j]));
-  const connection = state.connection?.state ?? 'connecting';
   return (
     <main class="stack" style="padding:12px;gap:16px">
-      <header class="row">
-        <img src="/icon/32.png" width="20" height="20" alt="" />
-        <h1>chatbridge</h1>
-        <span class="spacer" />
-        <span id="connection" class="pill" data-state={connection} role="status">
-          {t(`conn.${connection}`)}
-        </span>
-      </header>
-      <div id="error" class="error" role="alert">
-        {state.error}
-      </div>
+      <PageHeader connection={state.connection} error={state.error} />
       <Section id="approvals" title="popup.approvals" count={state.approvals.length}>
         <div id="approvals" class="stack">
           {state.approvals.length === 0 ? (

@@ -1,0 +1,31 @@
+import type { ConnectionInfo } from '../messaging';
+import { t } from './i18n';
+
+/**
+ * The top of the popup and the side panel: the icon, the name, the connection state (`#connection[data-state]`), the
+ * reason under it when not connected, and the last error (`#error`, always present, empty when all is well).
+ */
+export function PageHeader(props: { connection: ConnectionInfo | null; error: string }) {
+  const state = props.connection?.state ?? 'connecting';
+  const detail = props.connection?.detail;
+  return (
+    <>
+      <header class="row">
+        <img src="/icon/32.png" width="22" height="22" alt="" />
+        <h1>chatbridge</h1>
+        <span class="spacer" />
+        <span id="connection" class="pill" data-state={state} role="status" title={detail}>
+          {props.connection ? t(`conn.${state}`) : '…'}
+        </span>
+      </header>
+      {detail && state !== 'connected' && (
+        <div class="muted" id="connection-detail">
+          {detail}
+        </div>
+      )}
+      <div id="error" class="error" role="alert">
+        {props.error}
+      </div>
+    </>
+  );
+}
