@@ -16,7 +16,8 @@ export function browserPromptsDeps(language: Language): PromptsViewDeps {
     language,
     loadTools: async () => {
       try {
-        return { tools: await ask('tools', {}), live: true };
+        const [tools, servers] = await Promise.all([ask('tools', {}), ask('mcp-servers', {}).catch(() => [])]);
+        return { tools, live: true, servers };
       } catch {
         return { tools: builtInTools(), live: false };
       }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { buildPrompt, PROMPT_LANGUAGES, type PromptLanguage, type ToolInfo } from '../../shared/prompts';
 import { BLOCK_KINDS, type BlockKind } from '../../shared/protocols/types';
 import { TOOL_CONTRACTS } from '../../shared/tools';
+import type { McpServerItem } from '../companion/api-types';
 import { INSERT_PROMPT_MESSAGE, type InsertPromptMessage, type InsertPromptReply } from '../content/insert-prompt';
 import { h, onTrustedClick } from './dom';
 import { safeLink } from './format';
@@ -19,6 +20,8 @@ export interface PromptTools {
   tools: ToolInfo[];
   /** false: the companion did not answer and the extension's own catalogue stands in */
   live: boolean;
+  /** the person's MCP servers and how they are doing (GET /v1/mcp-servers); a failing one has no tools to list */
+  servers?: Array<Pick<McpServerItem, 'name' | 'state' | 'lastError'>>;
 }
 
 export interface PromptsViewDeps {
@@ -95,12 +98,14 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
   };
 
   /** One switch per MCP server the tools come from: off leaves its tools out of the prompt. */
-  const showServers = (list: ToolInfo[]): void => {
+  const showServers = (loaded: PromptTools): void => {
     const counts = new Map<string, number>();
-    for (const tool of list) if (tool.server !== undefined) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1);
+    for (const server of loaded.servers ?? []) counts.set(server.name, 0);
+    for (const tool of loaded.tools) if (tool.server !== undefined) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1);
     servers.hidden = counts.size === 0;
     for (const [server, count] of counts) {
-      const input = h('input', { type: 'checkbox', role: 'switch', 'data-prompt-server': server, checked: !off.has(server) });
+      const health = loaded.servers?.find((s) => s.name === server);
+      const input = h('input', { type: 'checkbox', role: 'switch', 'data-prompt-server': server, checked: !off.has(server) && count > 0, disabled: count === 0 });
       input.addEventListener('change', () => {
         if (input.checked) off.delete(server);
         else off.add(server);
@@ -108,7 +113,14 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
         render();
       });
       servers.append(
-        h('label', { class: 'switch' }, input, h('span', { class: 'switch-track', 'aria-hidden': 'true' }), h('span', { class: 'switch-label' }, `${server} (${t('prompts.serverTools', [count])})`)),
+        h(
+          'label',
+          { class: 'switch', title: health?.lastError },
+          input,
+          h('span', { class: 'switch-track', 'aria-hidden': 'true' }),
+          h('span', { class: 'switch-label' }, `${server} (${t('prompts.serverTools', [count])})`),
+          health ? h('span', { class: 'tag', 'data-server-state': health.state }, t(`mcpState.${health.state}`)) : null,
+        ),
       );
     }
   };
@@ -117,7 +129,7 @@ export function promptsView(deps: PromptsViewDeps): PromptsView {
     .then(([loaded, leftOut]) => {
       tools = loaded;
       off = new Set(leftOut);
-      showServers(loaded.tools);
+      showServers(loaded);
       toolsNote.textContent = `${t(loaded.live ? 'prompts.toolsLive' : 'prompts.toolsBuiltIn')} (${loaded.tools.length})`;
       toolsNote.setAttribute('data-live', String(loaded.live));
     })

@@ -232,6 +232,29 @@ describe('popup: the Prompts section', () => {
     expect(saved).toEqual([['memory', 'git'], ['git']]);
   });
 
+  it("shows each server's state; a failing server without tools is listed, its switch off and disabled, its error in the title", async () => {
+    const view = promptsView(
+      deps({
+        loadTools: async () => ({
+          tools: [...listTools(), { name: 'git.status', server: 'git', description: 'Status.', inputSchema: { type: 'object', properties: {} } }],
+          live: true,
+          servers: [
+            { name: 'git', state: 'ready' },
+            { name: 'db', state: 'error', lastError: 'spawn pg-mcp ENOENT' },
+          ],
+        }),
+      }),
+    );
+    document.body.append(view.element);
+    await view.ready;
+    const db = view.element.querySelector<HTMLInputElement>('[data-prompt-server="db"]')!;
+    expect(db.disabled).toBe(true);
+    expect(db.checked).toBe(false);
+    expect(db.closest('label')!.getAttribute('title')).toBe('spawn pg-mcp ENOENT');
+    expect(db.closest('label')!.querySelector('[data-server-state]')!.textContent).toBe('failing');
+    expect(view.element.querySelector('[data-prompt-server="git"]')!.closest('label')!.querySelector('[data-server-state]')!.textContent).toBe('ready');
+  });
+
   it('without MCP servers there is no server list', async () => {
     const view = promptsView(deps());
     await view.ready;
