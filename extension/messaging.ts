@@ -40,6 +40,8 @@ export interface RequestMap {
   undo: { request: { id: string }; response: unknown };
   programs: { request: Record<string, never>; response: ProgramItem[] };
   'stop-program': { request: { id: string }; response: unknown };
+  /** Stop in the chip: the run by id, or — while POST /v1/run has not answered yet — by the block it runs */
+  'stop-run': { request: { runId: string } | { run: RunRequest }; response: unknown };
   'recent-runs': { request: Record<string, never>; response: RecentRun[] };
   /** the companion's live tool list (GET /v1/tools), for the popup's prompt library */
   tools: { request: Record<string, never>; response: ToolListing[] };
@@ -74,7 +76,7 @@ export type Request<T extends RequestType = RequestType> = { type: T } & Request
 export type Reply<T extends RequestType> = { ok: true; value: RequestMap[T]['response'] } | { ok: false; error: string };
 
 export const REQUEST_TYPES: readonly RequestType[] = [
-  'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'journal', 'undo', 'programs', 'stop-program', 'recent-runs', 'tools',
+  'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'journal', 'undo', 'programs', 'stop-program', 'stop-run', 'recent-runs', 'tools',
   'mcp-servers', 'audit', 'doctor-problem',
 ];
 

@@ -98,6 +98,8 @@ export function createCompanionClient(options: CompanionClientOptions) {
     undo: (id: string): Promise<unknown> => call('POST', `/v1/journal/${enc(id)}/undo`, z.unknown(), {}),
     programs: (): Promise<ProgramItem[]> => call('GET', '/v1/programs', listOf(programInfoSchema, 'programs')),
     stopProgram: (id: string): Promise<unknown> => call('POST', `/v1/programs/${enc(id)}/stop`, z.unknown(), {}),
+    stopRun: (id: string): Promise<unknown> => call('POST', `/v1/runs/${enc(id)}/stop`, z.unknown(), {}),
+    stopBlockRun: (request: RunRequest): Promise<unknown> => call('POST', '/v1/runs/stop', z.unknown(), request),
     tools: (): Promise<ToolListing[]> => call('GET', '/v1/tools', listOf(toolInfoSchema, 'tools')),
     mcpServers: (): Promise<McpServerItem[]> => call('GET', '/v1/mcp-servers', listOf(mcpServerHealthSchema, 'servers')),
     audit: (limit: number): Promise<AuditItem[]> => call('GET', `/v1/audit?limit=${limit}`, listOf(auditRecordSchema, 'records')),

@@ -127,6 +127,7 @@ export function startCompanionService(): void {
     undo: ({ id }) => client.undo(id),
     programs: () => client.programs(),
     'stop-program': ({ id }) => client.stopProgram(id),
+    'stop-run': (request) => ('runId' in request ? client.stopRun(request.runId) : client.stopBlockRun(request.run)),
     'recent-runs': () => recentRunsItem.getValue(),
     tools: () => client.tools(),
     'mcp-servers': () => client.mcpServers(),

@@ -3,7 +3,7 @@ import type { RequestMap, RequestType, PagePush } from '../messaging';
 import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type RunLedger } from '../scanner/blocks';
 import type { SiteSettings } from '../site-settings';
 import type { MessageRole, Site } from '../sites/define-site';
-import type { Chip, ChipApproval } from '../ui/chip';
+import type { Chip, ChipApproval, ChipProgress } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
 
 /**
@@ -43,6 +43,8 @@ export interface TrackedBlock {
   preview?: string | undefined;
   approval?: (ChipApproval & { id: string; argsHash: string }) | undefined;
   runId?: string | undefined;
+  /** the latest progress its running call reported (tool-progress events) */
+  progress?: ChipProgress | undefined;
   ranBefore: boolean;
   reruns: number;
   /**

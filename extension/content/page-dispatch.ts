@@ -1,5 +1,5 @@
 import { formatRuntimeFeedback } from '../../shared/results';
-import type { Approval, RunResponse, WsEvent } from '../companion/api-types';
+import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
 import { combineResults, groupRuns, type RunUnit } from '../scanner/blocks';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
@@ -33,6 +33,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const { deliver } = deliverer;
   const outputs = new ProgramOutputBuffer();
   const runWaiters = new Map<string, Array<(run: RunResponse) => void>>();
+  /** blocks whose POST /v1/run has not answered yet, with the request (Stop finds the run by it) */
+  const unanswered = new WeakMap<TrackedBlock, RunRequest>();
 
   const autoRunReply = async (record: MessageRecord): Promise<void> => {
     if (!record.blocks.some((b) => b.state === 'ready')) return;
@@ -184,18 +186,21 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       messageKey = `${messageKey}#rerun-${first?.reruns ?? 1}-${now()}`;
     }
     let response: RunResponse;
+    const run: RunRequest = {
+      kind: unit.kind,
+      text: unit.text,
+      context: { site: site.id, url: deps.location.href, conversationId: ctx.conversationKey(), messageKey },
+      waitMs: deps.runAnswerWaitMs ?? 1_000,
+    };
+    // until the companion answers, Stop finds the run by this request (POST /v1/runs/stop)
+    for (const b of blocks) unanswered.set(b, run);
     try {
-      response = await bridge.ask('run', {
-        run: {
-          kind: unit.kind,
-          text: unit.text,
-          context: { site: site.id, url: deps.location.href, conversationId: ctx.conversationKey(), messageKey },
-          waitMs: deps.runAnswerWaitMs ?? 1_000,
-        },
-      });
+      response = await bridge.ask('run', { run });
     } catch (error) {
       setState(record, blocks, 'failed', error instanceof Error ? error.message : String(error));
       return null;
+    } finally {
+      for (const b of blocks) unanswered.delete(b);
     }
     performance.mark('chatbridge:run-answered');
     for (const b of blocks) b.runId = response.runId;
@@ -240,6 +245,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   const finish = (record: MessageRecord, blocks: TrackedBlock[], run: RunResponse): string => {
     for (const b of blocks) {
+      b.progress = undefined;
       b.preview = run.resultText;
       b.approval = undefined;
       b.ranBefore = true;
@@ -323,8 +329,16 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     if (action === 'stop') {
       if (tracked.approval) await decide(record, tracked, 'deny');
       const runId = tracked.runId;
-      if (!runId) return;
+      const pendingRun = unanswered.get(tracked);
       try {
+        if (!runId) {
+          // the companion has not answered POST /v1/run yet: stop the run of this very request
+          if (pendingRun) await bridge.ask('stop-run', { run: pendingRun }).catch(() => undefined);
+          return;
+        }
+        // the run's signal: a call to the person's MCP server is cancelled on the server (answered CANCELLED);
+        // NOT_FOUND when it already ended
+        await bridge.ask('stop-run', { runId }).catch(() => undefined);
         const programs = (await bridge.ask('programs', {})).filter((p) => p.origin.runId === runId && p.status === 'running');
         for (const p of programs) await bridge.ask('stop-program', { id: p.id });
       } catch (error) {
@@ -355,6 +369,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       for (const waiter of runWaiters.get(event.run.runId) ?? []) waiter(event.run);
     } else if (event.type === 'program-output') {
       outputs.add(event);
+    } else if (event.type === 'tool-progress') {
+      for (const record of ctx.records.values()) {
+        for (const b of record.blocks) {
+          if (b.runId !== event.runId || b.state !== 'running') continue;
+          b.progress = { progress: event.progress, total: event.total, message: event.message };
+          render(record, b);
+        }
+      }
     } else if (event.type === 'approval' && event.change === 'created') {
       for (const record of ctx.records.values()) {
         const blocks = record.blocks.filter((b) => b.runId === event.approval.runId && b.state === 'running');

@@ -44,6 +44,7 @@ export function createShow(
       note: view.note,
       preview: tracked.preview,
       approval: tracked.approval,
+      progress: tracked.progress,
     });
   };
 

@@ -27,6 +27,14 @@ export interface ChipModel {
   note?: string | undefined;
   preview?: string | undefined;
   approval?: ChipApproval | undefined;
+  /** the latest progress a running call reported (an MCP server's tool): shown under the row while it runs */
+  progress?: ChipProgress | undefined;
+}
+
+export interface ChipProgress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 export interface Chip {
@@ -53,6 +61,7 @@ details { margin: 2px 0 0 14px; } pre { white-space: pre-wrap; word-break: break
 .card { border: 1px solid #bf8700; border-radius: 8px; padding: 8px; margin: 4px 0 0 14px; background: #fff8c5; }
 .card .buttons { display: flex; gap: 6px; margin-top: 6px; flex-wrap: wrap; }
 .card .actions { margin: 4px 0; padding-left: 18px; }
+.progress { display: flex; align-items: center; gap: 6px; color: #57606a; margin: 2px 0 0 14px; } .progress progress { width: 120px; }
 `;
 
 export function createChip(doc: Document, onAction: (action: ChipAction) => void): Chip {
@@ -98,6 +107,9 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     host.setAttribute('aria-label', `chatbridge ${model.kind}: ${t(`state.${model.state}` as MessageKey)}`);
     if (model.note) host.setAttribute('data-chatbridge-note', model.note);
     else host.removeAttribute('data-chatbridge-note');
+    const progress = shownProgress(model);
+    if (progress) host.setAttribute('data-chatbridge-progress', progressText(progress));
+    else host.removeAttribute('data-chatbridge-progress');
   };
 
   const draw = (model: ChipModel): void => {
@@ -124,6 +136,8 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
       note.textContent = model.note;
       parts.push(note);
     }
+    const progress = shownProgress(model);
+    if (progress) parts.push(progressLine(doc, progress));
     if (model.approval && model.state === 'approval') parts.push(approvalCard(doc, model.approval, t, button));
     if (model.preview) {
       const details = doc.createElement('details');
@@ -249,4 +263,30 @@ function publishButtonBoxes(host: HTMLElement, root: ShadowRoot): void {
   });
   observer.observe(host);
   for (const b of buttons) observer.observe(b);
+}
+
+/** Progress shows only while the call runs. */
+function shownProgress(model: ChipModel): ChipProgress | undefined {
+  return model.state === 'running' ? model.progress : undefined;
+}
+
+/** `3/10 — indexing`, `42 — indexing` without a total. */
+function progressText(progress: ChipProgress): string {
+  const amount = progress.total === undefined ? String(progress.progress) : `${progress.progress}/${progress.total}`;
+  return progress.message ? `${amount} — ${progress.message}` : amount;
+}
+
+function progressLine(doc: Document, progress: ChipProgress): HTMLElement {
+  const line = doc.createElement('div');
+  line.className = 'progress';
+  const bar = doc.createElement('progress');
+  // without a total the bar is indeterminate
+  if (progress.total !== undefined && progress.total > 0) {
+    bar.max = progress.total;
+    bar.value = Math.min(progress.progress, progress.total);
+  }
+  const text = doc.createElement('span');
+  text.textContent = progressText(progress);
+  line.append(bar, text);
+  return line;
 }

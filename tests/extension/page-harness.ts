@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { startPage, type PageBridge, type PageController } from '../../extension/content/page';
 import type { Approval, ProgramItem, RunResponse } from '../../extension/companion/api-types';
 import type { PagePush, RequestMap, RequestType } from '../../extension/messaging';
@@ -146,6 +147,8 @@ export interface Harness {
   page: Page;
   ctl: PageController;
   runs: Array<RequestMap['run']['request']['run']>;
+  /** what Stop asked the background for: runs stopped by id or by request, programs stopped */
+  stops: Array<{ type: 'stop-run' | 'stop-program'; request: unknown }>;
   settings: SiteSettings;
   settle(): Promise<void>;
   clock: { now: number };
@@ -171,6 +174,7 @@ export function start(
   options: { area?: KeyValueArea; settings?: Partial<SiteSettings>; pathname?: string; script?: BridgeScript; site?: Site } = {},
 ): Harness {
   const runs: Harness['runs'] = [];
+  const stops: Harness['stops'] = [];
   const listeners: Array<(push: PagePush) => void> = [];
   const script = options.script ?? {};
   const clock = { now: 1_000_000 };
@@ -186,6 +190,10 @@ export function start(
       if (type === 'approvals') return (script.approvals ?? []) as RequestMap[T]['response'];
       if (type === 'programs') return (script.programs ?? []) as RequestMap[T]['response'];
       if (type === 'get-run') throw new Error('companion not reachable');
+      if (type === 'stop-run' || type === 'stop-program') {
+        stops.push({ type, request });
+        return undefined as RequestMap[T]['response'];
+      }
       throw new Error(`unexpected ${type}`);
     },
     onPush: (listener: (push: PagePush) => void) => {
@@ -210,6 +218,7 @@ export function start(
     page,
     ctl,
     runs,
+    stops,
     settings,
     clock,
     push: (p) => {
@@ -271,4 +280,37 @@ export async function until(check: () => boolean, ms = 3_000): Promise<void> {
     if (Date.now() > end) throw new Error('condition not reached');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * The chips' shadow roots are closed; only our own code reaches them. A test file calls this at its top level to
+ * catch them as they are made, to press a chip's buttons with a click the chip takes as the person's.
+ */
+export function catchChipRoots(): Map<Element, ShadowRoot> {
+  const roots = new Map<Element, ShadowRoot>();
+  const attachShadow = Element.prototype.attachShadow;
+  beforeAll(() => {
+    Element.prototype.attachShadow = function (init) {
+      const root = attachShadow.call(this, init);
+      roots.set(this, root);
+      return root;
+    };
+  });
+  afterAll(() => {
+    Element.prototype.attachShadow = attachShadow;
+  });
+  return roots;
+}
+
+/** An event as the browser makes it for a person's input (happy-dom leaves isTrusted unset). */
+export function trusted<E extends Event>(event: E): E {
+  Object.defineProperty(event, 'isTrusted', { value: true });
+  return event;
+}
+
+/** A trusted click on one of a chip's buttons. */
+export function clickChip(roots: Map<Element, ShadowRoot>, chip: Element | undefined, action: string): void {
+  const button = chip ? roots.get(chip)?.querySelector(`button[data-action="${action}"]`) : null;
+  if (!button) throw new Error(`the chip shows no ${action} button`);
+  button.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true, composed: true })));
 }

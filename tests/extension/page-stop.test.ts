@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
-import { READ, LIST, assistantRow, buildPage, chipStates, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
+import { READ, LIST, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * Issue 10 on a DeepSeek-like page: a reply the person stopped (a trusted click on the site's stop control, or
@@ -11,26 +11,7 @@ import { READ, LIST, assistantRow, buildPage, chipStates, renderReply, start, st
 
 afterEach(stopPages);
 
-// The chips' shadow roots are closed; only our own code reaches them. The tests catch them as they are made, to
-// press a chip's buttons with a click the chip takes as the person's.
-const roots = new Map<Element, ShadowRoot>();
-const attachShadow = Element.prototype.attachShadow;
-beforeAll(() => {
-  Element.prototype.attachShadow = function (init) {
-    const root = attachShadow.call(this, init);
-    roots.set(this, root);
-    return root;
-  };
-});
-afterAll(() => {
-  Element.prototype.attachShadow = attachShadow;
-});
-
-/** An event as the browser makes it for a person's input (happy-dom leaves isTrusted unset). */
-function trusted<E extends Event>(event: E): E {
-  Object.defineProperty(event, 'isTrusted', { value: true });
-  return event;
-}
+const roots = catchChipRoots();
 
 function chips(): Element[] {
   return Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
@@ -38,12 +19,6 @@ function chips(): Element[] {
 
 function noteOf(chip: Element | undefined): string | null {
   return chip?.getAttribute('data-chatbridge-note') ?? null;
-}
-
-function clickChip(chip: Element | undefined, action: string): void {
-  const button = chip ? roots.get(chip)?.querySelector(`button[data-action="${action}"]`) : null;
-  if (!button) throw new Error(`the chip shows no ${action} button`);
-  button.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true, composed: true })));
 }
 
 /** The person presses the site's stop control (DeepSeek: the send control showing the stop icon). */
@@ -118,7 +93,7 @@ describe('page: a reply the person stopped', () => {
     await show(h, answer, [{ lang: 'mcp-request', code: READ }, 'And then I will']);
     pressStop(h);
     await end(h);
-    clickChip(chips()[0], 'run');
+    clickChip(roots, chips()[0], 'run');
     await until(() => h.page.state() === 'RESULT[mcp-request:1]');
     await until(() => noteOf(chips()[0]) === t('note.insertedStopped'));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -136,7 +111,7 @@ describe('page: a reply the person stopped', () => {
     expect(noteOf(chips()[0])).toBe(t('note.stoppedInBlock'));
     expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('run');
 
-    clickChip(chips()[0], 'run');
+    clickChip(roots, chips()[0], 'run');
     await until(() => chipStates().includes('failed'));
     expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + CUT + '\n```']);
     await until(() => noteOf(chips()[0]) === t('note.cutNotDelivered'));
@@ -221,7 +196,7 @@ describe('page: an auto_coder plan found outside a code block', () => {
     expect(chipStates()).toEqual(['ready']);
     expect(noteOf(chips()[0])).toBe(t('note.unfenced'));
 
-    clickChip(chips()[0], 'run');
+    clickChip(roots, chips()[0], 'run');
     await until(() => h.page.submitted.length === 1);
     expect(h.runs.map((r) => r.kind)).toEqual(['autocoder']);
     expect(h.page.submitted).toEqual(['RESULT[autocoder:1]']);
@@ -251,6 +226,6 @@ describe('page: a second auto_coder plan in one reply', () => {
     expect(h.runs[0]!.text).toContain('"s1"');
     const chip = chips()[1];
     expect(noteOf(chip)).toMatch(/only the first plan in a reply runs/);
-    expect(() => clickChip(chip, 'run')).toThrow(/no run button/);
+    expect(() => clickChip(roots, chip, 'run')).toThrow(/no run button/);
   });
 });
