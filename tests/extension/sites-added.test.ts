@@ -1,6 +1,10 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
+import { findBlocks } from '../../shared/protocols';
+import type { Block } from '../../shared/protocols/types';
+import { serializeMessage } from '../../extension/scanner/serialize';
 import {
   SITES,
   STATIC_SITE_IDS,
@@ -23,6 +27,7 @@ import { EDITOR_FAMILIES, type Site } from '../../extension/sites/define-site';
 import { ENABLED_BY_DEFAULT } from '../../extension/site-settings';
 import { describeFixtures, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation, type FoundBlock } from './site-fixtures';
 
+const BLOCK_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
 const ADDED: Site[] = [aistudio, grok, perplexity, copilot, mistral, doubao, yuanbao, zai, poe, huggingchat, openrouter, t3chat];
 
 const call = (id: string): FoundBlock => ({ kind: 'mcp-request', language: 'mcp-request', id, partial: false });
@@ -412,5 +417,229 @@ describe('the site list', () => {
     expect(openrouter.conversationId({ pathname: '/chat', href: 'https://openrouter.ai/chat?room=%3Cscript%3E' })).toBeNull();
     expect(doubao.conversationId({ pathname: '/chat/' })).toBeNull();
     expect(yuanbao.conversationId({ pathname: '/chat/naQivTmsDa/' })).toBeNull();
+  });
+});
+
+// ------------------------------------------------------------------------------------------- serializer round trip
+
+const DECOY = '```mcp-request\n{"jsonrpc":"2.0","id":"decoy","method":"tools/call","params":{"name":"fs.rm","arguments":{"path":"/"}}}\n```';
+
+function el(tag: string, attributes: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+/** Highlighter-like token spans; the text content stays exactly `text`. */
+function tokens(text: string): Node[] {
+  return text
+    .split(text.length > 20_000 ? /(\n+)/ : /(\s+)/)
+    .filter((part) => part !== '')
+    .map((part) => (/^\s+$/.test(part) ? document.createTextNode(part) : el('span', { class: 'token' }, part)));
+}
+
+const code = (language: string, text: string, attributes: Record<string, string> = language ? { class: `language-${language}` } : {}): HTMLElement =>
+  el('code', attributes, ...tokens(text));
+/** A header beside the block: the label, then a copy button. */
+const header = (language: string, labelAttributes: Record<string, string> = {}): HTMLElement =>
+  el('div', { class: 'code-header flex' }, el('span', labelAttributes, language), el('button', { type: 'button' }, 'Copy'));
+
+interface Layout {
+  site: Site;
+  /** One rendered code block as the site shows it. */
+  block(language: string, text: string): Element;
+  /** The assistant message holding the reasoning (with a decoy block) and the answer; the page root around it. */
+  wrap(answer: HTMLElement, reasoning: HTMLElement): { message: Element; root: HTMLElement };
+}
+
+const LAYOUTS: Record<string, Layout> = {
+  aistudio: {
+    site: aistudio,
+    block: (language, text) =>
+      el('ms-code-block', language ? { 'data-test-language': language } : {}, el('mat-expansion-panel', { class: 'mat-expanded' },
+        el('mat-expansion-panel-header', { 'aria-expanded': 'true' }, el('div', { class: 'code-header' }, el('span', { class: 'language' }, language))),
+        el('div', { class: 'mat-expansion-panel-body' }, el('pre', {}, code('', text))))),
+    wrap(answer, reasoning) {
+      const message = el('ms-chat-turn', {}, el('div', { class: 'chat-turn-container model' },
+        el('ms-prompt-chunk', {}, el('ms-thought-chunk', {}, reasoning)),
+        el('ms-prompt-chunk', {}, el('ms-text-chunk', {}, el('ms-cmark-node', { class: 'cmark-node' }, answer)))));
+      return { message, root: el('div', {}, el('ms-chat-turn', {}, el('div', { class: 'chat-turn-container user' }, 'please')), message) };
+    },
+  },
+  grok: {
+    site: grok,
+    block: (language, text) => el('div', { 'data-testid': 'code-block' }, el('div', {}, el('span', { class: 'font-mono text-xs' }, language)), el('pre', {}, code('', text))),
+    wrap(answer, reasoning) {
+      answer.classList.add('response-content-markdown');
+      const turn = el('div', { class: 'relative group flex flex-col justify-center w-full items-start' },
+        el('div', { class: 'message-bubble' }, el('div', { class: 'thinking-container' }, reasoning), answer));
+      const user = el('div', { class: 'relative group flex flex-col justify-center w-full items-end' }, el('div', { class: 'message-bubble' }, 'please'));
+      return { message: turn.querySelector('.message-bubble')!, root: el('main', {}, user, turn) };
+    },
+  },
+  perplexity: {
+    site: perplexity,
+    block: (language, text) =>
+      el('div', { class: 'codeWrapper' }, el('div', {}, el('div', { 'data-testid': 'code-language-indicator' }, language), el('button', {}, 'Copy')), el('pre', {}, code('', text))),
+    wrap(answer, reasoning) {
+      answer.className = 'prose dark:prose-invert';
+      return { message: answer, root: el('div', { class: 'max-w-threadContentWidth' }, el('div', { class: 'group/query' }, 'please'), el('div', { class: 'steps' }, reasoning), answer) };
+    },
+  },
+  copilot: {
+    site: copilot,
+    block: (language, text) => el('div', { class: 'rounded-xl dark:border' }, header(language, { class: 'capitalize' }), el('pre', {}, code('', text))),
+    wrap(answer, reasoning) {
+      const message = el('div', { 'data-content': 'ai-message' }, el('div', { class: 'reasoning-panel' }, reasoning), answer, el('div', { 'data-testid': 'message-item-reactions' }, el('button', {}, 'Copy')));
+      return { message, root: el('div', { 'data-content': 'conversation' }, el('div', { 'data-content': 'user-message' }, 'please'), message) };
+    },
+  },
+  mistral: {
+    site: mistral,
+    block: (language, text) => el('pre', {}, el('div', {}, el('span', { class: 'text-xs capitalize' }, language)), code(language, text)),
+    wrap(answer, reasoning) {
+      answer.className = 'markdown-container-style';
+      const message = el('div', { 'data-message-author-role': 'assistant', 'data-message-id': 'a1' },
+        el('div', { 'data-message-part-type': 'thinking' }, reasoning), el('div', { 'data-message-part-type': 'answer' }, answer));
+      return { message, root: el('div', {}, el('div', { 'data-message-author-role': 'user', 'data-message-id': 'u1' }, 'please'), message) };
+    },
+  },
+  doubao: {
+    site: doubao,
+    block: (language, text) => el('div', { class: 'code-block-x9' }, header(language), el('pre', {}, code('', text))),
+    wrap(answer, reasoning) {
+      answer.className = 'flow-markdown-body';
+      const message = el('div', { 'data-testid': 'receive_message' }, el('div', { class: 'think-quota-block-a1' }, reasoning), el('div', { 'data-testid': 'message_text_content' }, answer));
+      return { message, root: el('div', {}, el('div', { 'data-testid': 'send_message' }, 'please'), message) };
+    },
+  },
+  yuanbao: {
+    site: yuanbao,
+    block: (language, text) =>
+      el('div', { class: 'hyc-common-markdown__code' }, el('div', {}, el('span', {}, language), el('span', { class: 'hyc-common-markdown__code__hd__copy' }, '复制')), el('pre', {}, code('', text))),
+    wrap(answer, reasoning) {
+      answer.className = 'hyc-content-md hyc-content-md-done';
+      const message = el('div', { class: 'agent-chat__list__item--ai', 'data-conv-outputting': 'false' }, el('div', { class: 'hyc-component-reasoner' }, reasoning), answer);
+      return { message, root: el('div', {}, el('div', { class: 'agent-chat__list__item--human' }, 'please'), message) };
+    },
+  },
+  zai: {
+    site: zai,
+    block: (language, text) =>
+      el('div', { class: 'relative flex flex-col rounded-xl' }, el('div', { class: 'text-xs' }, language), el('div', {}, el('button', { class: 'copy-code-button' }, 'Copy')),
+        el('div', language ? { class: `language-${language}` } : {}, el('div', { class: 'cm-editor' }, el('div', { class: 'cm-announced' }), el('div', { class: 'cm-scroller' },
+          el('div', { class: 'cm-content' }, ...text.split('\n').map((line) => el('div', { class: 'cm-line' }, ...(line ? tokens(line) : [el('br')])))))))),
+    wrap(answer, reasoning) {
+      const message = el('div', { class: 'chat-assistant markdown-prose' }, el('div', { class: 'thinking-chain-container' }, reasoning), ...Array.from(answer.childNodes));
+      return { message, root: el('div', {}, el('div', { class: 'user-message' }, 'please'), message) };
+    },
+  },
+  poe: {
+    site: poe,
+    block: (language, text) =>
+      el('div', { class: 'MarkdownCodeBlock_container__nRn2j' }, el('div', { class: 'MarkdownCodeBlock_codeHeader__zWt_V' }, el('div', { class: 'MarkdownCodeBlock_languageName__4_BF8' }, language), el('button', {}, 'Copy')),
+        el('pre', {}, code(language, text))),
+    wrap(answer, reasoning) {
+      answer.className = 'Markdown_markdownContainer__Tz3HQ';
+      const message = el('div', { class: 'ChatMessage_chatMessage__xkgHx' }, el('div', { class: 'Message_leftSideMessageBubble__VPdk6' }, el('div', { class: 'thinking-box' }, reasoning), answer));
+      const user = el('div', { class: 'ChatMessage_chatMessage__xkgHx' }, el('div', { class: 'Message_rightSideMessageBubble__ioa_i' }, 'please'));
+      return { message, root: el('div', {}, user, message) };
+    },
+  },
+  huggingchat: {
+    site: huggingchat,
+    // The builds that keep code.language-xxx; 2026 builds lose the label (see the fixtures).
+    block: (language, text) => el('div', { class: 'group relative my-4 rounded-lg' }, el('button', {}, 'Copy'), el('pre', {}, code(language, text))),
+    wrap(answer, reasoning) {
+      answer.className = 'prose max-w-none';
+      const message = el('div', { 'data-message-role': 'assistant', 'data-message-id': 'a1' }, el('div', { 'data-exclude-from-copy': '' }, reasoning), answer);
+      return { message, root: el('div', {}, el('div', { 'data-message-type': 'user', 'data-message-id': 'u1' }, 'please'), message) };
+    },
+  },
+  openrouter: {
+    site: openrouter,
+    block: (language, text) => el('div', {}, header(language), el('pre', {}, code('', text))),
+    wrap(answer, reasoning) {
+      answer.className = 'prose';
+      const message = el('div', { 'data-testid': 'assistant-message' }, el('div', {}, el('button', { id: 'toggle-reasoning-char-0' }, 'Reasoning'), reasoning), answer);
+      return { message, root: el('div', {}, el('div', { 'data-testid': 'user-message' }, 'please'), message) };
+    },
+  },
+  t3chat: {
+    site: t3chat,
+    block: (language, text) =>
+      el('div', { class: 'relative flex flex-col' }, header(language, { class: 'font-mono' }),
+        el('pre', { class: 'shiki' }, el('code', {}, ...text.split('\n').flatMap((line, i) => [...(i ? ['\n'] : []), el('span', { class: 'line' }, ...tokens(line))])))),
+    wrap(answer, reasoning) {
+      answer.className = 'prose';
+      const message = el('div', { role: 'article', 'aria-label': 'Assistant message' }, el('span', { class: 'sr-only' }, 'Assistant Reply: '), el('div', { class: 'reasoning-block' }, reasoning), answer);
+      return { message, root: el('div', {}, el('div', { role: 'article', 'aria-label': 'Your message' }, 'please'), message) };
+    },
+  },
+};
+
+function render(markdown: string, layout: Layout): HTMLElement {
+  const box = document.createElement('div');
+  box.innerHTML = marked.parse(markdown, { async: false });
+  for (const c of Array.from(box.querySelectorAll('pre > code'))) {
+    const language = c.className.match(/language-(\S+)/)?.[1] ?? '';
+    const raw = c.textContent ?? '';
+    c.parentElement!.replaceWith(layout.block(language, raw.endsWith('\n') ? raw.slice(0, -1) : raw));
+  }
+  return box;
+}
+
+function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; payload: string }> {
+  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, payload: JSON.stringify(b.payload ?? null) }));
+}
+
+function roundTrip(markdown: string, layout: Layout): { serialized: string; blocks: Block[]; partial: boolean } {
+  const { message, root } = layout.wrap(render(markdown, layout), render(DECOY, layout));
+  document.body.replaceChildren(root);
+  const found = layout.site.messages(document);
+  expect(found.map((m) => m.el)).toContain(message);
+  expect(found.find((m) => m.el === message)?.role).toBe('assistant');
+  const answer = layout.site.answerRoot(message);
+  if (!answer) throw new Error(`no answer root in the ${layout.site.id} rendering`);
+  const serialized = serializeMessage(answer, layout.site);
+  return { serialized: serialized.markdown, blocks: findBlocks(serialized.markdown), partial: serialized.segments.some((s) => s.code?.partial) };
+}
+
+const ROUND_TRIP_FIXTURES = [
+  'mcp-request/pretty-printed.md',
+  'mcp-request/three-calls-run-in-order.md',
+  'mcp-request/four-backtick-fence.md',
+  'mcp-request/content-with-backticks-in-string.md',
+  'axon/axon-and-mcp-in-one-reply.md',
+  'flycode-call/windows-path.md',
+  'flycode-call/seed001-fewshot-05-write-append-chinese.md',
+  'autocoder/inside-json-code-block.md',
+  'axon/chinese-path-and-content.md',
+  'axon/replace-with-backticks-and-tildes.md',
+];
+
+describe('serializer round trip on the added sites: findBlocks(serialize(renderLikeSite(md))) equals findBlocks(md)', () => {
+  for (const [name, layout] of Object.entries(LAYOUTS)) {
+    describe(name, () => {
+      for (const fixture of ROUND_TRIP_FIXTURES) {
+        it(fixture, () => {
+          const markdown = readFileSync(join(BLOCK_FIXTURES, fixture), 'utf8');
+          const original = findBlocks(markdown);
+          expect(original.length, 'the fixture holds blocks').toBeGreaterThan(0);
+          const { blocks, serialized, partial } = roundTrip(markdown, layout);
+          expect(essence(blocks), serialized).toEqual(essence(original));
+          expect(partial).toBe(false);
+        });
+      }
+
+      it('leaves the reasoning out (the decoy beside the answer is never read)', () => {
+        expect(roundTrip('Nothing to run here.', layout).blocks).toEqual([]);
+      });
+    });
+  }
+
+  it('covers every added site', () => {
+    expect(Object.values(LAYOUTS).map((l) => l.site).sort((a, b) => a.id.localeCompare(b.id))).toEqual([...ADDED].sort((a, b) => a.id.localeCompare(b.id)));
   });
 });

@@ -251,8 +251,8 @@ describe('Qwen code blocks that may not all be in the page', () => {
 
 // ------------------------------------------------------------------------------------------- serializer round trip
 
-type MoreLayout = 'claude' | 'gemini' | 'qwen' | 'kimi';
-const LAYOUT_SITE: Record<MoreLayout, Site> = { claude, gemini, qwen, kimi };
+type MoreLayout = 'claude' | 'gemini' | 'qwen' | 'kimi' | 'kimi-box';
+const LAYOUT_SITE: Record<MoreLayout, Site> = { claude, gemini, qwen, kimi, 'kimi-box': kimi };
 const DECOY = '```mcp-request\n{"jsonrpc":"2.0","id":"decoy","method":"tools/call","params":{"name":"fs.rm","arguments":{"path":"/"}}}\n```';
 
 /**
@@ -322,6 +322,35 @@ function renderLikeMoreSites(markdown: string, layout: MoreLayout): { message: E
     right.append(phaseThinking, phaseAnswer);
     message.append(right);
     root.append(el('div', { class: 'qwen-chat-message qwen-chat-message-user' }, 'please run it'), message);
+    return { message, root };
+  }
+  if (layout === 'kimi-box') {
+    // 2026-07 (code-index 61934193286): the content box holds prose (.markdown-container) and code (.segment-code) as
+    // siblings, and the thinking inside the same box.
+    const box = el('div', { class: 'segment-content-box' });
+    const thinking = el('div', { class: 'thinking-container toolcall-container' });
+    thinking.append(...Array.from(reasoning.childNodes));
+    box.append(thinking);
+    let prose: HTMLElement | null = null;
+    for (const child of Array.from(answer.childNodes)) {
+      if (child instanceof Element && child.matches('.segment-code')) {
+        box.append(child);
+        prose = null;
+        continue;
+      }
+      if (!prose) {
+        prose = el('div', { class: 'markdown-container' });
+        box.append(prose);
+      }
+      prose.append(child);
+    }
+    const message = el('div', { class: 'segment segment-assistant' });
+    const content = el('div', { class: 'segment-content' });
+    content.append(box, el('div', { class: 'segment-assistant-actions' }, '复制'));
+    const container = el('div', { class: 'segment-container' });
+    container.append(content);
+    message.append(el('div', { class: 'segment-avatar' }), container);
+    root.append(el('div', { class: 'segment segment-user' }, 'please run it'), message);
     return { message, root };
   }
   // Kimi writes paragraphs as div.paragraph.
@@ -419,6 +448,16 @@ function codeBlock(layout: MoreLayout, language: string, text: string): Element 
     body.append(editor);
     pre.append(wrapper, body);
     return pre;
+  }
+  if (layout === 'kimi-box') {
+    // Prism tokens straight in a pre carrying the language class; no <code>, no header label.
+    const block = el('div', { class: 'segment-code' });
+    const highlighter = el('div', { class: 'syntax-highlighter' });
+    const pre = el('pre', language ? { class: `language-${language}` } : {});
+    pre.append(...tokens(text));
+    highlighter.append(pre);
+    block.append(highlighter);
+    return block;
   }
   const block = el('div', { class: 'segment-code' });
   const header = el('header', { class: 'segment-code-header' });
