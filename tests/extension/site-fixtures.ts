@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
+import type { Block } from '../../shared/protocols/types';
 import { serializeMessage } from '../../extension/scanner/serialize';
 import type { Site } from '../../extension/sites/define-site';
 
@@ -105,6 +106,67 @@ export function describeFixtures(expected: Record<string, Expectation>): void {
         expect(stop !== null).toBe(want.generating === true);
         // The stop control is the page's own, never something inside a message.
         if (stop) for (const m of want.site.messages(doc)) expect(m.el.contains(stop)).toBe(false);
+      });
+    });
+  }
+}
+
+// ------------------------------------------------------------------------------------------- serializer round trip
+
+const BLOCK_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
+
+/** A handful of block fixtures covering every kind, nested fences, backticks in content, Chinese text and paths. */
+export const ROUND_TRIP_FIXTURES = [
+  'mcp-request/pretty-printed.md',
+  'mcp-request/three-calls-run-in-order.md',
+  'mcp-request/four-backtick-fence.md',
+  'axon/axon-and-mcp-in-one-reply.md',
+  'mcp-request/content-with-backticks-in-string.md',
+  'mcp-request/seed000-fewshot-07-writebatch-html-css.md',
+  'flycode-call/windows-path.md',
+  'flycode-call/seed001-fewshot-05-write-append-chinese.md',
+  'autocoder/inside-json-code-block.md',
+  'axon/backtick-fences.md',
+  'axon/chinese-path-and-content.md',
+  'axon/seed003-write-markdown-with-backticks.md',
+  'axon/replace-with-backticks-and-tildes.md',
+];
+
+/** Markdown rendered the way one site shows a reply: its assistant message (answer + reasoning decoy) in a page root. */
+export type RenderLikeSite = (markdown: string) => { site: Site; message: Element; root: HTMLElement };
+
+function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; payload: string }> {
+  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, payload: JSON.stringify(b.payload ?? null) }));
+}
+
+function roundTrip(markdown: string, render: RenderLikeSite): { serialized: string; blocks: Block[]; partial: boolean } {
+  const { site, message, root } = render(markdown);
+  document.body.replaceChildren(root);
+  expect(site.messages(document).find((m) => m.el === message)?.role, 'the rendered reply is found as an assistant message').toBe('assistant');
+  const answer = site.answerRoot(message);
+  if (!answer) throw new Error(`no answer root found in the ${site.id} rendering`);
+  const serialized = serializeMessage(answer, site);
+  return { serialized: serialized.markdown, blocks: findBlocks(serialized.markdown), partial: serialized.segments.some((s) => s.code?.partial) };
+}
+
+/** findBlocks(serialize(renderLikeSite(md))) equals findBlocks(md) for every round-trip fixture, per rendering. */
+export function describeRoundTrips(renderers: Record<string, RenderLikeSite>): void {
+  for (const [name, render] of Object.entries(renderers)) {
+    describe(name, () => {
+      for (const fixture of ROUND_TRIP_FIXTURES) {
+        it(fixture, () => {
+          const markdown = readFileSync(join(BLOCK_FIXTURES, fixture), 'utf8');
+          const original = findBlocks(markdown);
+          expect(original.length, 'the fixture holds blocks').toBeGreaterThan(0);
+          expect(original.every((b) => b.complete), 'the fixture holds only complete blocks').toBe(true);
+          const { blocks, serialized, partial } = roundTrip(markdown, render);
+          expect(essence(blocks), serialized).toEqual(essence(original));
+          expect(partial).toBe(false);
+        });
+      }
+
+      it('leaves the reasoning out (the decoy beside the answer is never read)', () => {
+        expect(roundTrip('Nothing to run here.', render).blocks).toEqual([]);
       });
     });
   }

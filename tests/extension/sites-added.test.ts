@@ -1,10 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../shared/protocols';
-import type { Block } from '../../shared/protocols/types';
-import { serializeMessage } from '../../extension/scanner/serialize';
 import {
   SITES,
   STATIC_SITE_IDS,
@@ -25,9 +22,8 @@ import {
 } from '../../extension/sites';
 import { EDITOR_FAMILIES, type Site } from '../../extension/sites/define-site';
 import { ENABLED_BY_DEFAULT } from '../../extension/site-settings';
-import { describeFixtures, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation, type FoundBlock } from './site-fixtures';
+import { describeFixtures, describeRoundTrips, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation, type FoundBlock } from './site-fixtures';
 
-const BLOCK_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
 const ADDED: Site[] = [aistudio, grok, perplexity, copilot, mistral, doubao, yuanbao, zai, poe, huggingchat, openrouter, t3chat];
 
 const call = (id: string): FoundBlock => ({ kind: 'mcp-request', language: 'mcp-request', id, partial: false });
@@ -590,54 +586,10 @@ function render(markdown: string, layout: Layout): HTMLElement {
   return box;
 }
 
-function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; payload: string }> {
-  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, payload: JSON.stringify(b.payload ?? null) }));
-}
-
-function roundTrip(markdown: string, layout: Layout): { serialized: string; blocks: Block[]; partial: boolean } {
-  const { message, root } = layout.wrap(render(markdown, layout), render(DECOY, layout));
-  document.body.replaceChildren(root);
-  const found = layout.site.messages(document);
-  expect(found.map((m) => m.el)).toContain(message);
-  expect(found.find((m) => m.el === message)?.role).toBe('assistant');
-  const answer = layout.site.answerRoot(message);
-  if (!answer) throw new Error(`no answer root in the ${layout.site.id} rendering`);
-  const serialized = serializeMessage(answer, layout.site);
-  return { serialized: serialized.markdown, blocks: findBlocks(serialized.markdown), partial: serialized.segments.some((s) => s.code?.partial) };
-}
-
-const ROUND_TRIP_FIXTURES = [
-  'mcp-request/pretty-printed.md',
-  'mcp-request/three-calls-run-in-order.md',
-  'mcp-request/four-backtick-fence.md',
-  'mcp-request/content-with-backticks-in-string.md',
-  'axon/axon-and-mcp-in-one-reply.md',
-  'flycode-call/windows-path.md',
-  'flycode-call/seed001-fewshot-05-write-append-chinese.md',
-  'autocoder/inside-json-code-block.md',
-  'axon/chinese-path-and-content.md',
-  'axon/replace-with-backticks-and-tildes.md',
-];
-
 describe('serializer round trip on the added sites: findBlocks(serialize(renderLikeSite(md))) equals findBlocks(md)', () => {
-  for (const [name, layout] of Object.entries(LAYOUTS)) {
-    describe(name, () => {
-      for (const fixture of ROUND_TRIP_FIXTURES) {
-        it(fixture, () => {
-          const markdown = readFileSync(join(BLOCK_FIXTURES, fixture), 'utf8');
-          const original = findBlocks(markdown);
-          expect(original.length, 'the fixture holds blocks').toBeGreaterThan(0);
-          const { blocks, serialized, partial } = roundTrip(markdown, layout);
-          expect(essence(blocks), serialized).toEqual(essence(original));
-          expect(partial).toBe(false);
-        });
-      }
-
-      it('leaves the reasoning out (the decoy beside the answer is never read)', () => {
-        expect(roundTrip('Nothing to run here.', layout).blocks).toEqual([]);
-      });
-    });
-  }
+  describeRoundTrips(
+    Object.fromEntries(Object.entries(LAYOUTS).map(([name, layout]) => [name, (markdown: string) => ({ site: layout.site, ...layout.wrap(render(markdown, layout), render(DECOY, layout)) })])),
+  );
 
   it('covers every added site', () => {
     expect(Object.values(LAYOUTS).map((l) => l.site).sort((a, b) => a.id.localeCompare(b.id))).toEqual([...ADDED].sort((a, b) => a.id.localeCompare(b.id)));

@@ -1,15 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../shared/protocols';
-import type { Block } from '../../shared/protocols/types';
-import { serializeMessage } from '../../extension/scanner/serialize';
 import { SITES, claude, gemini, kimi, qwen, siteForHost } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
-import { answerBlocks, describeFixtures, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation } from './site-fixtures';
+import { answerBlocks, describeFixtures, describeRoundTrips, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation } from './site-fixtures';
 
-const BLOCK_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
 const MORE_SITES: Site[] = [claude, gemini, qwen, kimi];
 
 const EXPECTED: Record<string, Expectation> = {
@@ -491,56 +487,10 @@ function el(tag: string, attributes: Record<string, string> = {}, text?: string)
   return node;
 }
 
-function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; payload: string }> {
-  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, payload: JSON.stringify(b.payload ?? null) }));
-}
-
-function roundTrip(markdown: string, layout: MoreLayout): { serialized: string; blocks: Block[]; partial: boolean } {
-  const site = LAYOUT_SITE[layout];
-  const { message, root } = renderLikeMoreSites(markdown, layout);
-  document.body.replaceChildren(root);
-  expect(site.messages(document).map((m) => m.el)).toContain(message);
-  const answer = site.answerRoot(message);
-  if (!answer) throw new Error(`no answer root found in the ${layout} rendering`);
-  const serialized = serializeMessage(answer, site);
-  return { serialized: serialized.markdown, blocks: findBlocks(serialized.markdown), partial: serialized.segments.some((s) => s.code?.partial) };
-}
-
-/** A handful of block fixtures covering every kind, nested fences, backticks in content, Chinese text and paths. */
-const ROUND_TRIP_FIXTURES = [
-  'mcp-request/pretty-printed.md',
-  'mcp-request/three-calls-run-in-order.md',
-  'mcp-request/four-backtick-fence.md',
-  'axon/axon-and-mcp-in-one-reply.md',
-  'mcp-request/content-with-backticks-in-string.md',
-  'mcp-request/seed000-fewshot-07-writebatch-html-css.md',
-  'flycode-call/windows-path.md',
-  'flycode-call/seed001-fewshot-05-write-append-chinese.md',
-  'autocoder/inside-json-code-block.md',
-  'axon/backtick-fences.md',
-  'axon/chinese-path-and-content.md',
-  'axon/seed003-write-markdown-with-backticks.md',
-  'axon/replace-with-backticks-and-tildes.md',
-];
-
 describe('serializer round trip on these sites: findBlocks(serialize(renderLikeSite(md))) equals findBlocks(md)', () => {
-  for (const layout of Object.keys(LAYOUT_SITE) as MoreLayout[]) {
-    describe(layout, () => {
-      for (const name of ROUND_TRIP_FIXTURES) {
-        it(name, () => {
-          const markdown = readFileSync(join(BLOCK_FIXTURES, name), 'utf8');
-          const original = findBlocks(markdown);
-          expect(original.length, 'the fixture holds blocks').toBeGreaterThan(0);
-          expect(original.every((b) => b.complete), 'the fixture holds only complete blocks').toBe(true);
-          const { blocks, serialized, partial } = roundTrip(markdown, layout);
-          expect(essence(blocks), serialized).toEqual(essence(original));
-          expect(partial).toBe(false);
-        });
-      }
-
-      it('leaves the reasoning out (the decoy beside the answer is never read)', () => {
-        expect(roundTrip('Nothing to run here.', layout).blocks).toEqual([]);
-      });
-    });
-  }
+  describeRoundTrips(
+    Object.fromEntries(
+      (Object.keys(LAYOUT_SITE) as MoreLayout[]).map((layout) => [layout, (markdown: string) => ({ site: LAYOUT_SITE[layout], ...renderLikeMoreSites(markdown, layout) })]),
+    ),
+  );
 });
