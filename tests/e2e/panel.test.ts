@@ -109,6 +109,28 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
+  it('an exec approval shows its command and directory; once approved its live output streams into the panel and Stop ends it', async () => {
+    const chat = await world.open('chatgpt');
+    const command = 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do echo tick $i; sleep 1; done';
+    const request = { jsonrpc: '2.0', id: 'call-903', method: 'tools/call', params: { name: 'shell.exec', arguments: { command, cwd: world.root } } };
+    await stream(chat, 'Counting.\n\n```mcp-request\n' + JSON.stringify(request) + '\n```\n', { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const panel = await openPanel(world);
+    const card = panel.locator('[data-approval]').first();
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.locator('[data-command]').textContent()).toContain(`$ ${command}`);
+    expect(await card.locator('[data-command]').textContent()).toContain(world.root);
+    await card.locator('[data-decision="approve"]').click();
+    const program = panel.locator('#programs [data-program]').first();
+    await program.waitFor({ timeout: 30_000 });
+    await expect.poll(() => program.locator('[data-output]').textContent(), { timeout: 30_000 }).toMatch(/tick 2/);
+    await program.locator('[data-stop-program]').click();
+    await expect.poll(() => panel.locator('#programs [data-program]').count(), { timeout: 30_000 }).toBe(0);
+    await waitForChipState(chat, 0, ['done', 'failed']);
+    await panel.close();
+    await chat.close();
+  });
+
   it('the badge says "off" while the companion is away and counts again when it is back', async () => {
     await world.companion.stop();
     await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
