@@ -20,7 +20,7 @@ import { blockKey } from './run-manager';
 import { toolCallOf } from '../../shared/tools/promptx-tool';
 import { callTool, errorOutcome, type ToolHandlers } from './tool-call';
 import { listAllTools } from './tool-list';
-import { refusedOnlyForExternalTool } from '../mcp-servers/external-blocks';
+import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { functionCallsRun } from './function-calls-job';
 
 /** The plan executors (companion/plans); injected so the pipeline can be built and tested on its own. */
@@ -66,6 +66,8 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
     key: blockKey({ kind, site: context.site, conversationId: context.conversationId, messageKey: context.messageKey, text }),
   };
   const meta = (auditId: string, extra: Partial<ResultMeta> = {}): ResultMeta => ({ auditId, ...extra });
+  // a tool name the parser refused may be one of the person's MCP servers' (shared/protocols/tool-name-only.ts)
+  const answersName = (name: string): boolean => deps.external?.answers(name) === true;
 
   switch (kind) {
     case 'mcp-request': {
@@ -78,7 +80,7 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
         pendingText: (approval, auditId) =>
           formatMcpResponse(mcpPendingResponse(id, pendingWhat(approval), { auditId, pendingConfirmationId: approval.id })),
         async execute(ctx, auditId, info) {
-          const problem = refusedOnlyForExternalTool(kind, block, deps.external) ? null : blockProblem(kind, blocks, block);
+          const problem = refusedOnlyForToolName(kind, block, answersName) ? null : blockProblem(kind, blocks, block);
           if (problem) return finalText(respond(problem, meta(auditId)), problem);
           const request = payload as McpRequestPayload;
           const repaired = block?.repaired ? { repaired: true } : {};
@@ -132,7 +134,7 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
         pendingText: (approval, auditId) =>
           respond({ ok: true, text: pendingConfirmationText(pendingWhat(approval)) }, meta(auditId, { pendingConfirmationId: approval.id })),
         async execute(ctx, auditId, info) {
-          const problem = refusedOnlyForExternalTool(kind, block, deps.external) ? null : blockProblem(kind, blocks, block);
+          const problem = refusedOnlyForToolName(kind, block, answersName) ? null : blockProblem(kind, blocks, block);
           if (problem) return finalText(respond(problem, meta(auditId)), problem);
           const call = toolCallOf(tool as string, payload.args ?? {});
           info.tool = call.ok ? call.tool : (tool ?? undefined);

@@ -112,6 +112,8 @@ export interface PageContext {
   epoch: number;
   /** The newest message element at the end of the conversation (only it can be a streaming reply). */
   lastMessageEl: Element | null;
+  /** The person's MCP servers' tools (`<server>.<tool>`) as the companion lists them: not unknown tools here. */
+  externalTools: ReadonlySet<string>;
   /** Logs each distinct error once: one failing message or block never stops the page. */
   reportOnce(what: string, error: unknown): void;
   /** The conversation id, or a stand-in for a new chat that has none yet. */
@@ -139,6 +141,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     lastMessageEl: null,
+    externalTools: new Set(),
     reportOnce(what, error) {
       const line = `${what}: ${error instanceof Error ? error.message : String(error)}`;
       if (reported.has(line)) return;

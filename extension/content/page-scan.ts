@@ -1,4 +1,5 @@
-import { blockKey, findBlocks } from '../../shared/protocols';
+import { blockKey, findBlocks, type Block } from '../../shared/protocols';
+import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { initialState, isFinishPlan, type MessageOrigin } from '../scanner/blocks';
 import type { PageChanges } from '../scanner/observe';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
@@ -125,7 +126,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal') record.ending = 'normal';
     if (record.origin === 'live') active.add(record);
-    const found = findBlocks(serialized.markdown);
+    const found = findBlocks(serialized.markdown).map((block) => withKnownTools(block, ctx.externalTools));
     const messageKey = ctx.messageKeyOf(record);
     const next: TrackedBlock[] = [];
     found.forEach((block, index) => {
@@ -246,4 +247,11 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
   };
 
   return { track, scan, updateOrigins, checkConversation, onChanges };
+}
+
+/** A block refused only for naming a tool of the person's MCP servers is not faulty: the companion runs it. */
+function withKnownTools(block: Block, external: ReadonlySet<string>): Block {
+  if (external.size === 0 || !refusedOnlyForToolName(block.kind, block, (name) => external.has(name))) return block;
+  const { error: _error, ...known } = block;
+  return known;
 }

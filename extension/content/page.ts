@@ -37,11 +37,25 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const dispatcher = createDispatcher(ctx, show, deliverer);
   const scanner = createScanner(ctx, show, { liveChanged: (changedAt) => tickWhenSettled(changedAt) });
 
+  // The person's MCP servers' tool names, so a block calling one is not taken for an unknown tool: read when the
+  // page starts, when the companion connects, and when a server's state changes (its tools may have).
+  const readExternalTools = (): void => {
+    bridge.ask('tools', {}).then(
+      (tools) => {
+        ctx.externalTools = new Set(tools.flatMap((tool) => (tool.server === undefined ? [] : [tool.name])));
+      },
+      () => undefined, // not connected yet: read again when it is
+    );
+  };
+  readExternalTools();
+
   const onPush = (push: PagePush): void => {
     if (push.type === 'connection') {
       indicator.update(push.connection.state, push.connection.detail);
+      if (push.connection.state === 'connected') readExternalTools();
       return;
     }
+    if (push.event.type === 'mcp-server') readExternalTools();
     dispatcher.onEvent(push.event);
   };
   const unsubscribe = bridge.onPush(onPush);

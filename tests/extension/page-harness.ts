@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startPage, type PageBridge, type PageController } from '../../extension/content/page';
-import type { Approval, ProgramItem, RunResponse } from '../../extension/companion/api-types';
+import type { Approval, ProgramItem, RunResponse, ToolListing } from '../../extension/companion/api-types';
 import type { PagePush, RequestMap, RequestType } from '../../extension/messaging';
 import { RunLedger, type KeyValueArea } from '../../extension/scanner/blocks';
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
@@ -167,6 +167,8 @@ export interface BridgeScript {
   respond?: (run: RequestMap['run']['request']['run'], n: number) => RunResponse;
   approvals?: Approval[];
   programs?: ProgramItem[];
+  /** GET /v1/tools as the companion answers it (the page reads the person's MCP servers' tool names from it) */
+  tools?: ToolListing[];
 }
 
 export function start(
@@ -189,6 +191,7 @@ export function start(
       }
       if (type === 'approvals') return (script.approvals ?? []) as RequestMap[T]['response'];
       if (type === 'programs') return (script.programs ?? []) as RequestMap[T]['response'];
+      if (type === 'tools' && script.tools) return script.tools as RequestMap[T]['response'];
       if (type === 'get-run') throw new Error('companion not reachable');
       if (type === 'stop-run' || type === 'stop-program') {
         stops.push({ type, request });

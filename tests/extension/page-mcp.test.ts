@@ -28,6 +28,17 @@ function chip(): Element {
 }
 
 describe('page: calls to the person\'s MCP servers', () => {
+  it('a call of a tool the companion lists from the person\'s servers is not taken for an unknown tool', async () => {
+    const echo = { name: 'everything.echo', description: 'Echoes', risk: 'exec', inputSchema: { type: 'object' }, server: 'everything' };
+    const h = start(buildPage(), { settings: { autoRun: false }, script: { tools: [echo] } });
+    const call = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name, arguments: { message: 'hi' } } });
+    await streamReply(h, [{ lang: 'mcp-request', code: call('everything.echo') }, { lang: 'mcp-request', code: call('nosuch.tool') }]);
+    await until(() => h.ctl.records().some((r) => r.blocks.length === 2 && r.blocks.every((b) => b.block.complete)));
+    const [known, unknown] = h.ctl.records().find((r) => r.blocks.length === 2)!.blocks;
+    expect(known?.block.error).toBeUndefined();
+    expect(unknown?.block.error).toMatch(/tool "nosuch\.tool" is not available/);
+  });
+
   it('a <function_calls> block runs as a function-calls block, and its answer goes into the chat', async () => {
     const h = start(buildPage());
     await streamReply(h, ['Calling the server.', { lang: 'xml', code: CALL }]);
