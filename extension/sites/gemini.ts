@@ -90,18 +90,21 @@ export const gemini = defineSite({
     ]);
   },
   sendButton(doc) {
-    // 2026-09: absent while the composer is empty; stop takes the same slot while a reply streams.
-    return firstMatch(doc, [
-      'button[aria-label="Send message"]',
-      'button.send-button',
-      '[data-test-id="send-button-container"] button',
-      'button[aria-label="Stop response"]',
-    ]);
+    // 2026-09: absent while the composer is empty; stop takes the same slot while a reply streams. Labels are
+    // localized: the icon (mat-icon fonticon "arrow_upward") names the send button in any language.
+    return (
+      firstMatch(doc, [
+        'button[aria-label="Send message"]',
+        'button.send-button',
+        '[data-test-id="send-button-container"] button',
+        'button[aria-label="Stop response"]',
+      ]) ?? doc.querySelector('mat-icon[fonticon="arrow_upward"]')?.closest<HTMLElement>('button') ?? null
+    );
   },
   isSendDisabled(button) {
     if ((button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true') return true;
     // The slot holds the stop button while a reply streams: present, but not a send control.
-    return button.classList.contains('stop') || /stop/i.test(button.getAttribute('aria-label') ?? '');
+    return button.classList.contains('stop') || /stop/i.test(button.getAttribute('aria-label') ?? '') || button.querySelector('mat-icon[fonticon="stop"]') !== null;
   },
   isGenerating(doc) {
     return (
@@ -109,6 +112,9 @@ export const gemini = defineSite({
         'button[aria-label="Stop response"]',
         'button.send-button.stop',
         'mat-icon[data-mat-icon-name="stop"]',
+        // 2026-06 (ZS): the icon, not the localized label, says "stop" in every language.
+        'input-area-v2 mat-icon[fonticon="stop"]',
+        '.send-button-container mat-icon[fonticon="stop"]',
         'model-response .markdown[aria-busy="true"]',
       ]) !== null
     );

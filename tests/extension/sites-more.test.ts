@@ -68,6 +68,18 @@ const EXPECTED: Record<string, Expectation> = {
     // The send slot holds the stop button while the reply streams.
     sendButton: 'disabled',
   },
+  'gemini/2026-11-zh-generating.html': {
+    site: gemini,
+    pathname: '/app/9f8e7d6c5b4a3928',
+    roles: ['user', 'assistant', 'user', 'assistant'],
+    conversationId: '9f8e7d6c5b4a3928',
+    generating: true,
+    editorTag: 'DIV',
+    answerBlocks: [{ kind: 'mcp-request', language: 'mcp-request', id: 'call-015', partial: false }],
+    keys: ['t:c0d1e2f3a4b5c6d7:user-query', 'r:r_aaaabbbbccccdddd', 't:e8f9a0b1c2d3e4f5:user-query', 'r:r_eeeeffff00001111'],
+    // Only the stop button holds the slot: no send control while the reply streams.
+    sendButton: 'absent',
+  },
   'qwen/2026-11-thinking-idle.html': {
     site: qwen,
     pathname: '/c/0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b',
