@@ -58,7 +58,7 @@ function SiteCard(props: { entry: SiteEntry; settings: SiteSettings | null; onCh
   );
   const on = settings?.enabled === true;
   return (
-    <fieldset class="card stack site" data-site={key} style="margin:0">
+    <fieldset class="card stack site" data-site={key} data-on={String(on)} style="margin:0">
       <legend class="sr-only">{entry.title}</legend>
       <div class="row">
         <strong aria-hidden="true">{entry.title}</strong>

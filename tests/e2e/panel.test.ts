@@ -151,6 +151,12 @@ describeE2E('side panel and badge end to end', () => {
       await popup.locator('[data-setting="chatgpt.enabled"]:not([disabled])').waitFor();
       expect(await seriousViolations(popup), `popup (${scheme})`).toEqual([]);
       await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', `popup-${scheme}.png`), fullPage: true });
+      // the folded parts too: the prompt library (with its preview) and the other sites
+      await popup.locator('#prompts > summary').click();
+      await popup.locator('#more-sites > summary').click();
+      await expect.poll(() => popup.locator('#prompt-preview').inputValue(), { timeout: 30_000 }).not.toBe('');
+      expect(await seriousViolations(popup), `popup unfolded (${scheme})`).toEqual([]);
+      if (scheme === 'light') await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'popup-prompts.png'), fullPage: true });
       await popup.close();
 
       const panel = await openPanel(world);
