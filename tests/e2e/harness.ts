@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -103,8 +103,13 @@ export interface StopRecord {
 
 export const STOP_GRACE_MS = 5_000;
 
-export async function startCompanion(options: { root: string; home: string; token: string }): Promise<Companion> {
+export async function startCompanion(options: { root: string; home: string; token: string; config?: Record<string, unknown> }): Promise<Companion> {
   let child: ChildProcess | null = null;
+  if (options.config !== undefined) {
+    // <home>/config.json is what `chatbridge start` loads without --config
+    await mkdir(options.home, { recursive: true });
+    await writeFile(path.join(options.home, 'config.json'), JSON.stringify(options.config, null, 2));
+  }
   let port = 0;
   let log = '';
 
@@ -286,6 +291,8 @@ export interface WorldOptions {
   /** Write the token and the companion's port into the extension's storage (default true). */
   paired?: boolean;
   sites?: Partial<Record<ReplicaSite, SiteSettings>>;
+  /** The companion's config file (e.g. `mcpServers`); the workspace root is given on the command line as always. */
+  companionConfig?: Record<string, unknown>;
 }
 
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
@@ -299,7 +306,12 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
     const [built, replicasStarted, companionStarted] = await Promise.allSettled([
       ensureExtensionBuilt(),
       startReplicaServer(path.join(scratch, 'tls')),
-      startCompanion({ root: realRoot, home: path.join(scratch, 'home'), token: `e2e-${randomBytes(16).toString('hex')}` }),
+      startCompanion({
+        root: realRoot,
+        home: path.join(scratch, 'home'),
+        token: `e2e-${randomBytes(16).toString('hex')}`,
+        ...(options.companionConfig ? { config: options.companionConfig } : {}),
+      }),
     ]);
     // Whatever did start is cleaned up even when another part failed.
     if (replicasStarted.status === 'fulfilled') cleanups.unshift(() => replicasStarted.value.close());
