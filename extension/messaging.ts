@@ -62,9 +62,8 @@ export interface RecentRun {
   at: number;
   /** the block's text, cut */
   preview: string;
-  /** the chat page the block was on, and the message (site-specific key) */
+  /** the chat page the block was on */
   url: string;
-  messageKey: string;
   /** the result text, cut; empty until the run has one */
   result: string;
   /** when the run ended (absent while pending or running) */

@@ -195,7 +195,6 @@ async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> 
     at: Date.now(),
     preview: run.text.slice(0, 160),
     url: run.context.url,
-    messageKey: run.context.messageKey,
     ...resultOf(result),
   };
   await recentRunsItem.setValue([entry, ...runs.filter((r) => r.runId !== result.runId)].slice(0, RECENT_RUNS));

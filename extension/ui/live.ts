@@ -85,9 +85,13 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
     }
   };
 
+  // The audit log is read from the companion's files: asked for again only once a run or a decision happened.
+  let auditWanted = 1; // bumped by whatever may have added records
+  let auditHave = 0;
   let refreshing: Promise<void> | null = null;
   const refresh = (): Promise<void> => {
     refreshing ??= (async () => {
+      const wanted = auditWanted;
       let connection: ConnectionInfo;
       try {
         connection = await source.ask('connection', {});
@@ -100,8 +104,9 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
         load('programs', 'programs', 'programs', {}, (list) => list.filter((p) => p.status === 'running')),
         load('runs', 'runs', 'recent-runs', {}, (list) => list),
         load('journal', 'journal', 'journal', {}, (list) => list),
-        load('audit', 'audit', 'audit', { limit: AUDIT_LIMIT }, (list) => list),
+        auditHave !== wanted ? load('audit', 'audit', 'audit', { limit: AUDIT_LIMIT }, (list) => list) : {},
       ]);
+      if ('audit' in Object.assign({}, ...patches)) auditHave = wanted;
       set(Object.assign({ connection, loaded: true }, ...patches));
     })().finally(() => (refreshing = null));
     return refreshing;
@@ -119,18 +124,25 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
       set({ output: { ...state.output, [event.programId]: `${before}\n[… ${event.dropped} bytes not shown …]\n`.slice(-OUTPUT_KEEP) } });
       return;
     }
-    if (event.type === 'approval' || event.type === 'run' || event.type === 'journal' || event.type === 'program-exit') void refresh();
+    if (event.type === 'approval' || event.type === 'run' || event.type === 'journal' || event.type === 'program-exit') {
+      auditWanted += 1;
+      void refresh();
+    }
   };
   const disconnect = source.connect((push) => {
     if (push.type === 'connection') set({ connection: push.connection });
     else onEvent(push.event);
-    if (push.type === 'connection' && push.connection.state === 'connected') void refresh();
+    if (push.type === 'connection' && push.connection.state === 'connected') {
+      auditWanted += 1;
+      void refresh();
+    }
   });
   const timer = setInterval(() => void refresh(), options.refreshMs ?? REFRESH_MS);
 
   /** Runs a person's action, shows its error, then refreshes. */
   const act = async (action: () => Promise<unknown>): Promise<void> => {
     set({ error: '' });
+    auditWanted += 1;
     try {
       await action();
     } catch (error) {

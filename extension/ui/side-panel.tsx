@@ -100,7 +100,7 @@ function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: Jo
           </button>
         )}
       </div>
-      {r.result !== '' && (
+      {r.result && (
         <details>
           <summary>{t('panel.result')}</summary>
           <pre class="output">{r.result}</pre>

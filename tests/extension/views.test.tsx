@@ -52,7 +52,6 @@ const RUN: RecentRun = {
   at: Date.parse('2026-11-23T10:00:00.000Z'),
   preview: '```mcp-request …',
   url: 'https://chatgpt.com/c/c-1',
-  messageKey: 'm-1',
   result: 'WRITE_SUCCESS',
   endedAt: Date.parse('2026-11-23T10:00:01.500Z'),
 };
@@ -420,6 +419,23 @@ describe('live data for the popup and side panel', () => {
     source.push({ type: 'event', event: { type: 'approval', change: 'decided', approval: approval({ state: 'approved' }) } });
     await live.refresh();
     expect(source.asked.filter((type) => type === 'approvals').length).toBeGreaterThan(before);
+    live.close();
+  });
+
+  it('the audit log is read again only after a run, a decision or an action, not on every refresh', async () => {
+    const source = fakeSource({ connection: CONNECTED, audit: [audit({})] });
+    const live = createLive(source, ['audit'], { refreshMs: 60_000 });
+    await live.refresh();
+    await live.refresh();
+    await live.refresh();
+    const audits = (): number => source.asked.filter((type) => type === 'audit').length;
+    expect(audits()).toBe(1);
+    expect(live.get().audit.length).toBe(1);
+    source.push({ type: 'event', event: { type: 'run', run: { runId: 'run-2', status: 'done', resultText: 'ok', auditId: 'a-2' } } });
+    await live.refresh();
+    expect(audits()).toBe(2);
+    await live.undo('j-1');
+    expect(audits()).toBe(3);
     live.close();
   });
 
