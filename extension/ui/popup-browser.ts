@@ -2,7 +2,7 @@ import { browser } from 'wxt/browser';
 import { companionUrl, genericHosts, readSiteSettings, siteSettingItems } from '../settings';
 import type { SiteSettings } from '../site-settings';
 import { SITES, siteById } from '../sites';
-import { disableSite, enableSite } from '../site-access';
+import { disableSite, enableSite, siteAccess } from '../site-access';
 import { safeLink } from './format';
 import { uiLanguage } from './i18n';
 import type { PopupDeps } from './popup';
@@ -19,7 +19,16 @@ export async function siteEntries(): Promise<SiteEntry[]> {
 /** The sites with every one's settings read up front, as the popup and the options page draw them. */
 export async function siteStore(sites: SiteEntry[]): Promise<SiteStore> {
   const initial = Object.fromEntries(await Promise.all(sites.map(async (entry) => [entry.key, await readSiteSettings(entry.key)] as const)));
-  return { sites, initial, readSite: readSiteSettings, writeSite: writeSiteSetting };
+  const known = sites.filter((entry) => siteById(entry.key) !== null && initial[entry.key]?.enabled);
+  const access = await Promise.all(known.map(async (entry) => ({ key: entry.key, ...(await siteAccess(entry.key)) })));
+  return {
+    sites,
+    initial,
+    missingAccess: access.filter((a) => !a.granted).map((a) => a.key),
+    allowAccess: enableSite,
+    readSite: readSiteSettings,
+    writeSite: writeSiteSetting,
+  };
 }
 
 export async function writeSiteSetting<K extends keyof SiteSettings>(key: string, name: K, value: SiteSettings[K]): Promise<void> {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { SiteSettings } from '../site-settings';
 import { t } from './i18n';
 import { Switch } from './switch';
+import { trusted } from './trusted';
 
 /**
  * A card per site: its switches (enabled, auto-run, auto-submit) and, folded, the advanced settings. A site that is
@@ -22,9 +23,19 @@ export interface SiteStore {
   writeSite<K extends SiteSettingName>(key: string, name: K, value: SiteSettings[K]): Promise<void>;
   /** every site's settings read before the page is drawn (no switch changes under the person's eyes) */
   initial?: Record<string, SiteSettings>;
+  /** sites switched on whose host permission is missing (they cannot run until allowed) */
+  missingAccess?: string[];
+  /** asks for a site's host permission again (from the person's click); resolves whether it was granted */
+  allowAccess?(key: string): Promise<boolean>;
 }
 
-function SiteCard(props: { entry: SiteEntry; settings: SiteSettings | null; onChange: <K extends SiteSettingName>(name: K, value: SiteSettings[K]) => void }) {
+function SiteCard(props: {
+  entry: SiteEntry;
+  settings: SiteSettings | null;
+  onChange: <K extends SiteSettingName>(name: K, value: SiteSettings[K]) => void;
+  /** set when the site is on but may not run: the button asks for its permission again */
+  onAllow?: (() => void) | undefined;
+}) {
   const { entry, settings } = props;
   const key = entry.key;
   const toggle = (name: 'enabled' | 'autoRun' | 'autoSubmit', label: string) => (
@@ -65,6 +76,14 @@ function SiteCard(props: { entry: SiteEntry; settings: SiteSettings | null; onCh
         <span class="spacer" />
         {toggle('enabled', t('popup.enabled'))}
       </div>
+      {on && props.onAllow && (
+        <div class="row warn" data-missing-access={key}>
+          <span class="spacer">{t('popup.accessMissing')}</span>
+          <button type="button" data-allow-site={key} onClick={trusted(props.onAllow)}>
+            {t('popup.allowAccess')}
+          </button>
+        </div>
+      )}
       {on && (
         <>
           <div class="row" style="gap:16px">
@@ -104,8 +123,16 @@ export function Sites({ deps }: { deps: SiteStore }) {
   }, [deps]);
   // Which sites are folded is decided once, from the settings the page opened with.
   const [folded] = useState(() => new Set(deps.initial ? deps.sites.filter((e) => deps.initial![e.key]?.enabled === false).map((e) => e.key) : []));
+  const [missing, setMissing] = useState(() => new Set(deps.missingAccess ?? []));
+  const allow = (key: string): void => {
+    void deps.allowAccess?.(key).then((granted) => {
+      if (!granted) return;
+      setMissing((now) => new Set([...now].filter((k) => k !== key)));
+    });
+  };
   const card = (entry: SiteEntry) => (
     <SiteCard
+      onAllow={missing.has(entry.key) && deps.allowAccess ? () => allow(entry.key) : undefined}
       key={entry.key}
       entry={entry}
       settings={settings[entry.key] ?? null}

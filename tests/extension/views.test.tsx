@@ -354,6 +354,24 @@ describe('popup', () => {
     expect(more.querySelector('[data-setting="chat.example.org.autoRun"]')).not.toBeNull();
   });
 
+  it('a site that is on without its host permission says so and asks again from Allow access', async () => {
+    const asked: string[] = [];
+    const initial = { chatgpt: defaultSiteSettings('chatgpt'), 'chat.example.org': { ...defaultSiteSettings('chat.example.org'), enabled: true } };
+    const root = mount(
+      <PopupView
+        state={state()}
+        deps={deps({ initial, missingAccess: ['chat.example.org'], allowAccess: async (key) => (asked.push(key), true) })}
+        live={live}
+      />,
+    );
+    expect(root.querySelector('[data-missing-access="chatgpt"]')).toBeNull();
+    const allow = root.querySelector('[data-site="chat.example.org"] [data-allow-site="chat.example.org"]')!;
+    expect(allow.textContent).toBe('Allow access');
+    await act(async () => trustedClick(allow));
+    expect(asked).toEqual(['chat.example.org']);
+    expect(root.querySelector('[data-missing-access]')).toBeNull();
+  });
+
   it('approvals waiting: the count on the side panel button and compact cards (diff folded)', async () => {
     const opened: string[] = [];
     const root = mount(<PopupView state={state({ approvals: [approval()] })} deps={deps({ openSidePanel: () => opened.push('panel') })} live={live} />);
