@@ -35,7 +35,8 @@ import { cut, describeValue, isPlainObject } from './describe-value';
  *   {"type": "parameter", "key": "message", "value": "hello"}
  *   {"type": "function_call_end", "call_id": 1}
  *
- *   A fenced code block (any label) holding `"function_call_start"` is one block, complete when the fence closes; every non-blank line must be such an object. Outside code blocks, each call from its start line
+ *   A fenced code block (any label) holding `"function_call_start"` is one block, complete when the fence has
+ *   closed and its last call has ended; every non-blank line must be such an object. Outside code blocks, each call from its start line
  *   to its end line is a block, and lines broken off by prose (a line that is not a JSON object) are not a call. A line counts only once its line break has arrived (mid-stream, the last line may
  *   still grow), so an unfenced call is complete when its end line is followed by a line break.
  *
@@ -230,9 +231,9 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
     const fence = cutOffBy(fences, at, close);
     if (fence !== undefined) {
       // never closed inside its code block: a call still being written (the page shows an unfinished code block
-      // as closed) or one that will not be; it ends with the block and never runs
-      blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at, fence.contentEnd), start: at, end: fence.contentEnd });
-      at = markdown.indexOf(OPEN, fence.contentEnd);
+      // as closed) or one that will not be; it ends with the code block and never runs
+      blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at, fence.end), start: at, end: fence.end });
+      at = markdown.indexOf(OPEN, fence.end);
       continue;
     }
     if (close === -1) {
@@ -346,9 +347,15 @@ class JsonlCalls {
     return false;
   }
 
-  /** What the block is, now that no more lines come. */
+  /**
+   * What the block is, now that no more lines come. A call that has not ended leaves the block incomplete, as
+   * those extensions read it: mid-stream the page shows an unfinished code block as closed.
+   */
   finish(block: Block): Block {
-    if (this.problem === undefined && this.open) this.problem = `the call to ${cut(this.open.name)} never ends: its last line must be {"type": "function_call_end"}`;
+    if (this.problem === undefined && this.open) {
+      block.complete = false;
+      return block;
+    }
     if (this.problem === undefined && this.calls.length === 0) this.problem = 'the block holds no call ({"type": "function_call_start", "name": …} … {"type": "function_call_end"})';
     if (this.problem !== undefined) block.error = this.problem;
     else block.payload = { form: 'jsonl', calls: this.calls } satisfies FunctionCallsPayload;
@@ -438,7 +445,8 @@ export const functionCalls = defineProtocol({
   find(markdown, fences) {
     const inFence = fenceLocator(fences);
     const xml = findXml(markdown, fences).map((block) => {
-      if (!inFence(block.start, block.end)) block.unfenced = true;
+      // an incomplete block may run past its code block's end (cut off there): where it starts says where it is
+      if (!inFence(block.start, block.complete ? block.end : block.start)) block.unfenced = true;
       return block;
     });
     // JSON lines inside a complete XML block are a parameter's value, not calls (an XML block still being written
