@@ -51,10 +51,6 @@ import { cut, describeValue, isPlainObject } from './describe-value';
 
 const OPEN = '<function_calls>';
 const CLOSE = '</function_calls>';
-const INVOKE_OPEN = '<invoke';
-const INVOKE_CLOSE = '</invoke>';
-const PARAMETER_OPEN = '<parameter';
-const PARAMETER_CLOSE = '</parameter>';
 const JSONL_START = 'function_call_start';
 const JSONL_START_QUOTED = `"${JSONL_START}"`;
 
@@ -68,7 +64,7 @@ function opensBlock(markdown: string, at: number): boolean {
   let next = at + OPEN.length;
   while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
   const rest = markdown.slice(next, next + CLOSE.length);
-  return [INVOKE_OPEN, CLOSE].some((tag) => (rest.length >= tag.length ? rest.startsWith(tag) : tag.startsWith(rest)));
+  return ['<invoke', CLOSE].some((tag) => (rest.length >= tag.length ? rest.startsWith(tag) : tag.startsWith(rest)));
 }
 
 /** The fenced code block whose content holds `at`, if any (fences are in order and do not overlap). */
@@ -139,71 +135,68 @@ function readTag(text: string, at: number, name: string): { attributes: string; 
   return { attributes: text.slice(after, selfClosing ? close - 1 : close), end: close + 1, selfClosing };
 }
 
+/**
+ * Each `<name …>…</name>` element of `text` in order: its attributes and the text inside (`''` for `<name/>`;
+ * undefined when its closing tag never comes, after which nothing more is read). Linear in the text.
+ */
+function* elementsOf(text: string, name: string): Generator<{ attributes: Record<string, string>; inner: string | undefined }> {
+  const open = `<${name}`;
+  const close = `</${name}>`;
+  let from = 0;
+  for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, from)) {
+    const tag = readTag(text, at, open);
+    if (tag === 'unclosed') return;
+    if (tag === undefined) {
+      from = at + open.length;
+      continue;
+    }
+    const attributes = readAttributes(tag.attributes);
+    if (tag.selfClosing) {
+      from = tag.end;
+      yield { attributes, inner: '' };
+      continue;
+    }
+    const end = text.indexOf(close, tag.end);
+    if (end === -1) {
+      yield { attributes, inner: undefined };
+      return;
+    }
+    from = end + close.length;
+    yield { attributes, inner: text.slice(tag.end, end) };
+  }
+}
+
 type CallsReading = { ok: true; calls: FunctionCall[] } | { ok: false; message: string };
 
 /** The calls between `<function_calls>` and `</function_calls>`. */
 function readXmlCalls(body: string): CallsReading {
   const calls: FunctionCall[] = [];
-  let from = 0;
-  for (let at = body.indexOf(INVOKE_OPEN, from); at !== -1; at = body.indexOf(INVOKE_OPEN, from)) {
-    const tag = readTag(body, at, INVOKE_OPEN);
-    if (tag === 'unclosed') break;
-    if (tag === undefined) {
-      from = at + INVOKE_OPEN.length;
-      continue;
-    }
+  for (const { attributes, inner } of elementsOf(body, 'invoke')) {
     const number = calls.length + 1;
     if (number > MAX_BLOCKS_PER_KIND) {
       return { ok: false, message: `the <function_calls> block holds more than ${MAX_BLOCKS_PER_KIND} <invoke> calls; split them over several replies` };
     }
-    const attributes = readAttributes(tag.attributes);
     const name = (attributes.name ?? '').trim();
-    if (name === '') {
-      return { ok: false, message: `<invoke> number ${number} has no name; write <invoke name="tool name">` };
-    }
-    let end = tag.end;
-    let inner = '';
-    if (!tag.selfClosing) {
-      const close = body.indexOf(INVOKE_CLOSE, tag.end);
-      if (close === -1) return { ok: false, message: `<invoke name="${cut(name)}"> is not closed with </invoke> before </function_calls>` };
-      inner = body.slice(tag.end, close);
-      end = close + INVOKE_CLOSE.length;
-    }
+    if (name === '') return { ok: false, message: `<invoke> number ${number} has no name; write <invoke name="tool name">` };
+    if (inner === undefined) return { ok: false, message: `<invoke name="${cut(name)}"> is not closed with </invoke> before </function_calls>` };
     const args = readXmlParameters(inner, name);
     if (!args.ok) return args;
     const call: FunctionCall = { name, arguments: args.arguments };
     if (attributes.call_id !== undefined) call.callId = attributes.call_id;
     calls.push(call);
-    from = end;
   }
-  if (calls.length === 0) {
-    return { ok: false, message: 'the <function_calls> block holds no <invoke name="…"> call' };
-  }
+  if (calls.length === 0) return { ok: false, message: 'the <function_calls> block holds no <invoke name="…"> call' };
   return { ok: true, calls };
 }
 
 function readXmlParameters(inner: string, tool: string): { ok: true; arguments: Record<string, unknown> } | { ok: false; message: string } {
   const args: Record<string, unknown> = {};
-  let from = 0;
-  for (let at = inner.indexOf(PARAMETER_OPEN, from); at !== -1; at = inner.indexOf(PARAMETER_OPEN, from)) {
-    const tag = readTag(inner, at, PARAMETER_OPEN);
-    if (tag === 'unclosed') break;
-    if (tag === undefined) {
-      from = at + PARAMETER_OPEN.length;
-      continue;
-    }
-    const name = readAttributes(tag.attributes).name ?? '';
+  for (const { attributes, inner: value } of elementsOf(inner, 'parameter')) {
+    const name = attributes.name ?? '';
     if (name.trim() === '') return { ok: false, message: `a <parameter> of ${cut(tool)} has no name; write <parameter name="argument">value</parameter>` };
     if (Object.hasOwn(args, name)) return { ok: false, message: `the parameter ${JSON.stringify(cut(name))} of ${cut(tool)} is given twice` };
-    if (tag.selfClosing) {
-      args[name] = '';
-      from = tag.end;
-      continue;
-    }
-    const close = inner.indexOf(PARAMETER_CLOSE, tag.end);
-    if (close === -1) return { ok: false, message: `<parameter name="${cut(name)}"> of ${cut(tool)} is not closed with </parameter>` };
-    args[name] = parameterValue(inner.slice(tag.end, close));
-    from = close + PARAMETER_CLOSE.length;
+    if (value === undefined) return { ok: false, message: `<parameter name="${cut(name)}"> of ${cut(tool)} is not closed with </parameter>` };
+    args[name] = parameterValue(value);
   }
   return { ok: true, arguments: args };
 }
