@@ -82,6 +82,8 @@ export const claude = defineSite({
       'fieldset .ProseMirror[contenteditable="true"]',
       '[data-testid="chat-input"][contenteditable="true"]',
       'div.ProseMirror[contenteditable="true"]',
+      // 2026-08 (SAYPI in SITES-MORE.md): the composer is also known by its enterkeyhint, should the class go.
+      'div[enterkeyhint][contenteditable="true"]',
       'fieldset [contenteditable="true"]',
     ]);
   },

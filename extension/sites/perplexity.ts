@@ -57,7 +57,7 @@ export const perplexity = defineSite({
     return firstMatch(doc, ['button[data-testid="submit-button"]', 'button[aria-label="Submit"]']);
   },
   isSendDisabled(button) {
-    return isButtonDisabled(button) || button.hasAttribute('data-disabled') && button.getAttribute('data-disabled') !== 'false';
+    return isButtonDisabled(button) || (button.hasAttribute('data-disabled') && button.getAttribute('data-disabled') !== 'false');
   },
   isGenerating(doc) {
     return firstMatch(doc, STOP_SELECTORS) !== null;
