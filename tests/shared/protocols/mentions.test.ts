@@ -4,7 +4,7 @@ import { loadBlockFixtures } from './block-fixtures';
 
 /**
  * Issue 10 §3: a reply that first explains the format must give the same blocks as the reply without the
- * explanation. Each explanation below is put before every auto_coder and Axon fixture; the blocks of the fixture's
+ * explanation. Each explanation below is put before every auto_coder, Axon and <function_calls> fixture; the blocks of the fixture's
  * kind must be the same (same text, payload, error, completeness), only moved.
  */
 
@@ -24,12 +24,19 @@ const AXON_MENTIONS = [
   'Each step is an `act` block (`~~~~~act`) followed by one block per parameter.\n\n',
 ];
 
+const FUNCTION_CALLS_MENTIONS = [
+  'I will answer with a `<function_calls>` block, one `<invoke>` per call:\n\n',
+  'Wrap every call in <function_calls> tags with one invoke each.\n\n',
+  '调用格式：<function_calls> 里放一个 <invoke name="工具名">，结果会在 <function_result> 里返回。\n\n',
+  'Each line is a JSON object, the first one with "type": "function_call_start".\n\n',
+];
+
 function same(blocks: Block[]): Array<Pick<Block, 'raw' | 'complete' | 'error' | 'payload' | 'repaired'>> {
   return blocks.map(({ raw, complete, error, payload, repaired }) => ({ raw, complete, error, payload, repaired }));
 }
 
 describe('an explanation of the format before the reply changes nothing', () => {
-  for (const [kind, mentions] of [['autocoder', AUTOCODER_MENTIONS], ['axon', AXON_MENTIONS]] as const) {
+  for (const [kind, mentions] of [['autocoder', AUTOCODER_MENTIONS], ['axon', AXON_MENTIONS], ['function-calls', FUNCTION_CALLS_MENTIONS]] as const) {
     const fixtures = loadBlockFixtures().filter((f) => f.name.startsWith(`${kind}/`));
     it.each(fixtures.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
       const want = same(findBlocks(fixture.markdown).filter((b) => b.kind === kind));
