@@ -1,7 +1,8 @@
 import { defineSite, firstMatch, plainText } from './define-site';
 
 /*
- * DOM contract (what replica pages must reproduce; see SITES.md for the sources):
+ * DOM contract (what replica pages must reproduce; sources in SITES.md: adkeb/flycode selectors and test 2026-03,
+ * MCP-SuperAssistant PR #206 (div role=button) 2026-09, captures of rows and the send/stop control 2026-10-02/04):
  *
  *   message    .ds-message (rows of a virtual list; off-screen rows may be unmounted)
  *              user message: has a direct child .fbb737a4; assistant message: holds a .ds-markdown

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
@@ -389,6 +389,16 @@ describe('the site list', () => {
       }
       for (const pattern of site.matches) expect(site.hosts, pattern).toContain(new URL(pattern.replace('*', '')).host);
       expect(siteById(site.id)).toBe(site);
+    }
+  });
+
+  it('every site module documents its DOM contract: dated sources, composer, send control and URLs', () => {
+    for (const site of SITES) {
+      const source = readFileSync(join(import.meta.dirname, '..', '..', 'extension', 'sites', `${site.id}.ts`), 'utf8');
+      const header = source.slice(0, source.indexOf('*/'));
+      expect(header, site.id).toMatch(/DOM contract/);
+      expect(header, `${site.id} names no dated source`).toMatch(/20\d\d-\d\d|\d\d\/20\d\d/);
+      for (const part of ['composer', 'send', 'url']) expect(header, `${site.id} header says nothing of its ${part}`).toMatch(new RegExp(`^ \\*\\s+${part}\\b`, 'm'));
     }
   });
 
