@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../extension/companion/api-types';
+import { t } from '../../extension/ui/i18n';
 import { buildPage, catchChipRoots, clickChip, start, stopPages, streamReply, until } from './page-harness';
 
 /**
@@ -45,6 +46,18 @@ describe('page: calls to the person\'s MCP servers', () => {
     await until(() => h.page.submitted.length === 1);
     expect(h.runs.map((r) => [r.kind, r.text])).toEqual([['function-calls', CALL]]);
     expect(h.page.submitted).toEqual(['RESULT[function-calls:1]']);
+  });
+
+  it('a <function_calls> block the page shows as paragraph text (not in a code block) never runs by itself; Run still works', async () => {
+    const h = start(buildPage());
+    await streamReply(h, ['Calling the server.', CALL]);
+    await until(() => chip().getAttribute('data-chatbridge-state') === 'ready');
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    expect(chip().getAttribute('data-chatbridge-note')).toBe(t('note.unfenced'));
+    clickChip(roots, chip(), 'run');
+    await until(() => h.runs.length === 1);
+    expect(h.runs[0]?.kind).toBe('function-calls');
   });
 
   it('tool-progress events show in the chip while the call runs, and go away with the result', async () => {
