@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REPO, createWorld, describeE2E, readWorkspaceFile, stream, waitForChipState, waitForSubmitted } from './harness';
+import { REPO, createWorld, describeE2E, getExtensionStorage, readWorkspaceFile, stream, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
 
 /** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
@@ -151,6 +151,20 @@ describeE2E('side panel and badge end to end', () => {
       await popup.locator('[data-setting="chatgpt.enabled"]:not([disabled])').waitFor();
       expect(await seriousViolations(popup), `popup (${scheme})`).toEqual([]);
       await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', `popup-${scheme}.png`), fullPage: true });
+      if (scheme === 'light') {
+        // Keyboard only: Tab reaches ChatGPT's auto-run switch, Space turns it off and on again.
+        const autoRun = popup.locator('[data-setting="chatgpt.autoRun"]');
+        let reached = false;
+        for (let i = 0; i < 30 && !reached; i += 1) {
+          await popup.keyboard.press('Tab');
+          reached = await autoRun.evaluate((el) => el === document.activeElement);
+        }
+        expect(reached, 'Tab reaches the auto-run switch').toBe(true);
+        await popup.keyboard.press('Space');
+        await expect.poll(() => getExtensionStorage(world, ['site.chatgpt.autoRun'])).toEqual({ 'site.chatgpt.autoRun': false });
+        await popup.keyboard.press('Space');
+        await expect.poll(() => getExtensionStorage(world, ['site.chatgpt.autoRun'])).toEqual({ 'site.chatgpt.autoRun': true });
+      }
       // the folded parts too: the prompt library (with its preview) and the other sites
       await popup.locator('#prompts > summary').click();
       await popup.locator('#more-sites > summary').click();
