@@ -137,9 +137,12 @@ describe('popup: the Prompts section', () => {
     };
   }
   const byId = <T extends HTMLElement>(view: HTMLElement, id: string): T => view.querySelector<T>(`#${id}`)!;
-  const choose = (select: HTMLSelectElement, value: string): void => {
+  /** Preact draws a change on the next turn. */
+  const drawn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+  const choose = async (select: HTMLSelectElement, value: string): Promise<void> => {
     select.value = value;
     select.dispatchEvent(new Event('change'));
+    await drawn();
   };
 
   it('previews the prompt for the chosen protocol and language, from the live tools', async () => {
@@ -149,12 +152,13 @@ describe('popup: the Prompts section', () => {
     const preview = byId<HTMLTextAreaElement>(view.element, 'prompt-preview');
     expect(byId<HTMLSelectElement>(view.element, 'prompt-lang').value).toBe('zh');
     expect(preview.value).toBe(buildPrompt({ protocol: 'mcp-request', lang: 'zh', tools: listTools() }));
-    choose(byId(view.element, 'prompt-protocol'), 'axon');
-    choose(byId(view.element, 'prompt-lang'), 'en');
+    await choose(byId(view.element, 'prompt-protocol'), 'axon');
+    await choose(byId(view.element, 'prompt-lang'), 'en');
     expect(preview.value).toBe(buildPrompt({ protocol: 'axon', lang: 'en', tools: listTools() }));
     const root = byId<HTMLInputElement>(view.element, 'prompt-root');
     root.value = '/srv/shop';
     root.dispatchEvent(new Event('input'));
+    await drawn();
     expect(preview.value).toBe(buildPrompt({ protocol: 'axon', lang: 'en', tools: listTools(), workspaceRoot: '/srv/shop' }));
     expect(byId(view.element, 'prompt-tools').getAttribute('data-live')).toBe('true');
   });
@@ -163,9 +167,10 @@ describe('popup: the Prompts section', () => {
     const d = deps();
     const view = promptsView(d);
     await view.ready;
-    choose(byId(view.element, 'prompt-protocol'), 'flycode-call');
+    await choose(byId(view.element, 'prompt-protocol'), 'flycode-call');
     await view.insert();
     await view.copy();
+    await drawn();
     const text = byId<HTMLTextAreaElement>(view.element, 'prompt-preview').value;
     expect(d.inserted).toEqual([text]);
     expect(d.copied).toEqual([text]);
@@ -177,6 +182,7 @@ describe('popup: the Prompts section', () => {
     const view = promptsView(deps({ insert: async () => ({ ok: false, error: 'not a chat page' }) }));
     await view.ready;
     await view.insert();
+    await drawn();
     const status = byId(view.element, 'prompt-status');
     expect(status.getAttribute('data-state')).toBe('error');
     expect(status.textContent).toBe('not a chat page');
@@ -226,8 +232,10 @@ describe('popup: the Prompts section', () => {
     expect(preview.value).toBe(buildPrompt({ protocol: 'mcp-request', lang: 'en', tools: [...listTools(), external[0]!] }));
     expect(preview.value).toContain('- `git.status` — Working tree status. (arguments {repo_path: string})');
     git.click();
+    await drawn();
     expect(preview.value).toBe(buildPrompt({ protocol: 'mcp-request', lang: 'en', tools: listTools() }));
     memory.click();
+    await drawn();
     expect(preview.value).toContain('memory.read_graph');
     expect(saved).toEqual([['memory', 'git'], ['git']]);
   });
@@ -267,7 +275,7 @@ describe('popup: the Prompts section', () => {
     expect(byId<HTMLButtonElement>(view.element, 'prompt-insert').disabled).toBe(true);
     expect(byId<HTMLButtonElement>(view.element, 'prompt-copy').disabled).toBe(true);
     expect(byId(view.element, 'prompt-status').textContent).toMatch(/the mcp-request prompt needs the tool list, got no tools/);
-    choose(byId(view.element, 'prompt-protocol'), 'axon');
+    await choose(byId(view.element, 'prompt-protocol'), 'axon');
     expect(byId<HTMLButtonElement>(view.element, 'prompt-insert').disabled).toBe(false);
   });
 });
