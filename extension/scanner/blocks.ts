@@ -180,12 +180,21 @@ export class LoopGuard {
   }
 }
 
-/** What makes two calls "the same": the payload without its request id (models renumber ids), else the raw text. */
+/**
+ * What makes two calls "the same": the payload without its request id (models renumber ids; `<function_calls>`
+ * carry one `call_id` per call), else the raw text.
+ */
 export function callSignature(block: Pick<Block, 'kind' | 'raw' | 'payload'>): string {
   const payload = block.payload;
   if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
     const { id: _id, ...rest } = payload as Record<string, unknown>;
     void _id;
+    if (block.kind === 'function-calls' && Array.isArray(rest.calls)) {
+      rest.calls = rest.calls.map((call: unknown) => {
+        const { callId: _callId, ...same } = call as Record<string, unknown>;
+        return same;
+      });
+    }
     return `${block.kind}:${stableJson(rest)}`;
   }
   return `${block.kind}:${block.raw.replace(/\r\n/g, '\n').trim()}`;

@@ -135,6 +135,13 @@ describe('loop guard', () => {
     expect(a).toBe(b);
     expect(a).not.toBe(c);
   });
+
+  it('treats <function_calls> that differ only in their call_id as the same call', () => {
+    const call = (callId: string, message: string) =>
+      callSignature({ kind: 'function-calls', raw: callId, payload: { form: 'xml', calls: [{ name: 'everything.echo', callId, arguments: { message } }] } });
+    expect(call('1', 'hi')).toBe(call('2', 'hi'));
+    expect(call('1', 'hi')).not.toBe(call('2', 'bye'));
+  });
 });
 
 describe('runs of one reply', () => {
