@@ -3,7 +3,7 @@ import '../../ui/styles.css';
 import { companionUrl } from '../../settings';
 import { uiLanguage } from '../../ui/i18n';
 import { OptionsView } from '../../ui/options';
-import { siteEntries, siteStore } from '../../ui/popup-browser';
+import { siteEntries, siteStore } from '../../ui/site-store';
 
 document.documentElement.lang = uiLanguage() === 'zh' ? 'zh-CN' : 'en';
 const app = document.getElementById('app');
