@@ -232,7 +232,8 @@ describe('mayHoldBlocks: the cheap check before serializing', () => {
         for (const layout of LAYOUTS) if (roundTrip(text.slice(0, cut), layout).blocks.length > 0) withBlocks++;
       }
       if (findBlocks(text).length > 0) expect(withBlocks).toBeGreaterThan(0);
-    });
+      // fifteen renderings of the huge fixtures (hundreds of KB each) take seconds on a busy machine
+    }, 30_000);
   }
 
   it('rules out ordinary replies: prose, inline code, code blocks of other languages, even code full of backticks', () => {
