@@ -6,12 +6,14 @@ export default defineConfig({
   outDir: 'dist',
   imports: false,
   modules: ['@wxt-dev/webextension-polyfill', '@wxt-dev/i18n/module'],
-  manifest: ({ manifestVersion }) => ({
+  manifest: ({ manifestVersion, mode }) => ({
     name: 'chatbridge',
     description: '__MSG_app_summary__',
     default_locale: 'en',
     permissions: ['storage', 'alarms', 'scripting', 'activeTab'],
-    host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
+    // `--mode granted` (e2e only, its own output dir): every https host already granted — the state a person reaches by
+    // allowing each opt-in site, whose permission prompt a test cannot click through.
+    host_permissions: ['http://127.0.0.1/*', 'http://localhost/*', ...(mode === 'granted' ? ['https://*/*'] : [])],
     // Every chat site but ChatGPT and DeepSeek, and any other host, is enabled one at a time from the popup, which asks
     // for that host's permission then (site-access.ts). Manifest V2 (Firefox) has no optional_host_permissions: there
     // the same patterns are optional_permissions.

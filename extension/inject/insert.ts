@@ -18,8 +18,20 @@ export function isTextField(editor: Element): editor is HTMLTextAreaElement | HT
 export function editorText(editor: Element): string {
   if (isTextField(editor)) return editor.value;
   const blocks = editor.querySelectorAll(':scope > p, :scope > div');
-  if (blocks.length > 0) return Array.from(blocks, (b) => b.textContent ?? '').join('\n');
-  return editor.textContent ?? '';
+  if (blocks.length > 0) return Array.from(blocks, textWithBreaks).join('\n');
+  return textWithBreaks(editor);
+}
+
+/**
+ * A node's text with each `<br>` as a line break (Lexical keeps the lines of one paragraph apart with them); a `<br>`
+ * that ends its element only holds an empty or trailing line open, as browsers draw it, and adds nothing.
+ */
+function textWithBreaks(node: Node): string {
+  if (node.nodeType === 3) return node.nodeValue ?? '';
+  if (node.nodeName === 'BR') return node.nextSibling === null ? '' : '\n';
+  let text = '';
+  for (const child of Array.from(node.childNodes)) text += textWithBreaks(child);
+  return text;
 }
 
 export function isEditorEmpty(editor: Element): boolean {

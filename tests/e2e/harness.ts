@@ -21,7 +21,18 @@ import type { ReplicaServer } from './replica/server';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env.CHATBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_DIR = path.join(REPO, 'dist', 'chrome-mv3');
-export const SITE_HOSTS: Record<ReplicaSite, string> = { chatgpt: 'chatgpt.com', deepseek: 'chat.deepseek.com' };
+/**
+ * The same build with every https host already granted (`wxt build --mode granted`): opt-in sites' content scripts are
+ * registered at run time once their permission is granted, and a test cannot click through the browser's prompt.
+ */
+export const GRANTED_EXTENSION_DIR = path.join(REPO, 'dist', 'chrome-mv3-granted');
+export const SITE_HOSTS: Record<ReplicaSite, string> = {
+  chatgpt: 'chatgpt.com',
+  deepseek: 'chat.deepseek.com',
+  claude: 'claude.ai',
+  gemini: 'gemini.google.com',
+  kimi: 'www.kimi.com',
+};
 
 // ------------------------------------------------------------------------------------------- availability
 
@@ -49,22 +60,30 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-let buildOnce: Promise<void> | null = null;
+const builds = new Map<string, Promise<void>>();
 
-/** Builds the extension with `npx wxt build` when dist/chrome-mv3 is missing or older than its sources. */
-export function ensureExtensionBuilt(): Promise<void> {
-  buildOnce ??= (async () => {
-    const manifest = path.join(EXTENSION_DIR, 'manifest.json');
+/**
+ * Builds the extension with `npx wxt build` when its output is missing or older than its sources; `granted` is the
+ * build with every https host granted (GRANTED_EXTENSION_DIR).
+ */
+export function ensureExtensionBuilt(variant: 'default' | 'granted' = 'default'): Promise<void> {
+  const outDir = variant === 'granted' ? GRANTED_EXTENSION_DIR : EXTENSION_DIR;
+  const existing = builds.get(variant);
+  if (existing) return existing;
+  const build = (async () => {
+    const manifest = path.join(outDir, 'manifest.json');
     const sources = Math.max(
       newestMtime(path.join(REPO, 'extension')),
       newestMtime(path.join(REPO, 'shared')),
       statSync(path.join(REPO, 'wxt.config.ts')).mtimeMs,
     );
     if (existsSync(manifest) && statSync(manifest).mtimeMs >= sources) return;
-    const { code, output } = await runCommand('npx', ['wxt', 'build'], REPO);
-    if (code !== 0 || !existsSync(manifest)) throw new Error(`npx wxt build failed (exit ${code}):\n${output}`);
+    const args = ['wxt', 'build', ...(variant === 'granted' ? ['--mode', 'granted'] : [])];
+    const { code, output } = await runCommand('npx', args, REPO);
+    if (code !== 0 || !existsSync(manifest)) throw new Error(`npx ${args.join(' ')} failed (exit ${code}):\n${output}`);
   })();
-  return buildOnce;
+  builds.set(variant, build);
+  return build;
 }
 
 function runCommand(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
@@ -235,8 +254,11 @@ export async function launchBrowser(options: {
   userDataDir: string;
   /** Load the built extension (default true); the replica self-test runs the pages without it. */
   extension?: boolean;
+  /** Which build to load (default EXTENSION_DIR). */
+  extensionDir?: string;
 }): Promise<Browser> {
   const withExtension = options.extension !== false;
+  const extensionDir = options.extensionDir ?? EXTENSION_DIR;
   const map = Object.values(SITE_HOSTS)
     .map((host) => `MAP ${host} 127.0.0.1:${options.replicaPort}`)
     .join(',');
@@ -246,7 +268,7 @@ export async function launchBrowser(options: {
     ignoreHTTPSErrors: true,
     viewport: { width: 1100, height: 900 },
     args: [
-      ...(withExtension ? [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`] : []),
+      ...(withExtension ? [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`] : []),
       '--no-sandbox',
       '--disable-gpu',
       '--disable-background-networking',
@@ -293,6 +315,8 @@ export interface WorldOptions {
   sites?: Partial<Record<ReplicaSite, SiteSettings>>;
   /** The companion's config file (e.g. `mcpServers`); the workspace root is given on the command line as always. */
   companionConfig?: Record<string, unknown>;
+  /** Load the build with every https host granted (opt-in sites, `enableSite`); default false. */
+  granted?: boolean;
 }
 
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
@@ -304,7 +328,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const cleanups: Array<() => Promise<void>> = [() => rm(scratch, { recursive: true, force: true })];
   try {
     const [built, replicasStarted, companionStarted] = await Promise.allSettled([
-      ensureExtensionBuilt(),
+      ensureExtensionBuilt(options.granted === true ? 'granted' : 'default'),
       startReplicaServer(path.join(scratch, 'tls')),
       startCompanion({
         root: realRoot,
@@ -319,7 +343,11 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
     for (const outcome of [built, replicasStarted, companionStarted]) if (outcome.status === 'rejected') throw outcome.reason;
     const replicas = (replicasStarted as PromiseFulfilledResult<ReplicaServer>).value;
     const companion = (companionStarted as PromiseFulfilledResult<Companion>).value;
-    const browser = await launchBrowser({ replicaPort: replicas.port, userDataDir: path.join(scratch, 'profile') });
+    const browser = await launchBrowser({
+      replicaPort: replicas.port,
+      userDataDir: path.join(scratch, 'profile'),
+      ...(options.granted === true ? { extensionDir: GRANTED_EXTENSION_DIR } : {}),
+    });
     cleanups.unshift(() => browser.close());
     const world: World = {
       browser,
@@ -412,10 +440,32 @@ export async function waitForConnection(world: World, state: string, timeoutMs =
   }
 }
 
-export function setSiteSettings(world: World, site: ReplicaSite, settings: SiteSettings): Promise<void> {
+export function setSiteSettings(world: World, site: string, settings: SiteSettings): Promise<void> {
   const items: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(settings)) items[`site.${site}.${name}`] = value;
   return setExtensionStorage(world, items);
+}
+
+/**
+ * Turns an opt-in site on as the popup's one click does once its host permission is granted (a world created with
+ * `granted: true`): its `enabled` setting goes to storage, and the background registers the site's content script
+ * (`chatbridge-site-<id>`) — this waits for that registration.
+ */
+export async function enableSite(world: World, siteId: string): Promise<void> {
+  await setExtensionStorage(world, { [`site.${siteId}.enabled`]: true });
+  const worker = await world.browser.serviceWorker();
+  const id = `chatbridge-site-${siteId}`;
+  const deadline = Date.now() + 15_000;
+  let registered: string[] = [];
+  while (Date.now() < deadline) {
+    registered = await worker.evaluate(async () => {
+      const { chrome } = globalThis as unknown as { chrome: { scripting: { getRegisteredContentScripts(): Promise<Array<{ id: string }>> } } };
+      return (await chrome.scripting.getRegisteredContentScripts()).map((script) => script.id);
+    });
+    if (registered.includes(id)) return;
+    await delay(100);
+  }
+  throw new Error(`the background never registered ${id} (registered: ${registered.join(', ') || 'none'})`);
 }
 
 // ------------------------------------------------------------------------------------------- page helpers
@@ -428,6 +478,9 @@ export function stream(page: Page, markdown: string, options: StreamOptions = {}
 export const STOP_CONTROL: Record<ReplicaSite, string> = {
   chatgpt: 'button[data-testid="stop-button"]',
   deepseek: 'div[role="button"].ds-button--circle',
+  claude: 'button[aria-label="Stop response"]',
+  gemini: 'button[aria-label="Stop response"]',
+  kimi: '.send-button-container.stop',
 };
 
 /** Waits until a stream started with `holdAt` pauses there (still generating). */

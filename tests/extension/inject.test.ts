@@ -133,6 +133,30 @@ describe('insertIntoEditor: contenteditable', () => {
     expect(editorText(editor)).toBe('line one\nline two');
   });
 
+  it('reads the line breaks of a Lexical-like paragraph (<br> between lines) and takes its paste once', async () => {
+    const editor = document.createElement('div');
+    editor.setAttribute('contenteditable', 'true');
+    editor.innerHTML = '<p><br></p>';
+    let pastes = 0;
+    editor.addEventListener('paste', (event) => {
+      pastes += 1;
+      const lines = ((event as ClipboardEvent).clipboardData?.getData('text/plain') ?? '').split('\n');
+      event.preventDefault();
+      const p = document.createElement('p');
+      lines.forEach((line, i) => {
+        if (i > 0) p.append(document.createElement('br'));
+        if (line !== '') p.append(line);
+      });
+      // Lexical holds a trailing empty line open with one more <br>.
+      if (lines.at(-1) === '') p.append(document.createElement('br'));
+      editor.replaceChildren(p);
+    });
+    document.body.append(editor);
+    expect(await insertIntoEditor(editor, 'first\n\n  third\n')).toEqual({ ok: true, method: 'paste' });
+    expect(pastes).toBe(1);
+    expect(editorText(editor)).toBe('first\n\n  third\n');
+  });
+
   it('without a paste handler builds paragraphs from text nodes — markup in the text stays text', async () => {
     const editor = document.createElement('div');
     editor.setAttribute('contenteditable', 'true');

@@ -3,7 +3,7 @@
  * page through it (what the "server" streams, what history a conversation has) and read back what reached the
  * page's OWN submit handler — the only thing a real chat site would have received.
  */
-export type ReplicaSite = 'chatgpt' | 'deepseek';
+export type ReplicaSite = 'chatgpt' | 'deepseek' | 'claude' | 'gemini' | 'kimi';
 
 export interface ReplicaTurn {
   role: 'user' | 'assistant';
@@ -80,5 +80,6 @@ declare global {
 export const SWITCH_LOAD_MS = 150;
 
 export function conversationPath(site: ReplicaSite, id: string): string {
-  return site === 'chatgpt' ? `/c/${id}` : `/a/chat/s/${id}`;
+  const paths: Record<ReplicaSite, string> = { chatgpt: '/c/', deepseek: '/a/chat/s/', claude: '/chat/', gemini: '/app/', kimi: '/chat/' };
+  return paths[site] + id;
 }

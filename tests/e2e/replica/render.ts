@@ -14,6 +14,10 @@ export interface SiteMarkup {
   codeBlock(text: string, label: string): string;
   /** Extra attributes on `<p>` (DeepSeek classes its paragraphs). */
   paragraphClass?: string;
+  /** The paragraph's element (Kimi draws `div.paragraph`); default `p`. */
+  paragraphTag?: string;
+  /** Markup around each paragraph (Kimi keeps prose and code blocks as siblings); default none. */
+  paragraphWrapper?: [string, string];
 }
 
 /** A markdown → HTML renderer that draws code blocks the way the site does. */
@@ -31,7 +35,9 @@ export function createSiteRenderer(markup: SiteMarkup): (markdown: string) => st
       },
       paragraph(this: { parser: { parseInline(tokens: Tokens.Generic[]): string } }, token: Tokens.Paragraph): string {
         const cls = markup.paragraphClass ? ` class="${markup.paragraphClass}"` : '';
-        return `<p${cls}>${this.parser.parseInline(token.tokens)}</p>\n`;
+        const tag = markup.paragraphTag ?? 'p';
+        const [open, close] = markup.paragraphWrapper ?? ['', ''];
+        return `${open}<${tag}${cls}>${this.parser.parseInline(token.tokens)}</${tag}>${close}\n`;
       },
     },
   });

@@ -18,6 +18,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPLICA_HOSTS: Record<string, ReplicaSite> = {
   'chatgpt.com': 'chatgpt',
   'chat.deepseek.com': 'deepseek',
+  // editor families (README "What works where"): TipTap/ProseMirror, Quill, Lexical
+  'claude.ai': 'claude',
+  'gemini.google.com': 'gemini',
+  'www.kimi.com': 'kimi',
 };
 
 /** Bundles one replica page for the browser (a classic script, so it runs while the page is parsed). */
@@ -72,6 +76,11 @@ const PAGE_CSS = [
   '.ds-button--circle{width:34px;height:34px;border-radius:50%;background:#4d6bfe;display:flex;align-items:center;justify-content:center}',
   '.ds-button--disabled{opacity:.4}.ds-icon svg{stroke:#fff;fill:#fff}',
   '.turn-actions button{width:20px;height:20px;border:none;background:transparent}',
+  '.chat-input{flex:1}#replica-editor-slot{flex:1;min-height:48px;border:1px solid #999;border-radius:12px;padding:6px 10px}',
+  '.ql-editor,.ProseMirror,.chat-input-editor{min-height:36px;outline:none;white-space:pre-wrap}',
+  '.ql-clipboard{position:absolute;left:-10000px;height:1px;overflow-y:hidden}',
+  'fieldset,.text-input-field,.chat-editor{display:flex;gap:8px;align-items:flex-end;padding:12px 16px;border:none}',
+  '#replica-control button,.send-button-container{width:36px;height:36px;border-radius:50%;border:1px solid #999;display:flex}',
 ].join('');
 
 function pageHtml(site: ReplicaSite): string {
@@ -89,14 +98,11 @@ export interface ReplicaServer {
   close(): Promise<void>;
 }
 
-/** Starts the HTTPS server for both replicas on an ephemeral loopback port. */
+/** Starts the HTTPS server for every replica on an ephemeral loopback port. */
 export async function startReplicaServer(tlsDir: string): Promise<ReplicaServer> {
-  const [tls, chatgpt, deepseek] = await Promise.all([
-    makeCertificate(tlsDir),
-    bundleReplica('chatgpt'),
-    bundleReplica('deepseek'),
-  ]);
-  const scripts: Record<ReplicaSite, string> = { chatgpt, deepseek };
+  const sites = [...new Set(Object.values(REPLICA_HOSTS))];
+  const [tls, ...bundles] = await Promise.all([makeCertificate(tlsDir), ...sites.map((site) => bundleReplica(site))]);
+  const scripts = Object.fromEntries(sites.map((site, i) => [site, bundles[i] as string])) as Record<ReplicaSite, string>;
   const server: Server = createServer(tls, (request, response) => {
     const host = (request.headers.host ?? '').replace(/:\d+$/, '');
     const site = REPLICA_HOSTS[host];
