@@ -32,6 +32,7 @@ export const SITE_HOSTS: Record<ReplicaSite, string> = {
   claude: 'claude.ai',
   gemini: 'gemini.google.com',
   kimi: 'www.kimi.com',
+  zai: 'chat.z.ai',
 };
 
 // ------------------------------------------------------------------------------------------- availability
@@ -481,6 +482,7 @@ export const STOP_CONTROL: Record<ReplicaSite, string> = {
   claude: 'button[aria-label="Stop response"]',
   gemini: 'button[aria-label="Stop response"]',
   kimi: '.send-button-container.stop',
+  zai: '#chat-form button.rounded-full:not([id])',
 };
 
 /** Waits until a stream started with `holdAt` pauses there (still generating). */

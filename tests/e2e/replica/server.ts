@@ -18,10 +18,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPLICA_HOSTS: Record<string, ReplicaSite> = {
   'chatgpt.com': 'chatgpt',
   'chat.deepseek.com': 'deepseek',
-  // editor families (README "What works where"): TipTap/ProseMirror, Quill, Lexical
+  // editor families (README "What works where"): TipTap/ProseMirror, Quill, Lexical, a framework-controlled textarea
   'claude.ai': 'claude',
   'gemini.google.com': 'gemini',
   'www.kimi.com': 'kimi',
+  'chat.z.ai': 'zai',
 };
 
 /** Bundles one replica page for the browser (a classic script, so it runs while the page is parsed). */
@@ -76,7 +77,7 @@ const PAGE_CSS = [
   '.ds-button--circle{width:34px;height:34px;border-radius:50%;background:#4d6bfe;display:flex;align-items:center;justify-content:center}',
   '.ds-button--disabled{opacity:.4}.ds-icon svg{stroke:#fff;fill:#fff}',
   '.turn-actions button{width:20px;height:20px;border:none;background:transparent}',
-  '.chat-input{flex:1}#replica-editor-slot{flex:1;min-height:48px;border:1px solid #999;border-radius:12px;padding:6px 10px}',
+  '#chat-input{width:100%;min-height:48px}.chat-input{flex:1}#replica-editor-slot{flex:1;min-height:48px;border:1px solid #999;border-radius:12px;padding:6px 10px}',
   '.ql-editor,.ProseMirror,.chat-input-editor{min-height:36px;outline:none;white-space:pre-wrap}',
   '.ql-clipboard{position:absolute;left:-10000px;height:1px;overflow-y:hidden}',
   'fieldset,.text-input-field,.chat-editor{display:flex;gap:8px;align-items:flex-end;padding:12px 16px;border:none}',
