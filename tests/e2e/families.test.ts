@@ -4,7 +4,9 @@
  * Gemini (Quill), Kimi (Lexical), Z.ai (a textarea whose value lives in the framework's state: Vue). Opt-in sites: the world loads the build with their host permission granted and
  * enables each site as the popup's click does (the background registers its content script). Per family: the result
  * reaches the page's own submit handler exactly as the companion wrote it, the person's draft is kept, the send
- * control appears only with text, and a block is not run while the reply streams but once when it ends.
+ * control appears only with text, a block is not run while the reply streams but once when it ends, and a real click
+ * on the site's own stop control keeps a stopped reply from running — Run then types the exact result into the
+ * editor's state, unsent.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +15,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ReplicaSite } from './replica/api';
 import {
   auditRecords,
+  clickChipAction,
+  clickStop,
   composerText,
   createWorld,
   describeE2E,
@@ -23,6 +27,8 @@ import {
   setSiteSettings,
   stream,
   submitted,
+  waitForChipNote,
+  waitForHeld,
   waitForSubmitted,
 } from './harness';
 import type { World } from './harness';
@@ -58,10 +64,19 @@ function mcpRequest(id: string, args: Record<string, unknown>): string {
   return '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fs.read', arguments: args } }) + '\n```';
 }
 
-function responseId(message: string): string {
+interface McpResponse {
+  id: unknown;
+  result?: { meta?: { auditId?: unknown } };
+}
+
+function parseResponse(message: string): McpResponse {
   const body = fencedBody(message, 'mcp-response');
-  if (body === null) throw new Error(`no mcp-response block in the submitted message:\n${message}`);
-  return String((JSON.parse(body) as { id: unknown }).id);
+  if (body === null) throw new Error(`no mcp-response block in the message:\n${message}`);
+  return JSON.parse(body) as McpResponse;
+}
+
+function responseId(message: string): string {
+  return String(parseResponse(message).id);
 }
 
 describeE2E('editor families end to end', () => {
@@ -119,6 +134,36 @@ describeE2E('editor families end to end', () => {
       await expect.poll(() => family.sendReady(page)).toBe(false);
       const [message] = await waitForSubmitted(page, 1);
       expect(responseId(message ?? '')).toBe(`${family.site}-2`);
+      await page.close();
+    });
+
+    it(`${family.site} (${family.family}): the site's own Stop keeps a stopped reply from running; Run types the exact result in, unsent`, async () => {
+      const page = await world.open(family.site);
+      const before = (await auditRecords(world)).length;
+      const streaming = stream(page, `${mcpRequest(`${family.site}-4`, { path: notes })}\n\nWhile that runs, a long explanation follows.\n`, {
+        holdAt: 'a long explanation',
+      });
+      await waitForHeld(page);
+      await clickStop(page, family.site);
+      await streaming;
+      await waitForChipNote(page, 0, /^reply stopped: /);
+      await quietPeriod(2_000);
+      expect(await submitted(page)).toEqual([]);
+      expect((await auditRecords(world)).length).toBe(before);
+
+      await clickChipAction(page, 0, 'run');
+      await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
+      const inserted = await composerText(page);
+      expect(responseId(inserted)).toBe(`${family.site}-4`);
+      const records = await auditRecords(world);
+      expect(records).toHaveLength(before + 1);
+      const record = records.find((r) => r.auditId === parseResponse(inserted).result?.meta?.auditId);
+      expect(record?.site).toBe(family.site);
+      // The editor framework's own state holds exactly the companion's text.
+      expect(inserted.trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
+      expect(await family.sendReady(page)).toBe(true);
+      await quietPeriod(1_500);
+      expect(await submitted(page)).toEqual([]);
       await page.close();
     });
 
