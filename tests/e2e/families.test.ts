@@ -1,7 +1,7 @@
 /**
  * Editor families in a real browser (issue 12): one replica page per family, built on the real editor library and
  * served on the real hostname of a site of that family, so that site's module applies — Claude (TipTap/ProseMirror),
- * Gemini (Quill), Kimi (Lexical), Z.ai (a textarea whose value lives in the framework's state: Vue). Opt-in sites: the world loads the build with their host permission granted and
+ * Gemini (Quill), Kimi (Lexical), Grok (TipTap), Z.ai (a textarea whose value lives in the framework's state: Vue). Opt-in sites: the world loads the build with their host permission granted and
  * enables each site as the popup's click does (the background registers its content script). Per family: the result
  * reaches the page's own submit handler exactly as the companion wrote it, the person's draft is kept, the send
  * control appears only with text, a block is not run while the reply streams but once when it ends, and a real click
@@ -57,6 +57,7 @@ const FAMILIES: Family[] = [
     composer: '.chat-input-editor',
     sendReady: (page) => page.evaluate(() => document.querySelector('.send-button-container:not(.disabled):not(.stop)') !== null),
   },
+  { site: 'grok', family: 'TipTap', composer: 'form .tiptap.ProseMirror', sendReady: buttonReady('button[type="submit"][aria-label="Submit"]') },
   { site: 'zai', family: 'Vue-controlled textarea', composer: 'textarea#chat-input', sendReady: buttonReady('button#send-message-button') },
 ];
 

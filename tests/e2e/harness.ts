@@ -33,6 +33,7 @@ export const SITE_HOSTS: Record<ReplicaSite, string> = {
   gemini: 'gemini.google.com',
   kimi: 'www.kimi.com',
   zai: 'chat.z.ai',
+  grok: 'grok.com',
 };
 
 // ------------------------------------------------------------------------------------------- availability
@@ -483,6 +484,7 @@ export const STOP_CONTROL: Record<ReplicaSite, string> = {
   gemini: 'button[aria-label="Stop response"]',
   kimi: '.send-button-container.stop',
   zai: '#chat-form button.rounded-full:not([id])',
+  grok: 'button[aria-label="Stop model response"]',
 };
 
 /** Waits until a stream started with `holdAt` pauses there (still generating). */

@@ -5,10 +5,9 @@
  * (ProseMirror) composer in a fieldset. "Send message" is disabled while the editor is empty; "Stop response" takes
  * its place while a reply streams. `/` → `/chat/<uuid>` on the first send.
  */
-import { Editor, Extension } from '@tiptap/core';
-import StarterKit from '@tiptap/starter-kit';
 import { createSiteRenderer, escapeHtml } from './render';
 import { element, startFamilyPage } from './shell';
+import { mountTipTap } from './tiptap';
 
 const renderMarkdown = createSiteRenderer({
   codeBlock(text, label) {
@@ -79,31 +78,13 @@ startFamilyPage({
     slot.replaceChildren(button);
   },
   mountComposer(slot, hooks) {
-    // Enter sends, Shift+Enter is a new paragraph (StarterKit's own binding).
-    const SendOnEnter = Extension.create({
-      name: 'sendOnEnter',
-      addKeyboardShortcuts: () => ({ Enter: () => hooks.enter() }),
+    return mountTipTap(slot, hooks, {
+      class: 'break-words max-w-[60ch]',
+      'aria-label': 'Write your prompt to Claude',
+      'aria-multiline': 'true',
+      role: 'textbox',
+      enterkeyhint: 'enter',
+      translate: 'no',
     });
-    const editor = new Editor({
-      element: slot,
-      extensions: [StarterKit, SendOnEnter],
-      editorProps: {
-        attributes: {
-          class: 'tiptap ProseMirror break-words max-w-[60ch]',
-          'aria-label': 'Write your prompt to Claude',
-          'aria-multiline': 'true',
-          role: 'textbox',
-          enterkeyhint: 'enter',
-          translate: 'no',
-        },
-      },
-      onUpdate: () => hooks.changed(),
-    });
-    return {
-      text: () => editor.getText({ blockSeparator: '\n' }),
-      clear: () => {
-        editor.commands.clearContent(true);
-      },
-    };
   },
 });

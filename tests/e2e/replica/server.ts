@@ -23,6 +23,7 @@ export const REPLICA_HOSTS: Record<string, ReplicaSite> = {
   'gemini.google.com': 'gemini',
   'www.kimi.com': 'kimi',
   'chat.z.ai': 'zai',
+  'grok.com': 'grok',
 };
 
 /** Bundles one replica page for the browser (a classic script, so it runs while the page is parsed). */
