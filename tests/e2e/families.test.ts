@@ -1,7 +1,7 @@
 /**
  * Editor families in a real browser (issue 12): one replica page per family, built on the real editor library and
  * served on the real hostname of a site of that family, so that site's module applies — Claude (TipTap/ProseMirror),
- * Gemini (Quill), Kimi (Lexical), Grok (TipTap), Z.ai (a textarea whose value lives in the framework's state: Vue). Opt-in sites: the world loads the build with their host permission granted and
+ * Gemini (Quill), Kimi (Lexical), Grok (TipTap), Perplexity (Lexical rich text), Z.ai (a textarea whose value lives in the framework's state: Vue). Opt-in sites: the world loads the build with their host permission granted and
  * enables each site as the popup's click does (the background registers its content script). Per family: the result
  * reaches the page's own submit handler exactly as the companion wrote it, the person's draft is kept, the send
  * control appears only with text, a block is not run while the reply streams but once when it ends, and a real click
@@ -40,6 +40,17 @@ interface Family {
   composer: string;
   /** true when the page's send control can be pressed (present and enabled). */
   sendReady(page: Page): Promise<boolean>;
+  /**
+   * A rich-text Lexical composer makes each pasted line a paragraph, and its text joins paragraphs with a blank line:
+   * the framework then holds the companion's lines with a blank line between each (the fences still hold).
+   */
+  linesAsParagraphs?: boolean;
+}
+
+/** What the editor framework should hold for the companion's `result`. */
+function expectedText(family: Family, result: string): string {
+  const trimmed = result.trim();
+  return family.linesAsParagraphs === true ? trimmed.split('\n').join('\n\n') : trimmed;
 }
 
 const buttonReady = (selector: string) => (page: Page) =>
@@ -58,6 +69,13 @@ const FAMILIES: Family[] = [
     sendReady: (page) => page.evaluate(() => document.querySelector('.send-button-container:not(.disabled):not(.stop)') !== null),
   },
   { site: 'grok', family: 'TipTap', composer: 'form .tiptap.ProseMirror', sendReady: buttonReady('button[type="submit"][aria-label="Submit"]') },
+  {
+    site: 'perplexity',
+    family: 'Lexical rich text',
+    composer: '#ask-input',
+    sendReady: buttonReady('button[data-testid="submit-button"]'),
+    linesAsParagraphs: true,
+  },
   { site: 'zai', family: 'Vue-controlled textarea', composer: 'textarea#chat-input', sendReady: buttonReady('button#send-message-button') },
 ];
 
@@ -109,7 +127,7 @@ describeE2E('editor families end to end', () => {
       expect(records).toHaveLength(1);
       expect(records[0]?.conversationId).toBe(conversation);
       // What the editor framework held at the submit is the companion's text, line for line.
-      expect((message ?? '').trim()).toBe((await resultTextOf(world, records[0]?.runId ?? '')).trim());
+      expect((message ?? '').trim()).toBe(expectedText(family, await resultTextOf(world, records[0]?.runId ?? '')));
       expect(await composerText(page)).toBe('');
       await quietPeriod(2_000);
       expect(await submitted(page)).toHaveLength(1);
@@ -161,7 +179,7 @@ describeE2E('editor families end to end', () => {
       const record = records.find((r) => r.auditId === parseResponse(inserted).result?.meta?.auditId);
       expect(record?.site).toBe(family.site);
       // The editor framework's own state holds exactly the companion's text.
-      expect(inserted.trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
+      expect(inserted.trim()).toBe(expectedText(family, await resultTextOf(world, record?.runId ?? '')));
       expect(await family.sendReady(page)).toBe(true);
       await quietPeriod(1_500);
       expect(await submitted(page)).toEqual([]);

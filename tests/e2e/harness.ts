@@ -34,6 +34,7 @@ export const SITE_HOSTS: Record<ReplicaSite, string> = {
   kimi: 'www.kimi.com',
   zai: 'chat.z.ai',
   grok: 'grok.com',
+  perplexity: 'www.perplexity.ai',
 };
 
 // ------------------------------------------------------------------------------------------- availability
@@ -485,6 +486,7 @@ export const STOP_CONTROL: Record<ReplicaSite, string> = {
   kimi: '.send-button-container.stop',
   zai: '#chat-form button.rounded-full:not([id])',
   grok: 'button[aria-label="Stop model response"]',
+  perplexity: 'button[data-testid="stop-generating-response-button"]',
 };
 
 /** Waits until a stream started with `holdAt` pauses there (still generating). */

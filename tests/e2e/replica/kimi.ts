@@ -6,8 +6,8 @@
  * control is `.send-button-container`, a div: `.disabled` while Lexical's state is empty, `.stop` while a reply
  * streams (the same control stops it). `/` → `/chat/<20-character id>` on the first send.
  */
-import { $createParagraphNode, $getRoot, COMMAND_PRIORITY_HIGH, KEY_ENTER_COMMAND, createEditor } from 'lexical';
 import { registerPlainText } from '@lexical/plain-text';
+import { mountLexical } from './lexical';
 import { createSiteRenderer, escapeHtml } from './render';
 import { element, startFamilyPage } from './shell';
 
@@ -81,36 +81,6 @@ startFamilyPage({
   mountComposer(slot, hooks) {
     const root = element('<div class="chat-input-editor" contenteditable="true" role="textbox" spellcheck="false"></div>');
     slot.append(root);
-    const editor = createEditor({
-      namespace: 'kimi-chat-input',
-      onError: (error) => {
-        throw error;
-      },
-    });
-    editor.setRootElement(root);
-    registerPlainText(editor);
-    editor.registerUpdateListener(() => hooks.changed());
-    editor.registerCommand<KeyboardEvent | null>(
-      KEY_ENTER_COMMAND,
-      (event) => {
-        if (event?.shiftKey) return false;
-        event?.preventDefault();
-        hooks.enter();
-        return true;
-      },
-      COMMAND_PRIORITY_HIGH,
-    );
-    return {
-      text: () => editor.getEditorState().read(() => $getRoot().getTextContent()),
-      clear: () =>
-        editor.update(
-          () => {
-            const rootNode = $getRoot();
-            rootNode.clear();
-            rootNode.append($createParagraphNode());
-          },
-          { discrete: true },
-        ),
-    };
+    return mountLexical(root, hooks, 'kimi-chat-input', registerPlainText);
   },
 });

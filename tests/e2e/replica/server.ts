@@ -24,6 +24,7 @@ export const REPLICA_HOSTS: Record<string, ReplicaSite> = {
   'www.kimi.com': 'kimi',
   'chat.z.ai': 'zai',
   'grok.com': 'grok',
+  'www.perplexity.ai': 'perplexity',
 };
 
 /** Bundles one replica page for the browser (a classic script, so it runs while the page is parsed). */
@@ -79,7 +80,7 @@ const PAGE_CSS = [
   '.ds-button--disabled{opacity:.4}.ds-icon svg{stroke:#fff;fill:#fff}',
   '.turn-actions button{width:20px;height:20px;border:none;background:transparent}',
   '#chat-input{width:100%;min-height:48px}.chat-input{flex:1}#replica-editor-slot{flex:1;min-height:48px;border:1px solid #999;border-radius:12px;padding:6px 10px}',
-  '.ql-editor,.ProseMirror,.chat-input-editor{min-height:36px;outline:none;white-space:pre-wrap}',
+  '.ql-editor,.ProseMirror,.chat-input-editor,#ask-input{min-height:36px;outline:none;white-space:pre-wrap}',
   '.ql-clipboard{position:absolute;left:-10000px;height:1px;overflow-y:hidden}',
   'fieldset,.text-input-field,.chat-editor{display:flex;gap:8px;align-items:flex-end;padding:12px 16px;border:none}',
   '#replica-control button,.send-button-container{width:36px;height:36px;border-radius:50%;border:1px solid #999;display:flex}',
