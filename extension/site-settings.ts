@@ -11,8 +11,8 @@ export interface SiteSettings {
   draftPolicy: DraftPolicy;
 }
 
-/** Sites that are on without asking: the two first-class sites. Everything else is enabled from the popup. */
-export const ENABLED_BY_DEFAULT = ['chatgpt', 'deepseek'];
+/** Sites that are on without asking (the manifest's static sites, sites/index.ts). Everything else is enabled from the popup. */
+export const ENABLED_BY_DEFAULT = ['chatgpt', 'deepseek', 'claude', 'gemini'];
 
 export function defaultSiteSettings(siteKey: string): SiteSettings {
   return {

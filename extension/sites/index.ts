@@ -45,8 +45,16 @@ export const SITES: readonly Site[] = [
   t3chat,
 ];
 
-/** Sites on by default, whose hosts are in the manifest (no permission to ask for). */
-export const STATIC_SITE_IDS: readonly string[] = ['chatgpt', 'deepseek'];
+/**
+ * Sites on by default, whose hosts are in the manifest (no permission to ask for): the two first-class sites, and
+ * since 2026-11 Claude and Gemini, whose editor families (TipTap, Quill) are proven in a real browser on replicas
+ * and were seen working on real editors by an independent check. The other replica-proven sites (Kimi, Grok,
+ * Perplexity, Z.ai) stay one click away, so installing asks for four chat hosts and no more.
+ */
+export const STATIC_SITE_IDS: readonly string[] = ['chatgpt', 'deepseek', 'claude', 'gemini'];
+
+/** The manifest's content script matches: every static site's pages. */
+export const STATIC_SITE_MATCHES: readonly string[] = SITES.filter((site) => STATIC_SITE_IDS.includes(site.id)).flatMap((site) => site.matches);
 
 export { aistudio, chatgpt, claude, copilot, deepseek, doubao, gemini, generic, grok, huggingchat, kimi, mistral, openrouter, perplexity, poe, qwen, t3chat, yuanbao, zai };
 

@@ -17,6 +17,7 @@ import type { ReplicaSite, ReplicaTurn, StreamOptions } from './replica/api';
 import { conversationPath } from './replica/api';
 import { startReplicaServer } from './replica/server';
 import type { ReplicaServer } from './replica/server';
+import { STATIC_SITE_IDS } from '../../extension/sites';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env.CHATBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
@@ -456,6 +457,8 @@ export function setSiteSettings(world: World, site: string, settings: SiteSettin
  */
 export async function enableSite(world: World, siteId: string): Promise<void> {
   await setExtensionStorage(world, { [`site.${siteId}.enabled`]: true });
+  // A site on by default is in the manifest's content script: nothing is registered at run time.
+  if (STATIC_SITE_IDS.includes(siteId)) return;
   const worker = await world.browser.serviceWorker();
   const id = `chatbridge-site-${siteId}`;
   const deadline = Date.now() + 15_000;

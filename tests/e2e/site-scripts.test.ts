@@ -72,7 +72,7 @@ describeE2E('content scripts registered at run time', () => {
 
   it('the manifest names only the sites on by default', () => {
     const manifest = JSON.parse(readFileSync(path.join(EXTENSION_DIR, 'manifest.json'), 'utf8')) as { content_scripts: Array<{ matches: string[] }> };
-    expect(manifest.content_scripts.flatMap((c) => c.matches).sort()).toEqual(['https://chat.deepseek.com/*', 'https://chat.openai.com/*', 'https://chatgpt.com/*']);
+    expect(manifest.content_scripts.flatMap((c) => c.matches).sort()).toEqual(['https://chat.deepseek.com/*', 'https://chat.openai.com/*', 'https://chatgpt.com/*', 'https://claude.ai/*', 'https://gemini.google.com/*']);
   });
 
   it('an enabled host gets the script in its open tab and in new tabs, and loses the registration when removed', async () => {
@@ -101,7 +101,7 @@ describeE2E('content scripts registered at run time', () => {
 
   it('an opt-in site switched on without its permission registers nothing', async () => {
     const worker = await browser.serviceWorker();
-    await worker.evaluate(() => (globalThis as unknown as { chrome: Chrome }).chrome.storage.local.set({ 'site.claude.enabled': true, 'site.grok.enabled': true }));
+    await worker.evaluate(() => (globalThis as unknown as { chrome: Chrome }).chrome.storage.local.set({ 'site.kimi.enabled': true, 'site.grok.enabled': true }));
     await delay(1_000);
     expect(await registrations(worker)).toEqual([]);
   });

@@ -1,17 +1,17 @@
 import './fake-extension-api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { disableSite, enableSite, registrationChanges, siteAccess, startSiteScripts, wantedRegistrations } from '../../extension/site-access';
-import { SITES, STATIC_SITE_IDS, claude, huggingchat, kimi } from '../../extension/sites';
+import { SITES, STATIC_SITE_IDS, grok, huggingchat, kimi } from '../../extension/sites';
 import { fake } from './fake-extension-api';
 
 describe('which content scripts are registered at run time', () => {
   const optIn = SITES.filter((s) => !STATIC_SITE_IDS.includes(s.id));
 
   it('an opt-in site gets its script only when it is enabled AND its permission is granted', () => {
-    const wanted = wantedRegistrations(optIn, new Set(['claude', 'kimi', 'grok']), new Set(['claude', 'kimi', 'qwen']), []);
+    const wanted = wantedRegistrations(optIn, new Set(['grok', 'kimi', 'perplexity']), new Set(['grok', 'kimi', 'qwen']), []);
     expect(wanted).toEqual([
-      { id: 'chatbridge-site-claude', matches: claude.matches },
       { id: 'chatbridge-site-kimi', matches: kimi.matches },
+      { id: 'chatbridge-site-grok', matches: grok.matches },
     ]);
   });
 
@@ -24,9 +24,8 @@ describe('which content scripts are registered at run time', () => {
   });
 
   it('the sites in the manifest are never registered again', () => {
-    expect(optIn.map((s) => s.id)).not.toContain('chatgpt');
-    expect(optIn.map((s) => s.id)).not.toContain('deepseek');
-    expect(optIn.length).toBe(SITES.length - 2);
+    for (const id of ['chatgpt', 'deepseek', 'claude', 'gemini']) expect(optIn.map((s) => s.id)).not.toContain(id);
+    expect(optIn.length).toBe(SITES.length - STATIC_SITE_IDS.length);
   });
 
   it('changes: unchanged registrations stay, changed ones are replaced, others are left alone', () => {
@@ -67,17 +66,17 @@ describe('enabling and disabling a site (one click in the popup)', () => {
   });
 
   it('an opt-in site asks for its hosts, registers its script and reaches the tabs already open there', async () => {
-    fake.tabs.push({ id: 1, url: 'https://claude.ai/chat/5d2c9a1e-7b3f-4e8a-9c01-23456789abcd', started: false });
-    fake.tabs.push({ id: 2, url: 'https://claude.ai/new', started: true });
+    fake.tabs.push({ id: 1, url: 'https://chat.mistral.ai/chat/5d2c9a1e-7b3f-4e8a-9c01-23456789abcd', started: false });
+    fake.tabs.push({ id: 2, url: 'https://chat.mistral.ai/chat', started: true });
     fake.tabs.push({ id: 3, url: 'https://example.com/', started: false });
-    expect(await enableSite('claude')).toBe(true);
-    expect(fake.prompts).toEqual([['https://claude.ai/*']]);
-    await until(() => fake.registered.has('chatbridge-site-claude'), 'the registration');
-    expect(fake.registered.get('chatbridge-site-claude')).toMatchObject({ matches: ['https://claude.ai/*'], js: ['content-scripts/content.js'] });
+    expect(await enableSite('mistral')).toBe(true);
+    expect(fake.prompts).toEqual([['https://chat.mistral.ai/*']]);
+    await until(() => fake.registered.has('chatbridge-site-mistral'), 'the registration');
+    expect(fake.registered.get('chatbridge-site-mistral')).toMatchObject({ matches: ['https://chat.mistral.ai/*'], js: ['content-scripts/content.js'] });
     await until(() => fake.injected.length > 0, 'the injection');
     // Only the open tab without the script gets it; a tab where it runs already is left alone.
     expect(fake.injected).toEqual([{ tabId: 1, files: ['/content-scripts/content.js'] }]);
-    expect(await siteAccess('claude')).toEqual({ enabled: true, granted: true, optIn: true });
+    expect(await siteAccess('mistral')).toEqual({ enabled: true, granted: true, optIn: true });
   });
 
   it('a refused permission leaves the site off and registers nothing', async () => {
