@@ -540,7 +540,20 @@ export function composerText(page: Page): Promise<string> {
 export async function openConversation(world: World, site: ReplicaSite, id: string, turns: ReplicaTurn[], page?: Page): Promise<Page> {
   const opened = await world.open(site, '/', page);
   await opened.evaluate(({ id, turns }) => window.__replica.saveConversation(id, turns), { id, turns });
-  return world.open(site, conversationPath(site, id), opened);
+  const conversation = await world.open(site, conversationPath(site, id), opened);
+  await firstScanDone(conversation);
+  return conversation;
+}
+
+/**
+ * Waits until the content script has read the page as it opened (its `chatbridge:first-scan` measure), as a person's
+ * reply always comes after that: a reply streamed before it would be history, never run. On a loaded machine the
+ * script can start late. A page where the extension does not run goes on after the wait.
+ */
+export async function firstScanDone(page: Page, timeoutMs = 5_000): Promise<void> {
+  await page
+    .waitForFunction(() => performance.getEntriesByName('chatbridge:first-scan').length > 0, undefined, { timeout: timeoutMs })
+    .catch(() => undefined);
 }
 
 // ------------------------------------------------------------------------------------------- chips
