@@ -13,6 +13,7 @@ import type {
   WsEvent,
 } from './companion/api-types';
 import type { DoctorProblem } from './companion/badge';
+import type { DoctorAnswer } from './doctor/answer';
 import type { ConnectionState } from './companion/socket';
 
 /**
@@ -51,6 +52,11 @@ export interface RequestMap {
   audit: { request: { limit: number }; response: AuditItem[] };
   /** content script → background: the site doctor's problem on this tab, or null once it is gone (the badge shows it) */
   'doctor-problem': { request: { problem: DoctorProblem | null }; response: null };
+  /**
+   * popup → background → that tab's content script: the site doctor's report (and the page's sanitized outline when
+   * `outline`); null when chatbridge does not run in the tab
+   */
+  doctor: { request: { tabId: number; outline?: boolean }; response: DoctorAnswer | null };
 }
 
 export interface RecentRun {
@@ -76,7 +82,7 @@ export type Reply<T extends RequestType> = { ok: true; value: RequestMap[T]['res
 
 export const REQUEST_TYPES: readonly RequestType[] = [
   'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'journal', 'undo', 'programs', 'stop-program', 'stop-run', 'recent-runs', 'tools',
-  'mcp-servers', 'audit', 'doctor-problem',
+  'mcp-servers', 'audit', 'doctor-problem', 'doctor',
 ];
 
 export function isRequest(value: unknown): value is Request {

@@ -12,7 +12,8 @@ export { defaultSiteSettings, ENABLED_BY_DEFAULT, type DraftPolicy, type SiteSet
  */
 
 export function siteSettingItems(siteKey: string) {
-  if (!/^[a-z0-9.-]{1,253}$/i.test(siteKey)) throw new Error(`site key "${siteKey}" must be a site id or a host name`);
+  // A host the person enabled may carry a port (a chat UI served on localhost:3000).
+  if (!/^[a-z0-9.-]{1,253}(:\d{1,5})?$/i.test(siteKey)) throw new Error(`site key "${siteKey}" must be a site id or a host name (with an optional :port)`);
   const defaults = defaultSiteSettings(siteKey);
   return {
     enabled: storage.defineItem<boolean>(`local:site.${siteKey}.enabled`, { fallback: defaults.enabled }),

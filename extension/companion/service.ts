@@ -1,6 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import { storage } from 'wxt/utils/storage';
 import { companionToken, companionUrl, normalizeCompanionUrl } from '../settings';
+import { DOCTOR_MESSAGE, doctorAnswerSchema, type DoctorMessage } from '../doctor/answer';
 import { startSiteScripts } from '../site-access';
 import {
   PAGE_PORT,
@@ -137,6 +138,16 @@ export function startCompanionService(): void {
       const valid = problem && typeof problem.code === 'string' && typeof problem.message === 'string';
       await setProblem(sender.tab.id, valid ? { code: problem.code, message: problem.message.slice(0, 300) } : null);
       return null;
+    },
+    doctor: async ({ tabId, outline }) => {
+      if (!Number.isInteger(tabId) || tabId < 0) throw new Error(`doctor: tabId ${JSON.stringify(tabId)} must be a tab's id (a whole number)`);
+      const message: DoctorMessage = { type: DOCTOR_MESSAGE, outline: outline === true };
+      // No content script in the tab (a page chatbridge does not run on) is an answer too: null.
+      const reply: unknown = await browser.tabs.sendMessage(tabId, message).catch(() => null);
+      if (reply === null || reply === undefined) return null;
+      const parsed = doctorAnswerSchema.safeParse(reply);
+      if (!parsed.success) throw new Error(`the page's doctor answer is malformed: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`);
+      return parsed.data;
     },
   };
 

@@ -3,6 +3,7 @@ import type { RequestMap, RequestType, PagePush } from '../messaging';
 import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type RunLedger } from '../scanner/blocks';
 import type { SiteSettings } from '../site-settings';
 import type { MessageRole, Site } from '../sites/define-site';
+import type { DoctorPageState } from '../doctor/report';
 import type { Chip, ChipApproval, ChipProgress } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
 
@@ -29,6 +30,10 @@ export interface PageDeps {
   now?: () => number;
   /** How long POST /v1/run may hold the answer before saying pending/running (the page then waits on events). */
   runAnswerWaitMs?: number;
+  /** Puts a result the chat box would not take on the clipboard (default: the async clipboard API). */
+  copy?: (text: string) => Promise<void>;
+  /** How long a result waits for the chat box to appear and for the send control (tests shorten them). */
+  deliverWaitMs?: { editor?: number; sendButton?: number; verify?: number };
 }
 
 export interface TrackedBlock {
@@ -87,6 +92,8 @@ export interface MessageRecord {
 export interface PageController {
   records(): MessageRecord[];
   conversationId(): string | null;
+  /** What the site doctor knows of this page beyond its DOM (the last insert/submit, its problems). */
+  doctor(): DoctorPageState;
   /** Runs one scan + finish check now (tests; normally driven by the observer and a timer). */
   flush(): Promise<void>;
 }

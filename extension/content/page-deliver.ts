@@ -1,13 +1,19 @@
 import { editorText, insertIntoEditor, isEditorEmpty } from '../inject/insert';
 import { submitEditor } from '../inject/submit';
 import { waitFor } from '../inject/wait';
+import { problemFor } from '../doctor/report';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
+import type { PageDoctor } from './page-doctor';
 import type { Show } from './page-show';
 
 /**
  * Results into the chat box, one at a time and in order: never over the person's draft (the result waits, or is
  * appended when the site says so), sent when auto-submit is on — but never for a reply the person stopped or that
  * ended inside a block (its results are typed in for the person to send) — and never across a conversation switch.
+ * When the page fights back the person keeps working and nothing is lost or sent twice: a result the chat box will
+ * not take (no box, or the box refused it) goes to the clipboard ("copied — paste it") and counts as delivered; a
+ * submit that cannot be verified leaves the result in the box ("inserted — press Enter") and is not tried again.
+ * Either is a problem the site doctor reports (chip and toolbar badge).
  */
 
 export interface Deliverer {
@@ -16,8 +22,10 @@ export interface Deliverer {
 
 const DRAFT_POLL_MS = 500;
 
-export function createDeliverer(ctx: PageContext, show: Show): Deliverer {
+export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDoctor): Deliverer {
   const { site, doc, deps, signal, t } = ctx;
+  const waits = deps.deliverWaitMs ?? {};
+  const copy = deps.copy ?? ((text: string) => copyToClipboard(doc, text));
   let deliveries: Promise<unknown> = Promise.resolve();
   /** What we put into the box and has not been sent yet (the box holding exactly that is not a draft). */
   let lastInserted: string | null = null;
@@ -31,9 +39,23 @@ export function createDeliverer(ctx: PageContext, show: Show): Deliverer {
 
   const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string): Promise<void> => {
     const note = (message: string): void => show.note(record, blocks, message);
-    const editor = await waitFor(() => site.editor(doc), { timeoutMs: 5_000, signal });
+    /** The box will not take the result: it goes to the clipboard, and the chip and the badge say so. */
+    const handOver = async (why: string): Promise<void> => {
+      const copied = await copy(text).then(
+        () => true,
+        (error: unknown) => {
+          ctx.reportOnce('copying a result to the clipboard failed', error);
+          return false;
+        },
+      );
+      doctor?.setProblem('insert-failed', problemFor('insert-failed', why));
+      note(t(copied ? 'note.copied' : 'note.copyFailed'));
+    };
+    const editor = await waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
+    if (signal.aborted) return;
     if (!editor) {
-      note('no chat box found on this page');
+      doctor?.setProblem('no-composer', problemFor('no-composer'));
+      await handOver(t('doctor.problemNoComposer'));
       return;
     }
     let append = false;
@@ -52,8 +74,9 @@ export function createDeliverer(ctx: PageContext, show: Show): Deliverer {
     const ours = !isEditorEmpty(editor) && !append;
     const inserted = await insertIntoEditor(editor, text);
     performance.mark('chatbridge:result-inserted');
+    doctor?.inserted(inserted);
     if (!inserted.ok) {
-      show.setState(record, blocks, 'failed', inserted.reason);
+      await handOver(inserted.reason);
       return;
     }
     lastInserted = ours && lastInserted ? `${lastInserted}\n\n${text}` : text;
@@ -67,12 +90,49 @@ export function createDeliverer(ctx: PageContext, show: Show): Deliverer {
     }
     // Wait for any reply still streaming before sending (the send control is the stop button meanwhile).
     await waitFor(() => site.isGenerating(doc) !== true, { timeoutMs: 120_000, signal });
-    const sent = await submitEditor(site, doc, editor, { signal });
+    const sent = await submitEditor(site, doc, editor, {
+      signal,
+      ...(waits.sendButton !== undefined ? { buttonTimeoutMs: waits.sendButton } : {}),
+      ...(waits.verify !== undefined ? { verifyTimeoutMs: waits.verify } : {}),
+    });
+    if (signal.aborted) return;
+    doctor?.submitted(sent, text);
     if (sent.ok) {
       lastInserted = null;
       note(t('note.submitted'));
-    } else note(sent.reason);
+    } else {
+      // The result stays in the box for the person to send; it is not tried again (it might have gone after all).
+      ctx.reportOnce('sending a result could not be verified', new Error(sent.reason));
+      note(t('note.pressEnter'));
+    }
   };
 
   return { deliver };
+}
+
+/**
+ * The async clipboard API, which needs the page to have focus; else a copy command on a text field taken out again
+ * at once (it needs a recent click on the page).
+ */
+export async function copyToClipboard(doc: Document, text: string): Promise<void> {
+  try {
+    await doc.defaultView!.navigator.clipboard.writeText(text);
+    return;
+  } catch (error) {
+    const field = doc.createElement('textarea');
+    field.value = text;
+    field.setAttribute('aria-hidden', 'true');
+    field.style.cssText = 'position:fixed;left:-9999px;top:0;opacity:0';
+    doc.documentElement.append(field);
+    field.select();
+    let copied = false;
+    try {
+      copied = (doc as Document & { execCommand(command: string): boolean }).execCommand('copy');
+    } catch {
+      copied = false;
+    } finally {
+      field.remove();
+    }
+    if (!copied) throw error instanceof Error ? error : new Error(String(error));
+  }
 }

@@ -6,6 +6,7 @@ import { createPageContext, type MessageRecord, type PageController, type PageDe
 import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
+import { createPageDoctor } from './page-doctor';
 import { createScanner, generatingSignal } from './page-scan';
 import { createShow } from './page-show';
 import { watchStops } from './page-stop';
@@ -33,7 +34,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   indicator.update('connecting');
 
   const show = createShow(ctx, (record, tracked, action) => void dispatcher.onChipAction(record, tracked, action));
-  const deliverer = createDeliverer(ctx, show);
+  const doctor = createPageDoctor(ctx);
+  const deliverer = createDeliverer(ctx, show, doctor);
   const dispatcher = createDispatcher(ctx, show, deliverer);
   const scanner = createScanner(ctx, show, { liveChanged: (changedAt) => tickWhenSettled(changedAt) });
 
@@ -127,6 +129,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   };
   signal.addEventListener('abort', () => clearTimeout(settleTimer), { once: true });
 
+  /** Replies without blocks the doctor already looked at, by the markdown it saw (a later change is looked at again). */
+  const doctorSeen = new WeakMap<MessageRecord, string | null>();
   /** Decides the live replies that finished: how each ended, then its runnable blocks auto-run. */
   const tick = async (): Promise<void> => {
     scanner.checkConversation();
@@ -143,9 +147,17 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     }
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
     for (const record of Array.from(active)) {
-      if (!isUndecided(record) || record.blocks.length === 0) continue;
+      if (!isUndecided(record)) continue;
+      if (record.blocks.length === 0 && doctorSeen.get(record) === record.markdown) continue;
       const finished = isReplyFinished({ generating: isGenerating(), isLatest: record === latest, lastChangeAt: record.lastChangeAt, now: now() });
       if (!finished) continue;
+      if (record.blocks.length === 0) {
+        // Nothing to run; the doctor still looks at its code (pre elements this site's module does not recognize).
+        doctorSeen.set(record, record.markdown);
+        doctor.replyFinished(record);
+        continue;
+      }
+      doctor.replyFinished(record);
       record.handledMarkdown = record.markdown;
       active.delete(record);
       // Named marks (cheap, always on) let `npm run bench` split the time from last token to result in the box.
@@ -183,6 +195,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   return {
     records: () => Array.from(records.values()),
     conversationId: () => ctx.conversation,
+    doctor: () => doctor.state(),
     async flush() {
       observer.flushNow();
       runTick();

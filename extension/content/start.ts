@@ -1,4 +1,5 @@
 import { browser, type Browser } from 'wxt/browser';
+import { answerDoctor, isDoctorMessage } from '../doctor/answer';
 import { PAGE_PORT, ask, isInsertPromptMessage, type PagePush } from '../messaging';
 import { RunLedger } from '../scanner/blocks';
 import { genericHosts, readSiteSettings, siteSettingItems, type SiteSettings } from '../settings';
@@ -6,7 +7,7 @@ import { STARTED_FLAG } from '../site-access';
 import { generic, siteForHost } from '../sites';
 import type { Site } from '../sites/define-site';
 import { insertPromptIntoPage } from './insert-prompt';
-import { startPage, type PageBridge } from './page';
+import { startPage, type PageBridge, type PageController } from './page';
 
 /**
  * The content script's starter: picks the site module for this host, keeps its settings fresh, connects to the
@@ -23,6 +24,7 @@ export async function start(signal: AbortSignal): Promise<void> {
   const siteKey = site === generic ? host : site.id;
   let settings: SiteSettings = await readSiteSettings(siteKey);
   let page: AbortController | null = null;
+  let controller: PageController | null = null;
 
   const bridge = createBridge(signal);
   const ledger = new RunLedger(browser.storage.local);
@@ -31,17 +33,29 @@ export async function start(signal: AbortSignal): Promise<void> {
     if (settings.enabled && !page) {
       page = new AbortController();
       signal.addEventListener('abort', () => page?.abort(), { once: true });
-      startPage(page.signal, { site, doc: document, location, settings: () => settings, bridge, ledger });
+      controller = startPage(page.signal, { site, doc: document, location, settings: () => settings, bridge, ledger });
     } else if (!settings.enabled && page) {
       page.abort();
       page = null;
+      controller = null;
     }
   };
 
   // The popup's prompt library inserts here whether or not blocks run on this site: it only fills the chat box.
   // sendResponse + `true` rather than a returned promise: every browser version keeps the channel open for that.
   const onPopupMessage = (message: unknown, sender: Browser.runtime.MessageSender, sendResponse: (reply: unknown) => void) => {
-    if (sender.id !== browser.runtime.id || !isInsertPromptMessage(message)) return undefined;
+    if (sender.id !== browser.runtime.id) return undefined;
+    // The site doctor (relayed by the background from the popup): answered whether or not the page runs here.
+    if (isDoctorMessage(message)) {
+      try {
+        sendResponse(answerDoctor(message, site, document, controller?.doctor() ?? null, host));
+      } catch (error) {
+        sendResponse(null);
+        console.warn('[chatbridge] the site doctor failed', error);
+      }
+      return undefined;
+    }
+    if (!isInsertPromptMessage(message)) return undefined;
     void insertPromptIntoPage(message, site, document).then(sendResponse, (error: unknown) => sendResponse({ ok: false, error: String(error) }));
     return true;
   };

@@ -20,7 +20,8 @@ export interface SubmitOptions {
 export async function submitEditor(site: Site, doc: Document, editor: HTMLElement, options: SubmitOptions = {}): Promise<SubmitResult> {
   const countUserMessages = (): number => site.messages(doc).filter((m) => m.role === 'user').length;
   const usersBefore = countUserMessages();
-  const sent = (): boolean => countUserMessages() > usersBefore || isEditorEmpty(editor);
+  // A reply starting counts too: a click that sent must never be followed by an Enter that sends again.
+  const sent = (): boolean => countUserMessages() > usersBefore || isEditorEmpty(editor) || site.isGenerating(doc) === true;
   const verify = { timeoutMs: options.verifyTimeoutMs ?? 3_000, ...(options.signal ? { signal: options.signal } : {}) };
 
   const button = await waitFor(

@@ -1,6 +1,9 @@
 import { browser } from 'wxt/browser';
-import { companionUrl, genericHosts } from '../settings';
+import { ask } from '../messaging';
+import { companionUrl, genericHosts, siteSettingItems } from '../settings';
 import { SITES } from '../sites';
+import { h } from 'preact';
+import { DoctorView, type DoctorViewDeps } from './doctor-view';
 import { safeLink } from './format';
 import { uiLanguage } from './i18n';
 import type { PopupDeps } from './popup';
@@ -28,9 +31,26 @@ async function sidePanelOpener(): Promise<(() => void) | undefined> {
   return () => void apis.sidePanel!.open({ windowId }).then(() => window.close());
 }
 
-/** "Enable on this site": the active tab's host when it is a web page chatbridge does not run on yet. */
-async function enableHere(): Promise<PopupDeps['enableHere']> {
+type Tab = { id?: number; url?: string };
+
+/**
+ * The tab the popup is about: the active tab of its window; the popup opened as a page of its own
+ * (`popup.html#tab=<id>`, as the end-to-end tests open it) is about the tab named there.
+ */
+export async function targetTab(hash = location.hash): Promise<Tab | undefined> {
+  const named = /(?:^#|&)tab=(\d{1,10})(?:&|$)/.exec(hash)?.[1];
+  if (named !== undefined) return browser.tabs.get(Number(named)).catch(() => undefined);
   const [tab] = await browser.tabs.query({ active: true, currentWindow: true }).catch(() => []);
+  return tab;
+}
+
+/**
+ * "Enable on this site": the tab's host when it is a web page chatbridge does not run on yet. The click asks for the
+ * host's permission first (it must come straight from the click); the wish is stored before the answer comes, as
+ * Firefox closes the popup while its prompt is open, and the background registers the generic content script once
+ * the permission arrives. The host's own switch is turned on with it: the page runs at once.
+ */
+async function enableHere(tab: Tab | undefined): Promise<PopupDeps['enableHere']> {
   const link = safeLink(tab?.url);
   if (link === undefined) return undefined;
   const url = new URL(link);
@@ -40,20 +60,41 @@ async function enableHere(): Promise<PopupDeps['enableHere']> {
   return {
     host,
     async enable() {
-      const granted = await browser.permissions.request({ origins: [`${url.protocol}//${host}/*`] });
-      if (granted) await genericHosts.setValue([...(await genericHosts.getValue()), host]);
+      const request = browser.permissions.request({ origins: [`${url.protocol}//${host}/*`] });
+      const before = await genericHosts.getValue();
+      await siteSettingItems(host).enabled.setValue(true);
+      if (!before.includes(host)) await genericHosts.setValue([...before, host]);
+      const granted = await request.catch(() => false);
+      if (!granted) {
+        await siteSettingItems(host).enabled.setValue(false);
+        await genericHosts.setValue((await genericHosts.getValue()).filter((h) => h !== host));
+      }
       return granted;
     },
   };
 }
 
+/** The doctor's view of the tab, through the background (which asks the tab's content script). */
+function doctorDeps(tab: Tab | undefined): DoctorViewDeps | undefined {
+  const tabId = tab?.id;
+  if (tabId === undefined || safeLink(tab?.url) === undefined) return undefined;
+  return {
+    load: (outline) => ask('doctor', { tabId, outline }),
+    copy: (text) => navigator.clipboard.writeText(text),
+    version: browser.runtime.getManifest().version,
+  };
+}
+
 export async function browserPopupDeps(): Promise<PopupDeps> {
-  const [sites, url, openSidePanel, here] = await Promise.all([siteEntries(), companionUrl.getValue(), sidePanelOpener().catch(() => undefined), enableHere()]);
+  const tab = await targetTab();
+  const [sites, url, openSidePanel, here] = await Promise.all([siteEntries(), companionUrl.getValue(), sidePanelOpener().catch(() => undefined), enableHere(tab)]);
+  const doctor = doctorDeps(tab);
   return {
     ...(await siteStore(sites)),
     companionUrl: url,
     ...(openSidePanel ? { openSidePanel } : {}),
     ...(here ? { enableHere: here } : {}),
+    ...(doctor ? { doctor: h(DoctorView, { deps: doctor }) } : {}),
     prompts: promptsView(browserPromptsDeps(uiLanguage())).element,
   };
 }

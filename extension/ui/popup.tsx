@@ -22,6 +22,8 @@ export interface PopupDeps extends SiteStore {
   prompts?: HTMLElement;
   /** the site doctor's view of the active tab */
   doctor?: preact.ComponentChildren;
+  /** draws the popup again from fresh settings (a host just enabled gets its card) */
+  refresh?: () => void;
 }
 
 function Pairing(props: { companionUrl: string; onPair: (code: string, url: string) => Promise<void> }) {
@@ -108,7 +110,14 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
           <button
             id="enable-here"
             type="button"
-            onClick={trusted(() => void enableHere.enable().then((done) => done && setEnableHere(undefined)))}
+            onClick={trusted(
+              () =>
+                void enableHere.enable().then((done) => {
+                  if (!done) return;
+                  setEnableHere(undefined);
+                  deps.refresh?.();
+                }),
+            )}
           >
             {t('popup.enableHere')} ({enableHere.host})
           </button>

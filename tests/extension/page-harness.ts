@@ -6,6 +6,8 @@ import { RunLedger, type KeyValueArea } from '../../extension/scanner/blocks';
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
 import { deepseek } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
+import type { DoctorProblem } from '../../extension/companion/badge';
+import type { PageDeps } from '../../extension/content/page-context';
 
 /**
  * The page tests' world inside happy-dom: a DeepSeek-like page (virtual-list rows, a React-like controlled textarea
@@ -154,6 +156,8 @@ export interface Harness {
   clock: { now: number };
   push(push: PagePush): void;
   navigate(pathname: string): void;
+  /** what the page told the badge (`doctor-problem`), in order */
+  problems: Array<DoctorProblem | null>;
 }
 
 /** Every page started by `start`; a test file aborts them after each test (`stopPages`). */
@@ -173,9 +177,18 @@ export interface BridgeScript {
 
 export function start(
   page: Page,
-  options: { area?: KeyValueArea; settings?: Partial<SiteSettings>; pathname?: string; script?: BridgeScript; site?: Site } = {},
+  options: {
+    area?: KeyValueArea;
+    settings?: Partial<SiteSettings>;
+    pathname?: string;
+    script?: BridgeScript;
+    site?: Site;
+    copy?: PageDeps['copy'];
+    deliverWaitMs?: PageDeps['deliverWaitMs'];
+  } = {},
 ): Harness {
   const runs: Harness['runs'] = [];
+  const problems: Harness['problems'] = [];
   const stops: Harness['stops'] = [];
   const listeners: Array<(push: PagePush) => void> = [];
   const script = options.script ?? {};
@@ -193,6 +206,10 @@ export function start(
       if (type === 'programs') return (script.programs ?? []) as RequestMap[T]['response'];
       if (type === 'tools' && script.tools) return script.tools as RequestMap[T]['response'];
       if (type === 'get-run') throw new Error('companion not reachable');
+      if (type === 'doctor-problem') {
+        problems.push((request as RequestMap['doctor-problem']['request']).problem);
+        return null as RequestMap[T]['response'];
+      }
       if (type === 'stop-run' || type === 'stop-program') {
         stops.push({ type, request });
         return undefined as RequestMap[T]['response'];
@@ -216,10 +233,13 @@ export function start(
     bridge,
     ledger: new RunLedger(options.area ?? memoryArea()),
     now: () => clock.now,
+    ...(options.copy ? { copy: options.copy } : {}),
+    ...(options.deliverWaitMs ? { deliverWaitMs: options.deliverWaitMs } : {}),
   });
   return {
     page,
     ctl,
+    problems,
     runs,
     stops,
     settings,

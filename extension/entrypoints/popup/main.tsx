@@ -11,5 +11,11 @@ if (app) {
   const live = createLive(browserSource, ['approvals']);
   // Drawn once the settings and the first answer are in (or after a moment), so nothing shifts as data arrives.
   const firstAnswer = Promise.race([live.refresh(), new Promise((resolve) => setTimeout(resolve, 400))]);
-  void Promise.all([browserPopupDeps(), firstAnswer]).then(([deps]) => render(<Popup live={live} deps={deps} />, app));
+  let drawn = 0;
+  // Drawn again (a new key: every part starts from the fresh settings) when a host was just enabled here.
+  const draw = (deps: Awaited<ReturnType<typeof browserPopupDeps>>): void => {
+    drawn += 1;
+    render(<Popup key={drawn} live={live} deps={{ ...deps, refresh: () => void browserPopupDeps().then(draw) }} />, app);
+  };
+  void Promise.all([browserPopupDeps(), firstAnswer]).then(([deps]) => draw(deps));
 }

@@ -1,0 +1,120 @@
+import type { DoctorProblem } from '../companion/badge';
+import { problemFor, replyCodeProblem, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
+import { editorText } from '../inject/insert';
+import type { InsertResult } from '../inject/insert';
+import type { SubmitResult } from '../inject/submit';
+import type { MessageRecord, PageContext } from './page-context';
+
+/**
+ * The site doctor inside a running page: remembers how the last insert and submit went, watches for what the site
+ * needs going missing (the chat box, a finished reply's code), and tells the background the moment a problem starts
+ * or ends (`doctor-problem`: the toolbar badge shows "!" on this tab). The popup's doctor view reads `state()`.
+ */
+
+export interface PageDoctor {
+  inserted(result: InsertResult): void;
+  /** `text` is what was put in the box: while the box still holds it, an unverified submit is still a problem. */
+  submitted(result: SubmitResult, text: string): void;
+  /** A reply was decided (finished): are its code blocks readable? */
+  replyFinished(record: MessageRecord): void;
+  setProblem(code: ProblemCode, problem: DoctorProblem | null): void;
+  state(): DoctorPageState;
+}
+
+/** How often the chat box's presence is checked, and how many misses in a row make it a problem (a page re-rendering its composer is not one). */
+const CHECK_MS = 1_000;
+const MISSES = 2;
+
+export function createPageDoctor(ctx: PageContext): PageDoctor {
+  const { site, doc, bridge, signal, now } = ctx;
+  const problems = new Map<ProblemCode, DoctorProblem>();
+  let lastInsert: Attempt | null = null;
+  let lastSubmit: Attempt | null = null;
+  /** The text an unverified submit left in the box, and the user messages then: either changing means it went. */
+  let unsent: { text: string; users: number } | null = null;
+  /** User messages when a result was handed over on the clipboard: the person sending or pasting ends that problem. */
+  let handedOver: number | null = null;
+  let reported: DoctorProblem | null = null;
+  let misses = 0;
+
+  const userCount = (): number => {
+    try {
+      return site.messages(doc).filter((m) => m.role === 'user').length;
+    } catch {
+      return 0;
+    }
+  };
+
+  const report = (): void => {
+    const top = topProblem([...problems.values()]);
+    if (top?.code === reported?.code && top?.message === reported?.message) return;
+    reported = top;
+    bridge.ask('doctor-problem', { problem: top }).catch((error: unknown) => ctx.reportOnce('telling the badge about a problem failed', error));
+  };
+
+  const setProblem = (code: ProblemCode, problem: DoctorProblem | null): void => {
+    if (code === 'insert-failed') handedOver = problem ? userCount() : null;
+    if (problem) problems.set(code, problem);
+    else problems.delete(code);
+    report();
+  };
+
+  const check = (): void => {
+    let editor: HTMLElement | null = null;
+    try {
+      editor = site.editor(doc);
+    } catch {
+      editor = null;
+    }
+    misses = editor ? 0 : misses + 1;
+    if (misses === 0 && problems.has('no-composer')) setProblem('no-composer', null);
+    else if (misses >= MISSES && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
+    if (handedOver !== null && (userCount() > handedOver || (editor && editorText(editor).trim() !== ''))) setProblem('insert-failed', null);
+    if (unsent && (!editor || editorText(editor).trim() !== unsent.text.trim() || userCount() > unsent.users)) {
+      // The person pressed Enter (or cleared the box): nothing is waiting to be sent any more.
+      unsent = null;
+      setProblem('submit-unverified', null);
+    }
+  };
+  // A page starting (a reload, the site switched on) starts clean: the tab's badge may still show the last page's problem.
+  bridge.ask('doctor-problem', { problem: null }).catch(() => undefined);
+  const timer = setInterval(check, CHECK_MS);
+  signal.addEventListener(
+    'abort',
+    () => {
+      clearInterval(timer);
+      // The page no longer runs here (site switched off, navigation): its problems go with it.
+      if (reported) void bridge.ask('doctor-problem', { problem: null }).catch(() => undefined);
+    },
+    { once: true },
+  );
+
+  return {
+    inserted(result) {
+      lastInsert = result.ok ? { ok: true, method: result.method, at: now() } : { ok: false, reason: result.reason.slice(0, 300), at: now() };
+      if (result.ok) setProblem('insert-failed', null);
+    },
+    submitted(result, text) {
+      lastSubmit = result.ok ? { ok: true, method: result.method, at: now() } : { ok: false, reason: result.reason.slice(0, 300), at: now() };
+      unsent = result.ok ? null : { text, users: userCount() };
+      setProblem('submit-unverified', result.ok ? null : problemFor('submit-unverified'));
+    },
+    replyFinished(record) {
+      if (record.role !== 'assistant') return;
+      setProblem('code-unreadable', replyCodeProblem(site, record.el, record.blocks));
+    },
+    setProblem,
+    state() {
+      const latest = [...ctx.records.values()].filter((r) => r.role === 'assistant' && r.el.isConnected).at(-1);
+      return {
+        running: true,
+        lastInsert,
+        lastSubmit,
+        lastReplyBlocks: latest
+          ? latest.blocks.map((b) => ({ kind: b.block.kind, state: b.state, ...(b.unreadable ? { unreadable: b.unreadable.slice(0, 300) } : {}) }))
+          : null,
+        problems: [...problems.values()],
+      };
+    },
+  };
+}

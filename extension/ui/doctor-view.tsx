@@ -1,0 +1,142 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { DoctorAnswer } from '../doctor/answer';
+import { reportText, type Attempt, type DoctorReport } from '../doctor/report';
+import { t } from './i18n';
+import { trusted } from './trusted';
+
+/**
+ * The popup's site doctor for the active tab: what the site module found (messages, the last reply's code blocks,
+ * the chat box and its family, the send control, the generating signal), how the last insert and submit went, the
+ * problems the page reported, and "Copy a report" (the report plus a sanitized outline of the page, never its text).
+ * Stable selectors (ui/README.md): `#doctor[data-state]`, `[data-doctor-row=<name>][data-ok]`, `[data-doctor-problem]`,
+ * `#doctor-copy`, `#doctor-status`.
+ */
+
+export interface DoctorViewDeps {
+  /** The active tab's doctor answer (with the outline when asked); null when chatbridge does not run there. */
+  load(outline: boolean): Promise<DoctorAnswer | null>;
+  copy(text: string): Promise<void>;
+  version: string;
+  /** How often the report is read again while the popup is open (ms; 0 = once). */
+  refreshMs?: number;
+}
+
+type Loaded = { state: 'loading' } | { state: 'absent' } | { state: 'report'; report: DoctorReport };
+
+export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [status, setStatus] = useState('');
+  useEffect(() => {
+    let live = true;
+    const read = (): void => {
+      deps.load(false).then(
+        (answer) => live && setLoaded(answer ? { state: 'report', report: answer.report } : { state: 'absent' }),
+        () => live && setLoaded({ state: 'absent' }),
+      );
+    };
+    read();
+    const refresh = deps.refreshMs ?? 2_000;
+    const timer = refresh > 0 ? setInterval(read, refresh) : undefined;
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [deps]);
+
+  const copyReport = async (): Promise<void> => {
+    try {
+      const answer = await deps.load(true);
+      if (!answer) throw new Error('no answer');
+      await deps.copy(reportText(answer.report, answer.outline ?? '', deps.version, new Date()));
+      setStatus(t('doctor.copied'));
+    } catch {
+      setStatus(t('doctor.copyFailed'));
+    }
+  };
+
+  if (loaded.state !== 'report') {
+    return (
+      <section id="doctor" class="card stack" data-state={loaded.state} aria-labelledby="doctor-title">
+        <h2 id="doctor-title">{t('doctor.title')}</h2>
+        <p class="muted" style="margin:0">{loaded.state === 'loading' ? t('doctor.loading') : t('doctor.notRunning')}</p>
+      </section>
+    );
+  }
+  const { report } = loaded;
+  const reply = report.lastReply;
+  const problems = report.problems;
+  return (
+    <section id="doctor" class="card stack" data-state={problems.length > 0 ? 'problem' : 'ok'} aria-labelledby="doctor-title">
+      <h2 id="doctor-title">{t('doctor.title')}</h2>
+      {problems.length > 0 ? (
+        <ul class="warn" role="alert" style="margin:0;padding-left:18px">
+          {problems.map((p) => (
+            <li data-doctor-problem={p.code}>{p.message}</li>
+          ))}
+        </ul>
+      ) : (
+        report.running && report.composer.found && <p class="muted" style="margin:0">{t('doctor.allFound')}</p>
+      )}
+      {!report.running && <p class="muted" style="margin:0">{t('doctor.off')}</p>}
+      <dl class="doctor-rows" style="display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0">
+        <Row name="site" label={t('doctor.site')} ok value={`${report.site.name}${report.site.generic ? ` (${t('doctor.generic')})` : ''} — ${report.host}`} />
+        <Row
+          name="messages"
+          label={t('doctor.messages')}
+          ok={report.messages.count > 0}
+          value={t('doctor.messagesValue', [report.messages.count, report.messages.user, report.messages.assistant])}
+        />
+        <Row
+          name="last-reply"
+          label={t('doctor.lastReply')}
+          ok={reply === null || (reply.answerFound && !(reply.pres > 0 && reply.codeBlocks === 0) && !(reply.blocks ?? []).some((b) => b.unreadable))}
+          value={reply === null ? t('doctor.none') : reply.answerFound ? t('doctor.lastReplyValue', [reply.codeBlocks, reply.blocks?.length ?? 0]) : t('doctor.noAnswer')}
+        />
+        <Row
+          name="composer"
+          label={t('doctor.composer')}
+          ok={report.composer.found}
+          value={report.composer.found ? `${t('doctor.found')}: ${report.composer.element ?? ''} · ${report.composer.family}` : `${t('doctor.notFound')} · ${report.composer.family}`}
+        />
+        <Row
+          name="send"
+          label={t('doctor.send')}
+          ok={report.send.found}
+          value={report.send.found ? (report.send.disabled ? t('doctor.sendDisabled') : t('doctor.sendEnabled')) : t('doctor.notFound')}
+        />
+        <Row
+          name="generating"
+          label={t('doctor.generating')}
+          ok
+          value={report.generating === 'yes' ? t('doctor.generatingYes') : report.generating === 'no' ? t('doctor.generatingNo') : t('doctor.generatingNone')}
+        />
+        <Row name="insert" label={t('doctor.lastInsert')} ok={report.lastInsert?.ok !== false} value={attemptWords(report.lastInsert)} />
+        <Row name="submit" label={t('doctor.lastSubmit')} ok={report.lastSubmit?.ok !== false} value={attemptWords(report.lastSubmit)} />
+      </dl>
+      <div class="row">
+        <button id="doctor-copy" type="button" onClick={trusted(() => void copyReport())}>
+          {t('doctor.copyReport')}
+        </button>
+        <span id="doctor-status" class="muted" role="status">
+          {status}
+        </span>
+      </div>
+    </section>
+  );
+}
+
+function Row(props: { name: string; label: string; value: string; ok: boolean }) {
+  return (
+    <>
+      <dt class="muted">{props.label}</dt>
+      <dd data-doctor-row={props.name} data-ok={String(props.ok)} class={props.ok ? '' : 'warn'} style="margin:0">
+        {props.value}
+      </dd>
+    </>
+  );
+}
+
+function attemptWords(attempt: Attempt | null): string {
+  if (attempt === null) return t('doctor.notYet');
+  return attempt.ok ? t('doctor.verified', [attempt.method ?? '']) : (attempt.reason ?? t('doctor.notFound'));
+}

@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { answerDoctor, doctorAnswerSchema } from '../../extension/doctor/answer';
+import {
+  OUTLINE_MAX_ELEMENTS,
+  buildReport,
+  doctorReportSchema,
+  outlineOf,
+  problemFor,
+  replyCodeProblem,
+  reportText,
+  topProblem,
+  type DoctorPageState,
+} from '../../extension/doctor/report';
+import { chatgpt, deepseek, generic } from '../../extension/sites';
+import { defineSite } from '../../extension/sites/define-site';
+import { loadFixture } from './site-fixtures';
+
+/**
+ * The site doctor's report (extension/doctor/report.ts) against saved DOM and hand-built pages: what it finds, the
+ * problems it names, and the outline "Copy a report" puts on the clipboard — which must never carry a message's text,
+ * anything typed into a box, or a link, title or image that could hold either.
+ */
+
+const SECRETS = ['sk-proj-SECRETinMessage1234567890', 'hunter2-typed-in-the-box', 'ghp_SecretDraftInEditable0000', 'AKIAINPUTVALUESECRET', 'placeholder-secret', 'title-secret', 'link-secret', 'alt-secret', 'option-secret'];
+
+/** A chat page whose every text, value and free-form attribute holds a secret. */
+function secretPage(): void {
+  document.body.innerHTML = `
+    <main class="chat" role="main">
+      <article data-role="user" class="message user"><p>my key is ${SECRETS[0]}</p></article>
+      <article data-role="assistant" class="message assistant" data-testid="reply-1">
+        <p>Here: <code>${SECRETS[0]}</code></p>
+        <pre><code class="language-bash">export KEY=${SECRETS[0]}</code></pre>
+        <a href="https://example.com/?k=${SECRETS[6]}" aria-label="open ${SECRETS[6]}">a link</a>
+        <img src="/x.png?${SECRETS[7]}" alt="${SECRETS[7]}">
+      </article>
+      <nav aria-label="History"><a href="/c/1" title="${SECRETS[5]}">${SECRETS[0]}</a></nav>
+    </main>
+    <form class="composer">
+      <textarea id="prompt" placeholder="${SECRETS[4]}" aria-label="Message"></textarea>
+      <div contenteditable="true" class="ProseMirror" data-placeholder="${SECRETS[4]}">${SECRETS[2]}</div>
+      <input type="text" name="q" value="${SECRETS[3]}">
+      <select aria-label="Model"><option>${SECRETS[8]}</option></select>
+      <button type="submit" aria-label="Send message" disabled></button>
+    </form>
+    <script>var leaked = "${SECRETS[0]}";</script>
+    <style>.x::after { content: "${SECRETS[0]}"; }</style>`;
+  // What a person typed is a property, not an attribute: set it the way typing does.
+  (document.querySelector('textarea') as HTMLTextAreaElement).value = SECRETS[1]!;
+  (document.querySelector('input') as HTMLInputElement).value = SECRETS[3]!;
+}
+
+const RUNNING: DoctorPageState = {
+  running: true,
+  lastInsert: { ok: true, method: 'native-setter', at: 1 },
+  lastSubmit: { ok: false, reason: 'the send button never became available; pressed Enter, nothing was sent', at: 2 },
+  lastReplyBlocks: [{ kind: 'mcp-request', state: 'done' }],
+  problems: [problemFor('submit-unverified')],
+};
+
+describe('site doctor: the outline never carries text', () => {
+  it('no message text, typed value, placeholder, title, link, image or script text reaches the outline or the copied report', () => {
+    secretPage();
+    const outline = outlineOf(document.body);
+    const report = buildReport(generic, document, RUNNING, 'chat.example.org');
+    const copied = reportText(report, outline, '0.1.0', new Date('2026-11-24T10:00:00Z'));
+    for (const secret of SECRETS) {
+      expect(outline).not.toContain(secret);
+      expect(copied).not.toContain(secret);
+      expect(JSON.stringify(report)).not.toContain(secret);
+    }
+    // What it does keep: structure and the labels of controls.
+    expect(outline).toContain('main.chat[role=main]');
+    expect(outline).toContain('article.message.assistant[data-testid=reply-1][data-role=assistant]');
+    expect(outline).toContain('textarea#prompt[aria-label="Message"]');
+    expect(outline).toContain('div.ProseMirror[contenteditable=true]');
+    expect(outline).toContain('button[type=submit][disabled][aria-label="Send message"]');
+    expect(outline).toContain('code.language-bash');
+    // A link's label may be a conversation's title (written from its text): only controls' labels are kept.
+    expect(outline).not.toContain('open ');
+    expect(outline).not.toContain('script');
+  });
+
+  it('a value that does not look like a name is left out, even in an attribute it keeps', () => {
+    document.body.innerHTML = '<div data-testid="turn: the password is hunter2, ok?" class="ok bad{class} x" id="has space"></div><button aria-label="Copy">c</button>';
+    const outline = outlineOf(document.body);
+    expect(outline).toBe('body\n  div.ok.x[data-testid]\n  button[aria-label="Copy"]');
+  });
+
+  it('runs of identical siblings are one line with a count; a huge page says how much it left out', () => {
+    document.body.innerHTML = `<ul class="list">${'<li class="row"><span class="dot"></span></li>'.repeat(40)}</ul>`;
+    expect(outlineOf(document.body)).toBe('body\n  ul.list\n    li.row ×40\n      span.dot');
+    document.body.innerHTML = `<div>${'<p class="x"><b></b></p>'.repeat(OUTLINE_MAX_ELEMENTS)}</div>`;
+    const outline = outlineOf(document.body);
+    expect(outline).toMatch(/… \d+ more elements not shown$/);
+    expect(outline.split('\n').length).toBeLessThan(OUTLINE_MAX_ELEMENTS);
+  });
+
+  it("the chips and indicator are named, not walked", () => {
+    document.body.innerHTML = '<div data-chatbridge-chip=""><span>secret result text</span></div><div data-chatbridge-indicator=""></div>';
+    expect(outlineOf(document.body)).toBe('body\n  div [chatbridge chip]\n  div [chatbridge indicator]');
+  });
+});
+
+describe('site doctor: the report', () => {
+  it('on a saved ChatGPT page: messages and roles, the last reply, the ProseMirror composer, the send control', () => {
+    const doc = loadFixture('chatgpt/2025-09-hljs-idle.html');
+    const report = buildReport(chatgpt, doc, null, 'chatgpt.com');
+    expect(doctorReportSchema.parse(report)).toEqual(report);
+    expect(report.site).toEqual({ id: 'chatgpt', name: chatgpt.name, editorFamily: 'prosemirror', generic: false });
+    expect(report.running).toBe(false);
+    expect(report.messages.count).toBeGreaterThan(0);
+    expect(report.messages.user + report.messages.assistant).toBe(report.messages.count);
+    expect(report.lastReply).toMatchObject({ answerFound: true, blocks: null });
+    // ChatGPT's code blocks are its `pre`s: every one is recognized.
+    expect(report.lastReply!.codeBlocks).toBe(report.lastReply!.pres);
+    expect(report.composer).toMatchObject({ found: true, family: 'prosemirror', kind: 'contenteditable' });
+    expect(report.composer.element).toMatch(/^div#prompt-textarea$/);
+    expect(report.generating).toBe('no');
+  });
+
+  it('a page whose composer is gone says so; the generic adapter says it has no generating signal', () => {
+    secretPage();
+    document.querySelector('form')!.remove();
+    const report = buildReport(generic, document, null, 'chat.example.org');
+    expect(report.composer).toEqual({ found: false, family: 'unknown' });
+    expect(report.send).toEqual({ found: false });
+    expect(report.generating).toBe('no-signal');
+    expect(report.site.generic).toBe(true);
+  });
+
+  it("carries the page's own record: last insert and submit, blocks, problems", () => {
+    secretPage();
+    const report = buildReport(generic, document, RUNNING, 'chat.example.org');
+    expect(report.running).toBe(true);
+    expect(report.lastSubmit).toMatchObject({ ok: false });
+    expect(report.lastReply?.blocks).toEqual([{ kind: 'mcp-request', state: 'done' }]);
+    expect(report.problems.map((p) => p.code)).toEqual(['submit-unverified']);
+    const text = reportText(report, '', '0.1.0', new Date(0));
+    expect(text).toContain('last submit: NOT verified: the send button never became available');
+    expect(text).toContain('composer: found, div (contenteditable)');
+  });
+
+  it("the content script's answer carries the outline only when asked, and passes the background's schema", () => {
+    secretPage();
+    const plain = answerDoctor({ type: 'chatbridge-doctor', outline: false }, generic, document, null, 'chat.example.org');
+    expect(plain.outline).toBeUndefined();
+    const full = answerDoctor({ type: 'chatbridge-doctor', outline: true }, generic, document, RUNNING, 'chat.example.org');
+    expect(doctorAnswerSchema.parse(full)).toEqual(full);
+    expect(full.outline).toContain('textarea#prompt');
+  });
+});
+
+describe('site doctor: problems', () => {
+  it('a finished reply: code the module cannot read, an answer it cannot find, a block shown only in part', () => {
+    const { row, answer } = (() => {
+      const row = document.createElement('div');
+      row.className = 'ds-message';
+      const answer = document.createElement('div');
+      answer.className = 'ds-markdown';
+      row.append(answer);
+      document.body.replaceChildren(row);
+      return { row, answer };
+    })();
+    // A module that knows only `.md-code-block` (the built-in ones all fall back to any `pre`): a bare `pre` is a
+    // shape it does not know.
+    const strict = defineSite({ ...deepseek, codeBlockSelector: '.md-code-block' });
+    answer.innerHTML = '<p>text</p><pre><code>echo hi</code></pre>';
+    expect(replyCodeProblem(strict, row, [])).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('1 code block') });
+    answer.innerHTML = '<div class="md-code-block"><pre>echo hi</pre></div>';
+    expect(replyCodeProblem(deepseek, row, [])).toBeNull();
+    expect(replyCodeProblem(deepseek, row, [{ unreadable: 'the code viewer shows 3 of 40 lines' }])).toMatchObject({ message: expect.stringContaining('3 of 40') });
+    answer.className = 'renamed';
+    expect(replyCodeProblem(deepseek, row, [])).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('answer was not found') });
+    answer.innerHTML = '<p>no code at all</p>';
+    expect(replyCodeProblem(deepseek, row, [])).toBeNull();
+  });
+
+  it('the badge shows what keeps results out of the chat first', () => {
+    const code = problemFor('code-unreadable');
+    const submit = problemFor('submit-unverified');
+    const none = problemFor('no-composer');
+    expect(topProblem([code, submit])).toBe(submit);
+    expect(topProblem([code, none, submit])).toBe(none);
+    expect(topProblem([])).toBeNull();
+  });
+});

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { deepseek } from '../../extension/sites';
+import { defineSite } from '../../extension/sites/define-site';
+import { READ, buildPage, start, stopPages, streamReply, until } from './page-harness';
+
+/**
+ * Keeping the person working when the page fights back (issue 12, point 4) and the site doctor inside the page: a
+ * result the chat box will not take goes to the clipboard and the chip says "copied — paste it"; a submit that cannot
+ * be verified leaves the result in the box and the chip says "inserted — press Enter"; nothing is lost or sent twice,
+ * and the badge hears of each problem when it starts and when it ends.
+ */
+
+afterEach(stopPages);
+
+const chipNote = (): string => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') ?? '';
+const SHORT = { editor: 200, sendButton: 200, verify: 150 };
+
+describe('deliver: when the page fights back', () => {
+  it('no chat box: the result goes to the clipboard, the chip says "copied — paste it", the badge hears of it', async () => {
+    const copied: string[] = [];
+    const page = buildPage();
+    const h = start(page, { copy: async (text) => void copied.push(text), deliverWaitMs: SHORT });
+    page.textarea.remove();
+    await streamReply(h, ['Reading.', { lang: 'mcp-request', code: READ }]);
+    await until(() => copied.length === 1);
+    expect(copied).toEqual(['RESULT[mcp-request:1]']);
+    await until(() => chipNote().startsWith('copied — paste it'));
+    expect(page.submitted).toEqual([]);
+    await until(() => h.problems.some((p) => p?.code === 'no-composer'));
+    expect(h.ctl.doctor().problems.map((p) => p.code).sort()).toEqual(['insert-failed', 'no-composer']);
+    // It counts as delivered: more time and scans put nothing anywhere again.
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(copied).toHaveLength(1);
+    expect(h.runs).toHaveLength(1);
+  });
+
+  it('a box that will not take the text: copied, and the doctor keeps why', async () => {
+    const copied: string[] = [];
+    const page = buildPage();
+    // The site module finds a box that is neither a textarea nor editable (the page changed its composer).
+    const dead = document.createElement('div');
+    dead.id = 'dead-box';
+    document.body.append(dead);
+    const site = defineSite({ ...deepseek, editor: (doc) => doc.getElementById('dead-box') });
+    const h = start(page, { site, copy: async (text) => void copied.push(text), deliverWaitMs: SHORT });
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => copied.length === 1);
+    await until(() => chipNote().startsWith('copied — paste it'));
+    expect(h.ctl.doctor().lastInsert).toMatchObject({ ok: false, reason: expect.stringContaining('neither a textarea nor contenteditable') });
+    expect(h.problems.at(-1)).toMatchObject({ code: 'insert-failed' });
+  });
+
+  it('copying refused too: the chip says where the result still is', async () => {
+    const page = buildPage();
+    const h = start(page, { copy: () => Promise.reject(new Error('Document is not focused')), deliverWaitMs: SHORT });
+    page.textarea.remove();
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => chipNote().includes('copying failed'));
+    // The chip still holds the result for the person to copy.
+    expect(h.runs).toHaveLength(1);
+  });
+
+  it('a send control that never enables: "inserted — press Enter", sent once by the person, and the problem ends', async () => {
+    const page = buildPage();
+    // The send control never enables (as the site module reads it); Enter in the box does nothing for a script.
+    const site = defineSite({ ...deepseek, isSendDisabled: () => true });
+    const h = start(page, { site, deliverWaitMs: SHORT });
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => chipNote().startsWith('inserted — press Enter'), 3_000).catch(() => { throw new Error('note: ' + chipNote() + ' value ' + page.textarea.value); });
+    expect(page.textarea.value).toBe('RESULT[mcp-request:1]');
+    expect(page.submitted).toEqual([]);
+    expect(h.ctl.doctor().lastSubmit).toMatchObject({ ok: false, reason: expect.stringContaining('send button never became available') });
+    await until(() => h.problems.at(-1)?.code === 'submit-unverified');
+    // Not tried again: the result stays in the box, once.
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(page.textarea.value).toBe('RESULT[mcp-request:1]');
+    // The person sends it (the page empties its box): the problem is over within a check.
+    page.type('');
+    await until(() => h.problems.at(-1) === null, 3_000);
+    expect(h.ctl.doctor().problems).toEqual([]);
+  });
+
+  it('a reply whose code the module cannot read is a problem when it finishes, and ends with the next readable reply', async () => {
+    const page = buildPage();
+    const strict = defineSite({ ...deepseek, codeBlockSelector: '.md-code-block' });
+    const h = start(page, { site: strict, deliverWaitMs: SHORT });
+    const { assistantRow, userRow } = await import('./page-harness');
+    page.list.append(userRow('go'));
+    const { row, answer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(row);
+    await h.settle();
+    answer.innerHTML = '<p>here</p><pre>echo one</pre>';
+    h.clock.now += 50;
+    await h.settle();
+    answer.innerHTML = '<p>here it is</p><pre>echo one</pre>';
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable');
+    expect(h.problems.at(-1)?.message).toContain("1 code block(s) in a shape this site's module does not know");
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.problems.at(-1) === null);
+  });
+
+  it('a page starting clears what the tab showed before; a page stopping clears its problems', async () => {
+    const page = buildPage();
+    const h = start(page, { deliverWaitMs: SHORT });
+    await until(() => h.problems.length >= 1);
+    expect(h.problems[0]).toBeNull();
+    page.textarea.remove();
+    await until(() => h.problems.at(-1)?.code === 'no-composer', 3_500);
+    stopPages();
+    await until(() => h.problems.at(-1) === null);
+  });
+});
