@@ -36,6 +36,8 @@ export const SITE_HOSTS: Record<ReplicaSite, string> = {
   zai: 'chat.z.ai',
   grok: 'grok.com',
   perplexity: 'www.perplexity.ai',
+  plain: 'textarea.chat.example',
+  editable: 'editable.chat.example',
 };
 
 // ------------------------------------------------------------------------------------------- availability
@@ -490,6 +492,8 @@ export const STOP_CONTROL: Record<ReplicaSite, string> = {
   zai: '#chat-form button.rounded-full:not([id])',
   grok: 'button[aria-label="Stop model response"]',
   perplexity: 'button[data-testid="stop-generating-response-button"]',
+  plain: 'button[aria-label="Stop"]',
+  editable: 'button[aria-label="Stop"]',
 };
 
 /** Waits until a stream started with `holdAt` pauses there (still generating). */

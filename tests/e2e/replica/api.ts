@@ -3,7 +3,7 @@
  * page through it (what the "server" streams, what history a conversation has) and read back what reached the
  * page's OWN submit handler — the only thing a real chat site would have received.
  */
-export type ReplicaSite = 'chatgpt' | 'deepseek' | 'claude' | 'gemini' | 'kimi' | 'zai' | 'grok' | 'perplexity';
+export type ReplicaSite = 'chatgpt' | 'deepseek' | 'claude' | 'gemini' | 'kimi' | 'zai' | 'grok' | 'perplexity' | 'plain' | 'editable';
 
 export interface ReplicaTurn {
   role: 'user' | 'assistant';
@@ -80,6 +80,6 @@ declare global {
 export const SWITCH_LOAD_MS = 150;
 
 export function conversationPath(site: ReplicaSite, id: string): string {
-  const paths: Record<ReplicaSite, string> = { chatgpt: '/c/', deepseek: '/a/chat/s/', claude: '/chat/', gemini: '/app/', kimi: '/chat/', zai: '/c/', grok: '/c/', perplexity: '/search/' };
+  const paths: Record<ReplicaSite, string> = { chatgpt: '/c/', deepseek: '/a/chat/s/', claude: '/chat/', gemini: '/app/', kimi: '/chat/', zai: '/c/', grok: '/c/', perplexity: '/search/', plain: '/chat/', editable: '/chat/' };
   return paths[site] + id;
 }

@@ -25,6 +25,9 @@ export const REPLICA_HOSTS: Record<string, ReplicaSite> = {
   'chat.z.ai': 'zai',
   'grok.com': 'grok',
   'www.perplexity.ai': 'perplexity',
+  // hosts no site module knows (the generic adapter, "Enable on this site"): a textarea and a contenteditable composer
+  'textarea.chat.example': 'plain',
+  'editable.chat.example': 'editable',
 };
 
 /** Bundles one replica page for the browser (a classic script, so it runs while the page is parsed). */

@@ -1,0 +1,224 @@
+/**
+ * The site doctor and any site (issue 12, points 3–5) in a real browser with the real companion. Plain chat pages no
+ * site module knows — one with a textarea, one with a contenteditable — are enabled with the popup's "Enable on this
+ * site" (the build with every https host granted, so the click's permission request is answered at once) and the
+ * generic adapter runs a block on each. A ChatGPT page whose composer was removed and a plain page whose send control
+ * never enables show what the doctor is for: the toolbar badge says "!" on that tab, the chip says what to do
+ * ("copied — paste it", "inserted — press Enter"), the popup's doctor names what is missing, nothing is lost or
+ * sent twice, and the problem goes away once the person acts.
+ */
+import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ReplicaSite } from './replica/api';
+import {
+  SITE_HOSTS,
+  auditRecords,
+  composerText,
+  createWorld,
+  describeE2E,
+  fencedBody,
+  firstScanDone,
+  quietPeriod,
+  resultTextOf,
+  setSiteSettings,
+  stream,
+  submitted,
+  waitForChipNote,
+  waitForSubmitted,
+} from './harness';
+import type { World } from './harness';
+
+type Chrome = {
+  tabs: { query(query: object): Promise<Array<{ id?: number; url?: string }>> };
+  action: { getBadgeText(details: { tabId?: number }): Promise<string> };
+  scripting: { getRegisteredContentScripts(): Promise<Array<{ id: string; matches?: string[] }>> };
+};
+
+function mcpRequest(id: string, file: string): string {
+  return '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fs.read', arguments: { path: file } } }) + '\n```';
+}
+
+/** The id the browser gave the tab showing `page`. */
+async function tabIdOf(world: World, page: Page): Promise<number> {
+  const worker = await world.browser.serviceWorker();
+  const url = page.url();
+  const id = await worker.evaluate(async (target) => {
+    const tabs = await (globalThis as unknown as { chrome: Chrome }).chrome.tabs.query({});
+    return tabs.find((t) => t.url === target)?.id;
+  }, url);
+  if (id === undefined) throw new Error(`no tab shows ${url}`);
+  return id;
+}
+
+/** The toolbar badge on one tab, read from the service worker. */
+async function badgeOn(world: World, tabId: number): Promise<string> {
+  const worker = await world.browser.serviceWorker();
+  return worker.evaluate((id) => (globalThis as unknown as { chrome: Chrome }).chrome.action.getBadgeText({ tabId: id }), tabId);
+}
+
+/** The popup about one tab (an extension page in a tab of its own is about the tab named in its address). */
+async function popupFor(world: World, tabId: number): Promise<Page> {
+  const popup = await world.browser.context.newPage();
+  await popup.goto(`chrome-extension://${world.browser.extensionId}/popup.html#tab=${tabId}`);
+  return popup;
+}
+
+async function registrations(world: World): Promise<string[]> {
+  const worker = await world.browser.serviceWorker();
+  return worker.evaluate(async () => (await (globalThis as unknown as { chrome: Chrome }).chrome.scripting.getRegisteredContentScripts()).map((s) => s.id));
+}
+
+describeE2E('site doctor and any site', () => {
+  let world: World;
+  let notes: string;
+
+  beforeAll(async () => {
+    world = await createWorld({ granted: true });
+    notes = path.join(world.root, 'notes.txt');
+    await writeFile(notes, 'first line\n\n  indented third line\n');
+  }, 180_000);
+  afterAll(async () => {
+    await world?.dispose();
+  });
+
+  /** The person opens a plain chat page and clicks "Enable on this site" in the popup; the popup is kept open. */
+  async function enableHere(site: ReplicaSite, search = ''): Promise<{ page: Page; popup: Page; tabId: number }> {
+    const host = SITE_HOSTS[site];
+    if (site === 'plain') await setSiteSettings(world, host, { autoRun: true, autoSubmit: true });
+    const page = await world.open(site, `/${search}`);
+    const tabId = await tabIdOf(world, page);
+    const popup = await popupFor(world, tabId);
+    // Before: chatbridge does not run there, and the popup offers to enable it.
+    await popup.waitForSelector('#doctor[data-state="absent"]');
+    await popup.locator('#enable-here').click();
+    await expect.poll(() => registrations(world), { timeout: 15_000 }).toContain('chatbridge-generic');
+    // The popup draws again with the host's own card, switched on, and the doctor of the now running page.
+    await popup.waitForSelector(`fieldset[data-site="${host}"][data-on="true"]`);
+    await popup.waitForSelector('#doctor:is([data-state="ok"], [data-state="problem"])', { timeout: 15_000 });
+    await firstScanDone(page, 15_000);
+    return { page, popup, tabId };
+  }
+
+  async function row(popup: Page, name: string): Promise<{ ok: string | null; text: string | null }> {
+    const cell = popup.locator(`[data-doctor-row="${name}"]`);
+    return { ok: await cell.getAttribute('data-ok'), text: await cell.textContent() };
+  }
+
+  it('a plain page with a textarea: "Enable on this site", the generic adapter runs the block, the result is sent; the doctor shows what it found', async () => {
+    const { page, popup } = await enableHere('plain');
+    expect((await row(popup, 'site')).text).toContain('generic adapter');
+    expect(await row(popup, 'composer')).toEqual({ ok: 'true', text: 'found: textarea#prompt · unknown' });
+    expect((await row(popup, 'generating')).text).toContain('none on this site');
+
+    await stream(page, `Reading it.\n\n${mcpRequest('plain-1', notes)}\n`);
+    const [message] = await waitForSubmitted(page, 1);
+    const records = (await auditRecords(world)).filter((r) => r.site === 'generic');
+    expect(records).toHaveLength(1);
+    expect((message ?? '').trim()).toBe((await resultTextOf(world, records[0]?.runId ?? '')).trim());
+    expect(fencedBody(message ?? '', 'mcp-response')).toContain('plain-1');
+    await expect.poll(async () => (await row(popup, 'submit')).text, { timeout: 10_000 }).toBe('verified (click)');
+    // The reply, and the result the page sent as the person's message.
+    await expect.poll(async () => (await row(popup, 'messages')).text, { timeout: 10_000 }).toBe('2 (1 yours, 1 replies)');
+    expect((await row(popup, 'last-reply')).ok).toBe('true');
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toHaveLength(1);
+    await popup.close();
+    await page.close();
+  });
+
+  it('a plain page with a contenteditable: enabled the same way, the result is typed in exactly (auto-submit off)', async () => {
+    await setSiteSettings(world, SITE_HOSTS.editable, { autoRun: true, autoSubmit: false });
+    const { page, popup } = await enableHere('editable');
+    expect(await row(popup, 'composer')).toEqual({ ok: 'true', text: 'found: div#prompt · unknown' });
+    await stream(page, mcpRequest('editable-1', notes));
+    await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
+    const inserted = await composerText(page);
+    const record = (await auditRecords(world)).find((r) => r.site === 'generic' && inserted.includes(r.auditId));
+    expect(record, 'the audit record of the inserted result').toBeDefined();
+    expect(inserted.trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
+    await waitForChipNote(page, 0, /^result is in the chat box/);
+    expect(await submitted(page)).toEqual([]);
+    await expect.poll(async () => (await row(popup, 'insert')).text, { timeout: 10_000 }).toMatch(/^verified \(/);
+    await popup.close();
+    await page.close();
+  });
+
+  it('a ChatGPT page whose composer was removed: the badge says "!", the result is copied ("copied — paste it"), the doctor names it', async () => {
+    await setSiteSettings(world, 'chatgpt', { autoRun: true, autoSubmit: true });
+    const page = await world.open('chatgpt');
+    await firstScanDone(page, 15_000);
+    await world.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: 'https://chatgpt.com' });
+    const tabId = await tabIdOf(world, page);
+    expect(await badgeOn(world, tabId)).toBe('');
+    // The site changed its page: the composer is gone (its form and stop button stay).
+    await page.evaluate(() => document.querySelector('#prompt-textarea')?.parentElement?.remove());
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('!');
+
+    await page.bringToFront();
+    await stream(page, mcpRequest('gone-1', notes));
+    const chip = await waitForChipNote(page, 0, /^copied — paste it/, 40_000);
+    expect(chip.state).toBe('done');
+    const records = (await auditRecords(world)).filter((r) => r.site === 'chatgpt');
+    expect(records).toHaveLength(1);
+    const clipboard = await page.evaluate(() => navigator.clipboard.readText());
+    expect(clipboard.trim()).toBe((await resultTextOf(world, records[0]?.runId ?? '')).trim());
+    expect(await submitted(page)).toEqual([]);
+
+    const popup = await popupFor(world, tabId);
+    await popup.waitForSelector('#doctor[data-state="problem"]');
+    expect(await popup.locator('[data-doctor-problem="no-composer"]').textContent()).toContain('no chat box found on this page');
+    expect(await row(popup, 'composer')).toEqual({ ok: 'false', text: 'NOT found · prosemirror' });
+    expect((await row(popup, 'insert')).ok).toBe('true');
+
+    // "Copy a report": the page's structure, never its text (the reply's JSON and the file's content stay out).
+    await popup.locator('#doctor-copy').click();
+    await popup.waitForSelector('#doctor-status:has-text("never its text")');
+    // One clipboard for the whole browser: read back in the page allowed to read it.
+    await page.bringToFront();
+    const report = await page.evaluate(() => navigator.clipboard.readText());
+    expect(report).toContain('site: ChatGPT (chatgpt) on chatgpt.com');
+    expect(report).toContain('composer: NOT found; family prosemirror');
+    expect(report).toMatch(/\n\s*section[^\n]*\[data-testid=conversation-turn-\d+\]/);
+    for (const secret of ['gone-1', 'indented third line', 'fs.read', notes]) expect(report).not.toContain(secret);
+    // Nothing ran or went anywhere twice.
+    await quietPeriod(1_500);
+    expect((await auditRecords(world)).filter((r) => r.site === 'chatgpt')).toHaveLength(1);
+    await popup.close();
+    await page.close();
+  });
+
+  it('a page whose send control never enables: "inserted — press Enter", badge "!", the person presses Enter once, and it is over', async () => {
+    const page = await world.open('plain', '/?send=never');
+    await firstScanDone(page, 15_000);
+    const tabId = await tabIdOf(world, page);
+    await stream(page, mcpRequest('never-1', notes));
+    await waitForChipNote(page, 0, /^inserted — press Enter/, 40_000);
+    expect(await composerText(page)).toContain('never-1');
+    expect(await submitted(page)).toEqual([]);
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('!');
+
+    const popup = await popupFor(world, tabId);
+    await popup.waitForSelector('#doctor[data-state="problem"]');
+    expect(await popup.locator('[data-doctor-problem="submit-unverified"]').textContent()).toContain('press Enter');
+    const send = await row(popup, 'send');
+    expect(send).toEqual({ ok: 'true', text: 'found, disabled' });
+    expect((await row(popup, 'submit')).ok).toBe('false');
+    await popup.close();
+
+    // Not tried again: the result waits in the box, once.
+    await quietPeriod(2_000);
+    expect(await submitted(page)).toEqual([]);
+    // The person presses Enter (a real key press): sent once, and the badge clears.
+    await page.locator('#prompt').click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    const sent = await waitForSubmitted(page, 1);
+    expect(sent[0]).toContain('never-1');
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('');
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toHaveLength(1);
+    await page.close();
+  });
+});

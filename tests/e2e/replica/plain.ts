@@ -1,0 +1,4 @@
+/** The plain chat page with a textarea composer (plain-page.ts). */
+import { startPlainPage } from './plain-page';
+
+startPlainPage('plain');
