@@ -6,6 +6,7 @@ import type { MessageRole, Site } from '../sites/define-site';
 import type { DoctorPageState } from '../doctor/report';
 import type { Chip, ChipApproval, ChipProgress } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
+import type { PageTheme } from '../ui/page-theme';
 
 /**
  * What the parts of one chat page share: the page's dependencies, the records of the messages it tracks and the
@@ -121,6 +122,8 @@ export interface PageContext {
   lastMessageEl: Element | null;
   /** The person's MCP servers' tools (`<server>.<tool>`) as the companion lists them: not unknown tools here. */
   externalTools: ReadonlySet<string>;
+  /** Light or dark, as the page shows itself now (page.ts follows it): the chips are drawn to match. */
+  theme: PageTheme;
   /** Logs each distinct error once: one failing message or block never stops the page. */
   reportOnce(what: string, error: unknown): void;
   /** The conversation id, or a stand-in for a new chat that has none yet. */
@@ -149,6 +152,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     epoch: 0,
     lastMessageEl: null,
     externalTools: new Set(),
+    theme: 'light',
     reportOnce(what, error) {
       const line = `${what}: ${error instanceof Error ? error.message : String(error)}`;
       if (reported.has(line)) return;

@@ -26,7 +26,10 @@ export function createShow(
 
   const placeChip = (record: MessageRecord, tracked: TrackedBlock): void => {
     if (!tracked.anchor) return;
-    tracked.chip ??= createChip(doc, (action) => onAction(record, tracked, action));
+    if (!tracked.chip) {
+      tracked.chip = createChip(doc, (action) => onAction(record, tracked, action));
+      tracked.chip.host.setAttribute('data-chatbridge-theme', ctx.theme);
+    }
     render(record, tracked);
     const host = tracked.chip.host;
     if (tracked.anchor.nextSibling !== host) tracked.anchor.after(host);

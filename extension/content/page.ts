@@ -2,6 +2,7 @@ import type { PagePush } from '../messaging';
 import { isReplyFinished, SETTLE_MS } from '../scanner/blocks';
 import { observeMessages } from '../scanner/observe';
 import { createIndicator } from '../ui/indicator';
+import { watchPageTheme } from '../ui/page-theme';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
 import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
@@ -32,6 +33,12 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const indicator = createIndicator(doc);
   doc.body.appendChild(indicator.host);
   indicator.update('connecting');
+
+  // The chips follow the page's light or dark theme as the person switches it.
+  ctx.theme = watchPageTheme(signal, doc, (theme) => {
+    ctx.theme = theme;
+    for (const record of records.values()) for (const tracked of record.blocks) tracked.chip?.host.setAttribute('data-chatbridge-theme', theme);
+  });
 
   const show = createShow(ctx, (record, tracked, action) => void dispatcher.onChipAction(record, tracked, action));
   const doctor = createPageDoctor(ctx);

@@ -2,9 +2,10 @@ import type { BlockState } from '../scanner/blocks';
 import { t, type MessageKey } from './i18n';
 
 /**
- * The chip under one block: state, Run / Stop / Re-run, a result preview and the approval card, in a CLOSED shadow
- * root so page scripts can neither read nor click into it. Only trusted clicks (`event.isTrusted`) act.
- * The host element carries the state for tests and assistive tech: see ui/README.md.
+ * The chip under one block: state (colour and icon), Run / Stop / Re-run, the result preview (folded) and the
+ * approval card, in a CLOSED shadow root so page scripts can neither read nor click into it. Only trusted input
+ * (`event.isTrusted`) acts: clicks, and the keyboard shortcuts while the chip has the focus. The host element carries
+ * the state for tests and assistive tech, and the page's theme (`data-chatbridge-theme`): see ui/README.md.
  */
 
 export type ChipAction = 'run' | 'stop' | 'rerun' | 'approve' | 'approve-conversation' | 'deny';
@@ -43,61 +44,145 @@ export interface Chip {
   remove(): void;
 }
 
+/** The keys a focused chip answers to (no modifier): one letter per action, P folds the result open and shut. */
+export const CHIP_KEYS: Record<ChipAction | 'fold', string> = {
+  run: 'R',
+  rerun: 'R',
+  stop: 'S',
+  approve: 'A',
+  'approve-conversation': 'C',
+  deny: 'D',
+  fold: 'P',
+};
+
 const PREVIEW_CHARS = 600;
 const QUIET_STATES: ReadonlySet<BlockState> = new Set(['queued', 'running', 'done']);
 const QUIET_DRAW_MS = 250;
 
+// 16×16 glyphs drawn white on the state's colour: [path, filled].
+const ICONS: Record<BlockState, [string, boolean]> = {
+  writing: ['M4.5 8h.01M8 8h.01M11.5 8h.01', false],
+  ready: ['M6.2 4.8v6.4L11.2 8z', true],
+  queued: ['M8 4.6V8l2.4 1.6', false],
+  running: ['M8 3.5a4.5 4.5 0 1 1-4.5 4.5', false],
+  approval: ['M6.3 5v6M9.7 5v6', false],
+  done: ['M4.6 8.3l2.3 2.3 4.5-4.8', false],
+  failed: ['M5.4 5.4l5.2 5.2M10.6 5.4l-5.2 5.2', false],
+  unreadable: ['M8 4.5v4.2M8 11.3v.2', false],
+};
+
 const STYLE = `
-:host { all: initial; display: block; margin: 6px 0; font: 12px/1.4 system-ui, sans-serif; color: #1f2328; }
-.row { display: flex; align-items: center; gap: 6px; min-height: 28px; }
-.dot { width: 8px; height: 8px; border-radius: 50%; background: #8c959f; flex: none; }
-.dot.running, .dot.queued { background: #0969da; } .dot.done { background: #1a7f37; } .dot.failed, .dot.unreadable { background: #cf222e; }
-.dot.approval { background: #bf8700; } .dot.writing { background: #d0d7de; }
-.label { font-weight: 600; } .state { color: #57606a; }
-button { font: inherit; height: 26px; min-width: 64px; padding: 0 10px; border-radius: 6px; border: 1px solid #d0d7de; background: #f6f8fa; cursor: pointer; }
-button.primary { background: #1f883d; color: #fff; border-color: #1a7f37; } button.danger { background: #cf222e; color: #fff; border-color: #a40e26; }
-.note { color: #57606a; margin: 2px 0 0 14px; }
-details { margin: 2px 0 0 14px; } pre { white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; background: #f6f8fa; padding: 6px; margin: 4px 0; border-radius: 6px; }
-.card { border: 1px solid #bf8700; border-radius: 8px; padding: 8px; margin: 4px 0 0 14px; background: #fff8c5; }
-.card .buttons { display: flex; gap: 6px; margin-top: 6px; flex-wrap: wrap; }
+:host { all: initial; display: block; margin: 6px 0; font: 12px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --line: #d1d9e0; --code: #f6f8fa; --btn: #f6f8fa;
+  --blue: #0969da; --green: #1a7f37; --red: #cf222e; --amber: #9a6700; --grey: #6e7781;
+  --go: #1f883d; --warn-bg: #fff8c5; --warn-line: #d4a72c; --focus: #0969da; color-scheme: light; color: var(--fg); }
+:host([data-chatbridge-theme="dark"]) {
+  --fg: #e6edf3; --muted: #9198a1; --bg: #1e2227; --line: #3d444d; --code: #151b23; --btn: #2a3038;
+  --blue: #4493f8; --green: #3fb950; --red: #ff7b72; --amber: #d29922; --grey: #9198a1;
+  --go: #238636; --warn-bg: #272115; --warn-line: #9e6a03; --focus: #4493f8; color-scheme: dark; }
+:host(:focus) { outline: none; } :host(:focus-visible) .chip { outline: 2px solid var(--focus); outline-offset: 1px; }
+.chip { --accent: var(--grey); box-sizing: border-box; width: fit-content; max-width: 100%; background: var(--bg);
+  border: 1px solid var(--line); border-left: 3px solid var(--accent); border-radius: 8px; padding: 3px 8px 3px 6px; }
+.s-queued, .s-running { --accent: var(--blue); } .s-done { --accent: var(--green); } .s-failed, .s-unreadable { --accent: var(--red); }
+.s-approval { --accent: var(--amber); } .s-ready { --accent: var(--fg); }
+.row { display: flex; align-items: center; flex-wrap: wrap; gap: 4px 8px; min-height: 28px; }
+.icon { width: 16px; height: 16px; flex: none; border-radius: 50%; background: var(--accent); display: grid; place-items: center; }
+.s-ready .icon { background: var(--go); } .s-writing .icon { background: var(--grey); }
+.icon svg { width: 16px; height: 16px; stroke: #fff; stroke-width: 1.8; stroke-linecap: round; stroke-linejoin: round; fill: none; }
+.icon svg.filled { fill: #fff; }
+.s-running .icon svg { animation: spin 1s linear infinite; }
+@keyframes spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .s-running .icon svg { animation: none; } }
+.label { font-weight: 600; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11.5px; }
+.state { color: var(--accent); font-weight: 500; } .s-ready .state, .s-writing .state { color: var(--muted); }
+.buttons { display: flex; gap: 6px; flex-wrap: wrap; }
+button { font: inherit; font-weight: 500; height: 26px; min-width: 64px; padding: 0 10px; border-radius: 6px;
+  border: 1px solid var(--line); background: var(--btn); color: var(--fg); cursor: pointer; white-space: nowrap; }
+button:hover { border-color: var(--muted); }
+button.primary { background: var(--go); color: #fff; border-color: transparent; }
+button.danger { color: var(--red); }
+button:focus-visible, summary:focus-visible { outline: 2px solid var(--focus); outline-offset: 1px; }
+kbd { font: 10px/1 ui-monospace, monospace; opacity: .7; margin-left: 6px; }
+.note { color: var(--muted); margin: 0 0 3px 24px; max-width: 72ch; }
+.progress { display: flex; align-items: center; gap: 6px; color: var(--muted); margin: 0 0 3px 24px; } .progress progress { width: 120px; }
+.card { border: 1px solid var(--warn-line); border-radius: 6px; padding: 6px 8px; margin: 2px 0 4px 24px; background: var(--warn-bg); }
+.card .title { font-weight: 600; overflow-wrap: anywhere; } .card .buttons { margin-top: 6px; }
 .card .actions { margin: 4px 0; padding-left: 18px; }
-.progress { display: flex; align-items: center; gap: 6px; color: #57606a; margin: 2px 0 0 14px; } .progress progress { width: 120px; }
+pre { font: 11.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-word;
+  max-height: 240px; overflow: auto; background: var(--code); color: var(--fg); border: 1px solid var(--line); padding: 6px 8px; margin: 4px 0; border-radius: 6px; }
+.ins { color: var(--green); } .del { color: var(--red); } .hunk { color: var(--blue); }
+details { margin: 0 0 3px 24px; }
+summary { list-style: none; display: flex; align-items: center; gap: 6px; cursor: pointer; color: var(--muted); border-radius: 4px; }
+summary::-webkit-details-marker { display: none; }
+summary::before { content: ""; border: 4px solid transparent; border-left: 5px solid currentColor; border-right: 0; transition: transform .1s; }
+details[open] > summary::before { transform: rotate(90deg); }
+.tag { font-weight: 600; color: var(--fg); } .snippet { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 56ch; }
+details[open] .snippet { display: none; }
 `;
 
 export function createChip(doc: Document, onAction: (action: ChipAction) => void): Chip {
   const host = doc.createElement('div');
   host.setAttribute('data-chatbridge-chip', '');
+  // Focusable as one stop, so its keys work once a person tabs or clicks to it; the buttons inside are stops too.
+  host.tabIndex = 0;
+  host.setAttribute('role', 'group');
   const root = host.attachShadow({ mode: 'closed' });
   const style = doc.createElement('style');
   style.textContent = STYLE;
   const body = doc.createElement('div');
   root.append(style, body);
   let confirmingRerun = false;
+  let previewOpen = false;
   let current: ChipModel | null = null;
+
+  /** A person asked for `action` (a trusted click or key): only what the chip offers now acts. */
+  const act = (action: ChipAction): void => {
+    // A button still on screen from a state the block has left (drawing waits a moment) does nothing.
+    if (!offers(current, action)) return;
+    if (action === 'rerun' && !confirmingRerun) {
+      confirmingRerun = true;
+      if (current) show(current, true);
+      return;
+    }
+    confirmingRerun = false;
+    onAction(action);
+  };
 
   const button = (action: ChipAction, label: string, className = ''): HTMLButtonElement => {
     const b = doc.createElement('button');
     b.type = 'button';
-    b.textContent = label;
     b.className = className;
     b.setAttribute('data-action', action);
+    b.setAttribute('aria-keyshortcuts', CHIP_KEYS[action]);
+    b.title = `${label} (${CHIP_KEYS[action]})`;
+    const key = doc.createElement('kbd');
+    key.setAttribute('aria-hidden', 'true');
+    key.textContent = CHIP_KEYS[action];
+    b.append(label, key);
     b.addEventListener('click', (event) => {
       // Page scripts can dispatch synthetic clicks on anything they can reach; only a person's click counts.
       if (!event.isTrusted) return;
       event.preventDefault();
       event.stopPropagation();
-      // A button still on screen from a state the block has left (drawing waits a moment) does nothing.
-      if (!offers(current, action)) return;
-      if (action === 'rerun' && !confirmingRerun) {
-        confirmingRerun = true;
-        if (current) show(current, true);
-        return;
-      }
-      confirmingRerun = false;
-      onAction(action);
+      act(action);
     });
     return b;
   };
+
+  host.addEventListener('keydown', (event) => {
+    if (!event.isTrusted || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    const wanted = keyTarget(current, event.key);
+    if (!wanted) return;
+    // The sites move typing to their chat box; a key the chip takes stays with the chip.
+    event.preventDefault();
+    event.stopPropagation();
+    if (wanted === 'fold') {
+      const details = body.querySelector('details');
+      if (details) details.open = !details.open;
+      return;
+    }
+    act(wanted);
+  });
 
   /** The host's attributes, what tests and assistive tech read: cheap, nothing on the page is styled by them. */
   const describe = (model: ChipModel): void => {
@@ -110,46 +195,85 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     const progress = shownProgress(model);
     if (progress) host.setAttribute('data-chatbridge-progress', progressText(progress));
     else host.removeAttribute('data-chatbridge-progress');
+    describePreview();
+    const keys = offeredKeys(model);
+    if (keys.length > 0) {
+      host.setAttribute('aria-keyshortcuts', [...new Set(keys.map(([key]) => key))].join(' '));
+      host.title = `${t('chipView.keys')}: ${keys.map(([key, label]) => `${key} ${label}`).join(' · ')}`;
+    } else {
+      host.removeAttribute('aria-keyshortcuts');
+      host.removeAttribute('title');
+    }
+  };
+
+  const describePreview = (): void => {
+    if (current?.preview) host.setAttribute('data-chatbridge-preview', previewOpen ? 'open' : 'folded');
+    else host.removeAttribute('data-chatbridge-preview');
   };
 
   const draw = (model: ChipModel): void => {
+    // Redrawing replaces the buttons: the focus goes back to the same action's button, or to the chip.
+    const focused = root.activeElement;
+    const focusedAction = focused?.getAttribute('data-action') ?? (focused?.tagName === 'SUMMARY' ? 'fold' : null);
+    const chip = doc.createElement('div');
+    chip.className = `chip s-${model.state}`;
     const row = doc.createElement('div');
     row.className = 'row';
-    const dot = doc.createElement('span');
-    dot.className = `dot ${model.state}`;
     const label = doc.createElement('span');
     label.className = 'label';
     label.textContent = model.kind;
     const state = doc.createElement('span');
     state.className = 'state';
     state.textContent = t(`state.${model.state}` as MessageKey);
-    row.append(dot, label, state);
+    row.append(stateIcon(doc, model.state), label, state);
+    const buttons = doc.createElement('span');
+    buttons.className = 'buttons';
     for (const action of model.actions) {
-      if (action === 'run') row.append(button('run', t('action.run'), 'primary'));
-      if (action === 'stop') row.append(button('stop', t('action.stop'), 'danger'));
-      if (action === 'rerun') row.append(button('rerun', confirmingRerun ? t('action.confirmRerun') : t('action.rerun')));
+      if (action === 'run') buttons.append(button('run', t('action.run'), 'primary'));
+      if (action === 'stop') buttons.append(button('stop', t('action.stop'), 'danger'));
+      if (action === 'rerun') buttons.append(button('rerun', confirmingRerun ? t('action.confirmRerun') : t('action.rerun'), confirmingRerun ? 'primary' : ''));
     }
-    const parts: HTMLElement[] = [row];
+    if (buttons.childElementCount > 0) row.append(buttons);
+    chip.append(row);
     if (model.note) {
       const note = doc.createElement('div');
       note.className = 'note';
       note.textContent = model.note;
-      parts.push(note);
+      chip.append(note);
     }
     const progress = shownProgress(model);
-    if (progress) parts.push(progressLine(doc, progress));
-    if (model.approval && model.state === 'approval') parts.push(approvalCard(doc, model.approval, t, button));
-    if (model.preview) {
-      const details = doc.createElement('details');
-      const summary = doc.createElement('summary');
-      summary.textContent = model.preview.split('\n')[0]?.slice(0, 80) ?? '';
-      const pre = doc.createElement('pre');
-      pre.textContent = model.preview.length > PREVIEW_CHARS ? `${model.preview.slice(0, PREVIEW_CHARS)}…` : model.preview;
-      details.append(summary, pre);
-      parts.push(details);
+    if (progress) chip.append(progressLine(doc, progress));
+    if (model.approval && model.state === 'approval') chip.append(approvalCard(doc, model.approval, t, button));
+    if (model.preview) chip.append(previewFold(doc, model.preview));
+    body.replaceChildren(chip);
+    if (focusedAction) {
+      const again = focusedAction === 'fold' ? root.querySelector('summary') : root.querySelector(`[data-action="${focusedAction}"]`);
+      ((again as HTMLElement | null) ?? host).focus({ preventScroll: true });
     }
-    body.replaceChildren(...parts);
     publishButtonBoxes(host, root);
+  };
+
+  /** The result, folded unless the person opened it (kept open across redraws). */
+  const previewFold = (d: Document, preview: string): HTMLElement => {
+    const details = d.createElement('details');
+    details.open = previewOpen;
+    const summary = d.createElement('summary');
+    summary.setAttribute('aria-keyshortcuts', CHIP_KEYS.fold);
+    const tag = d.createElement('span');
+    tag.className = 'tag';
+    tag.textContent = t('chipView.result');
+    const snippet = d.createElement('span');
+    snippet.className = 'snippet';
+    snippet.textContent = preview.split('\n').find((line) => line.trim() !== '')?.slice(0, 120) ?? '';
+    summary.append(tag, snippet);
+    const pre = d.createElement('pre');
+    pre.textContent = preview.length > PREVIEW_CHARS ? `${preview.slice(0, PREVIEW_CHARS)}…` : preview;
+    details.append(summary, pre);
+    details.addEventListener('toggle', () => {
+      previewOpen = details.open;
+      describePreview();
+    });
+    return details;
   };
 
   // A scan updates every chip of a changed message; rebuilding one that would show the same thing is wasted work.
@@ -188,6 +312,47 @@ function offers(model: ChipModel | null, action: ChipAction): boolean {
   return model.actions.includes(action);
 }
 
+/** What a key pressed on the focused chip asks for, given what the chip offers now; null for any other key. */
+export function keyTarget(model: ChipModel | null, key: string): ChipAction | 'fold' | null {
+  if (!model || key.length !== 1) return null;
+  const upper = key.toUpperCase();
+  if (upper === CHIP_KEYS.fold) return model.preview ? 'fold' : null;
+  const candidates: ChipAction[] = ['run', 'rerun', 'stop', 'approve', 'approve-conversation', 'deny'];
+  return candidates.find((action) => CHIP_KEYS[action] === upper && offers(model, action)) ?? null;
+}
+
+/** The keys the chip answers to now, each with what it does, in the order they are shown. */
+function offeredKeys(model: ChipModel): Array<[string, string]> {
+  const labels: Record<ChipAction, MessageKey> = {
+    run: 'action.run',
+    rerun: 'action.rerun',
+    stop: 'action.stop',
+    approve: 'action.approve',
+    'approve-conversation': 'action.approveConversation',
+    deny: 'action.deny',
+  };
+  const keys: Array<[string, string]> = [];
+  for (const action of Object.keys(labels) as ChipAction[]) if (offers(model, action)) keys.push([CHIP_KEYS[action], t(labels[action])]);
+  if (model.preview) keys.push([CHIP_KEYS.fold, t('chipView.result')]);
+  return keys;
+}
+
+function stateIcon(doc: Document, state: BlockState): HTMLElement {
+  const icon = doc.createElement('span');
+  icon.className = 'icon';
+  icon.setAttribute('aria-hidden', 'true');
+  const [d, filled] = ICONS[state] ?? ICONS.ready;
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = doc.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 16 16');
+  if (filled) svg.setAttribute('class', 'filled');
+  const path = doc.createElementNS(ns, 'path');
+  path.setAttribute('d', d);
+  svg.append(path);
+  icon.append(svg);
+  return icon;
+}
+
 function approvalCard(
   doc: Document,
   approval: ChipApproval,
@@ -197,7 +362,7 @@ function approvalCard(
   const card = doc.createElement('div');
   card.className = 'card';
   const title = doc.createElement('div');
-  title.className = 'label';
+  title.className = 'title';
   title.textContent = `${approval.tool}: ${approval.title}`;
   card.append(title);
   if (approval.actions && approval.actions.length > 0) {
@@ -216,9 +381,7 @@ function approvalCard(
     card.append(pre);
   }
   if (approval.diff !== undefined) {
-    const pre = doc.createElement('pre');
-    pre.textContent = approval.diff;
-    card.append(pre);
+    card.append(diffBlock(doc, approval.diff));
   } else if (approval.command === undefined && approval.paths.length > 0) {
     const pre = doc.createElement('pre');
     pre.textContent = approval.paths.join('\n');
@@ -233,6 +396,19 @@ function approvalCard(
   );
   card.append(buttons);
   return card;
+}
+
+/** A unified diff with its added, removed and hunk lines coloured; every line is text. */
+function diffBlock(doc: Document, diff: string): HTMLElement {
+  const pre = doc.createElement('pre');
+  for (const line of diff.split('\n')) {
+    const span = doc.createElement('span');
+    const kind = line.startsWith('+++') || line.startsWith('---') ? '' : line.startsWith('+') ? 'ins' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
+    if (kind) span.className = kind;
+    span.textContent = `${line}\n`;
+    pre.append(span);
+  }
+  return pre;
 }
 
 /**

@@ -83,7 +83,9 @@ describeE2E('chatgpt replica end to end', () => {
     // Byte for byte what the companion produced for that run.
     expect((message ?? '').trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
     expect((await waitForChipState(page, 0, ['done'])).kind).toBe('mcp-request');
-    // The README's picture of a block chip: the reply with its code block and the chip under it.
+    // The README's picture of a block chip: the reply with its code block and the chip under it (a run's passing
+    // states are drawn after a quiet moment: ui/README.md).
+    await page.waitForTimeout(400);
     await page.locator('section[data-turn="assistant"]').last().screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'chip.png') });
 
     // Ran once: nothing more is submitted and the companion saw exactly one call for it.

@@ -67,6 +67,12 @@ export interface ReplicaApi {
    * a reply the site or the network cut short. A person's stop is a real click on the page's stop control.
    */
   stop(): void;
+  /**
+   * ChatGPT and DeepSeek: switches the page's theme the way the site's own setting does — ChatGPT (2024–2026) puts
+   * `class="dark"` and `color-scheme: dark` on <html> (`light` otherwise), DeepSeek (2025–2026) puts
+   * `data-ds-dark-theme` on <body> and takes it away for light.
+   */
+  setTheme?(theme: 'light' | 'dark'): void;
 }
 
 declare global {

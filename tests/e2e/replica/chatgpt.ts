@@ -316,5 +316,9 @@ const api: ReplicaApi = {
   stop() {
     if (streaming) stopRequested = true;
   },
+  setTheme(theme) {
+    document.documentElement.className = theme;
+    document.documentElement.style.colorScheme = theme;
+  },
 };
 window.__replica = api;

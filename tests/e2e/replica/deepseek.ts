@@ -299,5 +299,9 @@ const api: ReplicaApi = {
   stop() {
     if (state.phase !== 'idle') stopRequested = true;
   },
+  setTheme(theme) {
+    if (theme === 'dark') document.body.setAttribute('data-ds-dark-theme', 'dark');
+    else document.body.removeAttribute('data-ds-dark-theme');
+  },
 };
 window.__replica = api;

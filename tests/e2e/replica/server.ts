@@ -87,6 +87,14 @@ const PAGE_CSS = [
   '.ql-clipboard{position:absolute;left:-10000px;height:1px;overflow-y:hidden}',
   'fieldset,.text-input-field,.chat-editor{display:flex;gap:8px;align-items:flex-end;padding:12px 16px;border:none}',
   '#replica-control button,.send-button-container{width:36px;height:36px;border-radius:50%;border:1px solid #999;display:flex}',
+  // the sites' dark themes, as far as the screenshots show them: ChatGPT's html.dark, DeepSeek's body[data-ds-dark-theme]
+  'html.dark,html.dark body{background:#212121;color:#ececec}html.dark .markdown pre{background:#171717}',
+  'html.dark .markdown pre .h-9{color:#b4b4b4}html.dark .user-message-bubble-color{background:#303030}',
+  'html.dark #prompt-textarea{background:#303030;border-color:#444}html.dark button[aria-label="Copy"]{background:#2f2f2f;border-color:#444}',
+  'body[data-ds-dark-theme]{background:#292a2d;color:#f8faff}body[data-ds-dark-theme] .md-code-block{background:#1b1b1d}',
+  'body[data-ds-dark-theme] .md-code-block-banner{color:#a8a8b0}body[data-ds-dark-theme] .fbb737a4{background:#414158}',
+  'body[data-ds-dark-theme] #chat-input{background:#404045;color:#f8faff;border-color:#555}',
+  'body[data-ds-dark-theme] .md-code-block button{background:#3a3a3f;color:#e3e3e8;border:1px solid #555;border-radius:4px}',
 ].join('');
 
 function pageHtml(site: ReplicaSite): string {

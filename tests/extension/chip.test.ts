@@ -1,0 +1,262 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHIP_KEYS, createChip, keyTarget, type Chip, type ChipAction, type ChipModel } from '../../extension/ui/chip';
+import { readPageTheme, watchPageTheme } from '../../extension/ui/page-theme';
+import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, userRow } from './page-harness';
+
+/** A chip in the page with its closed shadow root caught the way only our own code could reach it. */
+function chipWithRoot(onAction: (action: ChipAction) => void = () => undefined): { chip: Chip; root: ShadowRoot } {
+  const original = Element.prototype.attachShadow;
+  let root: ShadowRoot | null = null;
+  Element.prototype.attachShadow = function (init) {
+    root = original.call(this, init);
+    return root;
+  };
+  try {
+    const chip = createChip(document, onAction);
+    document.body.replaceChildren(chip.host);
+    return { chip, root: root as unknown as ShadowRoot };
+  } finally {
+    Element.prototype.attachShadow = original;
+  }
+}
+
+/** A key pressed by a person while the chip (or a button in it) has the focus. */
+function press(target: EventTarget, key: string, init: KeyboardEventInit = {}): KeyboardEvent {
+  const event = trusted(new KeyboardEvent('keydown', { key, bubbles: true, composed: true, cancelable: true, ...init }));
+  target.dispatchEvent(event);
+  return event;
+}
+
+const APPROVAL: ChipModel = {
+  kind: 'mcp-request',
+  state: 'approval',
+  actions: ['stop'],
+  approval: { tool: 'fs.write', title: 'write a.txt', paths: ['/w/a.txt'], diff: '--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-old\n+new' },
+};
+
+afterEach(() => {
+  stopPages();
+  document.body.replaceChildren();
+  document.documentElement.className = '';
+  document.documentElement.removeAttribute('style');
+  document.body.removeAttribute('data-ds-dark-theme');
+});
+
+describe('chip states', () => {
+  const states: Array<[ChipModel['state'], ChipModel['actions']]> = [
+    ['writing', []],
+    ['ready', ['run']],
+    ['queued', ['stop']],
+    ['running', ['stop']],
+    ['approval', ['stop']],
+    ['done', ['rerun']],
+    ['failed', ['rerun']],
+    ['unreadable', []],
+  ];
+  it.each(states)('%s: drawn with its colour class, an icon and its buttons', async (state, actions) => {
+    const { chip, root } = chipWithRoot();
+    chip.update({ kind: 'flycode-call', state, actions });
+    // queued/running/done are drawn after a quiet moment
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const box = root.querySelector('.chip')!;
+    expect(box.classList.contains(`s-${state}`)).toBe(true);
+    expect(root.querySelector('.icon svg path')?.getAttribute('d')).toMatch(/^M/);
+    expect(root.querySelector('.icon')?.getAttribute('aria-hidden')).toBe('true');
+    expect(Array.from(root.querySelectorAll('.row button')).map((b) => b.getAttribute('data-action'))).toEqual(actions);
+    expect(chip.host.getAttribute('role')).toBe('group');
+    expect(chip.host.tabIndex).toBe(0);
+  });
+
+  it('every button names its key, in its title and aria-keyshortcuts; the host lists the keys it answers to now', () => {
+    const { chip, root } = chipWithRoot();
+    chip.update(APPROVAL);
+    const buttons = Array.from(root.querySelectorAll('button'));
+    expect(buttons.map((b) => [b.getAttribute('data-action'), b.getAttribute('aria-keyshortcuts')])).toEqual([
+      ['stop', 'S'],
+      ['approve', 'A'],
+      ['approve-conversation', 'C'],
+      ['deny', 'D'],
+    ]);
+    expect(buttons.find((b) => b.getAttribute('data-action') === 'approve')?.title).toBe('Approve (A)');
+    expect(chip.host.getAttribute('aria-keyshortcuts')).toBe('S A C D');
+    expect(chip.host.title).toBe('Keys (when the chip has the focus): S Stop · A Approve · C Approve for this conversation · D Deny');
+    chip.update({ kind: 'mcp-request', state: 'writing', actions: [] });
+    expect(chip.host.hasAttribute('aria-keyshortcuts')).toBe(false);
+    expect(chip.host.hasAttribute('title')).toBe(false);
+  });
+
+  it('colours the diff in the approval card by line, as text', () => {
+    const { chip, root } = chipWithRoot();
+    chip.update({ ...APPROVAL, approval: { ...APPROVAL.approval!, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-<b>old</b>\n+<i>new</i>' } });
+    expect(root.querySelector('.card pre .del')?.textContent).toBe('-<b>old</b>\n');
+    expect(root.querySelector('.card pre .ins')?.textContent).toBe('+<i>new</i>\n');
+    expect(root.querySelector('.card pre .hunk')?.textContent).toBe('@@ -1 +1 @@\n');
+    expect(root.querySelector('.card b, .card i')).toBeNull();
+  });
+});
+
+describe('chip keyboard shortcuts', () => {
+  it('R runs a ready block; keys with a modifier, repeats and other keys do nothing and stay with the page', () => {
+    const actions: ChipAction[] = [];
+    const { chip } = chipWithRoot((a) => actions.push(a));
+    chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'] });
+    expect(press(chip.host, 'r', { ctrlKey: true }).defaultPrevented).toBe(false);
+    expect(press(chip.host, 'r', { metaKey: true }).defaultPrevented).toBe(false);
+    expect(press(chip.host, 'r', { repeat: true }).defaultPrevented).toBe(false);
+    expect(press(chip.host, 'x').defaultPrevented).toBe(false);
+    expect(press(chip.host, 'a').defaultPrevented).toBe(false); // nothing to approve
+    expect(press(chip.host, 'Enter').defaultPrevented).toBe(false);
+    expect(actions).toEqual([]);
+    const taken = press(chip.host, 'R');
+    expect(taken.defaultPrevented).toBe(true);
+    expect(actions).toEqual(['run']);
+  });
+
+  it('a key a page script dispatches does nothing (attack: page presses A on the approval)', () => {
+    const actions: ChipAction[] = [];
+    const { chip } = chipWithRoot((a) => actions.push(a));
+    chip.update(APPROVAL);
+    chip.host.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true }));
+    chip.host.dispatchEvent(new KeyboardEvent('keydown', { key: 'c', bubbles: true }));
+    expect(actions).toEqual([]);
+  });
+
+  it('A, C and D decide an approval; S stops', () => {
+    for (const [key, action] of [['a', 'approve'], ['c', 'approve-conversation'], ['d', 'deny'], ['s', 'stop']] as const) {
+      const actions: ChipAction[] = [];
+      const { chip } = chipWithRoot((a) => actions.push(a));
+      chip.update(APPROVAL);
+      press(chip.host, key);
+      expect(actions, key).toEqual([action]);
+    }
+  });
+
+  it('R on a finished block asks first, like the button: the second R runs it again', () => {
+    const actions: ChipAction[] = [];
+    const { chip, root } = chipWithRoot((a) => actions.push(a));
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'boom' });
+    press(chip.host, 'r');
+    expect(actions).toEqual([]);
+    expect(root.querySelector('button[data-action="rerun"]')?.textContent).toContain('Run again?');
+    press(chip.host, 'r');
+    expect(actions).toEqual(['rerun']);
+  });
+
+  it('keys pressed on a focused button inside the chip reach it too; the focus survives a redraw', () => {
+    const actions: ChipAction[] = [];
+    const { chip, root } = chipWithRoot((a) => actions.push(a));
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'] });
+    const rerun = root.querySelector<HTMLButtonElement>('button[data-action="rerun"]')!;
+    rerun.focus();
+    press(rerun, 'r');
+    // redrawn as "Run again?": the new button has the focus
+    const again = root.querySelector<HTMLButtonElement>('button[data-action="rerun"]')!;
+    expect(again).not.toBe(rerun);
+    expect(root.activeElement).toBe(again);
+    press(again, 'r');
+    expect(actions).toEqual(['rerun']);
+  });
+
+  it('keyTarget: only what the chip offers now', () => {
+    const ready: ChipModel = { kind: 'axon', state: 'ready', actions: ['run'] };
+    expect(keyTarget(ready, 'r')).toBe('run');
+    expect(keyTarget(ready, 's')).toBeNull();
+    expect(keyTarget(ready, 'p')).toBeNull();
+    expect(keyTarget({ ...ready, state: 'done', actions: ['rerun'], preview: 'x' }, 'R')).toBe('rerun');
+    expect(keyTarget({ ...ready, state: 'done', actions: ['rerun'], preview: 'x' }, 'P')).toBe('fold');
+    expect(keyTarget({ ...APPROVAL, approval: undefined }, 'a')).toBeNull();
+    expect(keyTarget(null, 'r')).toBeNull();
+    expect(keyTarget(ready, 'ArrowRight')).toBeNull();
+    expect(new Set(Object.values(CHIP_KEYS)).size).toBe(6); // run and rerun share R, every other key is its own
+  });
+});
+
+describe('chip result fold', () => {
+  it('the result is folded at first; P and a click on its summary open and shut it, and it stays open across redraws', async () => {
+    const { chip, root } = chipWithRoot();
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: '\nfirst line of the answer\nsecond' });
+    const details = (): HTMLDetailsElement => root.querySelector('details')!;
+    expect(details().open).toBe(false);
+    expect(chip.host.getAttribute('data-chatbridge-preview')).toBe('folded');
+    expect(root.querySelector('summary .snippet')?.textContent).toBe('first line of the answer');
+    expect(root.querySelector('summary .tag')?.textContent).toBe('Result');
+    expect(root.querySelector('summary')?.getAttribute('aria-keyshortcuts')).toBe('P');
+    press(chip.host, 'p');
+    expect(details().open).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the toggle event is async
+    expect(chip.host.getAttribute('data-chatbridge-preview')).toBe('open');
+    // A new note redraws the chip: the person's choice holds.
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: '\nfirst line of the answer\nsecond', note: 'result sent' });
+    expect(details().open).toBe(true);
+    press(chip.host, 'P');
+    expect(details().open).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(chip.host.getAttribute('data-chatbridge-preview')).toBe('folded');
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'] });
+    expect(chip.host.hasAttribute('data-chatbridge-preview')).toBe(false);
+  });
+
+  it('a long result is cut in the preview', () => {
+    const { chip, root } = chipWithRoot();
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'x'.repeat(5000) });
+    expect(root.querySelector('details pre')!.textContent).toBe(`${'x'.repeat(600)}…`);
+  });
+});
+
+describe('page theme', () => {
+  it("reads ChatGPT's class on <html>, DeepSeek's attribute on <body>, an inline color-scheme, then the system", () => {
+    expect(readPageTheme(document)).toBe('light'); // happy-dom's system preference is light
+    document.documentElement.className = 'dark';
+    expect(readPageTheme(document)).toBe('dark');
+    document.documentElement.className = 'light';
+    document.body.setAttribute('data-ds-dark-theme', 'dark');
+    expect(readPageTheme(document)).toBe('light'); // <html> says it first
+    document.documentElement.className = '';
+    expect(readPageTheme(document)).toBe('dark');
+    document.body.removeAttribute('data-ds-dark-theme');
+    document.documentElement.setAttribute('style', 'color-scheme: dark;');
+    expect(readPageTheme(document)).toBe('dark');
+    document.documentElement.setAttribute('style', 'color-scheme: light dark;');
+    expect(readPageTheme(document)).toBe('light');
+  });
+
+  it('reports a switch once, and nothing after its signal aborted', async () => {
+    const seen: string[] = [];
+    const controller = new AbortController();
+    expect(watchPageTheme(controller.signal, document, (theme) => seen.push(theme))).toBe('light');
+    document.documentElement.className = 'dark';
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    document.documentElement.classList.add('other');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen).toEqual(['dark']);
+    controller.abort();
+    document.documentElement.className = 'light';
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen).toEqual(['dark']);
+  });
+});
+
+describe('chips on a page follow its theme', () => {
+  it("a DeepSeek-like page switched to dark and back: every chip's host says so, new chips too", async () => {
+    const page = buildPage();
+    page.list.append(userRow('earlier'));
+    const first = assistantRow();
+    renderReply(first.answer, ['old reply', { lang: 'mcp-request', code: READ }]);
+    page.list.append(first.row);
+    const h = start(page);
+    await h.settle();
+    const chipOf = (row: Element): Element => row.querySelector('[data-chatbridge-chip]')!;
+    expect(chipOf(first.row).getAttribute('data-chatbridge-theme')).toBe('light');
+    document.body.setAttribute('data-ds-dark-theme', 'dark');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(chipOf(first.row).getAttribute('data-chatbridge-theme')).toBe('dark');
+    const second = assistantRow();
+    renderReply(second.answer, ['another', { lang: 'mcp-request', code: READ }]);
+    page.list.append(second.row);
+    await h.settle();
+    expect(chipOf(second.row).getAttribute('data-chatbridge-theme')).toBe('dark');
+    document.body.removeAttribute('data-ds-dark-theme');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect([chipOf(first.row), chipOf(second.row)].map((c) => c.getAttribute('data-chatbridge-theme'))).toEqual(['light', 'light']);
+  });
+});
