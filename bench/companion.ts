@@ -4,12 +4,12 @@
  * requests per second with 32 concurrent clients. The companion is the real one, a child process with the
  * embedded default policy (read: auto) on a temp workspace.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cpuMs } from './cpu';
 import { mcpRequestBlock, mcpResultText, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
@@ -48,31 +48,6 @@ function readRequest(file: string) {
     text: mcpRequestBlock(sequence, 'fs.read', { path: file }),
     context: { site: 'bench', url: 'http://127.0.0.1/bench', conversationId: 'bench', messageKey: `m-${sequence}` },
   };
-}
-
-/**
- * CPU time (user + system, all threads — libuv's file system pool included) the companion process has used, in
- * ms; undefined where /proc is not there. Unlike wall time it barely moves when other work shares the machine.
- */
-function cpuMs(pid: number): number | undefined {
-  const file = `/proc/${pid}/stat`;
-  if (!existsSync(file)) return undefined;
-  const stat = readFileSync(file, 'utf8');
-  // fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond();
-}
-
-let ticks: number | undefined;
-function clockTicksPerSecond(): number {
-  if (ticks === undefined) {
-    try {
-      ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      ticks = 100;
-    }
-  }
-  return ticks;
 }
 
 async function runLatency(http: HttpJsonClient, file: string, content: string, count: number): Promise<number[]> {

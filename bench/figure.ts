@@ -3,9 +3,13 @@
  * the spread (p10–p90 across runs) beside it, so one noisy run neither passes nor fails a budget on its own.
  */
 export interface Budget {
-  /** the figure is within budget when its median is below (or at, with `inclusive`) this value */
+  /**
+   * the figure is within budget when its median is below (or at, with `inclusive`) this value — or, with
+   * `atLeast` (a rate, where more is better), at or above it
+   */
   max: number;
   inclusive?: boolean;
+  atLeast?: boolean;
   /** as printed, e.g. "< 3 ms" */
   text: string;
 }
@@ -55,6 +59,7 @@ export function figureOf(name: string, unit: string, perRun: readonly number[], 
 
 export function withinBudget(figure: Figure): boolean | undefined {
   if (!figure.budget) return undefined;
+  if (figure.budget.atLeast) return figure.median >= figure.budget.max;
   return figure.budget.inclusive ? figure.median <= figure.budget.max : figure.median < figure.budget.max;
 }
 

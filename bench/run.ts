@@ -3,7 +3,7 @@
  * writes bench/results.json with the machine and versions they were measured on.
  *
  *   npm run bench                         every group, 5 runs each
- *   npm run bench -- --only search        one group (companion, search, scanner, mcp; comma-separated)
+ *   npm run bench -- --only search        one group (companion, reference, search, scanner, mcp; comma-separated)
  *   npm run bench -- --runs 7             more runs per figure (at least 5)
  *
  * Speed is measured here and never asserted in the test suite.
@@ -17,11 +17,12 @@ import { rgPath } from '@vscode/ripgrep';
 import { DEFAULT_COMPANION_BENCH, runCompanionBench } from './companion';
 import { withinBudget, type Figure } from './figure';
 import { DEFAULT_MCP_SERVERS_BENCH, runMcpServersBench } from './mcp-servers';
+import { DEFAULT_REFERENCE_FS_BENCH, runReferenceFsBench } from './reference-fs';
 import { runSearchBench } from './search';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const MIN_RUNS = 5;
-const GROUPS = ['companion', 'search', 'scanner', 'mcp'] as const;
+const GROUPS = ['companion', 'reference', 'search', 'scanner', 'mcp'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Args {
@@ -124,6 +125,7 @@ async function main(): Promise<number> {
   const failed: string[] = [];
   const groups: Array<[Group, () => Promise<Figure[] | undefined>]> = [
     ['companion', () => runCompanionBench({ ...DEFAULT_COMPANION_BENCH, runs: args.runs, log })],
+    ['reference', () => runReferenceFsBench({ ...DEFAULT_REFERENCE_FS_BENCH, runs: args.runs, log })],
     ['search', () => runSearchBench({ runs: args.runs, log })],
     ['scanner', () => runScannerGroup(log)],
     ['mcp', () => runMcpServersBench({ ...DEFAULT_MCP_SERVERS_BENCH, runs: args.runs, log })],

@@ -1,0 +1,281 @@
+/**
+ * The companion against the MCP project's reference filesystem server (`@modelcontextprotocol/server-filesystem`,
+ * a dev dependency) on the same operations, side by side in one run (issue 13): read a 1 KB file, list a folder of
+ * 1000 files, write (overwrite) a 1 KB file. Three paths:
+ *  - reference: the reference server over stdio with the SDK's own Client (`read_text_file`, `list_directory`,
+ *    `write_file`) — what any MCP client pays for a local filesystem server;
+ *  - /mcp: the companion's own MCP endpoint with the same SDK Client over Streamable HTTP (`fs.read`, `fs.ls`,
+ *    `fs.write`);
+ *  - /v1/run: the same calls as mcp-request blocks through `POST /v1/run`, as the extension sends them.
+ * The companion is the real one (a child process) with `modes.write: "auto"`, so no approval is in the way; its
+ * writes still go through the journal (before-image and intent on disk first). Per run, every operation goes
+ * through every path in alternating blocks of 50 calls, so a burst of load on the machine lands on all of them
+ * alike; the ratio companion ÷ reference is taken within each run.
+ *
+ * Beside it, the throughput of `POST /v1/run` fs.read with 32 concurrent clients, and the companion's CPU time
+ * per call during it (user + system of all its threads, from /proc).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cpuMs } from './cpu';
+import { mcpRequestBlock, mcpResultText, startCompanionProcess, type CompanionProcess } from './companion-process';
+import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
+import { createHttpJsonClient, type HttpJsonClient } from './http-json';
+
+export interface ReferenceFsBenchOptions {
+  runs: number;
+  /** sequential calls per operation per path per run */
+  requests: number;
+  concurrency: number;
+  /** requests per client in a throughput run */
+  perClient: number;
+  log: (line: string) => void;
+}
+
+export const DEFAULT_REFERENCE_FS_BENCH: Omit<ReferenceFsBenchOptions, 'log'> = { runs: 5, requests: 300, concurrency: 32, perClient: 50 };
+
+const REFERENCE = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
+const LIST_SIZE = 1000;
+const BLOCK = 50;
+/** issue 13: 3× the 686 req/s the README table had before */
+const THROUGHPUT_BUDGET: Budget = { max: 3 * 686, atLeast: true, text: '≥ 2058 req/s' };
+const RATIO_BUDGET = { read: 1.5, list: 1.5, write: 2.5 } as const;
+
+type Op = 'read' | 'list' | 'write';
+type Path = 'reference' | 'mcp' | 'run';
+const OPS: readonly Op[] = ['read', 'list', 'write'];
+const PATHS: readonly Path[] = ['reference', 'mcp', 'run'];
+const OP_NAME: Record<Op, string> = { read: 'read a 1 KB file', list: `list a folder of ${LIST_SIZE} files`, write: 'write a 1 KB file' };
+const PATH_NAME: Record<Path, string> = { reference: 'reference server (stdio)', mcp: 'companion /mcp', run: 'companion POST /v1/run' };
+
+/** 1 KB of printable text in lines, like a small source file; `tag` makes each written version different. */
+function kilobyte(tag: string): string {
+  const text = Array.from({ length: 16 }, (_, i) => `line ${String(i).padStart(2, '0')} ${tag} ${'abcdefghij'.repeat(4)}`.padEnd(63, '.').slice(0, 63) + '\n').join('');
+  if (Buffer.byteLength(text) !== 1024) throw new Error(`the 1 KB text is ${Buffer.byteLength(text)} bytes`);
+  return text;
+}
+
+function textOf(result: Awaited<ReturnType<Client['callTool']>>, what: string): string {
+  if (result.isError) throw new Error(`${what} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+  return (result.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
+}
+
+interface Workspace {
+  root: string;
+  file: string;
+  content: string;
+  folder: string;
+  written: Record<Path, string>;
+}
+
+/** One call of each operation through one path; checks the answer (cheaply) every time. */
+interface Caller {
+  read(): Promise<void>;
+  list(): Promise<void>;
+  write(tag: string): Promise<void>;
+}
+
+function countLines(text: string): number {
+  return text.split('\n').filter((line) => line.trim() !== '').length;
+}
+
+function sdkCaller(client: Client, names: Record<Op, string>, ws: Workspace, target: string, writeArgs: (content: string) => Record<string, unknown>): Caller {
+  return {
+    async read() {
+      const text = textOf(await client.callTool({ name: names.read, arguments: { path: ws.file } }), names.read);
+      if (text !== ws.content) throw new Error(`${names.read} answered other text than the file holds`);
+    },
+    async list() {
+      const text = textOf(await client.callTool({ name: names.list, arguments: { path: ws.folder } }), names.list);
+      if (countLines(text) !== LIST_SIZE) throw new Error(`${names.list} listed ${countLines(text)} entries, not ${LIST_SIZE}`);
+    },
+    async write(tag) {
+      textOf(await client.callTool({ name: names.write, arguments: { path: target, ...writeArgs(kilobyte(tag)) } }), names.write);
+    },
+  };
+}
+
+let sequence = 0;
+async function viaRun(http: HttpJsonClient, name: string, args: Record<string, unknown>): Promise<string> {
+  sequence += 1;
+  const response = await http.post('/v1/run', {
+    kind: 'mcp-request',
+    text: mcpRequestBlock(sequence, name, args),
+    // a new message key every time, so none is answered from the idempotency map
+    context: { site: 'bench', url: 'http://127.0.0.1/bench', conversationId: 'bench', messageKey: `m-${sequence}` },
+  });
+  const body = response.json as { status?: string; resultText?: string };
+  if (response.status !== 200 || body.status !== 'done') throw new Error(`${name} through /v1/run failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return mcpResultText(body.resultText ?? '');
+}
+
+function runCaller(http: HttpJsonClient, ws: Workspace): Caller {
+  return {
+    async read() {
+      if ((await viaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read through /v1/run answered other text than the file holds');
+    },
+    async list() {
+      const text = await viaRun(http, 'fs.ls', { path: ws.folder });
+      if (countLines(text) !== LIST_SIZE) throw new Error(`fs.ls through /v1/run listed ${countLines(text)} entries, not ${LIST_SIZE}`);
+    },
+    async write(tag) {
+      await viaRun(http, 'fs.write', { path: ws.written.run, mode: 'overwrite', content: kilobyte(tag) });
+    },
+  };
+}
+
+async function connectMcp(companion: CompanionProcess): Promise<Client> {
+  const client = new Client({ name: 'chatbridge-bench-reference', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${companion.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${companion.token}` } } }),
+  );
+  return client;
+}
+
+async function connectReference(root: string): Promise<Client> {
+  const client = new Client({ name: 'chatbridge-bench-reference', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [REFERENCE, root], stderr: 'ignore' }));
+  return client;
+}
+
+async function timed(count: number, call: (i: number) => Promise<void>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = nowMs();
+    await call(i);
+    times.push(nowMs() - started);
+  }
+  return times;
+}
+
+async function throughput(http: HttpJsonClient, ws: Workspace, clients: number, perClient: number): Promise<number> {
+  const started = nowMs();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < perClient; i++) if ((await viaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read answered other text');
+    }),
+  );
+  return (clients * perClient) / ((nowMs() - started) / 1000);
+}
+
+function makeWorkspace(base: string): Workspace {
+  const root = join(base, 'workspace');
+  const folder = join(root, 'thousand');
+  mkdirSync(folder, { recursive: true });
+  for (let i = 0; i < LIST_SIZE; i++) writeFileSync(join(folder, `file-${String(i).padStart(4, '0')}.txt`), `file ${i}\n`);
+  const content = kilobyte('read');
+  const file = join(root, 'one-kilobyte.txt');
+  writeFileSync(file, content);
+  const written = { reference: join(root, 'written-reference.txt'), mcp: join(root, 'written-mcp.txt'), run: join(root, 'written-run.txt') };
+  // every write overwrites an existing file, on every path
+  for (const target of Object.values(written)) writeFileSync(target, kilobyte('seed'));
+  return { root, file, content, folder, written };
+}
+
+export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Promise<Figure[]> {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'cb-bench-reference-')));
+  const ws = makeWorkspace(base);
+  const companion = await startCompanionProcess({ root: ws.root, home: join(base, 'home'), config: { modes: { write: 'auto' } } });
+  const http = createHttpJsonClient(companion.port, companion.token, 1);
+  const pool = createHttpJsonClient(companion.port, companion.token, options.concurrency);
+  const reference = await connectReference(ws.root);
+  const samples = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, { p50: [] as number[], p99: [] as number[], ratio: [] as number[] }]))) as Record<
+    `${Op}:${Path}`,
+    { p50: number[]; p99: number[]; ratio: number[] }
+  >;
+  const rps: number[] = [];
+  const cpuPerCall: number[] = [];
+  let tag = 0;
+  try {
+    const referenceCaller = sdkCaller(reference, { read: 'read_text_file', list: 'list_directory', write: 'write_file' }, ws, ws.written.reference, (content) => ({ content }));
+    const runs = runCaller(http, ws);
+    // warm-up: JIT on all sides, the run store's and journal's first appends, sockets
+    const warmMcp = await connectMcp(companion);
+    const warm: Record<Path, Caller> = {
+      reference: referenceCaller,
+      mcp: sdkCaller(warmMcp, { read: 'fs.read', list: 'fs.ls', write: 'fs.write' }, ws, ws.written.mcp, (content) => ({ mode: 'overwrite', content })),
+      run: runs,
+    };
+    for (const path of PATHS) {
+      await timed(100, () => warm[path].read());
+      await timed(30, () => warm[path].list());
+      await timed(50, () => warm[path].write(`w${(tag += 1)}`));
+    }
+    await warmMcp.close();
+    await throughput(pool, ws, options.concurrency, 10);
+
+    for (let run = 1; run <= options.runs; run++) {
+      // a fresh /mcp client per run (the SDK client adds a listener per call to one signal; see companion.ts)
+      const mcp = await connectMcp(companion);
+      const callers: Record<Path, Caller> = {
+        reference: referenceCaller,
+        mcp: sdkCaller(mcp, { read: 'fs.read', list: 'fs.ls', write: 'fs.write' }, ws, ws.written.mcp, (content) => ({ mode: 'overwrite', content })),
+        run: runs,
+      };
+      const times = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, [] as number[]]))) as Record<`${Op}:${Path}`, number[]>;
+      for (let done = 0; done < options.requests; done += BLOCK) {
+        const n = Math.min(BLOCK, options.requests - done);
+        for (const op of OPS) {
+          for (const path of PATHS) {
+            const caller = callers[path];
+            const call = op === 'read' ? () => caller.read() : op === 'list' ? () => caller.list() : () => caller.write(`r${run}-${(tag += 1)}`);
+            times[`${op}:${path}`].push(...(await timed(n, call)));
+          }
+        }
+      }
+      await mcp.close();
+      // the last write of each path is on disk as sent
+      for (const path of PATHS) if (!readFileSync(ws.written[path], 'utf8').startsWith('line 00 r')) throw new Error(`the ${path} writes did not land in ${ws.written[path]}`);
+      for (const op of OPS) {
+        const referenceP50 = percentile(times[`${op}:reference`], 50);
+        for (const path of PATHS) {
+          const s = samples[`${op}:${path}`];
+          s.p50.push(percentile(times[`${op}:${path}`], 50));
+          s.p99.push(percentile(times[`${op}:${path}`], 99));
+          s.ratio.push(percentile(times[`${op}:${path}`], 50) / referenceP50);
+        }
+      }
+      const before = cpuMs(companion.pid);
+      rps.push(await throughput(pool, ws, options.concurrency, options.perClient));
+      const after = cpuMs(companion.pid);
+      if (before !== undefined && after !== undefined) cpuPerCall.push((after - before) / (options.concurrency * options.perClient));
+      const line = OPS.map(
+        (op) => `${op} ${PATHS.map((p) => samples[`${op}:${p}`].p50.at(-1)?.toFixed(2)).join('/')} ms`,
+      ).join('; ');
+      options.log(`  reference run ${run}/${options.runs} (reference/mcp/run p50): ${line}; /v1/run ${options.concurrency} clients ${rps.at(-1)?.toFixed(0)} req/s`);
+    }
+  } finally {
+    http.close();
+    pool.close();
+    await reference.close();
+    await companion.stop();
+    rmSync(base, { recursive: true, force: true });
+  }
+
+  const seq = `${options.requests} sequential calls per path per run, operations and paths alternating in blocks of ${BLOCK}`;
+  const figures: Figure[] = [];
+  for (const op of OPS) {
+    for (const path of PATHS) {
+      const s = samples[`${op}:${path}`];
+      figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p50`, 'ms', s.p50, null, seq));
+      figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p99`, 'ms', s.p99, null, seq));
+    }
+    for (const path of ['mcp', 'run'] as const) {
+      const max = RATIO_BUDGET[op];
+      figures.push(
+        figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]} ÷ reference server, p50`, '×', samples[`${op}:${path}`].ratio, { max, inclusive: true, text: `≤ ${max}×` }, 'within each run'),
+      );
+    }
+  }
+  const conc = `${options.concurrency} concurrent clients × ${options.perClient} requests, once per run`;
+  figures.push(figureOf(`reference: POST /v1/run fs.read 1 KB, ${options.concurrency} clients`, 'req/s', rps, THROUGHPUT_BUDGET, conc));
+  if (cpuPerCall.length > 0) {
+    figures.push(figureOf(`reference: companion CPU per fs.read via POST /v1/run, ${options.concurrency} clients`, 'ms', cpuPerCall, null, 'companion process CPU (user + system, all threads) ÷ requests'));
+  }
+  return figures;
+}
