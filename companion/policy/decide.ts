@@ -1,7 +1,7 @@
-import picomatch from 'picomatch';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { AuthorizationRequest, PlannedAction } from '../types';
 import { isAllowListed } from './command-guard';
+import { globSet } from './glob-set';
 import { deniedBy, RESERVED_REASON } from './path-guard';
 import type { Mode, Policy } from './schema';
 
@@ -102,25 +102,16 @@ export function approvalWaitFor(policy: Policy, site: string): number {
   return siteOverride(policy, site)?.approvalWaitMs ?? policy.approvalWaitMs;
 }
 
-const matcherCache = new Map<string, (path: string) => boolean>();
-
-function matcherFor(glob: string): (path: string) => boolean {
-  let matcher = matcherCache.get(glob);
-  if (!matcher) {
-    // dot: deny globs name dotfiles (.env, .git); windows paths are compared with forward slashes
-    matcher = picomatch(glob, { dot: true, windows: false });
-    matcherCache.set(glob, matcher);
-  }
-  return matcher;
-}
-
 export function firstDeniedPath(paths: readonly string[], globs: readonly string[]): { path: string; glob: string } | null {
+  // dot: deny globs name dotfiles (.env, .git); windows paths are compared with forward slashes
+  const set = globSet(globs, { dot: true, windows: false });
   for (const raw of paths) {
     const path = raw.replace(/\\/g, '/');
-    for (const glob of globs) {
-      // `**/.ssh/**` should also refuse the directory itself, not only what is inside it
-      if (matcherFor(glob)(path) || matcherFor(glob)(path + '/')) return { path: raw, glob };
-    }
+    // `**/.ssh/**` should also refuse the directory itself, not only what is inside it
+    const asFile = set.firstMatch(path);
+    const asDir = set.firstMatch(path + '/');
+    const index = asFile < 0 ? asDir : asDir < 0 ? asFile : Math.min(asFile, asDir);
+    if (index >= 0) return { path: raw, glob: globs[index] as string };
   }
   return null;
 }

@@ -23,9 +23,9 @@
  */
 import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { ToolError } from '../../shared/errors';
 import { isMissing } from '../fsx/errno';
+import { globSet } from './glob-set';
 import type { Policy } from './schema';
 
 const MAX_SYMLINK_HOPS = 40;
@@ -90,18 +90,8 @@ export function rootOf(candidate: string, roots: readonly string[]): string | un
   return roots.find((root) => isInsideRoot(candidate, root));
 }
 
-const matcherCache = new WeakMap<readonly string[], picomatch.Matcher[]>();
-
-function denyMatchers(deny: readonly string[]): picomatch.Matcher[] {
-  let matchers = matcherCache.get(deny);
-  if (!matchers) {
-    // Case-insensitive file systems (macOS, Windows): `.ENV` is the same file as `.env`.
-    const nocase = process.platform === 'darwin' || process.platform === 'win32';
-    matchers = deny.map((glob) => picomatch(glob, { dot: true, nocase }));
-    matcherCache.set(deny, matchers);
-  }
-  return matchers;
-}
+// Case-insensitive file systems (macOS, Windows): `.ENV` is the same file as `.env`.
+const DENY_NOCASE = process.platform === 'darwin' || process.platform === 'win32';
 
 /** Pure: the companion's own directory that holds `candidate`, if any. */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {
@@ -120,9 +110,10 @@ export function deniedBy(candidate: string, policy: GuardPolicy): string | undef
   if (reservedBy(candidate, policy) !== undefined) return RESERVED_REASON;
   const root = rootOf(candidate, policy.roots);
   if (root === undefined || candidate === root) return undefined;
-  const relative = path.relative(root, candidate).split(path.sep).join('/');
-  const matchers = denyMatchers(policy.deny);
-  const index = matchers.findIndex((match) => match(relative));
+  // candidate is inside root by whole segments (rootOf), so the relative form is what follows `root/`
+  const tail = candidate.slice(root.endsWith(path.sep) ? root.length : root.length + 1);
+  const relative = path.sep === '/' ? tail : tail.split(path.sep).join('/');
+  const index = globSet(policy.deny, { dot: true, nocase: DENY_NOCASE }).firstMatch(relative);
   return index >= 0 ? policy.deny[index] : undefined;
 }
 
@@ -292,13 +283,15 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
     throw error;
   }
   try {
-    const stat = await handle.stat();
+    // the stat and (on Linux) where the descriptor really is are asked at once: two trips through the thread pool
+    // in the time of one
+    const [stat, link] = await Promise.all([handle.stat(), openedLink(handle)]);
     if (!stat.isFile() && !stat.isDirectory()) {
       throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is not a regular file (a FIFO, socket or device), so it is not read`, {
         path: resolved,
       });
     }
-    const actual = await openedPath(handle, resolved, stat);
+    const actual = link ?? (await openedPathByInode(resolved, stat));
     if (actual !== resolved || !rootOf(actual, policy.roots)) {
       throw new ToolError(
         'FORBIDDEN',
@@ -313,14 +306,18 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
   }
 }
 
-async function openedPath(handle: fs.FileHandle, expected: string, opened: Stats): Promise<string> {
-  if (process.platform === 'linux') {
-    try {
-      return await fs.readlink(`/proc/self/fd/${handle.fd}`);
-    } catch {
-      // no /proc (a container without it): fall through to the inode comparison
-    }
+/** Where an open descriptor really is, from /proc on Linux; undefined without /proc (a container without it). */
+async function openedLink(handle: fs.FileHandle): Promise<string | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return await fs.readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return undefined;
   }
+}
+
+/** Without /proc: the descriptor is the file checked when device and inode agree with what the path leads to now. */
+async function openedPathByInode(expected: string, opened: Stats): Promise<string> {
   const there = await fs.stat(await realpathLoose(expected)).catch(() => undefined);
   const same = there !== undefined && opened.dev === there.dev && opened.ino === there.ino;
   return same ? await realpathLoose(expected) : `${expected} (a different file)`;

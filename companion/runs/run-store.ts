@@ -1,6 +1,7 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { runStatusSchema } from '../../shared/api';
+import { createLineAppender } from '../fsx/line-appender';
 import { writeFileAtomic } from '../home';
 
 /**
@@ -47,6 +48,7 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
   const runs = new Map<string, RunRecord>();
   const keys = new Map<string, string>();
   let lines = 0;
+  const log = options.file ? createLineAppender(options.file) : undefined;
 
   const remember = (record: RunRecord) => {
     runs.delete(record.runId);
@@ -64,6 +66,8 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
     if (!options.file) return;
     const text = [...runs.values()].map((r) => JSON.stringify(r) + '\n').join('');
     writeFileAtomic(options.file, text);
+    // the file was replaced by a rename: the next line goes to the new one
+    log?.reopen();
     lines = runs.size;
   }
 
@@ -103,7 +107,7 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
       remember(record);
       if (!options.file) return;
       // synchronous: a crash right after answering must still remember the answer
-      appendFileSync(options.file, JSON.stringify(record) + '\n', { mode: 0o600 });
+      log?.append(JSON.stringify(record) + '\n');
       lines += 1;
       if (lines > MAX_RUNS * 4) compact();
     },

@@ -4,6 +4,7 @@
  * and capping what a model reads.
  */
 import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
@@ -77,10 +78,44 @@ export async function readGuardedWithStat(resolved: string, policy: Policy): Pro
         { path: resolved },
       );
     }
-    return { bytes: await handle.readFile(), stat };
-  } finally {
+    const bytes = await readKnownSize(handle, stat.size, policy.limits.maxFileBytes, resolved);
+    // nothing is left to wait for once the bytes are in: the answer does not wait for close(2) either
+    void handle.close().catch(() => undefined);
+    return { bytes, stat };
+  } catch (error) {
     await handle.close();
+    throw error;
   }
+}
+
+/**
+ * The file's bytes, read with the size the descriptor's stat gave — one read(2) for a file that did not change,
+ * where readFile() would stat it again first. Like readFile, it reads up to that size (a file that grew since is
+ * read as it was); a file that reports size 0 (some special files) is read to its end, up to `max` bytes.
+ */
+async function readKnownSize(handle: FileHandle, size: number, max: number, resolved: string): Promise<Buffer> {
+  if (size === 0) {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      total += bytesRead;
+      if (total > max) {
+        throw new ToolError('LIMIT_EXCEEDED', `${JSON.stringify(resolved)} is over the limit of ${max} bytes (limits.maxFileBytes)`, { path: resolved });
+      }
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  }
+  const buffer = Buffer.allocUnsafe(size);
+  let length = 0;
+  while (length < size) {
+    const { bytesRead } = await handle.read(buffer, length, size - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return length === size ? buffer : buffer.subarray(0, length);
 }
 
 /** The text a file holds now, '' when it does not exist yet; for previews and diffs. */

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
@@ -26,6 +26,23 @@ async function shownLinkTarget(link: string, policy: Pick<Policy, 'roots'>): Pro
 }
 
 /**
+ * The size of an entry the walk just read from its directory. Synchronous on purpose: the name's inode is in the
+ * kernel's cache right after readdir, so lstat(2) answers in about 2 µs, while the same call through the thread
+ * pool cost about 10 µs of CPU and a trip through the event loop — 1000 entries took 27 ms that way (bench). The
+ * loop is handed back every SIZES_PER_TURN entries, so other requests wait at most about half a millisecond.
+ */
+function sizeOf(entry: string): number {
+  try {
+    return lstatSync(entry, { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+const SIZES_PER_TURN = 256;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * Lines like `src/`, `src/a.ts  123 B`, `link -> target (symlink)`. Nothing is hidden — dot files and
  * node_modules are listed — but a denied entry is only named, never entered, and symlinks are never followed.
  */
@@ -51,6 +68,7 @@ export const fsLsHandler = defineHandler({
     const lines: string[] = [];
     const entries: Array<{ name: string; type: string; size?: number; target?: string }> = [];
     let truncated = false;
+    let sized = 0;
     const walk = walkTree(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.path), signal: ctx.signal });
     for await (const entry of walk) {
       if (matches && !matches(entry.relative)) continue;
@@ -69,7 +87,8 @@ export const fsLsHandler = defineHandler({
         lines.push(`${entry.relative}/`);
         entries.push({ name: entry.relative, type: 'dir' });
       } else {
-        const size = (await fs.lstat(entry.path).catch(() => undefined))?.size ?? 0;
+        const size = sizeOf(entry.path);
+        if (++sized % SIZES_PER_TURN === 0) await yieldToLoop();
         lines.push(`${entry.relative}  ${formatBytes(size)}`);
         entries.push({ name: entry.relative, type: entry.dirent.isFile() ? 'file' : 'other', size });
       }

@@ -1,0 +1,54 @@
+import picomatch from 'picomatch';
+
+/**
+ * A list of globs matched as one: `firstMatch(input)` is the index of the first glob that matches, -1 for none —
+ * the same answer as trying each picomatch matcher in turn. Every call of the companion checks its paths against
+ * the ~50 deny globs, and `fs.ls` checks every entry it lists: one matcher per glob cost ~50 function calls and
+ * regex runs per path (about 6 ms of a 1000-entry listing, bench). Here the globs' own regular expressions are
+ * joined into one alternation, so a path that matches none — nearly every path — costs one regex run; only a match
+ * tries the globs one by one to name which.
+ */
+export interface GlobSet {
+  firstMatch(input: string): number;
+}
+
+export type GlobSetOptions = Pick<picomatch.PicomatchOptions, 'dot' | 'nocase' | 'windows'>;
+
+const cache = new WeakMap<readonly string[], Map<string, GlobSet>>();
+
+export function globSet(globs: readonly string[], options: GlobSetOptions): GlobSet {
+  const key = JSON.stringify(options);
+  let byOptions = cache.get(globs);
+  if (!byOptions) {
+    byOptions = new Map();
+    cache.set(globs, byOptions);
+  }
+  let set = byOptions.get(key);
+  if (!set) {
+    set = compile(globs, options);
+    byOptions.set(key, set);
+  }
+  return set;
+}
+
+function compile(globs: readonly string[], options: GlobSetOptions): GlobSet {
+  const matchers = globs.map((glob) => picomatch(glob, options));
+  const slow = (input: string) => matchers.findIndex((match) => match(input));
+  // picomatch also compares the input with the glob's own text and, for Windows paths, changes backslashes first:
+  // the joined expression covers neither, so Windows keeps the one-by-one matchers and literals are checked here
+  if (process.platform === 'win32' || options.windows === true) return { firstMatch: slow };
+  let any: RegExp;
+  try {
+    const sources = globs.map((glob) => picomatch.makeRe(glob, options).source);
+    any = new RegExp(sources.map((source) => `(?:${source})`).join('|'), options.nocase ? 'i' : '');
+  } catch {
+    return { firstMatch: slow };
+  }
+  const literals = new Set(globs);
+  return {
+    firstMatch(input) {
+      if (input === '' || (!any.test(input) && !literals.has(input))) return -1;
+      return slow(input);
+    },
+  };
+}

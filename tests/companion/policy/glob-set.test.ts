@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import picomatch from 'picomatch';
+import { describe, expect, it } from 'vitest';
+import { globSet } from '../../../companion/policy/glob-set';
+import { DEFAULT_DENY } from '../../../companion/policy/schema';
+
+// The joined expression must name the same glob as trying picomatch's matchers one by one, for every path.
+const GLOBS = [...DEFAULT_DENY, 'secrets/**', '*.log', 'build', '**/tmp?/*.txt', '{a,b}/**/c', '**/.env'];
+const PIECES = ['.git', '.env', '.env.local', 'id_rsa', 'id_rsa.pub', 'a.pem', 'x.key', '.ssh', 'config', 'src', 'a', 'b', 'c', 'secrets',
+  'build', 'x.log', 'tmp1', 'f.txt', '.aws', 'credentials', '.npmrc', '.kube', '..', '.', '**', 'node_modules', 'README.md', '.config', 'gcloud'];
+
+const compiled = new Map<string, picomatch.Matcher[]>();
+function oneByOne(globs: readonly string[], input: string, options: picomatch.PicomatchOptions): number {
+  const key = JSON.stringify([globs, options]);
+  let matchers = compiled.get(key);
+  if (!matchers) compiled.set(key, (matchers = globs.map((g) => picomatch(g, options))));
+  return matchers.findIndex((match) => match(input));
+}
+
+describe('globSet', () => {
+  for (const options of [{ dot: true }, { dot: true, windows: false }, { dot: true, nocase: true }]) {
+    it(`names the same first glob as the matchers one by one (${JSON.stringify(options)})`, () => {
+      const set = globSet(GLOBS, options);
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: 5 }), fc.boolean(), (parts, slash) => {
+          const input = parts.join('/') + (slash ? '/' : '');
+          expect(set.firstMatch(input)).toBe(oneByOne(GLOBS, input, options));
+        }),
+        { seed: 13, numRuns: 3000 },
+      );
+    });
+  }
+
+  it('matches a glob given as the literal path, as picomatch does', () => {
+    expect(globSet(['**'], { dot: true }).firstMatch('**')).toBe(0);
+    expect(globSet(['a/[b'], { dot: true }).firstMatch('a/[b')).toBe(oneByOne(['a/[b'], 'a/[b', { dot: true }));
+  });
+
+  it('answers -1 for the empty path and for no globs', () => {
+    expect(globSet(GLOBS, { dot: true }).firstMatch('')).toBe(-1);
+    expect(globSet([], { dot: true }).firstMatch('a')).toBe(-1);
+  });
+});
