@@ -1,6 +1,6 @@
 import type { DoctorProblem } from '../companion/badge';
 import { problemFor, replyCodeProblem, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
-import { editorText } from '../inject/insert';
+import { editorText, holdsText } from '../inject/insert';
 import type { InsertResult } from '../inject/insert';
 import type { SubmitResult } from '../inject/submit';
 import type { MessageRecord, PageContext } from './page-context';
@@ -36,10 +36,19 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   let handedOver: number | null = null;
   let reported: DoctorProblem | null = null;
   let misses = 0;
+  let composerSeen = false;
 
   const userCount = (): number => {
     try {
       return site.messages(doc).filter((m) => m.role === 'user').length;
+    } catch {
+      return 0;
+    }
+  };
+
+  const messageCount = (): number => {
+    try {
+      return site.messages(doc).length;
     } catch {
       return 0;
     }
@@ -66,11 +75,14 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     } catch {
       editor = null;
     }
+    if (editor) composerSeen = true;
     misses = editor ? 0 : misses + 1;
     if (misses === 0 && problems.has('no-composer')) setProblem('no-composer', null);
-    else if (misses >= MISSES && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
+    // A page of the site that is no chat (settings, a gallery) has no box and needs none: only a box that went away,
+    // or a conversation shown without one, is a problem.
+    else if (misses >= MISSES && !problems.has('no-composer') && (composerSeen || messageCount() > 0)) setProblem('no-composer', problemFor('no-composer'));
     if (handedOver !== null && (userCount() > handedOver || (editor && editorText(editor).trim() !== ''))) setProblem('insert-failed', null);
-    if (unsent && (!editor || editorText(editor).trim() !== unsent.text.trim() || userCount() > unsent.users)) {
+    if (unsent && (!editor || !holdsText(editor, unsent.text) || userCount() > unsent.users)) {
       // The person pressed Enter (or cleared the box): nothing is waiting to be sent any more.
       unsent = null;
       setProblem('submit-unverified', null);

@@ -112,9 +112,20 @@ describe('deliver: when the page fights back', () => {
     const h = start(page, { deliverWaitMs: SHORT });
     await until(() => h.problems.length >= 1);
     expect(h.problems[0]).toBeNull();
+    // The box was there (the doctor saw it), then the page took it away.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     page.textarea.remove();
     await until(() => h.problems.at(-1)?.code === 'no-composer', 3_500);
     stopPages();
     await until(() => h.problems.at(-1) === null);
+  });
+
+  it('a page of the site with no chat on it (no box, no messages) raises nothing', async () => {
+    const page = buildPage();
+    page.textarea.remove();
+    const h = start(page, { deliverWaitMs: SHORT });
+    await new Promise((resolve) => setTimeout(resolve, 2_600));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    expect(h.ctl.doctor().problems).toEqual([]);
   });
 });
