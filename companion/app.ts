@@ -191,13 +191,20 @@ export function createApp(deps: AppDeps): CompanionApp {
 
   app.use('*', hostGuard(deps.getPort));
   app.use('*', originGuard());
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) => c.json(errorBody('LIMIT_EXCEEDED', `request body is larger than ${maxBodyBytes} bytes`), 413),
-    }),
-  );
+  const tooLarge = (c: Context) => c.json(errorBody('LIMIT_EXCEEDED', `request body is larger than ${maxBodyBytes} bytes`), 413);
+  const limitBody = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
+  app.use('*', async (c, next) => {
+    // What bodyLimit decides from the headers alone, decided here from the headers alone: bodyLimit first asks for
+    // the request's body stream, which makes the Node adapter build a whole web Request (undici, a ReadableStream)
+    // for every call — ~0.1 ms of CPU per call (bench) — and then reads the length from the headers anyway. A body
+    // without a length (chunked) still goes through bodyLimit, which counts it as it arrives.
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number.parseInt(length || '0', 10) > maxBodyBytes) return tooLarge(c);
+      return next();
+    }
+    return limitBody(c, next);
+  });
   app.use(
     '*',
     tokenGuard(tokens, (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair')),

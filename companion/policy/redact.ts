@@ -34,6 +34,27 @@ function lineLocal(pattern: RegExp): RegExp {
   return pattern;
 }
 
+/**
+ * Built-in patterns that open with a lookbehind, with an expression every text they match in must match too (the
+ * literal inside the lookbehind). A pattern led by a lookbehind is tried at every position of the text: those nine
+ * cost ~50 µs of the ~60 µs of scanning 1 KB, and a 1000-line listing ~1 ms (bench). A text without the literal
+ * cannot hold a match, so it is not scanned for it — what is found is exactly what a full scan finds.
+ */
+const REQUIRED = new WeakMap<RegExp, RegExp>();
+
+function needs(pattern: RegExp, required: RegExp): RegExp {
+  REQUIRED.set(pattern, required);
+  return pattern;
+}
+
+/** Whether `text` may hold a match of `pattern`: false only when a literal every match needs is missing. */
+function mayMatch(pattern: RegExp, text: string): boolean {
+  const required = REQUIRED.get(pattern);
+  if (required !== undefined && !required.test(text)) return false;
+  const literal = SPANNING_LITERAL.get(pattern);
+  return literal === undefined || text.includes(literal);
+}
+
 function spanning(pattern: RegExp, literal: string): RegExp {
   SPANNING_LITERAL.set(pattern, literal);
   return pattern;
@@ -56,7 +77,7 @@ export const BUILTIN_REDACTIONS: readonly RegExp[] = [
   // Slack tokens, app tokens and incoming-webhook paths
   lineLocal(/\bxox[abposre]-[A-Za-z0-9-]{10,}/g),
   lineLocal(/\bxapp-\d-[A-Za-z0-9-]{10,}/g),
-  lineLocal(/(?<=hooks\.slack\.com\/services\/)[A-Za-z0-9/]{20,}/g),
+  lineLocal(needs(/(?<=hooks\.slack\.com\/services\/)[A-Za-z0-9/]{20,}/g, /hooks\.slack\.com\/services\//)),
   // Stripe secret and restricted keys (pk_ publishable keys are public)
   lineLocal(/\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}/g),
   // Google API keys
@@ -70,21 +91,21 @@ export const BUILTIN_REDACTIONS: readonly RegExp[] = [
   // ordinary dotted base64 (source maps, integrity hashes) out
   lineLocal(/\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g),
   // `Authorization: Bearer …` and `Basic …`: a placeholder like `<token>` or `${token}` is not a token
-  lineLocal(/(?<=\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/g),
-  lineLocal(/(?<=\bAuthorization:[ \t]*Basic[ \t]+)[A-Za-z0-9+/]{8,}=*/gi),
+  lineLocal(needs(/(?<=\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/g, /Bearer/)),
+  lineLocal(needs(/(?<=\bAuthorization:[ \t]*Basic[ \t]+)[A-Za-z0-9+/]{8,}=*/gi, /authorization:/i)),
   // the password in a URL (`postgres://app:hunter2@db`, `https://user:token@github.com`)
-  lineLocal(/(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)[^\s/?#@]+(?=@)/gi),
+  lineLocal(needs(/(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)[^\s/?#@]+(?=@)/gi, /:\/\//)),
   // .netrc: `machine host login me password secret`, on one line or several
   spanning(/(?<=\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+)\S+/g, 'password'),
   // Maven settings.xml and the like
-  lineLocal(/(?<=<(?:password|passphrase)>)[^<\n]+(?=<\/(?:password|passphrase)>)/gi),
+  lineLocal(needs(/(?<=<(?:password|passphrase)>)[^<\n]+(?=<\/(?:password|passphrase)>)/gi, /<pass(?:word|phrase)>/i)),
   // KEY=value as in .env files, INI and URLs (`DB_PASSWORD=hunter2`, `?api_key=…`): the value goes
-  lineLocal(new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi')),
+  lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi'), new RegExp(SECRET_KEY, 'i'))),
   // a quoted value after the key (`"password": "…"`, `secret = '…'`): only what is inside the quotes goes, so
   // JSON and code stay well-formed. Unquoted `password: string` or `password = req.body.password` is code, kept.
-  lineLocal(new RegExp(`(?<=${SECRET_KEY}["']?[ \\t]*[:=][ \\t]*["'])[^"'\\n]+(?=["'])`, 'gi')),
+  lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}["']?[ \\t]*[:=][ \\t]*["'])[^"'\\n]+(?=["'])`, 'gi'), new RegExp(SECRET_KEY, 'i'))),
   // `aws_secret_access_key = …`, `npmAuthToken: …`, `client-key-data: …`: credential-only names, any form
-  lineLocal(new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]*[:=][ \\t]*["']?)[^\\s"',;#]{8,}`, 'gi')),
+  lineLocal(needs(new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]*[:=][ \\t]*["']?)[^\\s"',;#]{8,}`, 'gi'), new RegExp(CREDENTIAL_KEY, 'i'))),
 ];
 
 export const REDACTED = '[REDACTED]';
@@ -143,8 +164,7 @@ export function findSecrets(text: string, policy: Pick<Policy, 'redact'>, within
   };
   const regions = within && wholeLines(text, within);
   for (const pattern of policy.redact) {
-    const literal = SPANNING_LITERAL.get(pattern);
-    if (literal !== undefined && !text.includes(literal)) continue;
+    if (!mayMatch(pattern, text)) continue;
     if (regions && LINE_LOCAL.has(pattern)) {
       for (const region of regions) collect(pattern, text.slice(region.start, region.end), region.start);
     } else {
@@ -164,6 +184,7 @@ export function findSecrets(text: string, policy: Pick<Policy, 'redact'>, within
 /** Whether `text` holds anything a redaction pattern matches; stops at the first. */
 export function containsSecret(text: string, policy: Pick<Policy, 'redact'>): boolean {
   for (const pattern of policy.redact) {
+    if (!mayMatch(pattern, text)) continue;
     for (const match of text.matchAll(everyMatchOf(pattern))) if (match[0].length > 0) return true;
   }
   return false;
