@@ -312,7 +312,7 @@ export async function capturePathState(p: string): Promise<PathState> {
   if (stat.isSymbolicLink()) return { kind: 'symlink', target: await fs.readlink(p) };
   if (stat.isDirectory()) return { kind: 'dir', entries: (await fs.readdir(p)).sort(), mode: stat.mode & 0o7777 };
   if (!stat.isFile()) return { kind: 'other' };
-  return { kind: 'file', sha256: await sha256File(p), mode: stat.mode & 0o7777 };
+  return { kind: 'file', sha256: await sha256File(p, stat.size), mode: stat.mode & 0o7777 };
 }
 
 /** Undefined when `now` still is the after-state; otherwise a phrase saying what changed. */

@@ -1,5 +1,5 @@
 import { fsWrite } from '../../shared/tools/fs-write';
-import { sha256File } from '../fsx/sha256';
+import { sha256, sha256File } from '../fsx/sha256';
 import { currentText, defineHandler, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteHandler = defineHandler({
@@ -25,7 +25,9 @@ export const fsWriteHandler = defineHandler({
       [{ op: 'write', path, content: args.content, mode: args.mode, ...(args.expectedSha256 ? { expectedSha256: args.expectedSha256 } : {}) }],
       ctx.origin,
     );
-    // The file's new sha256 is what a following write passes as expectedSha256.
-    return { text: 'WRITE_SUCCESS', journalId: entry.id, data: { path, bytes: Buffer.byteLength(args.content), sha256: await sha256File(path) } };
+    // The file's new sha256 is what a following write passes as expectedSha256. An overwrite put exactly these
+    // bytes there, so their hash is it without reading the file back; an append's is the whole file's.
+    const sha = args.mode === 'append' ? await sha256File(path) : sha256(Buffer.from(args.content, 'utf8'));
+    return { text: 'WRITE_SUCCESS', journalId: entry.id, data: { path, bytes: Buffer.byteLength(args.content), sha256: sha } };
   },
 });
