@@ -69,11 +69,13 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
     <section id="doctor" class="card stack" data-state={problems.length > 0 ? 'problem' : 'ok'} aria-labelledby="doctor-title">
       <h2 id="doctor-title">{t('doctor.title')}</h2>
       {problems.length > 0 ? (
-        <ul class="warn" role="alert" style="margin:0;padding-left:18px">
-          {problems.map((p) => (
-            <li data-doctor-problem={p.code}>{p.message}</li>
-          ))}
-        </ul>
+        <div role="alert">
+          <ul class="warn" style="margin:0;padding-left:18px">
+            {problems.map((p) => (
+              <li data-doctor-problem={p.code}>{p.message}</li>
+            ))}
+          </ul>
+        </div>
       ) : (
         report.running && report.composer.found && <p class="muted" style="margin:0">{t('doctor.allFound')}</p>
       )}

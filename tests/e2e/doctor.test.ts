@@ -7,8 +7,10 @@
  * ("copied — paste it", "inserted — press Enter"), the popup's doctor names what is missing, nothing is lost or
  * sent twice, and the problem goes away once the person acts.
  */
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ReplicaSite } from './replica/api';
@@ -35,6 +37,21 @@ type Chrome = {
   action: { getBadgeText(details: { tabId?: number }): Promise<string> };
   scripting: { getRegisteredContentScripts(): Promise<Array<{ id: string; matches?: string[] }>> };
 };
+
+/** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations in the page, described. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    type Violation = { id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> };
+    return (await (window as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe.run()).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 function mcpRequest(id: string, file: string): string {
   return '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fs.read', arguments: { path: file } } }) + '\n```';
@@ -205,6 +222,8 @@ describeE2E('site doctor and any site', () => {
     const send = await row(popup, 'send');
     expect(send).toEqual({ ok: 'true', text: 'found, disabled' });
     expect((await row(popup, 'submit')).ok).toBe('false');
+    // The doctor showing problems is as accessible as the rest of the popup.
+    expect(await seriousViolations(popup)).toEqual([]);
     await popup.close();
 
     // Not tried again: the result waits in the box, once.
