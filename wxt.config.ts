@@ -10,7 +10,13 @@ export default defineConfig({
     name: 'chatbridge',
     description: '__MSG_app_summary__',
     default_locale: 'en',
-    permissions: ['storage', 'alarms', 'scripting', 'activeTab'],
+    // notifications: an approval waiting while its tab is not in front (companion/notices.ts)
+    permissions: ['storage', 'alarms', 'scripting', 'activeTab', 'notifications'],
+    // Alt+Shift+R runs the latest block waiting for Run in the active tab (companion/commands.ts); a person can change
+    // it at chrome://extensions/shortcuts (Firefox: about:addons → Manage extension shortcuts).
+    commands: {
+      'run-latest-block': { suggested_key: { default: 'Alt+Shift+R' }, description: '__MSG_notify_runLatest__' },
+    },
     // `--mode granted` (e2e only, its own output dir): every https host already granted — the state a person reaches by
     // allowing each opt-in site, whose permission prompt a test cannot click through.
     host_permissions: ['http://127.0.0.1/*', 'http://localhost/*', ...(mode === 'granted' ? ['https://*/*'] : [])],

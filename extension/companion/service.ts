@@ -17,6 +17,8 @@ import {
 import type { RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { CompanionError, createCompanionClient } from './client';
+import { onCommand } from './commands';
+import { startApprovalNotices } from './notices';
 import { CompanionSocket, type ConnectionState } from './socket';
 
 /**
@@ -32,20 +34,34 @@ const problemsItem = storage.defineItem<Record<string, DoctorProblem>>('session:
 const RECENT_RUNS = 50;
 const KEEPALIVE_ALARM = 'chatbridge-keepalive';
 
-export function startCompanionService(): void {
+/**
+ * What a person's keyboard command and a click on a notification call. The background also puts them on its global
+ * scope (entrypoints/background.ts): browser shortcuts cannot be pressed in headless Chromium, so the end-to-end suite
+ * calls them there, and they can be tried from the service worker's console.
+ */
+export interface BackgroundHandlers {
+  command(name: string): Promise<unknown>;
+  notificationClicked(notificationId: string): void;
+}
+
+export function startCompanionService(signal: AbortSignal = new AbortController().signal): BackgroundHandlers {
   const ports = new Set<Browser.runtime.Port>();
   const client = createCompanionClient({ baseUrl: () => companionUrl.getValue(), token: () => companionToken.getValue() });
   let info: ConnectionInfo = { state: 'disconnected', companionUrl: '' };
   // Chrome MV3 has `action`; Firefox's MV2 build has `browserAction`.
   const actionApi = (browser.action ?? (browser as unknown as { browserAction?: BadgeApi }).browserAction) as BadgeApi | undefined;
   const badge = createBadge(actionApi ?? { setBadgeText: () => undefined, setBadgeBackgroundColor: () => undefined, setTitle: () => undefined });
+  const notices = startApprovalNotices(signal);
 
   /** The number of approvals waiting, asked again whenever one is created or decided and on (re)connection. */
   let counting: Promise<void> | null = null;
   const countApprovals = (): Promise<void> => {
     counting ??= client
       .approvals()
-      .then((list) => badge.setApprovals(list.filter((a) => a.state === 'pending').length))
+      .then((list) => {
+        badge.setApprovals(list.filter((a) => a.state === 'pending').length);
+        return notices.update(list);
+      })
       .catch(() => undefined)
       .finally(() => (counting = null));
     return counting;
@@ -111,7 +127,9 @@ export function startCompanionService(): void {
       await socket.restart();
       return info;
     },
-    run: async ({ run }) => {
+    run: async ({ run }, sender) => {
+      // An approval this run asks for notifies only when its tab is not in front (notices.ts).
+      if (sender.tab) notices.rememberTab(run.context.site, run.context.conversationId, sender.tab);
       const result = await client.run(run);
       // The popup's recent-runs list can wait; the page is waiting for this answer.
       void rememberRun(run, result).catch((error: unknown) => console.warn('[chatbridge] remembering a run failed', error));
@@ -121,6 +139,7 @@ export function startCompanionService(): void {
     approvals: async () => {
       const list = await client.approvals();
       badge.setApprovals(list.filter((a) => a.state === 'pending').length);
+      void notices.update(list);
       return list;
     },
     decide: ({ id, decision, argsHash }) => client.decide(id, decision, argsHash),
@@ -191,8 +210,13 @@ export function startCompanionService(): void {
   companionToken.watch(() => void socket.restart());
   companionUrl.watch(() => void socket.restart());
 
+  const onKeyboardCommand = (command: string): void => void onCommand(command);
+  browser.commands?.onCommand.addListener(onKeyboardCommand);
+  signal.addEventListener('abort', () => browser.commands?.onCommand.removeListener(onKeyboardCommand), { once: true });
+
   startSiteScripts();
   void socket.start();
+  return { command: onCommand, notificationClicked: notices.clicked };
 }
 
 async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> {

@@ -7,6 +7,7 @@ import type { DoctorPageState } from '../doctor/report';
 import type { Chip, ChipApproval, ChipProgress } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
 import type { PageTheme } from '../ui/page-theme';
+import type { RunLatestReply } from './run-latest';
 
 /**
  * What the parts of one chat page share: the page's dependencies, the records of the messages it tracks and the
@@ -97,6 +98,8 @@ export interface PageController {
   doctor(): DoctorPageState;
   /** Runs one scan + finish check now (tests; normally driven by the observer and a timer). */
   flush(): Promise<void>;
+  /** The keyboard command: runs the latest block waiting for Run (run-latest.ts), as a click on its Run would. */
+  runLatest(): Promise<RunLatestReply>;
 }
 
 export interface PageContext {

@@ -10,6 +10,7 @@ import { createDispatcher } from './page-dispatch';
 import { createPageDoctor } from './page-doctor';
 import { createScanner, generatingSignal } from './page-scan';
 import { createShow } from './page-show';
+import { latestWaitingBlock } from './run-latest';
 import { watchStops } from './page-stop';
 
 export type { MessageRecord, PageBridge, PageController, PageDeps, StopMark, TrackedBlock } from './page-context';
@@ -207,6 +208,15 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       observer.flushNow();
       runTick();
       await pendingWork;
+    },
+    async runLatest() {
+      observer.flushNow();
+      const waiting = latestWaitingBlock(records.values());
+      if (!waiting) return { ok: false, error: `no block is waiting for Run on this ${site.name} page` };
+      const { record, tracked } = waiting;
+      tracked.chip?.host.scrollIntoView({ block: 'nearest' });
+      void dispatcher.onChipAction(record, tracked, 'run').catch((error: unknown) => ctx.reportOnce('running the latest block failed', error));
+      return { ok: true, kind: tracked.block.kind, key: tracked.key };
     },
   };
 }

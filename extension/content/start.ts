@@ -8,6 +8,7 @@ import { generic, siteForHost } from '../sites';
 import type { Site } from '../sites/define-site';
 import { insertPromptIntoPage } from './insert-prompt';
 import { startPage, type PageBridge, type PageController } from './page';
+import { isRunLatestMessage, type RunLatestReply } from './run-latest';
 
 /**
  * The content script's starter: picks the site module for this host, keeps its settings fresh, connects to the
@@ -43,6 +44,7 @@ export async function start(signal: AbortSignal): Promise<void> {
 
   // The popup's prompt library inserts here whether or not blocks run on this site: it only fills the chat box.
   // sendResponse + `true` rather than a returned promise: every browser version keeps the channel open for that.
+  // The background's keyboard command runs the latest waiting block here, while blocks run on this site.
   const onPopupMessage = (message: unknown, sender: Browser.runtime.MessageSender, sendResponse: (reply: unknown) => void) => {
     if (sender.id !== browser.runtime.id) return undefined;
     // The site doctor (relayed by the background from the popup): answered whether or not the page runs here.
@@ -55,9 +57,17 @@ export async function start(signal: AbortSignal): Promise<void> {
       }
       return undefined;
     }
-    if (!isInsertPromptMessage(message)) return undefined;
-    void insertPromptIntoPage(message, site, document).then(sendResponse, (error: unknown) => sendResponse({ ok: false, error: String(error) }));
-    return true;
+    const fail = (error: unknown) => sendResponse({ ok: false, error: String(error) });
+    if (isInsertPromptMessage(message)) {
+      void insertPromptIntoPage(message, site, document).then(sendResponse, fail);
+      return true;
+    }
+    if (isRunLatestMessage(message)) {
+      const off: RunLatestReply = { ok: false, error: `chatbridge is switched off on ${site.name}` };
+      void (controller ? controller.runLatest() : Promise.resolve(off)).then(sendResponse, fail);
+      return true;
+    }
+    return undefined;
   };
   browser.runtime.onMessage.addListener(onPopupMessage);
   signal.addEventListener('abort', () => browser.runtime.onMessage.removeListener(onPopupMessage), { once: true });
