@@ -264,7 +264,8 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     tag.textContent = t('chipView.result');
     const snippet = d.createElement('span');
     snippet.className = 'snippet';
-    snippet.textContent = preview.split('\n').find((line) => line.trim() !== '')?.slice(0, 120) ?? '';
+    // the answer's first line of content, past the fence the result is wrapped in
+    snippet.textContent = preview.split('\n').find((line) => line.trim() !== '' && !/^\s*(```|~~~)/.test(line))?.slice(0, 120) ?? '';
     summary.append(tag, snippet);
     const pre = d.createElement('pre');
     pre.textContent = preview.length > PREVIEW_CHARS ? `${preview.slice(0, PREVIEW_CHARS)}…` : preview;

@@ -178,7 +178,7 @@ describeE2E('side panel and badge end to end', () => {
       await panel.locator('[data-approval] .d2h-ins').first().waitFor({ timeout: 30_000 });
       await panel.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
       expect(await seriousViolations(panel), `side panel (${scheme})`).toEqual([]);
-      if (scheme === 'dark') await panel.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'sidepanel-dark.png') });
+      if (scheme === 'dark') await panel.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'sidepanel-dark.png'), fullPage: true });
       await panel.close();
     }
     const panel = await openPanel(world);

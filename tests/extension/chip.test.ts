@@ -196,6 +196,12 @@ describe('chip result fold', () => {
     expect(chip.host.hasAttribute('data-chatbridge-preview')).toBe(false);
   });
 
+  it("the folded line shows the answer's first line of content, not its fence", () => {
+    const { chip, root } = chipWithRoot();
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: '```mcp-response\n{"jsonrpc":"2.0","id":"call-1"}\n```' });
+    expect(root.querySelector('summary .snippet')?.textContent).toBe('{"jsonrpc":"2.0","id":"call-1"}');
+  });
+
   it('a long result is cut in the preview', () => {
     const { chip, root } = chipWithRoot();
     chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'x'.repeat(5000) });
