@@ -117,3 +117,36 @@ describe('/mcp with the SDK client', () => {
     await expect(connect(world.token + 'x')).rejects.toThrow();
   });
 });
+
+// The route hands the transport a body it parsed itself; a body the transport would refuse must still get its answer.
+describe('/mcp bodies the transport refuses', () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`http://127.0.0.1:${served.port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+      body,
+    });
+
+  it('a body that is not JSON is a JSON-RPC parse error (-32700)', async () => {
+    const response = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
+  it('JSON that is not a JSON-RPC message is a parse error too', async () => {
+    const response = await post('{"hello": "world"}');
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
+  it('a body the client says is not JSON is 415, and one that cannot accept a stream is 406, whatever it holds', async () => {
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect((await post(ping, { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post(ping, { accept: 'application/json' })).status).toBe(406);
+  });
+
+  it('a body over the transport limit (4 MiB) is 413', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(4 * 1024 * 1024) } });
+    expect((await post(big)).status).toBe(413);
+  });
+});
