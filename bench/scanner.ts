@@ -4,16 +4,20 @@
  * them) full of code blocks, with an old tool block every few replies as history.
  *
  * How each figure is read:
- * - first scan: the content script wraps its scan of the page at load in `performance.mark('chatbridge:first-scan:start')`
- *   and `performance.measure('chatbridge:first-scan', …)` (extension/content/page.ts). The isolated world and the
- *   page share the document's performance timeline, so the page reads it with `performance.getEntriesByName`.
+ * - first scan: the content script scans the page at load in slices (extension/content/page.ts, scanner/slices.ts),
+ *   each a `performance.measure('chatbridge:first-scan:slice', …)`, and the whole a `chatbridge:first-scan` measure
+ *   from the first slice's start to the last one's end. The isolated world and the page share the document's
+ *   performance timeline, so the page reads them with `performance.getEntriesByName`. Three figures: the scan's work
+ *   (the sum of its slices, budgeted), its longest slice (budgeted: no long task) and start to end (the page's own
+ *   work between the slices included; no budget).
  * - main thread per streamed token (the budgeted figure): a V8 CPU profile (CDP Profiler, 250 µs sampling) over a
  *   reply of N tokens streamed at the end of the 1000-turn page; every sample with a frame of the extension anywhere on
  *   its stack counts — the content script's observer, rescans of the changed message, chip updates, its timers, and the
  *   DOM calls these make (selector matching, a forced layout if one happened). It does not count style/layout the
  *   browser does later because of the extension's DOM changes (none here: an ordinary reply gets no chip). Divided by N.
  * - the same per-token figure for a reply that opens with a tool block: such a reply is read back into markdown on
- *   every rescan, where an ordinary one is only checked (extension/scanner/serialize.ts, mayHoldBlocks).
+ *   every rescan, where an ordinary one is only checked (extension/scanner/serialize.ts, mayHoldBlocks); its blocks
+ *   are outlined (kind, place, complete or not) and parsed only once the reply is decided.
  * - the same stream measured with CDP `Performance.getMetrics` TaskDuration (everything on the renderer's main thread:
  *   the page's own re-rendering, style, layout, all scripts), with the extension on minus with the site disabled in the
  *   extension (the content script then only waits for its settings), paired runs. Reported without a budget: the
@@ -61,8 +65,11 @@ const TOKEN_MS = 12;
 const ON: SiteSettings = { enabled: true, autoRun: true, autoSubmit: false, approvalWaitMs: 60_000 };
 
 const BUDGET_FIRST_SCAN = { max: 50, text: '< 50 ms' };
+// Issue 13: no long task (a frame's worth at most), and a reply holding a tool block as cheap as 0.1 ms per token.
+const BUDGET_SLICE = { max: 8, inclusive: true, text: '≤ 8 ms' };
 const BUDGET_PER_TOKEN = { max: 0.2, text: '< 0.2 ms' };
-const BUDGET_LATENCY = { max: 150, text: '< 150 ms + tool' };
+const BUDGET_PER_TOKEN_BLOCK = { max: 0.1, inclusive: true, text: '≤ 0.1 ms' };
+const BUDGET_LATENCY = { max: 80, inclusive: true, text: '≤ 80 ms incl. tool' };
 
 export async function runScannerBench(options: Partial<ScannerBenchOptions> = {}): Promise<Figure[]> {
   const opts: ScannerBenchOptions = { ...DEFAULT_SCANNER_BENCH, ...options };
@@ -78,15 +85,24 @@ export async function runScannerBench(options: Partial<ScannerBenchOptions> = {}
 
       for (const size of opts.sizes) {
         const conv = conversations.get(size) as { id: string; turns: ReplicaTurn[] };
-        const samples: number[] = [];
+        const work: number[] = [];
+        const longest: number[] = [];
+        const wall: number[] = [];
         for (let run = 0; run < opts.runs; run++) {
           const page = await openFresh(world, site, conv);
-          samples.push(await firstScanMs(page));
+          const scan = await firstScan(page);
+          work.push(scan.work);
+          longest.push(scan.longest);
+          wall.push(scan.wall);
           await page.close();
         }
-        opts.log(`  ${site} first scan ${size} turns: ${samples.map((s) => s.toFixed(1)).join(', ')} ms`);
-        figures.push(figureOf(`scanner: first scan, ${size} turns (${site})`, 'ms', samples, size >= 1000 ? BUDGET_FIRST_SCAN : null,
-          'the content script\'s own serialize + scan of every message at load (performance.measure chatbridge:first-scan)'));
+        opts.log(`  ${site} first scan ${size} turns: work ${work.map((s) => s.toFixed(1)).join(', ')} ms; longest slice ${longest.map((s) => s.toFixed(1)).join(', ')} ms; start to end ${wall.map((s) => s.toFixed(0)).join(', ')} ms`);
+        figures.push(figureOf(`scanner: first scan, ${size} turns (${site})`, 'ms', work, size >= 1000 ? BUDGET_FIRST_SCAN : null,
+          'the content script\'s own serialize + scan of every message at load: the sum of its slices (performance.measure chatbridge:first-scan:slice)'));
+        figures.push(figureOf(`scanner: longest first-scan slice, ${size} turns (${site})`, 'ms', longest, size >= 1000 ? BUDGET_SLICE : null,
+          'the longest main-thread slice of that scan; the page gets its turn between slices (no long task)'));
+        figures.push(figureOf(`scanner: first scan start to end, ${size} turns (${site})`, 'ms', wall, null,
+          'from the first slice\'s start to the last one\'s end, the page\'s own work between slices included (performance.measure chatbridge:first-scan)'));
       }
 
       const largest = Math.max(...opts.sizes);
@@ -110,8 +126,10 @@ export async function runScannerBench(options: Partial<ScannerBenchOptions> = {}
       figures.push(figureOf(`scanner: main thread per streamed token, ${largest} turns (${site})`, 'ms', profiled, BUDGET_PER_TOKEN,
         `CPU-profile time with an extension frame on the stack (its scripts and the DOM calls they make) over a ${tokens}-token reply, per token`));
       // A reply that holds a tool block is read back into markdown on every rescan (most replies are not): its cost
-      // per token, measured the same way. The block is a write, so it waits for an approval nobody gives.
-      const blockReply = toolReply(opts.streamTokens);
+      // per token, measured the same way. The block is a valid write, so it waits for an approval nobody gives (it
+      // once named no mode and a relative path: the companion's error answer was typed into the box, which fell
+      // inside the measured window once replies were decided on the site's own signal).
+      const blockReply = toolReply(opts.streamTokens, path.join(world.root, 'bench-never-approved.txt'));
       const blockTokens = splitTokens(blockReply, TOKEN_CHARS).length;
       const withBlock: number[] = [];
       for (let run = 0; run < opts.runs; run++) {
@@ -119,8 +137,8 @@ export async function runScannerBench(options: Partial<ScannerBenchOptions> = {}
         withBlock.push((traced.extensionMs ?? Number.NaN) / blockTokens);
       }
       opts.log(`  ${site} ${blockTokens}-token reply holding a tool block: extension frames ${withBlock.map((v) => (v * blockTokens).toFixed(1)).join(', ')} ms`);
-      figures.push(figureOf(`scanner: main thread per streamed token, reply holding a tool block, ${largest} turns (${site})`, 'ms', withBlock, BUDGET_PER_TOKEN,
-        `as above, for a ${blockTokens}-token reply that opens with an mcp-request block (serialized on every rescan)`));
+      figures.push(figureOf(`scanner: main thread per streamed token, reply holding a tool block, ${largest} turns (${site})`, 'ms', withBlock, BUDGET_PER_TOKEN_BLOCK,
+        `as above, for a ${blockTokens}-token reply that opens with an mcp-request block (serialized and outlined on every rescan, parsed once when finished)`));
       figures.push(figureOf(`scanner: main thread per token, with − without extension, ${largest} turns (${site})`, 'ms', delta, null,
         'CDP TaskDuration delta, paired runs; everything incl. style/layout, but the page\'s own noise is larger than the extension'));
       figures.push(figureOf(`scanner: the page's own main thread per token, ${largest} turns (${site})`, 'ms', pageOwn, null,
@@ -134,7 +152,7 @@ export async function runScannerBench(options: Partial<ScannerBenchOptions> = {}
       }
       opts.log(`  ${site} last token → inserted: ${latency.map((s) => s.toFixed(0)).join(', ')} ms`);
       figures.push(figureOf(`scanner: last token → result in the box, ${largest} turns (${site})`, 'ms', latency, BUDGET_LATENCY,
-        'auto-run fs.read of a tiny file (read mode auto); includes the companion round trip and the 100 ms the extension waits for a reply to settle'));
+        'auto-run fs.read of a tiny file (read mode auto); includes the companion round trip; the reply counts as finished when the site\'s stop control turns back into send'));
     }
     return figures;
   } finally {
@@ -149,15 +167,32 @@ async function openFresh(world: World, site: ReplicaSite, conv: { id: string; tu
   return openConversation(world, site, conv.id, conv.turns, await world.browser.context.newPage());
 }
 
-async function firstScanMs(page: Page): Promise<number> {
+interface FirstScan {
+  /** Sum of the slices' durations: the scan's own main thread. */
+  work: number;
+  longest: number;
+  /** First slice's start to last slice's end. */
+  wall: number;
+}
+
+async function firstScan(page: Page): Promise<FirstScan> {
   const handle = await page.waitForFunction(
-    () => performance.getEntriesByName('chatbridge:first-scan')[0]?.duration ?? false,
+    () => {
+      const whole = performance.getEntriesByName('chatbridge:first-scan')[0];
+      if (!whole) return false;
+      const slices = performance.getEntriesByName('chatbridge:first-scan:slice').map((e) => e.duration);
+      return { work: slices.reduce((a, b) => a + b, 0), longest: Math.max(0, ...slices), wall: whole.duration };
+    },
     undefined,
     { timeout: 30_000 },
   ).catch((error: unknown) => {
     throw new Error('the content script never recorded chatbridge:first-scan (is the site enabled and the extension built?)', { cause: error });
   });
-  return (await handle.jsonValue()) as number;
+  return (await handle.jsonValue()) as FirstScan;
+}
+
+async function firstScanMs(page: Page): Promise<number> {
+  return (await firstScan(page)).work;
 }
 
 interface StreamCost {
@@ -299,11 +334,11 @@ export function generateTurns(count: number, site: ReplicaSite): ReplicaTurn[] {
 }
 
 /** A reply of about `tokens` tokens whose mcp-request block (a write of a long file) streams from its first token. */
-function toolReply(tokens: number): string {
+function toolReply(tokens: number, file: string): string {
   const target = tokens * TOKEN_CHARS;
   const lines: string[] = [];
   for (let k = 0; JSON.stringify(lines.join('\n')).length < target * 0.8; k++) lines.push(`line ${k}: the handler keeps state small and retries with backoff`);
-  const call = { jsonrpc: '2.0', id: 'bench-stream', method: 'tools/call', params: { name: 'fs.write', arguments: { path: 'bench-never-approved.txt', content: lines.join('\n') } } };
+  const call = { jsonrpc: '2.0', id: 'bench-stream', method: 'tools/call', params: { name: 'fs.write', arguments: { path: file, mode: 'overwrite', content: lines.join('\n') } } };
   return '```mcp-request\n' + JSON.stringify(call, null, 2) + '\n```\n\nThat writes the notes file.\n';
 }
 

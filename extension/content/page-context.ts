@@ -1,6 +1,7 @@
 import type { Block } from '../../shared/protocols/types';
 import type { RequestMap, RequestType, PagePush } from '../messaging';
 import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type RunLedger } from '../scanner/blocks';
+import type { SerializedMessage } from '../scanner/serialize';
 import type { SiteSettings } from '../site-settings';
 import type { MessageRole, Site } from '../sites/define-site';
 import type { DoctorPageState } from '../doctor/report';
@@ -36,6 +37,10 @@ export interface PageDeps {
   copy?: (text: string) => Promise<void>;
   /** How long a result waits for the chat box to appear and for the send control (tests shorten them). */
   deliverWaitMs?: { editor?: number; sendButton?: number; verify?: number };
+  /** The first scan's slice budget in milliseconds (tests make it 0: one message per slice). */
+  firstScanSliceMs?: number;
+  /** How a first-scan slice gives the page its turn (default: scanner/slices.ts yieldToPage). */
+  yieldToPage?: () => Promise<void>;
 }
 
 export interface TrackedBlock {
@@ -75,6 +80,8 @@ export interface MessageRecord {
   origin: MessageOrigin;
   /** Appeared at the end of the conversation after the page was scanned: may become live. */
   candidate: boolean;
+  /** The site's "generating" signal was on while this was the newest message (its turning off finishes it). */
+  seenGenerating: boolean;
   firstSeenAt: number;
   lastChangeAt: number;
   grewAfterFirstSeen: boolean;
@@ -82,6 +89,10 @@ export interface MessageRecord {
   text: string | null;
   /** Its markdown, when it may hold blocks ('' when it cannot); null before the first scan. */
   markdown: string | null;
+  /** What the last scan serialized (the blocks' places in the page); null before the first scan. */
+  serialized: SerializedMessage | null;
+  /** Its blocks are outlines (kind, place, complete or not), not read yet: a live reply until it is decided. */
+  outlined: boolean;
   blocks: TrackedBlock[];
   /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
   handledMarkdown: string | null;

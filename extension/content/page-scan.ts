@@ -1,4 +1,4 @@
-import { blockKey, findBlocks, type Block } from '../../shared/protocols';
+import { blockKey, findBlocks, outlineBlocks, type Block } from '../../shared/protocols';
 import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { initialState, isFinishPlan, type MessageOrigin } from '../scanner/blocks';
 import type { PageChanges } from '../scanner/observe';
@@ -21,6 +21,8 @@ export interface Scanner {
   track(el: Element, origin: MessageOrigin, candidate: boolean, position: number, role?: MessageRole | null): MessageRecord | null;
   /** `changedAt`: when the page changed the message (the observer's time; the scan may run a little later). */
   scan(record: MessageRecord, changedAt?: number): void;
+  /** A reply being decided: its outlined blocks are read in full (parsed) from the markdown the last scan saw. */
+  readInFull(record: MessageRecord): void;
   /** Candidates become live (or stop being watched) by the site's generating signal. */
   updateOrigins(): void;
   /** A route change to another conversation makes every record history; a new chat getting its id does not. */
@@ -56,11 +58,14 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
       position,
       origin,
       candidate,
+      seenGenerating: false,
       firstSeenAt: now(),
       lastChangeAt: now(),
       grewAfterFirstSeen: false,
       text: null,
       markdown: null,
+      serialized: null,
+      outlined: false,
       blocks: [],
       handledMarkdown: null,
       stop: null,
@@ -114,6 +119,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     }
     if (serialized.markdown === record.markdown) {
       // Same markdown, maybe new elements (the site re-rendered the answer): follow the blocks to their new places.
+      record.serialized = serialized;
       for (const tracked of record.blocks) {
         tracked.anchor = locateBlock(serialized, tracked.block.start, tracked.block.end).anchor;
         show.placeChip(record, tracked);
@@ -122,11 +128,27 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     }
     if (record.markdown !== null) record.grewAfterFirstSeen = true;
     record.markdown = serialized.markdown;
+    record.serialized = serialized;
     record.lastChangeAt = changedAt;
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal') record.ending = 'normal';
     if (record.origin === 'live') active.add(record);
-    const found = findBlocks(serialized.markdown).map((block) => withKnownTools(block, ctx.externalTools));
+    // A live reply is being written until it is decided: its blocks are only outlined (kind, place, complete or
+    // not) on each rescan, never parsed — that was most of a rescan's cost, paid every few streamed tokens. They are
+    // read in full once, when the reply is decided (readInFull); nothing auto-runs before that, and a Run click
+    // sends the block's text, which the companion parses anyway.
+    placeBlocks(record, serialized, record.origin === 'live' && record.handledMarkdown !== serialized.markdown);
+  };
+
+  const readInFull: Scanner['readInFull'] = (record) => {
+    if (record.outlined && record.serialized) placeBlocks(record, record.serialized, false);
+  };
+
+  const placeBlocks = (record: MessageRecord, serialized: SerializedMessage, outline: boolean): void => {
+    record.outlined = outline;
+    const found = outline
+      ? outlineBlocks(serialized.markdown)
+      : findBlocks(serialized.markdown).map((block) => withKnownTools(block, ctx.externalTools));
     const messageKey = ctx.messageKeyOf(record);
     const next: TrackedBlock[] = [];
     found.forEach((block, index) => {
@@ -136,6 +158,9 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
         : { block, index, key: '', state: 'writing', chip: null, anchor: null, ranBefore: false, reruns: 0 };
       tracked.block = block;
       tracked.cut = undefined;
+      const located = locateBlock(serialized, block.start, block.end);
+      tracked.anchor = located.anchor;
+      next.push(tracked);
       const key = blockKey({ site: site.id, conversationId: ctx.conversationKey(), messageKey, index, raw: block.raw });
       if (key !== tracked.key) {
         tracked.key = key;
@@ -143,8 +168,6 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
         // A reply seen arriving is new; whether its blocks ran is read when it is claimed (claimRunnable).
         if (block.complete && record.origin !== 'live') checkRanBefore(record, tracked);
       }
-      const located = locateBlock(serialized, block.start, block.end);
-      tracked.anchor = located.anchor;
       // a block the protocol says never runs (a second plan in one reply) is shown like one that cannot be read:
       // its reason, and no Run — its raw text alone would parse as a runnable block in the companion
       tracked.unreadable = located.codeSegments.find((s) => s.code?.partial)?.code?.partial ?? block.inert;
@@ -155,7 +178,6 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
           tracked.note = ctx.t('note.finished');
         }
       }
-      next.push(tracked);
     });
     for (const dropped of record.blocks.slice(found.length)) dropped.chip?.remove();
     for (const old of record.blocks) if (!next.includes(old)) old.chip?.remove();
@@ -180,6 +202,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
       }
       if (verdict === 'live') {
         record.origin = 'live';
+        record.seenGenerating = isGenerating() === true;
         ctx.liveKeys.add(ctx.messageKeyOf(record));
         for (const tracked of record.blocks) show.render(record, tracked);
       }
@@ -246,7 +269,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     if (liveChanged) hooks.liveChanged(changes.at);
   };
 
-  return { track, scan, updateOrigins, checkConversation, onChanges };
+  return { track, scan, readInFull, updateOrigins, checkConversation, onChanges };
 }
 
 /** A block refused only for naming a tool of the person's MCP servers is not faulty: the companion runs it. */

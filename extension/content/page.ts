@@ -1,6 +1,7 @@
 import type { PagePush } from '../messaging';
 import { isReplyFinished, SETTLE_MS } from '../scanner/blocks';
 import { observeMessages } from '../scanner/observe';
+import { runInSlices, yieldToPage } from '../scanner/slices';
 import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
@@ -25,6 +26,11 @@ export type { MessageRecord, PageBridge, PageController, PageDeps, StopMark, Tra
 const TICK_MS = 100;
 const URL_POLL_MS = 500;
 const SCAN_EVERY_MS = 150;
+/**
+ * The first scan's slice budget. The longest slice may pass it by one message's scan (a fraction of a millisecond;
+ * a few for a reply of many blocks): 5 keeps it inside the 8 ms a frame can spare (issue 13).
+ */
+const FIRST_SCAN_SLICE_MS = 5;
 
 export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const ctx = createPageContext(signal, deps);
@@ -92,31 +98,81 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   };
   watchStops(signal, { site, doc, onStop: markStopped });
 
-  // Everything on the page now is history. The named marks let `npm run bench` read the first scan's own time
-  // (performance.getEntriesByName('chatbridge:first-scan') — the page and the content script share the timeline).
-  performance.mark('chatbridge:first-scan:start');
-  for (const [position, { el, role }] of site.messages(doc).entries()) {
-    const record = scanner.track(el, 'history', false, position, role);
-    if (record) {
-      ctx.lastMessageEl = el;
-      scanner.scan(record);
-    }
-  }
-  performance.measure('chatbridge:first-scan', 'chatbridge:first-scan:start');
-  void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a reload failed', error));
-
-  // A reply streams a token every 10–50 ms; rescanning the changed message at most every SCAN_EVERY_MS (first change
-  // at once, the rest batched) keeps the per-token cost a fraction of one message's scan. It costs no latency: before
-  // a reply is decided, the tick reads whatever is still pending.
+  // Everything on the page now is history. It is scanned in slices of at most FIRST_SCAN_SLICE_MS of main thread with
+  // the page's turn between them (a 1000-message conversation is a few dozen milliseconds of work: one long task
+  // would freeze the page while it opens). The observer starts first, so nothing the page changes meanwhile is lost;
+  // its batches wait until the first scan is done (a message changed before its turn is simply read as it is then,
+  // and read again by the batch). Named measures let `npm run bench` read each slice and the whole
+  // (performance.getEntriesByName — the page and the content script share the timeline).
+  let firstScanDone = false;
   let lastFlushAt = Number.NEGATIVE_INFINITY;
   const scheduleScan = (flush: () => void): void => {
-    const wait = Math.max(0, lastFlushAt + SCAN_EVERY_MS - performance.now());
-    setTimeout(() => {
-      lastFlushAt = performance.now();
-      flush();
-    }, wait);
+    // A reply streams a token every 10–50 ms; rescanning the changed message at most every SCAN_EVERY_MS (first
+    // change at once, the rest batched) keeps the per-token cost a fraction of one message's scan. It costs no
+    // latency: before a reply is decided, the tick reads whatever is still pending.
+    const later = (): void => {
+      const wait = Math.max(0, lastFlushAt + SCAN_EVERY_MS - performance.now());
+      setTimeout(() => {
+        lastFlushAt = performance.now();
+        flush();
+      }, wait);
+    };
+    if (firstScanDone) later();
+    else void firstScan.then(later);
   };
-  const observer = observeMessages({ root: doc.body, site, onChanges: scanner.onChanges, signal, schedule: scheduleScan, now });
+  // The site's own "finished" signal: its generating control changes outside the messages. Checked only then, and
+  // only while a live reply waits to be decided; the decision itself runs in the next task, after the site's render
+  // of that moment (a framework may commit the last token a microtask after the control).
+  let signalCheck: ReturnType<typeof setTimeout> | undefined;
+  const onOutside = (): void => {
+    if (signalCheck !== undefined || !firstScanDone) return;
+    let waiting = false;
+    for (const record of active) if ((waiting = record.seenGenerating && isUndecided(record))) break;
+    if (!waiting || site.isGenerating(doc) !== false) return;
+    signalCheck = setTimeout(() => {
+      signalCheck = undefined;
+      runTick();
+    }, 0);
+  };
+  signal.addEventListener('abort', () => clearTimeout(signalCheck), { once: true });
+  const observer = observeMessages({ root: doc.body, site, onChanges: scanner.onChanges, signal, schedule: scheduleScan, now, onOutside });
+
+  const scanStart = performance.now();
+  const firstScan = runInSlices(
+    site.messages(doc),
+    ({ el, role }, position) => {
+      // The page may have taken a message out since the list was read (its removal reaches the observer's batch).
+      if (!el.isConnected || records.has(el)) return;
+      const record = scanner.track(el, 'history', false, position, role);
+      if (!record) return;
+      ctx.lastMessageEl = el;
+      try {
+        scanner.scan(record);
+      } catch (error) {
+        ctx.reportOnce(`scanning a ${site.id} message failed`, error);
+      }
+    },
+    {
+      budgetMs: deps.firstScanSliceMs ?? FIRST_SCAN_SLICE_MS,
+      clock: () => performance.now(),
+      yieldToPage: deps.yieldToPage ?? yieldToPage,
+      signal,
+      onSlice: (start, end) => performance.measure('chatbridge:first-scan:slice', { start, end }),
+    },
+  ).then(
+    () => {
+      firstScanDone = true;
+      performance.measure('chatbridge:first-scan', { start: scanStart, end: performance.now() });
+      if (signal.aborted) return;
+      void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a reload failed', error));
+    },
+    (error: unknown) => {
+      firstScanDone = true;
+      ctx.reportOnce('scanning the page failed', error);
+    },
+  );
+  // Nothing is decided before the page's history is known.
+  pendingWork = firstScan;
 
   // A reply counts as finished SETTLE_MS after its last change; checking right then (and not on the next TICK_MS
   // tick) takes up to a tick off the time from a reply's last token to its result in the box. One timer per quiet
@@ -157,7 +213,13 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     for (const record of Array.from(active)) {
       if (!isUndecided(record)) continue;
       if (record.blocks.length === 0 && doctorSeen.get(record) === record.markdown) continue;
-      const finished = isReplyFinished({ generating: isGenerating(), isLatest: record === latest, lastChangeAt: record.lastChangeAt, now: now() });
+      const finished = isReplyFinished({
+        generating: isGenerating(),
+        isLatest: record === latest,
+        seenGenerating: record.seenGenerating,
+        lastChangeAt: record.lastChangeAt,
+        now: now(),
+      });
       if (!finished) continue;
       if (record.blocks.length === 0) {
         // Nothing to run; the doctor still looks at its code (pre elements this site's module does not recognize).
@@ -165,6 +227,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         doctor.replyFinished(record);
         continue;
       }
+      // Until now its blocks were only outlined: read them in full, once, from the text just read.
+      scanner.readInFull(record);
       doctor.replyFinished(record);
       record.handledMarkdown = record.markdown;
       active.delete(record);
@@ -205,6 +269,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     conversationId: () => ctx.conversation,
     doctor: () => doctor.state(),
     async flush() {
+      await firstScan;
       observer.flushNow();
       runTick();
       await pendingWork;

@@ -107,12 +107,16 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
 
 export const STABLE_MS = 1500;
 /**
- * With a site signal, a reply counts as finished once the signal is off and the text sat still this long: a few
- * frames for a site whose last render lands just after its signal. Deciding on a text still a little short is safe
- * anyway: a cut-off MODEL text never holds a complete block that differs from the final one (the truncation property
- * of findBlocks), and a reply whose text changes after the decision is decided again. The page's rendering of it can:
- * a site shows an unfinished fence as a closed code block — which is why a reply that ended inside its last block
- * (ReplyEnding 'cut') or was stopped never auto-runs.
+ * A reply counts as finished as soon as the site's own signal says so: it said this reply was being generated and
+ * now says it is not (ChatGPT's stop button, DeepSeek's send control showing stop, turning back into send). Without
+ * that (a site with no signal, a reply too short to be seen generating, a message that is not the newest) it counts
+ * as finished once its text sat still: SETTLE_MS with a signal that is off, STABLE_MS with none.
+ *
+ * Deciding on a text still a little short (a site whose last render lands after its signal) is safe: a cut-off
+ * MODEL text never holds a complete block that differs from the final one (the truncation property of findBlocks),
+ * and a reply whose text changes after the decision is decided again (a block that ran is in the ledger and never
+ * runs twice). The page's rendering of it can: a site shows an unfinished fence as a closed code block — which is
+ * why a reply that ended inside its last block (ReplyEnding 'cut') or was stopped never auto-runs.
  */
 export const SETTLE_MS = 50;
 
@@ -121,6 +125,8 @@ export interface ReplyProgress {
   generating: boolean | undefined;
   /** This message is the newest assistant message on the page (only it can still be streaming). */
   isLatest: boolean;
+  /** The site's signal said this reply was being generated (it became live that way). */
+  seenGenerating?: boolean;
   lastChangeAt: number;
   now: number;
 }
@@ -129,7 +135,7 @@ export function isReplyFinished(p: ReplyProgress): boolean {
   const quietFor = p.now - p.lastChangeAt;
   if (!p.isLatest) return quietFor >= SETTLE_MS;
   if (p.generating === true) return false;
-  if (p.generating === false) return quietFor >= SETTLE_MS;
+  if (p.generating === false) return p.seenGenerating === true || quietFor >= SETTLE_MS;
   return quietFor >= STABLE_MS;
 }
 

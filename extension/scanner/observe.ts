@@ -24,6 +24,12 @@ export interface ObserveOptions {
   /** Defers the batch (default: a zero timeout, so bursts of records become one flush). */
   schedule?: (flush: () => void) => void;
   now?: () => number;
+  /**
+   * The page changed something outside every message (and outside our own UI): called once per observer callback,
+   * at once, never batched. The site's "generating" control swapping back to send is such a change — how a reply is
+   * seen finished the moment the site says so, without looking at the control on every token.
+   */
+  onOutside?: () => void;
 }
 
 export function observeMessages(options: ObserveOptions): { flushNow(): void } {
@@ -50,6 +56,10 @@ export function observeMessages(options: ObserveOptions): { flushNow(): void } {
   };
 
   const observer = new MutationObserver((records) => {
+    let outside = false;
+    // A streamed token is often several records on one node: its message is looked up once.
+    let lastTarget: Element | null = null;
+    let lastMessage: Element | null = null;
     for (const record of records) {
       if (record.type === 'childList') {
         const { addedNodes, removedNodes } = record;
@@ -74,9 +84,15 @@ export function observeMessages(options: ObserveOptions): { flushNow(): void } {
         }
       }
       const target = record.target.nodeType === 1 ? (record.target as Element) : record.target.parentElement;
-      const message = target ? messageElementOf(site, target) : null;
+      if (target !== lastTarget) {
+        lastTarget = target;
+        lastMessage = target ? messageElementOf(site, target) : null;
+      }
+      const message = lastMessage;
       if (message) pending.changed.add(message);
+      else if (!outside && options.onOutside && target && !target.closest(CHATBRIDGE_HOST_SELECTOR)) outside = true;
     }
+    if (outside) options.onOutside?.();
     pending.at = now();
     if (!scheduled) {
       scheduled = true;

@@ -15,6 +15,14 @@ export interface Protocol {
    * `find` returning a block for a text that has neither is a bug the property tests look for.
    */
   hints: { labels: readonly string[]; markers: readonly string[] };
+  /**
+   * The blocks' kind, place and completeness without reading what they hold (no JSON parsed): what a scanner shows
+   * while a reply is still being written, re-read on every streamed token. It must report a block wherever `find`
+   * reports one (the properties tests check it). Protocols whose `find` reads no more than that (Axon: act names
+   * and fences) or must read a candidate to tell a block from a mention (auto_coder's weak openers,
+   * `<function_calls>`) have none: `outlineBlocks` uses their `find`.
+   */
+  outline?(markdown: string, fences: readonly Fence[]): Block[];
 }
 
 export function defineProtocol(protocol: Protocol): Protocol {

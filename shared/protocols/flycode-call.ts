@@ -2,7 +2,7 @@ import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { findJsonFenceBlocks } from './json-fence';
+import { findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -63,6 +63,7 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
 export const flycodeCall = defineProtocol({
   kind: 'flycode-call',
   hints: { labels: ['flycode-call'], markers: [] },
+  outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'flycode-call'),
   find: (markdown, fences) =>
     findJsonFenceBlocks(
       markdown,

@@ -56,3 +56,23 @@ export function findBlocks(markdown: string): Block[] {
   }
   return blocks.sort((a, b) => a.start - b.start || a.end - b.end);
 }
+
+/**
+ * The blocks of a message still being written, as far as telling them needs no parsing: kind, place and
+ * completeness, never a payload or an error for the JSON kinds (Protocol.outline). A scanner re-reads a streaming
+ * reply on every few tokens; the reply's blocks are read with `findBlocks` once it has finished. Reports a block
+ * wherever `findBlocks` does. Never throws.
+ */
+export function outlineBlocks(markdown: string): Block[] {
+  if (typeof markdown !== 'string') return [];
+  const fences = scanFences(markdown);
+  const blocks: Block[] = [];
+  for (const protocol of PROTOCOLS) {
+    try {
+      blocks.push(...(protocol.outline ?? protocol.find)(markdown, fences));
+    } catch {
+      // Defensive only, as in findBlocks.
+    }
+  }
+  return blocks.sort((a, b) => a.start - b.start || a.end - b.end);
+}

@@ -63,6 +63,16 @@ export function findJsonFenceBlocks(
   return blocks;
 }
 
+/** The fences of `kind` as blocks, their JSON unread: complete once the fence closed (Protocol.outline). */
+export function outlineJsonFenceBlocks(markdown: string, fences: readonly Fence[], kind: BlockKind): Block[] {
+  const blocks: Block[] = [];
+  for (const fence of fences) {
+    if (fence.label !== kind) continue;
+    blocks.push({ kind, complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end });
+  }
+  return blocks;
+}
+
 /** One fence as a block; undefined when its JSON would go over the repair budget. */
 function readFence(
   markdown: string,

@@ -2,7 +2,7 @@ import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { findJsonFenceBlocks } from './json-fence';
+import { findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -108,6 +108,7 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
 export const mcpRequest = defineProtocol({
   kind: 'mcp-request',
   hints: { labels: ['mcp-request'], markers: [] },
+  outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'mcp-request'),
   find: (markdown, fences) =>
     findJsonFenceBlocks(
       markdown,

@@ -13,6 +13,7 @@ import {
   initialState,
   isFinishPlan,
   isReplyFinished,
+  SETTLE_MS,
   type AutoRunInput,
   type KeyValueArea,
 } from '../../extension/scanner/blocks';
@@ -64,6 +65,14 @@ describe('reply finished', () => {
     expect(isReplyFinished({ generating: true, isLatest: true, ...at(60_000) })).toBe(false);
     expect(isReplyFinished({ generating: false, isLatest: true, ...at(0) })).toBe(false);
     expect(isReplyFinished({ generating: false, isLatest: true, ...at(150) })).toBe(true);
+  });
+  it("is finished the moment the site's own signal turns off for a reply it was seen generating (no settle time)", () => {
+    expect(isReplyFinished({ generating: false, isLatest: true, seenGenerating: true, ...at(0) })).toBe(true);
+    expect(isReplyFinished({ generating: true, isLatest: true, seenGenerating: true, ...at(60_000) })).toBe(false);
+    // never seen generating (too short to be, or live by growth): the settle time still holds
+    expect(isReplyFinished({ generating: false, isLatest: true, seenGenerating: false, ...at(SETTLE_MS - 1) })).toBe(false);
+    expect(isReplyFinished({ generating: false, isLatest: true, seenGenerating: false, ...at(SETTLE_MS) })).toBe(true);
+    expect(isReplyFinished({ generating: undefined, isLatest: true, seenGenerating: true, ...at(STABLE_MS - 1) })).toBe(false);
   });
   it('without a site signal, needs the text stable for 1.5 s', () => {
     expect(isReplyFinished({ generating: undefined, isLatest: true, ...at(STABLE_MS - 1) })).toBe(false);

@@ -98,6 +98,38 @@ describe('the one MutationObserver', () => {
     expect(seen.some((c) => c.removed)).toBe(true);
   });
 
+  it('tells of changes outside every message (a site control) at once, and not of changes inside messages or our own UI', async () => {
+    const messages = page(3);
+    const control = document.createElement('div');
+    control.innerHTML = '<button>send</button>';
+    const chip = document.createElement('div');
+    chip.setAttribute('data-chatbridge-chip', '');
+    document.body.append(control, chip);
+    const outside: string[] = [];
+    const seen: PageChanges[] = [];
+    const controller = new AbortController();
+    let step = 'token';
+    observeMessages({
+      root: document.body,
+      site: { messageSelector: '.msg', messageNesting: 'innermost' },
+      onChanges: (c) => seen.push(c),
+      onOutside: () => outside.push(step),
+      schedule: () => undefined, // batches are not the point here: onOutside is never batched
+      signal: controller.signal,
+    });
+    messages[1]!.querySelector('p')!.append(' more');
+    await Promise.resolve();
+    step = 'chip';
+    chip.textContent = 'running';
+    await Promise.resolve();
+    step = 'control';
+    control.innerHTML = '<button>stop</button>';
+    await Promise.resolve();
+    controller.abort();
+    expect(outside).toEqual(['control']);
+    expect(seen).toEqual([]);
+  });
+
   it('stops when its signal aborts', async () => {
     const messages = page(2);
     const seen: PageChanges[] = [];

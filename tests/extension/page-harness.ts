@@ -185,6 +185,8 @@ export function start(
     site?: Site;
     copy?: PageDeps['copy'];
     deliverWaitMs?: PageDeps['deliverWaitMs'];
+    /** the first scan's slicing (default: the page's own budget and yield) */
+    firstScan?: { sliceMs: number; yieldToPage: () => Promise<void> };
   } = {},
 ): Harness {
   const runs: Harness['runs'] = [];
@@ -235,6 +237,7 @@ export function start(
     now: () => clock.now,
     ...(options.copy ? { copy: options.copy } : {}),
     ...(options.deliverWaitMs ? { deliverWaitMs: options.deliverWaitMs } : {}),
+    ...(options.firstScan ? { firstScanSliceMs: options.firstScan.sliceMs, yieldToPage: options.firstScan.yieldToPage } : {}),
   });
   return {
     page,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { PROTOCOLS, findBlocks, scanFences, type Block } from '../../../shared/protocols';
+import { PROTOCOLS, findBlocks, outlineBlocks, scanFences, type Block } from '../../../shared/protocols';
 import { parseJsonLenient } from '../../../shared/protocols/json';
 import { loadBlockFixtures } from './block-fixtures';
 
@@ -146,6 +146,30 @@ describe('findBlocks on random input', () => {
       }),
       { seed: SEED, numRuns: RUNS },
     );
+  });
+});
+
+describe('outlineBlocks (a reply still being written) on random input', () => {
+  it('reports a block of the same kind and completeness wherever findBlocks does, and parses no JSON block', () => {
+    for (const input of [document, tokenDocument]) {
+      fc.assert(
+        fc.property(input, (markdown) => {
+          const outlines = outlineBlocks(markdown);
+          for (const o of outlines) expect(o.raw).toBe(markdown.slice(o.start, o.end));
+          for (const o of outlines.filter((b) => b.kind === 'mcp-request' || b.kind === 'flycode-call')) {
+            expect(o.payload).toBeUndefined();
+            expect(o.error).toBeUndefined();
+          }
+          for (const found of findBlocks(markdown)) {
+            const same = outlines.find((o) => o.kind === found.kind && o.start === found.start);
+            expect(same, `${found.kind} at ${found.start} in ${JSON.stringify(markdown)}`).toBeDefined();
+            // the bound's stand-in block spans many fences: its completeness is the last one's
+            if (found.notRead === undefined) expect(same?.complete).toBe(found.complete);
+          }
+        }),
+        { seed: SEED, numRuns: RUNS },
+      );
+    }
   });
 });
 

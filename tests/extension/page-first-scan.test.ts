@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { STABLE_MS } from '../../extension/scanner/blocks';
+import { deepseek } from '../../extension/sites';
+import { defineSite } from '../../extension/sites/define-site';
+import { LIST, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+
+/**
+ * Issue 13 on the DeepSeek-like page: the first scan cut into slices (one message per slice here, the yield held by
+ * the test), and a reply decided the moment the site's own "generating" control turns back into send.
+ */
+
+afterEach(stopPages);
+
+function heldYield(): { yieldToPage: () => Promise<void>; release(): Promise<void> } {
+  let waiting: Array<() => void> = [];
+  return {
+    yieldToPage: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    async release() {
+      const now = waiting;
+      waiting = [];
+      for (const resolve of now) resolve();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    },
+  };
+}
+
+const blockOf = (code: string) => ({ lang: 'mcp-request', code });
+const READ_2 = READ.replace('call-001', 'call-011');
+
+describe('page: the first scan in slices', () => {
+  it('is cut between messages; what the page changes, removes or adds meanwhile is not lost, and history never runs', async () => {
+    const page = buildPage();
+    const rows: HTMLElement[] = [];
+    const answers: HTMLElement[] = [];
+    for (let i = 0; i < 4; i++) {
+      const user = userRow(`question ${i}`);
+      const { row, answer } = assistantRow();
+      renderReply(answer, [`old reply ${i}`, blockOf(READ)]);
+      page.list.append(user, row);
+      rows.push(row);
+      answers.push(answer);
+    }
+    const held = heldYield();
+    const h = start(page, { firstScan: { sliceMs: 0, yieldToPage: held.yieldToPage } });
+    // one message per slice: the first ran before startPage returned
+    expect(h.ctl.records()).toHaveLength(1);
+    await held.release();
+    await held.release();
+    expect(h.ctl.records().map((r) => r.el)).toEqual([page.list.children[0], rows[0], page.list.children[2]]);
+
+    // While the page has its turn: a scanned reply is re-rendered with another block, one not reached yet is taken
+    // out, and a new reply starts streaming at the end.
+    renderReply(answers[0]!, ['old reply 0, edited', blockOf(LIST)]);
+    rows[2]!.remove();
+    page.list.append(userRow('now do it'));
+    const live = assistantRow();
+    page.setGenerating(true);
+    page.list.append(live.row);
+    for (let i = 0; i < 10; i++) await held.release();
+    await h.settle();
+
+    const records = h.ctl.records();
+    expect(records.filter((r) => r.el === rows[2])).toEqual([]);
+    expect(new Set(records.map((r) => r.el)).size).toBe(records.length);
+    expect(records.find((r) => r.el === rows[0])?.markdown).toContain('call-002');
+    expect(records.find((r) => r.el === rows[3])?.origin).toBe('history');
+    expect(records.find((r) => r.el === live.row)?.origin).toBe('live');
+
+    renderReply(live.answer, [blockOf(READ_2)]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ_2 + '\n```']);
+  });
+});
+
+/** A reply starts, its block is shown while the site says it is generating. */
+async function streaming(h: Harness, code: string): Promise<HTMLElement> {
+  h.page.list.append(userRow('do it'));
+  const { row, answer } = assistantRow();
+  h.page.setGenerating(true);
+  h.page.list.append(row);
+  await h.settle();
+  renderReply(answer, ['Reading it.', blockOf(code)]);
+  h.clock.now += 20;
+  await h.settle();
+  return answer;
+}
+
+describe("page: a reply is decided on the site's own finished signal", () => {
+  it('as soon as the stop control turns back into send — no settle time waited (the page clock never moves)', async () => {
+    const h = start(buildPage());
+    await streaming(h, READ);
+    expect(h.runs).toEqual([]);
+    h.page.setGenerating(false);
+    // no flush, no clock: only the observer seeing the control change can decide it now
+    await until(() => h.runs.length === 1, 500);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+    await until(() => h.page.submitted.length === 1);
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(h.runs).toHaveLength(1);
+  });
+
+  it('a reply the person stopped is decided as stopped at that moment: nothing runs, nothing is sent, later either', async () => {
+    const h = start(buildPage());
+    await streaming(h, READ);
+    const icon = h.page.send.querySelector('svg') ?? h.page.send;
+    icon.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    h.page.setGenerating(false);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    const chip = document.querySelector('[data-chatbridge-chip]');
+    expect(chip?.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(chip?.getAttribute('data-chatbridge-note')).toBeTruthy();
+  });
+
+  it('while the site still says it is generating, nothing is decided however long the text sits still', async () => {
+    const h = start(buildPage());
+    await streaming(h, READ);
+    h.clock.now += 60_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(h.runs).toEqual([]);
+  });
+
+  it('a site without the signal falls back to the text sitting still', async () => {
+    const quiet = defineSite({ ...deepseek, isGenerating: () => undefined });
+    const h = start(buildPage(), { site: quiet });
+    h.page.list.append(userRow('do it'));
+    const { row, answer } = assistantRow();
+    h.page.list.append(row);
+    await h.settle();
+    renderReply(answer, ['Reading']);
+    h.clock.now += 20;
+    await h.settle();
+    renderReply(answer, ['Reading it.', blockOf(READ)]);
+    h.clock.now += 20;
+    await h.settle();
+    h.clock.now += STABLE_MS - 100;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    h.clock.now += 100;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+  });
+});
