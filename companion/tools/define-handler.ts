@@ -3,14 +3,14 @@
  * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs
  * and capping what a model reads.
  */
-import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, read as readCallback, type Stats } from 'node:fs';
+import { promisify } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
-import { openForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
+import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
 
@@ -68,7 +68,7 @@ export async function readGuarded(resolved: string, policy: Policy): Promise<Buf
 }
 
 export async function readGuardedWithStat(resolved: string, policy: Policy): Promise<{ bytes: Buffer; stat: Stats }> {
-  const { handle, stat } = await openForReadWithStat(resolved, policy);
+  const { fd, stat } = await openFdForReadWithStat(resolved, policy);
   try {
     if (stat.isDirectory()) throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is a directory, not a file`, { path: resolved });
     if (stat.size > policy.limits.maxFileBytes) {
@@ -78,28 +78,26 @@ export async function readGuardedWithStat(resolved: string, policy: Policy): Pro
         { path: resolved },
       );
     }
-    const bytes = await readKnownSize(handle, stat.size, policy.limits.maxFileBytes, resolved);
-    // nothing is left to wait for once the bytes are in: the answer does not wait for close(2) either
-    void handle.close().catch(() => undefined);
-    return { bytes, stat };
-  } catch (error) {
-    await handle.close();
-    throw error;
+    return { bytes: await readKnownSize(fd, stat.size, policy.limits.maxFileBytes, resolved), stat };
+  } finally {
+    closeSync(fd);
   }
 }
+
+const readFd = promisify(readCallback);
 
 /**
  * The file's bytes, read with the size the descriptor's stat gave — one read(2) for a file that did not change,
  * where readFile() would stat it again first. Like readFile, it reads up to that size (a file that grew since is
  * read as it was); a file that reports size 0 (some special files) is read to its end, up to `max` bytes.
  */
-async function readKnownSize(handle: FileHandle, size: number, max: number, resolved: string): Promise<Buffer> {
+async function readKnownSize(fd: number, size: number, max: number, resolved: string): Promise<Buffer> {
   if (size === 0) {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const { bytesRead } = await readFd(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) return Buffer.concat(chunks, total);
       total += bytesRead;
       if (total > max) {
@@ -111,7 +109,7 @@ async function readKnownSize(handle: FileHandle, size: number, max: number, reso
   const buffer = Buffer.allocUnsafe(size);
   let length = 0;
   while (length < size) {
-    const { bytesRead } = await handle.read(buffer, length, size - length, length);
+    const { bytesRead } = await readFd(fd, buffer, length, size - length, length);
     if (bytesRead === 0) break;
     length += bytesRead;
   }
