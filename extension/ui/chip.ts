@@ -59,7 +59,7 @@ const PREVIEW_CHARS = 600;
 const QUIET_STATES: ReadonlySet<BlockState> = new Set(['queued', 'running', 'done']);
 const QUIET_DRAW_MS = 250;
 
-// 16×16 glyphs drawn white on the state's colour: [path, filled].
+// 16×16 glyphs drawn on the state's colour: [path, filled].
 const ICONS: Record<BlockState, [string, boolean]> = {
   writing: ['M4.5 8h.01M8 8h.01M11.5 8h.01', false],
   ready: ['M6.2 4.8v6.4L11.2 8z', true],
@@ -71,15 +71,33 @@ const ICONS: Record<BlockState, [string, boolean]> = {
   unreadable: ['M8 4.5v4.2M8 11.3v.2', false],
 };
 
+/**
+ * The chip's colours on a light and on a dark page (CSS variables on the host, switched by `data-chatbridge-theme`).
+ * Text pairs keep 4.5:1 and the icons' glyphs 3:1 on their state's colour (checked in tests/extension/chip.test.ts);
+ * on a dark page the state colours are bright, so the glyphs are dark.
+ */
+export const CHIP_COLORS = {
+  light: {
+    fg: '#1f2328', muted: '#59636e', bg: '#ffffff', line: '#d1d9e0', code: '#f6f8fa', btn: '#f6f8fa',
+    blue: '#0969da', green: '#1a7f37', red: '#cf222e', amber: '#9a6700', grey: '#6e7781',
+    go: '#1a7f37', 'warn-bg': '#fff8c5', 'warn-line': '#d4a72c', focus: '#0969da', glyph: '#ffffff',
+  },
+  dark: {
+    fg: '#e6edf3', muted: '#9198a1', bg: '#1e2227', line: '#3d444d', code: '#151b23', btn: '#2a3038',
+    blue: '#4493f8', green: '#3fb950', red: '#ff7b72', amber: '#d29922', grey: '#6e7681',
+    go: '#1f7a33', 'warn-bg': '#272115', 'warn-line': '#9e6a03', focus: '#4493f8', glyph: '#0d1117',
+  },
+} as const;
+
+const cssVariables = (colors: Record<string, string>): string =>
+  Object.entries(colors)
+    .map(([name, value]) => `--${name}: ${value};`)
+    .join(' ');
+
 const STYLE = `
 :host { all: initial; display: block; margin: 6px 0; font: 12px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
-  --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --line: #d1d9e0; --code: #f6f8fa; --btn: #f6f8fa;
-  --blue: #0969da; --green: #1a7f37; --red: #cf222e; --amber: #9a6700; --grey: #6e7781;
-  --go: #1f883d; --warn-bg: #fff8c5; --warn-line: #d4a72c; --focus: #0969da; color-scheme: light; color: var(--fg); }
-:host([data-chatbridge-theme="dark"]) {
-  --fg: #e6edf3; --muted: #9198a1; --bg: #1e2227; --line: #3d444d; --code: #151b23; --btn: #2a3038;
-  --blue: #4493f8; --green: #3fb950; --red: #ff7b72; --amber: #d29922; --grey: #9198a1;
-  --go: #238636; --warn-bg: #272115; --warn-line: #9e6a03; --focus: #4493f8; color-scheme: dark; }
+  ${cssVariables(CHIP_COLORS.light)} color-scheme: light; color: var(--fg); }
+:host([data-chatbridge-theme="dark"]) { ${cssVariables(CHIP_COLORS.dark)} color-scheme: dark; }
 :host(:focus) { outline: none; } :host(:focus-visible) .chip { outline: 2px solid var(--focus); outline-offset: 1px; }
 .chip { --accent: var(--grey); box-sizing: border-box; width: fit-content; max-width: 100%; background: var(--bg);
   border: 1px solid var(--line); border-left: 3px solid var(--accent); border-radius: 8px; padding: 3px 8px 3px 6px; }
@@ -87,9 +105,9 @@ const STYLE = `
 .s-approval { --accent: var(--amber); } .s-ready { --accent: var(--fg); }
 .row { display: flex; align-items: center; flex-wrap: wrap; gap: 4px 8px; min-height: 28px; }
 .icon { width: 16px; height: 16px; flex: none; border-radius: 50%; background: var(--accent); display: grid; place-items: center; }
-.s-ready .icon { background: var(--go); } .s-writing .icon { background: var(--grey); }
-.icon svg { width: 16px; height: 16px; stroke: #fff; stroke-width: 1.8; stroke-linecap: round; stroke-linejoin: round; fill: none; }
-.icon svg.filled { fill: #fff; }
+.s-ready .icon { background: var(--green); } .s-writing .icon { background: var(--grey); }
+.icon svg { width: 16px; height: 16px; stroke: var(--glyph); stroke-width: 1.8; stroke-linecap: round; stroke-linejoin: round; fill: none; }
+.icon svg.filled { fill: var(--glyph); }
 .s-running .icon svg { animation: spin 1s linear infinite; }
 @keyframes spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .s-running .icon svg { animation: none; } }
@@ -102,7 +120,7 @@ button:hover { border-color: var(--muted); }
 button.primary { background: var(--go); color: #fff; border-color: transparent; }
 button.danger { color: var(--red); }
 button:focus-visible, summary:focus-visible { outline: 2px solid var(--focus); outline-offset: 1px; }
-kbd { font: 10px/1 ui-monospace, monospace; opacity: .7; margin-left: 6px; }
+kbd { font: 10px/1 ui-monospace, monospace; color: var(--muted); margin-left: 6px; } button.primary kbd { color: inherit; }
 .note { color: var(--muted); margin: 0 0 3px 24px; max-width: 72ch; }
 .progress { display: flex; align-items: center; gap: 6px; color: var(--muted); margin: 0 0 3px 24px; } .progress progress { width: 120px; }
 .card { border: 1px solid var(--warn-line); border-radius: 6px; padding: 6px 8px; margin: 2px 0 4px 24px; background: var(--warn-bg); }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHIP_KEYS, createChip, keyTarget, type Chip, type ChipAction, type ChipModel } from '../../extension/ui/chip';
+import { CHIP_COLORS, CHIP_KEYS, createChip, keyTarget, type Chip, type ChipAction, type ChipModel } from '../../extension/ui/chip';
 import { readPageTheme, watchPageTheme } from '../../extension/ui/page-theme';
 import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, userRow } from './page-harness';
 
@@ -264,5 +264,32 @@ describe('chips on a page follow its theme', () => {
     document.body.removeAttribute('data-ds-dark-theme');
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect([chipOf(first.row), chipOf(second.row)].map((c) => c.getAttribute('data-chatbridge-theme'))).toEqual(['light', 'light']);
+  });
+});
+
+describe('chip colours', () => {
+  /** WCAG relative luminance and contrast ratio of two #rrggbb colours. */
+  const luminance = (hex: string): number => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const contrast = (a: string, b: string): number => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi! + 0.05) / (lo! + 0.05);
+  };
+
+  it.each(['light', 'dark'] as const)('%s: every text on its surface reads at 4.5:1, every state glyph at 3:1', (theme) => {
+    const c = CHIP_COLORS[theme];
+    const text: Array<[string, string, string]> = [
+      ['text', c.fg, c.bg], ['note', c.muted, c.bg], ['result', c.fg, c.code], ['button', c.fg, c.btn], ['card', c.fg, c['warn-bg']],
+      ['state running', c.blue, c.bg], ['state done', c.green, c.bg], ['state failed', c.red, c.bg], ['state approval', c.amber, c.bg],
+      ['Stop / Deny', c.red, c.btn], ['Run / Approve', '#ffffff', c.go],
+      ['key hint on Run', '#ffffff', c.go], ['key hint on other buttons', c.muted, c.btn],
+      ['diff +', c.green, c.code], ['diff -', c.red, c.code], ['diff @@', c.blue, c.code], ['summary', c.muted, c.bg],
+    ];
+    for (const [what, fg, bg] of text) expect(contrast(fg, bg), `${theme} ${what}: ${fg} on ${bg}`).toBeGreaterThanOrEqual(4.5);
+    for (const state of ['blue', 'green', 'red', 'amber', 'grey'] as const) {
+      expect(contrast(c.glyph, c[state]), `${theme} glyph on ${state}`).toBeGreaterThanOrEqual(3);
+    }
   });
 });
