@@ -26,6 +26,7 @@ import {
   waitForChipState,
   waitForHeld,
   waitForSubmitted,
+  screenshotPath,
 } from './harness';
 import type { World } from './harness';
 import type { Page } from 'playwright-core';
@@ -86,7 +87,7 @@ describeE2E('chatgpt replica end to end', () => {
     // The README's picture of a block chip: the reply with its code block and the chip under it (a run's passing
     // states are drawn after a quiet moment: ui/README.md).
     await page.waitForTimeout(400);
-    await page.locator('section[data-turn="assistant"]').last().screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'chip.png') });
+    await page.locator('section[data-turn="assistant"]').last().screenshot({ path: screenshotPath('chip.png') });
 
     // Ran once: nothing more is submitted and the companion saw exactly one call for it.
     await quietPeriod(2_500);

@@ -1,16 +1,15 @@
 /**
  * The chip in real Chromium on the ChatGPT and DeepSeek replicas: it follows the page's light and dark theme as the
  * site switches it, a person's keys on the focused chip approve a write and fold the result open, and the README's
- * pictures of the chip are taken here (docs/screenshots/chip-*.png).
+ * pictures of the chip are taken here (chip-*.png, into docs/screenshots under `npm run screenshots`).
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REPO, createWorld, describeE2E, readWorkspaceFile, stream, waitForChipState, waitForSubmitted } from './harness';
+import { createWorld, describeE2E, readWorkspaceFile, screenshotPath, stream, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
 
-const SHOTS = path.join(REPO, 'docs', 'screenshots');
 
 function chipHost(page: Page, index = 0) {
   return page.locator('[data-chatbridge-chip]').nth(index);
@@ -60,10 +59,10 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     expect(await chipHost(chat).getAttribute('aria-keyshortcuts')).toBe('S A C D');
     expect(await chipHost(chat).getAttribute('title')).toMatch(/A Approve/);
     const turn = chat.locator('section[data-turn="assistant"]').last();
-    await turn.screenshot({ path: path.join(SHOTS, 'chip-chatgpt-light.png') });
+    await turn.screenshot({ path: screenshotPath('chip-chatgpt-light.png') });
 
     await setTheme(chat, 'dark');
-    await turn.screenshot({ path: path.join(SHOTS, 'chip-chatgpt-dark.png') });
+    await turn.screenshot({ path: screenshotPath('chip-chatgpt-dark.png') });
 
     // A person's keys (trusted input through the browser) on the focused chip.
     await chipHost(chat).focus();
@@ -78,7 +77,7 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     // the key stayed with the chip: the chat box did not get a "p"
     expect(await chat.evaluate(() => window.__replica.composerText())).toBe('');
     await chat.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await turn.screenshot({ path: path.join(SHOTS, 'chip-chatgpt-dark-result.png') });
+    await turn.screenshot({ path: screenshotPath('chip-chatgpt-dark-result.png') });
     await chat.close();
   });
 
@@ -96,9 +95,9 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     // the reply with the chip (the result the page sent is the next, the person's, message)
     const message = chat.locator('.ds-message', { has: chat.locator('[data-chatbridge-chip]') }).last();
     expect(await chipHost(chat).getAttribute('data-chatbridge-theme')).toBe('light');
-    await message.screenshot({ path: path.join(SHOTS, 'chip-deepseek.png') });
+    await message.screenshot({ path: screenshotPath('chip-deepseek.png') });
     await setTheme(chat, 'dark');
-    await message.screenshot({ path: path.join(SHOTS, 'chip-deepseek-dark.png') });
+    await message.screenshot({ path: screenshotPath('chip-deepseek-dark.png') });
     await setTheme(chat, 'light');
     await chat.close();
   });

@@ -7,7 +7,6 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
-  REPO,
   STOP_GRACE_MS,
   createWorld,
   describeE2E,
@@ -19,6 +18,7 @@ import {
   stream,
   waitForConnection,
   waitForSubmitted,
+  screenshotPath,
 } from './harness';
 import type { World } from './harness';
 
@@ -66,7 +66,7 @@ describeE2E('pairing and connection end to end', () => {
     await expect
       .poll(async () => getExtensionStorage(world, ['site.chatgpt.autoRun', 'site.chatgpt.autoSubmit']))
       .toEqual({ 'site.chatgpt.autoRun': true, 'site.chatgpt.autoSubmit': true });
-    await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'popup.png') });
+    await popup.screenshot({ path: screenshotPath('popup.png') });
     await popup.close();
 
     // Paired and configured through the popup alone: a block on the chat page runs and its result is sent.

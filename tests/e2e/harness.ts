@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,17 @@ import type { ReplicaServer } from './replica/server';
 import { STATIC_SITE_IDS } from '../../extension/sites';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * Where a test's picture goes: the README's folder (docs/screenshots) under `npm run screenshots`, a temporary folder
+ * otherwise — so `npm test` still takes every picture (a view that cannot be drawn fails) but never rewrites the
+ * committed ones with another machine's fonts.
+ */
+export function screenshotPath(name: string): string {
+  const dir = process.env.CHATBRIDGE_SCREENSHOTS === 'docs' ? path.join(REPO, 'docs', 'screenshots') : path.join(os.tmpdir(), 'chatbridge-screenshots');
+  mkdirSync(dir, { recursive: true });
+  return path.join(dir, name);
+}
 export const CHROMIUM = process.env.CHATBRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_DIR = path.join(REPO, 'dist', 'chrome-mv3');
 /**

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REPO, createWorld, describeE2E, getExtensionStorage, readWorkspaceFile, stream, waitForChipState, waitForSubmitted } from './harness';
+import { createWorld, describeE2E, getExtensionStorage, readWorkspaceFile, screenshotPath, stream, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
 
 /** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
@@ -81,7 +81,7 @@ describeE2E('side panel and badge end to end', () => {
     expect(await card.locator('.d2h-file-wrapper b').count()).toBe(0);
     // Opened on the approval: its card has the focus.
     expect(await card.evaluate((el) => el === document.activeElement)).toBe(true);
-    await panel.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'sidepanel.png') });
+    await panel.screenshot({ path: screenshotPath('sidepanel.png') });
 
     await card.locator('[data-decision="approve"]').click();
     await waitForSubmitted(chat, 1);
@@ -150,7 +150,7 @@ describeE2E('side panel and badge end to end', () => {
       await popup.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
       await popup.locator('[data-setting="chatgpt.enabled"]:not([disabled])').waitFor();
       expect(await seriousViolations(popup), `popup (${scheme})`).toEqual([]);
-      await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', `popup-${scheme}.png`), fullPage: true });
+      await popup.screenshot({ path: screenshotPath(`popup-${scheme}.png`), fullPage: true });
       if (scheme === 'light') {
         // Keyboard only: Tab reaches ChatGPT's auto-run switch, Space turns it off and on again.
         const autoRun = popup.locator('[data-setting="chatgpt.autoRun"]');
@@ -170,7 +170,7 @@ describeE2E('side panel and badge end to end', () => {
       await popup.locator('#more-sites > summary').click();
       await expect.poll(() => popup.locator('#prompt-preview').inputValue(), { timeout: 30_000 }).not.toBe('');
       expect(await seriousViolations(popup), `popup unfolded (${scheme})`).toEqual([]);
-      if (scheme === 'light') await popup.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'popup-prompts.png'), fullPage: true });
+      if (scheme === 'light') await popup.screenshot({ path: screenshotPath('popup-prompts.png'), fullPage: true });
       await popup.close();
 
       const panel = await openPanel(world);
@@ -178,7 +178,7 @@ describeE2E('side panel and badge end to end', () => {
       await panel.locator('[data-approval] .d2h-ins').first().waitFor({ timeout: 30_000 });
       await panel.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
       expect(await seriousViolations(panel), `side panel (${scheme})`).toEqual([]);
-      if (scheme === 'dark') await panel.screenshot({ path: path.join(REPO, 'docs', 'screenshots', 'sidepanel-dark.png'), fullPage: true });
+      if (scheme === 'dark') await panel.screenshot({ path: screenshotPath('sidepanel-dark.png'), fullPage: true });
       await panel.close();
     }
     const panel = await openPanel(world);
