@@ -1,8 +1,9 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, open as openCallback, promises as fs, read as readCallback, type Stats } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ToolError } from '../../shared/errors';
-import { writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
+import { renameIntoPlace, writeFileAtomic, writeFileDurable, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
@@ -53,15 +54,29 @@ async function createDirs(dirs: readonly string[], rt: OpRuntime): Promise<void>
   }
 }
 
+const openFd = promisify(openCallback);
+const readFd = promisify(readCallback);
+
+/** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
 async function readNoFollow(p: string): Promise<Buffer> {
-  const handle = await fs.open(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  const fd = await openFd(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
-    if (!(await handle.stat()).isFile()) {
+    // fstat of an open descriptor and closing a read-only one touch no disk: no trip through the thread pool
+    const stat = fstatSync(fd);
+    const size = stat.size;
+    if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
-    return await handle.readFile();
+    const buffer = Buffer.allocUnsafe(size);
+    let length = 0;
+    while (length < size) {
+      const { bytesRead } = await readFd(fd, buffer, length, size - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return length === size ? buffer : buffer.subarray(0, length);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -102,23 +117,34 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
       { path: target },
     );
   }
-  if (existing && stat) {
-    const ref = rt.newRef('before');
-    await writeFileDurable(rt.refPath(ref), existing);
-    await rt.record({ type: 'restore-file', path: target, ref, mode: stat.mode & 0o7777 });
-  } else {
-    await createDirs(await missingDirs(dir), rt);
-    await rt.record({ type: 'remove-created', path: target, dir: false });
-  }
   // The new inode keeps the old mode, less setuid/setgid: write(2) to such a file clears them too, and new content
   // must not inherit the right to run as the file's owner or group. (Undo restores the full original mode.)
-  await writeFileAtomic(target, content, {
-    ...(stat ? { mode: stat.mode & 0o7777 & ~PRIVILEGE_BITS } : {}),
-    beforeRename: async () => {
-      await rt.pauseBeforeRename?.();
-      await assertUnchanged(dir, rt.policy);
-    },
-  });
+  const mode = stat ? stat.mode & 0o7777 & ~PRIVILEGE_BITS : undefined;
+  const beforeRename = async () => {
+    await rt.pauseBeforeRename?.();
+    await assertUnchanged(dir, rt.policy);
+  };
+  if (existing && stat) {
+    // The new content's temp file is written and fsync'd while the before-image and its record are made durable:
+    // the temp file changes nothing (recover() removes a stray one), and the rename — the change — still waits
+    // for both. Two fsyncs in flight at once instead of one after the other.
+    const temp = writeTempFile(target, content, mode);
+    // its failure is taken up below, after the before-image; until then it must not count as unhandled
+    temp.catch(() => undefined);
+    try {
+      const ref = rt.newRef('before');
+      await writeFileDurable(rt.refPath(ref), existing);
+      await rt.record({ type: 'restore-file', path: target, ref, mode: stat.mode & 0o7777 });
+    } catch (error) {
+      await temp.then((name) => fs.rm(name, { force: true })).catch(() => undefined);
+      throw error;
+    }
+    await renameIntoPlace(await temp, target, beforeRename);
+    return;
+  }
+  await createDirs(await missingDirs(dir), rt);
+  await rt.record({ type: 'remove-created', path: target, dir: false });
+  await writeFileAtomic(target, content, { ...(mode !== undefined ? { mode } : {}), beforeRename });
 }
 
 async function runRm(op: Extract<FileOp, { op: 'rm' }>, rt: OpRuntime): Promise<void> {
