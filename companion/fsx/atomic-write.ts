@@ -47,8 +47,17 @@ export async function writeTempFile(path: string, content: Uint8Array | string, 
   return temp;
 }
 
-/** The second half: `beforeRename`, the rename over `path`, the directory's fsync. The temp file goes on failure. */
-export async function renameIntoPlace(temp: string, path: string, beforeRename?: () => Promise<void>): Promise<void> {
+/**
+ * The second half: `beforeRename`, the rename over `path`, the directory's fsync. The temp file goes on failure.
+ * With `deferSync`, the directory's fsync is handed to it instead of awaited (the journal awaits it together with
+ * the entry's applied state).
+ */
+export async function renameIntoPlace(
+  temp: string,
+  path: string,
+  beforeRename?: () => Promise<void>,
+  deferSync?: (sync: Promise<void>) => void,
+): Promise<void> {
   try {
     await beforeRename?.();
     await fs.rename(temp, path);
@@ -56,14 +65,16 @@ export async function renameIntoPlace(temp: string, path: string, beforeRename?:
     await fs.rm(temp, { force: true });
     throw error;
   }
-  await fsyncDir(dirname(path));
+  const sync = fsyncDir(dirname(path));
+  if (deferSync) deferSync(sync);
+  else await sync;
 }
 
 /*
  * The durable writes below go through bare descriptors: open, write and fsync are the trips through the thread
  * pool that may wait on a disk; fchmod, opening a directory that was just used and closing a descriptor that was
  * just fsync'd do not, and are made synchronously. A change to a file went through ~50 thread-pool trips before,
- * each ~35 us of main-thread CPU and an event-loop turn, about as much as its fsyncs (bench).
+ * each ~35 us of main-thread CPU and an event-loop turn (bench).
  */
 const openFd = promisify(openCallback);
 const writeFd = promisify(writeCallback);

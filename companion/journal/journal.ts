@@ -228,8 +228,7 @@ export function createJournal(options: JournalOptions): Journal {
     await Promise.all([fs.mkdir(path.join(entryDir(id), 'before')), fs.mkdir(path.join(entryDir(id), 'trash'))]);
     // Written once, as `applying`: recover() treats a `preparing` entry exactly like an `applying` one (both roll
     // back what their undo records name), and nothing ran between the two saves, so the second cost two more
-    // fsyncs per change for nothing. The intent and the new entry's name in the journal directory are made durable
-    // together — two fsyncs in flight at once, which the file system commits as one — before any op starts.
+    // fsyncs per change for nothing.
     const intent: IntentRecord = {
       id,
       time: time.toISOString(),
@@ -239,34 +238,61 @@ export function createJournal(options: JournalOptions): Journal {
       ops: ops.map((op) => summarizeOp(op, sha256)),
       paths: pathsOf(ops),
     };
-    await Promise.all([saveIntent(intent), fsyncDir(dir)]);
+    // The intent and the entry's name in the journal directory are made durable together (fsyncs in flight at
+    // once, which the file system commits together). The ops start meanwhile — reading, writing before-images
+    // into the entry — but every undo record waits for the intent (record below), and every op records before it
+    // changes anything, so no change and no record is on disk before its intent. A crash before the intent is
+    // durable leaves an entry without one, which recover() removes as it always did.
+    const intentSaved = Promise.all([saveIntent(intent), fsyncDir(dir)]).then(() => undefined);
+    intentSaved.catch(() => undefined);
     let counter = 0;
     // the undo records as written, so the after-state needs no second read of undo.jsonl
     const written: UndoRecord[] = [];
+    // fsyncs of directories after a rename, awaited with the applied state's save
+    const deferred: Array<Promise<void>> = [];
     const runtime: OpRuntime = {
       policy,
+      intentDurable: () => intentSaved,
       record: async (undo) => {
+        await intentSaved;
         await appendFileDurable(undoPath(id), `${JSON.stringify(undo)}\n`);
         written.push(undo);
       },
       newRef: (kind) => `${kind}/${counter++}`,
       refPath: (ref) => path.join(entryDir(id), ref),
+      defer: (sync) => {
+        deferred.push(sync);
+      },
     };
     const delayMs = Number(process.env[DELAY_ENV] ?? 0);
     const pause = () => new Promise<void>((resolve) => setTimeout(resolve, delayMs));
     if (delayMs > 0) runtime.pauseBeforeRename = pause;
+    // the crash tests pause between steps and expect the intent on disk at the first pause
+    if (delayMs > 0) await intentSaved;
     try {
       for (const op of ops) {
         if (delayMs > 0) await pause();
         await runOp(op, runtime);
       }
+      await intentSaved;
       const after: Record<string, PathState> = {};
       for (const p of watchedPaths(intent, written).keys()) after[p] = await capturePathState(p);
       intent.after = after;
       intent.state = 'applied';
-      await saveIntent(intent);
+      // The applied state and the renamed file's directory entry are made durable together: the answer waits for
+      // both. Should the machine stop between them, either the entry says applied of a rename that did not last —
+      // the file holds its before-image, and undo refuses as the file changed — or recover() rolls back a change
+      // whose entry says applying: no state in which a change stays without its before-image.
+      await Promise.all([saveIntent(intent), ...deferred]);
       return toEntry(intent);
     } catch (error) {
+      await Promise.all(deferred);
+      // the intent never reached the disk: nothing was recorded or changed (records wait for it), as before
+      const intentError = await intentSaved.then(
+        () => undefined,
+        (failed: unknown) => failed,
+      );
+      if (intentError !== undefined) throw intentError;
       const failure = asToolError(error);
       const failures = await rollBackOwn(id);
       if (failures.length === 0) intent.state = 'rolled-back';

@@ -14,8 +14,12 @@ import type { PathState, UndoRecord } from './records';
 
 export interface OpRuntime {
   policy: Pick<Policy, 'roots' | 'deny' | 'limits'>;
-  /** appends and fsyncs; resolves only once the record is durable */
+  /** appends and fsyncs; resolves only once the record is durable (and not before the entry's intent is) */
   record(undo: UndoRecord): Promise<void>;
+  /** resolves once the entry's intent is durable; nothing may be created outside the entry before that */
+  intentDurable(): Promise<void>;
+  /** a directory fsync after a rename, which the entry awaits together with its applied state */
+  defer(sync: Promise<void>): void;
   /** a fresh name under before/ or trash/, relative to the entry directory */
   newRef(kind: 'before' | 'trash'): string;
   refPath(ref: string): string;
@@ -128,7 +132,8 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
     // The new content's temp file is written and fsync'd while the before-image and its record are made durable:
     // the temp file changes nothing (recover() removes a stray one), and the rename — the change — still waits
     // for both. Two fsyncs in flight at once instead of one after the other.
-    const temp = writeTempFile(target, content, mode);
+    // The temp file lands in the person's folder, so it waits for the intent: recover() finds a stray one by it.
+    const temp = rt.intentDurable().then(() => writeTempFile(target, content, mode));
     // its failure is taken up below, after the before-image; until then it must not count as unhandled
     temp.catch(() => undefined);
     try {
@@ -139,7 +144,7 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
       await temp.then((name) => fs.rm(name, { force: true })).catch(() => undefined);
       throw error;
     }
-    await renameIntoPlace(await temp, target, beforeRename);
+    await renameIntoPlace(await temp, target, beforeRename, (sync) => rt.defer(sync));
     return;
   }
   await createDirs(await missingDirs(dir), rt);
