@@ -101,16 +101,22 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     ranChecks.push({ record, tracked });
   };
 
+  const scannedBefore = new WeakSet<MessageRecord>();
   const scan: Scanner['scan'] = (record, changedAt = now()) => {
-    // A reply row can appear before its answer body does (DeepSeek tells roles apart by that body): ask again.
-    if (record.role === 'user') record.role = site.roleOf(record.el) ?? 'user';
+    // A reply row can appear before its answer body does (DeepSeek tells roles apart by that body): ask again — once
+    // it was scanned before (a record just tracked has its role from this very pass; asking again was a tenth of the
+    // first scan on DeepSeek).
+    if (record.role === 'user' && scannedBefore.has(record)) record.role = site.roleOf(record.el) ?? 'user';
+    scannedBefore.add(record);
     if (record.role !== 'assistant') return;
     if (record.candidate && record.origin !== 'live') active.add(record);
     const answer = site.answerRoot(record.el);
     const text = answer?.textContent ?? '';
     // Replies that cannot hold a block (most of a long conversation, and most streaming tokens) are not serialized;
     // their text alone tells whether they changed.
-    const serialized = answer && mayHoldBlocks(answer, text, site) ? serializeMessage(answer, site) : NOTHING_SERIALIZED;
+    // A reply whose blocks were found last time is serialized without asking again (a reply streaming a block would
+    // be asked on every rescan; if it no longer holds one, serializing finds that too).
+    const serialized = answer && (record.blocks.length > 0 || mayHoldBlocks(answer, text, site)) ? serializeMessage(answer, site) : NOTHING_SERIALIZED;
     if (text !== record.text) {
       if (record.text !== null) record.grewAfterFirstSeen = true;
       record.text = text;

@@ -18,7 +18,8 @@ export interface PageChanges {
 
 export interface ObserveOptions {
   root: Node;
-  site: Pick<Site, 'messageSelector' | 'messageNesting'>;
+  /** `codeBlockSelector`: a code block going in or out holds no message, so its subtree is not searched for one. */
+  site: Pick<Site, 'messageSelector' | 'messageNesting'> & Partial<Pick<Site, 'codeBlockSelector'>>;
   onChanges: (changes: PageChanges) => void;
   signal: AbortSignal;
   /** Defers the batch (default: a zero timeout, so bursts of records become one flush). */
@@ -35,6 +36,10 @@ export interface ObserveOptions {
 export function observeMessages(options: ObserveOptions): { flushNow(): void } {
   const { site } = options;
   const { messageSelector } = site;
+  // A streamed token usually re-renders the code block it is in: searching that subtree for messages (on the way in
+  // and on the way out) was the observer's largest cost per token. A code block never holds a message.
+  const codeBlock = site.codeBlockSelector;
+  const mayHoldMessages = (el: Element): boolean => el.firstElementChild !== null && !(codeBlock !== undefined && el.matches(codeBlock));
   const now = options.now ?? Date.now;
   const empty = (): PageChanges => ({ changed: new Set(), added: [], removed: false, at: 0 });
   let pending = empty();
@@ -74,13 +79,13 @@ export function observeMessages(options: ObserveOptions): { flushNow(): void } {
           const el = node as Element;
           // A wrapper that itself matches (a turn around its message) still brings the messages inside it.
           if (el.matches(messageSelector)) addMessage(el);
-          if (el.firstElementChild) for (const inner of Array.from(el.querySelectorAll(messageSelector))) addMessage(inner);
+          if (mayHoldMessages(el)) for (const inner of Array.from(el.querySelectorAll(messageSelector))) addMessage(inner);
         }
         for (let i = 0; i < removedNodes.length && !pending.removed; i++) {
           const node = removedNodes[i] as Node;
           if (node.nodeType !== 1) continue;
           const el = node as Element;
-          if (el.matches(messageSelector) || (el.firstElementChild && el.querySelector(messageSelector))) pending.removed = true;
+          if (el.matches(messageSelector) || (mayHoldMessages(el) && el.querySelector(messageSelector))) pending.removed = true;
         }
       }
       const target = record.target.nodeType === 1 ? (record.target as Element) : record.target.parentElement;

@@ -130,6 +130,27 @@ describe('the one MutationObserver', () => {
     expect(seen).toEqual([]);
   });
 
+  it("with the site's code block selector, a re-rendered code block is its message's change, and new messages are still found", async () => {
+    const messages = page(3);
+    const seen = await batches(
+      () => {
+        const pre = document.createElement('pre');
+        pre.innerHTML = '<code><span>const a = 1;</span></code>';
+        messages[2]!.querySelector('.body')!.append(pre);
+        pre.replaceWith(pre.cloneNode(true));
+        const wrapper = document.createElement('div');
+        wrapper.innerHTML = '<div class="msg"><p>new</p></div>';
+        messages[2]!.parentElement!.append(wrapper);
+      },
+      (signal, onChanges) =>
+        observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'innermost', codeBlockSelector: 'pre' }, onChanges, signal }),
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.added.map((el) => el.textContent)).toEqual(['new']);
+    expect([...seen[0]!.changed]).toEqual([messages[2], seen[0]!.added[0]]);
+    expect(seen[0]!.removed).toBe(false);
+  });
+
   it('stops when its signal aborts', async () => {
     const messages = page(2);
     const seen: PageChanges[] = [];

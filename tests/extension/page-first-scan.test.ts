@@ -153,3 +153,25 @@ describe("page: a reply is decided on the site's own finished signal", () => {
     await until(() => h.runs.length === 1);
   });
 });
+
+describe('page: a reply row that shows before its answer body', () => {
+  it('is taken for a reply once the body appears (its role is asked again on a later scan) and runs', async () => {
+    const h = start(buildPage());
+    h.page.list.append(userRow('do it'));
+    h.page.setGenerating(true);
+    const row = document.createElement('div');
+    row.className = 'ds-message';
+    h.page.list.append(row);
+    await h.settle();
+    expect(h.ctl.records().find((r) => r.el === row)?.role).toBe('user');
+    const answer = document.createElement('div');
+    answer.className = 'ds-markdown';
+    row.append(answer);
+    renderReply(answer, [blockOf(READ)]);
+    h.clock.now += 50;
+    await h.settle();
+    expect(h.ctl.records().find((r) => r.el === row)?.role).toBe('assistant');
+    h.page.setGenerating(false);
+    await until(() => h.runs.length === 1);
+  });
+});
