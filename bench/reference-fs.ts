@@ -16,6 +16,7 @@
  * per call during it (user + system of all its threads, from /proc).
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -153,6 +154,27 @@ async function timed(count: number, call: (i: number) => Promise<void>): Promise
   return times;
 }
 
+/**
+ * What one fsync costs on its own here: a 1 KB file written and fsync'd in the companion's data directory (the
+ * journal's file system), only the fsync timed. The journal's promise needs several in turn per change.
+ */
+async function fsyncAlone(dir: string, count: number): Promise<number[]> {
+  const times: number[] = [];
+  const bytes = Buffer.from(kilobyte('fsync'));
+  for (let i = 0; i < count; i++) {
+    const handle = await open(join(dir, `fsync-${i % 4}.bin`), 'w');
+    try {
+      await handle.write(bytes);
+      const started = nowMs();
+      await handle.sync();
+      times.push(nowMs() - started);
+    } finally {
+      await handle.close();
+    }
+  }
+  return times;
+}
+
 async function throughput(http: HttpJsonClient, ws: Workspace, clients: number, perClient: number): Promise<number> {
   const started = nowMs();
   await Promise.all(
@@ -190,6 +212,8 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
   >;
   const rps: number[] = [];
   const cpuPerCall: number[] = [];
+  const fsyncP50: number[] = [];
+  const fsyncDir = join(base, 'home', 'fsync-alone');
   let tag = 0;
   try {
     const referenceCaller = sdkCaller(reference, { read: 'read_text_file', list: 'list_directory', write: 'write_file' }, ws, ws.written.reference, (content) => ({ content }));
@@ -229,6 +253,8 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
         }
       }
       await mcp.close();
+      mkdirSync(fsyncDir, { recursive: true });
+      fsyncP50.push(percentile(await fsyncAlone(fsyncDir, 100), 50));
       // the last write of each path is on disk as sent
       for (const path of PATHS) if (!readFileSync(ws.written[path], 'utf8').startsWith('line 00 r')) throw new Error(`the ${path} writes did not land in ${ws.written[path]}`);
       for (const op of OPS) {
@@ -272,6 +298,9 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       );
     }
   }
+  figures.push(
+    figureOf('reference: one fsync of a 1 KB file alone (the journal\'s file system), p50', 'ms', fsyncP50, null, '100 per run; a change to a file waits for 5 fsyncs in turn'),
+  );
   const conc = `${options.concurrency} concurrent clients × ${options.perClient} requests, once per run`;
   figures.push(figureOf(`reference: POST /v1/run fs.read 1 KB, ${options.concurrency} clients`, 'req/s', rps, THROUGHPUT_BUDGET, conc));
   if (cpuPerCall.length > 0) {
