@@ -40,6 +40,21 @@ describe('run store', () => {
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
+  it('after compacting while it runs, the next line lands in the new file (the kept descriptor is reopened)', () => {
+    const file = join(dir, 'runs-compacted.jsonl');
+    const store = createRunStore({ file });
+    // compaction happens past four lines per remembered run (2000 runs): 4001 runs of two lines each reach it
+    for (let i = 0; i < 4001; i++) {
+      store.put(record(`c${i}`, 'running', `ck${i}`));
+      store.put(record(`c${i}`, 'done', `ck${i}`));
+    }
+    store.put(record('after', 'done', 'k-after'));
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines.length).toBeLessThan(8000);
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ runId: 'after', status: 'done' });
+    expect(createRunStore({ file }).byKey('k-after')).toMatchObject({ runId: 'after', resultText: 'result of after' });
+  });
+
   it('forgetKey lets a key map to a new run', () => {
     const store = createRunStore();
     store.put(record('a', 'done', 'k'));
