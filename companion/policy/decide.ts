@@ -102,9 +102,11 @@ export function approvalWaitFor(policy: Policy, site: string): number {
   return siteOverride(policy, site)?.approvalWaitMs ?? policy.approvalWaitMs;
 }
 
+const DENY_OPTIONS = { dot: true, windows: false } as const;
+
 export function firstDeniedPath(paths: readonly string[], globs: readonly string[]): { path: string; glob: string } | null {
   // dot: deny globs name dotfiles (.env, .git); windows paths are compared with forward slashes
-  const set = globSet(globs, { dot: true, windows: false });
+  const set = globSet(globs, DENY_OPTIONS);
   for (const raw of paths) {
     const path = raw.replace(/\\/g, '/');
     // `**/.ssh/**` should also refuse the directory itself, not only what is inside it

@@ -15,8 +15,11 @@ export interface GlobSet {
 export type GlobSetOptions = Pick<picomatch.PicomatchOptions, 'dot' | 'nocase' | 'windows'>;
 
 const cache = new WeakMap<readonly string[], Map<string, GlobSet>>();
+/** the last list and options asked for, answered without building the cache key (a listing asks once per entry) */
+let last: { globs: readonly string[]; options: GlobSetOptions; set: GlobSet } | undefined;
 
 export function globSet(globs: readonly string[], options: GlobSetOptions): GlobSet {
+  if (last && last.globs === globs && last.options === options) return last.set;
   const key = JSON.stringify(options);
   let byOptions = cache.get(globs);
   if (!byOptions) {
@@ -28,6 +31,7 @@ export function globSet(globs: readonly string[], options: GlobSetOptions): Glob
     set = compile(globs, options);
     byOptions.set(key, set);
   }
+  last = { globs, options, set };
   return set;
 }
 

@@ -92,7 +92,7 @@ export function rootOf(candidate: string, roots: readonly string[]): string | un
 }
 
 // Case-insensitive file systems (macOS, Windows): `.ENV` is the same file as `.env`.
-const DENY_NOCASE = process.platform === 'darwin' || process.platform === 'win32';
+const DENY_OPTIONS = { dot: true, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
 
 /** Pure: the companion's own directory that holds `candidate`, if any. */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {
@@ -114,7 +114,7 @@ export function deniedBy(candidate: string, policy: GuardPolicy): string | undef
   // candidate is inside root by whole segments (rootOf), so the relative form is what follows `root/`
   const tail = candidate.slice(root.endsWith(path.sep) ? root.length : root.length + 1);
   const relative = path.sep === '/' ? tail : tail.split(path.sep).join('/');
-  const index = globSet(policy.deny, { dot: true, nocase: DENY_NOCASE }).firstMatch(relative);
+  const index = globSet(policy.deny, DENY_OPTIONS).firstMatch(relative);
   return index >= 0 ? policy.deny[index] : undefined;
 }
 
