@@ -23,9 +23,13 @@ export type { MessageRecord, PageBridge, PageController, PageDeps, StopMark, Tra
  * the signal removes every listener, timer, observer and chip.
  */
 
-const TICK_MS = 100;
+/**
+ * The fallback check for finished replies (the site's own signal and the settle timer decide them sooner); every
+ * tick reads the address and the site's signal, which a streamed token should not pay for often.
+ */
+const TICK_MS = 200;
 const URL_POLL_MS = 500;
-const SCAN_EVERY_MS = 150;
+const SCAN_EVERY_MS = 250;
 /**
  * The first scan's slice budget. The longest slice may pass it by one message's scan (a fraction of a millisecond;
  * a few for a reply of many blocks, more while the machine is busy): 3 keeps it inside the 8 ms a frame can spare
@@ -122,20 +126,22 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     else void firstScan.then(later);
   };
   // The site's own "finished" signal: its generating control changes outside the messages. Checked only then, and
-  // only while a live reply waits to be decided; the decision itself runs in the next task, after the site's render
-  // of that moment (a framework may commit the last token a microtask after the control).
-  let signalCheck: ReturnType<typeof setTimeout> | undefined;
+  // only while a live reply waits to be decided. The decision follows in a microtask, before the page's next render
+  // (on a long conversation that render alone is tens of milliseconds), and the tick reads the reply from the page
+  // again then, so a framework that commits the last token in a later microtask of the same task is still read;
+  // anything drawn later decides the reply again (see isReplyFinished).
+  let signalCheck = false;
   const onOutside = (): void => {
-    if (signalCheck !== undefined || !firstScanDone) return;
+    if (signalCheck || !firstScanDone) return;
     let waiting = false;
     for (const record of active) if ((waiting = record.seenGenerating && isUndecided(record))) break;
     if (!waiting || site.isGenerating(doc) !== false) return;
-    signalCheck = setTimeout(() => {
-      signalCheck = undefined;
+    signalCheck = true;
+    queueMicrotask(() => {
+      signalCheck = false;
       runTick();
-    }, 0);
+    });
   };
-  signal.addEventListener('abort', () => clearTimeout(signalCheck), { once: true });
   const observer = observeMessages({ root: doc.body, site, onChanges: scanner.onChanges, signal, schedule: scheduleScan, now, onOutside });
 
   const scanStart = performance.now();
@@ -222,6 +228,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         now: now(),
       });
       if (!finished) continue;
+      // Read once more from the page as it is now: a site may draw its last token just after its signal.
+      scanner.scan(record);
       if (record.blocks.length === 0) {
         // Nothing to run; the doctor still looks at its code (pre elements this site's module does not recognize).
         doctorSeen.set(record, record.markdown);
