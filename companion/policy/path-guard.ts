@@ -92,7 +92,7 @@ export function rootOf(candidate: string, roots: readonly string[]): string | un
 }
 
 // Case-insensitive file systems (macOS, Windows): `.ENV` is the same file as `.env`.
-const DENY_OPTIONS = { dot: true, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
+export const DENY_OPTIONS = { dot: true, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
 
 /** Pure: the companion's own directory that holds `candidate`, if any. */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
 import { walkTree } from '../fsx/walk';
-import { deniedBy, realpathLoose, rootOf } from '../policy/path-guard';
+import { denyUnder } from '../policy/deny-under';
+import { realpathLoose, rootOf } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import { defineHandler, formatBytes, resolvePath, resolvePathNow } from './define-handler';
 
@@ -65,19 +66,20 @@ export const fsLsHandler = defineHandler({
     }
     const max = ctx.policy.limits.maxListEntries;
     const matches = args.glob ? picomatch(args.glob, { dot: true, basename: !args.glob.includes('/') }) : undefined;
-    const isDenied = (path: string) => deniedBy(path, ctx.policy) !== undefined;
+    const deniedUnder = denyUnder(root, ctx.policy);
+    const isDenied = (relative: string) => deniedUnder(relative) !== undefined;
     const lines: string[] = [];
     const entries: Array<{ name: string; type: string; size?: number; target?: string }> = [];
     let truncated = false;
     let slice = performance.now();
-    const walk = walkTree(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.path), signal: ctx.signal });
+    const walk = walkTree(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal });
     for await (const entry of walk) {
       if (matches && !matches(entry.relative)) continue;
       if (lines.length >= max) {
         truncated = true;
         break;
       }
-      if (isDenied(entry.path)) {
+      if (isDenied(entry.relative)) {
         lines.push(`${entry.relative}${entry.dirent.isDirectory() ? '/' : ''}  [denied by policy]`);
         entries.push({ name: entry.relative, type: 'denied' });
       } else if (entry.dirent.isSymbolicLink()) {

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { globSet } from './glob-set';
+import { deniedBy, DENY_OPTIONS, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
+import type { Policy } from './schema';
+
+type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserved'>>;
+
+/**
+ * Pure: `deniedBy` for the entries of one walk, given by their `/`-separated path relative to the walk's start —
+ * the same answer for every entry, with the per-call part worked out once. A listing asks for each of its entries:
+ * `deniedBy` finds the reserved directory and the root again each time and slices the entry's absolute path back
+ * to its root-relative form (~0.4 µs of the ~1 µs it spent per entry, profile of a 1000-entry `fs.ls`).
+ *
+ * Below `start`, every entry has the same reserved directory (or none) and the same root as `start` itself, unless
+ * a root or reserved directory lies inside `start`: then each entry is asked about through `deniedBy` as before.
+ * Windows paths (other separators, case folding of roots) always take `deniedBy`.
+ */
+export function denyUnder(start: string, policy: GuardPolicy): (relative: string) => string | undefined {
+  const slow = (relative: string) => deniedBy(path.join(start, relative), policy);
+  if (path.sep !== '/' || !path.isAbsolute(start)) return slow;
+  const nested = [...policy.roots, ...(policy.reserved ?? [])].some((dir) => dir !== start && isInsideRoot(dir, start));
+  if (nested) return slow;
+  if (reservedBy(start, policy) !== undefined) return () => RESERVED_REASON;
+  const root = rootOf(start, policy.roots);
+  if (root === undefined) return () => undefined;
+  const base = start === root ? '' : `${start.slice(root.endsWith('/') ? root.length : root.length + 1)}/`;
+  const deny = policy.deny;
+  const set = globSet(deny, DENY_OPTIONS);
+  return (relative) => {
+    const index = set.firstMatch(base + relative);
+    return index >= 0 ? deny[index] : undefined;
+  };
+}
