@@ -20,7 +20,13 @@ const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
 export interface Scanner {
   track(el: Element, origin: MessageOrigin, candidate: boolean, position: number, role?: MessageRole | null): MessageRecord | null;
   /** `changedAt`: when the page changed the message (the observer's time; the scan may run a little later). */
-  scan(record: MessageRecord, changedAt?: number): void;
+  /**
+   * `changedAt`: when the page changed the message (the observer's time; the scan may run a little later).
+   * `chips: false` leaves putting the chips on the page to `placeChips` (the first scan does that as its own step).
+   */
+  scan(record: MessageRecord, changedAt?: number, chips?: boolean): void;
+  /** Puts the record's blocks' chips after their blocks (again). */
+  placeChips(record: MessageRecord): void;
   /** A reply being decided: its outlined blocks are read in full (parsed) from the markdown the last scan saw. */
   readInFull(record: MessageRecord): void;
   /** Candidates become live (or stop being watched) by the site's generating signal. */
@@ -102,7 +108,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
   };
 
   const scannedBefore = new WeakSet<MessageRecord>();
-  const scan: Scanner['scan'] = (record, changedAt = now()) => {
+  const scan: Scanner['scan'] = (record, changedAt = now(), chips = true) => {
     // A reply row can appear before its answer body does (DeepSeek tells roles apart by that body): ask again — once
     // it was scanned before (a record just tracked has its role from this very pass; asking again was a tenth of the
     // first scan on DeepSeek).
@@ -143,14 +149,18 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     // not) on each rescan, never parsed — that was most of a rescan's cost, paid every few streamed tokens. They are
     // read in full once, when the reply is decided (readInFull); nothing auto-runs before that, and a Run click
     // sends the block's text, which the companion parses anyway.
-    placeBlocks(record, serialized, record.origin === 'live' && record.handledMarkdown !== serialized.markdown);
+    placeBlocks(record, serialized, record.origin === 'live' && record.handledMarkdown !== serialized.markdown, chips);
   };
 
   const readInFull: Scanner['readInFull'] = (record) => {
-    if (record.outlined && record.serialized) placeBlocks(record, record.serialized, false);
+    if (record.outlined && record.serialized) placeBlocks(record, record.serialized, false, true);
   };
 
-  const placeBlocks = (record: MessageRecord, serialized: SerializedMessage, outline: boolean): void => {
+  const placeChips: Scanner['placeChips'] = (record) => {
+    for (const tracked of record.blocks) show.placeChip(record, tracked);
+  };
+
+  const placeBlocks = (record: MessageRecord, serialized: SerializedMessage, outline: boolean, chips: boolean): void => {
     record.outlined = outline;
     const found = outline
       ? outlineBlocks(serialized.markdown)
@@ -188,7 +198,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     for (const dropped of record.blocks.slice(found.length)) dropped.chip?.remove();
     for (const old of record.blocks) if (!next.includes(old)) old.chip?.remove();
     record.blocks = next;
-    for (const tracked of next) show.placeChip(record, tracked);
+    if (chips) placeChips(record);
   };
 
   const updateOrigins = (): void => {
@@ -275,7 +285,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     if (liveChanged) hooks.liveChanged(changes.at);
   };
 
-  return { track, scan, readInFull, updateOrigins, checkConversation, onChanges };
+  return { track, scan, placeChips, readInFull, updateOrigins, checkConversation, onChanges };
 }
 
 /** A block refused only for naming a tool of the person's MCP servers is not faulty: the companion runs it. */

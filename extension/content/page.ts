@@ -4,6 +4,7 @@ import { observeMessages } from '../scanner/observe';
 import { runInSlices, yieldToPage } from '../scanner/slices';
 import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
+import type { SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
 import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
@@ -32,10 +33,10 @@ const URL_POLL_MS = 500;
 const SCAN_EVERY_MS = 250;
 /**
  * The first scan's slice budget. The longest slice may pass it by one message's scan (a fraction of a millisecond;
- * a few for a reply of many blocks, more while the machine is busy): 3 keeps it inside the 8 ms a frame can spare
+ * a few for a reply of many blocks, more while the machine is busy): 2 keeps it inside the 8 ms a frame can spare
  * (issue 13).
  */
-const FIRST_SCAN_SLICE_MS = 3;
+const FIRST_SCAN_SLICE_MS = 2;
 
 export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const ctx = createPageContext(signal, deps);
@@ -142,22 +143,46 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       runTick();
     });
   };
-  const observer = observeMessages({ root: doc.body, site, onChanges: scanner.onChanges, signal, schedule: scheduleScan, now, onOutside });
+  // The live reply being written (the newest message, not decided yet): the observer's cheap path.
+  const streamingMessage = (): Element | null => {
+    const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+    return latest && isUndecided(latest) ? latest.el : null;
+  };
+  const observer = observeMessages({
+    root: doc.body,
+    site,
+    onChanges: scanner.onChanges,
+    signal,
+    schedule: scheduleScan,
+    now,
+    onOutside,
+    streaming: streamingMessage,
+  });
 
   const scanStart = performance.now();
+  // A message with blocks is two steps: its scan, then its chips (the first chip made on a page is the costliest
+  // step of the whole scan), each in whichever slice it falls.
+  type FirstScanStep = { message: SiteMessage; position: number } | { chipsOf: MessageRecord };
+  const steps: FirstScanStep[] = site.messages(doc).map((message, position) => ({ message, position }));
   const firstScan = runInSlices(
-    site.messages(doc),
-    ({ el, role }, position) => {
+    steps,
+    (step, index) => {
+      if ('chipsOf' in step) {
+        if (records.get(step.chipsOf.el) === step.chipsOf) scanner.placeChips(step.chipsOf);
+        return;
+      }
+      const { message: { el, role }, position } = step;
       // The page may have taken a message out since the list was read (its removal reaches the observer's batch).
       if (!el.isConnected || records.has(el)) return;
       const record = scanner.track(el, 'history', false, position, role);
       if (!record) return;
       ctx.lastMessageEl = el;
       try {
-        scanner.scan(record);
+        scanner.scan(record, now(), false);
       } catch (error) {
         ctx.reportOnce(`scanning a ${site.id} message failed`, error);
       }
+      if (record.blocks.length > 0) steps.splice(index + 1, 0, { chipsOf: record });
     },
     {
       budgetMs: deps.firstScanSliceMs ?? FIRST_SCAN_SLICE_MS,

@@ -20,7 +20,10 @@ export interface SliceOptions {
   onSlice?: (start: number, end: number) => void;
 }
 
-/** `each` is called once per item, in order; an item `each` throws on is reported by the caller's `each`, not here. */
+/**
+ * `each` is called once per item, in order; items the caller adds to the list while it runs (after the current
+ * one) are done too. An item `each` throws on is reported by the caller's `each`, not here.
+ */
 export async function runInSlices<T>(items: readonly T[], each: (item: T, index: number) => void, options: SliceOptions): Promise<'done' | 'aborted'> {
   const { budgetMs, clock, yieldToPage, signal, onSlice } = options;
   if (!(budgetMs >= 0)) throw new Error(`runInSlices: budgetMs must be a number ≥ 0, got ${String(budgetMs)}`);

@@ -151,6 +151,29 @@ describe('the one MutationObserver', () => {
     expect(seen[0]!.removed).toBe(false);
   });
 
+  it('inside the message a reply is being written into, a change is that message\'s change; a new message beside it is still found', async () => {
+    const messages = page(3);
+    const hot = messages[2]!;
+    const seen = await batches(
+      () => {
+        const p = document.createElement('p');
+        p.innerHTML = '<span>token</span>';
+        hot.querySelector('.body')!.append(p);
+        hot.querySelector('p')!.remove();
+        const next = document.createElement('div');
+        next.className = 'msg';
+        next.textContent = 'a new message';
+        hot.parentElement!.append(next);
+      },
+      (signal, onChanges) =>
+        observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'innermost' }, onChanges, signal, streaming: () => hot }),
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.added.map((el) => el.textContent)).toEqual(['a new message']);
+    expect([...seen[0]!.changed]).toEqual([hot, seen[0]!.added[0]]);
+    expect(seen[0]!.removed).toBe(false);
+  });
+
   it('stops when its signal aborts', async () => {
     const messages = page(2);
     const seen: PageChanges[] = [];

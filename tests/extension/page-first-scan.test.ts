@@ -42,9 +42,14 @@ describe('page: the first scan in slices', () => {
     }
     const held = heldYield();
     const h = start(page, { firstScan: { sliceMs: 0, yieldToPage: held.yieldToPage } });
-    // one message per slice: the first ran before startPage returned
+    // one step per slice: the first ran before startPage returned
     expect(h.ctl.records()).toHaveLength(1);
     await held.release();
+    expect(h.ctl.records().map((r) => r.el)).toEqual([page.list.children[0], rows[0]]);
+    // the reply's chip is a step of its own
+    expect(rows[0]!.querySelector('[data-chatbridge-chip]')).toBeNull();
+    await held.release();
+    expect(rows[0]!.querySelector('[data-chatbridge-chip]')).not.toBeNull();
     await held.release();
     expect(h.ctl.records().map((r) => r.el)).toEqual([page.list.children[0], rows[0], page.list.children[2]]);
 
@@ -65,6 +70,12 @@ describe('page: the first scan in slices', () => {
     expect(records.find((r) => r.el === rows[0])?.markdown).toContain('call-002');
     expect(records.find((r) => r.el === rows[3])?.origin).toBe('history');
     expect(records.find((r) => r.el === live.row)?.origin).toBe('live');
+    // each history block got its chip (a step of its own after its message's scan), the removed one none
+    for (const row of [rows[0], rows[1], rows[3]]) {
+      const chips = Array.from(row!.querySelectorAll('[data-chatbridge-chip]'));
+      expect(chips.map((c) => [c.getAttribute('data-chatbridge-origin'), c.getAttribute('data-chatbridge-state')])).toEqual([['history', 'ready']]);
+    }
+    expect(rows[2]!.querySelector('[data-chatbridge-chip]')).toBeNull();
 
     renderReply(live.answer, [blockOf(READ_2)]);
     h.clock.now += 50;

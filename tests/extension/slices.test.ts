@@ -70,6 +70,21 @@ describe('runInSlices', () => {
     expect(read).toEqual(['a', 'b', 'C (changed while the page had its turn)', 'd']);
   });
 
+  it('does the items added after the current one while it runs, in their place', async () => {
+    const items = ['a', 'b', 'c'];
+    const read: string[] = [];
+    const clock = { now: 0 };
+    const g = gate();
+    const done = runInSlices(items, (item, index) => {
+      read.push(item);
+      clock.now += 1;
+      if (item === 'a') items.splice(index + 1, 0, 'a: its second step');
+    }, { budgetMs: 1, clock: () => clock.now, yieldToPage: g.yieldToPage, signal: new AbortController().signal });
+    for (let i = 0; i < 4; i++) await g.release();
+    await expect(done).resolves.toBe('done');
+    expect(read).toEqual(['a', 'a: its second step', 'b', 'c']);
+  });
+
   it('stops after the slice in which it was aborted; an empty list is done at once; a bad budget is refused by name', async () => {
     const controller = new AbortController();
     const clock = { now: 0 };
