@@ -31,6 +31,36 @@ describe('globSet', () => {
     });
   }
 
+  // every glob here names text its paths must hold, so the literal prefilter is on (the brace glob above turns it off)
+  const WITH_NEEDLES = GLOBS.filter((glob) => !glob.includes('{'));
+  for (const options of [{ dot: true }, { dot: true, nocase: true }]) {
+    it(`names the same first glob with the needle prefilter on (${JSON.stringify(options)})`, () => {
+      const set = globSet(WITH_NEEDLES, options);
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...PIECES, 'A.PEM', '.Env', 'TMP2', 'x.LOG'), { minLength: 0, maxLength: 5 }), fc.boolean(), (parts, slash) => {
+          const input = parts.join('/') + (slash ? '/' : '');
+          expect(set.firstMatch(input)).toBe(oneByOne(WITH_NEEDLES, input, options));
+        }),
+        { seed: 13, numRuns: 3000 },
+      );
+    });
+  }
+
+  it('names the same first glob for made-up globs, special characters included', () => {
+    const TOKENS = ['**', '*', '?', 'a', 'b', 'ab', '.env', 'x.y', 'tmp', '|', '$', '^', '"ab"', '+', '@', '!', '-', ',', '.', '..'];
+    const glob = fc.array(fc.array(fc.constantFrom(...TOKENS), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }).map((segments) =>
+      segments.map((tokens) => tokens.join('')).join('/'),
+    );
+    const INPUT = ['a', 'b', 'ab', 'abab', '.env', 'x.y', 'xzy', 'tmp', 'tmpa', 'a|b', '$', '^', '"ab"', 'a+', '@', '!', '-', ',', '.', 'x'];
+    fc.assert(
+      fc.property(fc.array(glob, { minLength: 1, maxLength: 3 }), fc.array(fc.constantFrom(...INPUT), { minLength: 1, maxLength: 3 }), (globs, parts) => {
+        const input = parts.join('/');
+        expect(globSet(globs, { dot: true }).firstMatch(input)).toBe(oneByOne(globs, input, { dot: true }));
+      }),
+      { seed: 13, numRuns: 3000 },
+    );
+  });
+
   it('matches a glob given as the literal path, as picomatch does', () => {
     expect(globSet(['**'], { dot: true }).firstMatch('**')).toBe(0);
     expect(globSet(['a/[b'], { dot: true }).firstMatch('a/[b')).toBe(oneByOne(['a/[b'], 'a/[b', { dot: true }));
