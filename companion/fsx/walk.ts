@@ -26,8 +26,18 @@ export interface WalkOptions {
  * so a link out of the roots cannot pull the walk outside). Unreadable directories are skipped.
  */
 export async function* walkTree(start: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
+  for await (const batch of walkTreeBatches(start, options)) yield* batch;
+}
+
+/**
+ * The same walk, in the same order, handed over as runs of entries: a directory's entries up to the next one the
+ * walk enters, then that directory's, and so on. A listing of one folder is one batch, so its consumer loops
+ * synchronously instead of taking one generator step (promise and microtask turn) per entry: ~0.3 ms per 1000
+ * entries (profile of `fs.ls`). `descend` is asked before the batch holding the entry is handed over.
+ */
+export async function* walkTreeBatches(start: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry[]> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
-  async function* visit(dir: string, relative: string, depth: number): AsyncGenerator<WalkEntry> {
+  async function* visit(dir: string, relative: string, depth: number): AsyncGenerator<WalkEntry[]> {
     if (options.signal?.aborted) return;
     let dirents: Dirent[];
     try {
@@ -36,6 +46,7 @@ export async function* walkTree(start: string, options: WalkOptions = {}): Async
       return;
     }
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    let batch: WalkEntry[] = [];
     for (const dirent of dirents) {
       const entry: WalkEntry = {
         path: join(dir, dirent.name),
@@ -44,9 +55,14 @@ export async function* walkTree(start: string, options: WalkOptions = {}): Async
         depth,
       };
       if (options.include && !options.include(entry)) continue;
-      yield entry;
-      if (dirent.isDirectory() && depth < maxDepth && (options.descend?.(entry) ?? true)) yield* visit(entry.path, entry.relative, depth + 1);
+      batch.push(entry);
+      if (dirent.isDirectory() && depth < maxDepth && (options.descend?.(entry) ?? true)) {
+        yield batch;
+        batch = [];
+        yield* visit(entry.path, entry.relative, depth + 1);
+      }
     }
+    if (batch.length > 0) yield batch;
   }
   yield* visit(start, '', 1);
 }

@@ -2,7 +2,7 @@ import { lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
-import { walkTree } from '../fsx/walk';
+import { walkTreeBatches } from '../fsx/walk';
 import { denyUnder } from '../policy/deny-under';
 import { realpathLoose, rootOf } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
@@ -72,31 +72,33 @@ export const fsLsHandler = defineHandler({
     const entries: Array<{ name: string; type: string; size?: number; target?: string }> = [];
     let truncated = false;
     let slice = performance.now();
-    const walk = walkTree(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal });
-    for await (const entry of walk) {
-      if (matches && !matches(entry.relative)) continue;
-      if (lines.length >= max) {
-        truncated = true;
-        break;
-      }
-      if (isDenied(entry.relative)) {
-        lines.push(`${entry.relative}${entry.dirent.isDirectory() ? '/' : ''}  [denied by policy]`);
-        entries.push({ name: entry.relative, type: 'denied' });
-      } else if (entry.dirent.isSymbolicLink()) {
-        const target = await shownLinkTarget(entry.path, ctx.policy);
-        lines.push(`${entry.relative} -> ${target} (symlink)`);
-        entries.push({ name: entry.relative, type: 'symlink', target });
-      } else if (entry.dirent.isDirectory()) {
-        lines.push(`${entry.relative}/`);
-        entries.push({ name: entry.relative, type: 'dir' });
-      } else {
-        const size = sizeOf(entry.path);
-        if (performance.now() - slice > SLICE_MS) {
-          await yieldToLoop();
-          slice = performance.now();
+    const walk = walkTreeBatches(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal });
+    listing: for await (const batch of walk) {
+      for (const entry of batch) {
+        if (matches && !matches(entry.relative)) continue;
+        if (lines.length >= max) {
+          truncated = true;
+          break listing;
         }
-        lines.push(`${entry.relative}  ${formatBytes(size)}`);
-        entries.push({ name: entry.relative, type: entry.dirent.isFile() ? 'file' : 'other', size });
+        if (isDenied(entry.relative)) {
+          lines.push(`${entry.relative}${entry.dirent.isDirectory() ? '/' : ''}  [denied by policy]`);
+          entries.push({ name: entry.relative, type: 'denied' });
+        } else if (entry.dirent.isSymbolicLink()) {
+          const target = await shownLinkTarget(entry.path, ctx.policy);
+          lines.push(`${entry.relative} -> ${target} (symlink)`);
+          entries.push({ name: entry.relative, type: 'symlink', target });
+        } else if (entry.dirent.isDirectory()) {
+          lines.push(`${entry.relative}/`);
+          entries.push({ name: entry.relative, type: 'dir' });
+        } else {
+          const size = sizeOf(entry.path);
+          if (performance.now() - slice > SLICE_MS) {
+            await yieldToLoop();
+            slice = performance.now();
+          }
+          lines.push(`${entry.relative}  ${formatBytes(size)}`);
+          entries.push({ name: entry.relative, type: entry.dirent.isFile() ? 'file' : 'other', size });
+        }
       }
     }
     if (truncated) {
