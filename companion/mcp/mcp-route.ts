@@ -110,11 +110,18 @@ export function mcpRoute(deps: {
     const server = createServer();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
+    let response: Response;
     try {
-      return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
-    } finally {
-      // JSON mode: the response is complete once handleRequest resolves
+      response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
+    } catch (error) {
       void server.close();
+      throw error;
     }
+    // JSON mode: a POST's answer is complete once handleRequest resolves, and its server and transport hold no timer,
+    // stream or pending handler after it; they are dropped with the request. close() would only clear their maps and
+    // build a "connection closed" error for nobody — ~0.1 ms of CPU per call (driver, 3 × 1000 /mcp reads each way).
+    // Anything else (a GET's event stream) is closed as before.
+    if (c.req.method !== 'POST' || response.headers.get('content-type')?.includes('text/event-stream')) void server.close();
+    return response;
   };
 }
