@@ -5,14 +5,14 @@ import { Agent, request } from 'node:http';
  * and not the cost of a fetch implementation or of a new TCP connection per call.
  */
 export interface HttpJsonClient {
-  post(path: string, body: unknown): Promise<{ status: number; json: unknown }>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: unknown }>;
   get(path: string): Promise<{ status: number; json: unknown }>;
   close(): void;
 }
 
 export function createHttpJsonClient(port: number, token: string, sockets = 1): HttpJsonClient {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  const send = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+  const send = (method: 'GET' | 'POST', path: string, body?: unknown, extra: Record<string, string> = {}) =>
     new Promise<{ status: number; json: unknown }>((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = request(
@@ -25,6 +25,7 @@ export function createHttpJsonClient(port: number, token: string, sockets = 1): 
           headers: {
             authorization: `Bearer ${token}`,
             ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+            ...extra,
           },
         },
         (res) => {
@@ -45,7 +46,7 @@ export function createHttpJsonClient(port: number, token: string, sockets = 1): 
       req.end(payload);
     });
   return {
-    post: (path, body) => send('POST', path, body),
+    post: (path, body, headers) => send('POST', path, body, headers),
     get: (path) => send('GET', path),
     close: () => agent.destroy(),
   };

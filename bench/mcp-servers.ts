@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { mcpRequestBlock, mcpResultText, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
@@ -80,6 +81,21 @@ async function viaRun(http: HttpJsonClient, name: string, args: Record<string, u
   }
 }
 
+/**
+ * The same tools/call as one JSON-RPC POST to /mcp on the plain keep-alive client: the companion's side of /mcp
+ * without the SDK client's own HTTP transport (fetch, stream parsing), which costs the caller more than the stdio one.
+ */
+let rawId = 0;
+async function echoViaRawMcp(http: HttpJsonClient): Promise<void> {
+  const response = await http.post(
+    '/mcp',
+    { jsonrpc: '2.0', id: ++rawId, method: 'tools/call', params: { name: 'everything.echo', arguments: { message: MESSAGE } } },
+    { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+  );
+  const text = ((response.json as { result?: { content?: Array<{ text?: string }> } }).result?.content ?? [])[0]?.text;
+  if (text !== `Echo: ${MESSAGE}`) throw new Error(`a plain POST to /mcp answered ${response.status} ${JSON.stringify(response.json).slice(0, 300)}`);
+}
+
 async function readViaMcp(client: Client, path: string): Promise<void> {
   const result = await client.callTool({ name: 'fs.read', arguments: { path } });
   if (result.isError || (result.content as Array<{ text?: string }>)[0]?.text !== TINY) throw new Error(`fs.read through /mcp answered ${JSON.stringify(result).slice(0, 300)}`);
@@ -111,7 +127,7 @@ export async function runMcpServersBench(options: McpServersBenchOptions): Promi
     config: { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], policy: { default: 'auto' } } } },
   });
   const http = createHttpJsonClient(companion.port, companion.token, 1);
-  const series = ['directP50', 'directP99', 'runP50', 'runP99', 'mcpP50', 'mcpP99', 'runAdded', 'mcpAdded', 'runReadP50', 'mcpReadP50', 'runMount', 'mcpMount'] as const;
+  const series = ['directP50', 'directP99', 'runP50', 'runP99', 'mcpP50', 'mcpP99', 'runAdded', 'mcpAdded', 'runReadP50', 'mcpReadP50', 'runMount', 'mcpMount', 'rawP50', 'rawAdded'] as const;
   const perRun = Object.fromEntries(series.map((name) => [name, [] as number[]])) as Record<(typeof series)[number], number[]>;
   let baseline: Client | undefined;
   try {
@@ -124,11 +140,12 @@ export async function runMcpServersBench(options: McpServersBenchOptions): Promi
     await timed(100, () => echo(warm, 'everything.echo'));
     await timed(100, readViaRun);
     await timed(100, () => readViaMcp(warm, tiny));
+    await timed(100, () => echoViaRawMcp(http));
     await warm.close();
     for (let run = 1; run <= options.runs; run++) {
       // a fresh /mcp client per run (the SDK client adds a listener per call to one signal; see companion.ts)
       const mcp = await viaMcp(companion);
-      const times = { direct: [] as number[], run: [] as number[], mcp: [] as number[], runRead: [] as number[], mcpRead: [] as number[] };
+      const times = { direct: [] as number[], run: [] as number[], mcp: [] as number[], runRead: [] as number[], mcpRead: [] as number[], raw: [] as number[] };
       // alternate in blocks of 50 so a burst of load on the machine lands on every path alike
       for (let done = 0; done < options.requests; done += 50) {
         const n = Math.min(50, options.requests - done);
@@ -137,6 +154,7 @@ export async function runMcpServersBench(options: McpServersBenchOptions): Promi
         times.mcp.push(...(await timed(n, () => echo(mcp, 'everything.echo'))));
         times.runRead.push(...(await timed(n, readViaRun)));
         times.mcpRead.push(...(await timed(n, () => readViaMcp(mcp, tiny))));
+        times.raw.push(...(await timed(n, () => echoViaRawMcp(http))));
       }
       await mcp.close();
       const p = (samples: number[], q: number) => percentile(samples, q);
@@ -152,6 +170,8 @@ export async function runMcpServersBench(options: McpServersBenchOptions): Promi
       perRun.mcpReadP50.push(p(times.mcpRead, 50));
       perRun.runMount.push(p(times.run, 50) - p(times.runRead, 50));
       perRun.mcpMount.push(p(times.mcp, 50) - p(times.mcpRead, 50));
+      perRun.rawP50.push(p(times.raw, 50));
+      perRun.rawAdded.push(p(times.raw, 50) - p(times.direct, 50));
       options.log(
         `  mcp run ${run}/${options.runs}: direct p50 ${p(times.direct, 50).toFixed(2)} ms; /v1/run p50 ${p(times.run, 50).toFixed(2)} ms ` +
           `(fs.read ${p(times.runRead, 50).toFixed(2)}); /mcp p50 ${p(times.mcp, 50).toFixed(2)} ms (fs.read ${p(times.mcpRead, 50).toFixed(2)})`,
@@ -173,6 +193,8 @@ export async function runMcpServersBench(options: McpServersBenchOptions): Promi
     figureOf('mcp servers: everything.echo via /mcp (SDK Client), p99', 'ms', perRun.mcpP99, null, seq),
     figureOf('mcp servers: added by the companion via /v1/run, p50', 'ms', perRun.runAdded, ADDED_BUDGET, 'p50 via /v1/run − p50 direct, within each run'),
     figureOf('mcp servers: added by the companion via /mcp, p50', 'ms', perRun.mcpAdded, ADDED_BUDGET, 'p50 via /mcp − p50 direct, within each run'),
+    figureOf('mcp servers: everything.echo via /mcp (plain HTTP POST, no SDK client), p50', 'ms', perRun.rawP50, null, seq),
+    figureOf('mcp servers: added via /mcp without the SDK client\'s transport, p50', 'ms', perRun.rawAdded, null, 'p50 plain POST to /mcp − p50 direct, within each run: the companion\'s part of the /mcp figure'),
     figureOf('mcp servers: pipeline floor, fs.read 16 B via POST /v1/run, p50', 'ms', perRun.runReadP50, null, seq),
     figureOf('mcp servers: pipeline floor, fs.read 16 B via /mcp, p50', 'ms', perRun.mcpReadP50, null, seq),
     figureOf('mcp servers: everything.echo − fs.read 16 B, both via POST /v1/run, p50', 'ms', perRun.runMount, null, 'within each run'),
