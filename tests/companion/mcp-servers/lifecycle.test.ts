@@ -64,6 +64,8 @@ describe('the person’s MCP servers live and die with the companion', { timeout
     mkdirSync(workspace.home, { recursive: true });
     writeFileSync(join(workspace.home, 'config.json'), JSON.stringify({ mcpServers: { features: serverEntry(tag) } }));
     const companion = await start();
+    // the start is known from its first line; the rest of the banner may come in a later chunk of stdout
+    await waitUntil('the banner names the MCP servers', () => companion.output().includes('MCP servers:'));
     expect(companion.output()).toContain(`config: ${join(workspace.home, 'config.json')}`);
     expect(companion.output()).toContain('MCP servers: features (starting in the background; chatbridge mcp list)');
     await waitUntil('features is ready', async () => ((await status(companion, false)).mcp as { ready?: number } | undefined)?.ready === 1);
