@@ -28,9 +28,30 @@ function themeOf(el: Element | null): PageTheme | null {
   return null;
 }
 
-/** The page's theme now: its root elements first, then the system's preference. */
+/**
+ * The theme the page paints when it names none: the background of <body>, else of <html>, by its luminance. A site
+ * whose light theme carries no marker (DeepSeek marks only its dark one) is then read right even on a dark system.
+ * Transparent backgrounds say nothing.
+ */
+function paintedTheme(doc: Document): PageTheme | null {
+  const view = doc.defaultView;
+  if (!view?.getComputedStyle) return null;
+  for (const el of [doc.body, doc.documentElement]) {
+    if (!el) continue;
+    const match = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)$/.exec(view.getComputedStyle(el).backgroundColor);
+    if (!match) continue;
+    const alpha = match[4] === undefined ? 1 : match[4].endsWith('%') ? Number.parseFloat(match[4]) / 100 : Number(match[4]);
+    if (alpha < 0.5) continue;
+    const [r, g, b] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
+    // perceived lightness (ITU-R BT.601 weights) of the 0–255 channels
+    return 0.299 * r + 0.587 * g + 0.114 * b < 128 ? 'dark' : 'light';
+  }
+  return null;
+}
+
+/** The page's theme now: its root elements first, then the background it paints, then the system's preference. */
 export function readPageTheme(doc: Document): PageTheme {
-  const said = themeOf(doc.documentElement) ?? themeOf(doc.body);
+  const said = themeOf(doc.documentElement) ?? themeOf(doc.body) ?? paintedTheme(doc);
   if (said) return said;
   return doc.defaultView?.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }

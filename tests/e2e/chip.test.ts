@@ -84,6 +84,9 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
   it('DeepSeek: a finished block with its result, light and dark', async () => {
     await writeFile(path.join(world.root, 'readme.md'), '# demo\n\nA small project.\n');
     const chat = await world.open('deepseek');
+    // A person on a dark system with DeepSeek set to light: the site marks only its dark theme, so the chip reads the
+    // light page from the background it paints, not from the system.
+    await chat.emulateMedia({ colorScheme: 'dark' });
     const call = '```flycode-call\n' + JSON.stringify({ id: 'call-502', tool: 'fs.read', args: { path: path.join(world.root, 'readme.md') } }) + '\n```';
     await stream(chat, `先读一下说明文件。\n\n${call}\n`);
     await waitForSubmitted(chat, 1);

@@ -224,6 +224,22 @@ describe('page theme', () => {
     expect(readPageTheme(document)).toBe('dark');
     document.documentElement.setAttribute('style', 'color-scheme: light dark;');
     expect(readPageTheme(document)).toBe('light');
+    document.documentElement.removeAttribute('style');
+  });
+
+  it('a page that names no theme is read by the background it paints, before the system preference', () => {
+    document.body.style.backgroundColor = 'rgb(18, 18, 20)';
+    expect(readPageTheme(document)).toBe('dark');
+    document.body.style.backgroundColor = 'rgba(0, 0, 0, 0)'; // transparent: <html> or the system decides
+    document.documentElement.style.backgroundColor = '#fdfdfd';
+    expect(readPageTheme(document)).toBe('light');
+    document.documentElement.style.backgroundColor = '';
+    document.body.style.backgroundColor = '#212121';
+    document.documentElement.className = 'light'; // a named theme still comes first
+    expect(readPageTheme(document)).toBe('light');
+    document.documentElement.className = '';
+    document.body.style.backgroundColor = '';
+    expect(readPageTheme(document)).toBe('light');
   });
 
   it('reports a switch once, and nothing after its signal aborted', async () => {

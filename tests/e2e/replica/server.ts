@@ -91,6 +91,7 @@ const PAGE_CSS = [
   'html.dark,html.dark body{background:#212121;color:#ececec}html.dark .markdown pre{background:#171717}',
   'html.dark .markdown pre .h-9{color:#b4b4b4}html.dark .user-message-bubble-color{background:#303030}',
   'html.dark #prompt-textarea{background:#303030;border-color:#444}html.dark button[aria-label="Copy"]{background:#2f2f2f;border-color:#444}',
+  'body{background:#fff}',
   'body[data-ds-dark-theme]{background:#292a2d;color:#f8faff}body[data-ds-dark-theme] .md-code-block{background:#1b1b1d}',
   'body[data-ds-dark-theme] .md-code-block-banner{color:#a8a8b0}body[data-ds-dark-theme] .fbb737a4{background:#414158}',
   'body[data-ds-dark-theme] #chat-input{background:#404045;color:#f8faff;border-color:#555}',
