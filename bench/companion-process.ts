@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HttpJsonClient } from './http-json';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -128,4 +129,23 @@ export function mcpResultText(resultText: string): string {
   const response = parseMcpResponse(resultText);
   if (!response.result) throw new Error(`the call failed: ${JSON.stringify(response.error)}`);
   return response.result.content.map((c) => c.text).join('');
+}
+
+let sequence = 0;
+/** A `POST /v1/run` body calling one tool; every one is a new block (a new message key), so none is answered from the idempotency map. */
+export function runRequest(name: string, args: Record<string, unknown>) {
+  sequence += 1;
+  return {
+    kind: 'mcp-request',
+    text: mcpRequestBlock(sequence, name, args),
+    context: { site: 'bench', url: 'http://127.0.0.1/bench', conversationId: 'bench', messageKey: `m-${sequence}` },
+  };
+}
+
+/** One tool called through `POST /v1/run`: the text of its result; throws when the run did not end done. */
+export async function callViaRun(http: HttpJsonClient, name: string, args: Record<string, unknown>): Promise<string> {
+  const response = await http.post('/v1/run', runRequest(name, args));
+  const body = response.json as { status?: string; resultText?: string };
+  if (response.status !== 200 || body.status !== 'done') throw new Error(`${name} through /v1/run failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return mcpResultText(body.resultText ?? '');
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cpuMs } from './cpu';
-import { mcpRequestBlock, mcpResultText, startCompanionProcess, type CompanionProcess } from './companion-process';
+import { mcpResultText, runRequest, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
 
@@ -39,16 +39,7 @@ function checkRead(response: { status: number; json: unknown }, expected: string
   if (expected !== undefined && mcpResultText(body.resultText ?? '') !== expected) throw new Error('fs.read through /v1/run answered other text than the file holds');
 }
 
-let sequence = 0;
-/** Every request is a new block (a new message key), so none is answered from the idempotency map. */
-function readRequest(file: string) {
-  sequence += 1;
-  return {
-    kind: 'mcp-request',
-    text: mcpRequestBlock(sequence, 'fs.read', { path: file }),
-    context: { site: 'bench', url: 'http://127.0.0.1/bench', conversationId: 'bench', messageKey: `m-${sequence}` },
-  };
-}
+const readRequest = (file: string) => runRequest('fs.read', { path: file });
 
 async function runLatency(http: HttpJsonClient, file: string, content: string, count: number): Promise<number[]> {
   const times: number[] = [];

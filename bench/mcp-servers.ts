@@ -19,7 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { mcpRequestBlock, mcpResultText, startCompanionProcess, type CompanionProcess } from './companion-process';
+import { callViaRun, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
 
@@ -66,19 +66,9 @@ async function echo(client: Client, name: string): Promise<void> {
   if (result.isError || text !== `Echo: ${MESSAGE}`) throw new Error(`${name} answered ${JSON.stringify(result).slice(0, 300)}`);
 }
 
-let sequence = 0;
 async function viaRun(http: HttpJsonClient, name: string, args: Record<string, unknown>, expected: string): Promise<void> {
-  sequence += 1;
-  const response = await http.post('/v1/run', {
-    kind: 'mcp-request',
-    text: mcpRequestBlock(sequence, name, args),
-    // a new message key every time, so none is answered from the idempotency map
-    context: { site: 'bench', url: 'http://127.0.0.1/bench', conversationId: 'bench', messageKey: `m-${sequence}` },
-  });
-  const body = response.json as { status?: string; resultText?: string };
-  if (response.status !== 200 || body.status !== 'done' || mcpResultText(body.resultText ?? '') !== expected) {
-    throw new Error(`${name} through /v1/run failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-  }
+  const text = await callViaRun(http, name, args);
+  if (text !== expected) throw new Error(`${name} through /v1/run answered ${JSON.stringify(text).slice(0, 300)}`);
 }
 
 /**

@@ -27,7 +27,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cpuMs } from './cpu';
-import { mcpRequestBlock, mcpResultText, startCompanionProcess, type CompanionProcess } from './companion-process';
+import { callViaRun, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
 
@@ -117,31 +117,17 @@ function sdkCaller(client: Client, names: Record<Op, string>, ws: Workspace, tar
   };
 }
 
-let sequence = 0;
-async function viaRun(http: HttpJsonClient, name: string, args: Record<string, unknown>): Promise<string> {
-  sequence += 1;
-  const response = await http.post('/v1/run', {
-    kind: 'mcp-request',
-    text: mcpRequestBlock(sequence, name, args),
-    // a new message key every time, so none is answered from the idempotency map
-    context: { site: 'bench', url: 'http://127.0.0.1/bench', conversationId: 'bench', messageKey: `m-${sequence}` },
-  });
-  const body = response.json as { status?: string; resultText?: string };
-  if (response.status !== 200 || body.status !== 'done') throw new Error(`${name} through /v1/run failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return mcpResultText(body.resultText ?? '');
-}
-
 function runCaller(http: HttpJsonClient, ws: Workspace): Caller {
   return {
     async read() {
-      if ((await viaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read through /v1/run answered other text than the file holds');
+      if ((await callViaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read through /v1/run answered other text than the file holds');
     },
     async list() {
-      const text = await viaRun(http, 'fs.ls', { path: ws.folder });
+      const text = await callViaRun(http, 'fs.ls', { path: ws.folder });
       if (countLines(text) !== LIST_SIZE) throw new Error(`fs.ls through /v1/run listed ${countLines(text)} entries, not ${LIST_SIZE}`);
     },
     async write(tag) {
-      await viaRun(http, 'fs.write', { path: ws.written.run, mode: 'overwrite', content: kilobyte(tag) });
+      await callViaRun(http, 'fs.write', { path: ws.written.run, mode: 'overwrite', content: kilobyte(tag) });
     },
   };
 }
@@ -195,7 +181,7 @@ async function throughput(http: HttpJsonClient, ws: Workspace, clients: number, 
   const started = nowMs();
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      for (let i = 0; i < perClient; i++) if ((await viaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read answered other text');
+      for (let i = 0; i < perClient; i++) if ((await callViaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read answered other text');
     }),
   );
   return (clients * perClient) / ((nowMs() - started) / 1000);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fsync as fsyncCallback, open as openCallback, openSync, promises as fs, write as writeCallback } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, fchmodSync, openSync, promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fsyncFd, openFd, writeFd } from './fd';
 
 /** Temp files end so; recovery after a crash removes the ones it finds next to a journaled write. */
 export const TEMP_SUFFIX = '.chatbridge-tmp';
@@ -76,9 +76,6 @@ export async function renameIntoPlace(
  * just fsync'd do not, and are made synchronously. A change to a file went through ~50 thread-pool trips before,
  * each ~35 us of main-thread CPU and an event-loop turn (bench).
  */
-const openFd = promisify(openCallback);
-const writeFd = promisify(writeCallback);
-const fsyncFd = promisify(fsyncCallback);
 
 async function writeAll(fd: number, content: Uint8Array | string): Promise<void> {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;

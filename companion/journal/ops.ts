@@ -1,10 +1,10 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
-import { closeSync, constants, fstatSync, open as openCallback, promises as fs, read as readCallback, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { ToolError } from '../../shared/errors';
 import { renameIntoPlace, writeFileAtomic, writeFileDurable, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
+import { openFd, readFdFully } from '../fsx/fd';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -58,9 +58,6 @@ async function createDirs(dirs: readonly string[], rt: OpRuntime): Promise<void>
   }
 }
 
-const openFd = promisify(openCallback);
-const readFd = promisify(readCallback);
-
 /** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
 async function readNoFollow(p: string): Promise<Buffer> {
   const fd = await openFd(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -71,14 +68,7 @@ async function readNoFollow(p: string): Promise<Buffer> {
     if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
-    const buffer = Buffer.allocUnsafe(size);
-    let length = 0;
-    while (length < size) {
-      const { bytesRead } = await readFd(fd, buffer, length, size - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return length === size ? buffer : buffer.subarray(0, length);
+    return await readFdFully(fd, size);
   } finally {
     closeSync(fd);
   }

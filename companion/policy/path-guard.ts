@@ -21,11 +21,11 @@
  * which rests on the checks above being made at the final use; a run that hands a path to something that
  * follows it (a walk's start, a child's cwd) resolves it again right before.
  */
-import { closeSync, constants, fstatSync, open as openCallback, promises as fs, readlinkSync, type Stats } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, constants, fstatSync, promises as fs, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { isMissing } from '../fsx/errno';
+import { openFd } from '../fsx/fd';
 import { globSet } from './glob-set';
 import type { Policy } from './schema';
 
@@ -320,7 +320,6 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
   }
 }
 
-const openFd = promisify(openCallback);
 
 /**
  * openForReadWithStat on a bare descriptor, for the reads every call makes (fs.read, previews): the caller closes

@@ -3,13 +3,13 @@
  * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs
  * and capping what a model reads.
  */
-import { closeSync, read as readCallback, type Stats } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, type Stats } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
+import { readFd, readFdFully } from '../fsx/fd';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
@@ -84,7 +84,6 @@ export async function readGuardedWithStat(resolved: string, policy: Policy): Pro
   }
 }
 
-const readFd = promisify(readCallback);
 
 /**
  * The file's bytes, read with the size the descriptor's stat gave — one read(2) for a file that did not change,
@@ -106,14 +105,7 @@ async function readKnownSize(fd: number, size: number, max: number, resolved: st
       chunks.push(chunk.subarray(0, bytesRead));
     }
   }
-  const buffer = Buffer.allocUnsafe(size);
-  let length = 0;
-  while (length < size) {
-    const { bytesRead } = await readFd(fd, buffer, length, size - length, length);
-    if (bytesRead === 0) break;
-    length += bytesRead;
-  }
-  return length === size ? buffer : buffer.subarray(0, length);
+  return readFdFully(fd, size);
 }
 
 /** The text a file holds now, '' when it does not exist yet; for previews and diffs. */
