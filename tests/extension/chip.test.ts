@@ -1,24 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHIP_COLORS, CHIP_KEYS, createChip, keyTarget, type Chip, type ChipAction, type ChipModel } from '../../extension/ui/chip';
+import { CHIP_COLORS, CHIP_KEYS, keyTarget, type ChipAction, type ChipModel } from '../../extension/ui/chip';
+import { chipWithRoot } from './chip-root';
 import { readPageTheme, watchPageTheme } from '../../extension/ui/page-theme';
 import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, userRow } from './page-harness';
-
-/** A chip in the page with its closed shadow root caught the way only our own code could reach it. */
-function chipWithRoot(onAction: (action: ChipAction) => void = () => undefined): { chip: Chip; root: ShadowRoot } {
-  const original = Element.prototype.attachShadow;
-  let root: ShadowRoot | null = null;
-  Element.prototype.attachShadow = function (init) {
-    root = original.call(this, init);
-    return root;
-  };
-  try {
-    const chip = createChip(document, onAction);
-    document.body.replaceChildren(chip.host);
-    return { chip, root: root as unknown as ShadowRoot };
-  } finally {
-    Element.prototype.attachShadow = original;
-  }
-}
 
 /** A key pressed by a person while the chip (or a button in it) has the focus. */
 function press(target: EventTarget, key: string, init: KeyboardEventInit = {}): KeyboardEvent {

@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createChip, type Chip, type ChipAction } from '../../extension/ui/chip';
+import { createChip, type ChipAction } from '../../extension/ui/chip';
+import { chipWithRoot } from './chip-root';
 import { languageFor, t, uiLanguage } from '../../extension/ui/i18n';
 import { LOCALES, useLocale } from './i18n-fake';
 import { createIndicator } from '../../extension/ui/indicator';
-
-/** A chip in the page, with its closed shadow root caught the way only our own code could reach it. */
-function chipWithRoot(onAction: (action: ChipAction) => void = () => undefined): { chip: Chip; root: ShadowRoot } {
-  const original = Element.prototype.attachShadow;
-  let root: ShadowRoot | null = null;
-  Element.prototype.attachShadow = function (init) {
-    root = original.call(this, init);
-    return root;
-  };
-  try {
-    const chip = createChip(document, onAction);
-    document.body.replaceChildren(chip.host);
-    return { chip, root: root as unknown as ShadowRoot };
-  } finally {
-    Element.prototype.attachShadow = original;
-  }
-}
 
 describe('chip', () => {
   it('keeps its buttons in a closed shadow root and shows state on the host', () => {
