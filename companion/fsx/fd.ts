@@ -2,7 +2,7 @@
  * Promise forms of the descriptor calls the hot paths use (fs.read, the journal's writes): a bare descriptor costs
  * fewer trips through the thread pool than a FileHandle (bench/README.md).
  */
-import { fsync, open, read, write } from 'node:fs';
+import { fsync, open, read, readSync, write } from 'node:fs';
 import { promisify } from 'node:util';
 
 export const openFd = promisify(open);
@@ -16,6 +16,18 @@ export async function readFdFully(fd: number, size: number): Promise<Buffer> {
   let length = 0;
   while (length < size) {
     const { bytesRead } = await readFd(fd, buffer, length, size - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return length === size ? buffer : buffer.subarray(0, length);
+}
+
+/** readFdFully on the calling thread, for small files in the page cache (see SYNC_READ_MAX_BYTES where it is used). */
+export function readFdFullySync(fd: number, size: number): Buffer {
+  const buffer = Buffer.allocUnsafe(size);
+  let length = 0;
+  while (length < size) {
+    const bytesRead = readSync(fd, buffer, length, size - length, length);
     if (bytesRead === 0) break;
     length += bytesRead;
   }
