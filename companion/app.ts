@@ -199,7 +199,10 @@ export function createApp(deps: AppDeps): CompanionApp {
     // for every call — ~0.1 ms of CPU per call (bench) — and then reads the length from the headers anyway. A body
     // without a length (chunked) still goes through bodyLimit, which counts it as it arrives.
     const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+    const chunked = c.req.header('transfer-encoding') !== undefined;
+    // a GET or HEAD without either carries no body (the status and run polls)
+    if (length === undefined && !chunked && (c.req.method === 'GET' || c.req.method === 'HEAD')) return next();
+    if (length !== undefined && !chunked) {
       if (Number.parseInt(length || '0', 10) > maxBodyBytes) return tooLarge(c);
       return next();
     }

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditRecordSchema, type AuditRecord } from '../../shared/api';
 import { createLineAppender, type LineAppender } from '../fsx/line-appender';
+import { randomId } from '../random-id';
 
 /**
  * The audit log (DESIGN §5.5): one JSON line per call in `<dir>/YYYY-MM-DD.jsonl` (UTC days). Records name paths
@@ -23,7 +23,7 @@ export function createAuditLog(options: { dir: string; clock?: () => number }): 
   let appender: { file: string; log: LineAppender } | undefined;
   return {
     newId() {
-      return `audit-${new Date(clock()).toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(6).toString('hex')}`;
+      return `audit-${new Date(clock()).toISOString().slice(0, 10).replace(/-/g, '')}-${randomId(6, 'hex')}`;
     },
     record(entry) {
       const line = JSON.stringify(entry) + '\n';

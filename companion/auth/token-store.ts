@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../home';
@@ -22,7 +22,7 @@ const fileSchema = z.object({
 });
 
 export function hashToken(token: string): Buffer<ArrayBuffer> {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer') as Buffer<ArrayBuffer>;
 }
 
 export function createTokenStore(options: { file?: string; clock?: () => number } = {}): TokenStore {

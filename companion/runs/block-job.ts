@@ -52,7 +52,7 @@ export const MCP_PROTOCOL_VERSION = '2025-06-18';
  */
 export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
   const { kind, text, context } = request;
-  const found = findBlocks(text).filter((b) => b.kind === kind && b.complete);
+  const found = findBlocks(text, kind).filter((b) => b.complete);
   // The text is one block's raw; the block that spans all of it is the one to answer. That matters for the block
   // standing for those past the per-reply bound (shared/protocols/define-protocol.ts): it spans the blocks it
   // reports on, which are found inside it too. Axon statements come joined into one plan and are all of it.

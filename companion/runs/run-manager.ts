@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ApprovalView, RunResponse, RunStatus, WsEvent } from '../../shared/api';
 import type { ApprovalStore } from '../approvals/store';
 import type { AuditLog } from '../audit/audit-log';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, Journal, ProcessManager, ToolContext } from '../types';
 import { createAuthorize, type AuthorizationInfo } from './authorizer';
+import { randomId } from '../random-id';
 import type { RunRecord, RunStore } from './run-store';
 
 /**
@@ -72,10 +73,8 @@ export interface RunManager {
 }
 
 export function blockKey(parts: { kind: string; site: string; conversationId: string; messageKey: string; text: string }): string {
-  const textHash = createHash('sha256').update(parts.text, 'utf8').digest('hex');
-  return createHash('sha256')
-    .update(JSON.stringify([parts.kind, parts.site, parts.conversationId, parts.messageKey, textHash]))
-    .digest('hex');
+  const textHash = hash('sha256', parts.text, 'hex');
+  return hash('sha256', JSON.stringify([parts.kind, parts.site, parts.conversationId, parts.messageKey, textHash]), 'hex');
 }
 
 export function responseOf(record: RunRecord, reused?: boolean): RunResponse {
@@ -114,7 +113,7 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       }
       if (options.rerun) deps.store.forgetKey(job.key);
     }
-    const runId = `run-${randomBytes(9).toString('base64url')}`;
+    const runId = `run-${randomId(9, 'base64url')}`;
     const auditId = deps.audit.newId();
     const startedAt = clock();
     const record: RunRecord = {
@@ -138,21 +137,34 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       controller: AbortController;
     };
     live.set(runId, run);
-    deps.store.put(record);
+    // The running state is written to the run log only once the run is about to do more than read: after a crash
+    // it is what answers a block posted again with "its result is unknown" instead of running it twice. A run that
+    // only reads may run again — so it is held in memory (a repost meanwhile still finds it) and written once,
+    // when it ends, which spares every read a write(2) (bench/README.md).
+    deps.store.track(record);
+    let logged = false;
+    const logRunning = () => {
+      if (logged) return;
+      logged = true;
+      deps.store.put(run.record);
+    };
 
     const origin: CallOrigin = { runId, site: job.site, conversationId: job.conversationId, messageKey: job.messageKey };
     const info: AuthorizationInfo = { paths: [], commands: [], decision: 'none' };
+    const authorize = createAuthorize({ policy: deps.policy, approvals: deps.approvals }, origin, info, {
+      onPending: (approval) => update(run, { status: 'pending', pendingConfirmationId: approval.id, resultText: job.pendingText(approval, auditId) }),
+      onResumed: () => update(run, { status: 'running', resultText: '', pendingConfirmationId: undefined }),
+    });
     const ctx: ToolContext = {
       policy: deps.policy,
       journal: deps.journal,
       processes: deps.processes,
       origin,
       signal: controller.signal,
-      authorize: createAuthorize({ policy: deps.policy, approvals: deps.approvals }, origin, info, {
-        onPending: (approval) =>
-          update(run, { status: 'pending', pendingConfirmationId: approval.id, resultText: job.pendingText(approval, auditId) }),
-        onResumed: () => update(run, { status: 'running', resultText: '', pendingConfirmationId: undefined }),
-      }),
+      authorize(request) {
+        if (request.actions.some((action) => action.risk !== 'read')) logRunning();
+        return authorize(request);
+      },
     };
 
     void (async () => {

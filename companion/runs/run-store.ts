@@ -29,6 +29,8 @@ export interface RunStore {
   get(runId: string): RunRecord | undefined;
   byKey(key: string): RunRecord | undefined;
   put(record: RunRecord): void;
+  /** holds the record (by id and by key) without writing it: a run that has done nothing yet (see run-manager) */
+  track(record: RunRecord): void;
   /** forget the key → run mapping (a deliberate re-run) */
   forgetKey(key: string): void;
 }
@@ -111,6 +113,7 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
       lines += 1;
       if (lines > MAX_RUNS * 4) compact();
     },
+    track: remember,
     forgetKey(key) {
       keys.delete(key);
     },

@@ -1,4 +1,4 @@
-import type { Block } from './types';
+import type { Block, BlockKind } from './types';
 import type { Protocol } from './define-protocol';
 import { scanFences } from './markdown';
 import { mcpRequest } from './mcp-request';
@@ -40,14 +40,16 @@ export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly strin
 };
 
 /**
- * Every tool block in one assistant message's markdown, in order of position (then of end). Never throws:
- * a protocol that fails on some input loses its blocks for that input, the others still report theirs.
+ * Every tool block in one assistant message's markdown, in order of position (then of end); with `kind`, only the
+ * blocks of that kind (each protocol finds its own kind alone, so that is the same as filtering all of them). Never
+ * throws: a protocol that fails on some input loses its blocks for that input, the others still report theirs.
  */
-export function findBlocks(markdown: string): Block[] {
+export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
   if (typeof markdown !== 'string') return [];
   const fences = scanFences(markdown);
   const blocks: Block[] = [];
   for (const protocol of PROTOCOLS) {
+    if (kind !== undefined && protocol.kind !== kind) continue;
     try {
       blocks.push(...protocol.find(markdown, fences));
     } catch {

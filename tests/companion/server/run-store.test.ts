@@ -1,9 +1,13 @@
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../companion/audit/audit-log';
+import { createApprovalStore } from '../../../companion/approvals/store';
+import { loadPolicy } from '../../../companion/policy/load-config';
+import { createRunManager, type Job } from '../../../companion/runs/run-manager';
 import { createRunStore, INTERRUPTED_TEXT, type RunRecord } from '../../../companion/runs/run-store';
+import type { Journal, ProcessManager, ToolContext } from '../../../companion/types';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-runstore-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -81,5 +85,78 @@ describe('audit log', () => {
     expect(recent.map((r) => r.auditId)).toEqual([second, first]);
     expect(await audit.recent(1)).toHaveLength(1);
     expect(first).not.toBe(second);
+  });
+});
+
+describe('the run log while a run executes (run manager)', () => {
+  const setup = (name: string) => {
+    const file = join(dir, `${name}.jsonl`);
+    const store = createRunStore({ file });
+    const policy = loadPolicy({ cwd: dir, configFile: writeConfig(name, { modes: { write: 'auto' } }) });
+    const runs = createRunManager({
+      policy,
+      journal: {} as Journal,
+      processes: {} as ProcessManager,
+      approvals: createApprovalStore({ ttlMs: 60_000 }),
+      audit: createAuditLog({ dir: join(dir, `${name}-audit`) }),
+      store,
+      publish: () => {},
+    });
+    const linesOf = () => readFileSync(file, { encoding: 'utf8', flag: 'a+' }).split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunRecord);
+    return { file, store, runs, linesOf };
+  };
+  const writeConfig = (name: string, config: unknown) => {
+    const path = join(dir, `${name}.config.json`);
+    writeFileSync(path, JSON.stringify(config));
+    return path;
+  };
+  const gatedJob = (key: string, risk: 'read' | 'write', seen: (ctx: ToolContext) => void) => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const job: Job = {
+      kind: 'mcp-request',
+      site: 's',
+      conversationId: 'c',
+      messageKey: key,
+      key,
+      async execute(ctx) {
+        await ctx.authorize({ tool: 'fs.x', args: {}, actions: [{ risk, label: risk, paths: [dir] }], preview: { title: 'x', paths: [dir] } });
+        seen(ctx);
+        await gate;
+        return { resultText: 'ok', status: 'done', outcome: 'ok' };
+      },
+      pendingText: () => 'pending',
+    };
+    return { job, release };
+  };
+
+  it('a run that only reads is found by its key while it runs but written once, when it ends', async () => {
+    const { runs, store, linesOf } = setup('read-only');
+    let during: RunRecord[] = [];
+    const { job, release } = gatedJob('k-read', 'read', () => (during = linesOf()));
+    const { run } = runs.start(job);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(during).toEqual([]);
+    expect(store.byKey('k-read')?.runId).toBe(run.record.runId);
+    expect(runs.start(job).reused).toBe(true);
+    release();
+    await run.final;
+    expect(linesOf().map((r) => r.status)).toEqual(['done']);
+  });
+
+  it('a run about to write is in the log as running before it goes on (a crash then answers "result unknown")', async () => {
+    const { runs, file, linesOf } = setup('writes');
+    let during: RunRecord[] = [];
+    const { job, release } = gatedJob('k-write', 'write', () => (during = linesOf()));
+    const { run } = runs.start(job);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(during.map((r) => [r.runId, r.status])).toEqual([[run.record.runId, 'running']]);
+    // what a companion started on the log as it is now would answer (a copy: loading compacts the file)
+    const crashed = join(dir, 'writes-after-crash.jsonl');
+    copyFileSync(file, crashed);
+    expect(createRunStore({ file: crashed }).byKey('k-write')).toMatchObject({ status: 'error', resultText: INTERRUPTED_TEXT });
+    release();
+    await run.final;
+    expect(linesOf().map((r) => r.status).at(-1)).toBe('done');
   });
 });

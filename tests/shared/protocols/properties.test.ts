@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { PROTOCOLS, findBlocks, outlineBlocks, scanFences, type Block } from '../../../shared/protocols';
+import { BLOCK_KINDS, PROTOCOLS, findBlocks, outlineBlocks, scanFences, type Block } from '../../../shared/protocols';
 import { parseJsonLenient } from '../../../shared/protocols/json';
 import { loadBlockFixtures } from './block-fixtures';
 
@@ -91,6 +91,16 @@ describe('findBlocks on random input', () => {
       fc.property(document, (markdown) => {
         const fences = scanFences(markdown);
         for (const protocol of PROTOCOLS) expect(() => protocol.find(markdown, fences)).not.toThrow();
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  it('findBlocks(text, kind) is findBlocks(text) filtered to that kind (the companion asks for one kind)', () => {
+    fc.assert(
+      fc.property(document, (markdown) => {
+        const all = findBlocks(markdown);
+        for (const kind of BLOCK_KINDS) expect(findBlocks(markdown, kind)).toEqual(all.filter((b) => b.kind === kind));
       }),
       { seed: SEED, numRuns: RUNS },
     );
