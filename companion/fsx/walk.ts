@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 export interface WalkEntry {
   path: string;
@@ -37,7 +37,12 @@ export async function* walkTree(start: string, options: WalkOptions = {}): Async
  */
 export async function* walkTreeBatches(start: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry[]> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
-  async function* visit(dir: string, relative: string, depth: number): AsyncGenerator<WalkEntry[]> {
+  // Entry paths are the directory's prefix plus the name: what path.join gives (a name from readdir is one plain
+  // segment, never "." or ".."), without normalizing the whole path again per entry (~0.27 ms per 1000 entries,
+  // profile of fs.ls). The start's prefix is join's own answer for a one-letter name, less that letter, so an
+  // unnormalized start ("a/../b/", "/", ".") gives the paths join gave.
+  const startPrefix = join(start, 'x').slice(0, -1);
+  async function* visit(dir: string, prefix: string, relative: string, depth: number): AsyncGenerator<WalkEntry[]> {
     if (options.signal?.aborted) return;
     let dirents: Dirent[];
     try {
@@ -46,23 +51,20 @@ export async function* walkTreeBatches(start: string, options: WalkOptions = {})
       return;
     }
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const relativePrefix = relative ? `${relative}/` : '';
     let batch: WalkEntry[] = [];
     for (const dirent of dirents) {
-      const entry: WalkEntry = {
-        path: join(dir, dirent.name),
-        relative: relative ? `${relative}/${dirent.name}` : dirent.name,
-        dirent,
-        depth,
-      };
+      const name = dirent.name;
+      const entry: WalkEntry = { path: prefix + name, relative: relativePrefix + name, dirent, depth };
       if (options.include && !options.include(entry)) continue;
       batch.push(entry);
-      if (dirent.isDirectory() && depth < maxDepth && (options.descend?.(entry) ?? true)) {
+      if (depth < maxDepth && dirent.isDirectory() && (options.descend?.(entry) ?? true)) {
         yield batch;
         batch = [];
-        yield* visit(entry.path, entry.relative, depth + 1);
+        yield* visit(entry.path, entry.path + sep, entry.relative, depth + 1);
       }
     }
     if (batch.length > 0) yield batch;
   }
-  yield* visit(start, '', 1);
+  yield* visit(start, startPrefix, '', 1);
 }

@@ -10,6 +10,12 @@ import picomatch from 'picomatch';
  */
 export interface GlobSet {
   firstMatch(input: string): number;
+  /**
+   * False when `part` holds none of the texts every match needs (see requiredText): such a text never spans a
+   * `/`, so a path made only of such parts joined at `/` matches no glob, and no part needs joining to know it.
+   * True when it holds one, or when some glob names no such text.
+   */
+  partMayMatch(part: string): boolean;
 }
 
 export type GlobSetOptions = Pick<picomatch.PicomatchOptions, 'dot' | 'nocase' | 'windows'>;
@@ -40,13 +46,14 @@ function compile(globs: readonly string[], options: GlobSetOptions): GlobSet {
   const slow = (input: string) => matchers.findIndex((match) => match(input));
   // picomatch also compares the input with the glob's own text and, for Windows paths, changes backslashes first:
   // the joined expression covers neither, so Windows keeps the one-by-one matchers and literals are checked here
-  if (process.platform === 'win32' || options.windows === true) return { firstMatch: slow };
+  const always = () => true;
+  if (process.platform === 'win32' || options.windows === true) return { firstMatch: slow, partMayMatch: always };
   let any: RegExp;
   try {
     const sources = globs.map((glob) => picomatch.makeRe(glob, options).source);
     any = new RegExp(sources.map((source) => `(?:${source})`).join('|'), options.nocase ? 'i' : '');
   } catch {
-    return { firstMatch: slow };
+    return { firstMatch: slow, partMayMatch: always };
   }
   const literals = new Set(globs);
   const needles = globs.map(requiredText);
@@ -56,6 +63,8 @@ function compile(globs: readonly string[], options: GlobSetOptions): GlobSet {
     ? new RegExp(needles.map((needle) => needle.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), options.nocase ? 'i' : '')
     : undefined;
   return {
+    // a glob's own text holds its needle, so an input equal to a glob never fails the prefilter
+    partMayMatch: prefilter ? (part) => prefilter.test(part) : always,
     firstMatch(input) {
       if (input === '') return -1;
       if (prefilter && !prefilter.test(input) && !literals.has(input)) return -1;

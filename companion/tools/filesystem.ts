@@ -158,13 +158,14 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
   };
 }
 
-async function listEntries(target: string, ctx: Guarded) {
+/** A folder's entries; each file's size only when asked (`list` answers names, and an lstat per entry is most of a listing's time). */
+async function listEntries(target: string, ctx: Guarded, withSizes: boolean) {
   const entries: Array<{ name: string; type: 'directory' | 'file' | 'symlink'; size: number }> = [];
   for await (const entry of walkTree(target, { maxDepth: 1 })) {
     if (entries.length >= ctx.policy.limits.maxListEntries) break;
-    const stat = await fs.lstat(entry.path).catch(() => undefined);
     const type = entry.dirent.isSymbolicLink() ? 'symlink' : entry.dirent.isDirectory() ? 'directory' : 'file';
-    entries.push({ name: entry.dirent.name, type, size: type === 'file' ? (stat?.size ?? 0) : 0 });
+    const size = withSizes && type === 'file' ? ((await fs.lstat(entry.path).catch(() => undefined))?.size ?? 0) : 0;
+    entries.push({ name: entry.dirent.name, type, size });
   }
   return entries;
 }
@@ -202,7 +203,7 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       // walks follow the path as it is now, so it is resolved now (not carried from plan)
       const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { mustExist: true }, resolvePathNow);
       if (!(await fs.stat(target)).isDirectory()) throw new FilesystemFailure('INVALID_INPUT', `${args.path} is not a directory`);
-      const entries = await listEntries(target, ctx);
+      const entries = await listEntries(target, ctx, action === 'list_with_sizes');
       if (action === 'list') {
         return { data: entries.map((entry) => (entry.type === 'directory' ? `${entry.name}/` : entry.name)), message: `${entries.length} entries` };
       }

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { walkTree, walkTreeBatches, type WalkEntry } from '../../../companion/fsx/walk';
 
@@ -37,5 +37,20 @@ describe('walkTreeBatches', () => {
     expect(all).toEqual([
       'a.txt', 'b', 'b/inner', 'b/inner/deep', 'b/inner/deep/z.txt', 'b/inner/y.txt', 'b/x.txt', 'c.txt', 'd', 'd/w.txt', 'e.txt', 'link-to-b', 'skip', 'skip/hidden.txt',
     ]);
+  });
+
+  it('gives each entry the path path.join gives, from a start written with a trailing slash, "..", "." or relative', async () => {
+    const up = join(base, 'b', '..');
+    const starts = [base, `${base}/`, `${base}//b/../`, `${up}/d/..`, relative(process.cwd(), base), `./${relative(process.cwd(), base)}/`];
+    for (const start of starts) {
+      const entries: WalkEntry[] = [];
+      for await (const entry of walkTree(start)) entries.push(entry);
+      expect(entries.length).toBe(14);
+      for (const entry of entries) expect(entry.path).toBe(join(start, entry.relative));
+    }
+    const fromRoot: WalkEntry[] = [];
+    for await (const entry of walkTree('/', { maxDepth: 1 })) fromRoot.push(entry);
+    expect(fromRoot.length).toBeGreaterThan(0);
+    for (const entry of fromRoot) expect(entry.path).toBe(join('/', entry.relative));
   });
 });

@@ -54,6 +54,7 @@ describe('filesystem (PromptX manual)', () => {
 
   it('list and list_with_sizes (sortBy size)', async () => {
     expect((await call({ action: 'list', path: 'resource' })).data).toEqual(['role/', 'tool/']);
+    expect((await call({ action: 'list', path: 'resource/tool' })).data).toEqual(['a.tool.js', 'big.js']);
     expect((await call({ action: 'list_with_sizes', path: 'resource/tool', sortBy: 'size' })).data).toEqual([
       { name: 'big.js', type: 'file', size: 300 },
       { name: 'a.tool.js', type: 'file', size: 20 },

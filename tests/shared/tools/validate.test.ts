@@ -11,7 +11,7 @@ const refused: Case[] = [
   ['fs.read', { file: '/a' }, 'fs.read has no argument "file" (did you mean "path"?); its arguments are path, range, line, lines, head, tail, encoding, includeMeta'],
   ['fs.read', { path: '/a', lenght: 3 }, 'fs.read has no argument "lenght"; its arguments are path, range, line, lines, head, tail, encoding, includeMeta'],
   ['fs.read', { path: '/a', includemeta: true }, 'fs.read has no argument "includemeta" (did you mean "includeMeta"?); its arguments are path, range, line, lines, head, tail, encoding, includeMeta'],
-  ['fs.ls', { path: '/a', dpeth: 2 }, 'fs.ls has no argument "dpeth" (did you mean "depth"?); its arguments are path, depth, glob'],
+  ['fs.ls', { path: '/a', dpeth: 2 }, 'fs.ls has no argument "dpeth" (did you mean "depth"?); its arguments are path, depth, glob, sizes'],
   ['fs.search', { path: '/a', pattern: 'TODO' }, 'fs.search has no argument "pattern" (did you mean "query"?); its arguments are path, query, regex, glob, limit, extensions, minBytes, maxBytes, mtimeFrom, mtimeTo, contextLines'],
   ['fs.write', { path: '/a', mode: 'overwrite', text: 'x' }, 'fs.write has no argument "text" (did you mean "content"?); its arguments are path, mode, content, expectedSha256'],
   ['fs.write', { path: '/a', content: 'x', modee: 'append' }, 'fs.write has no argument "modee" (did you mean "mode"?); its arguments are path, mode, content, expectedSha256'],
@@ -59,7 +59,7 @@ const refused: Case[] = [
   [
     'fs.ls',
     { path: 7, depth: 'x', glob: 3, extra: 1 },
-    'fs.ls has no argument "extra"; its arguments are path, depth, glob; fs.ls argument "path" must be a string, got 7 (a number); ' +
+    'fs.ls has no argument "extra"; its arguments are path, depth, glob, sizes; fs.ls argument "path" must be a string, got 7 (a number); ' +
       'fs.ls argument "depth" must be an integer ≥ 1, got "x" (a string) (and 1 more)',
   ],
   ['process.run', { command: 'npm', env: ['CI=1'] }, 'process.run argument "env" must be an object of string values, got ["CI=1"] (an array)'],
@@ -81,7 +81,7 @@ const refused: Case[] = [
   [
     'fs.ls',
     { dir: '/a', depth: 'x', glob: 3, extra: 1 },
-    'fs.ls has no arguments "dir" (did you mean "path"?), "extra"; its arguments are path, depth, glob; ' +
+    'fs.ls has no arguments "dir" (did you mean "path"?), "extra"; its arguments are path, depth, glob, sizes; ' +
       'fs.ls argument "depth" must be an integer ≥ 1, got "x" (a string); fs.ls argument "glob" must be a string, got 3 (a number)',
   ],
 ];
