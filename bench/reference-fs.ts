@@ -3,17 +3,16 @@
  * a dev dependency) on the same operations, side by side in one run (issue 13): read a 1 KB file, list a folder of
  * 1000 files, write (overwrite) a 1 KB file. Three paths:
  *  - reference: the reference server over stdio with the SDK's own Client (`read_text_file`, `list_directory`,
- *    `write_file`) — what any MCP client pays for a local filesystem server. Its `list_directory` answers names and
- *    [FILE]/[DIR] only, while `fs.ls` answers every entry's size too (one lstat each), so the listing is also timed
- *    through the reference's `list_directory_with_sizes` (one stat each): that is the same operation, and the
- *    ratio against it is the fair one; the names-only ratio is kept beside it;
+ *    `list_directory_with_sizes`, `write_file`) — what any MCP client pays for a local filesystem server;
  *  - /mcp: the companion's own MCP endpoint with the same SDK Client over Streamable HTTP (`fs.read`, `fs.ls`,
- *    `fs.write`);
+ *    `fs.ls` with `sizes: true`, `fs.write`);
  *  - /v1/run: the same calls as mcp-request blocks through `POST /v1/run`, as the extension sends them.
  * The companion is the real one (a child process) with `modes.write: "auto"`, so no approval is in the way; its
  * writes still go through the journal (before-image and intent on disk first). Per run, every operation goes
  * through every path in alternating blocks of 50 calls, so a burst of load on the machine lands on all of them
- * alike; the ratio companion ÷ reference is taken within each run.
+ * alike; the ratio companion ÷ reference is taken within each run. The listing is timed twice, like for like: names
+ * only (`fs.ls` by default ÷ `list_directory`, which answers names and [FILE]/[DIR]) and with each file's size
+ * (`fs.ls` with `sizes: true`, one lstat per entry ÷ `list_directory_with_sizes`, one stat per entry).
  *
  * Beside it, the throughput of `POST /v1/run` fs.read with 32 concurrent clients, and the companion's CPU time
  * per call during it (user + system of all its threads, from /proc).
@@ -48,16 +47,21 @@ const LIST_SIZE = 1000;
 const BLOCK = 50;
 /** issue 13: 3× the 686 req/s the README table had before */
 const THROUGHPUT_BUDGET: Budget = { max: 3 * 686, atLeast: true, text: '≥ 2058 req/s' };
-const RATIO_BUDGET = { read: 1.5, list: 1.5, write: 2.5 } as const;
+const RATIO_BUDGET = { read: 1.5, list: 1.5, listSizes: 1.5, write: 2.5 } as const;
 
-type Op = 'read' | 'list' | 'write';
+type Op = 'read' | 'list' | 'listSizes' | 'write';
 type Path = 'reference' | 'mcp' | 'run';
-const OPS: readonly Op[] = ['read', 'list', 'write'];
+const OPS: readonly Op[] = ['read', 'list', 'listSizes', 'write'];
 const PATHS: readonly Path[] = ['reference', 'mcp', 'run'];
-const OP_NAME: Record<Op, string> = { read: 'read a 1 KB file', list: `list a folder of ${LIST_SIZE} files`, write: 'write a 1 KB file' };
+const OP_NAME: Record<Op, string> = {
+  read: 'read a 1 KB file',
+  list: `list a folder of ${LIST_SIZE} files, names only`,
+  listSizes: `list a folder of ${LIST_SIZE} files with sizes`,
+  write: 'write a 1 KB file',
+};
+/** the reference's tool per operation; the companion's are fs.read, fs.ls, fs.ls with sizes: true, fs.write */
+const REFERENCE_TOOL: Record<Op, string> = { read: 'read_text_file', list: 'list_directory', listSizes: 'list_directory_with_sizes', write: 'write_file' };
 const PATH_NAME: Record<Path, string> = { reference: 'reference server (stdio)', mcp: 'companion /mcp', run: 'companion POST /v1/run' };
-/** the listing through the reference's `list_directory_with_sizes`: names and sizes, like `fs.ls` */
-const SIZES_NAME = `list a folder of ${LIST_SIZE} files with sizes, reference server (stdio) list_directory_with_sizes`;
 
 /** 1 KB of printable text in lines, like a small source file; `tag` makes each written version different. */
 function kilobyte(tag: string): string {
@@ -83,33 +87,45 @@ interface Workspace {
 interface Caller {
   read(): Promise<void>;
   list(): Promise<void>;
+  listSizes(): Promise<void>;
   write(tag: string): Promise<void>;
 }
 
-function countLines(text: string): number {
-  return text.split('\n').filter((line) => line.trim() !== '').length;
+/**
+ * Checks a listing of the 1000-file folder: 1000 entry lines, each ending in a size ("7 B") when sizes were asked
+ * and none otherwise. `entry` picks the entry lines (`list_directory_with_sizes` adds a summary under them).
+ */
+function checkListing(text: string, what: string, withSizes: boolean, entry: (line: string) => boolean): void {
+  let entries = 0;
+  let sized = 0;
+  for (const line of text.split('\n')) {
+    if (!entry(line)) continue;
+    entries += 1;
+    if (/\d B\s*$/.test(line)) sized += 1;
+  }
+  if (entries !== LIST_SIZE) throw new Error(`${what} listed ${entries} entries, not ${LIST_SIZE}`);
+  if (sized !== (withSizes ? LIST_SIZE : 0)) throw new Error(`${what} answered ${sized} sizes for ${entries} entries${withSizes ? '' : ' without sizes asked'}`);
 }
 
-/** `list_directory_with_sizes` adds a summary under the entries; only the entry lines are counted */
-function countEntryLines(text: string): number {
-  return text.split('\n').filter((line) => line.startsWith('[FILE]') || line.startsWith('[DIR]')).length;
-}
+const companionEntry = (line: string) => line.trim() !== '';
+const referenceEntry = (line: string) => line.startsWith('[FILE]') || line.startsWith('[DIR]');
 
-async function listWithSizes(client: Client, ws: Workspace): Promise<void> {
-  const text = textOf(await client.callTool({ name: 'list_directory_with_sizes', arguments: { path: ws.folder } }), 'list_directory_with_sizes');
-  if (countEntryLines(text) !== LIST_SIZE) throw new Error(`list_directory_with_sizes listed ${countEntryLines(text)} entries, not ${LIST_SIZE}`);
-  if (!/\d+ B\s*$/m.test(text)) throw new Error('list_directory_with_sizes answered no sizes');
-}
-
-function sdkCaller(client: Client, names: Record<Op, string>, ws: Workspace, target: string, writeArgs: (content: string) => Record<string, unknown>): Caller {
+/** The SDK client's calls: the reference server's tools, or the companion's through /mcp (`companion` true). */
+function sdkCaller(client: Client, companion: boolean, ws: Workspace, target: string): Caller {
+  const names: Record<Op, string> = companion ? { read: 'fs.read', list: 'fs.ls', listSizes: 'fs.ls', write: 'fs.write' } : REFERENCE_TOOL;
+  const entry = companion ? companionEntry : referenceEntry;
+  const writeArgs = (content: string) => (companion ? { mode: 'overwrite', content } : { content });
   return {
     async read() {
       const text = textOf(await client.callTool({ name: names.read, arguments: { path: ws.file } }), names.read);
       if (text !== ws.content) throw new Error(`${names.read} answered other text than the file holds`);
     },
     async list() {
-      const text = textOf(await client.callTool({ name: names.list, arguments: { path: ws.folder } }), names.list);
-      if (countLines(text) !== LIST_SIZE) throw new Error(`${names.list} listed ${countLines(text)} entries, not ${LIST_SIZE}`);
+      checkListing(textOf(await client.callTool({ name: names.list, arguments: { path: ws.folder } }), names.list), names.list, false, entry);
+    },
+    async listSizes() {
+      const args = companion ? { path: ws.folder, sizes: true } : { path: ws.folder };
+      checkListing(textOf(await client.callTool({ name: names.listSizes, arguments: args }), names.listSizes), names.listSizes, true, entry);
     },
     async write(tag) {
       textOf(await client.callTool({ name: names.write, arguments: { path: target, ...writeArgs(kilobyte(tag)) } }), names.write);
@@ -123,8 +139,10 @@ function runCaller(http: HttpJsonClient, ws: Workspace): Caller {
       if ((await callViaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read through /v1/run answered other text than the file holds');
     },
     async list() {
-      const text = await callViaRun(http, 'fs.ls', { path: ws.folder });
-      if (countLines(text) !== LIST_SIZE) throw new Error(`fs.ls through /v1/run listed ${countLines(text)} entries, not ${LIST_SIZE}`);
+      checkListing(await callViaRun(http, 'fs.ls', { path: ws.folder }), 'fs.ls through /v1/run', false, companionEntry);
+    },
+    async listSizes() {
+      checkListing(await callViaRun(http, 'fs.ls', { path: ws.folder, sizes: true }), 'fs.ls sizes: true through /v1/run', true, companionEntry);
     },
     async write(tag) {
       await callViaRun(http, 'fs.write', { path: ws.written.run, mode: 'overwrite', content: kilobyte(tag) });
@@ -212,26 +230,25 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     `${Op}:${Path}`,
     { p50: number[]; p99: number[]; ratio: number[] }
   >;
-  const sizes = { p50: [] as number[], p99: [] as number[], ratio: { mcp: [] as number[], run: [] as number[] } };
   const rps: number[] = [];
   const cpuPerCall: number[] = [];
   const fsyncP50: number[] = [];
   const fsyncDir = join(base, 'home', 'fsync-alone');
   let tag = 0;
   try {
-    const referenceCaller = sdkCaller(reference, { read: 'read_text_file', list: 'list_directory', write: 'write_file' }, ws, ws.written.reference, (content) => ({ content }));
+    const referenceCaller = sdkCaller(reference, false, ws, ws.written.reference);
     const runs = runCaller(http, ws);
     // warm-up: JIT on all sides, the run store's and journal's first appends, sockets
     const warmMcp = await connectMcp(companion);
     const warm: Record<Path, Caller> = {
       reference: referenceCaller,
-      mcp: sdkCaller(warmMcp, { read: 'fs.read', list: 'fs.ls', write: 'fs.write' }, ws, ws.written.mcp, (content) => ({ mode: 'overwrite', content })),
+      mcp: sdkCaller(warmMcp, true, ws, ws.written.mcp),
       run: runs,
     };
     for (const path of PATHS) {
       await timed(100, () => warm[path].read());
       await timed(30, () => warm[path].list());
-      if (path === 'reference') await timed(30, () => listWithSizes(reference, ws));
+      await timed(30, () => warm[path].listSizes());
       await timed(50, () => warm[path].write(`w${(tag += 1)}`));
     }
     await warmMcp.close();
@@ -242,20 +259,19 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       const mcp = await connectMcp(companion);
       const callers: Record<Path, Caller> = {
         reference: referenceCaller,
-        mcp: sdkCaller(mcp, { read: 'fs.read', list: 'fs.ls', write: 'fs.write' }, ws, ws.written.mcp, (content) => ({ mode: 'overwrite', content })),
+        mcp: sdkCaller(mcp, true, ws, ws.written.mcp),
         run: runs,
       };
       const times = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, [] as number[]]))) as Record<`${Op}:${Path}`, number[]>;
-      const sizeTimes: number[] = [];
       for (let done = 0; done < options.requests; done += BLOCK) {
         const n = Math.min(BLOCK, options.requests - done);
         for (const op of OPS) {
           for (const path of PATHS) {
             const caller = callers[path];
-            const call = op === 'read' ? () => caller.read() : op === 'list' ? () => caller.list() : () => caller.write(`r${run}-${(tag += 1)}`);
+            const call =
+              op === 'read' ? () => caller.read() : op === 'list' ? () => caller.list() : op === 'listSizes' ? () => caller.listSizes() : () => caller.write(`r${run}-${(tag += 1)}`);
             times[`${op}:${path}`].push(...(await timed(n, call)));
           }
-          if (op === 'list') sizeTimes.push(...(await timed(n, () => listWithSizes(reference, ws))));
         }
       }
       await mcp.close();
@@ -272,9 +288,6 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
           s.ratio.push(percentile(times[`${op}:${path}`], 50) / referenceP50);
         }
       }
-      sizes.p50.push(percentile(sizeTimes, 50));
-      sizes.p99.push(percentile(sizeTimes, 99));
-      for (const path of ['mcp', 'run'] as const) sizes.ratio[path].push(percentile(times[`list:${path}`], 50) / percentile(sizeTimes, 50));
       const before = cpuMs(companion.pid);
       rps.push(await throughput(pool, ws, options.concurrency, options.perClient));
       const after = cpuMs(companion.pid);
@@ -282,7 +295,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       const line = OPS.map(
         (op) => `${op} ${PATHS.map((p) => samples[`${op}:${p}`].p50.at(-1)?.toFixed(2)).join('/')} ms`,
       ).join('; ');
-      options.log(`  reference run ${run}/${options.runs} (reference/mcp/run p50): ${line}; list with sizes (reference) ${sizes.p50.at(-1)?.toFixed(2)} ms; /v1/run ${options.concurrency} clients ${rps.at(-1)?.toFixed(0)} req/s`);
+      options.log(`  reference run ${run}/${options.runs} (reference/mcp/run p50): ${line}; /v1/run ${options.concurrency} clients ${rps.at(-1)?.toFixed(0)} req/s`);
     }
   } finally {
     http.close();
@@ -300,21 +313,12 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p50`, 'ms', s.p50, null, seq));
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p99`, 'ms', s.p99, null, seq));
     }
-    if (op === 'list') {
-      figures.push(figureOf(`reference: ${SIZES_NAME}, p50`, 'ms', sizes.p50, null, seq));
-      figures.push(figureOf(`reference: ${SIZES_NAME}, p99`, 'ms', sizes.p99, null, seq));
-    }
     for (const path of ['mcp', 'run'] as const) {
       const max = RATIO_BUDGET[op];
       const budget = { max, inclusive: true, text: `≤ ${max}×` };
-      if (op === 'list') {
-        // the same operation: names and sizes on both sides
-        figures.push(figureOf(`reference: ${OP_NAME[op]} with sizes, ${PATH_NAME[path]} ÷ reference list_directory_with_sizes, p50`, '×', sizes.ratio[path], budget, 'within each run'));
-        // names only on the reference's side, names and sizes on the companion's: kept to show what sizing costs
-        figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]} ÷ reference list_directory (names only), p50`, '×', samples[`${op}:${path}`].ratio, budget, 'within each run'));
-      } else {
-        figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]} ÷ reference server, p50`, '×', samples[`${op}:${path}`].ratio, budget, 'within each run'));
-      }
+      // a listing names the reference's tool it is compared with: the same operation on both sides
+      const against = op === 'list' || op === 'listSizes' ? `reference ${REFERENCE_TOOL[op]}` : 'reference server';
+      figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]} ÷ ${against}, p50`, '×', samples[`${op}:${path}`].ratio, budget, 'within each run'));
     }
   }
   figures.push(
