@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'shared', environment: 'node', include: ['tests/shared/**/*.test.ts', 'tests/fuzz/**/*.test.ts'] } },
+      { test: { name: 'shared', environment: 'node', include: ['tests/shared/**/*.test.ts', 'tests/fuzz/**/*.test.ts', 'tests/bench/**/*.test.ts'] } },
       {
         test: {
           name: 'companion',

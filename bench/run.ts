@@ -1,6 +1,7 @@
 /**
- * `npm run bench` — measures the figures of DESIGN §9, prints a table (median, spread, budget, within/over) and
- * writes bench/results.json with the machine and versions they were measured on.
+ * `npm run bench` — measures the figures of DESIGN §9, prints a table (median, spread, budget, within/over), keeps
+ * them in bench/results.json with the machine and versions they were measured on (per group: `--only` replaces
+ * those groups and keeps the others) and writes the README's table from that file (bench/results-file.ts).
  *
  *   npm run bench                         every group, 5 runs each
  *   npm run bench -- --only search        one group (companion, reference, search, scanner, mcp; comma-separated)
@@ -16,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { rgPath } from '@vscode/ripgrep';
 import { DEFAULT_COMPANION_BENCH, runCompanionBench } from './companion';
 import { withinBudget, type Figure } from './figure';
+import { formatTable } from './run-table';
 import { DEFAULT_MCP_SERVERS_BENCH, runMcpServersBench } from './mcp-servers';
 import { DEFAULT_REFERENCE_FS_BENCH, runReferenceFsBench } from './reference-fs';
+import { mergeResults, readResults, writeReadmeTable } from './results-file';
 import { runSearchBench } from './search';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -93,35 +96,11 @@ async function runScannerGroup(log: (line: string) => void): Promise<Figure[] | 
   return scanner.runScannerBench();
 }
 
-function formatValue(value: number, unit: string): string {
-  if (!Number.isFinite(value)) return '—';
-  if (unit === '×') return `${value.toFixed(2)}×`;
-  if (unit === 'req/s') return `${value.toFixed(0)} req/s`;
-  return `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ${unit}`;
-}
-
-export function formatTable(figures: readonly Figure[]): string {
-  const rows = figures.map((f) => {
-    const within = withinBudget(f);
-    return [
-      f.name,
-      formatValue(f.median, f.unit),
-      `${formatValue(f.p10, f.unit)} – ${formatValue(f.p90, f.unit)}`,
-      String(f.runs),
-      f.budget?.text ?? '—',
-      within === undefined ? '' : within ? 'within' : 'OVER',
-    ];
-  });
-  const header = ['figure', 'median', 'spread (p10 – p90 of runs)', 'runs', 'budget', ''];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
-  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
-
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const log = (line: string) => console.log(line);
   const figures: Figure[] = [];
+  const byGroup = new Map<Group, Figure[]>();
   const failed: string[] = [];
   const groups: Array<[Group, () => Promise<Figure[] | undefined>]> = [
     ['companion', () => runCompanionBench({ ...DEFAULT_COMPANION_BENCH, runs: args.runs, log })],
@@ -134,7 +113,9 @@ async function main(): Promise<number> {
     if (!args.only.has(name)) continue;
     log(`${name}…`);
     try {
-      figures.push(...((await run()) ?? []));
+      const measured = (await run()) ?? [];
+      figures.push(...measured);
+      if (measured.length > 0) byGroup.set(name, measured);
     } catch (error) {
       failed.push(name);
       console.error(`\n!!! bench group ${name} FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -142,18 +123,21 @@ async function main(): Promise<number> {
   }
 
   const cpuList = cpus();
-  const results = {
+  const measured = {
     machine: { os: `${type()} ${release()} ${arch()}`, cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown'}`, memory: `${(totalmem() / 1024 ** 3).toFixed(1)} GiB` },
     versions: { node: process.version, chromium: await chromiumVersion(), rg: versionOf(rgPath, ['--version']) },
     date: new Date().toISOString(),
-    figures,
   };
-  writeFileSync(join(BENCH_DIR, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  const resultsFile = join(BENCH_DIR, 'results.json');
+  const results = mergeResults(readResults(resultsFile), measured, byGroup);
+  writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
+  const readme = join(BENCH_DIR, '..', 'README.md');
+  const wroteReadme = writeReadmeTable(readme, results, GROUPS, formatTable);
 
   log('');
-  log(`${results.machine.os}; ${results.machine.cpus}; ${results.machine.memory}; node ${results.versions.node}; ${results.versions.rg ?? 'rg ?'}; chromium ${results.versions.chromium ?? 'not found'}`);
+  log(`${measured.machine.os}; ${measured.machine.cpus}; ${measured.machine.memory}; node ${measured.versions.node}; ${measured.versions.rg ?? 'rg ?'}; chromium ${measured.versions.chromium ?? 'not found'}`);
   log(formatTable(figures));
-  log(`\nwritten: ${join(BENCH_DIR, 'results.json')}`);
+  log(`\nwritten: ${resultsFile}${wroteReadme ? `; the table in ${readme}` : ''}`);
   const over = figures.filter((f) => withinBudget(f) === false);
   if (over.length > 0) log(`over budget: ${over.map((f) => f.name).join('; ')}`);
   if (failed.length > 0) {
