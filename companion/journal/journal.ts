@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { mkdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { appendFileDurable, fsyncDir, TEMP_SUFFIX, writeFileAtomic } from '../fsx/atomic-write';
+import { fsyncDir, TEMP_SUFFIX, writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
 import { asToolError, isMissing } from '../fsx/errno';
 import { sha256 } from '../fsx/sha256';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
-import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type OpRuntime } from './ops';
+import { EntryFile, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
+import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type OpRuntime, type RefReader } from './ops';
 import {
+  INLINE_BEFORE_BYTES,
   intentRecordSchema,
   namedPaths,
   outOfBounds,
@@ -75,6 +77,17 @@ function toEntry(intent: IntentRecord): JournalEntry {
   };
 }
 
+/** An entry as read back: its format decides how a new state is saved. */
+interface LoadedEntry {
+  format: 1 | 2;
+  intent: IntentRecord | undefined;
+  records: UndoRecord[];
+  /** format 2: before-images written inline, by ref */
+  inline: Map<string, Buffer>;
+  /** format 2: where the next state line goes */
+  validLength: number;
+}
+
 export function createJournal(options: JournalOptions): Journal {
   const { dir, policy } = options;
   const now = options.now ?? (() => new Date());
@@ -86,20 +99,52 @@ export function createJournal(options: JournalOptions): Journal {
     return result;
   }
 
+  /** format 1's whole entry; format 2's before/ and trash/ files */
   const entryDir = (id: string) => path.join(dir, id);
+  /** format 2's entry file */
+  const entryFile = (id: string) => path.join(dir, `${id}.jsonl`);
   const intentPath = (id: string) => path.join(entryDir(id), 'intent.json');
   const undoPath = (id: string) => path.join(entryDir(id), 'undo.jsonl');
 
-  async function saveIntent(intent: IntentRecord): Promise<void> {
+  /** Format 1: the intent rewritten whole (temp file, rename, directory fsync). */
+  async function saveIntentV1(intent: IntentRecord): Promise<void> {
     await writeFileAtomic(intentPath(intent.id), JSON.stringify(intent, null, 1));
+  }
+
+  /** Saves an entry's new state (and after-state, error) the way its format keeps it; durable when it resolves. */
+  async function saveState(loaded: LoadedEntry, intent: IntentRecord): Promise<void> {
+    if (loaded.format === 1) return saveIntentV1(intent);
+    const file = new EntryFile(entryFile(intent.id), loaded.validLength);
+    try {
+      const line = stateLine(intent);
+      await file.append(line);
+      loaded.validLength += Buffer.byteLength(line, 'utf8');
+    } finally {
+      file.close();
+    }
   }
 
   // What a restore may touch: inside a root, never the companion's own data (its data directory, this journal).
   const bounds = { roots: policy.roots, reserved: [...(policy.reserved ?? []), path.resolve(dir)] };
 
-  /** Parses intent.json; EntryRejected when it is not what apply writes (hand-edited, planted, corrupted). */
-  async function loadIntent(id: string): Promise<IntentRecord | undefined> {
-    if (!ID_PATTERN.test(id)) return undefined;
+  /** Reads an entry in either format; EntryRejected when it is not what apply writes (hand-edited, planted, corrupted). */
+  async function loadEntry(id: string): Promise<LoadedEntry> {
+    const empty: LoadedEntry = { format: 2, intent: undefined, records: [], inline: new Map(), validLength: 0 };
+    if (!ID_PATTERN.test(id)) return empty;
+    let text: string | undefined;
+    try {
+      text = await fs.readFile(entryFile(id), 'utf8');
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    if (text === undefined) return { ...empty, format: 1, intent: await loadIntentV1(id), records: await loadUndoV1(id) };
+    const parsed = parseEntryFile(id, text);
+    if (!parsed.ok) throw new EntryRejected(id, `${id}.jsonl: ${parsed.reason}`);
+    return { format: 2, intent: parsed.intent, records: parsed.records, inline: parsed.inline, validLength: parsed.validLength };
+  }
+
+  /** Format 1: parses intent.json. */
+  async function loadIntentV1(id: string): Promise<IntentRecord | undefined> {
     let raw: string;
     try {
       raw = await fs.readFile(intentPath(id), 'utf8');
@@ -119,31 +164,8 @@ export function createJournal(options: JournalOptions): Journal {
     return parsed.data;
   }
 
-  /** The entry's intent and undo records, checked against the roots: the only way a restore reads them. */
-  async function loadChecked(id: string): Promise<{ intent: IntentRecord | undefined; records: UndoRecord[] }> {
-    const intent = await loadIntent(id);
-    const records = await loadUndo(id);
-    if (intent) {
-      for (const p of namedPaths(intent, records)) {
-        const why = outOfBounds(p, bounds);
-        if (why !== undefined) throw new EntryRejected(id, why);
-      }
-    } else if (records.length > 0) {
-      throw new EntryRejected(id, 'undo records without an intent');
-    }
-    return { intent, records };
-  }
-
-  /** Moves a rejected entry aside, whole, so nothing in it is ever replayed and a person can look at it. */
-  async function quarantine(rejected: EntryRejected): Promise<void> {
-    const target = path.join(dir, 'quarantine', rejected.id);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.rm(target, { recursive: true, force: true });
-    await fs.rename(entryDir(rejected.id), target);
-    options.onQuarantine?.(rejected.id, rejected.reason);
-  }
-
-  async function loadUndo(id: string): Promise<UndoRecord[]> {
+  /** Format 1: undo.jsonl, one record per line. */
+  async function loadUndoV1(id: string): Promise<UndoRecord[]> {
     let text: string;
     try {
       text = await fs.readFile(undoPath(id), 'utf8');
@@ -172,18 +194,61 @@ export function createJournal(options: JournalOptions): Journal {
     return records;
   }
 
+  /** The entry, checked against the roots: the only way a restore reads one. */
+  async function loadChecked(id: string): Promise<LoadedEntry> {
+    const loaded = await loadEntry(id);
+    const { intent, records } = loaded;
+    if (intent) {
+      for (const p of namedPaths(intent, records)) {
+        const why = outOfBounds(p, bounds);
+        if (why !== undefined) throw new EntryRejected(id, why);
+      }
+    } else if (records.length > 0) {
+      throw new EntryRejected(id, 'undo records without an intent');
+    }
+    return loaded;
+  }
+
+  /** Moves a rejected entry aside, whole, so nothing in it is ever replayed and a person can look at it. */
+  async function quarantine(rejected: EntryRejected): Promise<void> {
+    const target = path.join(dir, 'quarantine', rejected.id);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rm(target, { recursive: true, force: true });
+    try {
+      await fs.rename(entryDir(rejected.id), target);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      await fs.mkdir(target);
+    }
+    await fs.rename(entryFile(rejected.id), path.join(target, 'entry.jsonl')).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+    options.onQuarantine?.(rejected.id, rejected.reason);
+  }
+
+  /** Removes every file of an entry: the entry file first, so a crash midway leaves a folder without an intent. */
+  async function removeEntry(id: string): Promise<void> {
+    await fs.rm(entryFile(id), { force: true });
+    await fs.rm(entryDir(id), { recursive: true, force: true });
+  }
+
+  function refReader(id: string, loaded: Pick<LoadedEntry, 'inline'>): RefReader {
+    const refPath = (ref: string) => path.join(entryDir(id), ref);
+    return { path: refPath, read: async (ref) => loaded.inline.get(ref) ?? fs.readFile(refPath(ref)) };
+  }
+
   /**
    * Replays the entry's undo records, newest first. One record that cannot be replayed (its directory is not
    * writable, a symlink appeared on its way) must not keep the others from restoring their paths: every record is
    * tried, and the ones that failed are returned. Records are idempotent, so a later retry redoes only what is left.
    */
-  async function rollBack(id: string, records: UndoRecord[]): Promise<RestoreFailure[]> {
-    const refPath = (ref: string) => path.join(entryDir(id), ref);
+  async function rollBack(id: string, loaded: Pick<LoadedEntry, 'records' | 'inline'>): Promise<RestoreFailure[]> {
+    const refs = refReader(id, loaded);
     const failures: RestoreFailure[] = [];
-    for (const record of [...records].reverse()) {
+    for (const record of [...loaded.records].reverse()) {
       const target = record.type === 'move-back' ? record.from : record.path;
       try {
-        await applyUndo(record, refPath);
+        await applyUndo(record, refs);
       } catch (error) {
         failures.push({ path: target, error: asToolError(error, target) });
       }
@@ -193,13 +258,13 @@ export function createJournal(options: JournalOptions): Journal {
 
   /** Rolls back an entry this process is applying: its records were just written here, and are checked all the same. */
   async function rollBackOwn(id: string): Promise<RestoreFailure[]> {
-    let records: UndoRecord[];
+    let loaded: LoadedEntry;
     try {
-      records = (await loadChecked(id)).records;
+      loaded = await loadChecked(id);
     } catch (error) {
-      return [{ path: undoPath(id), error: error instanceof EntryRejected ? new ToolError('INTERNAL', error.message) : asToolError(error, undoPath(id)) }];
+      return [{ path: entryFile(id), error: error instanceof EntryRejected ? new ToolError('INTERNAL', error.message) : asToolError(error, entryFile(id)) }];
     }
-    return rollBack(id, records);
+    return rollBack(id, loaded);
   }
 
   /** Every path an undo would touch, with whether a directory's listing must match too. */
@@ -211,24 +276,27 @@ export function createJournal(options: JournalOptions): Journal {
     return watched;
   }
 
+  /** Entry ids, oldest first: format-1 folders and format-2 files (with or without a folder beside them). */
   async function listIds(): Promise<string[]> {
+    let names: string[];
     try {
-      return (await fs.readdir(dir)).filter((name) => ID_PATTERN.test(name)).sort();
+      names = await fs.readdir(dir);
     } catch (error) {
       if (isMissing(error)) return [];
       throw error;
     }
+    const ids = new Set<string>();
+    for (const name of names) {
+      const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : name;
+      if (ID_PATTERN.test(id)) ids.add(id);
+    }
+    return [...ids].sort();
   }
 
   async function apply(label: string, ops: FileOp[], origin?: CallOrigin): Promise<JournalEntry> {
     if (ops.length === 0) throw new ToolError('INVALID_INPUT', `"${label}" has no changes to apply`);
     const time = now();
     const id = newId(time);
-    await fs.mkdir(entryDir(id), { recursive: true });
-    await Promise.all([fs.mkdir(path.join(entryDir(id), 'before')), fs.mkdir(path.join(entryDir(id), 'trash'))]);
-    // Written once, as `applying`: recover() treats a `preparing` entry exactly like an `applying` one (both roll
-    // back what their undo records name), and nothing ran between the two saves, so the second cost two more
-    // fsyncs per change for nothing.
     const intent: IntentRecord = {
       id,
       time: time.toISOString(),
@@ -238,68 +306,101 @@ export function createJournal(options: JournalOptions): Journal {
       ops: ops.map((op) => summarizeOp(op, sha256)),
       paths: pathsOf(ops),
     };
-    // The intent and the entry's name in the journal directory are made durable together (fsyncs in flight at
-    // once, which the file system commits together). The ops start meanwhile — reading, writing before-images
-    // into the entry — but every undo record waits for the intent (record below), and every op records before it
-    // changes anything, so no change and no record is on disk before its intent. A crash before the intent is
-    // durable leaves an entry without one, which recover() removes as it always did.
-    const intentSaved = Promise.all([saveIntent(intent), fsyncDir(dir)]).then(() => undefined);
-    intentSaved.catch(() => undefined);
+    // Nothing is on disk until the first op records: its undo records (with a before-image inline) go in the same
+    // write as the intent, one fsync of the entry file and one of the journal directory in flight together
+    // (entry-file.ts). No op changes anything before its record is durable, so no change is on disk before its
+    // intent; a crash before the intent line is whole leaves a file without an intent, which recover() removes.
+    const file = EntryFile.create(dir, entryFile(id));
     let counter = 0;
-    // the undo records as written, so the after-state needs no second read of undo.jsonl
+    // the undo records as written, so the after-state needs no read of the entry
     const written: UndoRecord[] = [];
     // fsyncs of directories after a rename, awaited with the applied state's save
     const deferred: Array<Promise<void>> = [];
+    // folders under the entry's own folder made since the last record, whose names the next record's round syncs
+    const madeDirs = new Set<string>();
+    // a single write's after-state, known from the bytes it wrote (a batch's later ops may change a path again)
+    const known = new Map<string, PathState>();
+    const delayMs = Number(process.env[DELAY_ENV] ?? 0);
+    const pause = () => new Promise<void>((resolve) => setTimeout(resolve, delayMs));
+    const makeDir = (folder: string) => {
+      if (madeDirs.has(folder)) return;
+      mkdirSync(folder, { recursive: true });
+      madeDirs.add(folder);
+    };
     const runtime: OpRuntime = {
       policy,
-      intentDurable: () => intentSaved,
-      record: async (undo) => {
-        await intentSaved;
-        await appendFileDurable(undoPath(id), `${JSON.stringify(undo)}\n`);
-        written.push(undo);
+      record: async (undos, before) => {
+        let text = file.started ? '' : intentLine(intent);
+        const alongside: Array<Promise<void>> = [];
+        for (const undo of undos) {
+          if (undo.type === 'restore-file' && before !== undefined && before.byteLength <= INLINE_BEFORE_BYTES) {
+            text += undoLine(undo, before);
+            continue;
+          }
+          if (undo.type === 'restore-file' && before !== undefined) {
+            // too large to go inline: its own file beside the entry, fsync'd in the same round as its record
+            makeDir(path.join(entryDir(id), 'before'));
+            alongside.push(writeFileDurable(path.join(entryDir(id), undo.ref), before));
+          }
+          text += undoLine(undo);
+        }
+        // a folder made under the entry since the last round: its name, and the entry folder's, synced with this one
+        if (madeDirs.size > 0) {
+          for (const folder of madeDirs) alongside.push(fsyncDir(folder));
+          alongside.push(fsyncDir(entryDir(id)), fsyncDir(dir));
+          madeDirs.clear();
+        }
+        await file.append(text, alongside);
+        written.push(...undos);
       },
-      newRef: (kind) => `${kind}/${counter++}`,
+      newRef: (kind) => {
+        // before/ is made only for a before-image too large to go inline (record above)
+        if (kind === 'trash') makeDir(path.join(entryDir(id), 'trash'));
+        return `${kind}/${counter++}`;
+      },
       refPath: (ref) => path.join(entryDir(id), ref),
       defer: (sync) => {
         deferred.push(sync);
       },
+      wrote: (target, content, mode) => {
+        if (ops.length !== 1) return;
+        const summary = intent.ops[0]!;
+        const hash = summary.op === 'write' && summary.mode === 'overwrite' ? summary.sha256 : sha256(content);
+        known.set(target, { kind: 'file', sha256: hash, mode });
+      },
     };
-    const delayMs = Number(process.env[DELAY_ENV] ?? 0);
-    const pause = () => new Promise<void>((resolve) => setTimeout(resolve, delayMs));
-    if (delayMs > 0) runtime.pauseBeforeRename = pause;
-    // the crash tests pause between steps and expect the intent on disk at the first pause
-    if (delayMs > 0) await intentSaved;
+    if (delayMs > 0) runtime.step = pause;
     try {
       for (const op of ops) {
         if (delayMs > 0) await pause();
         await runOp(op, runtime);
       }
-      await intentSaved;
       const after: Record<string, PathState> = {};
-      for (const p of watchedPaths(intent, written).keys()) after[p] = await capturePathState(p);
+      for (const p of watchedPaths(intent, written).keys()) after[p] = known.get(p) ?? (await capturePathState(p));
       intent.after = after;
       intent.state = 'applied';
       // The applied state and the renamed file's directory entry are made durable together: the answer waits for
       // both. Should the machine stop between them, either the entry says applied of a rename that did not last —
       // the file holds its before-image, and undo refuses as the file changed — or recover() rolls back a change
       // whose entry says applying: no state in which a change stays without its before-image.
-      await Promise.all([saveIntent(intent), ...deferred]);
+      await Promise.all([file.append(stateLine(intent)), ...deferred]);
+      if (delayMs > 0) await pause();
       return toEntry(intent);
     } catch (error) {
-      await Promise.all(deferred);
-      // the intent never reached the disk: nothing was recorded or changed (records wait for it), as before
-      const intentError = await intentSaved.then(
-        () => undefined,
-        (failed: unknown) => failed,
-      );
-      if (intentError !== undefined) throw intentError;
+      await Promise.all(deferred.map((sync) => sync.catch(() => undefined)));
       const failure = asToolError(error);
-      const failures = await rollBackOwn(id);
-      if (failures.length === 0) intent.state = 'rolled-back';
-      // Otherwise it stays `applying`, and recover() at the next start retries what is left.
+      let failures: RestoreFailure[] = [];
+      if (file.started) {
+        failures = await rollBackOwn(id);
+        if (failures.length === 0) intent.state = 'rolled-back';
+        // Otherwise it stays `applying`, and recover() at the next start retries what is left.
+      } else {
+        // nothing was recorded, so nothing changed: the entry says why the change was refused
+        intent.state = 'rolled-back';
+      }
       intent.error = `${failure.code}: ${failure.message}${failures.length > 0 ? `; not yet restored: ${describeFailures(failures)}` : ''}`;
       // A full disk can refuse this write too; the entry then stays `applying` and the next start finishes it.
-      await saveIntent(intent).catch(() => undefined);
+      await file.append(file.started ? stateLine(intent) : intentLine(intent)).catch(() => undefined);
       if (failures.length === 0) throw failure;
       // The cause keeps its code: the person needs to know the disk is full or the file is not theirs, and the
       // journal entry to see what is left.
@@ -308,11 +409,13 @@ export function createJournal(options: JournalOptions): Journal {
         `${failure.message}; restoring the previous state also failed for ${describeFailures(failures)}; entry ${id} is retried at the next start`,
         { ...failure.data, journalId: id, unrestored: failures.map((f) => f.path) },
       );
+    } finally {
+      file.close();
     }
   }
 
   async function undo(id: string): Promise<JournalEntry> {
-    let loaded: Awaited<ReturnType<typeof loadChecked>>;
+    let loaded: LoadedEntry;
     try {
       loaded = await loadChecked(id);
     } catch (error) {
@@ -338,8 +441,8 @@ export function createJournal(options: JournalOptions): Journal {
     }
     for (const record of records) await assertUndoTargetsUnmoved(record).catch((error: unknown) => Promise.reject(asToolError(error)));
     intent.state = 'undoing';
-    await saveIntent(intent);
-    const failures = await rollBack(id, records);
+    await saveState(loaded, intent);
+    const failures = await rollBack(id, loaded);
     if (failures.length > 0) {
       // Left in `undoing`: every undo record is idempotent, so recover() at the next start finishes the undo.
       const first = failures[0]!.error;
@@ -351,7 +454,7 @@ export function createJournal(options: JournalOptions): Journal {
       });
     }
     intent.state = 'undone';
-    await saveIntent(intent);
+    await saveState(loaded, intent);
     return toEntry(intent);
   }
 
@@ -359,7 +462,7 @@ export function createJournal(options: JournalOptions): Journal {
     const entries: JournalEntry[] = [];
     for (const id of (await listIds()).reverse()) {
       if (entries.length >= limit) break;
-      const intent = await loadIntent(id).catch(() => undefined);
+      const intent = (await loadEntry(id).catch(() => undefined))?.intent;
       if (intent && FINAL_STATES.has(intent.state)) entries.push(toEntry(intent));
     }
     return entries;
@@ -368,7 +471,7 @@ export function createJournal(options: JournalOptions): Journal {
   async function recover(): Promise<string[]> {
     const repaired: string[] = [];
     for (const id of await listIds()) {
-      let loaded: Awaited<ReturnType<typeof loadChecked>>;
+      let loaded: LoadedEntry;
       try {
         loaded = await loadChecked(id);
       } catch (error) {
@@ -376,27 +479,27 @@ export function createJournal(options: JournalOptions): Journal {
         if (error instanceof EntryRejected) await quarantine(error).catch(() => undefined);
         continue;
       }
-      const { intent, records } = loaded;
+      const { intent } = loaded;
       if (!intent) {
-        // Died before intent.json was durable: nothing ran yet (ops only start after it is written).
-        await fs.rm(entryDir(id), { recursive: true, force: true });
+        // Died before the intent was durable: nothing ran yet (ops only start after it is written).
+        await removeEntry(id);
         continue;
       }
       if (FINAL_STATES.has(intent.state)) continue;
       // temp files first: one left in a directory the entry created would keep that directory from going
       await removeStrayTempFiles(intent);
-      const failures = await rollBack(id, records);
+      const failures = await rollBack(id, loaded);
       if (failures.length > 0) {
         // One entry that cannot be repaired (say, a directory swapped for a symlink) must not stop the start or
         // the other entries; its other paths are restored, it stays unfinished with the reason, and the next
         // recover() tries again.
         intent.error = `recovery failed: not restored: ${describeFailures(failures)}`;
-        await saveIntent(intent).catch(() => undefined);
+        await saveState(loaded, intent).catch(() => undefined);
         continue;
       }
       intent.state = intent.state === 'undoing' ? 'undone' : 'rolled-back';
       intent.error ??= 'interrupted; rolled back at start';
-      await saveIntent(intent);
+      await saveState(loaded, intent);
       repaired.push(id);
     }
     return repaired;
@@ -429,23 +532,23 @@ export function createJournal(options: JournalOptions): Journal {
     const cutoff = now().getTime() - policy.journal.maxAgeDays * 24 * 60 * 60 * 1000;
     const kept: Array<{ id: string; size: number }> = [];
     for (const id of await listIds()) {
-      const loaded = await loadIntent(id).catch((error: unknown) => error);
+      const loaded = await loadEntry(id).catch((error: unknown) => error);
       if (loaded instanceof EntryRejected) {
         await quarantine(loaded).catch(() => undefined);
         continue;
       }
-      const intent = loaded instanceof Error ? undefined : (loaded as IntentRecord | undefined);
+      const intent = loaded instanceof Error ? undefined : (loaded as LoadedEntry).intent;
       if (intent && !FINAL_STATES.has(intent.state)) continue;
       if (!intent || Date.parse(intent.time) < cutoff) {
-        await fs.rm(entryDir(id), { recursive: true, force: true });
+        await removeEntry(id);
         continue;
       }
-      kept.push({ id, size: await sizeOf(entryDir(id)) });
+      kept.push({ id, size: (await sizeOf(entryDir(id))) + (await sizeOf(entryFile(id))) });
     }
     let total = kept.reduce((sum, entry) => sum + entry.size, 0);
     for (const entry of kept) {
       if (total <= policy.journal.maxBytes) break;
-      await fs.rm(entryDir(entry.id), { recursive: true, force: true });
+      await removeEntry(entry.id);
       total -= entry.size;
     }
   }

@@ -1,10 +1,10 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
-import { closeSync, constants, fstatSync, promises as fs, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, renameSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { renameIntoPlace, writeFileAtomic, writeFileDurable, writeTempFile } from '../fsx/atomic-write';
-import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
-import { openFd, readFdFully } from '../fsx/fd';
+import { fsyncDir, renameIntoPlace, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
+import { asToolError, errnoOf, isMissing, lstatOrUndefined } from '../fsx/errno';
+import { readFdFully } from '../fsx/fd';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -14,17 +14,21 @@ import type { PathState, UndoRecord } from './records';
 
 export interface OpRuntime {
   policy: Pick<Policy, 'roots' | 'deny' | 'limits'>;
-  /** appends and fsyncs; resolves only once the record is durable (and not before the entry's intent is) */
-  record(undo: UndoRecord): Promise<void>;
-  /** resolves once the entry's intent is durable; nothing may be created outside the entry before that */
-  intentDurable(): Promise<void>;
+  /**
+   * Writes the records (and a restore-file record's before-image, `before`) and resolves only once they are
+   * durable, together with the entry's intent the first time. Nothing in a person's folder changes before its
+   * record resolves — a temp file included, so recover() always has an intent to find a stray one by.
+   */
+  record(undos: readonly UndoRecord[], before?: Uint8Array): Promise<void>;
   /** a directory fsync after a rename, which the entry awaits together with its applied state */
   defer(sync: Promise<void>): void;
-  /** a fresh name under before/ or trash/, relative to the entry directory */
+  /** a fresh name under before/ or trash/, relative to the entry directory (a trash/ folder is made ready for it) */
   newRef(kind: 'before' | 'trash'): string;
   refPath(ref: string): string;
-  /** test hook (CHATBRIDGE_JOURNAL_TEST_DELAY_MS): a pause with a write's temp file complete but not yet renamed */
-  pauseBeforeRename?: () => Promise<void>;
+  /** a write's target now holds `content` with `mode`: the after-state, known without reading the file back */
+  wrote?(target: string, content: Uint8Array, mode: number): void;
+  /** test hook (CHATBRIDGE_JOURNAL_TEST_DELAY_MS): a pause after a durable step, so a test can kill the process there */
+  step?(name: 'recorded' | 'temp-written' | 'renamed'): Promise<void>;
 }
 
 const json = JSON.stringify;
@@ -34,7 +38,7 @@ async function missingDirs(dir: string): Promise<string[]> {
   const missing: string[] = [];
   let current = dir;
   for (;;) {
-    const stat = await lstatOrUndefined(current);
+    const stat = lstatNow(current);
     if (stat) {
       if (!stat.isDirectory()) throw new ToolError('CONFLICT', `${json(current)} is a ${kindName(stat)}, not a directory`, { path: current });
       return missing.reverse();
@@ -50,34 +54,63 @@ function kindName(stat: { isDirectory(): boolean; isSymbolicLink(): boolean }): 
   return stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : 'file';
 }
 
-async function createDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
+/** Records every directory to create (and `also`, the op's own record) in one durable write, then creates them. */
+async function createDirs(dirs: readonly string[], rt: OpRuntime, also: readonly UndoRecord[] = []): Promise<void> {
+  if (dirs.length + also.length === 0) return;
+  await rt.record([...dirs.map((dir): UndoRecord => ({ type: 'remove-created', path: dir, dir: true })), ...also]);
   for (const dir of dirs) {
-    await rt.record({ type: 'remove-created', path: dir, dir: true });
     await assertUnchanged(path.dirname(dir), rt.policy);
-    await fs.mkdir(dir);
+    // creating a directory entry in the page cache: no trip through the thread pool (fsx/atomic-write.ts)
+    mkdirSync(dir);
   }
 }
 
+/** Files up to this size are read on the main thread (as fs.read does): a few us from the page cache. */
+const SYNC_READ_BYTES = 64 * 1024;
+
 /** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
 async function readNoFollow(p: string): Promise<Buffer> {
-  const fd = await openFd(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  // The path was just resolved and lstat'd, so opening it reads no disk; fstat of an open descriptor and closing a
+  // read-only one never do: no trip through the thread pool for any of them.
+  const fd = openSync(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
-    // fstat of an open descriptor and closing a read-only one touch no disk: no trip through the thread pool
     const stat = fstatSync(fd);
     const size = stat.size;
     if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
+    if (size <= SYNC_READ_BYTES) return readSmall(fd, size);
     return await readFdFully(fd, size);
   } finally {
     closeSync(fd);
   }
 }
 
+function readSmall(fd: number, size: number): Buffer {
+  const buffer = Buffer.allocUnsafe(size);
+  let length = 0;
+  while (length < size) {
+    const got = readSync(fd, buffer, length, size - length, length);
+    if (got === 0) break;
+    length += got;
+  }
+  return length === size ? buffer : buffer.subarray(0, length);
+}
+
+/** lstat on the main thread (2-5 us with the inode cached, as it is for a path just resolved): undefined when absent. */
+function lstatNow(p: string): Stats | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
 /** rename, or copy + remove when the journal lives on another device than the roots */
 export async function moveAcross(from: string, to: string): Promise<void> {
   try {
-    await fs.rename(from, to);
+    renameSync(from, to);
   } catch (error) {
     if (errnoOf(error) !== 'EXDEV') throw error;
     await fs.cp(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true, errorOnExist: true, force: false });
@@ -89,7 +122,7 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   const target = op.path;
   const dir = path.dirname(target);
   await assertUnchanged(dir, rt.policy);
-  const stat = await lstatOrUndefined(target);
+  const stat = lstatNow(target);
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${json(target)} is a directory; fs.write writes files`, { path: target });
   const existing = stat ? await readNoFollow(target) : undefined;
   if (op.expectedSha256 !== undefined) {
@@ -114,57 +147,53 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   // The new inode keeps the old mode, less setuid/setgid: write(2) to such a file clears them too, and new content
   // must not inherit the right to run as the file's owner or group. (Undo restores the full original mode.)
   const mode = stat ? stat.mode & 0o7777 & ~PRIVILEGE_BITS : undefined;
-  const beforeRename = async () => {
-    await rt.pauseBeforeRename?.();
-    await assertUnchanged(dir, rt.policy);
-  };
   if (existing && stat) {
-    // The new content's temp file is written and fsync'd while the before-image and its record are made durable:
-    // the temp file changes nothing (recover() removes a stray one), and the rename — the change — still waits
-    // for both. Two fsyncs in flight at once instead of one after the other.
-    // The temp file lands in the person's folder, so it waits for the intent: recover() finds a stray one by it.
-    const temp = rt.intentDurable().then(() => writeTempFile(target, content, mode));
-    // its failure is taken up below, after the before-image; until then it must not count as unhandled
-    temp.catch(() => undefined);
-    try {
-      const ref = rt.newRef('before');
-      await writeFileDurable(rt.refPath(ref), existing);
-      await rt.record({ type: 'restore-file', path: target, ref, mode: stat.mode & 0o7777 });
-    } catch (error) {
-      await temp.then((name) => fs.rm(name, { force: true })).catch(() => undefined);
-      throw error;
-    }
-    await renameIntoPlace(await temp, target, beforeRename, (sync) => rt.defer(sync));
-    return;
+    // The before-image goes with its record and the intent in one durable write (entry-file.ts); only then is
+    // anything made in the person's folder: the temp file, then the rename.
+    await rt.record([{ type: 'restore-file', path: target, ref: rt.newRef('before'), mode: stat.mode & 0o7777 }], existing);
+  } else {
+    await createDirs(await missingDirs(dir), rt, [{ type: 'remove-created', path: target, dir: false }]);
   }
-  await createDirs(await missingDirs(dir), rt);
-  await rt.record({ type: 'remove-created', path: target, dir: false });
-  await writeFileAtomic(target, content, { ...(mode !== undefined ? { mode } : {}), beforeRename });
+  await rt.step?.('recorded');
+  const temp = await writeTempFile(target, content, mode);
+  await renameIntoPlace(
+    temp,
+    target,
+    async () => {
+      await rt.step?.('temp-written');
+      await assertUnchanged(dir, rt.policy);
+    },
+    (sync) => rt.defer(sync),
+  );
+  if (mode !== undefined) rt.wrote?.(target, content, mode);
+  await rt.step?.('renamed');
 }
 
 async function runRm(op: Extract<FileOp, { op: 'rm' }>, rt: OpRuntime): Promise<void> {
   await assertUnchanged(path.dirname(op.path), rt.policy);
-  const stat = await lstatOrUndefined(op.path);
+  const stat = lstatNow(op.path);
   if (!stat) throw new ToolError('NOT_FOUND', `${json(op.path)} does not exist (pass force: true to accept that)`, { path: op.path });
   if (stat.isDirectory() && !op.recursive) {
     throw new ToolError('INVALID_INPUT', `${json(op.path)} is a directory; removing a directory needs recursive: true`, { path: op.path });
   }
   const ref = rt.newRef('trash');
-  await rt.record({ type: 'return-from-trash', path: op.path, ref });
+  await rt.record([{ type: 'return-from-trash', path: op.path, ref }]);
   await moveAcross(op.path, rt.refPath(ref));
+  rt.defer(fsyncDir(path.dirname(op.path)));
+  rt.defer(fsyncDir(path.dirname(rt.refPath(ref))));
 }
 
 async function runMv(op: Extract<FileOp, { op: 'mv' }>, rt: OpRuntime): Promise<void> {
   const { from, to } = op;
   await assertUnchanged(path.dirname(from), rt.policy);
   await assertUnchanged(path.dirname(to), rt.policy);
-  const source = await lstatOrUndefined(from);
+  const source = lstatNow(from);
   if (!source) throw new ToolError('NOT_FOUND', `fromPath ${json(from)} does not exist`, { path: from });
   if (from === to) throw new ToolError('INVALID_INPUT', `fromPath and toPath are the same path ${json(from)}`, { path: from });
   if (source.isDirectory() && to.startsWith(from + path.sep)) {
     throw new ToolError('INVALID_INPUT', `cannot move the directory ${json(from)} into itself (${json(to)})`, { path: from });
   }
-  const target = await lstatOrUndefined(to);
+  const target = lstatNow(to);
   if (target) {
     if (!op.overwrite) throw new ToolError('CONFLICT', `toPath ${json(to)} already exists; pass overwrite: true to replace it`, { path: to });
     if (target.isDirectory() !== source.isDirectory()) {
@@ -173,18 +202,21 @@ async function runMv(op: Extract<FileOp, { op: 'mv' }>, rt: OpRuntime): Promise<
       });
     }
     const ref = rt.newRef('trash');
-    await rt.record({ type: 'return-from-trash', path: to, ref });
+    await rt.record([{ type: 'return-from-trash', path: to, ref }]);
     await moveAcross(to, rt.refPath(ref));
+    rt.defer(fsyncDir(path.dirname(rt.refPath(ref))));
   } else {
     await createDirs(await missingDirs(path.dirname(to)), rt);
   }
-  await rt.record({ type: 'move-back', from, to });
+  await rt.record([{ type: 'move-back', from, to }]);
   await moveAcross(from, to);
+  rt.defer(fsyncDir(path.dirname(from)));
+  rt.defer(fsyncDir(path.dirname(to)));
 }
 
 async function runMkdir(op: Extract<FileOp, { op: 'mkdir' }>, rt: OpRuntime): Promise<void> {
   await assertUnchanged(op.path, rt.policy);
-  const stat = await lstatOrUndefined(op.path);
+  const stat = lstatNow(op.path);
   if (stat) {
     if (stat.isDirectory() && op.parents) return;
     throw new ToolError('CONFLICT', `${json(op.path)} already exists (a ${kindName(stat)})`, { path: op.path });
@@ -202,11 +234,11 @@ async function runChmod(op: Extract<FileOp, { op: 'chmod' }>, rt: OpRuntime): Pr
   if (process.platform === 'win32') throw new ToolError('NOT_SUPPORTED', 'fs.chmod is not supported on Windows');
   assertNoPrivilegeBits(op.path, op.mode);
   await assertUnchanged(op.path, rt.policy);
-  const stat = await lstatOrUndefined(op.path);
+  const stat = lstatNow(op.path);
   if (!stat) throw new ToolError('NOT_FOUND', `${json(op.path)} does not exist`, { path: op.path });
   // again here, not only at plan: a second name may have been linked in while the approval waited
   assertSingleLink(op.path, stat);
-  await rt.record({ type: 'chmod', path: op.path, mode: stat.mode & 0o7777 });
+  await rt.record([{ type: 'chmod', path: op.path, mode: stat.mode & 0o7777 }]);
   await chmodSingleLink(op.path, op.mode, stat);
 }
 
@@ -259,11 +291,19 @@ export async function runOp(op: FileOp, rt: OpRuntime): Promise<void> {
 }
 
 /** Idempotent: applying it when its change never happened (a crash before the op) leaves the path alone. */
-export async function applyUndo(undo: UndoRecord, refPath: (ref: string) => string): Promise<void> {
+export interface RefReader {
+  /** where a trash/ or before/ file of the entry is */
+  path(ref: string): string;
+  /** a before-image: inline in the entry file (format 2), or its file */
+  read(ref: string): Promise<Buffer>;
+}
+
+export async function applyUndo(undo: UndoRecord, refs: RefReader): Promise<void> {
   await assertUndoTargetsUnmoved(undo);
+  const refPath = (ref: string) => refs.path(ref);
   switch (undo.type) {
     case 'restore-file': {
-      const bytes = await fs.readFile(refPath(undo.ref));
+      const bytes = await refs.read(undo.ref);
       const current = await lstatOrUndefined(undo.path);
       // The op this reverses may never have changed the file (it failed, or the crash came first). Rewriting it
       // anyway would need a temp file in its directory — which fails where the op failed for lack of permission.

@@ -1,9 +1,14 @@
 /**
- * What the journal keeps on disk for one entry, `<dir>/<id>/`:
- * - intent.json  — the ops (contents summarized, never stored), the state and, once applied, the after-state;
- * - undo.jsonl   — one undo record per line, each appended and fsynced *before* the change it reverses runs;
- * - before/<n>   — the bytes of a file before it was overwritten;
- * - trash/<n>    — what fs.rm removed (and what a `mv --overwrite` replaced), moved here whole.
+ * What the journal keeps on disk for one entry. Since 2026-11-25 (format 2):
+ * - `<dir>/<id>.jsonl` — one file per change, one JSON line each: first the intent (the ops, contents summarized,
+ *   never stored), then the undo records, each appended and fsync'd *before* the change it reverses runs — a
+ *   restore-file record carries the file's before-image inline (base64) up to INLINE_BEFORE_BYTES — then a state
+ *   line per change of state (applied with the after-state, rolled-back, undoing, undone); the last one counts;
+ * - `<dir>/<id>/before/<n>` — a before-image too large to go inline;
+ * - `<dir>/<id>/trash/<n>` — what fs.rm removed (and what a `mv --overwrite` replaced), moved here whole.
+ * Format 1 (written until 2026-11-25, still read, recovered and undone): `<dir>/<id>/intent.json` (the intent, the
+ * state and the after-state, rewritten whole by rename), `<dir>/<id>/undo.jsonl` (the undo records), and the
+ * before/ and trash/ folders as above. An entry is format 2 exactly when `<dir>/<id>.jsonl` exists.
  * Every undo record is idempotent, so replaying them in reverse repairs any point a crash could stop at.
  */
 import path from 'node:path';
@@ -71,6 +76,21 @@ export const undoRecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chmod'), path: text, mode: fileMode }),
 ]);
 export type UndoRecord = z.infer<typeof undoRecordSchema>;
+
+/** A before-image up to this size is written inside the entry's file, in the same write and fsync as its record. */
+export const INLINE_BEFORE_BYTES = 256 * 1024;
+
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'inline bytes must be base64');
+
+/** One line of a format-2 entry file. */
+export const entryLineSchema = z.discriminatedUnion('t', [
+  /** always the first line; its state is `applying`, or final when the change failed before recording anything */
+  z.object({ t: z.literal('intent'), intent: intentRecordSchema }),
+  /** `bytes`: the before-image of a restore-file record, which then is read from here, not from its ref's file */
+  z.object({ t: z.literal('undo'), undo: undoRecordSchema, bytes: base64.optional() }),
+  z.object({ t: z.literal('state'), state: intentStateSchema, after: z.record(text, pathStateSchema).optional(), error: text.optional() }),
+]);
+export type EntryLine = z.infer<typeof entryLineSchema>;
 
 /** Where the paths of a journal entry may be: inside a root, never in the companion's own data. */
 export interface EntryBounds {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { createWorld, type World } from '../tools/world';
+import { undoRecords } from './entry-files';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-child.ts');
 const FILES = 40;
@@ -27,13 +28,7 @@ async function tree(dir: string): Promise<Record<string, string>> {
 }
 
 async function undoRecordCount(journalDir: string): Promise<number> {
-  const ids = await fs.readdir(journalDir).catch(() => [] as string[]);
-  let count = 0;
-  for (const id of ids) {
-    const text = await fs.readFile(path.join(journalDir, id, 'undo.jsonl'), 'utf8').catch(() => '');
-    count += text.split('\n').filter(Boolean).length;
-  }
-  return count;
+  return (await undoRecords(journalDir)).length;
 }
 
 describe('crash recovery (SIGKILL in the middle of a batch)', () => {

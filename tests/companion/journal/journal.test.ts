@@ -5,6 +5,7 @@ import { ToolError } from '../../../shared/errors';
 import { createJournal } from '../../../companion/journal';
 import { sha256 } from '../../../companion/fsx/sha256';
 import { createWorld, type World } from '../tools/world';
+import { markUnfinished, readIntent, stateFile } from './entry-files';
 
 /** Every file under dir (relative path → content, `<dir>` for directories, mode too), to compare whole trees. */
 async function snapshot(dir: string): Promise<Record<string, string>> {
@@ -66,9 +67,11 @@ describe('journal', () => {
     expect(await world.read('new/deep/n.txt')).toBe('new\n');
     expect(await world.exists(path.join(root, 'dir'))).toBe(false);
     const entryDir = path.join(world.journalDir, entry.id);
-    const intent = JSON.parse(await fs.readFile(path.join(entryDir, 'intent.json'), 'utf8'));
+    const intent = await readIntent(stateFile(world.journalDir, entry.id));
     expect(intent.state).toBe('applied');
     expect(intent.ops.map((op: { op: string }) => op.op)).toEqual(['write', 'write', 'rm', 'mkdir', 'chmod']);
+    // the new content is never stored (the before-image of a.txt is, inline and base64)
+    expect(await fs.readFile(stateFile(world.journalDir, entry.id), 'utf8')).not.toContain(Buffer.from('changed\n').toString('base64'));
     expect(JSON.stringify(intent)).not.toContain('changed');
     // the removed directory sits whole in the entry's trash
     const trash = await fs.readdir(path.join(entryDir, 'trash'));
@@ -192,9 +195,7 @@ describe('journal', () => {
     const applied = await world.journal.apply('ok', [{ op: 'write', path: path.join(root, 'a.txt'), content: 'kept\n' }]);
     const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(root, 'dir/b.txt'), content: 'half\n' }]);
     // simulate a crash after the op ran but before `applied` was recorded
-    const intentFile = path.join(world.journalDir, entry.id, 'intent.json');
-    const intent = JSON.parse(await fs.readFile(intentFile, 'utf8'));
-    await fs.writeFile(intentFile, JSON.stringify({ ...intent, state: 'applying' }));
+    await markUnfinished(world.journalDir, entry.id);
     const fresh = createJournal({ dir: world.journalDir, policy: world.policy });
     expect(await fresh.recover()).toEqual([entry.id]);
     expect(await world.read('dir/b.txt')).toBe('beta\n');

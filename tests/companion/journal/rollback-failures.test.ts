@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
-import type { IntentRecord } from '../../../companion/journal/records';
 import { createWorld, type World } from '../tools/world';
+import { markUnfinished as markEntryUnfinished, readIntent } from './entry-files';
 
 /**
  * Rollback and recovery when one path cannot be restored: the others are restored anyway, the entry stays
@@ -24,14 +24,7 @@ beforeEach(async () => {
 });
 afterEach(() => world.cleanup());
 
-async function markUnfinished(id: string, state: 'applying' | 'undoing' = 'applying'): Promise<string> {
-  const file = path.join(world.journalDir, id, 'intent.json');
-  const intent = JSON.parse(await fs.readFile(file, 'utf8')) as IntentRecord;
-  await fs.writeFile(file, JSON.stringify({ ...intent, state }));
-  return file;
-}
-
-const readIntent = async (file: string) => JSON.parse(await fs.readFile(file, 'utf8')) as IntentRecord;
+const markUnfinished = (id: string, state: 'applying' | 'undoing' = 'applying') => markEntryUnfinished(world.journalDir, id, state);
 
 describe('journal rollback when one path cannot be restored', () => {
   it('a file that still holds its before-image is left alone by recover(): same inode, nothing rewritten', async () => {

@@ -1,0 +1,56 @@
+/**
+ * Reading and editing journal entries on disk in tests, whatever their format (companion/journal/records.ts):
+ * format 2 is `<journal>/<id>.jsonl`, format 1 `<journal>/<id>/intent.json` and `undo.jsonl`.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseEntryFile } from '../../../companion/journal/entry-file';
+import type { IntentRecord, IntentState, UndoRecord } from '../../../companion/journal/records';
+
+/** The file that holds an entry's state: the format-2 entry file, or format 1's intent.json. */
+export function stateFile(journalDir: string, id: string): string {
+  const v2 = path.join(journalDir, `${id}.jsonl`);
+  return existsSync(v2) ? v2 : path.join(journalDir, id, 'intent.json');
+}
+
+/** The intent with its present state, read from a file stateFile named. */
+export async function readIntent(file: string): Promise<IntentRecord> {
+  const text = await fs.readFile(file, 'utf8');
+  if (!file.endsWith('.jsonl')) return JSON.parse(text) as IntentRecord;
+  const parsed = parseEntryFile(path.basename(file, '.jsonl'), text);
+  if (!parsed.ok || !parsed.intent) throw new Error(`${file}: ${parsed.ok ? 'no intent' : parsed.reason}`);
+  return parsed.intent;
+}
+
+/** The undo records of every entry in the journal. */
+export async function undoRecords(journalDir: string): Promise<UndoRecord[]> {
+  const records: UndoRecord[] = [];
+  for (const name of await fs.readdir(journalDir).catch(() => [] as string[])) {
+    if (!name.endsWith('.jsonl')) continue;
+    const parsed = parseEntryFile(path.basename(name, '.jsonl'), await fs.readFile(path.join(journalDir, name), 'utf8'));
+    if (parsed.ok) records.push(...parsed.records);
+  }
+  return records;
+}
+
+/**
+ * As if the process had stopped before the entry's state became final: format 2 loses its state lines (a crash
+ * before the applied line was durable) and, for `undoing`, gets that one; format 1's intent.json is rewritten.
+ * Returns the state file.
+ */
+export async function markUnfinished(journalDir: string, id: string, state: Extract<IntentState, 'applying' | 'undoing'> = 'applying'): Promise<string> {
+  const file = stateFile(journalDir, id);
+  const text = await fs.readFile(file, 'utf8');
+  if (!file.endsWith('.jsonl')) {
+    await fs.writeFile(file, JSON.stringify({ ...(JSON.parse(text) as IntentRecord), state }));
+    return file;
+  }
+  const kept = text.split('\n').filter((line) => line && (JSON.parse(line) as { t: string }).t !== 'state');
+  if (state === 'undoing') {
+    // an undo starts from an applied entry: its after-state is kept with the undoing line
+    const applied = await readIntent(file);
+    kept.push(JSON.stringify({ t: 'state', state, ...(applied.after ? { after: applied.after } : {}) }));
+  }
+  await fs.writeFile(file, `${kept.join('\n')}\n`);
+  return file;
+}
