@@ -30,6 +30,8 @@ export interface JournalOptions {
   now?: () => Date;
   /** an entry that failed validation was moved to `<dir>/quarantine/<id>`; the person should hear of it */
   onQuarantine?: (id: string, reason: string) => void;
+  /** test hook: with CHATBRIDGE_JOURNAL_TEST_DELAY_MS set, called as each pause starts, naming the step just done */
+  onPause?: (step: string) => void;
 }
 
 /** A journal entry on disk that does not hold what the journal writes; it is quarantined, never replayed. */
@@ -43,9 +45,9 @@ class EntryRejected extends Error {
 }
 
 /**
- * Test hook: pause this many milliseconds before each op and again before each write's rename, so a test can
- * SIGKILL a process in the middle of a batch (between ops, or with a temp file written) and check that
- * recover() repairs it. Unset in normal use.
+ * Test hook: pause this many milliseconds before each op and after each durable step of a write (its record
+ * durable, its temp file written, its rename done, the applied state durable), so a test can SIGKILL a process at
+ * any of them and check that recover() repairs it. Unset in normal use.
  */
 const DELAY_ENV = 'CHATBRIDGE_JOURNAL_TEST_DELAY_MS';
 
@@ -321,7 +323,10 @@ export function createJournal(options: JournalOptions): Journal {
     // a single write's after-state, known from the bytes it wrote (a batch's later ops may change a path again)
     const known = new Map<string, PathState>();
     const delayMs = Number(process.env[DELAY_ENV] ?? 0);
-    const pause = () => new Promise<void>((resolve) => setTimeout(resolve, delayMs));
+    const pause = (step: string) => {
+      options.onPause?.(step);
+      return new Promise<void>((resolve) => setTimeout(resolve, delayMs));
+    };
     const makeDir = (folder: string) => {
       if (madeDirs.has(folder)) return;
       mkdirSync(folder, { recursive: true });
@@ -372,7 +377,7 @@ export function createJournal(options: JournalOptions): Journal {
     if (delayMs > 0) runtime.step = pause;
     try {
       for (const op of ops) {
-        if (delayMs > 0) await pause();
+        if (delayMs > 0) await pause('op');
         await runOp(op, runtime);
       }
       const after: Record<string, PathState> = {};
@@ -384,7 +389,7 @@ export function createJournal(options: JournalOptions): Journal {
       // the file holds its before-image, and undo refuses as the file changed — or recover() rolls back a change
       // whose entry says applying: no state in which a change stays without its before-image.
       await Promise.all([file.append(stateLine(intent)), ...deferred]);
-      if (delayMs > 0) await pause();
+      if (delayMs > 0) await pause('applied');
       return toEntry(intent);
     } catch (error) {
       await Promise.all(deferred.map((sync) => sync.catch(() => undefined)));

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createJournal } from '../../../companion/journal';
+import { createWorld, type World } from '../tools/world';
+
+/**
+ * One write killed with SIGKILL right after each durable step of the journal's format 2 (entry-file.ts): before
+ * anything is recorded, with the intent and the record (and the before-image inline) durable, with the temp file
+ * written, after the rename, after the applied state. recover() must then leave exactly the before-state or — once
+ * the applied state is durable — exactly the after-state, with no temp file of ours in the folder; an applied one
+ * still undoes.
+ */
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-step-child.ts');
+const STEPS = ['op', 'recorded', 'temp-written', 'renamed', 'applied'] as const;
+
+async function tree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  async function visit(current: string): Promise<void> {
+    for (const name of (await fs.readdir(current)).sort()) {
+      const full = path.join(current, name);
+      const stat = await fs.lstat(full);
+      const key = path.relative(dir, full);
+      const mode = (stat.mode & 0o7777).toString(8);
+      if (stat.isDirectory()) {
+        out[key] = `<dir ${mode}>`;
+        await visit(full);
+      } else out[key] = `${mode} ${await fs.readFile(full, 'utf8')}`;
+    }
+  }
+  await visit(dir);
+  return out;
+}
+
+/** Runs the child until it reports `step`, then kills it there; returns what it printed. */
+async function killAt(world: World, kind: 'overwrite' | 'create', step: string): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, world.journalDir, world.root, kind], {
+    env: { ...process.env, CHATBRIDGE_JOURNAL_TEST_DELAY_MS: '400' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`never reached step ${step}: ${output}`)), 20_000);
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(`step ${step}\n`)) {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        resolve();
+      }
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited before step ${step}: ${output}`));
+    });
+  });
+  expect(await exited).toBe('SIGKILL');
+  expect(output).not.toContain('finished');
+  return output;
+}
+
+describe('SIGKILL right after each durable step of one write, then recover()', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await createWorld();
+    await world.write('a.txt', 'before\n');
+    await fs.chmod(path.join(world.root, 'a.txt'), 0o640);
+  });
+  afterEach(() => world.cleanup());
+
+  for (const kind of ['overwrite', 'create'] as const) {
+    it.each(STEPS)(`${kind}: killed after "%s"`, async (step) => {
+      const before = await tree(world.root);
+      await killAt(world, kind, step);
+      const journal = createJournal({ dir: world.journalDir, policy: world.policy });
+      const repaired = await journal.recover();
+      const now = await tree(world.root);
+      expect(Object.keys(now).filter((name) => name.endsWith('.chatbridge-tmp'))).toEqual([]);
+      const entries = await journal.list();
+      if (step !== 'applied') {
+        expect(now).toEqual(before);
+        if (step === 'op') {
+          // nothing was durable yet: no entry is left at all
+          expect(repaired).toEqual([]);
+          expect(entries).toEqual([]);
+          expect(await fs.readdir(world.journalDir).catch(() => [])).toEqual([]);
+        } else {
+          expect(repaired).toHaveLength(1);
+          expect(entries).toMatchObject([{ id: repaired[0], state: 'rolled-back' }]);
+        }
+        expect(await journal.recover()).toEqual([]);
+        return;
+      }
+      // the applied state was durable: the change stays, and undo brings the before-state back
+      expect(repaired).toEqual([]);
+      expect(entries).toMatchObject([{ state: 'applied' }]);
+      const changed = kind === 'overwrite' ? 'a.txt' : path.join('fresh', 'deep', 'new.txt');
+      expect(now[changed]).toMatch(new RegExp(`after \\(${kind}\\)`));
+      if (kind === 'overwrite') expect(now['a.txt']).toMatch(/^640 /);
+      expect((await journal.undo(entries[0]!.id)).state).toBe('undone');
+      expect(await tree(world.root)).toEqual(before);
+    }, 30_000);
+  }
+});
