@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 
 export interface WalkEntry {
@@ -19,7 +19,18 @@ export interface WalkOptions {
   /** false → yielded but not descended into (a denied directory is listed, never entered) */
   descend?: (entry: WalkEntry) => boolean;
   signal?: AbortSignal;
+  /**
+   * Read each directory on the calling thread: ~0.5 ms for 1000 entries from the kernel's caches, against the same
+   * read through the thread pool plus the hand-over and wake-up (~0.15 ms more per listing of 1000, bench). For a
+   * listing, which waits for its directories one after another anyway; a search keeps its reads in the pool. The
+   * loop is handed back before a directory is read once SLICE_MS has passed since it last was, so a deep walk
+   * holds it for one directory's read past that at most.
+   */
+  readSync?: boolean;
 }
+
+const SLICE_MS = 2;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Depth-first, names sorted, symlinks reported but never followed (a link to a directory is not descended,
@@ -42,11 +53,20 @@ export async function* walkTreeBatches(start: string, options: WalkOptions = {})
   // profile of fs.ls). The start's prefix is join's own answer for a one-letter name, less that letter, so an
   // unnormalized start ("a/../b/", "/", ".") gives the paths join gave.
   const startPrefix = join(start, 'x').slice(0, -1);
+  let slice = performance.now();
+  async function read(dir: string): Promise<Dirent[]> {
+    if (!options.readSync) return fs.readdir(dir, { withFileTypes: true });
+    if (performance.now() - slice > SLICE_MS) {
+      await yieldToLoop();
+      slice = performance.now();
+    }
+    return readdirSync(dir, { withFileTypes: true });
+  }
   async function* visit(dir: string, prefix: string, relative: string, depth: number): AsyncGenerator<WalkEntry[]> {
     if (options.signal?.aborted) return;
     let dirents: Dirent[];
     try {
-      dirents = await fs.readdir(dir, { withFileTypes: true });
+      dirents = await read(dir);
     } catch {
       return;
     }

@@ -81,7 +81,7 @@ export const fsLsHandler = defineHandler({
     const entries: ListedEntry[] = [];
     let truncated = false;
     let slice = performance.now();
-    const walk = walkTreeBatches(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal });
+    const walk = walkTreeBatches(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal, readSync: true });
     listing: for await (const batch of walk) {
       for (let i = 0; i < batch.length; i++) {
         const entry = batch[i]!;

@@ -14,7 +14,15 @@ symlinkSync(join(base, 'b'), join(base, 'link-to-b'));
 const shape = (entries: WalkEntry[]) => entries.map((e) => `${e.depth} ${e.relative} ${e.path}`);
 
 describe('walkTreeBatches', () => {
-  for (const options of [{}, { maxDepth: 1 }, { maxDepth: 2 }, { descend: (e: WalkEntry) => e.relative !== 'skip' }, { include: (e: WalkEntry) => !e.relative.endsWith('.txt') }]) {
+  for (const options of [
+    {},
+    { maxDepth: 1 },
+    { maxDepth: 2 },
+    { descend: (e: WalkEntry) => e.relative !== 'skip' },
+    { include: (e: WalkEntry) => !e.relative.endsWith('.txt') },
+    { readSync: true },
+    { readSync: true, maxDepth: 2, descend: (e: WalkEntry) => e.relative !== 'skip' },
+  ]) {
     it(`flattens to walkTree's entries in walkTree's order (${Object.keys(options).join(', ') || 'defaults'})`, async () => {
       const one: WalkEntry[] = [];
       for await (const entry of walkTree(base, options)) one.push(entry);
@@ -37,6 +45,17 @@ describe('walkTreeBatches', () => {
     expect(all).toEqual([
       'a.txt', 'b', 'b/inner', 'b/inner/deep', 'b/inner/deep/z.txt', 'b/inner/y.txt', 'b/x.txt', 'c.txt', 'd', 'd/w.txt', 'e.txt', 'link-to-b', 'skip', 'skip/hidden.txt',
     ]);
+  });
+
+  it('reads the same tree with readSync as through the pool, and skips an unreadable or vanished directory either way', async () => {
+    for (const start of [base, join(base, 'nope')]) {
+      const pooled: WalkEntry[] = [];
+      for await (const entry of walkTree(start)) pooled.push(entry);
+      const direct: WalkEntry[] = [];
+      for await (const entry of walkTree(start, { readSync: true })) direct.push(entry);
+      expect(shape(direct)).toEqual(shape(pooled));
+      expect(pooled.length).toBe(start === base ? 14 : 0);
+    }
   });
 
   it('gives each entry the path path.join gives, from a start written with a trailing slash, "..", "." or relative', async () => {
