@@ -7,6 +7,8 @@
  *  - /mcp: the companion's own MCP endpoint with the same SDK Client over Streamable HTTP (`fs.read`, `fs.ls`,
  *    `fs.ls` with `sizes: true`, `fs.write`);
  *  - /v1/run: the same calls as mcp-request blocks through `POST /v1/run`, as the extension sends them.
+ * Each path's round trip without a tool is timed beside them (Caller.floor: the MCP ping; GET /v1/runs/:id), so the
+ * read's figure splits into what the transport costs and what reading the file costs on top of it.
  * The companion is the real one (a child process) with `modes.write: "auto"`, so no approval is in the way; its
  * writes still go through the journal (before-image and intent on disk first). Per run, every operation goes
  * through every path in alternating blocks of 50 calls, so a burst of load on the machine lands on all of them
@@ -26,7 +28,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cpuMs } from './cpu';
-import { callViaRun, startCompanionProcess, type CompanionProcess } from './companion-process';
+import { callViaRun, mcpResultText, runRequest, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
 
@@ -47,20 +49,21 @@ const LIST_SIZE = 1000;
 const BLOCK = 50;
 /** issue 13: 3× the 686 req/s the README table had before */
 const THROUGHPUT_BUDGET: Budget = { max: 3 * 686, atLeast: true, text: '≥ 2058 req/s' };
-const RATIO_BUDGET = { read: 1.5, list: 1.5, listSizes: 1.5, write: 2.5 } as const;
+const RATIO_BUDGET = { read: 1.5, list: 1.5, listSizes: 1.5, write: 2.5, floor: null } as const;
 
-type Op = 'read' | 'list' | 'listSizes' | 'write';
+type Op = 'read' | 'list' | 'listSizes' | 'write' | 'floor';
 type Path = 'reference' | 'mcp' | 'run';
-const OPS: readonly Op[] = ['read', 'list', 'listSizes', 'write'];
+const OPS: readonly Op[] = ['read', 'list', 'listSizes', 'write', 'floor'];
 const PATHS: readonly Path[] = ['reference', 'mcp', 'run'];
 const OP_NAME: Record<Op, string> = {
   read: 'read a 1 KB file',
   list: `list a folder of ${LIST_SIZE} files, names only`,
   listSizes: `list a folder of ${LIST_SIZE} files with sizes`,
   write: 'write a 1 KB file',
+  floor: 'round trip without a tool',
 };
 /** the reference's tool per operation; the companion's are fs.read, fs.ls, fs.ls with sizes: true, fs.write */
-const REFERENCE_TOOL: Record<Op, string> = { read: 'read_text_file', list: 'list_directory', listSizes: 'list_directory_with_sizes', write: 'write_file' };
+const REFERENCE_TOOL: Record<Exclude<Op, 'floor'>, string> = { read: 'read_text_file', list: 'list_directory', listSizes: 'list_directory_with_sizes', write: 'write_file' };
 const PATH_NAME: Record<Path, string> = { reference: 'reference server (stdio)', mcp: 'companion /mcp', run: 'companion POST /v1/run' };
 
 /** 1 KB of printable text in lines, like a small source file; `tag` makes each written version different. */
@@ -89,6 +92,12 @@ interface Caller {
   list(): Promise<void>;
   listSizes(): Promise<void>;
   write(tag: string): Promise<void>;
+  /**
+   * The path's own round trip with no tool behind it, the floor under every call: the MCP `ping` for the SDK client
+   * (both servers answer it in their protocol layer), and for `/v1/run` a `GET /v1/runs/:id` of a finished read —
+   * the same guards and token check and an answer of the same size, without the block, policy, tool or logs.
+   */
+  floor(): Promise<void>;
 }
 
 /**
@@ -112,7 +121,7 @@ const referenceEntry = (line: string) => line.startsWith('[FILE]') || line.start
 
 /** The SDK client's calls: the reference server's tools, or the companion's through /mcp (`companion` true). */
 function sdkCaller(client: Client, companion: boolean, ws: Workspace, target: string): Caller {
-  const names: Record<Op, string> = companion ? { read: 'fs.read', list: 'fs.ls', listSizes: 'fs.ls', write: 'fs.write' } : REFERENCE_TOOL;
+  const names: Record<Exclude<Op, 'floor'>, string> = companion ? { read: 'fs.read', list: 'fs.ls', listSizes: 'fs.ls', write: 'fs.write' } : REFERENCE_TOOL;
   const entry = companion ? companionEntry : referenceEntry;
   const writeArgs = (content: string) => (companion ? { mode: 'overwrite', content } : { content });
   return {
@@ -130,13 +139,22 @@ function sdkCaller(client: Client, companion: boolean, ws: Workspace, target: st
     async write(tag) {
       textOf(await client.callTool({ name: names.write, arguments: { path: target, ...writeArgs(kilobyte(tag)) } }), names.write);
     },
+    async floor() {
+      await client.ping();
+    },
   };
 }
 
 function runCaller(http: HttpJsonClient, ws: Workspace): Caller {
+  // the floor reads back the latest read's run (older ones leave the run store's 2000)
+  let lastRead: string | undefined;
   return {
     async read() {
-      if ((await callViaRun(http, 'fs.read', { path: ws.file })) !== ws.content) throw new Error('fs.read through /v1/run answered other text than the file holds');
+      const response = await http.post('/v1/run', runRequest('fs.read', { path: ws.file }));
+      const body = response.json as { status?: string; runId?: string; resultText?: string };
+      if (response.status !== 200 || body.status !== 'done') throw new Error(`fs.read through /v1/run failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+      if (mcpResultText(body.resultText ?? '') !== ws.content) throw new Error('fs.read through /v1/run answered other text than the file holds');
+      lastRead = body.runId;
     },
     async list() {
       checkListing(await callViaRun(http, 'fs.ls', { path: ws.folder }), 'fs.ls through /v1/run', false, companionEntry);
@@ -146,6 +164,11 @@ function runCaller(http: HttpJsonClient, ws: Workspace): Caller {
     },
     async write(tag) {
       await callViaRun(http, 'fs.write', { path: ws.written.run, mode: 'overwrite', content: kilobyte(tag) });
+    },
+    async floor() {
+      if (lastRead === undefined) await this.read();
+      const answer = await http.get(`/v1/runs/${lastRead}`);
+      if (answer.status !== 200 || (answer.json as { status?: string }).status !== 'done') throw new Error(`GET /v1/runs/${lastRead} answered ${answer.status}`);
     },
   };
 }
@@ -230,6 +253,8 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     `${Op}:${Path}`,
     { p50: number[]; p99: number[]; ratio: number[] }
   >;
+  /** per run: read p50 − floor p50 of the same path, what reading the file costs on top of the round trip */
+  const overFloor: Record<Path, number[]> = { reference: [], mcp: [], run: [] };
   const rps: number[] = [];
   const cpuPerCall: number[] = [];
   const fsyncP50: number[] = [];
@@ -250,6 +275,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       await timed(30, () => warm[path].list());
       await timed(30, () => warm[path].listSizes());
       await timed(50, () => warm[path].write(`w${(tag += 1)}`));
+      await timed(100, () => warm[path].floor());
     }
     await warmMcp.close();
     await throughput(pool, ws, options.concurrency, 10);
@@ -269,7 +295,15 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
           for (const path of PATHS) {
             const caller = callers[path];
             const call =
-              op === 'read' ? () => caller.read() : op === 'list' ? () => caller.list() : op === 'listSizes' ? () => caller.listSizes() : () => caller.write(`r${run}-${(tag += 1)}`);
+              op === 'read'
+                ? () => caller.read()
+                : op === 'list'
+                  ? () => caller.list()
+                  : op === 'listSizes'
+                    ? () => caller.listSizes()
+                    : op === 'floor'
+                      ? () => caller.floor()
+                      : () => caller.write(`r${run}-${(tag += 1)}`);
             times[`${op}:${path}`].push(...(await timed(n, call)));
           }
         }
@@ -288,6 +322,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
           s.ratio.push(percentile(times[`${op}:${path}`], 50) / referenceP50);
         }
       }
+      for (const path of PATHS) overFloor[path].push(percentile(times[`read:${path}`], 50) - percentile(times[`floor:${path}`], 50));
       const before = cpuMs(companion.pid);
       rps.push(await throughput(pool, ws, options.concurrency, options.perClient));
       const after = cpuMs(companion.pid);
@@ -312,6 +347,10 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       const s = samples[`${op}:${path}`];
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p50`, 'ms', s.p50, null, seq));
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p99`, 'ms', s.p99, null, seq));
+    }
+    if (op === 'floor') {
+      for (const path of PATHS) figures.push(figureOf(`reference: read a 1 KB file − the round trip without a tool, ${PATH_NAME[path]}, p50`, 'ms', overFloor[path], null, 'within each run'));
+      continue;
     }
     for (const path of ['mcp', 'run'] as const) {
       const max = RATIO_BUDGET[op];

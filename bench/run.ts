@@ -129,15 +129,20 @@ async function main(): Promise<number> {
     date: new Date().toISOString(),
   };
   const resultsFile = join(BENCH_DIR, 'results.json');
-  const results = mergeResults(readResults(resultsFile), measured, byGroup);
-  writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
   const readme = join(BENCH_DIR, '..', 'README.md');
-  const wroteReadme = writeReadmeTable(readme, results, GROUPS, formatTable);
+  // a run where every group failed leaves both files as they were
+  const wrote = byGroup.size > 0;
+  let wroteReadme = false;
+  if (wrote) {
+    const results = mergeResults(readResults(resultsFile), measured, byGroup);
+    writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
+    wroteReadme = writeReadmeTable(readme, results, GROUPS, formatTable);
+  }
 
   log('');
   log(`${measured.machine.os}; ${measured.machine.cpus}; ${measured.machine.memory}; node ${measured.versions.node}; ${measured.versions.rg ?? 'rg ?'}; chromium ${measured.versions.chromium ?? 'not found'}`);
   log(formatTable(figures));
-  log(`\nwritten: ${resultsFile}${wroteReadme ? `; the table in ${readme}` : ''}`);
+  log(wrote ? `\nwritten: ${resultsFile}${wroteReadme ? `; the table in ${readme}` : ''}` : '\nnothing measured: results.json and the README are left as they were');
   const over = figures.filter((f) => withinBudget(f) === false);
   if (over.length > 0) log(`over budget: ${over.map((f) => f.name).join('; ')}`);
   if (failed.length > 0) {

@@ -125,7 +125,8 @@ export const fsReadHandler = defineHandler({
     }
 
     let header = '';
-    const digest = sha256(bytes);
+    // hashed only when shown: nothing reads `data` but the tests, and every other read would pay for it
+    const digest = args.includeMeta ? sha256(bytes) : undefined;
     if (args.includeMeta) {
       header =
         [
@@ -140,7 +141,7 @@ export const fsReadHandler = defineHandler({
     return {
       text: header + body.text,
       truncated: body.truncated,
-      data: { path, size: bytes.length, sha256: digest, mtime: stat.mtime.toISOString(), ...(lineCount !== undefined ? { lines: lineCount } : {}) },
+      data: { path, size: bytes.length, ...(digest !== undefined ? { sha256: digest } : {}), mtime: stat.mtime.toISOString(), ...(lineCount !== undefined ? { lines: lineCount } : {}) },
     };
   },
 });

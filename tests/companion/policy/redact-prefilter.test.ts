@@ -10,6 +10,13 @@ const PIECES = [
   'hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX', '<password>s3cret</password>', '<Passphrase>x</PASSPHRASE>',
   'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'NPMAUTHTOKEN: abcdefgh1234', 'client-key-data: QUJDREVGR0g=',
   'machine example.com login me password pw1', ' ', '\n', '\t', '"', "'", '=', ':', 'plain words', 'line 00 abcdefghij',
+  // the token patterns, whole and as the literal alone
+  'sk-proj-Ab3defghijklmnopqrstuvwx', 'sk-', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'gh', 'gho_', 'github_pat_11ABCDEFG0123456789abcdefghijk',
+  'glpat-abcdefghij0123456789', 'gl', 'AKIAIOSFODNN7EXAMPLE', 'ASIA', 'xoxb-1234567890-abc', 'xox', 'xapp-1-A0123456789',
+  'sk_live_abcdefghij0123456789', 'rk_test_', 'AIzaSyA1234567890abcdefghijklmnopqrstuv', 'AIza', 'npm_abcdefghijklmnopqrstuvwxyz0123456789',
+  'npm_', 'pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NQ', 'hf_abcdefghijklmnopqrstuvwxyzabcdefgh', 'hf_',
+  'SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq', 'SG.', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N',
+  'eyJ', '-', '_', '.',
 ];
 
 describe('redaction prefilter', () => {

@@ -16,11 +16,15 @@ describe('fs.read', () => {
   });
   afterEach(() => world.cleanup());
 
-  it('reads a whole file and reports its sha256', async () => {
+  it('reads a whole file; its sha256 only with includeMeta', async () => {
     const out = await world.call('fs.read', { path: file });
     expect(out.text).toBe(TEXT);
     expect(out.truncated).toBe(false);
-    expect(out.data).toMatchObject({ path: file, size: TEXT.length, sha256: sha256(TEXT), lines: 4 });
+    expect(out.data).toMatchObject({ path: file, size: TEXT.length, lines: 4 });
+    expect(out.data).not.toHaveProperty('sha256');
+    const meta = await world.call('fs.read', { path: file, includeMeta: true });
+    expect(meta.text).toContain(`sha256: ${sha256(TEXT)}`);
+    expect(meta.data).toMatchObject({ sha256: sha256(TEXT) });
   });
 
   it.each([
