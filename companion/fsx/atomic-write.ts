@@ -39,21 +39,65 @@ export async function writeFileAtomic(path: string, content: Uint8Array | string
 
 /** The first half of writeFileAtomic: a temp file next to `path` holding `content`, fsync'd; returns its name. */
 export async function writeTempFile(path: string, content: Uint8Array | string, mode?: number): Promise<string> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
-  const fd = openSync(temp, 'wx', mode ?? 0o644);
+  const { temp, fd } = await createTempFile(path, content, mode);
   try {
-    try {
-      await writeAllAt(fd, toBytes(content), 0);
-      if (mode !== undefined) fchmodSync(fd, mode);
-      await fsyncFd(fd);
-    } finally {
-      closeSync(fd);
-    }
+    await fsyncFd(fd);
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
+  } finally {
+    closeSync(fd);
   }
   return temp;
+}
+
+/**
+ * A temp file next to `path` holding `content`, not yet fsync'd; its descriptor is left open for the caller's
+ * fsync (renameThenSync). Its name needs to be unique, not secret ('wx' refuses one that exists): a counter and
+ * the pid, no trip to the CSPRNG.
+ */
+export async function createTempFile(path: string, content: Uint8Array | string, mode?: number): Promise<{ temp: string; fd: number }> {
+  const temp = join(dirname(path), `.${basename(path)}.${tempTag()}${TEMP_SUFFIX}`);
+  const fd = openSync(temp, 'wx', mode ?? 0o644);
+  try {
+    await writeAllAt(fd, toBytes(content), 0);
+    if (mode !== undefined) fchmodSync(fd, mode);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  return { temp, fd };
+}
+
+let tempCounter = 0;
+const tempPrefix = `${process.pid.toString(16)}${randomBytes(3).toString('hex')}`;
+function tempTag(): string {
+  tempCounter = (tempCounter + 1) % 0x100000000;
+  return `${tempPrefix}${tempCounter.toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * Renames a temp file from createTempFile over `path`, then fsyncs its content and the directory together (one
+ * round instead of the content's fsync before the rename and the directory's after it). Until both are done a crash
+ * can leave `path` naming the new inode without its bytes; the journal only takes this way when its recover() puts
+ * the before-image back in that case (journal.ts, a lone write). The temp file goes on failure before the rename.
+ */
+export async function renameThenSync(temp: string, fd: number, path: string, beforeRename?: () => Promise<void>, afterRename?: () => Promise<void>): Promise<void> {
+  try {
+    await beforeRename?.();
+    renameSync(temp, path);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  try {
+    await afterRename?.();
+    await Promise.all([fsyncFd(fd), fsyncDir(dirname(path))]);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -8,10 +8,10 @@
  * followed by one fsync of the file and one of the journal directory (its name), in flight together; a state
  * change is one more line and one fsync, with no rename and no directory to sync.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { fsyncDir, writeAllAt } from '../fsx/atomic-write';
 import { fsyncFd } from '../fsx/fd';
-import { entryLineSchema, type IntentRecord, type UndoRecord } from './records';
+import { entryLineSchema, type ExpectLine, type IntentRecord, type UndoRecord } from './records';
 
 export class EntryFile {
   private fd: number | undefined;
@@ -53,6 +53,18 @@ export class EntryFile {
     await Promise.all(syncs);
   }
 
+  /**
+   * Writes `text` now (into the page cache: a process killed after this reads it back) and returns its fsync
+   * without waiting for it. Only for a line recover() can do without (a lone write's applied state, journal.ts).
+   */
+  appendThenSync(text: string): Promise<void> {
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < bytes.byteLength) written += writeSync(this.fd!, bytes, written, bytes.byteLength - written, this.position + written);
+    this.position += bytes.byteLength;
+    return fsyncFd(this.fd!);
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
@@ -75,6 +87,9 @@ export const intentLine = (intent: IntentRecord): string => `${JSON.stringify({ 
 export const undoLine = (undo: UndoRecord, bytes?: Uint8Array): string =>
   `${JSON.stringify(bytes ? { t: 'undo', undo, bytes: Buffer.from(bytes).toString('base64') } : { t: 'undo', undo })}\n`;
 
+export const expectLine = (path: string, sha256: string, mode?: number): string =>
+  `${JSON.stringify({ t: 'expect', path, sha256, ...(mode !== undefined ? { mode } : {}) })}\n`;
+
 export const stateLine = (intent: IntentRecord): string =>
   `${JSON.stringify({ t: 'state', state: intent.state, ...(intent.after ? { after: intent.after } : {}), ...(intent.error !== undefined ? { error: intent.error } : {}) })}\n`;
 
@@ -86,6 +101,8 @@ export type ParsedEntry =
       records: UndoRecord[];
       /** before-images written inline, by their record's ref */
       inline: Map<string, Buffer>;
+      /** what a lone write's path will hold */
+      expects: ExpectLine[];
       /** the end of the last whole, valid line: where the next line is appended */
       validLength: number;
     }
@@ -103,6 +120,7 @@ export function parseEntryFile(id: string, text: string): ParsedEntry {
   let intent: IntentRecord | undefined;
   const records: UndoRecord[] = [];
   const inline = new Map<string, Buffer>();
+  const expects: ExpectLine[] = [];
   let offset = 0;
   let validLength = 0;
   for (const [i, line] of lines.entries()) {
@@ -138,11 +156,14 @@ export function parseEntryFile(id: string, text: string): ParsedEntry {
         }
         records.push(entry.undo);
         break;
+      case 'expect':
+        expects.push(entry);
+        break;
       case 'state':
         intent = { ...intent!, state: entry.state, ...(entry.after ? { after: entry.after } : {}), ...(entry.error !== undefined ? { error: entry.error } : {}) };
         break;
     }
     validLength = start + Buffer.byteLength(line, 'utf8') + 1;
   }
-  return { ok: true, intent, records, inline, validLength };
+  return { ok: true, intent, records, inline, expects, validLength };
 }

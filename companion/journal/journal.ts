@@ -7,7 +7,7 @@ import { asToolError, isMissing } from '../fsx/errno';
 import { sha256 } from '../fsx/sha256';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
-import { EntryFile, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
+import { EntryFile, expectLine, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
 import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type OpRuntime, type RefReader } from './ops';
 import {
   INLINE_BEFORE_BYTES,
@@ -17,6 +17,7 @@ import {
   pathsOf,
   summarizeOp,
   undoRecordSchema,
+  type ExpectLine,
   type IntentRecord,
   type IntentState,
   type PathState,
@@ -86,6 +87,8 @@ interface LoadedEntry {
   records: UndoRecord[];
   /** format 2: before-images written inline, by ref */
   inline: Map<string, Buffer>;
+  /** format 2: what a lone write's path will hold */
+  expects: ExpectLine[];
   /** format 2: where the next state line goes */
   validLength: number;
 }
@@ -95,9 +98,14 @@ export function createJournal(options: JournalOptions): Journal {
   const now = options.now ?? (() => new Date());
   // One change at a time: two calls touching the same file must not interleave their before-images.
   let queue: Promise<unknown> = Promise.resolve();
+  // a lone write's applied state, still being fsync'd after its answer: the next task waits for it
+  let tail: Promise<void> = Promise.resolve();
   function exclusive<T>(task: () => Promise<T>): Promise<T> {
     const result = queue.then(task, task);
-    queue = result.catch(() => undefined);
+    queue = result.then(
+      () => tail,
+      () => tail,
+    );
     return result;
   }
 
@@ -131,7 +139,7 @@ export function createJournal(options: JournalOptions): Journal {
 
   /** Reads an entry in either format; EntryRejected when it is not what apply writes (hand-edited, planted, corrupted). */
   async function loadEntry(id: string): Promise<LoadedEntry> {
-    const empty: LoadedEntry = { format: 2, intent: undefined, records: [], inline: new Map(), validLength: 0 };
+    const empty: LoadedEntry = { format: 2, intent: undefined, records: [], inline: new Map(), expects: [], validLength: 0 };
     if (!ID_PATTERN.test(id)) return empty;
     let text: string | undefined;
     try {
@@ -142,7 +150,7 @@ export function createJournal(options: JournalOptions): Journal {
     if (text === undefined) return { ...empty, format: 1, intent: await loadIntentV1(id), records: await loadUndoV1(id) };
     const parsed = parseEntryFile(id, text);
     if (!parsed.ok) throw new EntryRejected(id, `${id}.jsonl: ${parsed.reason}`);
-    return { format: 2, intent: parsed.intent, records: parsed.records, inline: parsed.inline, validLength: parsed.validLength };
+    return { format: 2, intent: parsed.intent, records: parsed.records, inline: parsed.inline, expects: parsed.expects, validLength: parsed.validLength };
   }
 
   /** Format 1: parses intent.json. */
@@ -201,11 +209,11 @@ export function createJournal(options: JournalOptions): Journal {
     const loaded = await loadEntry(id);
     const { intent, records } = loaded;
     if (intent) {
-      for (const p of namedPaths(intent, records)) {
+      for (const p of [...namedPaths(intent, records), ...loaded.expects.map((e) => e.path)]) {
         const why = outOfBounds(p, bounds);
         if (why !== undefined) throw new EntryRejected(id, why);
       }
-    } else if (records.length > 0) {
+    } else if (records.length > 0 || loaded.expects.length > 0) {
       throw new EntryRejected(id, 'undo records without an intent');
     }
     return loaded;
@@ -313,6 +321,7 @@ export function createJournal(options: JournalOptions): Journal {
     // (entry-file.ts). No op changes anything before its record is durable, so no change is on disk before its
     // intent; a crash before the intent line is whole leaves a file without an intent, which recover() removes.
     const file = EntryFile.create(dir, entryFile(id));
+    let closeLater = false;
     let counter = 0;
     // the undo records as written, so the after-state needs no read of the entry
     const written: UndoRecord[] = [];
@@ -322,6 +331,12 @@ export function createJournal(options: JournalOptions): Journal {
     const madeDirs = new Set<string>();
     // a single write's after-state, known from the bytes it wrote (a batch's later ops may change a path again)
     const known = new Map<string, PathState>();
+    const lone = ops.length === 1 && ops[0]!.op === 'write';
+    // an overwrite's sha256 is the summary's (its content); an append's is the whole file's
+    const hashOf = (content: Uint8Array) => {
+      const summary = intent.ops[0]!;
+      return ops.length === 1 && summary.op === 'write' && summary.mode === 'overwrite' ? summary.sha256 : sha256(content);
+    };
     const delayMs = Number(process.env[DELAY_ENV] ?? 0);
     const pause = (step: string) => {
       options.onPause?.(step);
@@ -334,8 +349,10 @@ export function createJournal(options: JournalOptions): Journal {
     };
     const runtime: OpRuntime = {
       policy,
-      record: async (undos, before) => {
+      lone,
+      record: async (undos, before, expect) => {
         let text = file.started ? '' : intentLine(intent);
+        if (expect) text += expectLine(expect.path, hashOf(expect.content), expect.mode);
         const alongside: Array<Promise<void>> = [];
         for (const undo of undos) {
           if (undo.type === 'restore-file' && before !== undefined && before.byteLength <= INLINE_BEFORE_BYTES) {
@@ -368,10 +385,7 @@ export function createJournal(options: JournalOptions): Journal {
         deferred.push(sync);
       },
       wrote: (target, content, mode) => {
-        if (ops.length !== 1) return;
-        const summary = intent.ops[0]!;
-        const hash = summary.op === 'write' && summary.mode === 'overwrite' ? summary.sha256 : sha256(content);
-        known.set(target, { kind: 'file', sha256: hash, mode });
+        if (ops.length === 1) known.set(target, { kind: 'file', sha256: hashOf(content), mode });
       },
     };
     if (delayMs > 0) runtime.step = pause;
@@ -384,6 +398,24 @@ export function createJournal(options: JournalOptions): Journal {
       for (const p of watchedPaths(intent, written).keys()) after[p] = known.get(p) ?? (await capturePathState(p));
       intent.after = after;
       intent.state = 'applied';
+      if (lone) {
+        // A lone write answers once its content and the renamed file's directory entry are durable (the write's
+        // own fsync round, ops.ts), without waiting for the applied line's fsync: 2 rounds instead of 3. That line
+        // is written before the answer — a killed process leaves it in the page cache, so the entry reads applied —
+        // and fsync'd meanwhile; the next change waits for it (exclusive). Should the machine stop before it is
+        // durable, the entry reads `applying` while the file already holds what the `expect` line says, durably:
+        // recover() then records it applied instead of rolling it back (deriveApplied). A file that does not hold
+        // it — the rename lasted and the content did not — is rolled back to its before-image. Either way the
+        // file ends as before or after, never torn, and an answered write is never undone by a restart.
+        const synced = file.appendThenSync(stateLine(intent));
+        closeLater = true;
+        tail = synced.then(
+          () => file.close(),
+          () => file.close(),
+        );
+        if (delayMs > 0) await pause('applied');
+        return toEntry(intent);
+      }
       // The applied state and the renamed file's directory entry are made durable together: the answer waits for
       // both. Should the machine stop between them, either the entry says applied of a rename that did not last —
       // the file holds its before-image, and undo refuses as the file changed — or recover() rolls back a change
@@ -415,7 +447,7 @@ export function createJournal(options: JournalOptions): Journal {
         { ...failure.data, journalId: id, unrestored: failures.map((f) => f.path) },
       );
     } finally {
-      file.close();
+      if (!closeLater) file.close();
     }
   }
 
@@ -493,6 +525,7 @@ export function createJournal(options: JournalOptions): Journal {
       if (FINAL_STATES.has(intent.state)) continue;
       // temp files first: one left in a directory the entry created would keep that directory from going
       await removeStrayTempFiles(intent);
+      if (await deriveApplied(loaded, intent)) continue;
       const failures = await rollBack(id, loaded);
       if (failures.length > 0) {
         // One entry that cannot be repaired (say, a directory swapped for a symlink) must not stop the start or
@@ -508,6 +541,28 @@ export function createJournal(options: JournalOptions): Journal {
       repaired.push(id);
     }
     return repaired;
+  }
+
+  /**
+   * A lone write whose applied line did not reach the disk (apply answers before its fsync): when its path holds
+   * exactly what the entry's `expect` line says — the bytes by sha256, the mode when it was known — the write was
+   * complete and its content durable (it is read back from the disk after the crash), so the entry is recorded as
+   * applied, with the after-state read now, and stays undoable. Anything else (the before-image, a torn file,
+   * nothing) is not, and the caller rolls the entry back as before.
+   */
+  async function deriveApplied(loaded: LoadedEntry, intent: IntentRecord): Promise<boolean> {
+    if (intent.state !== 'applying' || loaded.expects.length === 0 || intent.ops.length !== 1) return false;
+    for (const expected of loaded.expects) {
+      const now = await capturePathState(expected.path).catch(() => undefined);
+      if (now?.kind !== 'file' || now.sha256 !== expected.sha256) return false;
+      if (expected.mode !== undefined && now.mode !== expected.mode) return false;
+    }
+    const after: Record<string, PathState> = {};
+    for (const p of watchedPaths(intent, loaded.records).keys()) after[p] = await capturePathState(p);
+    intent.after = after;
+    intent.state = 'applied';
+    await saveState(loaded, intent);
+    return true;
   }
 
   /** A kill between writing a temp file and renaming it leaves `.<name>.<hex>.chatbridge-tmp` behind. */

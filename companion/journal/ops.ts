@@ -2,7 +2,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, renameSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { fsyncDir, renameIntoPlace, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
+import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf, isMissing, lstatOrUndefined } from '../fsx/errno';
 import { readFdFully } from '../fsx/fd';
 import { sha256, sha256File } from '../fsx/sha256';
@@ -19,7 +19,12 @@ export interface OpRuntime {
    * durable, together with the entry's intent the first time. Nothing in a person's folder changes before its
    * record resolves — a temp file included, so recover() always has an intent to find a stray one by.
    */
-  record(undos: readonly UndoRecord[], before?: Uint8Array): Promise<void>;
+  record(undos: readonly UndoRecord[], before?: Uint8Array, expect?: ExpectedFile): Promise<void>;
+  /**
+   * The entry's only op is this write: its content and directory are fsync'd together after the rename, and the
+   * entry's record says what the file will hold (`expect`), so recover() can tell a finished write from a torn one.
+   */
+  lone: boolean;
   /** a directory fsync after a rename, which the entry awaits together with its applied state */
   defer(sync: Promise<void>): void;
   /** a fresh name under before/ or trash/, relative to the entry directory (a trash/ folder is made ready for it) */
@@ -28,7 +33,14 @@ export interface OpRuntime {
   /** a write's target now holds `content` with `mode`: the after-state, known without reading the file back */
   wrote?(target: string, content: Uint8Array, mode: number): void;
   /** test hook (CHATBRIDGE_JOURNAL_TEST_DELAY_MS): a pause after a durable step, so a test can kill the process there */
-  step?(name: 'recorded' | 'temp-written' | 'renamed'): Promise<void>;
+  step?(name: 'recorded' | 'temp-written' | 'renamed' | 'synced'): Promise<void>;
+}
+
+/** What a lone write leaves at its path: these bytes, with this mode when it is known beforehand (an overwrite). */
+export interface ExpectedFile {
+  path: string;
+  content: Uint8Array;
+  mode?: number;
 }
 
 const json = JSON.stringify;
@@ -54,10 +66,15 @@ function kindName(stat: { isDirectory(): boolean; isSymbolicLink(): boolean }): 
   return stat.isDirectory() ? 'directory' : stat.isSymbolicLink() ? 'symlink' : 'file';
 }
 
-/** Records every directory to create (and `also`, the op's own record) in one durable write, then creates them. */
-async function createDirs(dirs: readonly string[], rt: OpRuntime, also: readonly UndoRecord[] = []): Promise<void> {
-  if (dirs.length + also.length === 0) return;
-  await rt.record([...dirs.map((dir): UndoRecord => ({ type: 'remove-created', path: dir, dir: true })), ...also]);
+/** Records every directory to create in one durable write, then creates them. */
+async function createDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
+  if (dirs.length === 0) return;
+  await rt.record(dirs.map((dir): UndoRecord => ({ type: 'remove-created', path: dir, dir: true })));
+  await makeDirs(dirs, rt);
+}
+
+/** Creates directories already recorded, outermost first, each parent checked again just before. */
+async function makeDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
   for (const dir of dirs) {
     await assertUnchanged(path.dirname(dir), rt.policy);
     // creating a directory entry in the page cache: no trip through the thread pool (fsx/atomic-write.ts)
@@ -147,26 +164,31 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   // The new inode keeps the old mode, less setuid/setgid: write(2) to such a file clears them too, and new content
   // must not inherit the right to run as the file's owner or group. (Undo restores the full original mode.)
   const mode = stat ? stat.mode & 0o7777 & ~PRIVILEGE_BITS : undefined;
+  const expect: ExpectedFile | undefined = rt.lone ? { path: target, content, ...(mode !== undefined ? { mode } : {}) } : undefined;
   if (existing && stat) {
     // The before-image goes with its record and the intent in one durable write (entry-file.ts); only then is
     // anything made in the person's folder: the temp file, then the rename.
-    await rt.record([{ type: 'restore-file', path: target, ref: rt.newRef('before'), mode: stat.mode & 0o7777 }], existing);
+    await rt.record([{ type: 'restore-file', path: target, ref: rt.newRef('before'), mode: stat.mode & 0o7777 }], existing, expect);
   } else {
-    await createDirs(await missingDirs(dir), rt, [{ type: 'remove-created', path: target, dir: false }]);
+    const dirs = await missingDirs(dir);
+    await rt.record([...dirs.map((d): UndoRecord => ({ type: 'remove-created', path: d, dir: true })), { type: 'remove-created', path: target, dir: false }], undefined, expect);
+    await makeDirs(dirs, rt);
   }
   await rt.step?.('recorded');
-  const temp = await writeTempFile(target, content, mode);
-  await renameIntoPlace(
-    temp,
-    target,
-    async () => {
-      await rt.step?.('temp-written');
-      await assertUnchanged(dir, rt.policy);
-    },
-    (sync) => rt.defer(sync),
-  );
+  const beforeRename = async () => {
+    await rt.step?.('temp-written');
+    await assertUnchanged(dir, rt.policy);
+  };
+  if (rt.lone) {
+    const { temp, fd } = await createTempFile(target, content, mode);
+    await renameThenSync(temp, fd, target, beforeRename, async () => rt.step?.('renamed'));
+    await rt.step?.('synced');
+  } else {
+    const temp = await writeTempFile(target, content, mode);
+    await renameIntoPlace(temp, target, beforeRename, (sync) => rt.defer(sync));
+    await rt.step?.('renamed');
+  }
   if (mode !== undefined) rt.wrote?.(target, content, mode);
-  await rt.step?.('renamed');
 }
 
 async function runRm(op: Extract<FileOp, { op: 'rm' }>, rt: OpRuntime): Promise<void> {

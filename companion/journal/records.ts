@@ -89,7 +89,10 @@ export const entryLineSchema = z.discriminatedUnion('t', [
   /** `bytes`: the before-image of a restore-file record, which then is read from here, not from its ref's file */
   z.object({ t: z.literal('undo'), undo: undoRecordSchema, bytes: base64.optional() }),
   z.object({ t: z.literal('state'), state: intentStateSchema, after: z.record(text, pathStateSchema).optional(), error: text.optional() }),
+  /** a lone write's path will hold bytes with this sha256 (and this mode, when known beforehand): see recover() */
+  z.object({ t: z.literal('expect'), path: text, sha256: z.string().regex(/^[0-9a-f]{64}$/), mode: fileMode.optional() }),
 ]);
+export type ExpectLine = Extract<EntryLine, { t: 'expect' }>;
 export type EntryLine = z.infer<typeof entryLineSchema>;
 
 /** Where the paths of a journal entry may be: inside a root, never in the companion's own data. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { INLINE_BEFORE_BYTES } from '../../../companion/journal/records';
+import { sha256 } from '../../../companion/fsx/sha256';
 import { createWorld, type World } from '../tools/world';
 import { markUnfinished, readIntent, stateFile } from './entry-files';
 
@@ -21,15 +22,57 @@ describe('journal entry file (format 2)', () => {
     const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'changed\n' }]);
     expect(await fs.readdir(world.journalDir)).toEqual([`${entry.id}.jsonl`]);
     const lines = (await fs.readFile(stateFile(world.journalDir, entry.id), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.t)).toEqual(['intent', 'undo', 'state']);
-    expect(Buffer.from(lines[1].bytes, 'base64').toString()).toBe('alpha\n');
-    expect(lines[2]).toMatchObject({ state: 'applied', after: { [path.join(world.root, 'a.txt')]: { kind: 'file', mode: 0o644 } } });
+    expect(lines.map((l) => l.t)).toEqual(['intent', 'expect', 'undo', 'state']);
+    expect(lines[1]).toEqual({ t: 'expect', path: path.join(world.root, 'a.txt'), sha256: sha256('changed\n'), mode: 0o644 });
+    expect(Buffer.from(lines[2].bytes, 'base64').toString()).toBe('alpha\n');
+    expect(lines[3]).toMatchObject({ state: 'applied', after: { [path.join(world.root, 'a.txt')]: { kind: 'file', mode: 0o644 } } });
+  });
+
+  it.each([
+    ['torn (the rename lasted, the content did not)', ''],
+    ['holding other bytes', 'chang\n'],
+  ])('a lone write whose applied line never reached the disk, its file %s: rolled back to the before-image', async (_what, content) => {
+    const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'changed\n' }]);
+    await markUnfinished(world.journalDir, entry.id);
+    await fs.writeFile(path.join(world.root, 'a.txt'), content);
+    expect(await fresh().recover()).toEqual([entry.id]);
+    expect(await world.read('a.txt')).toBe('alpha\n');
+    expect((await fresh().list())[0]).toMatchObject({ id: entry.id, state: 'rolled-back' });
+  });
+
+  it('a lone write whose applied line never reached the disk, its file complete: recorded as applied, and it undoes', async () => {
+    const created = await world.journal.apply('c', [{ op: 'write', path: path.join(world.root, 'new/deep/n.txt'), content: 'new\n' }]);
+    const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'changed\n' }]);
+    await markUnfinished(world.journalDir, created.id);
+    await markUnfinished(world.journalDir, entry.id);
+    const journal = fresh();
+    expect(await journal.recover()).toEqual([]);
+    expect(await world.read('a.txt')).toBe('changed\n');
+    expect((await journal.list()).map((e) => [e.id, e.state])).toEqual([
+      [entry.id, 'applied'],
+      [created.id, 'applied'],
+    ]);
+    await journal.undo(entry.id);
+    expect(await world.read('a.txt')).toBe('alpha\n');
+    await journal.undo(created.id);
+    expect(await world.exists(path.join(world.root, 'new'))).toBe(false);
+  });
+
+  it('a lone overwrite whose file holds the new bytes with another mode is not taken as complete', async () => {
+    const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'changed\n' }]);
+    await markUnfinished(world.journalDir, entry.id);
+    await fs.chmod(path.join(world.root, 'a.txt'), 0o600);
+    expect(await fresh().recover()).toEqual([entry.id]);
+    expect(await world.read('a.txt')).toBe('alpha\n');
+    expect(((await fs.stat(path.join(world.root, 'a.txt'))).mode & 0o777).toString(8)).toBe('644');
   });
 
   it('a torn last line (the process died appending it) is left out, cut off, and the entry recovered', async () => {
     const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'changed\n' }]);
     const file = await markUnfinished(world.journalDir, entry.id);
     await fs.appendFile(file, '{"t":"undo","undo":{"type":"restore-fi');
+    // the file torn too, so the entry is rolled back (not found complete)
+    await fs.writeFile(path.join(world.root, 'a.txt'), '');
     expect(await fresh().recover()).toEqual([entry.id]);
     expect(await world.read('a.txt')).toBe('alpha\n');
     // the state line went where the torn one was: the file reads whole again
@@ -81,7 +124,7 @@ describe('journal entry file (format 2)', () => {
     const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'big.txt'), content: 'small\n' }]);
     expect(await fs.readFile(path.join(world.journalDir, entry.id, 'before', '0'), 'utf8')).toBe(big);
     const lines = (await fs.readFile(stateFile(world.journalDir, entry.id), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines[1]).toEqual({ t: 'undo', undo: { type: 'restore-file', path: path.join(world.root, 'big.txt'), ref: 'before/0', mode: 0o644 } });
+    expect(lines[2]).toEqual({ t: 'undo', undo: { type: 'restore-file', path: path.join(world.root, 'big.txt'), ref: 'before/0', mode: 0o644 } });
     await world.journal.undo(entry.id);
     expect(await world.read('big.txt')).toBe(big);
   });

@@ -193,12 +193,17 @@ describe('journal', () => {
 
   it('recover rolls back an entry left in `applying` and leaves applied ones alone', async () => {
     const applied = await world.journal.apply('ok', [{ op: 'write', path: path.join(root, 'a.txt'), content: 'kept\n' }]);
-    const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(root, 'dir/b.txt'), content: 'half\n' }]);
-    // simulate a crash after the op ran but before `applied` was recorded
+    // a batch (a lone write whose file holds its new bytes is recorded as applied instead: entry-file.test.ts)
+    const entry = await world.journal.apply('w', [
+      { op: 'write', path: path.join(root, 'dir/b.txt'), content: 'half\n' },
+      { op: 'mkdir', path: path.join(root, 'dir/made') },
+    ]);
+    // simulate a crash after the ops ran but before `applied` was recorded
     await markUnfinished(world.journalDir, entry.id);
     const fresh = createJournal({ dir: world.journalDir, policy: world.policy });
     expect(await fresh.recover()).toEqual([entry.id]);
     expect(await world.read('dir/b.txt')).toBe('beta\n');
+    expect(await world.exists(path.join(root, 'dir/made'))).toBe(false);
     expect(await world.read('a.txt')).toBe('kept\n');
     expect(await fresh.recover()).toEqual([]);
     expect((await fresh.list()).find((e) => e.id === applied.id)?.state).toBe('applied');
