@@ -25,6 +25,8 @@ import { closeSync, constants, fstatSync, openSync, promises as fs, readlinkSync
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { isMissing } from '../fsx/errno';
+import { openFd } from '../fsx/fd';
+import { ioOnMainThread } from '../fsx/io-mode';
 import { globSet } from './glob-set';
 import type { Policy } from './schema';
 
@@ -164,9 +166,8 @@ export async function realpathLoose(absolute: string): Promise<string> {
  */
 async function resolveSymlinks(absolute: string): Promise<{ resolved: string; exists: boolean }> {
   try {
-    // synchronous: realpath(3) on a path in use answers from the kernel's dentry cache in a few µs, where the
-    // thread pool cost ~35 µs of the main thread's CPU and an event-loop wake per call (bench/README.md)
-    return { resolved: realpathSync.native(absolute), exists: true };
+    // on the main thread while this is the only call executing (fsx/io-mode.ts)
+    return { resolved: ioOnMainThread() ? realpathSync.native(absolute) : await fs.realpath(absolute), exists: true };
   } catch {
     return { resolved: await realpathLoose(absolute), exists: false };
   }
@@ -330,9 +331,9 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
 export async function openFdForReadWithStat(resolved: string, policy: GuardPolicy): Promise<{ fd: number; stat: Stats }> {
   let fd: number;
   try {
-    // synchronous for the same reason as the realpath above: the path was just resolved, so its inode is in
-    // memory, and O_NONBLOCK keeps a FIFO from holding the open (it is refused right after)
-    fd = openSync(resolved, READ_FLAGS);
+    // on the main thread while this is the only call executing (fsx/io-mode.ts): the path was just resolved, so
+    // its inode is in memory, and O_NONBLOCK keeps a FIFO from holding the open (it is refused right after)
+    fd = ioOnMainThread() ? openSync(resolved, READ_FLAGS) : await openFd(resolved, READ_FLAGS);
   } catch (error) {
     refusedOpen(error, resolved);
   }

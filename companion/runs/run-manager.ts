@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/audit-log';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, Journal, ProcessManager, ToolContext } from '../types';
 import { createAuthorize, type AuthorizationInfo } from './authorizer';
+import { callExecuting } from '../fsx/io-mode';
 import { randomId } from '../random-id';
 import type { RunRecord, RunStore } from './run-store';
 
@@ -152,8 +153,14 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
     const origin: CallOrigin = { runId, site: job.site, conversationId: job.conversationId, messageKey: job.messageKey };
     const info: AuthorizationInfo = { paths: [], commands: [], decision: 'none' };
     const authorize = createAuthorize({ policy: deps.policy, approvals: deps.approvals }, origin, info, {
-      onPending: (approval) => update(run, { status: 'pending', pendingConfirmationId: approval.id, resultText: job.pendingText(approval, auditId) }),
-      onResumed: () => update(run, { status: 'running', resultText: '', pendingConfirmationId: undefined }),
+      onPending: (approval) => {
+        callExecuting(-1);
+        update(run, { status: 'pending', pendingConfirmationId: approval.id, resultText: job.pendingText(approval, auditId) });
+      },
+      onResumed: () => {
+        callExecuting(1);
+        update(run, { status: 'running', resultText: '', pendingConfirmationId: undefined });
+      },
     });
     const ctx: ToolContext = {
       policy: deps.policy,
@@ -169,11 +176,17 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
 
     void (async () => {
       let result: JobResult;
+      callExecuting(1);
+      // one turn of the event loop first: other requests already waiting in their sockets start meanwhile, so
+      // the count says whether this call is alone (its file-system calls then run on the main thread) or not
+      await new Promise<void>((resolve) => setImmediate(resolve));
       try {
         result = await job.execute(ctx, auditId, info);
       } catch (error) {
         // jobs turn their errors into protocol text; reaching here is a bug, still answered, never a crash
         result = { resultText: `chatbridge internal error: ${error instanceof Error ? error.message : String(error)}`, status: 'error', outcome: 'INTERNAL' };
+      } finally {
+        callExecuting(-1);
       }
       run.value = result.value;
       await deps.audit.record({

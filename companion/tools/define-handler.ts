@@ -10,6 +10,7 @@ import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
 import { readFd, readFdFully, readFdFullySync } from '../fsx/fd';
+import { ioOnMainThread } from '../fsx/io-mode';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
@@ -105,13 +106,14 @@ async function readKnownSize(fd: number, size: number, max: number, resolved: st
       chunks.push(chunk.subarray(0, bytesRead));
     }
   }
-  return size <= SYNC_READ_MAX_BYTES ? readFdFullySync(fd, size) : readFdFully(fd, size);
+  return size <= SYNC_READ_MAX_BYTES && ioOnMainThread() ? readFdFullySync(fd, size) : readFdFully(fd, size);
 }
 
 /**
- * Up to this size a file is read with read(2) on the main thread: a file a person works on is in the page cache,
- * where 64 KB copy in tens of µs, less than one trip through the thread pool costs (bench/README.md); larger
- * files, which may have to come from the disk, go through the pool and leave the loop free meanwhile.
+ * Up to this size a file is read with read(2) on the main thread while this is the only call executing
+ * (fsx/io-mode.ts): a file a person works on is in the page cache, where 64 KB copy in tens of µs, less than one
+ * trip through the thread pool costs; larger files, which may have to come from the disk, go through the pool and
+ * leave the loop free meanwhile.
  */
 const SYNC_READ_MAX_BYTES = 64 * 1024;
 

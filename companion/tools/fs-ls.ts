@@ -1,7 +1,8 @@
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
+import { ioOnMainThread } from '../fsx/io-mode';
 import { walkTreeBatches } from '../fsx/walk';
 import { denyUnder } from '../policy/deny-under';
 import { realpathLoose, rootOf } from '../policy/path-guard';
@@ -64,9 +65,10 @@ export const fsLsHandler = defineHandler({
   async run(args, ctx) {
     // the walk follows the path as it is now, so it is resolved now (not carried from plan)
     const root = await resolvePathNow(args.path, ctx, { mustExist: true });
-    // synchronous: realpath has just walked the same path, so its inode is in the kernel's cache (a few µs against
-    // a trip through the thread pool)
-    const stat = statSync(root);
+    // the start's stat and the directory reads on the main thread while this is the only call executing
+    // (fsx/io-mode.ts): realpath has just walked the same path, so its inode is in the kernel's cache
+    const onMain = ioOnMainThread();
+    const stat = onMain ? statSync(root) : await fs.stat(root);
     const sizes = args.sizes === true;
     if (!stat.isDirectory()) {
       if (!sizes) return { text: root, data: { path: root, entries: [{ name: root, type: 'file' }] } };
@@ -81,7 +83,7 @@ export const fsLsHandler = defineHandler({
     const entries: ListedEntry[] = [];
     let truncated = false;
     let slice = performance.now();
-    const walk = walkTreeBatches(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal, readSync: true });
+    const walk = walkTreeBatches(root, { maxDepth: args.depth ?? 1, descend: (entry) => !isDenied(entry.relative), signal: ctx.signal, readSync: onMain });
     listing: for await (const batch of walk) {
       for (let i = 0; i < batch.length; i++) {
         const entry = batch[i]!;

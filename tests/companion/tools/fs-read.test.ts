@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { callExecuting, ioOnMainThread } from '../../../companion/fsx/io-mode';
 import { sha256 } from '../../../companion/fsx/sha256';
 import { createWorld, DEFAULT_LIMITS, type World } from './world';
 
@@ -25,6 +26,20 @@ describe('fs.read', () => {
     const meta = await world.call('fs.read', { path: file, includeMeta: true });
     expect(meta.text).toContain(`sha256: ${sha256(TEXT)}`);
     expect(meta.data).toMatchObject({ sha256: sha256(TEXT) });
+  });
+
+  it('reads the same through the thread pool as on the main thread (other calls executing: fsx/io-mode.ts)', async () => {
+    const alone = await world.call('fs.read', { path: file, lines: '2-3' });
+    callExecuting(1);
+    callExecuting(1);
+    try {
+      expect(ioOnMainThread()).toBe(false);
+      expect(await world.call('fs.read', { path: file, lines: '2-3' })).toEqual(alone);
+      expect(await world.call('fs.read', { path: file })).toMatchObject({ text: TEXT });
+    } finally {
+      callExecuting(-1);
+      callExecuting(-1);
+    }
   });
 
   it.each([
