@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fsyncFd, writeFd } from './fd';
+import { fsyncFd } from './fd';
+import { fchmodFile, openFile, renamePath, writeAt } from './fs-calls';
 
 /** Temp files end so; recovery after a crash removes the ones it finds next to a journaled write. */
 export const TEMP_SUFFIX = '.chatbridge-tmp';
 
 /*
- * Which calls go through libuv's thread pool and which are made on the main thread. On the bench machine
- * (2 shared vCPUs, ext4) a trip through the pool costs ~35 us of main-thread CPU, ~100 us of a pool thread and an
- * event-loop wake-up, while the synchronous call itself, when it never waits on a disk, is a few us: renameSync
- * 6 us, opening a directory and closing it 2 us, creating a file and writing 1 KB into the page cache ~10-50 us
- * (micro-benchmark, 2000 each). So creating, writing (up to SYNC_WRITE_BYTES), fchmod, rename, unlink and close are
- * synchronous; fsync, which waits for the disk (0.2-0.3 ms for one 1 KB file), stays asynchronous, and the journal
- * keeps several in flight together. Above SYNC_WRITE_BYTES a write goes through the pool: copying megabytes into
- * the page cache would hold every other request up.
+ * Which calls go through libuv's thread pool and which are made on the main thread (fs-calls.ts): on the bench
+ * machine (2 shared vCPUs, ext4) a trip through the pool costs ~35 us of main-thread CPU, ~100 us of a pool thread
+ * and an event-loop wake-up, while the synchronous call itself, when it never waits on a disk, is a few us: rename
+ * 6 us (57 us right after an fsync), opening a directory and closing it 2-4 us, creating a file and writing 1 KB into
+ * the page cache 18-50 us (micro-benchmark). So while a call runs alone, creating, writing (up to
+ * SYNC_WRITE_BYTES), fchmod and rename are synchronous; opening a directory to fsync it, closing a descriptor and
+ * removing a failed temp file always are; fsync, which waits for the disk (0.2-0.3 ms for one 1 KB file), is always
+ * asynchronous, and the journal keeps several in flight together. Above SYNC_WRITE_BYTES a write goes through the
+ * pool: copying megabytes into the page cache would hold every other request up.
  */
 export const SYNC_WRITE_BYTES = 256 * 1024;
 
@@ -58,10 +60,10 @@ export async function writeTempFile(path: string, content: Uint8Array | string, 
  */
 export async function createTempFile(path: string, content: Uint8Array | string, mode?: number): Promise<{ temp: string; fd: number }> {
   const temp = join(dirname(path), `.${basename(path)}.${tempTag()}${TEMP_SUFFIX}`);
-  const fd = openSync(temp, 'wx', mode ?? 0o644);
+  const fd = await openFile(temp, 'wx', mode ?? 0o644);
   try {
     await writeAllAt(fd, toBytes(content), 0);
-    if (mode !== undefined) fchmodSync(fd, mode);
+    if (mode !== undefined) await fchmodFile(fd, mode);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });
@@ -86,7 +88,7 @@ function tempTag(): string {
 export async function renameThenSync(temp: string, fd: number, path: string, beforeRename?: () => Promise<void>, afterRename?: () => Promise<void>): Promise<void> {
   try {
     await beforeRename?.();
-    renameSync(temp, path);
+    await renamePath(temp, path);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });
@@ -113,7 +115,7 @@ export async function renameIntoPlace(
 ): Promise<void> {
   try {
     await beforeRename?.();
-    renameSync(temp, path);
+    await renamePath(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
@@ -127,14 +129,11 @@ export function toBytes(content: Uint8Array | string): Uint8Array {
   return typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
 }
 
-/** Writes all of `bytes` at `position`: on the main thread up to SYNC_WRITE_BYTES, through the pool above. */
+/** Writes all of `bytes` at `position`: on the main thread up to SYNC_WRITE_BYTES (while a call runs alone). */
 export async function writeAllAt(fd: number, bytes: Uint8Array, position: number): Promise<void> {
   let written = 0;
   const sync = bytes.byteLength <= SYNC_WRITE_BYTES;
-  while (written < bytes.byteLength) {
-    const length = bytes.byteLength - written;
-    written += sync ? writeSync(fd, bytes, written, length, position + written) : (await writeFd(fd, bytes, written, length, position + written)).bytesWritten;
-  }
+  while (written < bytes.byteLength) written += await writeAt(fd, bytes, written, bytes.byteLength - written, position + written, sync);
 }
 
 /** Makes a rename or a new directory entry durable; some platforms cannot open a directory, which is fine. */
@@ -152,7 +151,7 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 /** Writes and fsyncs a new file (a large before-image beside a journal entry). */
 export async function writeFileDurable(path: string, content: Uint8Array | string): Promise<void> {
-  const fd = openSync(path, 'w', 0o600);
+  const fd = await openFile(path, 'w', 0o600);
   try {
     await writeAllAt(fd, toBytes(content), 0);
     await fsyncFd(fd);

@@ -2,13 +2,14 @@
  * Promise forms of the descriptor calls the hot paths use (fs.read, the journal's writes): a bare descriptor costs
  * fewer trips through the thread pool than a FileHandle (bench/README.md).
  */
-import { fsync, open, read, readSync, write } from 'node:fs';
+import { fchmod, fsync, open, read, readSync, write } from 'node:fs';
 import { promisify } from 'node:util';
 
 export const openFd = promisify(open);
 export const readFd = promisify(read);
 export const writeFd = promisify(write);
 export const fsyncFd = promisify(fsync);
+export const fchmodFd = promisify(fchmod);
 
 /** Reads `size` bytes from the start of an open file; fewer when it shrank meanwhile. */
 export async function readFdFully(fd: number, size: number): Promise<Buffer> {

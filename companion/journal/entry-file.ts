@@ -8,9 +8,10 @@
  * followed by one fsync of the file and one of the journal directory (its name), in flight together; a state
  * change is one more line and one fsync, with no rename and no directory to sync.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { fsyncDir, writeAllAt } from '../fsx/atomic-write';
 import { fsyncFd } from '../fsx/fd';
+import { makeDir, openFile } from '../fsx/fs-calls';
 import { entryLineSchema, type ExpectLine, type IntentRecord, type UndoRecord } from './records';
 
 export class EntryFile {
@@ -43,7 +44,7 @@ export class EntryFile {
    */
   async append(text: string, alongside: ReadonlyArray<Promise<void>> = []): Promise<void> {
     const first = this.fd === undefined;
-    if (first) this.open();
+    if (first) await this.open();
     const bytes = Buffer.from(text, 'utf8');
     const at = this.position;
     await writeAllAt(this.fd!, bytes, at);
@@ -54,15 +55,14 @@ export class EntryFile {
   }
 
   /**
-   * Writes `text` now (into the page cache: a process killed after this reads it back) and returns its fsync
-   * without waiting for it. Only for a line recover() can do without (a lone write's applied state, journal.ts).
+   * Writes `text` (into the page cache: a process killed after this reads it back) and returns its fsync without
+   * waiting for it. Only for a line recover() can do without (a lone write's applied state, journal.ts).
    */
-  appendThenSync(text: string): Promise<void> {
+  async appendThenSync(text: string): Promise<{ synced: Promise<void> }> {
     const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < bytes.byteLength) written += writeSync(this.fd!, bytes, written, bytes.byteLength - written, this.position + written);
+    await writeAllAt(this.fd!, bytes, this.position);
     this.position += bytes.byteLength;
-    return fsyncFd(this.fd!);
+    return { synced: fsyncFd(this.fd!) };
   }
 
   close(): void {
@@ -70,11 +70,11 @@ export class EntryFile {
     this.fd = undefined;
   }
 
-  private open(): void {
+  private async open(): Promise<void> {
     if (this.createIn !== undefined) {
-      mkdirSync(this.createIn, { recursive: true });
+      await makeDir(this.createIn, { recursive: true });
       // 'wx': an id is new; a file already there is not ours to append to
-      this.fd = openSync(this.file, 'wx', 0o600);
+      this.fd = await openFile(this.file, 'wx', 0o600);
       return;
     }
     this.fd = openSync(this.file, 'r+');

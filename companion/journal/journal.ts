@@ -407,7 +407,7 @@ export function createJournal(options: JournalOptions): Journal {
         // recover() then records it applied instead of rolling it back (deriveApplied). A file that does not hold
         // it — the rename lasted and the content did not — is rolled back to its before-image. Either way the
         // file ends as before or after, never torn, and an answered write is never undone by a restart.
-        const synced = file.appendThenSync(stateLine(intent));
+        const { synced } = await file.appendThenSync(stateLine(intent));
         closeLater = true;
         tail = synced.then(
           () => file.close(),

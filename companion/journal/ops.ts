@@ -1,10 +1,11 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, renameSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
-import { asToolError, errnoOf, isMissing, lstatOrUndefined } from '../fsx/errno';
+import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
 import { readFdFully } from '../fsx/fd';
+import { lstatMaybe, makeDir, openFile, readAt, renamePath } from '../fsx/fs-calls';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -50,7 +51,7 @@ async function missingDirs(dir: string): Promise<string[]> {
   const missing: string[] = [];
   let current = dir;
   for (;;) {
-    const stat = lstatNow(current);
+    const stat = await lstatMaybe(current);
     if (stat) {
       if (!stat.isDirectory()) throw new ToolError('CONFLICT', `${json(current)} is a ${kindName(stat)}, not a directory`, { path: current });
       return missing.reverse();
@@ -77,57 +78,47 @@ async function createDirs(dirs: readonly string[], rt: OpRuntime): Promise<void>
 async function makeDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
   for (const dir of dirs) {
     await assertUnchanged(path.dirname(dir), rt.policy);
-    // creating a directory entry in the page cache: no trip through the thread pool (fsx/atomic-write.ts)
-    mkdirSync(dir);
+    // a directory entry in the page cache (fs-calls.ts)
+    await makeDir(dir);
   }
 }
 
-/** Files up to this size are read on the main thread (as fs.read does): a few us from the page cache. */
+/** Files up to this size are read on the main thread while a call runs alone (as fs.read is): a few us from the page cache. */
 const SYNC_READ_BYTES = 64 * 1024;
 
 /** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
 async function readNoFollow(p: string): Promise<Buffer> {
-  // The path was just resolved and lstat'd, so opening it reads no disk; fstat of an open descriptor and closing a
-  // read-only one never do: no trip through the thread pool for any of them.
-  const fd = openSync(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  // The path was just resolved and lstat'd, so opening it reads no disk (fs-calls.ts); fstat of an open descriptor
+  // and closing a read-only one never do, and are always synchronous.
+  const fd = await openFile(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
     const stat = fstatSync(fd);
     const size = stat.size;
     if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
-    if (size <= SYNC_READ_BYTES) return readSmall(fd, size);
+    if (size <= SYNC_READ_BYTES) return await readSmall(fd, size);
     return await readFdFully(fd, size);
   } finally {
     closeSync(fd);
   }
 }
 
-function readSmall(fd: number, size: number): Buffer {
+async function readSmall(fd: number, size: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(size);
   let length = 0;
   while (length < size) {
-    const got = readSync(fd, buffer, length, size - length, length);
+    const got = await readAt(fd, buffer, length, size - length, length);
     if (got === 0) break;
     length += got;
   }
   return length === size ? buffer : buffer.subarray(0, length);
 }
 
-/** lstat on the main thread (2-5 us with the inode cached, as it is for a path just resolved): undefined when absent. */
-function lstatNow(p: string): Stats | undefined {
-  try {
-    return lstatSync(p, { throwIfNoEntry: false });
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
-
 /** rename, or copy + remove when the journal lives on another device than the roots */
 export async function moveAcross(from: string, to: string): Promise<void> {
   try {
-    renameSync(from, to);
+    await renamePath(from, to);
   } catch (error) {
     if (errnoOf(error) !== 'EXDEV') throw error;
     await fs.cp(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true, errorOnExist: true, force: false });
@@ -139,7 +130,7 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   const target = op.path;
   const dir = path.dirname(target);
   await assertUnchanged(dir, rt.policy);
-  const stat = lstatNow(target);
+  const stat = await lstatMaybe(target);
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${json(target)} is a directory; fs.write writes files`, { path: target });
   const existing = stat ? await readNoFollow(target) : undefined;
   if (op.expectedSha256 !== undefined) {
@@ -193,7 +184,7 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
 
 async function runRm(op: Extract<FileOp, { op: 'rm' }>, rt: OpRuntime): Promise<void> {
   await assertUnchanged(path.dirname(op.path), rt.policy);
-  const stat = lstatNow(op.path);
+  const stat = await lstatMaybe(op.path);
   if (!stat) throw new ToolError('NOT_FOUND', `${json(op.path)} does not exist (pass force: true to accept that)`, { path: op.path });
   if (stat.isDirectory() && !op.recursive) {
     throw new ToolError('INVALID_INPUT', `${json(op.path)} is a directory; removing a directory needs recursive: true`, { path: op.path });
@@ -209,13 +200,13 @@ async function runMv(op: Extract<FileOp, { op: 'mv' }>, rt: OpRuntime): Promise<
   const { from, to } = op;
   await assertUnchanged(path.dirname(from), rt.policy);
   await assertUnchanged(path.dirname(to), rt.policy);
-  const source = lstatNow(from);
+  const source = await lstatMaybe(from);
   if (!source) throw new ToolError('NOT_FOUND', `fromPath ${json(from)} does not exist`, { path: from });
   if (from === to) throw new ToolError('INVALID_INPUT', `fromPath and toPath are the same path ${json(from)}`, { path: from });
   if (source.isDirectory() && to.startsWith(from + path.sep)) {
     throw new ToolError('INVALID_INPUT', `cannot move the directory ${json(from)} into itself (${json(to)})`, { path: from });
   }
-  const target = lstatNow(to);
+  const target = await lstatMaybe(to);
   if (target) {
     if (!op.overwrite) throw new ToolError('CONFLICT', `toPath ${json(to)} already exists; pass overwrite: true to replace it`, { path: to });
     if (target.isDirectory() !== source.isDirectory()) {
@@ -238,7 +229,7 @@ async function runMv(op: Extract<FileOp, { op: 'mv' }>, rt: OpRuntime): Promise<
 
 async function runMkdir(op: Extract<FileOp, { op: 'mkdir' }>, rt: OpRuntime): Promise<void> {
   await assertUnchanged(op.path, rt.policy);
-  const stat = lstatNow(op.path);
+  const stat = await lstatMaybe(op.path);
   if (stat) {
     if (stat.isDirectory() && op.parents) return;
     throw new ToolError('CONFLICT', `${json(op.path)} already exists (a ${kindName(stat)})`, { path: op.path });
@@ -256,7 +247,7 @@ async function runChmod(op: Extract<FileOp, { op: 'chmod' }>, rt: OpRuntime): Pr
   if (process.platform === 'win32') throw new ToolError('NOT_SUPPORTED', 'fs.chmod is not supported on Windows');
   assertNoPrivilegeBits(op.path, op.mode);
   await assertUnchanged(op.path, rt.policy);
-  const stat = lstatNow(op.path);
+  const stat = await lstatMaybe(op.path);
   if (!stat) throw new ToolError('NOT_FOUND', `${json(op.path)} does not exist`, { path: op.path });
   // again here, not only at plan: a second name may have been linked in while the approval waited
   assertSingleLink(op.path, stat);
