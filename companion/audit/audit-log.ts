@@ -17,13 +17,23 @@ export interface AuditLog {
   flush(): Promise<void>;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export function createAuditLog(options: { dir: string; clock?: () => number }): AuditLog {
   const clock = options.clock ?? Date.now;
   mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   let appender: { file: string; log: LineAppender } | undefined;
+  // the id's day (YYYYMMDD, UTC), worked out again only when the day changes: formatting a date per call cost more
+  // than the rest of the id
+  let day = { prefix: '', until: -Infinity };
   return {
     newId() {
-      return `audit-${new Date(clock()).toISOString().slice(0, 10).replace(/-/g, '')}-${randomId(6, 'hex')}`;
+      const now = clock();
+      if (now >= day.until || now < day.until - DAY_MS) {
+        const start = now - (now % DAY_MS);
+        day = { prefix: `audit-${new Date(start).toISOString().slice(0, 10).replace(/-/g, '')}-`, until: start + DAY_MS };
+      }
+      return `${day.prefix}${randomId(6, 'hex')}`;
     },
     record(entry) {
       const line = JSON.stringify(entry) + '\n';

@@ -85,6 +85,11 @@ describe('audit log', () => {
     expect(recent.map((r) => r.auditId)).toEqual([second, first]);
     expect(await audit.recent(1)).toHaveLength(1);
     expect(first).not.toBe(second);
+    // the id names the UTC day it was made on, across midnight and back (a clock set back)
+    expect(first).toMatch(/^audit-20261121-[0-9a-f]{12}$/);
+    expect(second).toMatch(/^audit-20261122-[0-9a-f]{12}$/);
+    now -= 2_000;
+    expect(audit.newId()).toMatch(/^audit-20261121-/);
   });
 });
 
