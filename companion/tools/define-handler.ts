@@ -13,7 +13,7 @@ import { readFd, readFdFully, readFdFullySync } from '../fsx/fd';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
-import type { ToolContext, ToolHandler } from '../types';
+import type { Preview, ToolContext, ToolHandler } from '../types';
 
 export function defineHandler<S extends z.ZodType>(handler: ToolHandler<S>): ToolHandler<S> {
   return handler;
@@ -128,6 +128,16 @@ export async function currentText(resolved: string, policy: Policy): Promise<{ e
     if (isMissing(error)) return { exists: false, text: '', binary: false };
     throw error;
   }
+}
+
+/**
+ * A preview whose diff is made the first time something reads it: only an approval card shows a diff, so a change
+ * the policy lets through without asking never pays for one (a 1 KB overwrite's diff cost ~65 µs, bench/README.md).
+ * The getter is enumerable, so spreading or serializing the preview carries the diff like a plain field.
+ */
+export function withLazyDiff(preview: Omit<Preview, 'diff'>, makeDiff: () => string): Preview {
+  let diff: string | undefined;
+  return Object.defineProperty({ ...preview }, 'diff', { enumerable: true, get: () => (diff ??= makeDiff()) }) as Preview;
 }
 
 /** Above this many characters (both sides together) a preview names the sizes instead of diffing. */

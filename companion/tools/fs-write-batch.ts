@@ -1,6 +1,6 @@
 import { fsWriteBatch } from '../../shared/tools/fs-write-batch';
 import type { FileOp } from '../types';
-import { currentText, defineHandler, resolvePath, unifiedDiff } from './define-handler';
+import { currentText, defineHandler, resolvePath, unifiedDiff, withLazyDiff } from './define-handler';
 
 export const fsWriteBatchHandler = defineHandler({
   contract: fsWriteBatch,
@@ -9,7 +9,7 @@ export const fsWriteBatchHandler = defineHandler({
     return { risk: 'write', paths: [...new Set(paths)] };
   },
   async preview(args, ctx) {
-    const diffs: string[] = [];
+    const changes: Array<{ path: string; before: string; after: string }> = [];
     // Later files in the batch see the earlier ones, as the batch applies them in order.
     const pending = new Map<string, string>();
     const paths: string[] = [];
@@ -19,9 +19,11 @@ export const fsWriteBatchHandler = defineHandler({
       const before = pending.get(path) ?? (await currentText(path, ctx.policy)).text;
       const after = file.mode === 'append' ? before + file.content : file.content;
       pending.set(path, after);
-      diffs.push(unifiedDiff(path, path, before, after));
+      changes.push({ path, before, after });
     }
-    return { title: `Write ${args.files.length} file(s) all-or-nothing`, paths: [...new Set(paths)], diff: diffs.join('\n') };
+    return withLazyDiff({ title: `Write ${args.files.length} file(s) all-or-nothing`, paths: [...new Set(paths)] }, () =>
+      changes.map(({ path, before, after }) => unifiedDiff(path, path, before, after)).join('\n'),
+    );
   },
   async run(args, ctx) {
     const ops: FileOp[] = [];

@@ -51,6 +51,9 @@ describe('fs.write', () => {
     expect(preview.paths).toEqual([file]);
     expect(preview.diff).toContain('-old');
     expect(preview.diff).toContain('+new');
+    // made when first read (only an approval card reads it), and carried by a spread and by JSON like a field
+    expect({ ...preview }.diff).toBe(preview.diff);
+    expect(JSON.parse(JSON.stringify(preview)).diff).toBe(preview.diff);
     expect(await handler.plan({ path: file, mode: 'overwrite', content: '' }, world.ctx)).toEqual({ risk: 'write', paths: [file] });
   });
 
