@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { fsyncDir, TEMP_SUFFIX, writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
 import { asToolError, isMissing } from '../fsx/errno';
 import { sha256 } from '../fsx/sha256';
+import { randomId } from '../random-id';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
 import { EntryFile, expectLine, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
@@ -57,7 +57,7 @@ const ID_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;
 
 function newId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:.]/g, '');
-  return `${stamp}-${randomBytes(4).toString('hex')}`;
+  return `${stamp}-${randomId(4, 'hex')}`;
 }
 
 interface RestoreFailure {

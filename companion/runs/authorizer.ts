@@ -48,10 +48,12 @@ export function createAuthorize(
       info.decision = 'conversation-grant';
       return;
     }
+    const { diffLater, ...shown } = request.preview;
+    if (diffLater && shown.diff === undefined) shown.diff = await diffLater();
     const preview: Preview =
       request.actions.length > 1
-        ? { ...request.preview, actions: decisions.map((d) => ({ risk: d.action.risk, label: d.action.label, decision: d.decision as 'auto' | 'confirm' })) }
-        : request.preview;
+        ? { ...shown, actions: decisions.map((d) => ({ risk: d.action.risk, label: d.action.label, decision: d.decision as 'auto' | 'confirm' })) }
+        : shown;
     const { approval, outcome } = deps.approvals.create({
       runId: origin.runId,
       site: origin.site,

@@ -3,7 +3,7 @@
  * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs
  * and capping what a model reads.
  */
-import { closeSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, promises as fs, type Stats } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
@@ -13,7 +13,7 @@ import { readFd, readFdFully, readFdFullySync } from '../fsx/fd';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
-import type { Preview, ToolContext, ToolHandler } from '../types';
+import type { ToolContext, ToolHandler } from '../types';
 
 export function defineHandler<S extends z.ZodType>(handler: ToolHandler<S>): ToolHandler<S> {
   return handler;
@@ -117,6 +117,21 @@ async function readKnownSize(fd: number, size: number, max: number, resolved: st
  */
 const SYNC_READ_MAX_BYTES = 64 * 1024;
 
+/**
+ * Whether something is at a resolved path now (not following a symlink there), for a preview's verb; a directory
+ * where a file is to be written is refused as reading it would be.
+ */
+export async function fileExistsNow(resolved: string): Promise<boolean> {
+  let stat: Stats | undefined;
+  try {
+    stat = ioOnMainThread() ? lstatSync(resolved, { throwIfNoEntry: false }) : await fs.lstat(resolved);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is a directory, not a file`, { path: resolved });
+  return stat !== undefined;
+}
+
 /** The text a file holds now, '' when it does not exist yet; for previews and diffs. */
 export async function currentText(resolved: string, policy: Policy): Promise<{ exists: boolean; text: string; binary: boolean }> {
   try {
@@ -128,16 +143,6 @@ export async function currentText(resolved: string, policy: Policy): Promise<{ e
     if (isMissing(error)) return { exists: false, text: '', binary: false };
     throw error;
   }
-}
-
-/**
- * A preview whose diff is made the first time something reads it: only an approval card shows a diff, so a change
- * the policy lets through without asking never pays for one (a 1 KB overwrite's diff cost ~65 µs, bench/README.md).
- * The getter is enumerable, so spreading or serializing the preview carries the diff like a plain field.
- */
-export function withLazyDiff(preview: Omit<Preview, 'diff'>, makeDiff: () => string): Preview {
-  let diff: string | undefined;
-  return Object.defineProperty({ ...preview }, 'diff', { enumerable: true, get: () => (diff ??= makeDiff()) }) as Preview;
 }
 
 /** Above this many characters (both sides together) a preview names the sizes instead of diffing. */

@@ -1,6 +1,6 @@
 import { fsWriteBatch } from '../../shared/tools/fs-write-batch';
 import type { FileOp } from '../types';
-import { currentText, defineHandler, resolvePath, unifiedDiff, withLazyDiff } from './define-handler';
+import { currentText, defineHandler, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteBatchHandler = defineHandler({
   contract: fsWriteBatch,
@@ -21,9 +21,11 @@ export const fsWriteBatchHandler = defineHandler({
       pending.set(path, after);
       changes.push({ path, before, after });
     }
-    return withLazyDiff({ title: `Write ${args.files.length} file(s) all-or-nothing`, paths: [...new Set(paths)] }, () =>
-      changes.map(({ path, before, after }) => unifiedDiff(path, path, before, after)).join('\n'),
-    );
+    return {
+      title: `Write ${args.files.length} file(s) all-or-nothing`,
+      paths: [...new Set(paths)],
+      diffLater: async () => changes.map(({ path, before, after }) => unifiedDiff(path, path, before, after)).join('\n'),
+    };
   },
   async run(args, ctx) {
     const ops: FileOp[] = [];

@@ -1,6 +1,6 @@
 import { fsWrite } from '../../shared/tools/fs-write';
 import { sha256, sha256File } from '../fsx/sha256';
-import { currentText, defineHandler, resolvePath, unifiedDiff, withLazyDiff } from './define-handler';
+import { currentText, defineHandler, fileExistsNow, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteHandler = defineHandler({
   contract: fsWrite,
@@ -9,12 +9,16 @@ export const fsWriteHandler = defineHandler({
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { forWrite: true });
-    const before = await currentText(path, ctx.policy);
-    const after = args.mode === 'append' ? before.text + args.content : args.content;
-    const verb = args.mode === 'append' ? 'Append to' : before.exists ? 'Overwrite' : 'Create';
-    return withLazyDiff({ title: `${verb} ${path}`, paths: [path] }, () =>
-      before.binary ? `(binary file ${path} would be replaced by ${Buffer.byteLength(after)} bytes of text)` : unifiedDiff(path, path, before.text, after),
-    );
+    const verb = args.mode === 'append' ? 'Append to' : (await fileExistsNow(path)) ? 'Overwrite' : 'Create';
+    return {
+      title: `${verb} ${path}`,
+      paths: [path],
+      async diffLater() {
+        const before = await currentText(path, ctx.policy);
+        const after = args.mode === 'append' ? before.text + args.content : args.content;
+        return before.binary ? `(binary file ${path} would be replaced by ${Buffer.byteLength(after)} bytes of text)` : unifiedDiff(path, path, before.text, after);
+      },
+    };
   },
   async run(args, ctx) {
     const path = await resolvePath(args.path, ctx, { forWrite: true });

@@ -20,7 +20,8 @@ describe('fs.writeBatch', () => {
       { path: path.join(world.root, 'new/c.txt'), content: '' },
     ];
     const preview = await toolHandlers['fs.writeBatch'].preview({ files }, world.ctx);
-    expect(preview.diff?.match(/^\+\+\+ /gm)).toHaveLength(3);
+    expect(preview.diff).toBeUndefined();
+    expect((await preview.diffLater!()).match(/^\+\+\+ /gm)).toHaveLength(3);
     const out = await world.call('fs.writeBatch', { files });
     expect(out.text).toBe('WRITE_BATCH_SUCCESS');
     expect([await world.read('a.txt'), await world.read('b.txt'), await world.read('new/c.txt')]).toEqual(['A2\n', 'B\nmore\n', '']);

@@ -45,15 +45,18 @@ describe('fs.write', () => {
     expect(await world.read('a.txt')).toBe('v2');
   });
 
-  it('preview is a unified diff of old vs new', async () => {
+  it('preview names the change; its unified diff of old vs new is made when asked', async () => {
     const handler = toolHandlers['fs.write'];
     const preview = await handler.preview({ path: file, mode: 'overwrite', content: 'new\n' }, world.ctx);
     expect(preview.paths).toEqual([file]);
-    expect(preview.diff).toContain('-old');
-    expect(preview.diff).toContain('+new');
-    // made when first read (only an approval card reads it), and carried by a spread and by JSON like a field
-    expect({ ...preview }.diff).toBe(preview.diff);
-    expect(JSON.parse(JSON.stringify(preview)).diff).toBe(preview.diff);
+    expect(preview.title).toBe(`Overwrite ${file}`);
+    // the diff is made only when an approval card asks for it
+    expect(preview.diff).toBeUndefined();
+    const diff = await preview.diffLater!();
+    expect(diff).toContain('-old');
+    expect(diff).toContain('+new');
+    const created = await handler.preview({ path: path.join(world.root, 'new.txt'), mode: 'overwrite', content: 'x' }, world.ctx);
+    expect(created.title).toBe(`Create ${path.join(world.root, 'new.txt')}`);
     expect(await handler.plan({ path: file, mode: 'overwrite', content: '' }, world.ctx)).toEqual({ risk: 'write', paths: [file] });
   });
 
