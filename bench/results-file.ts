@@ -66,7 +66,7 @@ const END = '<!-- bench-table:end -->';
 
 function where(measured: Measured, withChromium: boolean): string {
   const versions = [`node ${measured.versions.node}`, ...(withChromium && measured.versions.chromium ? [measured.versions.chromium] : [])];
-  return `${measured.date.slice(0, 10)} on ${measured.machine.os}; ${measured.machine.cpus}; ${measured.machine.memory}; ${versions.join('; ')}`;
+  return `${measured.date.slice(0, 16).replace('T', ' ')} UTC on ${measured.machine.os}; ${measured.machine.cpus}; ${measured.machine.memory}; ${versions.join('; ')}`;
 }
 
 /**

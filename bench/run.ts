@@ -6,6 +6,7 @@
  *   npm run bench                         every group, 5 runs each
  *   npm run bench -- --only search        one group (companion, reference, search, scanner, mcp; comma-separated)
  *   npm run bench -- --runs 7             more runs per figure (at least 5)
+ *   npm run bench -- --readme             measures nothing: writes the README's table from bench/results.json
  *
  * Speed is measured here and never asserted in the test suite.
  */
@@ -31,10 +32,11 @@ type Group = (typeof GROUPS)[number];
 interface Args {
   only: Set<Group>;
   runs: number;
+  readmeOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { only: new Set(GROUPS), runs: MIN_RUNS };
+  const args: Args = { only: new Set(GROUPS), runs: MIN_RUNS, readmeOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -43,13 +45,15 @@ function parseArgs(argv: string[]): Args {
       for (const g of picked) if (!(GROUPS as readonly string[]).includes(g)) throw new Error(`--only ${g}: not a group; the groups are ${GROUPS.join(', ')}`);
       args.only = new Set(picked as Group[]);
       i++;
+    } else if (flag === '--readme') {
+      args.readmeOnly = true;
     } else if (flag === '--runs' && value) {
       const runs = Number(value);
       if (!Number.isInteger(runs) || runs < MIN_RUNS) throw new Error(`--runs ${value}: must be an integer ≥ ${MIN_RUNS} (a median of fewer runs is noise)`);
       args.runs = runs;
       i++;
     } else {
-      throw new Error(`unknown argument ${JSON.stringify(flag)}; use --only ${GROUPS.join(',')} and --runs N`);
+      throw new Error(`unknown argument ${JSON.stringify(flag)}; use --only ${GROUPS.join(',')}, --runs N or --readme`);
     }
   }
   return args;
@@ -99,6 +103,13 @@ async function runScannerGroup(log: (line: string) => void): Promise<Figure[] | 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const log = (line: string) => console.log(line);
+  const resultsFile = join(BENCH_DIR, 'results.json');
+  const readme = join(BENCH_DIR, '..', 'README.md');
+  if (args.readmeOnly) {
+    const wrote = writeReadmeTable(readme, readResults(resultsFile), GROUPS, formatTable);
+    log(wrote ? `written: the table in ${readme}, from ${resultsFile}` : `${readme} has no bench-table markers: nothing written`);
+    return wrote ? 0 : 1;
+  }
   const figures: Figure[] = [];
   const byGroup = new Map<Group, Figure[]>();
   const failed: string[] = [];
@@ -128,8 +139,6 @@ async function main(): Promise<number> {
     versions: { node: process.version, chromium: await chromiumVersion(), rg: versionOf(rgPath, ['--version']) },
     date: new Date().toISOString(),
   };
-  const resultsFile = join(BENCH_DIR, 'results.json');
-  const readme = join(BENCH_DIR, '..', 'README.md');
   // a run where every group failed leaves both files as they were
   const wrote = byGroup.size > 0;
   let wroteReadme = false;

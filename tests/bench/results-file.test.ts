@@ -47,7 +47,7 @@ describe('bench results file', () => {
     expect(text.startsWith('before\n<!-- bench-table:start')).toBe(true);
     expect(text.endsWith('<!-- bench-table:end -->\nafter\n')).toBe(true);
     expect(text).not.toContain('old table');
-    expect(text).toContain('- `scanner`: 2026-11-25 on Linux x64; 2 × C; 8.0 GiB; node v20.20.2; Chromium 150');
+    expect(text).toContain('- `scanner`: 2026-11-25 10:00 UTC on Linux x64; 2 × C; 8.0 GiB; node v20.20.2; Chromium 150');
     expect(text).toMatch(/\| scanner: first scan +\| 40 ms +\|/);
     writeFileSync(readme, 'no markers\n');
     expect(writeReadmeTable(readme, results, ['scanner'], formatTable)).toBe(false);
