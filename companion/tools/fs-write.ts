@@ -9,7 +9,8 @@ export const fsWriteHandler = defineHandler({
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { forWrite: true });
-    const verb = args.mode === 'append' ? 'Append to' : (await fileExistsNow(path)) ? 'Overwrite' : 'Create';
+    const exists = await fileExistsNow(path);
+    const verb = args.mode === 'append' ? 'Append to' : exists ? 'Overwrite' : 'Create';
     return {
       title: `${verb} ${path}`,
       paths: [path],

@@ -57,6 +57,10 @@ describe('fs.write', () => {
     expect(diff).toContain('+new');
     const created = await handler.preview({ path: path.join(world.root, 'new.txt'), mode: 'overwrite', content: 'x' }, world.ctx);
     expect(created.title).toBe(`Create ${path.join(world.root, 'new.txt')}`);
+    await fs.mkdir(path.join(world.root, 'folder'));
+    for (const mode of ['overwrite', 'append'] as const) {
+      await expect(handler.preview({ path: path.join(world.root, 'folder'), mode, content: 'x' }, world.ctx)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
     expect(await handler.plan({ path: file, mode: 'overwrite', content: '' }, world.ctx)).toEqual({ risk: 'write', paths: [file] });
   });
 
