@@ -1,6 +1,5 @@
 import { withinBudget, type Figure } from './figure';
 
-/** The printed table (and the README's): median, spread across runs, budget and verdict per figure. */
 function formatValue(value: number, unit: string): string {
   if (!Number.isFinite(value)) return '—';
   if (unit === '×') return `${value.toFixed(2)}×`;
@@ -8,6 +7,7 @@ function formatValue(value: number, unit: string): string {
   return `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ${unit}`;
 }
 
+/** The printed table (and the README's): median, spread across runs, budget and verdict per figure. */
 export function formatTable(figures: readonly Figure[]): string {
   const rows = figures.map((f) => {
     const within = withinBudget(f);
