@@ -5,27 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { createWorld, type World } from '../tools/world';
-import { undoRecords } from './entry-files';
+import { snapshot, undoRecords } from './entry-files';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-child.ts');
 const FILES = 40;
-
-async function tree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  async function visit(current: string): Promise<void> {
-    for (const name of (await fs.readdir(current)).sort()) {
-      const full = path.join(current, name);
-      const stat = await fs.lstat(full);
-      const key = path.relative(dir, full);
-      if (stat.isDirectory()) {
-        out[key] = '<dir>';
-        await visit(full);
-      } else out[key] = await fs.readFile(full, 'utf8');
-    }
-  }
-  await visit(dir);
-  return out;
-}
 
 async function undoRecordCount(journalDir: string): Promise<number> {
   return (await undoRecords(journalDir)).length;
@@ -50,7 +33,7 @@ describe('crash recovery (SIGKILL in the middle of a batch)', () => {
     ['between two ops', async (w: World) => (await undoRecordCount(w.journalDir)) >= 12],
     ['with a temp file written but not renamed', async (w: World) => (await undoRecordCount(w.journalDir)) >= 6 && (await tempFileCount(w.root)) > 0],
   ])('kill -9 mid-batch (%s), then recover() restores the before-state exactly', async (_when, killNow) => {
-    const before = await tree(world.root);
+    const before = await snapshot(world.root);
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, world.journalDir, world.root, String(FILES)], {
       env: { ...process.env, CHATBRIDGE_JOURNAL_TEST_DELAY_MS: '40' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,13 +53,13 @@ describe('crash recovery (SIGKILL in the middle of a batch)', () => {
     expect(await exited).toBe('SIGKILL');
     expect(output).not.toContain('finished');
 
-    const halfway = await tree(world.root);
+    const halfway = await snapshot(world.root);
     expect(halfway).not.toEqual(before); // the kill really left a half-applied batch
 
     const journal = createJournal({ dir: world.journalDir, policy: world.policy });
     const repaired = await journal.recover();
     expect(repaired).toHaveLength(1);
-    expect(await tree(world.root)).toEqual(before);
+    expect(await snapshot(world.root)).toEqual(before);
     const [entry] = await journal.list();
     expect(entry).toMatchObject({ id: repaired[0], state: 'rolled-back', label: 'crash test batch' });
     expect(await journal.recover()).toEqual([]);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { createWorld, type World } from '../tools/world';
+import { snapshot } from './entry-files';
 
 /**
  * One write killed with SIGKILL right after each step of the journal's format 2 (entry-file.ts): before anything is
@@ -18,24 +19,6 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-ste
 const STEPS = ['op', 'recorded', 'temp-written', 'renamed', 'synced', 'applied'] as const;
 /** Killed after these, the file already holds the new bytes (a killed process's writes stay in the page cache). */
 const COMPLETE = new Set<string>(['renamed', 'synced', 'applied']);
-
-async function tree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  async function visit(current: string): Promise<void> {
-    for (const name of (await fs.readdir(current)).sort()) {
-      const full = path.join(current, name);
-      const stat = await fs.lstat(full);
-      const key = path.relative(dir, full);
-      const mode = (stat.mode & 0o7777).toString(8);
-      if (stat.isDirectory()) {
-        out[key] = `<dir ${mode}>`;
-        await visit(full);
-      } else out[key] = `${mode} ${await fs.readFile(full, 'utf8')}`;
-    }
-  }
-  await visit(dir);
-  return out;
-}
 
 /** Runs the child until it reports `step`, then kills it there; returns what it printed. */
 async function killAt(world: World, kind: 'overwrite' | 'create', step: string): Promise<string> {
@@ -78,11 +61,11 @@ describe('SIGKILL right after each durable step of one write, then recover()', (
 
   for (const kind of ['overwrite', 'create'] as const) {
     it.each(STEPS)(`${kind}: killed after "%s"`, async (step) => {
-      const before = await tree(world.root);
+      const before = await snapshot(world.root);
       await killAt(world, kind, step);
       const journal = createJournal({ dir: world.journalDir, policy: world.policy });
       const repaired = await journal.recover();
-      const now = await tree(world.root);
+      const now = await snapshot(world.root);
       expect(Object.keys(now).filter((name) => name.endsWith('.chatbridge-tmp'))).toEqual([]);
       const entries = await journal.list();
       if (!COMPLETE.has(step)) {
@@ -106,7 +89,7 @@ describe('SIGKILL right after each durable step of one write, then recover()', (
       expect(now[changed]).toMatch(new RegExp(`after \\(${kind}\\)`));
       if (kind === 'overwrite') expect(now['a.txt']).toMatch(/^640 /);
       expect((await journal.undo(entries[0]!.id)).state).toBe('undone');
-      expect(await tree(world.root)).toEqual(before);
+      expect(await snapshot(world.root)).toEqual(before);
     }, 30_000);
   }
 });

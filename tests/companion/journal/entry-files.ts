@@ -54,3 +54,23 @@ export async function markUnfinished(journalDir: string, id: string, state: Extr
   await fs.writeFile(file, `${kept.join('\n')}\n`);
   return file;
 }
+
+/** Every file under dir (relative path → content, `<dir>` for directories, mode too), to compare whole trees. */
+export async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  async function visit(current: string): Promise<void> {
+    for (const name of (await fs.readdir(current)).sort()) {
+      const full = path.join(current, name);
+      const stat = await fs.lstat(full);
+      const key = path.relative(dir, full);
+      const mode = (stat.mode & 0o7777).toString(8);
+      if (stat.isDirectory()) {
+        out[key] = `<dir ${mode}>`;
+        await visit(full);
+      } else if (stat.isSymbolicLink()) out[key] = `<link ${await fs.readlink(full)}>`;
+      else out[key] = `${mode} ${await fs.readFile(full, 'utf8')}`;
+    }
+  }
+  await visit(dir);
+  return out;
+}

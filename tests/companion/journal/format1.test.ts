@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { createWorld, type World } from '../tools/world';
-import { markUnfinished, readIntent } from './entry-files';
+import { markUnfinished, readIntent, snapshot } from './entry-files';
 
 /**
  * Entries of journal format 1 (`<id>/intent.json`, `undo.jsonl`, `before/`, `trash/`), as the journal wrote them
@@ -13,24 +13,6 @@ import { markUnfinished, readIntent } from './entry-files';
  * must still undo such an entry, and recover one left unfinished, to exactly the before-state.
  */
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'v1-entry');
-
-async function tree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  async function visit(current: string): Promise<void> {
-    for (const name of (await fs.readdir(current)).sort()) {
-      const full = path.join(current, name);
-      const stat = await fs.lstat(full);
-      const key = path.relative(dir, full);
-      const mode = (stat.mode & 0o7777).toString(8);
-      if (stat.isDirectory()) {
-        out[key] = `<dir ${mode}>`;
-        await visit(full);
-      } else out[key] = `${mode} ${await fs.readFile(full, 'utf8')}`;
-    }
-  }
-  await visit(dir);
-  return out;
-}
 
 let world: World;
 let id: string;
@@ -45,7 +27,7 @@ beforeEach(async () => {
   await world.write('dir/b.txt', 'beta\n');
   await world.write('dir/sub/c.txt', 'gamma\n');
   await world.write('m.txt', 'em\n');
-  before = await tree(root);
+  before = await snapshot(root);
   // the after-state the entry recorded: dir/ went to the entry's trash, m.txt was moved
   await fs.rm(path.join(root, 'dir'), { recursive: true });
   await fs.rename(path.join(root, 'm.txt'), path.join(root, 'moved.txt'));
@@ -69,7 +51,7 @@ describe('journal format 1 entries, read by the present journal', () => {
   it('an applied one is listed and undone to exactly the before-state; its state stays in intent.json', async () => {
     expect(await world.journal.list()).toMatchObject([{ id, state: 'applied', label: 'fixture batch' }]);
     expect((await world.journal.undo(id)).state).toBe('undone');
-    expect(await tree(world.root)).toEqual(before);
+    expect(await snapshot(world.root)).toEqual(before);
     expect((await readIntent(path.join(world.journalDir, id, 'intent.json'))).state).toBe('undone');
     // a format-2 entry written beside it lists with it
     const next = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'x' }]);
@@ -84,7 +66,7 @@ describe('journal format 1 entries, read by the present journal', () => {
     await markUnfinished(world.journalDir, id);
     const journal = createJournal({ dir: world.journalDir, policy: world.policy });
     expect(await journal.recover()).toEqual([id]);
-    expect(await tree(world.root)).toEqual(before);
+    expect(await snapshot(world.root)).toEqual(before);
     expect((await readIntent(path.join(world.journalDir, id, 'intent.json'))).state).toBe('rolled-back');
     expect(await journal.recover()).toEqual([]);
   });
@@ -93,6 +75,6 @@ describe('journal format 1 entries, read by the present journal', () => {
     await markUnfinished(world.journalDir, id);
     await fs.appendFile(path.join(world.journalDir, id, 'undo.jsonl'), '{"type":"restore-fi');
     expect(await createJournal({ dir: world.journalDir, policy: world.policy }).recover()).toEqual([id]);
-    expect(await tree(world.root)).toEqual(before);
+    expect(await snapshot(world.root)).toEqual(before);
   });
 });

@@ -6,27 +6,7 @@ import { createJournal } from '../../../companion/journal';
 import { sha256 } from '../../../companion/fsx/sha256';
 import { callExecuting, ioOnMainThread } from '../../../companion/fsx/io-mode';
 import { createWorld, type World } from '../tools/world';
-import { markUnfinished, readIntent, stateFile } from './entry-files';
-
-/** Every file under dir (relative path → content, `<dir>` for directories, mode too), to compare whole trees. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  async function visit(current: string): Promise<void> {
-    for (const name of (await fs.readdir(current)).sort()) {
-      const full = path.join(current, name);
-      const stat = await fs.lstat(full);
-      const key = path.relative(dir, full);
-      const mode = (stat.mode & 0o7777).toString(8);
-      if (stat.isDirectory()) {
-        out[key] = `<dir ${mode}>`;
-        await visit(full);
-      } else if (stat.isSymbolicLink()) out[key] = `<link ${await fs.readlink(full)}>`;
-      else out[key] = `${mode} ${await fs.readFile(full, 'utf8')}`;
-    }
-  }
-  await visit(dir);
-  return out;
-}
+import { markUnfinished, readIntent, snapshot, stateFile } from './entry-files';
 
 async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   const error = await promise.then(
