@@ -1,6 +1,6 @@
 /**
- * The file-system calls of a change (the journal's and its atomic writes) that answer from the kernel's caches —
- * create and open, a small write or read, fchmod, rename, mkdir, lstat — on the main thread while the tool call is
+ * The file-system calls of a tool call (fs.read's open and read, the journal's and its atomic writes) that answer
+ * from the kernel's caches — create and open, a small write or read, fchmod, rename, mkdir, lstat — on the main thread while the tool call is
  * the only one executing, through libuv's thread pool otherwise (the rule of io-mode.ts, for the same reasons).
  * Alone, each is a few µs to ~0.1 ms on the main thread (a rename over a file whose data was not yet written makes
  * ext4 start writing it: ~0.13 ms) against ~35 µs of main-thread CPU and an event-loop wake-up per pool trip; with
@@ -22,9 +22,33 @@ export async function writeAt(fd: number, bytes: Uint8Array, offset: number, len
   return (await writeFd(fd, bytes, offset, length, position)).bytesWritten;
 }
 
-export async function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> {
-  if (ioOnMainThread()) return readSync(fd, buffer, offset, length, position);
+/** One read(2) at `position`; returns the bytes read. `sync`: the caller's own limit on what the main thread copies. */
+export async function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number, sync = true): Promise<number> {
+  if (sync && ioOnMainThread()) return readSync(fd, buffer, offset, length, position);
   return (await readFd(fd, buffer, offset, length, position)).bytesRead;
+}
+
+/**
+ * Up to this size a whole file is read on the main thread by the rule above: a file a person works on is in the
+ * page cache, where 64 KB copy in tens of µs; a larger one may have to come from the disk, and goes through the
+ * pool, leaving the loop free meanwhile.
+ */
+const MAIN_THREAD_READ_BYTES = 64 * 1024;
+
+/**
+ * The `size` bytes from the start of an open file (fewer when it shrank meanwhile), read with the size its fstat
+ * gave: one read(2) for a file that did not change. fs.read's file and the journal's before-images.
+ */
+export async function readWhole(fd: number, size: number): Promise<Buffer> {
+  const sync = size <= MAIN_THREAD_READ_BYTES;
+  const buffer = Buffer.allocUnsafe(size);
+  let length = 0;
+  while (length < size) {
+    const got = await readAt(fd, buffer, length, size - length, length, sync);
+    if (got === 0) break;
+    length += got;
+  }
+  return length === size ? buffer : buffer.subarray(0, length);
 }
 
 export async function fchmodFile(fd: number, mode: number): Promise<void> {

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
-import { readFdFully } from '../fsx/fd';
-import { lstatMaybe, makeDir, openFile, readAt, renamePath } from '../fsx/fs-calls';
+import { lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -83,9 +82,6 @@ async function makeDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
   }
 }
 
-/** Files up to this size are read on the main thread while a call runs alone (as fs.read is): a few us from the page cache. */
-const SYNC_READ_BYTES = 64 * 1024;
-
 /** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
 async function readNoFollow(p: string): Promise<Buffer> {
   // The path was just resolved and lstat'd, so opening it reads no disk (fs-calls.ts); fstat of an open descriptor
@@ -97,22 +93,10 @@ async function readNoFollow(p: string): Promise<Buffer> {
     if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
-    if (size <= SYNC_READ_BYTES) return await readSmall(fd, size);
-    return await readFdFully(fd, size);
+    return await readWhole(fd, size);
   } finally {
     closeSync(fd);
   }
-}
-
-async function readSmall(fd: number, size: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size);
-  let length = 0;
-  while (length < size) {
-    const got = await readAt(fd, buffer, length, size - length, length);
-    if (got === 0) break;
-    length += got;
-  }
-  return length === size ? buffer : buffer.subarray(0, length);
 }
 
 /** rename, or copy + remove when the journal lives on another device than the roots */

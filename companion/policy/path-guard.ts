@@ -21,11 +21,11 @@
  * which rests on the checks above being made at the final use; a run that hands a path to something that
  * follows it (a walk's start, a child's cwd) resolves it again right before.
  */
-import { closeSync, constants, fstatSync, openSync, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { isMissing } from '../fsx/errno';
-import { openFd } from '../fsx/fd';
+import { openFile } from '../fsx/fs-calls';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { globSet } from './glob-set';
 import type { Policy } from './schema';
@@ -333,7 +333,7 @@ export async function openFdForReadWithStat(resolved: string, policy: GuardPolic
   try {
     // on the main thread while this is the only call executing (fsx/io-mode.ts): the path was just resolved, so
     // its inode is in memory, and O_NONBLOCK keeps a FIFO from holding the open (it is refused right after)
-    fd = ioOnMainThread() ? openSync(resolved, READ_FLAGS) : await openFd(resolved, READ_FLAGS);
+    fd = await openFile(resolved, READ_FLAGS);
   } catch (error) {
     refusedOpen(error, resolved);
   }

@@ -3,14 +3,14 @@
  * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs
  * and capping what a model reads.
  */
-import { closeSync, lstatSync, promises as fs, type Stats } from 'node:fs';
+import { closeSync, type Stats } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
-import { readFd, readFdFully, readFdFullySync } from '../fsx/fd';
-import { ioOnMainThread } from '../fsx/io-mode';
+import { readFd } from '../fsx/fd';
+import { lstatMaybe, readWhole } from '../fsx/fs-calls';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
@@ -106,28 +106,15 @@ async function readKnownSize(fd: number, size: number, max: number, resolved: st
       chunks.push(chunk.subarray(0, bytesRead));
     }
   }
-  return size <= SYNC_READ_MAX_BYTES && ioOnMainThread() ? readFdFullySync(fd, size) : readFdFully(fd, size);
+  return readWhole(fd, size);
 }
-
-/**
- * Up to this size a file is read with read(2) on the main thread while this is the only call executing
- * (fsx/io-mode.ts): a file a person works on is in the page cache, where 64 KB copy in tens of µs, less than one
- * trip through the thread pool costs; larger files, which may have to come from the disk, go through the pool and
- * leave the loop free meanwhile.
- */
-const SYNC_READ_MAX_BYTES = 64 * 1024;
 
 /**
  * Whether something is at a resolved path now (not following a symlink there), for a preview's verb; a directory
  * where a file is to be written is refused as reading it would be.
  */
 export async function fileExistsNow(resolved: string): Promise<boolean> {
-  let stat: Stats | undefined;
-  try {
-    stat = ioOnMainThread() ? lstatSync(resolved, { throwIfNoEntry: false }) : await fs.lstat(resolved);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
+  const stat = await lstatMaybe(resolved);
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is a directory, not a file`, { path: resolved });
   return stat !== undefined;
 }
