@@ -18,7 +18,7 @@ export const TEMP_SUFFIX = '.chatbridge-tmp';
  * asynchronous, and the journal keeps several in flight together. Above SYNC_WRITE_BYTES a write goes through the
  * pool: copying megabytes into the page cache would hold every other request up.
  */
-export const SYNC_WRITE_BYTES = 256 * 1024;
+const SYNC_WRITE_BYTES = 256 * 1024;
 
 export interface AtomicWriteOptions {
   /** file mode for a new file; an existing file keeps its own unless given */
@@ -125,7 +125,7 @@ export async function renameIntoPlace(
   else await sync;
 }
 
-export function toBytes(content: Uint8Array | string): Uint8Array {
+function toBytes(content: Uint8Array | string): Uint8Array {
   return typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
 }
 

@@ -23,7 +23,7 @@ export async function writeAt(fd: number, bytes: Uint8Array, offset: number, len
 }
 
 /** One read(2) at `position`; returns the bytes read. `sync`: the caller's own limit on what the main thread copies. */
-export async function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number, sync = true): Promise<number> {
+async function readAt(fd: number, buffer: Buffer, offset: number, length: number, position: number, sync = true): Promise<number> {
   if (sync && ioOnMainThread()) return readSync(fd, buffer, offset, length, position);
   return (await readFd(fd, buffer, offset, length, position)).bytesRead;
 }
