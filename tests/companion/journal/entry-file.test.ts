@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { INLINE_BEFORE_BYTES } from '../../../companion/journal/records';
 import { sha256 } from '../../../companion/fsx/sha256';
-import { callExecuting, ioOnMainThread } from '../../../companion/fsx/io-mode';
+import { executingBeside, IO_MODES } from '../io-modes';
 import { createWorld, type World } from '../tools/world';
 import { markUnfinished, readIntent, stateFile } from './entry-files';
 
@@ -18,19 +18,9 @@ afterEach(() => world.cleanup());
 
 const fresh = () => createJournal({ dir: world.journalDir, policy: world.policy });
 
-// A change's file-system calls run on the main thread when its call is alone and through the thread pool when others
-// execute too (companion/fsx/io-mode.ts, fsx/fs-calls.ts): every case both ways.
-describe.each([
-  ['alone', 0],
-  ['beside two other calls', 2],
-] as const)('journal entry file (format 2), %s', (_mode, others) => {
-  beforeEach(() => {
-    for (let i = 0; i < others; i++) callExecuting(1);
-    expect(ioOnMainThread()).toBe(others === 0);
-  });
-  afterEach(() => {
-    for (let i = 0; i < others; i++) callExecuting(-1);
-  });
+// every case with the file-system calls on the main thread and through the thread pool (io-modes.ts)
+describe.each(IO_MODES)('journal entry file (format 2), %s', (_mode, others) => {
+  executingBeside(others);
 
   it('one file per change, no folder, for an overwrite: the intent, the record with the before-image inline, the applied state', async () => {
     const entry = await world.journal.apply('w', [{ op: 'write', path: path.join(world.root, 'a.txt'), content: 'changed\n' }]);

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../../shared/errors';
 import { createJournal } from '../../../companion/journal';
 import { sha256 } from '../../../companion/fsx/sha256';
-import { callExecuting, ioOnMainThread } from '../../../companion/fsx/io-mode';
+import { executingBeside, IO_MODES } from '../io-modes';
 import { createWorld, type World } from '../tools/world';
 import { markUnfinished, readIntent, snapshot, stateFile } from './entry-files';
 
@@ -17,19 +17,9 @@ async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   return error as ToolError;
 }
 
-// A change's file-system calls run on the main thread when its call is alone and through the thread pool when others
-// execute too (companion/fsx/io-mode.ts, fsx/fs-calls.ts): every case both ways.
-describe.each([
-  ['alone', 0],
-  ['beside two other calls', 2],
-] as const)('journal, %s', (_mode, others) => {
-  beforeEach(() => {
-    for (let i = 0; i < others; i++) callExecuting(1);
-    expect(ioOnMainThread()).toBe(others === 0);
-  });
-  afterEach(() => {
-    for (let i = 0; i < others; i++) callExecuting(-1);
-  });
+// every case with the file-system calls on the main thread and through the thread pool (io-modes.ts)
+describe.each(IO_MODES)('journal, %s', (_mode, others) => {
+  executingBeside(others);
 
   let world: World;
   let root: string;

@@ -6,9 +6,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callExecuting, ioOnMainThread } from '../../../companion/fsx/io-mode';
 import type { ErrorCode } from '../../../shared/errors';
 import type { ToolName } from '../../../shared/tools/names';
+import { executingBeside, IO_MODES } from '../io-modes';
 import { createWorld, type World } from '../tools/world';
 
 type Attack = [name: string, tool: ToolName, args: (w: World) => Record<string, unknown>, code: ErrorCode];
@@ -54,17 +54,12 @@ const ATTACKS: Attack[] = [
   ['root itself: rm -r the workspace', 'fs.rm', (w) => ({ path: w.root, recursive: true }), 'FORBIDDEN'],
 ];
 
-// The file-system calls of a call run on the main thread when it is alone and through the thread pool when others
-// execute too (companion/fsx/io-mode.ts): every attack is tried both ways.
-describe.each([
-  ['alone, file-system calls on the main thread', 0],
-  ['beside two other calls, file-system calls through the thread pool', 2],
-] as const)('path attacks through the tools, %s', (_mode, others) => {
+// every attack is tried with the file-system calls on the main thread and through the thread pool (io-modes.ts)
+describe.each(IO_MODES)('path attacks through the tools, %s', (_mode, others) => {
+  executingBeside(others);
   let world: World;
   let outsideBefore: string[];
   beforeEach(async () => {
-    for (let i = 0; i < others; i++) callExecuting(1);
-    expect(ioOnMainThread()).toBe(others === 0);
     world = await createWorld();
     await fs.writeFile(path.join(world.outside, 'secret'), 'outside secret');
     await fs.mkdir(`${world.root}-evil`);
@@ -79,10 +74,7 @@ describe.each([
     await fs.symlink(R(world, '.git', 'config'), R(world, 'config.txt'));
     outsideBefore = (await fs.readdir(world.outside)).sort();
   });
-  afterEach(async () => {
-    for (let i = 0; i < others; i++) callExecuting(-1);
-    await world.cleanup();
-  });
+  afterEach(() => world.cleanup());
 
   it.each(ATTACKS)('%s → %s via %s', async (_name, tool, args, code) => {
     await world.fails(tool, args(world), code);
