@@ -5,7 +5,9 @@
  *  - reference: the reference server over stdio with the SDK's own Client (`read_text_file`, `list_directory`,
  *    `list_directory_with_sizes`, `write_file`) — what any MCP client pays for a local filesystem server;
  *  - /mcp: the companion's own MCP endpoint with the same SDK Client over Streamable HTTP (`fs.read`, `fs.ls`,
- *    `fs.ls` with `sizes: true`, `fs.write`);
+ *    `fs.ls` with `sizes: true`, `fs.write`), twice: with the transport's default fetch (Node's own), what an MCP
+ *    client on Node pays, and with a keep-alive node:http fetch (http-fetch.ts), which leaves out the ~0.4 ms of
+ *    client CPU per call that Node's fetch costs, as /v1/run's client does;
  *  - /v1/run: the same calls as mcp-request blocks through `POST /v1/run`, as the extension sends them.
  * Each path's round trip without a tool is timed beside them (Caller.floor: the MCP ping; GET /v1/runs/:id), so the
  * read's figure splits into what the transport costs and what reading the file costs on top of it.
@@ -30,6 +32,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { cpuMs } from './cpu';
 import { callViaRun, mcpResultText, runRequest, startCompanionProcess, type CompanionProcess } from './companion-process';
 import { figureOf, nowMs, percentile, type Budget, type Figure } from './figure';
+import { createHttpFetch, type HttpFetch } from './http-fetch';
 import { createHttpJsonClient, type HttpJsonClient } from './http-json';
 
 export interface ReferenceFsBenchOptions {
@@ -52,9 +55,9 @@ const THROUGHPUT_BUDGET: Budget = { max: 3 * 686, atLeast: true, text: '≥ 2058
 const RATIO_BUDGET = { read: 1.5, list: 1.5, listSizes: 1.5, write: 2.5, floor: null } as const;
 
 type Op = 'read' | 'list' | 'listSizes' | 'write' | 'floor';
-type Path = 'reference' | 'mcp' | 'run';
+type Path = 'reference' | 'mcp' | 'mcpFetch' | 'run';
 const OPS: readonly Op[] = ['read', 'list', 'listSizes', 'write', 'floor'];
-const PATHS: readonly Path[] = ['reference', 'mcp', 'run'];
+const PATHS: readonly Path[] = ['reference', 'mcp', 'mcpFetch', 'run'];
 const OP_NAME: Record<Op, string> = {
   read: 'read a 1 KB file',
   list: `list a folder of ${LIST_SIZE} files, names only`,
@@ -64,7 +67,12 @@ const OP_NAME: Record<Op, string> = {
 };
 /** the reference's tool per operation; the companion's are fs.read, fs.ls, fs.ls with sizes: true, fs.write */
 const REFERENCE_TOOL: Record<Exclude<Op, 'floor'>, string> = { read: 'read_text_file', list: 'list_directory', listSizes: 'list_directory_with_sizes', write: 'write_file' };
-const PATH_NAME: Record<Path, string> = { reference: 'reference server (stdio)', mcp: 'companion /mcp', run: 'companion POST /v1/run' };
+const PATH_NAME: Record<Path, string> = {
+  reference: 'reference server (stdio)',
+  mcp: 'companion /mcp',
+  mcpFetch: 'companion /mcp, keep-alive node:http fetch',
+  run: 'companion POST /v1/run',
+};
 
 /** 1 KB of printable text in lines, like a small source file; `tag` makes each written version different. */
 function kilobyte(tag: string): string {
@@ -173,11 +181,11 @@ function runCaller(http: HttpJsonClient, ws: Workspace): Caller {
   };
 }
 
-async function connectMcp(companion: CompanionProcess): Promise<Client> {
+/** `fetch`: the transport's own (Node's fetch) when not given */
+async function connectMcp(companion: CompanionProcess, fetch?: HttpFetch['fetch']): Promise<Client> {
   const client = new Client({ name: 'chatbridge-bench-reference', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${companion.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${companion.token}` } } }),
-  );
+  const url = new URL(`http://127.0.0.1:${companion.port}/mcp`);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${companion.token}` } }, ...(fetch ? { fetch } : {}) }));
   return client;
 }
 
@@ -236,7 +244,12 @@ function makeWorkspace(base: string): Workspace {
   const content = kilobyte('read');
   const file = join(root, 'one-kilobyte.txt');
   writeFileSync(file, content);
-  const written = { reference: join(root, 'written-reference.txt'), mcp: join(root, 'written-mcp.txt'), run: join(root, 'written-run.txt') };
+  const written: Record<Path, string> = {
+    reference: join(root, 'written-reference.txt'),
+    mcp: join(root, 'written-mcp.txt'),
+    mcpFetch: join(root, 'written-mcp-fetch.txt'),
+    run: join(root, 'written-run.txt'),
+  };
   // every write overwrites an existing file, on every path
   for (const target of Object.values(written)) writeFileSync(target, kilobyte('seed'));
   return { root, file, content, folder, written };
@@ -249,12 +262,13 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
   const http = createHttpJsonClient(companion.port, companion.token, 1);
   const pool = createHttpJsonClient(companion.port, companion.token, options.concurrency);
   const reference = await connectReference(ws.root);
+  const nodeFetch = createHttpFetch();
   const samples = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, { p50: [] as number[], p99: [] as number[], ratio: [] as number[] }]))) as Record<
     `${Op}:${Path}`,
     { p50: number[]; p99: number[]; ratio: number[] }
   >;
   /** per run: read p50 − floor p50 of the same path, what reading the file costs on top of the round trip */
-  const overFloor: Record<Path, number[]> = { reference: [], mcp: [], run: [] };
+  const overFloor: Record<Path, number[]> = { reference: [], mcp: [], mcpFetch: [], run: [] };
   const rps: number[] = [];
   const cpuPerCall: number[] = [];
   const fsyncP50: number[] = [];
@@ -265,9 +279,11 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     const runs = runCaller(http, ws);
     // warm-up: JIT on all sides, the run store's and journal's first appends, sockets
     const warmMcp = await connectMcp(companion);
+    const warmMcpFetch = await connectMcp(companion, nodeFetch.fetch);
     const warm: Record<Path, Caller> = {
       reference: referenceCaller,
       mcp: sdkCaller(warmMcp, true, ws, ws.written.mcp),
+      mcpFetch: sdkCaller(warmMcpFetch, true, ws, ws.written.mcpFetch),
       run: runs,
     };
     for (const path of PATHS) {
@@ -278,14 +294,17 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       await timed(100, () => warm[path].floor());
     }
     await warmMcp.close();
+    await warmMcpFetch.close();
     await throughput(pool, ws, options.concurrency, 10);
 
     for (let run = 1; run <= options.runs; run++) {
       // a fresh /mcp client per run (the SDK client adds a listener per call to one signal; see companion.ts)
       const mcp = await connectMcp(companion);
+      const mcpFetch = await connectMcp(companion, nodeFetch.fetch);
       const callers: Record<Path, Caller> = {
         reference: referenceCaller,
         mcp: sdkCaller(mcp, true, ws, ws.written.mcp),
+        mcpFetch: sdkCaller(mcpFetch, true, ws, ws.written.mcpFetch),
         run: runs,
       };
       const times = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, [] as number[]]))) as Record<`${Op}:${Path}`, number[]>;
@@ -309,6 +328,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
         }
       }
       await mcp.close();
+      await mcpFetch.close();
       mkdirSync(fsyncDir, { recursive: true });
       fsyncP50.push(percentile(await fsyncAlone(fsyncDir, 100), 50));
       // the last write of each path is on disk as sent
@@ -330,11 +350,12 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       const line = OPS.map(
         (op) => `${op} ${PATHS.map((p) => samples[`${op}:${p}`].p50.at(-1)?.toFixed(2)).join('/')} ms`,
       ).join('; ');
-      options.log(`  reference run ${run}/${options.runs} (reference/mcp/run p50): ${line}; /v1/run ${options.concurrency} clients ${rps.at(-1)?.toFixed(0)} req/s`);
+      options.log(`  reference run ${run}/${options.runs} (${PATHS.join('/')} p50): ${line}; /v1/run ${options.concurrency} clients ${rps.at(-1)?.toFixed(0)} req/s`);
     }
   } finally {
     http.close();
     pool.close();
+    nodeFetch.close();
     await reference.close();
     await companion.stop();
     rmSync(base, { recursive: true, force: true });
@@ -352,7 +373,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       for (const path of PATHS) figures.push(figureOf(`reference: read a 1 KB file − the round trip without a tool, ${PATH_NAME[path]}, p50`, 'ms', overFloor[path], null, 'within each run'));
       continue;
     }
-    for (const path of ['mcp', 'run'] as const) {
+    for (const path of ['mcp', 'mcpFetch', 'run'] as const) {
       const max = RATIO_BUDGET[op];
       const budget = { max, inclusive: true, text: `≤ ${max}×` };
       // a listing names the reference's tool it is compared with: the same operation on both sides
