@@ -39,11 +39,14 @@ export const siteOverrideSchema = z
 
 /**
  * What no tool may read or change, whatever the config says: a `deny` in the config adds to this list, never
- * replaces it (a config copied from an older example must not drop the newer globs). Version-control internals and the usual places secrets are kept: .env files and keys, and — since
- * issue 9, finding 6 — the credential files of cloud CLIs, package managers, container and cluster tools, git
- * credential stores and GPG, wherever a root puts them (a root that is a home directory holds them all). Files
- * that share a name but are ordinary project settings (gradle.properties, settings.xml, .yarnrc.yml, auth.json
- * next to composer.json) stay readable; their secrets are redacted instead (policy/redact.ts).
+ * replaces it (a config copied from an older example must not drop the newer globs). Version-control internals and
+ * the usual places secrets are kept, wherever a root puts them (a root that is a home directory holds them all):
+ * .env files and keys; since issue 9, finding 6, the credential files of cloud CLIs, package managers, container
+ * and cluster tools, git credential stores and GPG; and the browser profiles, system keychains, password managers
+ * and signed-in desktop apps that hold the person's sessions and passwords. Files that share a name but are
+ * ordinary project settings (gradle.properties, settings.xml, .yarnrc.yml, auth.json next to composer.json) stay
+ * readable; their secrets are redacted instead (policy/redact.ts). No glob uses braces or classes: each names a
+ * literal the deny check's prefilter looks for (policy/glob-set.ts), and one without would turn it off.
  */
 export const DEFAULT_DENY: readonly string[] = [
   '**/.git/**',
@@ -90,6 +93,126 @@ export const DEFAULT_DENY: readonly string[] = [
   '**/.netrc',
   '**/_netrc',
   '**/.pgpass',
+  // browser profiles (Linux, macOS, Windows): cookies, saved passwords, every site's session and every extension's
+  // storage — chatbridge's own pairing token included. Chromium-family browsers on Linux without a keyring encrypt
+  // cookies and passwords with a fixed key, and Firefox keeps cookies in plain SQLite: reading these is signing in
+  // as the person. Their caches hold the pages they showed.
+  '**/.config/google-chrome/**',
+  '**/.config/google-chrome-beta/**',
+  '**/.config/google-chrome-unstable/**',
+  '**/.config/chromium/**',
+  '**/.config/BraveSoftware/**',
+  '**/.config/microsoft-edge/**',
+  '**/.config/microsoft-edge-beta/**',
+  '**/.config/microsoft-edge-dev/**',
+  '**/.config/vivaldi/**',
+  '**/.config/vivaldi-snapshot/**',
+  '**/.config/opera/**',
+  '**/.config/opera-beta/**',
+  '**/.mozilla/**',
+  '**/.cache/google-chrome/**',
+  '**/.cache/google-chrome-beta/**',
+  '**/.cache/chromium/**',
+  '**/.cache/BraveSoftware/**',
+  '**/.cache/microsoft-edge/**',
+  '**/.cache/mozilla/**',
+  '**/snap/chromium/**',
+  '**/snap/firefox/**',
+  '**/.var/app/**',
+  '**/Library/Application Support/Google/**',
+  '**/Library/Application Support/Chromium/**',
+  '**/Library/Application Support/BraveSoftware/**',
+  '**/Library/Application Support/Microsoft Edge/**',
+  '**/Library/Application Support/Microsoft Edge Beta/**',
+  '**/Library/Application Support/Microsoft Edge Dev/**',
+  '**/Library/Application Support/Firefox/**',
+  '**/Library/Application Support/Arc/**',
+  '**/Library/Application Support/Vivaldi/**',
+  '**/Library/Application Support/com.operasoftware.Opera/**',
+  '**/Library/Safari/**',
+  '**/Library/Containers/com.apple.Safari/**',
+  '**/Library/Cookies/**',
+  '**/AppData/Local/Google/**',
+  '**/AppData/Local/Chromium/**',
+  '**/AppData/Local/BraveSoftware/**',
+  '**/AppData/Local/Microsoft/Edge/**',
+  '**/AppData/Local/Microsoft/Edge Beta/**',
+  '**/AppData/Local/Microsoft/Edge Dev/**',
+  '**/AppData/Local/Vivaldi/**',
+  '**/AppData/Roaming/Opera Software/**',
+  '**/AppData/Local/Mozilla/**',
+  '**/AppData/Roaming/Mozilla/**',
+  // the system's and password managers' secret stores
+  '**/Library/Keychains/**',
+  '**/.local/share/keyrings/**',
+  '**/.local/share/kwalletd/**',
+  '**/AppData/Local/Microsoft/Credentials/**',
+  '**/AppData/Roaming/Microsoft/Credentials/**',
+  '**/AppData/Roaming/Microsoft/Protect/**',
+  '**/.password-store/**',
+  '**/*.kdbx',
+  '**/.config/Bitwarden/**',
+  '**/.config/Bitwarden CLI/**',
+  '**/Library/Application Support/Bitwarden/**',
+  '**/Library/Application Support/Bitwarden CLI/**',
+  '**/AppData/Roaming/Bitwarden/**',
+  '**/AppData/Roaming/Bitwarden CLI/**',
+  '**/.config/op/**',
+  // desktop apps signed in to the person's accounts (their session tokens sit in the app's own storage) and
+  // developer tools' login files
+  '**/.config/Slack/**',
+  '**/Library/Application Support/Slack/**',
+  '**/AppData/Roaming/Slack/**',
+  '**/.config/discord/**',
+  '**/Library/Application Support/discord/**',
+  '**/AppData/Roaming/discord/**',
+  '**/.config/Signal/**',
+  '**/Library/Application Support/Signal/**',
+  '**/AppData/Roaming/Signal/**',
+  '**/.local/share/TelegramDesktop/**',
+  '**/Library/Application Support/Telegram Desktop/**',
+  '**/AppData/Roaming/Telegram Desktop/**',
+  '**/.config/Claude/**',
+  '**/Library/Application Support/Claude/**',
+  '**/AppData/Roaming/Claude/**',
+  '**/.config/github-copilot/**',
+  '**/.config/hub',
+  '**/.config/rclone/rclone.conf',
+  // editors' state databases (VS Code, Cursor, VSCodium, Windsurf): sign-in tokens, kept as text where there is
+  // no keyring
+  '**/User/globalStorage/state.vscdb',
+  '**/User/globalStorage/state.vscdb.backup',
+  // more CLIs' login files: hosting and cloud (DigitalOcean, Fly, Netlify, Vercel, Firebase, Cloudflare, Supabase,
+  // Railway, Hetzner, Oracle Cloud), ML (Hugging Face, Kaggle), ngrok, Stripe, Podman, databases and object stores,
+  // Terraform's CLI config, and age keys for sops
+  '**/.config/doctl/**',
+  '**/Library/Application Support/doctl/**',
+  '**/.fly/config.yml',
+  '**/.netlify/config.json',
+  '**/.config/netlify/config.json',
+  '**/Library/Preferences/netlify/config.json',
+  '**/com.vercel.cli/**',
+  '**/configstore/firebase-tools.json',
+  '**/.wrangler/config/**',
+  '**/.cloudflared/**',
+  '**/.supabase/access-token',
+  '**/.railway/config.json',
+  '**/.config/hcloud/**',
+  '**/.oci/**',
+  '**/huggingface/token',
+  '**/huggingface/stored_tokens',
+  '**/.huggingface/token',
+  '**/kaggle.json',
+  '**/ngrok/ngrok.yml',
+  '**/.ngrok2/ngrok.yml',
+  '**/.config/stripe/config.toml',
+  '**/containers/auth.json',
+  '**/.my.cnf',
+  '**/.mylogin.cnf',
+  '**/.s3cfg',
+  '**/.boto',
+  '**/.terraformrc',
+  '**/sops/age/keys.txt',
 ];
 
 export const configSchema = z

@@ -7,7 +7,9 @@ import { DEFAULT_DENY } from '../../../companion/policy/schema';
 // The joined expression must name the same glob as trying picomatch's matchers one by one, for every path.
 const GLOBS = [...DEFAULT_DENY, 'secrets/**', '*.log', 'build', '**/tmp?/*.txt', '{a,b}/**/c', '**/.env'];
 const PIECES = ['.git', '.env', '.env.local', 'id_rsa', 'id_rsa.pub', 'a.pem', 'x.key', '.ssh', 'config', 'src', 'a', 'b', 'c', 'secrets',
-  'build', 'x.log', 'tmp1', 'f.txt', '.aws', 'credentials', '.npmrc', '.kube', '..', '.', '**', 'node_modules', 'README.md', '.config', 'gcloud'];
+  'build', 'x.log', 'tmp1', 'f.txt', '.aws', 'credentials', '.npmrc', '.kube', '..', '.', '**', 'node_modules', 'README.md', '.config', 'gcloud',
+  'google-chrome', 'microsoft-edge-beta', '.mozilla', '.cache', 'snap', 'chromium', '.var', 'app', 'Library', 'Application Support', 'Google',
+  'Microsoft Edge Dev', 'AppData', 'Local', 'Roaming', 'Mozilla', 'Slack', '.local', 'share', 'keyrings', 'x.kdbx', 'op', 'hub', 'rclone', 'rclone.conf'];
 
 const compiled = new Map<string, picomatch.Matcher[]>();
 function oneByOne(globs: readonly string[], input: string, options: picomatch.PicomatchOptions): number {
@@ -45,6 +47,15 @@ describe('globSet', () => {
       );
     });
   }
+
+  it('the default deny list keeps the prefilter on: a name holding none of its literals is answered without the joined expression', () => {
+    for (const options of [{ dot: true }, { dot: true, nocase: true }]) {
+      const set = globSet(DEFAULT_DENY, options);
+      expect(set.partMayMatch('file-0001.txt')).toBe(false);
+      expect(set.partMayMatch('src/components')).toBe(false);
+      expect(set.partMayMatch('.config/google-chrome')).toBe(true);
+    }
+  });
 
   it('names the same first glob for made-up globs, special characters included', () => {
     const TOKENS = ['**', '*', '?', 'a', 'b', 'ab', '.env', 'x.y', 'tmp', '|', '$', '^', '"ab"', '+', '@', '!', '-', ',', '.', '..'];

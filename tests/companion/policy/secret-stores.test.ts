@@ -85,6 +85,146 @@ describe('default deny list covers the usual credential stores (issue 9, finding
   });
 });
 
+/**
+ * Where browsers, the system's secret stores, password managers and signed-in desktop apps keep what signs the
+ * person in, relative to a home directory (Linux, macOS, Windows). Reads are on auto by default, so a model told to
+ * by a page it read could otherwise take the person's cookies and saved passwords — and the extension's own pairing
+ * token from the browser profile — into the chat with one fs.read.
+ */
+const SESSION_STORES: Array<[what: string, file: string]> = [
+  ['Chrome cookies (Linux)', '.config/google-chrome/Default/Cookies'],
+  ['Chrome saved passwords (Linux)', '.config/google-chrome/Default/Login Data'],
+  ["an extension's storage, chatbridge's token among them (Linux)", '.config/google-chrome/Default/Local Extension Settings/abcdefghijklmnopabcdefghijklmnop/000003.log'],
+  ['Chrome Beta', '.config/google-chrome-beta/Default/Cookies'],
+  ['Chromium', '.config/chromium/Default/Cookies'],
+  ['Brave', '.config/BraveSoftware/Brave-Browser/Default/Cookies'],
+  ['Edge Dev (Linux)', '.config/microsoft-edge-dev/Default/Cookies'],
+  ['Vivaldi', '.config/vivaldi/Default/Cookies'],
+  ['Opera', '.config/opera/Cookies'],
+  ['Firefox cookies (Linux)', '.mozilla/firefox/abcd1234.default-release/cookies.sqlite'],
+  ['Firefox saved logins (Linux)', '.mozilla/firefox/abcd1234.default-release/logins.json'],
+  ['Chrome cache', '.cache/google-chrome/Default/Cache/Cache_Data/data_1'],
+  ['Firefox cache', '.cache/mozilla/firefox/abcd1234.default-release/cache2/entries/0A1B'],
+  ['Chromium from a snap', 'snap/chromium/common/chromium/Default/Cookies'],
+  ['Firefox from a snap', 'snap/firefox/common/.mozilla/firefox/x.default/cookies.sqlite'],
+  ['a Flatpak browser', '.var/app/com.google.Chrome/config/google-chrome/Default/Cookies'],
+  ['Chrome (macOS)', 'Library/Application Support/Google/Chrome/Default/Cookies'],
+  ['Edge (macOS)', 'Library/Application Support/Microsoft Edge/Default/Login Data'],
+  ['Firefox (macOS)', 'Library/Application Support/Firefox/Profiles/x.default/cookies.sqlite'],
+  ['Arc (macOS)', 'Library/Application Support/Arc/User Data/Default/Cookies'],
+  ['Safari', 'Library/Safari/History.db'],
+  ['Safari (sandboxed)', 'Library/Containers/com.apple.Safari/Data/Library/Cookies/Cookies.binarycookies'],
+  ['macOS cookies', 'Library/Cookies/Cookies.binarycookies'],
+  ['Chrome (Windows)', 'AppData/Local/Google/Chrome/User Data/Default/Network/Cookies'],
+  ['Edge (Windows)', 'AppData/Local/Microsoft/Edge/User Data/Default/Login Data'],
+  ['Firefox (Windows)', 'AppData/Roaming/Mozilla/Firefox/Profiles/x.default/logins.json'],
+  ['macOS keychain', 'Library/Keychains/login.keychain-db'],
+  ['GNOME keyring', '.local/share/keyrings/login.keyring'],
+  ['KWallet', '.local/share/kwalletd/kdewallet.kwl'],
+  ['Windows credentials', 'AppData/Roaming/Microsoft/Credentials/DFBE70A7E5CC19A398EBF1B96859CE5D'],
+  ['Windows DPAPI master keys', 'AppData/Roaming/Microsoft/Protect/S-1-5-21-1/0a1b2c3d-0000-0000-0000-000000000000'],
+  ['pass', '.password-store/email/me.gpg'],
+  ['KeePass database', 'Documents/Passwords.kdbx'],
+  ['Bitwarden', '.config/Bitwarden/data.json'],
+  ['Bitwarden CLI', '.config/Bitwarden CLI/data.json'],
+  ['1Password CLI', '.config/op/config'],
+  ['Slack', '.config/Slack/Cookies'],
+  ['Slack (macOS)', 'Library/Application Support/Slack/Local Storage/leveldb/000003.log'],
+  ['Discord', '.config/discord/Local Storage/leveldb/000003.log'],
+  ['Signal (its database key)', '.config/Signal/config.json'],
+  ['Telegram', '.local/share/TelegramDesktop/tdata/key_datas'],
+  ['Claude Desktop (its MCP servers, with their keys)', 'Library/Application Support/Claude/claude_desktop_config.json'],
+  ['GitHub Copilot', '.config/github-copilot/apps.json'],
+  ['hub', '.config/hub'],
+  ['rclone', '.config/rclone/rclone.conf'],
+  ["VS Code's state database", '.config/Code/User/globalStorage/state.vscdb'],
+  ["Cursor's state database (macOS)", 'Library/Application Support/Cursor/User/globalStorage/state.vscdb'],
+  ['a remote VS Code server', '.vscode-server/data/User/globalStorage/state.vscdb.backup'],
+  ['DigitalOcean doctl', '.config/doctl/config.yaml'],
+  ['Fly.io', '.fly/config.yml'],
+  ['Netlify', '.config/netlify/config.json'],
+  ['Vercel', '.local/share/com.vercel.cli/auth.json'],
+  ['Firebase', '.config/configstore/firebase-tools.json'],
+  ['Cloudflare wrangler', '.config/.wrangler/config/default.toml'],
+  ['Cloudflare tunnel', '.cloudflared/0a1b2c3d.json'],
+  ['Supabase', '.supabase/access-token'],
+  ['Railway', '.railway/config.json'],
+  ['Hetzner Cloud', '.config/hcloud/cli.toml'],
+  ['Oracle Cloud', '.oci/config'],
+  ['Hugging Face', '.cache/huggingface/token'],
+  ['Hugging Face (old home)', '.huggingface/token'],
+  ['Kaggle', '.kaggle/kaggle.json'],
+  ['ngrok', '.config/ngrok/ngrok.yml'],
+  ['Stripe CLI', '.config/stripe/config.toml'],
+  ['Podman', '.config/containers/auth.json'],
+  ['MySQL client', '.my.cnf'],
+  ['MySQL login path', '.mylogin.cnf'],
+  ['s3cmd', '.s3cfg'],
+  ['boto / gsutil', '.boto'],
+  ['Terraform CLI config', '.terraformrc'],
+  ['age keys for sops', '.config/sops/age/keys.txt'],
+];
+
+describe('default deny list covers browser profiles, secret stores and signed-in apps', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await createWorld({ deny: parseConfig({}).deny, redact: [...BUILTIN_REDACTIONS] });
+  });
+  afterEach(() => world.cleanup());
+
+  it.each(SESSION_STORES)('reading %s (%s) is POLICY_BLOCKED, in a home used as root', async (_what, file) => {
+    const target = await world.write(`home/me/${file}`, 'session=s3ss10n-c00k13\n');
+    for (const [tool, args] of [
+      ['fs.read', { path: target }],
+      ['filesystem', { action: 'read', path: target }],
+      ['fs.read', { path: target, encoding: 'base64' }],
+    ] as const) {
+      const read = await callTool(tool, args, world.ctx, toolHandlers);
+      expect(read.ok ? 'read' : read.code, `${tool} ${file}`).toBe('POLICY_BLOCKED');
+    }
+  });
+
+  it('a search or a listing from the home never shows what they hold, and names them only as denied', async () => {
+    for (const [, file] of SESSION_STORES) await world.write(`home/me/${file}`, 'needle-in-session-store\n');
+    const search = await callTool('fs.search', { path: world.root, query: 'needle-in-session-store' }, world.ctx, toolHandlers);
+    expect(search.ok && search.text).toBe(`No matches for "needle-in-session-store" under ${world.root}`);
+    const list = await callTool('fs.ls', { path: `${world.root}/home/me/.config`, depth: 3 }, world.ctx, toolHandlers);
+    if (!list.ok) throw new Error(list.message);
+    expect(list.text).toContain('google-chrome/  [denied by policy]');
+    expect(list.text).not.toContain('Local Extension Settings');
+    expect(list.text).not.toContain('Cookies');
+    // a store's folder is denied itself, so the listing never walks in to name what it holds
+    for (const folder of ['Bitwarden', 'Bitwarden CLI', 'microsoft-edge-dev', 'opera', 'vivaldi', 'Slack', 'op']) expect(`\n${list.text}\n`).toContain(`\n${folder}/  [denied by policy]\n`);
+    expect(list.text).not.toMatch(/data\.json|Default\//);
+  });
+
+  it('project files that merely look alike stay readable', async () => {
+    const lookAlikes = [
+      'src/chrome/background.ts',
+      'docs/google-chrome.md',
+      'extension/Library/Cookies.swift',
+      'app/Library/Application Support.md',
+      'packages/slack/index.ts',
+      'config/signal.json',
+      '.config/app.json',
+      'snap/snapcraft.yaml',
+      'src/keyrings.ts',
+      'notes/op/plan.md',
+      '.vscode/settings.json',
+      'src/User/globalStorage.ts',
+      '.netlify/state.json',
+      'fly.toml',
+      'db/my.cnf.example',
+      'docs/huggingface/tokenizer.md',
+    ];
+    for (const file of lookAlikes) {
+      const target = await world.write(file, 'ordinary: true\n');
+      const read = await callTool('fs.read', { path: target }, world.ctx, toolHandlers);
+      expect(read.ok, file).toBe(true);
+    }
+  });
+});
+
 const policy = policyFromConfig(parseConfig({}), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
 
 // [format, text holding it, the secret (no piece of it may survive), what stays]
