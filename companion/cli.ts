@@ -9,6 +9,7 @@ import type { WebSocketServer } from 'ws';
 import { DEFAULT_PORT, type McpServerHealth } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
+import { remoteMountHolding } from './fsx/mounts';
 import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic } from './home';
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
@@ -218,6 +219,12 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   io.out(`port: ${port}`);
   io.out(`workspace root${policy.roots.length > 1 ? 's' : ''}: ${policy.roots.join(', ')}`);
   io.out(`data: ${home}`);
+  const slowHome = remoteMountHolding(home);
+  if (slowHome) {
+    io.out(
+      `  note: it is on ${slowHome.type} (mounted at ${slowHome.mountPoint}), a network or FUSE file system: every change waits for the journal's fsyncs there, and every call's log lines. A folder on a local disk (CHATBRIDGE_HOME) is faster, and keeps working when that server does not answer.`,
+    );
+  }
   if (configFile) io.out(`config: ${configFile}`);
   const servers = mcpServers.health();
   if (servers.length > 0) {

@@ -7,8 +7,8 @@
  * other calls running, a rename or a create that waits for the file system's journal would hold all of them up.
  * fsync is always asynchronous.
  */
-import { fchmodSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, renameSync, writeSync, type Stats } from 'node:fs';
-import { fchmodFd, openFd, readFd, writeFd } from './fd';
+import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, renameSync, writeSync, type Stats } from 'node:fs';
+import { closeFd, fchmodFd, fstatFd, openFd, readFd, writeFd } from './fd';
 import { isMissing } from './errno';
 import { ioOnMainThread } from './io-mode';
 
@@ -49,6 +49,17 @@ export async function readWhole(fd: number, size: number): Promise<Buffer> {
     length += got;
   }
   return length === size ? buffer : buffer.subarray(0, length);
+}
+
+/** fstat of an open descriptor: the inode is in memory, but a network or FUSE file system may still be asked. */
+export async function fstatFile(fd: number): Promise<Stats> {
+  return ioOnMainThread() ? fstatSync(fd) : fstatFd(fd);
+}
+
+/** Closes a descriptor; on a network file system a close may wait for the server (close-to-open flush). */
+export async function closeFile(fd: number): Promise<void> {
+  if (ioOnMainThread()) closeSync(fd);
+  else await closeFd(fd);
 }
 
 export async function fchmodFile(fd: number, mode: number): Promise<void> {

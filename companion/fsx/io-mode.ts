@@ -11,7 +11,12 @@
  * ~15 % less CPU per call, measured on the same machine). The run manager counts the calls executing — one waiting
  * for a person's approval does not count — and lets each call take one turn of the event loop before it starts, so
  * requests already waiting in their sockets are counted too.
+ *
+ * Not while a file system that may wait on a network or a FUSE program is mounted (mounts.ts): a call on the main
+ * thread would then stop everything for as long as that file system does not answer.
  */
+import { allFileSystemsLocal } from './mounts';
+
 let executing = 0;
 
 /** +1 when a call starts executing or resumes after an approval, -1 when it ends or starts waiting for one. */
@@ -20,6 +25,7 @@ export function callExecuting(change: 1 | -1): void {
   executing = Math.max(0, executing + change);
 }
 
+/** On the main thread only while every mounted file system is local (mounts.ts: a hung network mount must not freeze the loop). */
 export function ioOnMainThread(): boolean {
-  return executing <= 1;
+  return executing <= 1 && allFileSystemsLocal();
 }

@@ -1,10 +1,10 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
-import { closeSync, constants, fstatSync, promises as fs, type Stats } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
-import { lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
+import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
 import { sha256, sha256File } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -84,18 +84,18 @@ async function makeDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
 
 /** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
 async function readNoFollow(p: string): Promise<Buffer> {
-  // The path was just resolved and lstat'd, so opening it reads no disk (fs-calls.ts); fstat of an open descriptor
-  // and closing a read-only one never do, and are always synchronous.
+  // The path was just resolved and lstat'd, so opening it reads no disk, nor do fstat of the descriptor and closing
+  // it; all follow the io-mode rule (fs-calls.ts)
   const fd = await openFile(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
-    const stat = fstatSync(fd);
+    const stat = await fstatFile(fd);
     const size = stat.size;
     if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
     return await readWhole(fd, size);
   } finally {
-    closeSync(fd);
+    await closeFile(fd);
   }
 }
 

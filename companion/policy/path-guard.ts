@@ -21,11 +21,11 @@
  * which rests on the checks above being made at the final use; a run that hands a path to something that
  * follows it (a walk's start, a child's cwd) resolves it again right before.
  */
-import { closeSync, constants, fstatSync, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { constants, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { isMissing } from '../fsx/errno';
-import { openFile } from '../fsx/fs-calls';
+import { closeFile, fstatFile, openFile } from '../fsx/fs-calls';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { globSet } from './glob-set';
 import type { Policy } from './schema';
@@ -284,12 +284,13 @@ function refusedOpen(error: unknown, resolved: string): never {
 
 /**
  * What an opened descriptor is: a regular file or directory, really at `resolved`, inside the roots. The stat of
- * the descriptor and /proc's link to it are read synchronously: neither reaches a disk (the inode is in memory
- * once open(2) returned, /proc is the kernel's own table), and through the thread pool each cost ~35 µs of the
- * main thread's CPU and a trip through the event loop (bench).
+ * the descriptor follows the io-mode rule (fs-calls.ts: the inode is in memory once open(2) returned, but a
+ * network file system may still ask its server); /proc's link to it is the kernel's own table, always read
+ * synchronously — through the thread pool it cost ~35 µs of the main thread's CPU and a trip through the event
+ * loop (bench).
  */
 async function checkOpened(fd: number, resolved: string, policy: GuardPolicy): Promise<Stats> {
-  const stat = fstatSync(fd);
+  const stat = await fstatFile(fd);
   if (!stat.isFile() && !stat.isDirectory()) {
     throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is not a regular file (a FIFO, socket or device), so it is not read`, {
       path: resolved,
@@ -325,8 +326,8 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
 
 /**
  * openForReadWithStat on a bare descriptor, for the reads every call makes (fs.read, previews): the caller closes
- * it with closeSync — closing a descriptor opened read-only writes nothing back, and FileHandle's close() was
- * another trip through the thread pool.
+ * it with fs-calls' closeFile — on the main thread when the io-mode rule allows, where FileHandle's close() was
+ * always another trip through the thread pool.
  */
 export async function openFdForReadWithStat(resolved: string, policy: GuardPolicy): Promise<{ fd: number; stat: Stats }> {
   let fd: number;
@@ -340,7 +341,7 @@ export async function openFdForReadWithStat(resolved: string, policy: GuardPolic
   try {
     return { fd, stat: await checkOpened(fd, resolved, policy) };
   } catch (error) {
-    closeSync(fd);
+    await closeFile(fd);
     throw error;
   }
 }

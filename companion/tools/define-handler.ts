@@ -3,14 +3,14 @@
  * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs
  * and capping what a model reads.
  */
-import { closeSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
 import { readFd } from '../fsx/fd';
-import { lstatMaybe, readWhole } from '../fsx/fs-calls';
+import { closeFile, lstatMaybe, readWhole } from '../fsx/fs-calls';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
@@ -81,7 +81,7 @@ export async function readGuardedWithStat(resolved: string, policy: Policy): Pro
     }
     return { bytes: await readKnownSize(fd, stat.size, policy.limits.maxFileBytes, resolved), stat };
   } finally {
-    closeSync(fd);
+    await closeFile(fd);
   }
 }
 

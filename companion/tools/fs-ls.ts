@@ -3,6 +3,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
 import { ioOnMainThread } from '../fsx/io-mode';
+import { allFileSystemsLocal } from '../fsx/mounts';
 import { walkTreeBatches } from '../fsx/walk';
 import { denyUnder } from '../policy/deny-under';
 import { realpathLoose, rootOf } from '../policy/path-guard';
@@ -28,11 +29,13 @@ async function shownLinkTarget(link: string, policy: Pick<Policy, 'roots'>): Pro
 }
 
 /**
- * The size of an entry the walk just read from its directory (only with `sizes`). Synchronous on purpose: in a folder in use the
- * inodes are in the kernel's cache and lstat(2) answers in 2–3 µs, while the same call through the thread pool
- * cost ~10 µs of CPU and a trip through the event loop — 1000 entries took 27 ms that way, 3 ms now (bench). A
- * cold cache makes each one wait for the disk, so the loop is handed back whenever a slice has taken SLICE_MS:
- * other requests wait at most that plus one lstat.
+ * The size of an entry the walk just read from its directory (only with `sizes`). Synchronous while every mounted
+ * file system is local (fsx/mounts.ts), whatever else runs: in a folder in use the inodes are in the kernel's cache
+ * and lstat(2) answers in 2–3 µs, while the same call through the thread pool cost ~10 µs of CPU and a trip through
+ * the event loop — 1000 entries took 27 ms that way, 3 ms now (bench). A cold cache makes each one wait for the
+ * disk, so the loop is handed back whenever a slice has taken SLICE_MS: other requests wait at most that plus one
+ * lstat. With a network or FUSE file system mounted, an entry may be its mount point, whose server may not answer:
+ * then through the pool.
  */
 function sizeOf(entry: string): number {
   try {
@@ -40,6 +43,10 @@ function sizeOf(entry: string): number {
   } catch {
     return 0;
   }
+}
+
+async function sizeThroughPool(entry: string): Promise<number> {
+  return (await fs.lstat(entry).catch(() => undefined))?.size ?? 0;
 }
 
 const SLICE_MS = 2;
@@ -70,6 +77,7 @@ export const fsLsHandler = defineHandler({
     const onMain = ioOnMainThread();
     const stat = onMain ? statSync(root) : await fs.stat(root);
     const sizes = args.sizes === true;
+    const sizesOnMain = sizes && allFileSystemsLocal();
     if (!stat.isDirectory()) {
       if (!sizes) return { text: root, data: { path: root, entries: [{ name: root, type: 'file' }] } };
       return { text: `${root}  ${formatBytes(stat.size)}`, data: { path: root, entries: [{ name: root, type: 'file', size: stat.size }] } };
@@ -108,7 +116,7 @@ export const fsLsHandler = defineHandler({
           lines.push(name);
           entries.push({ name, type: dirent.isFile() ? 'file' : 'other' });
         } else {
-          const size = sizeOf(entry.path);
+          const size = sizesOnMain ? sizeOf(entry.path) : await sizeThroughPool(entry.path);
           if (performance.now() - slice > SLICE_MS) {
             await yieldToLoop();
             slice = performance.now();
