@@ -1,7 +1,8 @@
 /**
  * The file-system calls of a tool call (fs.read's open and read, the journal's and its atomic writes) that answer
- * from the kernel's caches — create and open, a small write or read, fchmod, rename, mkdir, lstat — on the main thread while the tool call is
- * the only one executing, through libuv's thread pool otherwise (the rule of io-mode.ts, for the same reasons).
+ * from the kernel's caches — create and open, a small write or read, fstat, close, fchmod, rename, mkdir, lstat — on
+ * the main thread while the tool call is the only one executing and every mounted file system is local, through
+ * libuv's thread pool otherwise (the rule of io-mode.ts, for the same reasons).
  * Alone, each is a few µs to ~0.1 ms on the main thread (a rename over a file whose data was not yet written makes
  * ext4 start writing it: ~0.13 ms) against ~35 µs of main-thread CPU and an event-loop wake-up per pool trip; with
  * other calls running, a rename or a create that waits for the file system's journal would hold all of them up.
