@@ -17,6 +17,7 @@ import { createMcpServers } from './mcp-servers/registry';
 import { runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
+import { withOwnSecrets } from './policy/redact';
 import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from './processes';
 import { requestTimeoutOptions, type RequestTimeouts } from './request-timeouts';
 import { toolHandlers } from './tools';
@@ -164,7 +165,10 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   const cwd = io.env.npm_lifecycle_event === 'start' && io.env.INIT_CWD ? io.env.INIT_CWD : io.cwd;
   // without --config, <home>/config.json when it exists (`chatbridge mcp add` writes it)
   const configFile = options.config ?? (existsSync(paths.config) ? paths.config : undefined);
-  const policy = protectDataDir(loadPolicy({ ...(configFile ? { configFile } : {}), roots: options.roots, cwd }), home);
+  const presetToken = options.token ?? io.env.CHATBRIDGE_TOKEN;
+  const cliToken = randomBytes(32).toString('base64url');
+  // the tokens this process knows in plain text never show in an answer, whatever path their bytes take
+  const policy = withOwnSecrets(protectDataDir(loadPolicy({ ...(configFile ? { configFile } : {}), roots: options.roots, cwd }), home), [cliToken, presetToken]);
   const extensionDir = options.build ? ensureExtensionBuilt(io) : join(packageRoot, 'dist', 'chrome-mv3');
 
   const journal = createJournal({
@@ -196,9 +200,7 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
     getPort: () => port,
     mcpServers,
   });
-  const presetToken = options.token ?? io.env.CHATBRIDGE_TOKEN;
   if (presetToken) companion.tokens.addEphemeral(presetToken);
-  const cliToken = randomBytes(32).toString('base64url');
   companion.tokens.addEphemeral(cliToken);
 
   const wss = createWebSocketServer();

@@ -132,6 +132,23 @@ export const BUILTIN_REDACTIONS: readonly RegExp[] = [
 
 export const REDACTED = '[REDACTED]';
 
+/**
+ * The policy with the companion's own secrets redacted wherever they show: the CLI token, which it keeps in plain
+ * text in its data directory for `chatbridge status` and the like, and a token given with --token or
+ * CHATBRIDGE_TOKEN. No tool reads the data directory, but a program the person let run may print the file, or link
+ * it under an ordinary name that fs.read then reads; whatever path the bytes take, each answer and each encoded read
+ * is checked for them (bytesHoldSecret) like for any other secret. Matched as the literal they are.
+ */
+export function withOwnSecrets<P extends Pick<Policy, 'redact'>>(policy: P, secrets: ReadonlyArray<string | undefined>): P {
+  const own = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ''))];
+  if (own.length === 0) return policy;
+  const patterns = own.map((secret) => {
+    const pattern = literals(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g'), secret);
+    return secret.includes('\n') ? pattern : lineLocal(pattern);
+  });
+  return { ...policy, redact: [...policy.redact, ...patterns] };
+}
+
 /** Where a secret is in a text: [start, end) in characters. */
 export interface SecretSpan {
   start: number;

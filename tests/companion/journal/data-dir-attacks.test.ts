@@ -4,7 +4,7 @@
  * Against the real companion process with CHATBRIDGE_HOME inside the workspace root — `chatbridge start` run in the
  * home folder, which people do — and every mode on auto, so nothing here is held back by an approval.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
@@ -79,6 +79,24 @@ describe('attack: the companion\'s own data through its tools (data directory in
     expect(list.text).toContain('readme.txt');
     expect(list.text).not.toContain('cli.token');
     expect(list.text).not.toContain('journal');
+  });
+
+  it('the token never shows in an answer, whatever path its bytes take: a program that prints it, a hard link to it', async () => {
+    const token = readFileSync(join(home, 'cli.token'), 'utf8');
+    // a program may read anything its user may (it ran with the person's approval, or on their allow-list)
+    const printed = await call('process.run', { command: 'cat', args: [join(home, 'cli.token')] });
+    expect(printed.text).not.toContain(token);
+    expect(printed.text).toContain('[REDACTED]');
+    // a hard link in the root is the same file under an ordinary name
+    linkSync(join(home, 'cli.token'), join(ws.root, 'looks-harmless.txt'));
+    const read = await call('fs.read', { path: join(ws.root, 'looks-harmless.txt') });
+    expect(read.text).not.toContain(token);
+    expect(read.text).toContain('[REDACTED]');
+    const encoded = await call('fs.read', { path: join(ws.root, 'looks-harmless.txt'), encoding: 'base64' });
+    expect(encoded.ok).toBe(false);
+    expect(encoded.text).not.toContain(Buffer.from(token).toString('base64'));
+    const found = await call('fs.search', { path: ws.root, query: token.slice(0, 20) });
+    expect(found.text).not.toContain(token);
   });
 
   it('a write into <home>/journal/… is refused, even with every mode on auto', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
-import { capResult, mapSecrets, redact } from '../../../companion/policy/redact';
+import { bytesHoldSecret, capResult, mapSecrets, redact, withOwnSecrets } from '../../../companion/policy/redact';
 
 const policy = policyFromConfig(parseConfig({ redact: ['internal-[0-9]{4}'] }), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
 
@@ -19,6 +19,19 @@ const table: Array<[string, string, string, string]> = [
 ];
 
 describe('redact', () => {
+  it("the companion's own tokens, as the literal they are: special characters, anywhere in a line, in bytes", () => {
+    const cli = 'Zq3-_x9'.repeat(6) + 'Q';
+    const preset = 'my.token+(v2)*[ok]$^|\\dev';
+    const own = withOwnSecrets(policy, [cli, preset, undefined, '']);
+    expect(own.redact).toHaveLength(policy.redact.length + 2);
+    expect(redact(`a${cli}b and ${preset}.`, own)).toBe('a[REDACTED]b and [REDACTED].');
+    // nothing else is taken for them: the same text short of a character, or another with the same characters
+    expect(redact(`${cli.slice(0, -1)} my.token+(v2)*[ok]$^|\\de my-token`, own)).toBe(`${cli.slice(0, -1)} my.token+(v2)*[ok]$^|\\de my-token`);
+    expect(bytesHoldSecret(Buffer.from(`prefix ${cli}\n`), own)).toBe(true);
+    expect(bytesHoldSecret(Buffer.from('prefix only\n'), own)).toBe(false);
+    expect(withOwnSecrets(policy, [undefined])).toBe(policy);
+  });
+
   it.each(table)('%s', (_name, input, secret, expected) => {
     const out = redact(input, policy);
     expect(out).not.toContain(secret);
