@@ -90,11 +90,16 @@ export function mountOf(path: string, mounts: readonly Mount[]): Mount | undefin
   return best;
 }
 
+/** Linux's mount table as the kernel keeps it; reading it never waits for a file system. */
+function linuxMounts(): Mount[] {
+  return parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8'));
+}
+
 /** Linux: the network or FUSE mount that holds `path` (for a warning at start); undefined when local or not known. */
 export function remoteMountHolding(path: string): Mount | undefined {
   if (process.platform !== 'linux') return undefined;
   try {
-    const mount = mountOf(realpathSync(path), parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')));
+    const mount = mountOf(realpathSync(path), linuxMounts());
     return mount && !mount.local ? mount : undefined;
   } catch {
     return undefined;
@@ -120,7 +125,7 @@ export function allFileSystemsLocal(): boolean {
     if (known === undefined || now - known.at > RECHECK_MS) {
       let allLocal = false;
       try {
-        allLocal = remoteMounts(parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8'))).length === 0;
+        allLocal = remoteMounts(linuxMounts()).length === 0;
       } catch {
         // no /proc (a container without it): not known, so the pool
       }
