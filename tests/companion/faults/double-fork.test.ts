@@ -95,23 +95,24 @@ function statOf(pid: number): { ppid: number; pgid: number; sid: number } | unde
 /**
  * Waits for the escaped process — the `sh -c '… sleep TAG'` that setsid started, not the program's own shell, whose
  * command line holds the tag too — and until its parent subshell is gone, so nothing links it to the program any
- * more (the /proc walk from the program would otherwise still find it). Checks it carries a marker the call did
- * not set.
+ * more (the /proc walk from the program would otherwise still find it), and its environment can be read: caught
+ * in the middle of `sh` exec-ing `sleep`, /proc shows none for a moment. Checks it carries a marker the call did not
+ * set.
  */
 async function escapee(sleepTag: string): Promise<{ pid: number; marker: string }> {
   let pid: number | undefined;
+  let marker: string | undefined;
   await waitUntil(
-    'the double-forked process runs, reparented away from the program',
+    'the double-forked process runs, reparented away from the program, with the run marker in its environment',
     () => {
       pid = processesWith(sleepTag).find((p) => !cmdlineOf(p).includes('setsid') && statOf(p)?.sid === p);
       const parent = pid === undefined ? undefined : statOf(pid)?.ppid;
-      return parent !== undefined && !cmdlineOf(parent).includes(sleepTag);
+      marker = pid === undefined ? undefined : markerOf(pid);
+      return parent !== undefined && !cmdlineOf(parent).includes(sleepTag) && marker !== undefined;
     },
     20_000,
     20,
   );
-  const marker = markerOf(pid as number);
-  expect(marker).toBeDefined();
   expect(marker).not.toBe('forged');
   return { pid: pid as number, marker: marker as string };
 }
