@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { escapeRegExp } from '../../shared/regexp';
 
 /**
  * A list of globs matched as one: `firstMatch(input)` is the index of the first glob that matches, -1 for none —
@@ -60,7 +61,7 @@ function compile(globs: readonly string[], options: GlobSetOptions): GlobSet {
   // one literal-only alternation: no backtracking, a few tens of ns per path, against ~1.3 µs for the joined
   // expression (micro-benchmark of the default deny list on 1000 listed names); any glob without a needle turns it off
   const prefilter = needles.every((needle) => needle !== undefined)
-    ? new RegExp(needles.map((needle) => needle.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), options.nocase ? 'i' : '')
+    ? new RegExp(needles.map((needle) => escapeRegExp(needle)).join('|'), options.nocase ? 'i' : '')
     : undefined;
   return {
     // a glob's own text holds its needle, so an input equal to a glob never fails the prefilter

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
+import { escapeRegExp } from '../../shared/regexp';
 import { rootOf } from './path-guard';
 import type { Policy } from './schema';
 
@@ -143,7 +144,7 @@ export function withOwnSecrets<P extends Pick<Policy, 'redact'>>(policy: P, secr
   const own = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ''))];
   if (own.length === 0) return policy;
   const patterns = own.map((secret) => {
-    const pattern = literals(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g'), secret);
+    const pattern = literals(new RegExp(escapeRegExp(secret), 'g'), secret);
     return secret.includes('\n') ? pattern : lineLocal(pattern);
   });
   return { ...policy, redact: [...policy.redact, ...patterns] };

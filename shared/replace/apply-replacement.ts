@@ -21,6 +21,7 @@
  * - a trimmed match covers whole lines; the last line's line break is part of the match only when the old text
  *   ends with a line break (as in an exact match).
  */
+import { escapeRegExp } from '../regexp';
 
 export type ReplaceStrategy = 'exact' | 'crlf' | 'trimmed';
 
@@ -127,10 +128,6 @@ function findExact(content: string, oldText: string): Match[] {
     matches.push({ start: index, end: index + oldText.length });
   }
   return matches;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function findAnyEol(content: string, oldText: string): Match[] {
