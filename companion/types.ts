@@ -176,6 +176,8 @@ export interface ToolOutput {
 
 /** What the person sees before approving: a unified diff for writes, the command and cwd for exec. */
 export interface Preview {
+  /** set by the approval store when the preview held characters a person cannot see (approvals/reveal-hidden.ts) */
+  warning?: string;
   title: string;
   paths: string[];
   diff?: string;

@@ -93,6 +93,8 @@ export type RunResponse = z.infer<typeof runResponseSchema>;
 export const riskSchema = z.enum(['read', 'write', 'delete', 'exec']);
 
 export const previewSchema = z.object({
+  /** set when the preview held characters a person cannot see (shown as ⟨U+XXXX⟩ in it): which, and that they run */
+  warning: z.string().optional(),
   title: z.string(),
   paths: z.array(z.string()),
   diff: z.string().optional(),

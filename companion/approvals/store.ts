@@ -4,6 +4,7 @@ import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { Preview } from '../types';
 import { argsHash } from './args-hash';
+import { hiddenWarning, revealHidden } from './reveal-hidden';
 
 /**
  * Pending approvals (DESIGN §5.4). Each is single-use, expires, and is bound to the hash of the arguments it
@@ -51,10 +52,25 @@ const KEEP_DECIDED = 500;
 /** a preview is for a person's eyes and travels over ws; a 10 MB diff helps nobody */
 export const MAX_PREVIEW_CHARS = 200_000;
 
-function boundedPreview(preview: Preview): Preview {
-  if (preview.diff === undefined || preview.diff.length <= MAX_PREVIEW_CHARS) return preview;
-  const omitted = preview.diff.length - MAX_PREVIEW_CHARS;
-  return { ...preview, diff: `${preview.diff.slice(0, MAX_PREVIEW_CHARS)}\n… (${omitted} more characters of diff not shown)` };
+/** What the card shows: every hidden character made visible (reveal-hidden.ts), the diff cut to a readable size. */
+function shownPreview(preview: Preview): Preview {
+  const found = new Map<number, number>();
+  const reveal = (text: string) => revealHidden(text, found);
+  const shown: Preview = {
+    ...preview,
+    title: reveal(preview.title),
+    paths: preview.paths.map(reveal),
+    ...(preview.command !== undefined ? { command: reveal(preview.command) } : {}),
+    ...(preview.cwd !== undefined ? { cwd: reveal(preview.cwd) } : {}),
+    ...(preview.actions ? { actions: preview.actions.map((action) => ({ ...action, label: reveal(action.label) })) } : {}),
+  };
+  if (preview.diff !== undefined) {
+    const diff = reveal(preview.diff);
+    const omitted = diff.length - MAX_PREVIEW_CHARS;
+    shown.diff = omitted > 0 ? `${diff.slice(0, MAX_PREVIEW_CHARS)}\n… (${omitted} more characters of diff not shown)` : diff;
+  }
+  const warning = hiddenWarning(found);
+  return warning ? { warning, ...shown } : shown;
 }
 
 export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStore {
@@ -92,7 +108,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
         tool: input.tool,
         risk: input.risk,
         argsHash: argsHash(input.args),
-        preview: boundedPreview(input.preview),
+        preview: shownPreview(input.preview),
         createdAt: new Date(now).toISOString(),
         expiresAt: new Date(now + options.ttlMs).toISOString(),
         state: 'pending',

@@ -396,6 +396,7 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     id: approval.id,
     argsHash: approval.argsHash,
     tool: approval.tool,
+    warning: approval.preview.warning,
     title: approval.preview.title,
     paths: approval.preview.paths,
     diff: approval.preview.diff,

@@ -50,6 +50,11 @@ export function ApprovalCard(props: {
         <span class="spacer" />
         <span class="muted">{a.site}</span>
       </div>
+      {preview.warning !== undefined && (
+        <p class="warning" role="alert" data-warning="">
+          {preview.warning}
+        </p>
+      )}
       <div>{preview.title}</div>
       {preview.actions && (
         <ul class="stack" data-actions="" style="margin:0;padding-left:16px">

@@ -11,6 +11,8 @@ import { t, type MessageKey } from './i18n';
 export type ChipAction = 'run' | 'stop' | 'rerun' | 'approve' | 'approve-conversation' | 'deny';
 
 export interface ChipApproval {
+  /** the companion's note that the preview held characters a person cannot see (shown as ⟨U+XXXX⟩ in it) */
+  warning?: string | undefined;
   tool: string;
   title: string;
   paths: string[];
@@ -126,6 +128,7 @@ kbd { font: 10px/1 ui-monospace, monospace; color: var(--muted); margin-left: 6p
 .card { border: 1px solid var(--warn-line); border-radius: 6px; padding: 6px 8px; margin: 2px 0 4px 24px; background: var(--warn-bg); }
 .card .title { font-weight: 600; overflow-wrap: anywhere; } .card .buttons { margin-top: 6px; }
 .card .actions { margin: 4px 0; padding-left: 18px; }
+.card .warning { color: var(--red); font-weight: 600; margin-bottom: 4px; overflow-wrap: anywhere; }
 pre { font: 11.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-word;
   max-height: 240px; overflow: auto; background: var(--code); color: var(--fg); border: 1px solid var(--line); padding: 6px 8px; margin: 4px 0; border-radius: 6px; }
 .ins { color: var(--green); } .del { color: var(--red); } .hunk { color: var(--blue); }
@@ -383,6 +386,13 @@ function approvalCard(
   const title = doc.createElement('div');
   title.className = 'title';
   title.textContent = `${approval.tool}: ${approval.title}`;
+  if (approval.warning !== undefined) {
+    const warning = doc.createElement('div');
+    warning.className = 'warning';
+    warning.setAttribute('role', 'alert');
+    warning.textContent = approval.warning;
+    card.append(warning);
+  }
   card.append(title);
   if (approval.actions && approval.actions.length > 0) {
     const list = doc.createElement('ul');

@@ -77,6 +77,19 @@ describe('chip states', () => {
     expect(root.querySelector('.card pre .hunk')?.textContent).toBe('@@ -1 +1 @@\n');
     expect(root.querySelector('.card b, .card i')).toBeNull();
   });
+
+  it('puts the companion\'s warning about hidden characters first in the card, as an alert; none without one', () => {
+    const { chip, root } = chipWithRoot();
+    chip.update(APPROVAL);
+    expect(root.querySelector('.card .warning')).toBeNull();
+    const warning = 'This holds a character you could not see (U+202E RIGHT-TO-LEFT OVERRIDE); <b>each</b> is shown as ⟨U+…⟩.';
+    chip.update({ ...APPROVAL, approval: { ...APPROVAL.approval!, warning } });
+    const first = root.querySelector('.card')?.firstElementChild;
+    expect(first?.className).toBe('warning');
+    expect(first?.getAttribute('role')).toBe('alert');
+    expect(first?.textContent).toBe(warning);
+    expect(root.querySelector('.card b')).toBeNull();
+  });
 });
 
 describe('chip keyboard shortcuts', () => {

@@ -167,7 +167,22 @@ describe('approval card', () => {
     ]);
   });
 
-  it('every button has a name, in Chinese too', () => {
+  it('shows the companion\'s warning about hidden characters above the title, as an alert; none without one', () => {
+    const warning = 'This holds 2 characters you could not see (U+202E RIGHT-TO-LEFT OVERRIDE ×2); each is shown as ⟨U+…⟩.';
+    const root = mount(
+      <>
+        <ApprovalCard approval={approval()} onDecide={() => undefined} />
+        <ApprovalCard approval={approval({ id: 'confirm-9', preview: { warning, title: 'Overwrite /w/a⟨U+202E⟩.txt', paths: [] } })} onDecide={() => undefined} />
+      </>,
+    );
+    expect(root.querySelector('[data-approval="confirm-1"] [data-warning]')).toBeNull();
+    const shown = root.querySelector('[data-approval="confirm-9"] [data-warning]')!;
+    expect(shown.getAttribute('role')).toBe('alert');
+    expect(shown.textContent).toBe(warning);
+    expect(shown.nextElementSibling?.textContent).toBe('Overwrite /w/a⟨U+202E⟩.txt');
+  });
+
+    it('every button has a name, in Chinese too', () => {
     useLocale('zh_CN');
     const root = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} />);
     expect([...root.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['批准', '本对话内都批准', '拒绝']);

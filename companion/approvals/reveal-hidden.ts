@@ -1,0 +1,84 @@
+/**
+ * What a person approves is what they read in the card, so nothing in it may be invisible or read differently
+ * from what runs. A bidirectional override (U+202E) shows the text after it reversed — a diff can look like
+ * harmless code while the file compiles to something else ("Trojan Source", CVE-2021-42574), and a command can
+ * show its dangerous part as gibberish; a zero-width character makes `.ssh/authorized_keys` and a path that
+ * only looks like it read the same; a lone carriage return, an escape or a tag character hide text outright.
+ *
+ * Each such character in a preview is shown as `⟨U+XXXX⟩` where it stands, and the preview says which were
+ * found. Only the preview changes: the call runs with its arguments as they were (its args hash is of those).
+ */
+
+const NAMES: Record<number, string> = {
+  0x00ad: 'SOFT HYPHEN',
+  0x061c: 'ARABIC LETTER MARK',
+  0x200b: 'ZERO WIDTH SPACE',
+  0x200c: 'ZERO WIDTH NON-JOINER',
+  0x200d: 'ZERO WIDTH JOINER',
+  0x200e: 'LEFT-TO-RIGHT MARK',
+  0x200f: 'RIGHT-TO-LEFT MARK',
+  0x2028: 'LINE SEPARATOR',
+  0x2029: 'PARAGRAPH SEPARATOR',
+  0x202a: 'LEFT-TO-RIGHT EMBEDDING',
+  0x202b: 'RIGHT-TO-LEFT EMBEDDING',
+  0x202c: 'POP DIRECTIONAL FORMATTING',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+  0x2060: 'WORD JOINER',
+  0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE',
+  0x2068: 'FIRST STRONG ISOLATE',
+  0x2069: 'POP DIRECTIONAL ISOLATE',
+  0xfeff: 'ZERO WIDTH NO-BREAK SPACE',
+  0x0d: 'CARRIAGE RETURN',
+  0x1b: 'ESCAPE',
+};
+
+/**
+ * - control characters but tab and line feed, and a carriage return not ending a line (CRLF files diff as usual);
+ * - the format characters that steer direction or take no width, the Hangul and Khmer fillers shown as nothing,
+ *   interlinear annotation marks, tag characters and variation selectors that carry hidden text — but not
+ *   U+FE0E/U+FE0F, which choose how an emoji looks;
+ * - a zero-width joiner or non-joiner next to ASCII (a path, a command, code); between letters of a script that
+ *   needs them (Persian, the Indic scripts) or in an emoji sequence they are what the text means, and stay.
+ */
+const HIDDEN = new RegExp(
+  [
+    '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]',
+    '\\r(?!\\n)',
+    '[\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B\\u200E\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0D\\uFEFF\\uFFA0\\uFFF9-\\uFFFB]',
+    '[\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]',
+    '(?<![^\\u0000-\\u007F])[\\u200C\\u200D]',
+    '[\\u200C\\u200D](?![^\\u0000-\\u007F])',
+  ].join('|'),
+  'gu',
+);
+
+export function codePointLabel(codePoint: number): string {
+  return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Text with every hidden character shown as `⟨U+XXXX⟩`; `found` counts them by code point. */
+export function revealHidden(text: string, found: Map<number, number> = new Map()): string {
+  return text.replace(HIDDEN, (char) => {
+    const codePoint = char.codePointAt(0) as number;
+    found.set(codePoint, (found.get(codePoint) ?? 0) + 1);
+    return `⟨${codePointLabel(codePoint)}⟩`;
+  });
+}
+
+/** The sentence a preview shows above everything else when it held any: which characters, how many, and what runs. */
+export function hiddenWarning(found: ReadonlyMap<number, number>): string | undefined {
+  if (found.size === 0) return undefined;
+  let total = 0;
+  const kinds = [...found].sort((a, b) => a[0] - b[0]).map(([codePoint, count]) => {
+    total += count;
+    const name = NAMES[codePoint];
+    return `${codePointLabel(codePoint)}${name ? ` ${name}` : ''}${count > 1 ? ` ×${count}` : ''}`;
+  });
+  return (
+    `This holds ${total === 1 ? 'a character' : `${total} characters`} you could not see or that change how text around ` +
+    `${total === 1 ? 'it is' : 'them is'} shown (${kinds.join(', ')}); each is shown as ⟨U+…⟩ where it stands. ` +
+    'What runs holds them as they are.'
+  );
+}

@@ -1,0 +1,169 @@
+/**
+ * Attack: what the person approves reads differently from what runs. A model writes bidirectional overrides into a
+ * change ("Trojan Source", CVE-2021-42574: the diff shows harmless code, the file compiles to something else), into
+ * a command (its dangerous part shown reversed), or a zero-width character into a path that then reads like a
+ * familiar one. Every approval's preview shows such characters as ⟨U+XXXX⟩ and says which it held; what runs is
+ * what was asked, byte for byte. Against the real companion process with the default modes (write and exec ask).
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hiddenWarning, revealHidden } from '../../../companion/approvals/reveal-hidden';
+import type { ApprovalView, RunResponse } from '../../../shared/api';
+import { context, getRun, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+
+const RLO = '\u202E';
+const LRI = '\u2066';
+const PDI = '\u2069';
+const RLI = '\u2067';
+const ZWSP = '\u200B';
+/** The published Trojan Source sample: an early return that reads as if it were inside a comment. */
+const TROJAN = `const isAdmin = false;\n/*${RLO} } ${LRI}if (isAdmin)${PDI} ${LRI} begin admins only */\n  console.log("You are an admin.");\n/* end admins only ${RLO} { ${LRI}*/\n`;
+/** every hidden character this file's attacks use, raw */
+const RAW_HIDDEN = /[\u202A-\u202E\u2066-\u2069\u200B]/u;
+
+describe('revealHidden', () => {
+  const reveal = (text: string) => {
+    const found = new Map<number, number>();
+    return { text: revealHidden(text, found), found: Object.fromEntries([...found].map(([cp, n]) => [cp.toString(16), n])) };
+  };
+
+  it('shows direction overrides, isolates and marks where they stand, and counts them', () => {
+    expect(reveal(`a${RLO}b${LRI}c${PDI}d\u200Fe`)).toEqual({ text: 'a⟨U+202E⟩b⟨U+2066⟩c⟨U+2069⟩d⟨U+200F⟩e', found: { '202e': 1, '2066': 1, '2069': 1, '200f': 1 } });
+  });
+
+  it('shows zero-width and other invisible characters, tag characters and the variation selectors that smuggle text', () => {
+    expect(reveal(`.ssh${ZWSP}/keys\u2060\uFEFF\u00AD\u3164`).text).toBe('.ssh⟨U+200B⟩/keys⟨U+2060⟩⟨U+FEFF⟩⟨U+00AD⟩⟨U+3164⟩');
+    expect(reveal('hi\u{E0041}\u{E0042}').text).toBe('hi⟨U+E0041⟩⟨U+E0042⟩');
+    expect(reveal('x\u{E0100}\uFE01').text).toBe('x⟨U+E0100⟩⟨U+FE01⟩');
+  });
+
+  it('shows control characters but tab and line feed; a carriage return only where it does not end a line', () => {
+    expect(reveal('a\tb\nc\r\nd').text).toBe('a\tb\nc\r\nd');
+    expect(reveal('safe\rrm -rf ~\u001B[2K\u0000\u007F\u0085').text).toBe('safe⟨U+000D⟩rm -rf ~⟨U+001B⟩[2K⟨U+0000⟩⟨U+007F⟩⟨U+0085⟩');
+  });
+
+  it('leaves the joiners a script or an emoji needs, and shows them next to ASCII', () => {
+    const persian = 'می\u200Cخواهم';
+    const devanagari = 'क्\u200Dष';
+    const family = '👨\u200D👩\u200D👧 and 👨🏽\u200D💻 and ❤️';
+    for (const text of [persian, devanagari, family]) expect(reveal(text)).toEqual({ text, found: {} });
+    expect(reveal('src/app\u200C.ts').text).toBe('src/app⟨U+200C⟩.ts');
+    expect(reveal('\u200Dnpm').text).toBe('⟨U+200D⟩npm');
+    expect(reveal('npm\u200D').text).toBe('npm⟨U+200D⟩');
+  });
+
+  it('leaves ordinary text of every script alone', () => {
+    const text = 'héllo wörld — 你好 — مرحبا — שלום — Привет — 🙂\nfn main() { println!("{}", 1); }\r\n';
+    expect(reveal(text)).toEqual({ text, found: {} });
+  });
+
+  it('the warning names each character, how often, and that what runs keeps them', () => {
+    expect(hiddenWarning(new Map())).toBeUndefined();
+    const warning = hiddenWarning(new Map([[0x202e, 2], [0x200b, 1]]));
+    expect(warning).toContain('3 characters');
+    expect(warning).toContain('U+200B ZERO WIDTH SPACE, U+202E RIGHT-TO-LEFT OVERRIDE ×2');
+    expect(warning).toContain('What runs holds them as they are.');
+    expect(hiddenWarning(new Map([[0xe0041, 1]]))).toContain('a character you could not see or that change how text around it is shown (U+E0041)');
+  });
+});
+
+describe('attack: an approval that reads differently from what runs (real companion, default modes)', () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  const authorized = { authorization: '', 'content-type': 'application/json' };
+  const url = (path: string) => `http://127.0.0.1:${companion.port}${path}`;
+
+  /** Posts one tools/call; the answer comes back pending after 300 ms, with the approval the card would show. */
+  async function pendingCall(name: string, args: Record<string, unknown>): Promise<{ run: RunResponse; approval: ApprovalView }> {
+    n++;
+    const response = await fetch(url('/v1/run'), {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hidden', `m${n}`), waitMs: 300 }),
+    });
+    const run = (await response.json()) as RunResponse;
+    expect(run.status, run.resultText).toBe('pending');
+    const { approvals } = (await (await fetch(url('/v1/approvals'), { headers: authorized })).json()) as { approvals: ApprovalView[] };
+    const approval = approvals.find((a) => a.id === run.pendingConfirmationId);
+    if (!approval) throw new Error(`no approval ${run.pendingConfirmationId}`);
+    return { run, approval };
+  }
+
+  async function decide(approval: ApprovalView, decision: 'approve' | 'deny', run: RunResponse): Promise<RunResponse> {
+    const answer = await fetch(url(`/v1/approvals/${approval.id}`), {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({ decision, argsHash: approval.argsHash }),
+    });
+    expect(answer.status).toBe(200);
+    let final = await getRun(companion, run.runId);
+    for (let i = 0; i < 100 && final.status !== 'done' && final.status !== 'error'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      final = await getRun(companion, run.runId);
+    }
+    return final;
+  }
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-hidden-');
+    writeFileSync(join(ws.root, 'auth.js'), 'const isAdmin = false;\n');
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home });
+    authorized.authorization = `Bearer ${companion.token}`;
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('a Trojan Source change: the diff shows every override, the card says so, and approving writes the bytes asked for', async () => {
+    const target = join(ws.root, 'auth.js');
+    const { run, approval } = await pendingCall('fs.write', { path: target, content: TROJAN, mode: 'overwrite' });
+    expect(JSON.stringify(approval.preview)).not.toMatch(RAW_HIDDEN);
+    expect(approval.preview.diff).toContain(`+/*⟨U+202E⟩ } ⟨U+2066⟩if (isAdmin)⟨U+2069⟩ ⟨U+2066⟩ begin admins only */`);
+    expect(approval.preview.warning).toContain('U+202E RIGHT-TO-LEFT OVERRIDE ×2');
+    expect(approval.preview.warning).toContain('U+2066 LEFT-TO-RIGHT ISOLATE ×3');
+    // nothing happened while the person reads the card
+    expect(readFileSync(target, 'utf8')).toBe('const isAdmin = false;\n');
+    const final = await decide(approval, 'approve', run);
+    expect(parseMcpResponse(final.resultText).result?.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe(TROJAN);
+  });
+
+  it('a command whose tail is shown as a comment: the card shows the isolate, and what runs is what was asked', async () => {
+    const marker = join(ws.root, 'ran');
+    // A right-to-left isolate lays `; touch … #` out backwards: shown, the line reads `ls # … touch ;`, as if all
+    // after `ls` were a comment. The shell reads it left to right: `ls` (of a file that is not there), then touch.
+    const command = `ls ${RLI}; touch ${marker} # ${PDI}`;
+    const { run, approval } = await pendingCall('shell.exec', { command, cwd: ws.root });
+    expect(approval.preview.command).toBe(`ls ⟨U+2067⟩; touch ${marker} # ⟨U+2069⟩`);
+    expect(approval.preview.warning).toContain('U+2067 RIGHT-TO-LEFT ISOLATE, U+2069 POP DIRECTIONAL ISOLATE');
+    expect(JSON.stringify(approval.preview)).not.toMatch(RAW_HIDDEN);
+    expect(existsSync(marker)).toBe(false);
+    await decide(approval, 'approve', run);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('a path with a zero-width space in it is shown with the character, title and paths alike', async () => {
+    const path = join(ws.root, `.env${ZWSP}.local`);
+    const { run, approval } = await pendingCall('fs.write', { path, content: 'X=1\n', mode: 'overwrite' });
+    expect(approval.preview.title).toContain(`.env⟨U+200B⟩.local`);
+    expect(approval.preview.paths).toEqual([join(ws.root, '.env⟨U+200B⟩.local')]);
+    expect(approval.preview.warning).toContain('U+200B ZERO WIDTH SPACE');
+    // the pending answer the model reads names it the same way
+    expect(run.resultText).toContain('⟨U+200B⟩');
+    await decide(approval, 'deny', run);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('an ordinary change in any script, with CRLF line ends and emoji, has no warning and is shown as it is', async () => {
+    const content = 'héllo — می\u200Cخواهم — 你好 👨\u200D👩\u200D👧\r\nsecond line\r\n';
+    const { run, approval } = await pendingCall('fs.write', { path: join(ws.root, 'plain.txt'), content, mode: 'overwrite' });
+    expect(approval.preview.warning).toBeUndefined();
+    expect(approval.preview.diff).toContain('+héllo — می\u200Cخواهم — 你好 👨\u200D👩\u200D👧\r\n');
+    await decide(approval, 'deny', run);
+  });
+});
