@@ -28,6 +28,7 @@ import { blockKey, createRunManager, responseOf, type RunManager } from './runs/
 import { createRunStore } from './runs/run-store';
 import type { ToolHandlers } from './runs/tool-call';
 import { listAllTools } from './runs/tool-list';
+import { revealHidden } from './reveal-hidden';
 import type { Journal, ProcessManager } from './types';
 import { createEventHub, type EventHub } from './ws/event-hub';
 import { wsRoute } from './ws/ws-route';
@@ -216,7 +217,7 @@ export function createApp(deps: AppDeps): CompanionApp {
   app.onError((error, c) => {
     if (error instanceof ToolError) return c.json(errorBody(error.code, error.message, error.data), HTTP_STATUS[error.code] ?? 500);
     if (error instanceof HTTPException) return error.getResponse();
-    console.error(`chatbridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(revealHidden(`chatbridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
     return c.json(errorBody('INTERNAL', 'internal error; see the companion log'), 500);
   });
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));

@@ -18,6 +18,7 @@ import { runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
 import { withOwnSecrets } from './policy/redact';
+import { revealHidden } from './reveal-hidden';
 import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from './processes';
 import { requestTimeoutOptions, type RequestTimeouts } from './request-timeouts';
 import { toolHandlers } from './tools';
@@ -63,6 +64,11 @@ export interface Io {
   err: (line: string) => void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+}
+
+/** A field printed within one line (a record, a list): its line breaks are shown, not taken. */
+function oneLine(text: string): string {
+  return revealHidden(text, { oneLine: true });
 }
 
 /** Parses `start`'s flags; throws ToolError naming the flag and the rule. */
@@ -182,9 +188,9 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   // programs a previous run started and could not stop (it was killed, or crashed) are stopped before new ones run
   const leftovers = await stopLeftoverPrograms(paths.programs);
   const stopped = leftovers.stopped.length;
-  if (stopped > 0) io.out(`stopped ${stopped} program${stopped === 1 ? '' : 's'} left running by a previous run: ${leftovers.stopped.map((r) => r.command).join('; ')}`);
+  if (stopped > 0) io.out(`stopped ${stopped} program${stopped === 1 ? '' : 's'} left running by a previous run: ${leftovers.stopped.map((r) => oneLine(r.command)).join('; ')}`);
   if (leftovers.unverifiable.length > 0) {
-    io.out(`${leftovers.unverifiable.length} program(s) of a previous run may still be running (this system cannot verify process identity): ${leftovers.unverifiable.map((r) => `pid ${r.pid} ${r.command}`).join('; ')}`);
+    io.out(`${leftovers.unverifiable.length} program(s) of a previous run may still be running (this system cannot verify process identity): ${leftovers.unverifiable.map((r) => `pid ${r.pid} ${oneLine(r.command)}`).join('; ')}`);
   }
   const processes = createProcessManager({ recordDir: paths.programs });
   const mcpServers = createMcpServers({ policy, home, version: readVersion(), records: createProgramRecords(paths.programs) });
@@ -294,7 +300,9 @@ async function call(client: Client, method: 'GET' | 'POST', path: string, body?:
 }
 
 /** Runs one command; resolves to the exit code (start resolves once listening and keeps the process alive). */
-export async function runCli(argv: string[], io: Io): Promise<number> {
+export async function runCli(argv: string[], terminal: Io): Promise<number> {
+  // what a model chose (a path, a command, a label) reaches these lines: a terminal never gets an escape from them
+  const io: Io = { ...terminal, out: (line) => terminal.out(revealHidden(line)), err: (line) => terminal.err(revealHidden(line)) };
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -377,7 +385,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
           }
         }
         const { entry } = (await call(client, 'POST', `/v1/journal/${encodeURIComponent(id)}/undo`)) as { entry: { id: string; label: string; paths: string[] } };
-        io.out(`undone ${entry.id}: ${entry.label} (${entry.paths.join(', ')})`);
+        io.out(`undone ${entry.id}: ${oneLine(entry.label)} (${entry.paths.map(oneLine).join(', ')})`);
         return 0;
       }
       case 'audit': {
@@ -390,7 +398,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         };
         if (records.length === 0) io.out('no audit records yet');
         for (const r of records) {
-          io.out(`${r.time} ${r.auditId} ${r.site} ${r.tool} decision=${r.decision} outcome=${r.outcome} ${r.durationMs}ms ${[...r.paths, ...r.commands].join(' ')}`.trim());
+          const fields = [r.time, r.auditId, r.site, r.tool, `decision=${r.decision}`, `outcome=${r.outcome}`, `${r.durationMs}ms`, ...r.paths, ...r.commands];
+          io.out(fields.map(oneLine).join(' ').trim());
         }
         return 0;
       }

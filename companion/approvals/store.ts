@@ -4,7 +4,7 @@ import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { Preview } from '../types';
 import { argsHash } from './args-hash';
-import { hiddenWarning, revealHidden } from './reveal-hidden';
+import { hiddenWarning, revealHidden } from '../reveal-hidden';
 
 /**
  * Pending approvals (DESIGN §5.4). Each is single-use, expires, and is bound to the hash of the arguments it
@@ -52,20 +52,24 @@ const KEEP_DECIDED = 500;
 /** a preview is for a person's eyes and travels over ws; a 10 MB diff helps nobody */
 export const MAX_PREVIEW_CHARS = 200_000;
 
-/** What the card shows: every hidden character made visible (reveal-hidden.ts), the diff cut to a readable size. */
+/**
+ * What the card shows: every hidden character made visible (reveal-hidden.ts) — in a title, a path, a working
+ * directory or an action's label line breaks too, since each is shown as one line (the paths one per line) — and
+ * the diff cut to a readable size. A command keeps its line breaks: a script is several lines.
+ */
 function shownPreview(preview: Preview): Preview {
   const found = new Map<number, number>();
-  const reveal = (text: string) => revealHidden(text, found);
+  const line = (text: string) => revealHidden(text, { found, oneLine: true });
   const shown: Preview = {
     ...preview,
-    title: reveal(preview.title),
-    paths: preview.paths.map(reveal),
-    ...(preview.command !== undefined ? { command: reveal(preview.command) } : {}),
-    ...(preview.cwd !== undefined ? { cwd: reveal(preview.cwd) } : {}),
-    ...(preview.actions ? { actions: preview.actions.map((action) => ({ ...action, label: reveal(action.label) })) } : {}),
+    title: line(preview.title),
+    paths: preview.paths.map(line),
+    ...(preview.command !== undefined ? { command: revealHidden(preview.command, { found }) } : {}),
+    ...(preview.cwd !== undefined ? { cwd: line(preview.cwd) } : {}),
+    ...(preview.actions ? { actions: preview.actions.map((action) => ({ ...action, label: line(action.label) })) } : {}),
   };
   if (preview.diff !== undefined) {
-    const diff = reveal(preview.diff);
+    const diff = revealHidden(preview.diff, { found });
     const omitted = diff.length - MAX_PREVIEW_CHARS;
     shown.diff = omitted > 0 ? `${diff.slice(0, MAX_PREVIEW_CHARS)}\n… (${omitted} more characters of diff not shown)` : diff;
   }

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hiddenWarning, revealHidden } from '../../../companion/approvals/reveal-hidden';
+import { hiddenWarning, revealHidden } from '../../../companion/reveal-hidden';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
 import { context, getRun, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
@@ -25,7 +25,7 @@ const RAW_HIDDEN = /[\u202A-\u202E\u2066-\u2069\u200B]/u;
 describe('revealHidden', () => {
   const reveal = (text: string) => {
     const found = new Map<number, number>();
-    return { text: revealHidden(text, found), found: Object.fromEntries([...found].map(([cp, n]) => [cp.toString(16), n])) };
+    return { text: revealHidden(text, { found }), found: Object.fromEntries([...found].map(([cp, n]) => [cp.toString(16), n])) };
   };
 
   it('shows direction overrides, isolates and marks where they stand, and counts them', () => {
@@ -51,6 +51,11 @@ describe('revealHidden', () => {
     expect(reveal('src/app\u200C.ts').text).toBe('src/app⟨U+200C⟩.ts');
     expect(reveal('\u200Dnpm').text).toBe('⟨U+200D⟩npm');
     expect(reveal('npm\u200D').text).toBe('npm⟨U+200D⟩');
+  });
+
+  it('on one line (a path, a title, a record), line breaks are shown too', () => {
+    expect(revealHidden('a.txt\nREADME.md\r\n', { oneLine: true })).toBe('a.txt⟨U+000A⟩README.md⟨U+000D⟩⟨U+000A⟩');
+    expect(revealHidden('a.txt\nREADME.md')).toBe('a.txt\nREADME.md');
   });
 
   it('leaves ordinary text of every script alone', () => {
@@ -155,6 +160,16 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(approval.preview.warning).toContain('U+200B ZERO WIDTH SPACE');
     // the pending answer the model reads names it the same way
     expect(run.resultText).toContain('⟨U+200B⟩');
+    await decide(approval, 'deny', run);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('a file name with a line break in it is one path on the card, not two', async () => {
+    const path = join(ws.root, 'notes.txt\nREADME.md');
+    const { run, approval } = await pendingCall('fs.write', { path, content: 'z', mode: 'overwrite' });
+    expect(approval.preview.paths).toEqual([join(ws.root, 'notes.txt⟨U+000A⟩README.md')]);
+    expect(approval.preview.title).not.toContain('\n');
+    expect(approval.preview.warning).toContain('U+000A LINE FEED');
     await decide(approval, 'deny', run);
     expect(existsSync(path)).toBe(false);
   });

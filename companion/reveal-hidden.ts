@@ -7,6 +7,10 @@
  *
  * Each such character in a preview is shown as `⟨U+XXXX⟩` where it stands, and the preview says which were
  * found. Only the preview changes: the call runs with its arguments as they were (its args hash is of those).
+ *
+ * The CLI prints what a model chose too — paths and commands in `chatbridge audit`, a change's label in `undo`, a
+ * program left running — and a terminal obeys escapes: a file named `\e]52;c;…\a` would set the clipboard, `\e[2K`
+ * erase the line. Everything the CLI prints goes through the same function (cli.ts), each such field on one line.
  */
 
 const NAMES: Record<number, string> = {
@@ -30,6 +34,7 @@ const NAMES: Record<number, string> = {
   0x2068: 'FIRST STRONG ISOLATE',
   0x2069: 'POP DIRECTIONAL ISOLATE',
   0xfeff: 'ZERO WIDTH NO-BREAK SPACE',
+  0x0a: 'LINE FEED',
   0x0d: 'CARRIAGE RETURN',
   0x1b: 'ESCAPE',
 };
@@ -58,11 +63,22 @@ export function codePointLabel(codePoint: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** Text with every hidden character shown as `⟨U+XXXX⟩`; `found` counts them by code point. */
-export function revealHidden(text: string, found: Map<number, number> = new Map()): string {
-  return text.replace(HIDDEN, (char) => {
+/** The same, and every line break: for a field that is one line wherever it is shown (a path, a title, a record). */
+const HIDDEN_OR_BREAK = new RegExp(`${HIDDEN.source}|[\\n\\r]`, 'gu');
+
+export interface RevealOptions {
+  /** counts what was shown, by code point */
+  found?: Map<number, number>;
+  /** line feeds and carriage returns are shown too: a path with one in it must not pass for two lines */
+  oneLine?: boolean;
+}
+
+/** Text with every hidden character shown as `⟨U+XXXX⟩`. */
+export function revealHidden(text: string, options: RevealOptions = {}): string {
+  const { found } = options;
+  return text.replace(options.oneLine ? HIDDEN_OR_BREAK : HIDDEN, (char) => {
     const codePoint = char.codePointAt(0) as number;
-    found.set(codePoint, (found.get(codePoint) ?? 0) + 1);
+    found?.set(codePoint, (found.get(codePoint) ?? 0) + 1);
     return `⟨${codePointLabel(codePoint)}⟩`;
   });
 }
