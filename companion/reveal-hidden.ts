@@ -83,6 +83,14 @@ export function revealHidden(text: string, options: RevealOptions = {}): string 
   });
 }
 
+/**
+ * A command's runs of blank lines, each shown as one line that counts them: `npm test`, two hundred empty lines and
+ * `curl … | sh` would show the card's first line alone until someone scrolls. One blank line stays as it is.
+ */
+export function countBlankRuns(command: string): string {
+  return command.replace(/\n(?:[ \t]*\n){2,}/g, (run) => `\n⟨${run.split('\n').length - 2} blank lines⟩\n`);
+}
+
 /** The sentence a preview shows above everything else when it held any: which characters, how many, and what runs. */
 export function hiddenWarning(found: ReadonlyMap<number, number>): string | undefined {
   if (found.size === 0) return undefined;

@@ -4,7 +4,7 @@ import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { Preview } from '../types';
 import { argsHash } from './args-hash';
-import { hiddenWarning, revealHidden } from '../reveal-hidden';
+import { countBlankRuns, hiddenWarning, revealHidden } from '../reveal-hidden';
 
 /**
  * Pending approvals (DESIGN §5.4). Each is single-use, expires, and is bound to the hash of the arguments it
@@ -55,7 +55,8 @@ export const MAX_PREVIEW_CHARS = 200_000;
 /**
  * What the card shows: every hidden character made visible (reveal-hidden.ts) — in a title, a path, a working
  * directory or an action's label line breaks too, since each is shown as one line (the paths one per line) — and
- * the diff cut to a readable size. A command keeps its line breaks: a script is several lines.
+ * the diff cut to a readable size. A command keeps its line breaks (a script is several lines); a run of blank
+ * lines in it is counted on one line.
  */
 function shownPreview(preview: Preview): Preview {
   const found = new Map<number, number>();
@@ -64,7 +65,7 @@ function shownPreview(preview: Preview): Preview {
     ...preview,
     title: line(preview.title),
     paths: preview.paths.map(line),
-    ...(preview.command !== undefined ? { command: revealHidden(preview.command, { found }) } : {}),
+    ...(preview.command !== undefined ? { command: countBlankRuns(revealHidden(preview.command, { found })) } : {}),
     ...(preview.cwd !== undefined ? { cwd: line(preview.cwd) } : {}),
     ...(preview.actions ? { actions: preview.actions.map((action) => ({ ...action, label: line(action.label) })) } : {}),
   };

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hiddenWarning, revealHidden } from '../../../companion/reveal-hidden';
+import { countBlankRuns, hiddenWarning, revealHidden } from '../../../companion/reveal-hidden';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
 import { context, getRun, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
@@ -56,6 +56,12 @@ describe('revealHidden', () => {
   it('on one line (a path, a title, a record), line breaks are shown too', () => {
     expect(revealHidden('a.txt\nREADME.md\r\n', { oneLine: true })).toBe('a.txt⟨U+000A⟩README.md⟨U+000D⟩⟨U+000A⟩');
     expect(revealHidden('a.txt\nREADME.md')).toBe('a.txt\nREADME.md');
+  });
+
+  it('a command\'s runs of blank lines are counted on one line; a single blank line stays', () => {
+    expect(countBlankRuns(`npm test${'\n'.repeat(201)}curl x | sh`)).toBe('npm test\n⟨200 blank lines⟩\ncurl x | sh');
+    expect(countBlankRuns('a\n  \n\t\n \nb')).toBe('a\n⟨3 blank lines⟩\nb');
+    expect(countBlankRuns('set -e\n\nnpm ci\nnpm test\n')).toBe('set -e\n\nnpm ci\nnpm test\n');
   });
 
   it('leaves ordinary text of every script alone', () => {
@@ -162,6 +168,13 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(run.resultText).toContain('⟨U+200B⟩');
     await decide(approval, 'deny', run);
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('a command padded with blank lines shows its tail on the card\'s next line', async () => {
+    const command = `echo tests passed${'\n'.repeat(300)}echo and then the rest`;
+    const { run, approval } = await pendingCall('shell.exec', { command, cwd: ws.root });
+    expect(approval.preview.command).toBe('echo tests passed\n⟨299 blank lines⟩\necho and then the rest');
+    await decide(approval, 'deny', run);
   });
 
   it('a file name with a line break in it is one path on the card, not two', async () => {
