@@ -20,7 +20,7 @@ import { mcpRoute } from './mcp/mcp-route';
 import type { McpServers } from './mcp-servers/registry';
 import { protectDataDir } from './policy/data-dir';
 import { createOutputRedactor } from './processes/redacted-output';
-import { redact } from './policy/redact';
+import { redact, redactFromNowOn, withOwnSecrets } from './policy/redact';
 import { approvalWaitFor } from './policy/decide';
 import type { Policy } from './policy/schema';
 import { blockJob, type PlanRunners } from './runs/block-job';
@@ -150,9 +150,10 @@ export function createApp(deps: AppDeps): CompanionApp {
   const clock = deps.clock ?? Date.now;
   const version = deps.version ?? readVersion();
   const paths = ensureHome(deps.home);
-  // whatever policy it was given, no tool reaches the companion's own data
-  const policy = protectDataDir(deps.policy, paths.root);
-  const tokens = deps.tokens ?? createTokenStore({ file: paths.tokens, clock });
+  // whatever policy it was given, no tool reaches the companion's own data, and no answer shows a token it knows
+  const policy = withOwnSecrets(protectDataDir(deps.policy, paths.root), []);
+  // a paired extension's token is never shown in an answer, once the companion has seen it (it keeps only hashes)
+  const tokens = deps.tokens ?? createTokenStore({ file: paths.tokens, clock, onKnown: (token) => redactFromNowOn(policy.redact, token) });
   const pairing = deps.pairing ?? createPairing({ clock });
   const hub = createEventHub();
   const journal = observedJournal(deps.journal, hub);

@@ -25,7 +25,17 @@ export function hashToken(token: string): Buffer<ArrayBuffer> {
   return hash('sha256', token, 'buffer') as Buffer<ArrayBuffer>;
 }
 
-export function createTokenStore(options: { file?: string; clock?: () => number } = {}): TokenStore {
+export interface TokenStoreOptions {
+  file?: string;
+  clock?: () => number;
+  /**
+   * A token's plain text, when the store learns it: issued, or presented and valid (at every check). Only hashes are
+   * kept, so this is how the companion can keep a paired extension's token out of every answer (policy/redact.ts).
+   */
+  onKnown?: (token: string) => void;
+}
+
+export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
   const clock = options.clock ?? Date.now;
   const stored: z.infer<typeof fileSchema>['tokens'] = [];
   if (options.file && existsSync(options.file)) {
@@ -42,6 +52,7 @@ export function createTokenStore(options: { file?: string; clock?: () => number 
       let ok = false;
       // compare against every hash, no early exit
       for (const hash of [...persistent, ...ephemeral]) ok = timingSafeEqual(presented, hash) || ok;
+      if (ok) options.onKnown?.(token);
       return ok;
     },
     issue(label) {
@@ -50,6 +61,7 @@ export function createTokenStore(options: { file?: string; clock?: () => number 
       persistent.push(hash);
       stored.push({ sha256: hash.toString('hex'), label, createdAt: new Date(clock()).toISOString() });
       if (options.file) writeFileAtomic(options.file, JSON.stringify({ tokens: stored }, null, 2));
+      options.onKnown?.(token);
       return token;
     },
     paired() {

@@ -141,13 +141,28 @@ export const REDACTED = '[REDACTED]';
  * is checked for them (bytesHoldSecret) like for any other secret. Matched as the literal they are.
  */
 export function withOwnSecrets<P extends Pick<Policy, 'redact'>>(policy: P, secrets: ReadonlyArray<string | undefined>): P {
-  const own = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ''))];
-  if (own.length === 0) return policy;
-  const patterns = own.map((secret) => {
-    const pattern = literals(new RegExp(escapeRegExp(secret), 'g'), secret);
-    return secret.includes('\n') ? pattern : lineLocal(pattern);
-  });
-  return { ...policy, redact: [...policy.redact, ...patterns] };
+  // a policy that already has its own list (the CLI made it, then the app is given it) keeps it: one list for all
+  const own = OWN_SECRETS.has(policy.redact);
+  const redact = own ? policy.redact : [...policy.redact];
+  if (!own) OWN_SECRETS.set(redact, new Set());
+  for (const secret of secrets) if (secret !== undefined) redactFromNowOn(redact, secret);
+  return own ? policy : { ...policy, redact };
+}
+
+/** The own secrets already in each redaction list withOwnSecrets made: each is added once. */
+const OWN_SECRETS = new WeakMap<RegExp[], Set<string>>();
+
+/**
+ * One more own secret, from now on, in the redaction list every holder of this policy shares: a paired extension's
+ * token, which the companion stores only as a hash and so learns in plain text only when it issues it or the
+ * extension presents it (auth/token-store.ts, `onKnown`). A list withOwnSecrets did not make is left as it is.
+ */
+export function redactFromNowOn(redact: RegExp[], secret: string): void {
+  const known = OWN_SECRETS.get(redact);
+  if (!known || secret === '' || known.has(secret)) return;
+  known.add(secret);
+  const pattern = literals(new RegExp(escapeRegExp(secret), 'g'), secret);
+  redact.push(secret.includes('\n') ? pattern : lineLocal(pattern));
 }
 
 /** Where a secret is in a text: [start, end) in characters. */

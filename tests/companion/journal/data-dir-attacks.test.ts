@@ -99,6 +99,35 @@ describe('attack: the companion\'s own data through its tools (data directory in
     expect(found.text).not.toContain(token);
   });
 
+  it("a paired extension's token never shows either: the companion keeps only its hash, and redacts it once issued or presented, across a restart", async () => {
+    const api = (path: string, init: { token: string; body?: unknown }) =>
+      fetch(`http://127.0.0.1:${companion.port}${path}`, {
+        method: init.body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${init.token}`, 'content-type': 'application/json' },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+    const { code } = (await (await api('/v1/pair/code', { token: companion.token, body: {} })).json()) as { code: string };
+    const { token: paired } = (await (await api('/v1/pair', { token: '', body: { code } })).json()) as { token: string };
+    expect(paired).toMatch(/^[\w-]{43}$/);
+    expect(readFileSync(join(home, 'tokens.json'), 'utf8')).not.toContain(paired);
+    // where the browser keeps it is denied to tools; a copy elsewhere, or a program the person let run, is not
+    writeFileSync(join(ws.root, 'profile-backup.txt'), `{"companionToken":"${paired}"}\n`);
+    const issued = await call('fs.read', { path: join(ws.root, 'profile-backup.txt') });
+    expect(issued.text).not.toContain(paired);
+    expect(issued.text).toContain('[REDACTED]');
+
+    // a new start knows only the hash, until the extension presents the token with its first call
+    await companion.stop();
+    companion = await startCompanionProcess({ root: ws.root, home, config: ALL_AUTO });
+    const block = mcpRequestBlock('after-restart', 'process.run', { command: 'cat', args: [join(ws.root, 'profile-backup.txt')] });
+    const response = await api('/v1/run', { token: paired, body: { kind: 'mcp-request', text: block, context: context('conv-own', 'm-restart') } });
+    expect(response.status).toBe(200);
+    const answer = answerOf(((await response.json()) as { resultText: string }).resultText);
+    expect(answer.ok).toBe(true);
+    expect(answer.text).not.toContain(paired);
+    expect(answer.text).toContain('{"companionToken":"[REDACTED]"}');
+  });
+
   it('a write into <home>/journal/… is refused, even with every mode on auto', async () => {
     const planted = join(home, 'journal', '20260101T000000000Z-deadbeef', 'intent.json');
     const answer = await call('fs.write', { path: planted, content: '{}', mode: 'overwrite' });

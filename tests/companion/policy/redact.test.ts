@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
-import { bytesHoldSecret, capResult, mapSecrets, redact, withOwnSecrets } from '../../../companion/policy/redact';
+import { bytesHoldSecret, capResult, mapSecrets, redact, redactFromNowOn, withOwnSecrets } from '../../../companion/policy/redact';
 
 const policy = policyFromConfig(parseConfig({ redact: ['internal-[0-9]{4}'] }), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]);
 
@@ -29,7 +29,25 @@ describe('redact', () => {
     expect(redact(`${cli.slice(0, -1)} my.token+(v2)*[ok]$^|\\de my-token`, own)).toBe(`${cli.slice(0, -1)} my.token+(v2)*[ok]$^|\\de my-token`);
     expect(bytesHoldSecret(Buffer.from(`prefix ${cli}\n`), own)).toBe(true);
     expect(bytesHoldSecret(Buffer.from('prefix only\n'), own)).toBe(false);
-    expect(withOwnSecrets(policy, [undefined])).toBe(policy);
+    // its list is its own: the policy it came from is untouched, and a second call adds to the same list
+    expect(redact(cli, policy)).toBe(cli);
+    expect(withOwnSecrets(own, [cli])).toBe(own);
+    expect(own.redact).toHaveLength(policy.redact.length + 2);
+  });
+
+  it('a token learned later (a paired extension presents it) is redacted from then on, in the list every holder shares', () => {
+    const own = withOwnSecrets(policy, []);
+    const paired = 'Ab0-_'.repeat(8) + 'xyz';
+    expect(redact(`token ${paired}`, own)).toBe(`token ${paired}`);
+    redactFromNowOn(own.redact, paired);
+    redactFromNowOn(own.redact, paired);
+    expect(own.redact).toHaveLength(policy.redact.length + 1);
+    const site = { ...own, roots: [] };
+    expect(redact(`token ${paired}`, site)).toBe('token [REDACTED]');
+    // a list no withOwnSecrets made is never changed from afar
+    const before = policy.redact.length;
+    redactFromNowOn(policy.redact, paired);
+    expect(policy.redact).toHaveLength(before);
   });
 
   it.each(table)('%s', (_name, input, secret, expected) => {
