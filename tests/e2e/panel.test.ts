@@ -131,6 +131,32 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
+  it('a change that reads differently from what it does (Trojan Source): the card warns first and shows every override; deny leaves the file', async () => {
+    await writeFile(path.join(world.root, 'auth.js'), 'const isAdmin = false;\n');
+    const rlo = '\u202E';
+    const lri = '\u2066';
+    const pdi = '\u2069';
+    const content = `const isAdmin = false;\n/*${rlo} } ${lri}if (isAdmin)${pdi} ${lri} begin admins only */\n  grantAll();\n/* end admins only ${rlo} { ${lri}*/\n`;
+    const chat = await world.open('chatgpt');
+    await stream(chat, `Tidying the comments.\n\n${mcpWrite(world, 'call-905', 'auth.js', content)}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const panel = await openPanel(world);
+    const card = panel.locator('[data-approval]').first();
+    await card.waitFor({ timeout: 30_000 });
+    const warning = card.locator('[data-warning]');
+    expect(await warning.getAttribute('role')).toBe('alert');
+    expect(await warning.textContent()).toContain('U+202E RIGHT-TO-LEFT OVERRIDE ×2');
+    await card.locator('.d2h-ins').first().waitFor({ timeout: 30_000 });
+    const added = await card.locator('.d2h-ins').allTextContents().then((lines) => lines.join('\n'));
+    expect(added).toContain('/*⟨U+202E⟩ } ⟨U+2066⟩if (isAdmin)⟨U+2069⟩ ⟨U+2066⟩ begin admins only */');
+    expect(await card.textContent()).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/u);
+    await card.locator('[data-decision="deny"]').click();
+    await waitForChipState(chat, 0, ['done', 'failed']);
+    expect(await readFile(path.join(world.root, 'auth.js'), 'utf8')).toBe('const isAdmin = false;\n');
+    await panel.close();
+    await chat.close();
+  });
+
   it('the badge says "off" while the companion is away and counts again when it is back', async () => {
     await world.companion.stop();
     await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
