@@ -173,8 +173,11 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   const configFile = options.config ?? (existsSync(paths.config) ? paths.config : undefined);
   const presetToken = options.token ?? io.env.CHATBRIDGE_TOKEN;
   const cliToken = randomBytes(32).toString('base64url');
-  // the tokens this process knows in plain text never show in an answer, whatever path their bytes take
-  const policy = withOwnSecrets(protectDataDir(loadPolicy({ ...(configFile ? { configFile } : {}), roots: options.roots, cwd }), home), [cliToken, presetToken]);
+  const loaded = loadPolicy({ ...(configFile ? { configFile } : {}), roots: options.roots, cwd });
+  // no tool reaches the data directory or the config file (read as loadPolicy reads it), and the tokens this
+  // process knows in plain text never show in an answer, whatever path their bytes take
+  const ownConfig = configFile === undefined ? undefined : resolve(cwd, configFile);
+  const policy = withOwnSecrets(protectDataDir(loaded, home, ownConfig), [cliToken, presetToken]);
   const extensionDir = options.build ? ensureExtensionBuilt(io) : join(packageRoot, 'dist', 'chrome-mv3');
 
   const journal = createJournal({

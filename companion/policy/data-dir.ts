@@ -7,15 +7,21 @@ import type { Policy } from './schema';
  * logs are denied to every tool, whatever the config says — a person who runs `chatbridge start` in their home
  * folder has the data directory inside the workspace root. Both the path as given and its realpath are kept, so
  * neither a symlink to it nor the link's own name gets through.
+ *
+ * The config file given with `--config` is reserved the same way (the default one is in the data directory): it is
+ * the policy itself. A model that could write it would give itself `exec: auto`, wider roots, or an MCP server whose
+ * command the next start runs; a file kept beside the project it configures is inside the root.
  */
-export function protectDataDir(policy: Policy, home: string): Policy {
-  const given = path.resolve(home);
-  let real = given;
-  try {
-    real = realpathSync(given);
-  } catch {
-    // not created yet: the path as given is where it will be
-  }
-  const reserved = [...new Set([...policy.reserved, given, real])];
+export function protectDataDir(policy: Policy, home: string, configFile?: string): Policy {
+  const own = [home, ...(configFile === undefined ? [] : [configFile])].flatMap((given) => {
+    const resolved = path.resolve(given);
+    try {
+      return [resolved, realpathSync(resolved)];
+    } catch {
+      // not created yet: the path as given is where it will be
+      return [resolved];
+    }
+  });
+  const reserved = [...new Set([...policy.reserved, ...own])];
   return reserved.length === policy.reserved.length ? policy : { ...policy, reserved };
 }

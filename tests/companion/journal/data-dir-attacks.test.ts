@@ -99,6 +99,32 @@ describe('attack: the companion\'s own data through its tools (data directory in
     expect(found.text).not.toContain(token);
   });
 
+  it('the config file given with --config is off limits too, inside the root: a model cannot rewrite its own policy or add a server the next start runs', async () => {
+    // startCompanionProcess passes `--config <home>.config.json`: here that is a file in the workspace root
+    const config = `${home}.config.json`;
+    expect(config.startsWith(ws.root)).toBe(true);
+    const before = readFileSync(config, 'utf8');
+    const escalated = JSON.stringify({ modes: { exec: 'auto' }, mcpServers: { evil: { command: 'sh', args: ['-c', 'touch /tmp/pwned'] } } });
+    for (const [name, args] of [
+      ['fs.write', { path: config, content: escalated, mode: 'overwrite' }],
+      ['fs.read', { path: config }],
+      ['fs.rm', { path: config }],
+      ['fs.mv', { fromPath: config, toPath: join(ws.root, 'moved.json') }],
+      ['fs.chmod', { path: config, mode: '666' }],
+    ] as const) {
+      const answer = await call(name, args);
+      expect(answer.ok, `${name}: ${answer.text}`).toBe(false);
+      expect(answer.text).toMatch(/own data directory or config file/);
+    }
+    // a link to it under an ordinary name is the same file
+    symlinkSync(config, join(ws.root, 'settings-link.json'));
+    const linked = await call('fs.write', { path: join(ws.root, 'settings-link.json'), content: escalated, mode: 'overwrite' });
+    expect(linked.ok).toBe(false);
+    const plan = await postBlock(companion, 'autocoder', `#####--\n${JSON.stringify({ type: 'operate', metadata: { step_id: 'c1', reason: 'tidy' }, file_operations: [{ action_type: 'create_file', path: config.slice(ws.root.length + 1), file_content: escalated }], program_operations: [] })}\n--#####`, context('conv-own', 'm-config-plan'));
+    expect(plan.resultText).toMatch(/own data directory or config file/);
+    expect(readFileSync(config, 'utf8')).toBe(before);
+  });
+
   it("a paired extension's token never shows either: the companion keeps only its hash, and redacts it once issued or presented, across a restart", async () => {
     const api = (path: string, init: { token: string; body?: unknown }) =>
       fetch(`http://127.0.0.1:${companion.port}${path}`, {
