@@ -3,6 +3,7 @@ import type { AuthorizationRequest, PlannedAction } from '../types';
 import { isAllowListed } from './command-guard';
 import { globSet } from './glob-set';
 import { deniedBy, RESERVED_REASON } from './path-guard';
+import { asDecided } from './runs-code';
 import type { Mode, Policy } from './schema';
 
 export type Decision = 'auto' | 'confirm' | { deny: string };
@@ -29,7 +30,9 @@ export function decideActions(request: AuthorizationRequest, policy: Policy, sit
   // the config or the binary an allow-listed command uses, so the allow-list does not apply inside it.
   const changesFiles = request.actions.some((action) => CHANGES_FILES.has(action.risk));
   const named = request.actions.length > 1;
-  return request.actions.map((action) => {
+  return request.actions.map((planned) => {
+    // a write to a file that runs code (a shell's start-up file, a git hook, an editor's tasks) is decided as exec
+    const action = asDecided(planned);
     const decision = decideAction(action, policy, site, changesFiles);
     return { action, decision: typeof decision === 'object' && named ? { deny: `${decision.deny} (${action.label})` } : decision };
   });

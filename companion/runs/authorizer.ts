@@ -50,8 +50,9 @@ export function createAuthorize(
     }
     const { diffLater, ...shown } = request.preview;
     if (diffLater && shown.diff === undefined) shown.diff = await diffLater();
+    // a card lists the actions when there are several, or when one is decided as another class than its own
     const preview: Preview =
-      request.actions.length > 1
+      request.actions.length > 1 || decisions.some((d, i) => d.action !== request.actions[i])
         ? { ...shown, actions: decisions.map((d) => ({ risk: d.action.risk, label: d.action.label, decision: d.decision as 'auto' | 'confirm' })) }
         : shown;
     const { approval, outcome } = deps.approvals.create({
@@ -59,7 +60,7 @@ export function createAuthorize(
       site: origin.site,
       conversationId: origin.conversationId,
       tool: request.tool,
-      risk: highestRisk(request.actions),
+      risk: highestRisk(decisions.map((d) => d.action)),
       grants: toConfirm,
       args: request.args,
       preview,
