@@ -24,11 +24,11 @@ const RUNS_CODE = [
   `${HOME}/p/.claude/settings.json`, `${HOME}/.claude.json`, `${HOME}/.gemini/settings.json`, `${HOME}/.vimrc`, `${HOME}/.config/nvim/init.lua`,
   `${HOME}/p/.npmrc`, `${HOME}/p/.yarnrc.yml`, `${HOME}/p/.envrc`, `${HOME}/.local/lib/python3.12/site-packages/evil.pth`,
   `${HOME}/p/sitecustomize.py`, `${HOME}/Documents/PowerShell/Microsoft.PowerShell_profile.ps1`, `${HOME}/.config/autostart`,
-  `${HOME}/p/.husky`,
+  `${HOME}/p/.husky`, `${HOME}/p/.github/workflows/ci.yml`, `${HOME}/p/.gitlab-ci.yml`, `${HOME}/p/.devcontainer/devcontainer.json`,
 ];
 const ORDINARY = [
   `${HOME}/p/src/bashrc.ts`, `${HOME}/p/.bashrc.example`, `${HOME}/p/docs/crontab.md`, `${HOME}/p/.vscode/extensions.json`,
-  `${HOME}/p/package.json`, `${HOME}/p/notes/.profile.md`, `${HOME}/p/site-packages/readme.txt`, `${HOME}/p/README.md`,
+  `${HOME}/p/package.json`, `${HOME}/p/notes/.profile.md`, `${HOME}/p/.github/ISSUE_TEMPLATE/bug.md`, `${HOME}/p/site-packages/readme.txt`, `${HOME}/p/README.md`,
 ];
 
 describe('which files run code', () => {
