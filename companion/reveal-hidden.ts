@@ -59,7 +59,7 @@ const HIDDEN = new RegExp(
   'gu',
 );
 
-export function codePointLabel(codePoint: number): string {
+function codePointLabel(codePoint: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
