@@ -28,7 +28,7 @@ import { blockKey, createRunManager, responseOf, type RunManager } from './runs/
 import { createRunStore } from './runs/run-store';
 import type { ToolHandlers } from './runs/tool-call';
 import { listAllTools } from './runs/tool-list';
-import { revealHidden } from './reveal-hidden';
+import { revealHidden } from '../shared/reveal-hidden';
 import type { Journal, ProcessManager } from './types';
 import { createEventHub, type EventHub } from './ws/event-hub';
 import { wsRoute } from './ws/ws-route';

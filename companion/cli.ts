@@ -18,7 +18,7 @@ import { runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
 import { withOwnSecrets } from './policy/redact';
-import { revealHidden } from './reveal-hidden';
+import { revealHidden } from '../shared/reveal-hidden';
 import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from './processes';
 import { requestTimeoutOptions, type RequestTimeouts } from './request-timeouts';
 import { toolHandlers } from './tools';

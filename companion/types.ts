@@ -176,7 +176,7 @@ export interface ToolOutput {
 
 /** What the person sees before approving: a unified diff for writes, the command and cwd for exec. */
 export interface Preview {
-  /** set by the approval store when the preview held characters a person cannot see (companion/reveal-hidden.ts) */
+  /** set by the approval store when the preview held characters a person cannot see (shared/reveal-hidden.ts) */
   warning?: string;
   title: string;
   paths: string[];

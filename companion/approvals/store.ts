@@ -4,7 +4,7 @@ import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { Preview } from '../types';
 import { argsHash } from './args-hash';
-import { countBlankRuns, hiddenWarning, revealHidden } from '../reveal-hidden';
+import { countBlankRuns, hiddenWarning, revealHidden } from '../../shared/reveal-hidden';
 
 /**
  * Pending approvals (DESIGN §5.4). Each is single-use, expires, and is bound to the hash of the arguments it

@@ -1,6 +1,7 @@
 import { scanFences } from '../../shared/protocols';
 import { prepareForRepair } from '../../shared/protocols/json';
 import type { Block } from '../../shared/protocols/types';
+import { holdsHidden } from '../../shared/reveal-hidden';
 import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type ReplyEnding } from '../scanner/blocks';
 import type { SiteSettings } from '../site-settings';
 import type { MessageKey } from '../ui/i18n';
@@ -143,6 +144,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       complete: tracked.block.complete,
       unreadable: tracked.unreadable,
       unfenced: tracked.block.unfenced === true,
+      hidden: holdsHidden(tracked.block.raw),
       ending: record.ending,
       replyFinished: true,
       inLedger: ran.has(tracked.key),
@@ -173,7 +175,7 @@ export interface ChipView {
  */
 export function chipView(
   record: Pick<MessageRecord, 'origin' | 'ending'>,
-  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced'> },
+  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced' | 'raw'> },
   autoRun: () => boolean,
   t: (key: MessageKey) => string,
 ): ChipView {
@@ -185,6 +187,7 @@ export function chipView(
   if (!note && tracked.state === 'ready') {
     // The block's own reason first (it holds in history too), then the reply's, then the site's.
     if (tracked.block.unfenced) note = t('note.unfenced');
+    else if (holdsHidden(tracked.block.raw)) note = t('note.hidden');
     else if (tracked.cut) note = t(record.ending === 'stopped' ? 'note.stoppedInBlock' : 'note.endedInBlock');
     else if (record.origin === 'history') note = t('note.history');
     else if (record.ending === 'stopped') note = t('note.stopped');

@@ -60,6 +60,7 @@ export type AutoRunRefusal =
   | 'incomplete'
   | 'unreadable'
   | 'unfenced'
+  | 'hidden'
   | 'reply-stopped'
   | 'reply-cut'
   | 'reply-not-finished'
@@ -75,6 +76,8 @@ export interface AutoRunInput {
   unreadable?: string | undefined;
   /** Found in paragraph text, not in a code block: the page may have changed its text (Block.unfenced). */
   unfenced?: boolean | undefined;
+  /** Holds characters the page does not show, or shows out of order (shared/reveal-hidden.ts): check it first. */
+  hidden?: boolean | undefined;
   /** How the reply ended (default 'normal'). */
   ending?: ReplyEnding | undefined;
   replyFinished: boolean;
@@ -92,6 +95,7 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
   if (!input.complete) return { run: false, reason: 'incomplete' };
   if (input.unreadable) return { run: false, reason: 'unreadable', detail: input.unreadable };
   if (input.unfenced) return { run: false, reason: 'unfenced' };
+  if (input.hidden) return { run: false, reason: 'hidden' };
   if (input.ending === 'stopped') return { run: false, reason: 'reply-stopped' };
   if (input.ending === 'cut') return { run: false, reason: 'reply-cut' };
   if (!input.autoRun) return { run: false, reason: 'auto-run-off' };

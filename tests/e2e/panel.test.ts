@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createWorld, describeE2E, getExtensionStorage, readWorkspaceFile, screenshotPath, stream, waitForChipState, waitForSubmitted } from './harness';
+import { clickChipAction, createWorld, describeE2E, getExtensionStorage, quietPeriod, readWorkspaceFile, screenshotPath, stream, waitForChipNote, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
 
 /** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
@@ -131,7 +131,7 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
-  it('a change that reads differently from what it does (Trojan Source): the card warns first and shows every override; deny leaves the file', async () => {
+  it('a change that reads differently from what it does (Trojan Source): it does not run by itself; after Run the card warns first and shows every override; deny leaves the file', async () => {
     await writeFile(path.join(world.root, 'auth.js'), 'const isAdmin = false;\n');
     const rlo = '\u202E';
     const lri = '\u2066';
@@ -139,6 +139,12 @@ describeE2E('side panel and badge end to end', () => {
     const content = `const isAdmin = false;\n/*${rlo} } ${lri}if (isAdmin)${pdi} ${lri} begin admins only */\n  grantAll();\n/* end admins only ${rlo} { ${lri}*/\n`;
     const chat = await world.open('chatgpt');
     await stream(chat, `Tidying the comments.\n\n${mcpWrite(world, 'call-905', 'auth.js', content)}\n`, { replaceAtEnd: false });
+    // auto-run is on for the site, but the page shows this block otherwise than it runs: it waits for the person
+    await waitForChipNote(chat, 0, /never runs by itself/);
+    expect((await waitForChipState(chat, 0, ['ready'])).state).toBe('ready');
+    await quietPeriod(1_500);
+    expect(await world.companion.api<{ approvals: unknown[] }>('GET', '/v1/approvals').then((r) => r.approvals)).toEqual([]);
+    await clickChipAction(chat, 0, 'run');
     await waitForChipState(chat, 0, ['approval']);
     const panel = await openPanel(world);
     const card = panel.locator('[data-approval]').first();

@@ -45,6 +45,7 @@ describe('auto-run rules (DESIGN §6.2)', () => {
     ['history wins over everything else', { origin: 'history', inLedger: true, replyFinished: false }, 'history'],
     ['a user message in history is still a user message', { role: 'user', origin: 'history' }, 'user-message'],
     ['a plan found outside a code block (the page may have changed its text) never auto-runs', { unfenced: true }, 'unfenced'],
+    ['a block holding characters the page does not show (a direction override) never auto-runs', { hidden: true }, 'hidden'],
     ['a reply the person stopped never auto-runs', { ending: 'stopped' }, 'reply-stopped'],
     ['a reply that ended inside its last block never auto-runs', { ending: 'cut' }, 'reply-cut'],
     ['a stopped reply says so even with auto-run off', { ending: 'stopped', autoRun: false }, 'reply-stopped'],

@@ -171,7 +171,7 @@ describe('chipView: what a chip offers and why a ready block waits', () => {
 
   it('actions follow the state', () => {
     const view = (state: BlockState, ranBefore = false) =>
-      chipView({ origin: 'live', ending: 'normal' }, { state, ranBefore, note: undefined, unreadable: undefined, block: {} }, on, t).actions;
+      chipView({ origin: 'live', ending: 'normal' }, { state, ranBefore, note: undefined, unreadable: undefined, block: { raw: '' } }, on, t).actions;
     expect(view('ready')).toEqual(['run']);
     expect(view('ready', true)).toEqual(['rerun']);
     expect(view('queued')).toEqual(['stop']);
@@ -184,7 +184,7 @@ describe('chipView: what a chip offers and why a ready block waits', () => {
   });
 
   it('a ready block says it is history, or that auto-run is off; a block note wins; unreadable says why', () => {
-    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, block: {} };
+    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, block: { raw: '' } };
     const live = { origin: 'live' as const, ending: 'normal' as const };
     expect(chipView({ ...live, origin: 'history' }, ready, on, t).note).toBe(t('note.history'));
     expect(chipView(live, ready, off, t).note).toBe(t('note.autoRunOff'));
@@ -292,6 +292,14 @@ describe('claimBlocks: stopped, cut and unfenced', () => {
     }
   });
 
+  it('a block holding a direction override or a zero-width character never auto-runs; the reply\'s other blocks still do', () => {
+    const shown = (path: string) => only('```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.write', arguments: { path, content: 'x' } } }) + '\n```');
+    const record = reply([tracked(shown('/w/ok\u202Etxt.exe')), tracked(shown('/w/a\u200B.txt')), tracked(only(READ))]);
+    const outcome = claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' });
+    expect(outcome.run.map((b) => b.block.raw)).toEqual([READ]);
+    expect(outcome.refused).toEqual([]);
+  });
+
   it('an unfenced plan never auto-runs; the reply\'s other blocks still do', () => {
     const plan = { ...only('#####--{"type":"operate","file_operations":[]}--#####'), unfenced: true };
     const record = reply([tracked(plan), tracked(only(READ))]);
@@ -304,7 +312,7 @@ describe('claimBlocks: stopped, cut and unfenced', () => {
 describe('chipView: stopped, cut and unfenced notes', () => {
   const on = (): boolean => true;
   const off = (): boolean => false;
-  const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, cut: false, block: {} };
+  const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, cut: false, block: { raw: '' } };
 
   it('every block of a stopped reply offers Run and says the reply was stopped — auto-run on or off', () => {
     for (const autoRun of [on, off]) {
@@ -325,10 +333,19 @@ describe('chipView: stopped, cut and unfenced notes', () => {
   });
 
   it('a plan found outside a code block warns that the page may have changed it — live or history — and offers Run', () => {
-    const unfenced = { ...ready, block: { unfenced: true } };
+    const unfenced = { ...ready, block: { unfenced: true, raw: '' } };
     expect(chipView({ origin: 'live', ending: 'normal' }, unfenced, on, t)).toEqual({ actions: ['run'], note: t('note.unfenced') });
     expect(chipView({ origin: 'history', ending: 'normal' }, unfenced, on, t).note).toBe(t('note.unfenced'));
     expect(t('note.unfenced')).toMatch(/indentation, escapes/);
     expect(messageIn('zh_CN', 'note.unfenced')).toMatch(/缩进、转义/);
+  });
+
+  it('a block holding characters the page does not show says so and offers Run; one with emoji or Persian text does not', () => {
+    const hidden = { ...ready, block: { raw: '```mcp-request\n{"path":"a\u2066.txt"}\n```' } };
+    expect(chipView({ origin: 'live', ending: 'normal' }, hidden, on, t)).toEqual({ actions: ['run'], note: t('note.hidden') });
+    expect(t('note.hidden')).toMatch(/never runs by itself/);
+    expect(messageIn('zh_CN', 'note.hidden')).toMatch(/不会自动运行/);
+    const plain = { ...ready, block: { raw: '```mcp-request\n{"content":"👨\u200D👩\u200D👧 می\u200Cخواهم"}\n```' } };
+    expect(chipView({ origin: 'live', ending: 'normal' }, plain, on, t).note).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countBlankRuns, hiddenWarning, revealHidden } from '../../../companion/reveal-hidden';
+import { countBlankRuns, hiddenWarning, revealHidden } from '../../../shared/reveal-hidden';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
 import { context, getRun, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 

@@ -8,6 +8,9 @@
  * Each such character in a preview is shown as `⟨U+XXXX⟩` where it stands, and the preview says which were
  * found. Only the preview changes: the call runs with its arguments as they were (its args hash is of those).
  *
+ * The extension does not auto-run a tool block that holds any (`holdsHidden`): the page shows the block as the site
+ * renders it, and a person who turned auto-run on never saw what runs. The chip says so, and Run still works.
+ *
  * The CLI prints what a model chose too — paths and commands in `chatbridge audit`, a change's label in `undo`, a
  * program left running — and a terminal obeys escapes: a file named `\e]52;c;…\a` would set the clipboard, `\e[2K`
  * erase the line. Everything the CLI prints goes through the same function (cli.ts), each such field on one line.
@@ -71,6 +74,16 @@ export interface RevealOptions {
   found?: Map<number, number>;
   /** line feeds and carriage returns are shown too: a path with one in it must not pass for two lines */
   oneLine?: boolean;
+}
+
+const HIDDEN_ANYWHERE = new RegExp(HIDDEN.source, 'u');
+
+/**
+ * Whether the text holds any: a tool block that does never runs by itself (extension/scanner/blocks.ts), since the
+ * page shows its text otherwise than it runs.
+ */
+export function holdsHidden(text: string): boolean {
+  return HIDDEN_ANYWHERE.test(text);
 }
 
 /** Text with every hidden character shown as `⟨U+XXXX⟩`. */
