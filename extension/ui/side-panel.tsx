@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision, AuditItem, JournalItem, ProgramItem } from '../companion/api-types';
+import { revealHidden } from '../../shared/reveal-hidden';
 import type { RecentRun } from '../messaging';
 import { ApprovalCard } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
@@ -56,9 +57,9 @@ function ProgramCard(props: { program: ProgramItem; output: string; onStop: () =
         </button>
       </div>
       <div class="command">
-        <pre>$ {p.command}</pre>
+        <pre>$ {revealHidden(p.command)}</pre>
         <div class="muted mono">
-          {t('panel.cwd')}: {p.cwd}
+          {t('panel.cwd')}: {revealHidden(p.cwd, { oneLine: true })}
         </div>
       </div>
       <pre class="output" data-output={p.id} tabIndex={0} aria-label={t('panel.output')}>
@@ -121,7 +122,7 @@ function JournalRow(props: { entry: JournalItem; onUndo: () => void }) {
   return (
     <li class="row" data-journal={j.id} data-state={j.state}>
       <span class="muted">{clockTime(j.time)}</span>
-      <span>{j.label}</span>
+      <span>{revealHidden(j.label, { oneLine: true })}</span>
       <span class="tag">{t(JOURNAL_STATE[j.state])}</span>
       <span class="spacer" />
       <button type="button" data-undo={j.id} disabled={j.state !== 'applied'} onClick={trusted(props.onUndo)}>
@@ -180,7 +181,7 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
               <div class="muted mono">
                 {r.site} · {shortId(r.conversationId, 14)}
                 {[...r.paths, ...r.commands].map((p) => (
-                  <div>{p}</div>
+                  <div>{revealHidden(p, { oneLine: true })}</div>
                 ))}
               </div>
             </li>

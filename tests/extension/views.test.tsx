@@ -251,6 +251,27 @@ describe('side panel', () => {
     expect(calls).toEqual(['stop p-1', 'undo j-1', 'undo j-1', 'decide confirm-2 deny']);
   });
 
+  it('what a model chose shows its hidden characters: a change to undo, a running program, an audit record, each on its own line', () => {
+    const root = mount(
+      <SidePanelView
+        state={state({
+          journal: [{ ...JOURNAL, label: 'fs.write /w/notes\u202Etxt.exe' }],
+          programs: [{ ...PROGRAM, command: 'ls \u2067; touch x # \u2069', cwd: '/w/a\nb' }],
+          audit: [audit({ paths: ['/w/report\u001B]52;c;e30=\u0007.txt', '/w/notes\nforged line'] })],
+        })}
+        actions={actions}
+      />,
+    );
+    expect(root.querySelector('[data-journal="j-1"]')?.textContent).toContain('fs.write /w/notes⟨U+202E⟩txt.exe');
+    const program = root.querySelector('[data-program="p-1"] .command')!.textContent!;
+    expect(program).toContain('$ ls ⟨U+2067⟩; touch x # ⟨U+2069⟩');
+    expect(program).toContain('/w/a⟨U+000A⟩b');
+    const record = root.querySelector('#audit [data-audit]')!.textContent!;
+    expect(record).toContain('/w/report⟨U+001B⟩]52;c;e30=⟨U+0007⟩.txt');
+    expect(record).toContain('/w/notes⟨U+000A⟩forged line');
+    expect(root.textContent).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u202A-\u202E\u2066-\u2069]/u);
+  });
+
   it('the audit log is searched by every word over every field', () => {
     const records = [
       audit({ auditId: 'a-1', tool: 'fs.write', paths: ['/w/notes.txt'] }),
