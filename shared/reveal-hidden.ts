@@ -13,7 +13,8 @@
  *
  * The CLI prints what a model chose too — paths and commands in `chatbridge audit`, a change's label in `undo`, a
  * program left running — and a terminal obeys escapes: a file named `\e]52;c;…\a` would set the clipboard, `\e[2K`
- * erase the line. Everything the CLI prints goes through the same function (cli.ts), each such field on one line.
+ * erase the line. Everything the CLI prints goes through the same function (cli.ts), each such field on one line,
+ * and so do the side panel's changes, programs and audit records.
  */
 
 const NAMES: Record<number, string> = {
