@@ -9,9 +9,9 @@ import { isInsideRoot } from './path-guard';
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
  * entries, git its hooks and `core.*` commands, an editor or coding agent its tasks, settings and MCP servers,
  * npm its `node-options`, Python its `.pth` files, CI a workflow when the branch is pushed (with the repository's
- * secrets), and the next `npm start` this companion's own program. Writing
- * one is running code later, so a write to one is decided as exec: with the default modes it asks even where
- * writes are `auto`, and a site whose exec mode is deny cannot make it. (A composite call is as strict as its
+ * secrets), a shell any program put in a folder on PATH, and the next `npm start` this companion's own program.
+ * Writing one is running code later, so a write to one is decided as exec: with the default modes it asks even
+ * where writes are `auto`, and a site whose exec mode is deny cannot make it. (A composite call is as strict as its
  * strictest part; this is the same rule for a single write.) Matched on the resolved path, by whole segments.
  */
 const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = [
@@ -27,6 +27,10 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
   [
     'an autostart entry or a scheduled job',
     ['**/.config/autostart/**', '**/.config/systemd/user/**', '**/Library/LaunchAgents/**', '**/Start Menu/Programs/Startup/**', '**/crontab'],
+  ],
+  [
+    'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)',
+    ['**/.local/bin/**', '**/.cargo/bin/**'],
   ],
   [
     "git's configuration or a git hook",
@@ -65,9 +69,30 @@ const PROGRAM = (() => {
   }
 })();
 
+/**
+ * The folders on this companion's PATH (absolute entries only: `.` or an empty entry would make every folder it is
+ * started in one), as given and real. A program written into one runs whenever its name is typed — by the person, or
+ * by a command this companion runs, an allow-listed `npm test` included (`~/.local/bin/npm`). The usual per-user
+ * ones are also named above for a PATH this process does not share with the person's shell.
+ */
+const PATH_DIRS = new Set(
+  (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir))
+    .flatMap((dir) => {
+      const given = path.resolve(dir);
+      try {
+        return [given, realpathSync(given)];
+      } catch {
+        return [given];
+      }
+    }),
+);
+
 /** What running code a file at `resolved` (absolute) is, if it is one of those. */
 export function runsCode(resolved: string): string | undefined {
   if (PROGRAM.some((dir) => isInsideRoot(resolved, dir))) return "chatbridge's own program, which runs at its next start";
+  if (PATH_DIRS.has(path.dirname(resolved))) return 'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)';
   const set = globSet(GLOBS, OPTIONS);
   const slashed = resolved.replace(/\\/g, '/');
   // `**/.config/autostart/**` names the folder itself too: a folder moved there is as good as a file written in it
