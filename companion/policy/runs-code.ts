@@ -9,10 +9,11 @@ import { isInsideRoot } from './path-guard';
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
  * entries, git its hooks and `core.*` commands, an editor or coding agent its tasks, settings and MCP servers,
  * npm its `node-options`, Python its `.pth` files, CI a workflow when the branch is pushed (with the repository's
- * secrets), a shell any program put in a folder on PATH, and the next `npm start` this companion's own program.
- * Writing one is running code later, so a write to one is decided as exec: with the default modes it asks even
- * where writes are `auto`, and a site whose exec mode is deny cannot make it. (A composite call is as strict as its
- * strictest part; this is the same rule for a single write.) Matched on the resolved path, by whole segments.
+ * secrets), any command a program of its name put in a folder on PATH, and the next `npm start` this companion's
+ * own program. Writing one is running code later, so a write to one is decided as exec: with the default modes it
+ * asks even where writes are `auto`, and a site whose exec mode is deny cannot make it. (A composite call is as
+ * strict as its strictest part; this is the same rule for a single write.) Matched on the resolved path, by whole
+ * segments.
  */
 const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = [
   [
