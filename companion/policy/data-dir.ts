@@ -1,5 +1,4 @@
-import { realpathSync } from 'node:fs';
-import path from 'node:path';
+import { givenAndReal } from './path-guard';
 import type { Policy } from './schema';
 
 /**
@@ -13,15 +12,7 @@ import type { Policy } from './schema';
  * command the next start runs; a file kept beside the project it configures is inside the root.
  */
 export function protectDataDir(policy: Policy, home: string, configFile?: string): Policy {
-  const own = [home, ...(configFile === undefined ? [] : [configFile])].flatMap((given) => {
-    const resolved = path.resolve(given);
-    try {
-      return [resolved, realpathSync(resolved)];
-    } catch {
-      // not created yet: the path as given is where it will be
-      return [resolved];
-    }
-  });
+  const own = [home, ...(configFile === undefined ? [] : [configFile])].flatMap(givenAndReal);
   const reserved = [...new Set([...policy.reserved, ...own])];
   return reserved.length === policy.reserved.length ? policy : { ...policy, reserved };
 }

@@ -120,6 +120,20 @@ export function deniedBy(candidate: string, policy: GuardPolicy): string | undef
 }
 
 /**
+ * A path as given (resolved to absolute) and where it really is, for the companion's own places (its data directory,
+ * its config file, its program, the folders on its PATH): a symlink to one and the link's own name are both caught.
+ * One that does not exist yet is where its name says.
+ */
+export function givenAndReal(given: string): string[] {
+  const resolved = path.resolve(given);
+  try {
+    return [...new Set([resolved, realpathSync(resolved)])];
+  } catch {
+    return [resolved];
+  }
+}
+
+/**
  * Resolves symlinks in every component that exists, like realpath(3), but does not fail on a missing tail and
  * follows a dangling link to where it points. The result is the path the OS would reach.
  */

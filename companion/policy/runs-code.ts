@@ -1,9 +1,8 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PlannedAction } from '../types';
 import { globSet } from './glob-set';
-import { isInsideRoot } from './path-guard';
+import { givenAndReal, isInsideRoot } from './path-guard';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -61,14 +60,7 @@ const KIND_OF = KINDS.flatMap(([kind, globs]) => globs.map(() => kind));
 const OPTIONS = { dot: true, windows: false, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
 
 /** The folder this companion runs from (its code, its node_modules, the extension it builds), as given and real. */
-const PROGRAM = (() => {
-  const given = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-  try {
-    return [...new Set([given, realpathSync(given)])];
-  } catch {
-    return [given];
-  }
-})();
+const PROGRAM = givenAndReal(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
 
 /**
  * The folders on this companion's PATH (absolute entries only: `.` or an empty entry would make every folder it is
@@ -80,14 +72,7 @@ const PATH_DIRS = new Set(
   (process.env.PATH ?? '')
     .split(path.delimiter)
     .filter((dir) => path.isAbsolute(dir))
-    .flatMap((dir) => {
-      const given = path.resolve(dir);
-      try {
-        return [given, realpathSync(given)];
-      } catch {
-        return [given];
-      }
-    }),
+    .flatMap(givenAndReal),
 );
 
 /** What running code a file at `resolved` (absolute) is, if it is one of those. */

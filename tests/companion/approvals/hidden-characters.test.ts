@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countBlankRuns, hiddenWarning, revealHidden } from '../../../shared/reveal-hidden';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
-import { context, getRun, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { context, decideApproval, makeWorkspace, mcpRequestBlock, parseMcpResponse, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const RLO = '\u202E';
 const LRI = '\u2066';
@@ -84,45 +84,18 @@ describe('attack: an approval that reads differently from what runs (real compan
   let companion: CompanionProcess;
   let n = 0;
 
-  const authorized = { authorization: '', 'content-type': 'application/json' };
-  const url = (path: string) => `http://127.0.0.1:${companion.port}${path}`;
-
-  /** Posts one tools/call; the answer comes back pending after 300 ms, with the approval the card would show. */
-  async function pendingCall(name: string, args: Record<string, unknown>): Promise<{ run: RunResponse; approval: ApprovalView }> {
+  /** Posts one tools/call; the answer comes back pending, with the approval the card would show. */
+  function pendingCall(name: string, args: Record<string, unknown>): Promise<{ run: RunResponse; approval: ApprovalView }> {
     n++;
-    const response = await fetch(url('/v1/run'), {
-      method: 'POST',
-      headers: authorized,
-      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hidden', `m${n}`), waitMs: 300 }),
-    });
-    const run = (await response.json()) as RunResponse;
-    expect(run.status, run.resultText).toBe('pending');
-    const { approvals } = (await (await fetch(url('/v1/approvals'), { headers: authorized })).json()) as { approvals: ApprovalView[] };
-    const approval = approvals.find((a) => a.id === run.pendingConfirmationId);
-    if (!approval) throw new Error(`no approval ${run.pendingConfirmationId}`);
-    return { run, approval };
+    return postPending(companion, 'mcp-request', mcpRequestBlock(n, name, args), context('conv-hidden', `m${n}`));
   }
 
-  async function decide(approval: ApprovalView, decision: 'approve' | 'deny', run: RunResponse): Promise<RunResponse> {
-    const answer = await fetch(url(`/v1/approvals/${approval.id}`), {
-      method: 'POST',
-      headers: authorized,
-      body: JSON.stringify({ decision, argsHash: approval.argsHash }),
-    });
-    expect(answer.status).toBe(200);
-    let final = await getRun(companion, run.runId);
-    for (let i = 0; i < 100 && final.status !== 'done' && final.status !== 'error'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      final = await getRun(companion, run.runId);
-    }
-    return final;
-  }
+  const decideOn = (approval: ApprovalView, decision: 'approve' | 'deny', run: RunResponse) => decideApproval(companion, approval, decision, run.runId);
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-hidden-');
     writeFileSync(join(ws.root, 'auth.js'), 'const isAdmin = false;\n');
     companion = await startCompanionProcess({ root: ws.root, home: ws.home });
-    authorized.authorization = `Bearer ${companion.token}`;
   }, 60_000);
 
   afterAll(async () => {
@@ -139,7 +112,7 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(approval.preview.warning).toContain('U+2066 LEFT-TO-RIGHT ISOLATE ×3');
     // nothing happened while the person reads the card
     expect(readFileSync(target, 'utf8')).toBe('const isAdmin = false;\n');
-    const final = await decide(approval, 'approve', run);
+    const final = await decideOn(approval, 'approve', run);
     expect(parseMcpResponse(final.resultText).result?.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe(TROJAN);
   });
@@ -154,7 +127,7 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(approval.preview.warning).toContain('U+2067 RIGHT-TO-LEFT ISOLATE, U+2069 POP DIRECTIONAL ISOLATE');
     expect(JSON.stringify(approval.preview)).not.toMatch(RAW_HIDDEN);
     expect(existsSync(marker)).toBe(false);
-    await decide(approval, 'approve', run);
+    await decideOn(approval, 'approve', run);
     expect(existsSync(marker)).toBe(true);
   });
 
@@ -166,7 +139,7 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(approval.preview.warning).toContain('U+200B ZERO WIDTH SPACE');
     // the pending answer the model reads names it the same way
     expect(run.resultText).toContain('⟨U+200B⟩');
-    await decide(approval, 'deny', run);
+    await decideOn(approval, 'deny', run);
     expect(existsSync(path)).toBe(false);
   });
 
@@ -174,7 +147,7 @@ describe('attack: an approval that reads differently from what runs (real compan
     const command = `echo tests passed${'\n'.repeat(300)}echo and then the rest`;
     const { run, approval } = await pendingCall('shell.exec', { command, cwd: ws.root });
     expect(approval.preview.command).toBe('echo tests passed\n⟨299 blank lines⟩\necho and then the rest');
-    await decide(approval, 'deny', run);
+    await decideOn(approval, 'deny', run);
   });
 
   it('a file name with a line break in it is one path on the card, not two', async () => {
@@ -183,7 +156,7 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(approval.preview.paths).toEqual([join(ws.root, 'notes.txt⟨U+000A⟩README.md')]);
     expect(approval.preview.title).not.toContain('\n');
     expect(approval.preview.warning).toContain('U+000A LINE FEED');
-    await decide(approval, 'deny', run);
+    await decideOn(approval, 'deny', run);
     expect(existsSync(path)).toBe(false);
   });
 
@@ -192,6 +165,6 @@ describe('attack: an approval that reads differently from what runs (real compan
     const { run, approval } = await pendingCall('fs.write', { path: join(ws.root, 'plain.txt'), content, mode: 'overwrite' });
     expect(approval.preview.warning).toBeUndefined();
     expect(approval.preview.diff).toContain('+héllo — می\u200Cخواهم — 你好 👨\u200D👩\u200D👧\r\n');
-    await decide(approval, 'deny', run);
+    await decideOn(approval, 'deny', run);
   });
 });

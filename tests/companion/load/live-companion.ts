@@ -1,11 +1,12 @@
 /**
  * Talking to a real companion child process over real HTTP (see bench/companion-process.ts for starting it):
- * temp workspaces, posting blocks, reading runs, the journal and the audit. Shared by the load and fault tests.
+ * temp workspaces, posting blocks, reading runs, deciding approvals, the journal and the audit. Shared by the load,
+ * fault and attack tests.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunResponse } from '../../../shared/api';
+import type { ApprovalView, RunResponse } from '../../../shared/api';
 import type { CompanionProcess } from '../../../bench/companion-process';
 
 export { mcpRequestBlock, mcpResultText, parseMcpResponse, startCompanionProcess } from '../../../bench/companion-process';
@@ -56,6 +57,34 @@ export async function getRun(companion: CompanionProcess, runId: string): Promis
   const { status, json } = await call(companion, 'GET', `/v1/runs/${encodeURIComponent(runId)}`);
   if (status !== 200) throw new Error(`GET /v1/runs/${runId} answered HTTP ${status}: ${JSON.stringify(json)}`);
   return json as RunResponse;
+}
+
+/** Posts a block that must wait for the person (answered `pending` after 300 ms), and the approval its card shows. */
+export async function postPending(
+  companion: CompanionProcess,
+  kind: string,
+  text: string,
+  ctx: ReturnType<typeof context>,
+): Promise<{ run: RunResponse; approval: ApprovalView }> {
+  const posted = await call(companion, 'POST', '/v1/run', { kind, text, context: ctx, waitMs: 300 });
+  const run = posted.json as RunResponse;
+  if (run.status !== 'pending') throw new Error(`expected a run waiting for approval, got ${JSON.stringify(run)}`);
+  const { approvals } = (await call(companion, 'GET', '/v1/approvals')).json as { approvals: ApprovalView[] };
+  const approval = approvals.find((a) => a.id === run.pendingConfirmationId);
+  if (!approval) throw new Error(`no approval ${run.pendingConfirmationId}`);
+  return { run, approval };
+}
+
+/** Decides an approval as the person would (quoting its args hash), and waits for its run to end. */
+export async function decideApproval(companion: CompanionProcess, approval: ApprovalView, decision: 'approve' | 'deny', runId: string): Promise<RunResponse> {
+  const answer = await call(companion, 'POST', `/v1/approvals/${approval.id}`, { decision, argsHash: approval.argsHash });
+  if (answer.status !== 200) throw new Error(`POST /v1/approvals/${approval.id} answered HTTP ${answer.status}: ${JSON.stringify(answer.json)}`);
+  let final = await getRun(companion, runId);
+  for (let i = 0; i < 100 && final.status !== 'done' && final.status !== 'error'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    final = await getRun(companion, runId);
+  }
+  return final;
 }
 
 export interface JournalEntryView {
