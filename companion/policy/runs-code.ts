@@ -57,6 +57,23 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
 
 const GLOBS = KINDS.flatMap(([, globs]) => globs);
 const KIND_OF = KINDS.flatMap(([kind, globs]) => globs.map(() => kind));
+
+// The folders on the way to each such file, below the `**` its glob starts with (`**/.config/autostart/**` gives
+// `**/.config`): a folder moved there could bring one along. A folder prepared as `prep/autostart/x` and renamed to
+// a `~/.config` that did not exist yet holds no code-running path before the move, and one after it.
+const FOLDER_GLOBS: string[] = [];
+const FOLDER_KIND_OF: string[] = [];
+for (const [kind, globs] of KINDS) {
+  for (const glob of globs) {
+    const segments = glob.split('/');
+    for (let end = 2; end < segments.length; end++) {
+      const folder = segments.slice(0, end).join('/');
+      if (segments[0] !== '**' || segments[end - 1]!.includes('*') || FOLDER_GLOBS.includes(folder)) continue;
+      FOLDER_GLOBS.push(folder);
+      FOLDER_KIND_OF.push(kind);
+    }
+  }
+}
 const OPTIONS = { dot: true, windows: false, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
 
 /** The folder this companion runs from (its code, its node_modules, the extension it builds), as given and real. */
@@ -83,7 +100,13 @@ export function runsCode(resolved: string): string | undefined {
   const slashed = resolved.replace(/\\/g, '/');
   // `**/.config/autostart/**` names the folder itself too: a folder moved there is as good as a file written in it
   const index = Math.max(set.firstMatch(slashed), set.firstMatch(`${slashed}/`));
-  return index >= 0 ? KIND_OF[index] : undefined;
+  if (index >= 0) return KIND_OF[index];
+  const folder = globSet(FOLDER_GLOBS, OPTIONS).firstMatch(slashed);
+  if (folder >= 0) return `a folder that would hold ${FOLDER_KIND_OF[folder]}`;
+  for (const dir of PATH_DIRS) {
+    if (isInsideRoot(dir, resolved)) return 'a folder that would hold a folder on PATH, whose programs run when their name is typed';
+  }
+  return undefined;
 }
 
 /** The action as the policy decides it: a write to a file that runs code is exec, and its label says why. */
