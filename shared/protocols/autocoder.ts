@@ -1,5 +1,5 @@
 import type { Block } from './types';
-import { fenceLocator } from './markdown';
+import type { Fence } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock, type NotReadReason } from './define-protocol';
 import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, describeValue, isPlainObject } from './describe-value';
@@ -132,6 +132,21 @@ function reads(reading: Reading): boolean {
   return isPlainObject(parsed.value) && (parsed.value.type !== undefined || isExecutorMessage(parsed.value));
 }
 
+/**
+ * Whether a candidate lies in one fenced code block: in its content, or starting on its opening line. Seed 002 asks
+ * for the form ```` ```#####--xxx--##### ````; written over several lines, `#####--` is the info string of a fence
+ * whose content is the JSON and the closer — the page shows it as a code block, text intact, like any fenced plan.
+ * Asked with increasing `start`.
+ */
+function codeBlockLocator(fences: readonly Fence[]): (start: number, end: number) => boolean {
+  let i = 0;
+  return (start, end) => {
+    while (i < fences.length && (fences[i] as Fence).contentEnd <= start) i++;
+    const fence = fences[i];
+    return fence !== undefined && fence.start <= start && end <= fence.contentEnd;
+  };
+}
+
 const OVER_BUDGET = Symbol('over budget');
 
 export const autocoder = defineProtocol({
@@ -140,7 +155,7 @@ export const autocoder = defineProtocol({
   find(markdown, fences) {
     const blocks: Block[] = [];
     const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
-    const inFence = fenceLocator(fences);
+    const inFence = codeBlockLocator(fences);
     let planSeen = false;
     const push = (block: Block) => {
       if (!inFence(block.start, block.end)) block.unfenced = true;

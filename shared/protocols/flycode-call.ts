@@ -1,6 +1,6 @@
 import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
-import { isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
+import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
 import { findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
@@ -42,7 +42,7 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
       message: `id is required and must be a non-empty string such as "call-001"; got ${describeValue(id)}`,
     };
   }
-  if (!isToolName(tool) && !isPromptxRunner(tool)) {
+  if (!isToolName(tool) && !isPromptxRunner(tool) && !isFilesystemAlias(tool)) {
     return {
       ok: false,
       code: 'METHOD_NOT_FOUND',

@@ -40,23 +40,54 @@ export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly strin
 };
 
 /**
- * Every tool block in one assistant message's markdown, in order of position (then of end); with `kind`, only the
- * blocks of that kind (each protocol finds its own kind alone, so that is the same as filtering all of them). Never
- * throws: a protocol that fails on some input loses its blocks for that input, the others still report theirs.
+ * Every tool block in one assistant message's markdown, in order of position (then of end), less those that are
+ * another block's content (`withoutContent`); with `kind`, only the blocks of that kind (the same as filtering all of
+ * them). Never throws: a protocol that fails on some input loses its blocks for that input, the others still report
+ * theirs.
  */
 export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
   if (typeof markdown !== 'string') return [];
   const fences = scanFences(markdown);
   const blocks: Block[] = [];
   for (const protocol of PROTOCOLS) {
-    if (kind !== undefined && protocol.kind !== kind) continue;
     try {
       blocks.push(...protocol.find(markdown, fences));
     } catch {
       // Defensive only: the property tests run every protocol's `find` directly and require it not to throw.
     }
   }
-  return blocks.sort((a, b) => a.start - b.start || a.end - b.end);
+  // Every kind is read even when only one is asked for: whether a block is another block's content needs them all.
+  const found = withoutContent(blocks).sort((a, b) => a.start - b.start || a.end - b.end);
+  return kind === undefined ? found : found.filter((block) => block.kind === kind);
+}
+
+/**
+ * The blocks that are not part of what another block holds. A block of one kind that lies inside a complete block of
+ * another kind that reads as a call or plan (a payload, no error) is that block's content, not a call: an Axon `write_file` of a README
+ * that shows an auto_coder plan or a `<function_calls>` example, a flycode-call writing a prompt file with a
+ * `<function_calls>` example, an auto_coder `create_file` whose content holds a ```` ```mcp-request ```` example.
+ * Running it too would run a file's text. Blocks of the same kind are left alone (an Axon statement ended by the next
+ * `act` overlaps it; the block for blocks not read spans them). Linear after sorting.
+ */
+export function withoutContent(blocks: Block[]): Block[] {
+  if (blocks.length < 2) return blocks;
+  const order = [...blocks].sort((a, b) => a.start - b.start || b.end - a.end);
+  // per kind, the holder seen so far (complete, a payload, no error) that reaches furthest
+  const reach = new Map<BlockKind, Block>();
+  const content = new Set<Block>();
+  for (const block of order) {
+    for (const [holderKind, holder] of reach) {
+      if (holderKind === block.kind || holder.end < block.end) continue;
+      if (holder.start === block.start && holder.end === block.end) continue;
+      content.add(block);
+      break;
+    }
+    if (block.complete && block.payload !== undefined && block.error === undefined) {
+      const best = reach.get(block.kind);
+      if (best === undefined || block.end > best.end) reach.set(block.kind, block);
+    }
+  }
+  return content.size === 0 ? blocks : blocks.filter((block) => !content.has(block));
 }
 
 /**
@@ -76,5 +107,6 @@ export function outlineBlocks(markdown: string): Block[] {
       // Defensive only, as in findBlocks.
     }
   }
-  return blocks.sort((a, b) => a.start - b.start || a.end - b.end);
+  // As in findBlocks; outlined JSON blocks have no payload, so they hold nothing here and findBlocks may drop more.
+  return withoutContent(blocks).sort((a, b) => a.start - b.start || a.end - b.end);
 }

@@ -135,6 +135,8 @@ for (const c of '"{[-tfn0123456789') VALUE_START[c.charCodeAt(0)] = 1;
 for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.') WORD[c.charCodeAt(0)] = 1;
 
 const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
+const COLON = 0x3a;
 const HASH = 0x23;
 const SLASH = 0x2f;
 const STAR = 0x2a;
@@ -159,11 +161,53 @@ function escapeControl(code: number): string {
   }
 }
 
+/** Whether the backslash at `at` starts an escape JSON has (`\" \\ \/ \b \f \n \r \t`, or `\u` and 4 hex digits). */
+function isJsonEscape(text: string, at: number): boolean {
+  const e = text[at + 1];
+  if (e === undefined) return true;
+  if ('"\\/bfnrt'.includes(e)) return true;
+  return e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6));
+}
+
+/** A drive-letter path (`C:\`, `d:\`) at the start of the string or after a space, quote, `=` or bracket. */
+const WINDOWS_PATH = /(?:^|[\s'=(\[])[A-Za-z]:\\/;
+
+/**
+ * Whether the double-quoted string starting at `from` (after its opening quote) is a Windows path written with
+ * single backslashes (`"C:\Users\a1881\notes.txt"`, `"python D:\proj\main.py"`): it holds a drive-letter path
+ * and an escape JSON does not have. Its backslashes are then all literal — also the ones that happen to form a JSON
+ * escape (the `\n` of `\notes.txt`); only `\"` and `\\` keep their meaning. Reads the string once (linear).
+ */
+function backslashesAreLiteral(text: string, from: number): boolean {
+  let invalid = false;
+  let j = from;
+  for (; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (d === BACKSLASH) {
+      if (!isJsonEscape(text, j)) invalid = true;
+      j++;
+    } else if (d === QUOTE) break;
+  }
+  return invalid && WINDOWS_PATH.test(text.slice(from, j));
+}
+
+/** The closing `'` of a single-quoted string opened before `from`, on the same line (backslash escapes skipped); -1 if none. */
+function singleQuotedEnd(text: string, from: number): number {
+  for (let j = from; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (d === BACKSLASH) j++;
+    else if (d === APOSTROPHE) return j;
+    else if (d === NEWLINE) return -1;
+  }
+  return -1;
+}
+
 /**
  * The linear repair pass described above. Double-quoted strings are tracked across lines, so a `#` inside a
- * string (`"# 其他代码..."`) is kept; single-quoted strings are not tracked (an apostrophe in prose would
- * otherwise swallow the rest of the text). `cutShort`: the text ends inside a string or a comment, or before
- * closing every bracket it opened.
+ * string (`"# 其他代码..."`) is kept. A single-quoted string (Python-style plans, `{'command': 'curl http://…'}`) is
+ * skipped over only where a value or key starts (after `{`, `[`, `,`, `:` or at the start) and when it closes on the
+ * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
+ * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened.
  */
 export function prepareForRepair(text: string): { text: string; cutShort: boolean } {
   const n = text.length;
@@ -225,11 +269,36 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       out.push(',');
       copyFrom = i + 1;
     }
+    if (c === APOSTROPHE && (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)) {
+      const close = singleQuotedEnd(text, i + 1);
+      if (close !== -1) {
+        last = QUOTE;
+        i = close + 1;
+        continue;
+      }
+    }
     if (c === QUOTE) {
+      const literal = backslashesAreLiteral(text, i + 1);
       let j = i + 1;
       for (; j < n; j++) {
         const d = text.charCodeAt(j);
         if (d === BACKSLASH) {
+          const e = text.charCodeAt(j + 1);
+          // `\'` is an apostrophe escaped as in JavaScript or Python: drop the backslash.
+          if (e === APOSTROPHE) {
+            copyUpTo(j);
+            copyFrom = j + 1;
+            j++;
+            continue;
+          }
+          // Any other escape JSON does not have (`\U`, `\d`, `\u` without 4 hex digits) was a backslash the writer
+          // meant literally: keep it (the library would drop it or fail). See `backslashesAreLiteral` for Windows paths.
+          if (j + 1 < n && e !== QUOTE && e !== BACKSLASH && (literal || !isJsonEscape(text, j))) {
+            copyUpTo(j);
+            out.push('\\\\');
+            copyFrom = j + 1;
+            continue;
+          }
           j++;
           continue;
         }

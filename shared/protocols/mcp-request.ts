@@ -1,6 +1,6 @@
 import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
-import { isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
+import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
 import { findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
@@ -80,7 +80,7 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
         message: `tools/call needs params.name, a tool name string; got ${describeValue(name)}`,
       };
     }
-    if (!isToolName(name) && !isPromptxRunner(name)) {
+    if (!isToolName(name) && !isPromptxRunner(name) && !isFilesystemAlias(name)) {
       return {
         ok: false,
         code: 'INVALID_INPUT',

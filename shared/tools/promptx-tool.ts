@@ -113,5 +113,14 @@ export function resolvePromptxCall(runner: string, args: unknown): PromptxCall {
  * says, any other name as written (the catalogue then judges both).
  */
 export function toolCallOf(name: string, args: unknown): { ok: true; tool: string; args: unknown } | { ok: false; message: string } {
+  if (isFilesystemAlias(name)) return { ok: true, tool: FILESYSTEM, args };
   return isPromptxRunner(name) ? resolvePromptxCall(name, args) : { ok: true, tool: name, args };
+}
+
+/**
+ * The manual's own name for the tool (seed 004: "工具名称 @tool://filesystem") used as the tool name of a call,
+ * `{"name": "@tool://filesystem", "arguments": {"action": "read", …}}`: the catalogue's `filesystem` tool.
+ */
+export function isFilesystemAlias(name: unknown): name is string {
+  return typeof name === 'string' && /^@?tool:\/\/filesystem$/i.test(name.trim());
 }

@@ -109,3 +109,25 @@ describe('promptx_tool @tool://filesystem through /v1/run', () => {
     expect(res.resultText).toContain('filesystem');
   });
 });
+
+describe('the manual\'s own tool name, "@tool://filesystem", as the name of a call', () => {
+  // Seed 004 names the tool "@tool://filesystem" (## 工具名称); a model given it with seed 000 or 001 calls that name.
+  it('an mcp-request tools/call named "@tool://filesystem" runs the filesystem tool', async () => {
+    const w = world();
+    put(w, 'resource/tool/example.js', 'module.exports = 1;\n');
+    const parameters = { action: 'read', path: 'resource/tool/example.js' };
+    const a = await run(w, 'mcp-request', mcpCall('call-9', 'filesystem', parameters));
+    const b = await run(w, 'mcp-request', mcpCall('call-9', '@tool://filesystem', parameters));
+    expect(b.status).toBe('done');
+    expect(sameAnswer(b.resultText)).toBe(sameAnswer(a.resultText));
+  });
+
+  it('a flycode-call with tool "@tool://filesystem" runs the filesystem tool', async () => {
+    const w = world();
+    put(w, 'resource/tool/example.js', 'module.exports = 1;\n');
+    const b = await run(w, 'flycode-call', flycodeCall('call-10', '@tool://filesystem', { action: 'read', path: 'resource/tool/example.js' }));
+    expect(b.status).toBe('done');
+    expect(b.resultText).toContain('[ok] true');
+    expect(b.resultText).toContain('module.exports = 1;');
+  });
+});

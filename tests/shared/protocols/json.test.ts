@@ -48,3 +48,63 @@ describe('prepareForRepair', () => {
     expect(prepareForRepair(text)).toEqual({ text: '{"a": "say \\"#hi\\" // there"} ', cutShort: false });
   });
 });
+
+describe('backslashes a model did not escape (Windows paths, regex)', () => {
+  // Seed 000 template D writes `C:\\Users\\…`; models often write the path with single backslashes. Dropping the
+  // backslash of an escape JSON does not have (`\U` → `U`) turns the path into another one.
+  it('keeps a Windows path written with single backslashes whole, \\n of \\notes.txt included', () => {
+    expect(parseJsonLenient('{"path":"C:\\Users\\a1881\\Documents\\notes.txt","range":"head:800"}')).toEqual({
+      ok: true,
+      value: { path: 'C:\\Users\\a1881\\Documents\\notes.txt', range: 'head:800' },
+      repaired: true,
+    });
+  });
+
+  it('reads a lower-case \\users path (an invalid \\u escape) instead of refusing it', () => {
+    expect(parseJsonLenient('{"path":"C:\\users\\alice\\notes.txt"}')).toEqual({
+      ok: true,
+      value: { path: 'C:\\users\\alice\\notes.txt' },
+      repaired: true,
+    });
+  });
+
+  it('keeps the path inside a command', () => {
+    expect(parseJsonLenient('{"command":"python C:\\Users\\me\\proj\\main.py"}')).toEqual({
+      ok: true,
+      value: { command: 'python C:\\Users\\me\\proj\\main.py' },
+      repaired: true,
+    });
+  });
+
+  it("reads \\' as an apostrophe, as before", () => {
+    expect(parseJsonLenient("{\"content\":\"print(\\'hi\\')\\n\"}")).toEqual({ ok: true, value: { content: "print('hi')\n" }, repaired: true });
+  });
+
+  it('keeps the backslash of an escape JSON does not have, and the meaning of those it has', () => {
+    expect(parseJsonLenient('{"content":"a\\.b\\nline2 \\"q\\""}')).toEqual({
+      ok: true,
+      value: { content: 'a\\.b\nline2 "q"' },
+      repaired: true,
+    });
+  });
+});
+
+describe('single-quoted strings holding // or # (Python-style plans)', () => {
+  // DESIGN §3: single quotes are repaired. The comment pass did not know single-quoted strings, so a URL's `//` or
+  // a file's `# header` cut the rest of the line away and the block was refused.
+  it('keeps a URL in a single-quoted string', () => {
+    expect(parseJsonLenient("{'id': 'call-003', 'tool': 'shell.exec', 'args': {'command': 'curl http://localhost:8080/health'}}")).toEqual({
+      ok: true,
+      value: { id: 'call-003', tool: 'shell.exec', args: { command: 'curl http://localhost:8080/health' } },
+      repaired: true,
+    });
+  });
+
+  it('keeps a # in a single-quoted string and still drops a # comment after it', () => {
+    expect(parseJsonLenient("{'path': 'a.py', # the file\n 'file_content': '# header\\nprint(1)\\n'}")).toEqual({
+      ok: true,
+      value: { path: 'a.py', file_content: '# header\nprint(1)\n' },
+      repaired: true,
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { findBlocks } from '../../../shared/protocols';
+
+/** Replies as models write them when they get a detail of the JSON wrong, read through findBlocks. */
+const F = '```';
+
+describe('JSON a model gets slightly wrong keeps its arguments', () => {
+  it('seed 000 template D with single backslashes: the Windows path is the one written', () => {
+    const reply = `${F}mcp-request\n{"jsonrpc":"2.0","id":"call-004","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"C:\\Users\\a1881\\Documents\\notes.txt","range":"head:800"}}}\n${F}`;
+    const [block] = findBlocks(reply);
+    expect(block?.error).toBeUndefined();
+    expect(block?.repaired).toBe(true);
+    expect((block?.payload as { params: { arguments: unknown } }).params.arguments).toEqual({
+      path: 'C:\\Users\\a1881\\Documents\\notes.txt',
+      range: 'head:800',
+    });
+  });
+
+  it('an auto_coder program command with a single-backslash Windows path runs that path', () => {
+    const reply = `${F}\n#####--\n{"metadata":{"step_id":"s1","reason":"r"},"type":"operate","program_operations":[{"name":"p","command":"python C:\\Users\\me\\proj\\main.py","set_timeout":30}]}\n--#####\n${F}`;
+    const [block] = findBlocks(reply);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { program_operations: Array<{ command: string }> }).program_operations[0]?.command).toBe(
+      'python C:\\Users\\me\\proj\\main.py',
+    );
+  });
+
+  it('a Python-style flycode-call with a URL in single quotes is read, not refused', () => {
+    const reply = `${F}flycode-call\n{'id': 'call-003', 'tool': 'shell.exec', 'args': {'command': 'curl http://localhost:8080/health'}}\n${F}`;
+    const [block] = findBlocks(reply);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-003', tool: 'shell.exec', args: { command: 'curl http://localhost:8080/health' } });
+  });
+});
+
+describe('seed 004: the manual names the tool "@tool://filesystem"', () => {
+  it('an mcp-request or flycode-call naming it is a call of the filesystem tool, not an unknown tool', () => {
+    const mcp = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"@tool://filesystem","arguments":{"action":"read","path":"resource/tool/example.js"}}}\n${F}`);
+    expect(mcp[0]?.error).toBeUndefined();
+    const fly = findBlocks(`${F}flycode-call\n{"id":"c1","tool":"@tool://filesystem","args":{"action":"read","path":"resource/tool/example.js"}}\n${F}`);
+    expect(fly[0]?.error).toBeUndefined();
+  });
+});
+
+describe('seed 002 asks for ```#####--xxx--#####```', () => {
+  // Written over several lines, `#####--` is the info string of a code block holding the JSON: the page shows the
+  // plan as code, text intact. It must be a fenced plan (auto-run allowed), not one "the page may have changed".
+  it('a plan opened by ```#####-- is a fenced plan', () => {
+    const reply = '```#####--\n{"metadata":{"step_id":"s1","reason":"r"},"type":"operate","file_operations":[{"action_type":"read_file","path":"tetris/game.py"}]}\n--#####```';
+    const [block] = findBlocks(reply);
+    expect(block?.kind).toBe('autocoder');
+    expect(block?.error).toBeUndefined();
+    expect(block?.unfenced).toBeUndefined();
+  });
+
+  it('a plan in prose stays unfenced', () => {
+    const [block] = findBlocks('好的：\n\n#####--\n{"type":"finish","metadata":{"step_id":"d","reason":"r","summary":"done"}}\n--#####');
+    expect(block?.unfenced).toBe(true);
+  });
+});
