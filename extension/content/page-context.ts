@@ -128,10 +128,32 @@ export interface PageContext {
   readonly active: Set<MessageRecord>;
   /** Message keys seen live: the same message re-rendered as a new element stays live. */
   readonly liveKeys: Set<string>;
+  /**
+   * Message keys of replies the person stopped: the same reply mounted again as a new element (a virtual list, the
+   * site's branch arrows) is still stopped — it never auto-runs nor auto-submits.
+   */
+  readonly stops: Map<string, StopMark>;
+  /**
+   * Message keys of replies decided in this page, with the markdown decided on and how the reply ended: the same
+   * reply mounted again with that markdown is not decided again (what did not auto-run then — auto-run off, the loop
+   * guard, a stop — does not run now).
+   */
+  readonly decided: Map<string, { markdown: string; ending: ReplyEnding }>;
   conversation: string | null;
   switchedAt: number;
   /** Bumped on every conversation switch (not when a new chat gets its id): results never cross it. */
   epoch: number;
+  /**
+   * Bumped each time the person stops a reply (page-stop.ts): a result whose run or delivery began before a stop is
+   * typed in and never sent — whichever reply the stop was for (a turn written as several messages, a late result).
+   */
+  personStops: number;
+  /**
+   * When a message was last sent in this conversation: the person's Enter in the chat box or click on the send
+   * control, or our own auto-submit. On a site that never says it is writing, only a reply that appears after a send
+   * can be live — a saved conversation the site renders in after the page started grows too (page-decide.ts).
+   */
+  lastSendAt: number;
   /** The newest message element at the end of the conversation (only it can be a streaming reply). */
   lastMessageEl: Element | null;
   /** The person's MCP servers' tools (`<server>.<tool>`) as the companion lists them: not unknown tools here. */
@@ -161,9 +183,13 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     records: new Map(),
     active: new Set(),
     liveKeys: new Set(),
+    stops: new Map(),
+    decided: new Map(),
     conversation: site.conversationId(deps.location),
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
+    personStops: 0,
+    lastSendAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,
     externalTools: new Set(),
     theme: 'light',

@@ -39,17 +39,20 @@ export interface CandidateView {
   /** The message is the newest one on the page. */
   isLatest: boolean;
   grewAfterFirstSeen: boolean;
+  /** A message was sent in this conversation (by the person or by us) before the message was first seen. */
+  followsSend: boolean;
 }
 
 /**
  * Whether a message that appeared at the end of the conversation is a live reply: seen while the site says a reply
- * is streaming and it is the newest message — or, without a site signal, seen growing. A virtual-list row
- * re-mounted with old text does neither. Only the newest message can be a streaming reply; others (history
- * loading in) stop being watched ('drop').
+ * is streaming and it is the newest message — or, without a site signal, seen growing after a send. A virtual-list
+ * row re-mounted with old text does neither, nor does a saved conversation the site renders in a moment after the
+ * page started (its rows first, their text in the next render: growing, but after no send). Only the newest message
+ * can be a streaming reply; others (history loading in) stop being watched ('drop').
  */
 export function candidateVerdict(c: CandidateView): 'live' | 'drop' | 'wait' {
   if (c.age > CANDIDATE_MAX_MS || (c.generating !== undefined && !c.isLatest && c.age > CANDIDATE_GRACE_MS)) return 'drop';
-  const live = c.generating === true ? c.isLatest : c.generating === undefined && c.grewAfterFirstSeen;
+  const live = c.generating === true ? c.isLatest : c.generating === undefined && c.grewAfterFirstSeen && c.followsSend;
   return live ? 'live' : 'wait';
 }
 

@@ -17,28 +17,38 @@ import type { Show } from './page-show';
  */
 
 export interface Deliverer {
-  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string): Promise<void>;
+  /**
+   * `stopsBefore`: ctx.personStops when the work that made this result began (default: now). The person stopping a
+   * reply since then means the result is typed in and not sent.
+   */
+  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: number): Promise<void>;
 }
 
 const DRAFT_POLL_MS = 500;
 
 export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDoctor): Deliverer {
-  const { site, doc, deps, signal, t } = ctx;
+  const { site, doc, deps, signal, t, now } = ctx;
   const waits = deps.deliverWaitMs ?? {};
   const copy = deps.copy ?? ((text: string) => copyToClipboard(doc, text));
   let deliveries: Promise<unknown> = Promise.resolve();
   /** What we put into the box and has not been sent yet (the box holding exactly that is not a draft). */
   let lastInserted: string | null = null;
 
-  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string): Promise<void> => {
+  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.personStops): Promise<void> => {
     const startedIn = ctx.epoch;
-    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text) : undefined));
+    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn) : undefined));
     deliveries = next.catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     return next;
   };
 
-  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string): Promise<void> => {
+  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: number, epoch: number): Promise<void> => {
     const note = (message: string): void => show.note(record, blocks, message);
+    // The person went to another conversation while the result waited (for the chat box, a draft, a reply still
+    // streaming): the box now belongs to that conversation, and the result never crosses into it.
+    // (The address is read too: the page notices a switch on its next poll, which may come after the box emptied.)
+    const conversation = ctx.conversation;
+    const switched = (): boolean =>
+      epoch !== ctx.epoch || (conversation !== null && site.conversationId(deps.location) !== conversation);
     /** The box will not take the result: it goes to the clipboard, and the chip and the badge say so. */
     const handOver = async (why: string): Promise<void> => {
       const copied = await copy(text).then(
@@ -52,7 +62,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t(copied ? 'note.copied' : 'note.copyFailed'));
     };
     const editor = await waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
-    if (signal.aborted) return;
+    if (signal.aborted || switched()) return;
     if (!editor) {
       doctor?.setProblem('no-composer', problemFor('no-composer'));
       await handOver(t('doctor.problemNoComposer'));
@@ -61,7 +71,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     let append = false;
     // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to.
     for (;;) {
-      if (signal.aborted) return;
+      if (signal.aborted || switched()) return;
       const current = editorText(editor).trim();
       if (current === '' || (lastInserted !== null && current === lastInserted.trim())) break;
       if (deps.settings().draftPolicy === 'append') {
@@ -90,6 +100,17 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     }
     // Wait for any reply still streaming before sending (the send control is the stop button meanwhile).
     await waitFor(() => site.isGenerating(doc) !== true, { timeoutMs: 120_000, signal });
+    if (switched()) {
+      note(t('note.inserted'));
+      return;
+    }
+    // The person stopped a reply since this result's run began (another message of the same turn, a newer reply):
+    // nothing is sent after a Stop.
+    if (ctx.personStops !== stopsBefore) {
+      note(t('note.insertedStopped'));
+      return;
+    }
+    ctx.lastSendAt = now();
     const sent = await submitEditor(site, doc, editor, {
       signal,
       ...(waits.sendButton !== undefined ? { buttonTimeoutMs: waits.sendButton } : {}),

@@ -75,6 +75,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean): Promise<void> => {
     const conv = ctx.conversationKey();
     const units = groupRuns(blocks.map((b) => ({ index: b.index, kind: b.block.kind, raw: b.block.raw })));
+    const stopsBefore = ctx.personStops;
     setState(record, blocks, 'queued');
     const results: string[] = [];
     const startedIn = ctx.epoch;
@@ -93,7 +94,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (text !== null) results.push(text);
     }
     const combined = combineResults(results);
-    if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined);
+    if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined, stopsBefore);
     // Blocks still waiting for a decision deliver their real result later (runUnit); the rest are settled.
     if (startedIn === ctx.epoch) await settleDelivered(conv, blocks.filter((b) => b.state !== 'approval'));
   };
@@ -133,17 +134,38 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const resumeUndelivered = async (): Promise<void> => {
     const conv = ctx.conversationKey();
     const pending = await ledger.pendingRuns(conv);
-    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[] }>();
+    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[] }>();
+    const add = (runId: string, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
+      const entry = byRun.get(runId) ?? { record, blocks: [], keys: [] };
+      entry.blocks.push(tracked);
+      entry.keys.push(key);
+      byRun.set(runId, entry);
+    };
+    const unmatched = new Map(Object.entries(pending));
     for (const record of ctx.records.values()) {
       for (const tracked of record.blocks) {
         const runId = pending[tracked.key];
         if (!runId) continue;
-        const entry = byRun.get(runId) ?? { record, blocks: [] };
-        entry.blocks.push(tracked);
-        byRun.set(runId, entry);
+        add(runId, record, tracked, tracked.key);
+        unmatched.delete(tracked.key);
       }
     }
-    for (const [runId, { record, blocks }] of byRun) {
+    // A site without message ids keys a message by its position among the messages in the page; a virtual list that
+    // mounts other rows after the reload shifts it. Such a block is found again by the rest of its key (site,
+    // conversation, index in the message, text), the newest one on the page first.
+    for (const [key, runId] of unmatched) {
+      const loose = positionFreeKey(key);
+      if (!loose) continue;
+      let found: { record: MessageRecord; tracked: TrackedBlock } | null = null;
+      for (const record of ctx.records.values()) {
+        for (const tracked of record.blocks) {
+          if (positionFreeKey(tracked.key) !== loose || !record.el.isConnected) continue;
+          if (!found || (found.record.el.compareDocumentPosition(record.el) & 4) !== 0) found = { record, tracked };
+        }
+      }
+      if (found) add(runId, found.record, found.tracked, key);
+    }
+    for (const [runId, { record, blocks, keys }] of byRun) {
       const follow = async (): Promise<void> => {
         if (signal.aborted) return;
         let run: RunResponse;
@@ -152,7 +174,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         } catch (error) {
           // The companion no longer knows the run (its records were cleared): nothing is owed any more.
           ctx.reportOnce('following a run after a reload failed', error);
-          await ledger.delivered(conv, blocks.map((b) => b.key));
+          await ledger.delivered(conv, keys);
           return;
         }
         for (const b of blocks) b.runId = runId;
@@ -161,7 +183,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
         if (!final || signal.aborted) return;
         await deliver(record, blocks, finish(record, blocks, final));
-        await ledger.delivered(conv, blocks.map((b) => b.key));
+        await ledger.delivered(conv, keys);
       };
       const locks = globalThis.navigator?.locks;
       if (!locks) void follow().catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
@@ -404,4 +426,11 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     cwd: approval.preview.cwd,
     actions: approval.preview.actions,
   };
+}
+
+/** A block key without its message part, for messages keyed by position (`p:`); null for keys of real message ids. */
+function positionFreeKey(key: string): string | null {
+  const parts = key.split('|');
+  if (parts.length < 5 || !parts[parts.length - 3]?.startsWith('p:')) return null;
+  return [...parts.slice(0, -3), ...parts.slice(-2)].join('|');
 }

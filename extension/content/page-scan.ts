@@ -53,7 +53,17 @@ export function generatingSignal(site: Site, doc: Document): () => boolean | und
   };
 }
 
-export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged(changedAt: number): void }): Scanner {
+export interface ScannerHooks {
+  liveChanged(changedAt: number): void;
+  /**
+   * Whether the site's "writing" signal works, as the replies after a send show it: false when the newest message
+   * grew after a send while the site said nothing was being written, until it was no longer watched — the module
+   * no longer finds the site's stop control, and nothing will auto-run; true when a reply is seen being written.
+   */
+  writingSignal(works: boolean): void;
+}
+
+export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks): Scanner {
   const { site, doc, records, active, ledger, now } = ctx;
 
   const track: Scanner['track'] = (el, origin, candidate, position, role = site.roleOf(el)) => {
@@ -143,7 +153,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     record.serialized = serialized;
     record.lastChangeAt = changedAt;
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
-    if (record.ending !== 'normal') record.ending = 'normal';
+    if (record.ending !== 'normal' && record.handledMarkdown !== serialized.markdown) record.ending = 'normal';
     if (record.origin === 'live') active.add(record);
     // A live reply is being written until it is decided: its blocks are only outlined (kind, place, complete or
     // not) on each rescan, never parsed — that was most of a rescan's cost, paid every few streamed tokens. They are
@@ -182,7 +192,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
         tracked.key = key;
         tracked.ranBefore = false;
         // A reply seen arriving is new; whether its blocks ran is read when it is claimed (claimRunnable).
-        if (block.complete && record.origin !== 'live') checkRanBefore(record, tracked);
+        // So is one mounted again after it was decided (page-scan onChanges): the ledger says what ran then.
+        if (block.complete && (record.origin !== 'live' || record.handledMarkdown === serialized.markdown)) checkRanBefore(record, tracked);
       }
       // a block the protocol says never runs (a second plan in one reply) is shown like one that cannot be read:
       // its reason, and no Run — its raw text alone would parse as a runnable block in the companion
@@ -206,19 +217,23 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
     for (const record of active) {
       if (!record.candidate || record.origin === 'live' || record.role !== 'assistant') continue;
-      const verdict = candidateVerdict({
+      const view = {
         age: now() - record.firstSeenAt,
         generating: isGenerating(),
         isLatest: record === latest,
         grewAfterFirstSeen: record.grewAfterFirstSeen,
-      });
+        followsSend: ctx.lastSendAt !== Number.NEGATIVE_INFINITY && ctx.lastSendAt <= record.firstSeenAt,
+      };
+      const verdict = candidateVerdict(view);
       if (verdict === 'drop') {
         active.delete(record);
+        if (view.generating === false && view.isLatest && view.grewAfterFirstSeen && view.followsSend) hooks.writingSignal(false);
         continue;
       }
       if (verdict === 'live') {
         record.origin = 'live';
         record.seenGenerating = isGenerating() === true;
+        if (record.seenGenerating) hooks.writingSignal(true);
         ctx.liveKeys.add(ctx.messageKeyOf(record));
         for (const tracked of record.blocks) show.render(record, tracked);
       }
@@ -237,6 +252,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
     }
     ctx.conversation = id;
     ctx.switchedAt = now();
+    ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     ctx.epoch += 1;
     for (const record of records.values()) {
       record.origin = 'history';
@@ -268,7 +284,17 @@ export function createScanner(ctx: PageContext, show: Show, hooks: { liveChanged
       // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
       // a position key could belong to another message after a virtual list unmounted rows.
       const key = ctx.messageKeyOf(record);
-      if (candidate && !key.startsWith('p:') && ctx.liveKeys.has(key)) record.origin = 'live';
+      if (candidate && !key.startsWith('p:') && ctx.liveKeys.has(key)) {
+        record.origin = 'live';
+        // …and a reply the person stopped stays stopped; one already decided is not decided again while it shows
+        // the same text.
+        record.stop = ctx.stops.get(key) ?? null;
+        const decided = ctx.decided.get(key);
+        if (decided) {
+          record.handledMarkdown = decided.markdown;
+          record.ending = decided.ending;
+        }
+      }
     }
     let liveChanged = false;
     for (const el of changes.changed) {

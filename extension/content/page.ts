@@ -1,3 +1,5 @@
+import { problemFor } from '../doctor/report';
+import { isEditorEmpty } from '../inject/insert';
 import type { PagePush } from '../messaging';
 import { isReplyFinished, SETTLE_MS } from '../scanner/blocks';
 import { observeMessages } from '../scanner/observe';
@@ -57,7 +59,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const doctor = createPageDoctor(ctx);
   const deliverer = createDeliverer(ctx, show, doctor);
   const dispatcher = createDispatcher(ctx, show, deliverer);
-  const scanner = createScanner(ctx, show, { liveChanged: (changedAt) => tickWhenSettled(changedAt) });
+  const scanner = createScanner(ctx, show, {
+    liveChanged: (changedAt) => tickWhenSettled(changedAt),
+    writingSignal: (works) => doctor.setProblem('no-writing-signal', works ? null : problemFor('no-writing-signal')),
+  });
 
   // The person's MCP servers' tool names, so a block calling one is not taken for an unknown tool: read when the
   // page starts, when the companion connects, and when a server's state changes (its tools may have).
@@ -82,16 +87,25 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   };
   const unsubscribe = bridge.onPush(onPush);
 
-  // Only a person's typing in the chat box resets the loop guard; our own inserts are not trusted events.
+  // Only a person's typing in the chat box resets the loop guard; our own inserts are not trusted events. Enter there
+  // (no Shift) is the person sending, as is a press of the send control.
   doc.addEventListener(
     'keydown',
     (event) => {
       if (!event.isTrusted) return;
       const editor = site.editor(doc);
-      if (editor && event.target instanceof Node && editor.contains(event.target)) ctx.loopGuard.personTyped(ctx.conversationKey());
+      if (!editor || !(event.target instanceof Node) || !editor.contains(event.target)) return;
+      ctx.loopGuard.personTyped(ctx.conversationKey());
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !isEditorEmpty(editor)) ctx.lastSendAt = now();
     },
     { capture: true, signal },
   );
+  const onSendPress = (event: Event): void => {
+    if (!event.isTrusted || !(event.target instanceof Node)) return;
+    if (site.sendButton(doc)?.contains(event.target)) ctx.lastSendAt = now();
+  };
+  doc.addEventListener('pointerdown', onSendPress, { capture: true, signal });
+  doc.addEventListener('click', onSendPress, { capture: true, signal });
 
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs
   // nor auto-submits (page-decide.ts replyEnding).
@@ -101,8 +115,16 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     if (latest.markdown !== null && latest.handledMarkdown === latest.markdown) return;
     if (latest.stop?.by === 'control') return;
     latest.stop = { at: now(), by };
+    ctx.stops.set(ctx.messageKeyOf(latest), latest.stop);
   };
-  watchStops(signal, { site, doc, onStop: markStopped });
+  watchStops(signal, {
+    site,
+    doc,
+    onStop: (by) => {
+      ctx.personStops += 1;
+      markStopped(by);
+    },
+  });
 
   // Everything on the page now is history. It is scanned in slices of at most FIRST_SCAN_SLICE_MS of main thread with
   // the page's turn between them (a 1000-message conversation is a few dozen milliseconds of work: one long task
@@ -270,6 +292,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       performance.mark('chatbridge:reply-finished');
       const end = replyEnding({ stop: record.stop, lastChangeAt: record.lastChangeAt, markdown: record.markdown ?? '', blocks: record.blocks.map((b) => b.block) });
       record.ending = end.ending;
+      ctx.decided.set(ctx.messageKeyOf(record), { markdown: record.markdown ?? '', ending: end.ending });
+      // Decided stopped: the same reply mounted again later is stopped whatever its new element's timing says.
+      if (end.ending === 'stopped') ctx.stops.set(ctx.messageKeyOf(record), { at: record.stop?.at ?? now(), by: 'control' });
       if (end.ending !== 'normal') {
         for (const tracked of record.blocks) {
           tracked.cut = tracked.block === end.cut && tracked.block.complete;

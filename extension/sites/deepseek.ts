@@ -84,7 +84,9 @@ export const deepseek = defineSite({
     if (!button) return false;
     if (button.querySelector('.ds-loading')) return true;
     // The send control turns into stop (a square icon) while a reply streams: enabled even though the box is empty.
-    if (button.querySelector('svg rect')) return true;
+    // 2026-10-04 capture (code-index 70882088046): the square is one <path> (d="M2 4.88C…", a rounded square), like
+    // the send arrow; it stays while the person types the next message, when the box is no longer empty.
+    if (button.querySelector('svg rect, svg path[d^="M2 4.88"]')) return true;
     const editor = this.editor(doc) as HTMLTextAreaElement | null;
     return !this.isSendDisabled(button) && editor !== null && editor.value === '';
   },

@@ -278,7 +278,10 @@ export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   const text = plainText(content);
   if (codeEl.querySelector('.cm-gap')) return { text, partial: 'the code viewer left some lines out of the page (.cm-gap)' };
   const lines = content.querySelectorAll('.cm-line').length;
-  const numbers = Array.from(codeEl.querySelectorAll('.cm-lineNumbers .cm-gutterElement'), (g) => Number(g.textContent));
+  // CodeMirror's lineNumbers() keeps a hidden spacer in the gutter holding the widest number of the document's digits
+  // (9, 99, …) to size it: it numbers no line.
+  const numbered = Array.from(codeEl.querySelectorAll<HTMLElement>('.cm-lineNumbers .cm-gutterElement')).filter((g) => g.style?.visibility !== 'hidden');
+  const numbers = numbered.map((g) => Number(g.textContent));
   const last = Math.max(0, ...numbers.filter((n) => Number.isFinite(n)));
   if (lines > 0 && last > lines) return { text, partial: `the code viewer shows ${lines} of ${last} lines` };
   return { text };

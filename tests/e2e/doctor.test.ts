@@ -118,6 +118,17 @@ describeE2E('site doctor and any site', () => {
     return { page, popup, tabId };
   }
 
+  /**
+   * The person asks in the page's box and presses Enter: the plain pages give no "writing" signal, so only a reply
+   * that follows a send is live (a saved conversation rendering in is not).
+   */
+  async function personAsks(page: Page, text: string): Promise<void> {
+    await page.locator('#prompt').click();
+    await page.keyboard.type(text);
+    await page.keyboard.press('Enter');
+    await waitForSubmitted(page, 1);
+  }
+
   async function row(popup: Page, name: string): Promise<{ ok: string | null; text: string | null }> {
     const cell = popup.locator(`[data-doctor-row="${name}"]`);
     return { ok: await cell.getAttribute('data-ok'), text: await cell.textContent() };
@@ -129,18 +140,19 @@ describeE2E('site doctor and any site', () => {
     expect(await row(popup, 'composer')).toEqual({ ok: 'true', text: 'found: textarea#prompt · unknown' });
     expect((await row(popup, 'generating')).text).toContain('none on this site');
 
+    await personAsks(page, 'What is in my notes?');
     await stream(page, `Reading it.\n\n${mcpRequest('plain-1', notes)}\n`);
-    const [message] = await waitForSubmitted(page, 1);
+    const [, message] = await waitForSubmitted(page, 2);
     const records = (await auditRecords(world)).filter((r) => r.site === 'generic');
     expect(records).toHaveLength(1);
     expect((message ?? '').trim()).toBe((await resultTextOf(world, records[0]?.runId ?? '')).trim());
     expect(fencedBody(message ?? '', 'mcp-response')).toContain('plain-1');
     await expect.poll(async () => (await row(popup, 'submit')).text, { timeout: 10_000 }).toBe('verified (click)');
     // The reply, and the result the page sent as the person's message.
-    await expect.poll(async () => (await row(popup, 'messages')).text, { timeout: 10_000 }).toBe('2 (1 yours, 1 replies)');
+    await expect.poll(async () => (await row(popup, 'messages')).text, { timeout: 10_000 }).toBe('3 (2 yours, 1 replies)');
     expect((await row(popup, 'last-reply')).ok).toBe('true');
     await quietPeriod(1_500);
-    expect(await submitted(page)).toHaveLength(1);
+    expect(await submitted(page)).toHaveLength(2);
     await popup.close();
     await page.close();
   });
@@ -149,6 +161,7 @@ describeE2E('site doctor and any site', () => {
     await setSiteSettings(world, SITE_HOSTS.editable, { autoRun: true, autoSubmit: false });
     const { page, popup } = await enableHere('editable');
     expect(await row(popup, 'composer')).toEqual({ ok: 'true', text: 'found: div#prompt · unknown' });
+    await personAsks(page, 'What is in my notes?');
     await stream(page, mcpRequest('editable-1', notes));
     await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
     const inserted = await composerText(page);
@@ -156,7 +169,7 @@ describeE2E('site doctor and any site', () => {
     expect(record, 'the audit record of the inserted result').toBeDefined();
     expect(inserted.trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
     await waitForChipNote(page, 0, /^result is in the chat box/);
-    expect(await submitted(page)).toEqual([]);
+    expect(await submitted(page)).toEqual(['What is in my notes?']);
     await expect.poll(async () => (await row(popup, 'insert')).text, { timeout: 10_000 }).toMatch(/^verified \(/);
     await popup.close();
     await page.close();
@@ -210,10 +223,11 @@ describeE2E('site doctor and any site', () => {
     const page = await world.open('plain', '/?send=never');
     await firstScanDone(page, 15_000);
     const tabId = await tabIdOf(world, page);
+    await personAsks(page, 'What is in my notes?');
     await stream(page, mcpRequest('never-1', notes));
     await waitForChipNote(page, 0, /^inserted — press Enter/, 40_000);
     expect(await composerText(page)).toContain('never-1');
-    expect(await submitted(page)).toEqual([]);
+    expect(await submitted(page)).toEqual(['What is in my notes?']);
     await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('!');
 
     const popup = await popupFor(world, tabId);
@@ -228,16 +242,16 @@ describeE2E('site doctor and any site', () => {
 
     // Not tried again: the result waits in the box, once.
     await quietPeriod(2_000);
-    expect(await submitted(page)).toEqual([]);
+    expect(await submitted(page)).toEqual(['What is in my notes?']);
     // The person presses Enter (a real key press): sent once, and the badge clears.
     await page.locator('#prompt').click();
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
-    const sent = await waitForSubmitted(page, 1);
-    expect(sent[0]).toContain('never-1');
+    const sent = await waitForSubmitted(page, 2);
+    expect(sent[1]).toContain('never-1');
     await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('');
     await quietPeriod(1_500);
-    expect(await submitted(page)).toHaveLength(1);
+    expect(await submitted(page)).toHaveLength(2);
     await page.close();
   });
 });

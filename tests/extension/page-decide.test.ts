@@ -81,7 +81,7 @@ describe('keepsBlock: the block at a place stays the same block while it is writ
 });
 
 describe('candidateVerdict: a message that appeared at the end is live only when seen arriving', () => {
-  const base = { age: 100, generating: true as boolean | undefined, isLatest: true, grewAfterFirstSeen: false };
+  const base = { age: 100, generating: true as boolean | undefined, isLatest: true, grewAfterFirstSeen: false, followsSend: true };
 
   it('the newest message while the site generates is live', () => {
     expect(candidateVerdict(base)).toBe('live');
@@ -92,9 +92,12 @@ describe('candidateVerdict: a message that appeared at the end is live only when
     expect(candidateVerdict({ ...base, isLatest: false, age: CANDIDATE_GRACE_MS + 1 })).toBe('drop');
   });
 
-  it('without a site signal, growing text makes it live; it is watched at most CANDIDATE_MAX_MS', () => {
+  it('without a site signal, growing text after a send makes it live; it is watched at most CANDIDATE_MAX_MS', () => {
     expect(candidateVerdict({ ...base, generating: undefined })).toBe('wait');
     expect(candidateVerdict({ ...base, generating: undefined, grewAfterFirstSeen: true })).toBe('live');
+    // a saved conversation the site renders in after the page started grows too, but follows no send
+    expect(candidateVerdict({ ...base, generating: undefined, grewAfterFirstSeen: true, followsSend: false })).toBe('wait');
+    expect(candidateVerdict({ ...base, followsSend: false })).toBe('live');
     expect(candidateVerdict({ ...base, generating: undefined, isLatest: false, age: CANDIDATE_GRACE_MS + 1 })).toBe('wait');
     expect(candidateVerdict({ ...base, age: CANDIDATE_MAX_MS + 1 })).toBe('drop');
   });

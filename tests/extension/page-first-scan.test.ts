@@ -143,9 +143,13 @@ describe("page: a reply is decided on the site's own finished signal", () => {
     expect(h.runs).toEqual([]);
   });
 
-  it('a site without the signal falls back to the text sitting still', async () => {
+  it('a site without the signal falls back to the text sitting still, for a reply that follows the person sending', async () => {
     const quiet = defineSite({ ...deepseek, isGenerating: () => undefined });
     const h = start(buildPage(), { site: quiet });
+    await h.settle();
+    h.page.textarea.value = 'do it';
+    h.page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    h.page.textarea.value = '';
     h.page.list.append(userRow('do it'));
     const { row, answer } = assistantRow();
     h.page.list.append(row);
@@ -162,6 +166,43 @@ describe("page: a reply is decided on the site's own finished signal", () => {
     h.clock.now += 100;
     await h.settle();
     await until(() => h.runs.length === 1);
+  });
+
+  it('a site without the signal: an Enter in an empty box is no send; after a send, every reply of the loop runs', async () => {
+    const quiet = defineSite({ ...deepseek, isGenerating: () => undefined });
+    const h = start(buildPage(), { site: quiet, settings: { autoSubmit: true } });
+    await h.settle();
+    h.page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    // an Enter in an empty box sends nothing: no reply follows a send yet
+    const early = assistantRow();
+    h.page.list.append(early.row);
+    await h.settle();
+    renderReply(early.answer, ['Reading it.', blockOf(READ)]);
+    h.clock.now += STABLE_MS + 100;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    h.page.textarea.value = 'read it';
+    h.page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    h.page.textarea.value = '';
+    for (const code of [READ, LIST]) {
+      const { row, answer } = assistantRow();
+      h.page.list.append(row);
+      await h.settle();
+      renderReply(answer, ['Working.']);
+      h.clock.now += 20;
+      await h.settle();
+      renderReply(answer, ['Working.', blockOf(code)]);
+      h.clock.now += 20;
+      await h.settle();
+      h.clock.now += STABLE_MS;
+      await h.settle();
+      await until(() => h.page.submitted.length === h.runs.length && h.runs.length > 0 && h.runs.at(-1)!.text.includes(JSON.parse(code).id));
+      h.page.list.append(userRow(h.page.submitted.at(-1)!));
+      await h.settle();
+    }
+    expect(h.runs).toHaveLength(2);
+    expect(h.page.submitted).toHaveLength(2);
   });
 });
 
@@ -184,5 +225,27 @@ describe('page: a reply row that shows before its answer body', () => {
     expect(h.ctl.records().find((r) => r.el === row)?.role).toBe('assistant');
     h.page.setGenerating(false);
     await until(() => h.runs.length === 1);
+  });
+});
+
+describe('page: a conversation the site renders in only after the page started', () => {
+  it('on a site without a generating signal, an old reply whose body fills in a moment after its row is history: it never runs', async () => {
+    // The page opened on /chat/<id>; the app shows the saved conversation a moment after the content script started:
+    // the rows first, their markdown bodies in the next render.
+    const quiet = defineSite({ ...deepseek, isGenerating: () => undefined });
+    const h = start(buildPage(), { site: quiet });
+    await h.settle();
+    h.clock.now += 300;
+    const { row, answer } = assistantRow();
+    h.page.list.append(userRow('earlier question'), row);
+    await h.settle();
+    h.clock.now += 30;
+    renderReply(answer, ['Reading the file.', blockOf(READ)]);
+    await h.settle();
+    h.clock.now += STABLE_MS + 1_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
   });
 });

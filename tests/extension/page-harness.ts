@@ -17,6 +17,14 @@ import type { PageDeps } from '../../extension/content/page-context';
 
 const nativeValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!;
 export const STOP_ICON = '<div class="ds-icon"><svg viewBox="0 0 14 14"><rect x="2" y="2" width="10" height="10"></rect></svg></div>';
+/**
+ * The send control's icons as captured live on 2026-10-04 (code-index 70882088046): the stop square and the send
+ * arrow are both one <path>, no <rect>.
+ */
+export const LIVE_STOP_ICON =
+  '<div class="ds-button__icon ds-button__icon--last-child"><svg width="16" height="16" viewBox="0 0 16 16" fill="none"><path d="M2 4.88C2 3.68009 2 3.08013 2.30557 2.65954C2.40426 2.52371 2.52371 2.40426 2.65954 2.30557C3.08013 2 3.68009 2 4.88 2H11.12C12.3199 2 12.9199 2 13.3405 2.30557C13.4763 2.40426 13.5957 2.52371 13.6944 2.65954C14 3.08013 14 3.68009 14 4.88V11.12C14 12.3199 14 12.9199 13.6944 13.3405C13.5957 13.4763 13.4763 13.5957 13.3405 13.6944C12.9199 14 12.3199 14 11.12 14H4.88C3.68009 14 3.08013 14 2.65954 13.6944C2.52371 13.5957 2.40426 13.4763 2.30557 13.3405C2 12.9199 2 12.3199 2 11.12V4.88Z" fill="currentColor"></path></svg></div>';
+export const LIVE_SEND_ICON =
+  '<div class="ds-button__icon ds-button__icon--last-child"><svg width="16" height="16" viewBox="0 0 16 16" fill="none"><path d="M8.3125 0.980206C8.66767 1.05312 8.97902 1.2042 9.2627 1.43235C9.48724 1.613 9.73029 1.85795 9.97949 2.10716L14.707 6.8347L13.293 8.24876L9 3.95579V15.0417H7V3.95579L2.70703 8.24876L1.29297 6.8347L6.02051 2.10716C6.26971 1.85795 6.51277 1.613 6.7373 1.43235C6.97662 1.23988 7.28445 1.04404 7.6875 0.980206C7.8973 0.947029 8.1031 0.955183 8.3125 0.980206Z" fill="currentColor"></path></svg></div>';
 
 export interface Page {
   list: HTMLElement;
@@ -28,7 +36,7 @@ export interface Page {
   setGenerating(on: boolean): void;
 }
 
-export function buildPage(): Page {
+export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
   const list = document.createElement('div');
   list.className = 'ds-virtual-list-items';
   const textarea = document.createElement('textarea');
@@ -50,7 +58,7 @@ export function buildPage(): Page {
   send.setAttribute('role', 'button');
   const sync = (): void => {
     send.className = `ds-button ds-button--circle${state === '' && !generating ? ' ds-button--disabled' : ''}`;
-    send.innerHTML = generating ? STOP_ICON : '<div class="ds-icon"><svg><path d="M7 16"></path></svg></div>';
+    send.innerHTML = generating ? (icons.stop ?? STOP_ICON) : (icons.send ?? '<div class="ds-icon"><svg><path d="M7 16"></path></svg></div>');
   };
   textarea.addEventListener('input', () => {
     const actual = nativeValue.get!.call(textarea) as string;
@@ -173,6 +181,8 @@ export interface BridgeScript {
   programs?: ProgramItem[];
   /** GET /v1/tools as the companion answers it (the page reads the person's MCP servers' tool names from it) */
   tools?: ToolListing[];
+  /** GET /v1/runs/<id> (default: the companion is not reachable) */
+  getRun?: (runId: string) => RunResponse;
 }
 
 export function start(
@@ -207,7 +217,10 @@ export function start(
       if (type === 'approvals') return (script.approvals ?? []) as RequestMap[T]['response'];
       if (type === 'programs') return (script.programs ?? []) as RequestMap[T]['response'];
       if (type === 'tools' && script.tools) return script.tools as RequestMap[T]['response'];
-      if (type === 'get-run') throw new Error('companion not reachable');
+      if (type === 'get-run') {
+        if (script.getRun) return script.getRun((request as RequestMap['get-run']['request']).runId) as RequestMap[T]['response'];
+        throw new Error('companion not reachable');
+      }
       if (type === 'doctor-problem') {
         problems.push((request as RequestMap['doctor-problem']['request']).problem);
         return null as RequestMap[T]['response'];

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
-import { READ, LIST, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
+import { chatgpt } from '../../extension/sites';
+import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * Issue 10 on a DeepSeek-like page: a reply the person stopped (a trusted click on the site's stop control, or
@@ -227,5 +229,333 @@ describe('page: a second auto_coder plan in one reply', () => {
     const chip = chips()[1];
     expect(noteOf(chip)).toMatch(/only the first plan in a reply runs/);
     expect(() => clickChip(roots, chip, 'run')).toThrow(/no run button/);
+  });
+});
+
+describe('page: a stopped reply the site mounts again (virtual list, branch arrows)', () => {
+  /** A DeepSeek row as the virtual list held it before 2026-10-04: wrapped in a keyed item (the module keys on it). */
+  function keyed(row: HTMLElement, key: string): HTMLElement {
+    const item = document.createElement('div');
+    item.setAttribute('data-virtual-list-item-key', key);
+    item.append(row);
+    return item;
+  }
+
+  it('scrolled away and back after the person stopped it: still nothing runs, nothing is sent', async () => {
+    const h = start(buildPage());
+    h.page.list.append(keyed(userRow('do it'), 'u1'));
+    const first = assistantRow();
+    h.page.setGenerating(true);
+    const item = keyed(first.row, 'a1');
+    h.page.list.append(item);
+    await h.settle();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
+    await show(h, first.answer, parts);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+
+    // The virtual list unmounts the row when it scrolls away, then mounts it again (a new element, same key).
+    item.remove();
+    h.clock.now += 2_000;
+    await h.settle();
+    const again = assistantRow();
+    renderReply(again.answer, parts);
+    h.page.list.append(keyed(again.row, 'a1'));
+    h.clock.now += 500;
+    await h.settle();
+    h.clock.now += 10_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+  });
+
+  it('a reply that ran, mounted again: nothing runs again, its chip offers Re-run and the keyboard command skips it', async () => {
+    // Auto-submit off: the result waits in the box, so the reply is still the newest message when it is mounted again.
+    const h = start(buildPage(), { settings: { autoSubmit: false } });
+    h.page.list.append(keyed(userRow('do it'), 'u1'));
+    const first = assistantRow();
+    h.page.setGenerating(true);
+    const item = keyed(first.row, 'a1');
+    h.page.list.append(item);
+    await h.settle();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }];
+    await show(h, first.answer, parts);
+    await end(h);
+    await until(() => h.page.state() === 'RESULT[mcp-request:1]');
+
+    item.remove();
+    h.clock.now += 2_000;
+    await h.settle();
+    const again = assistantRow();
+    renderReply(again.answer, parts);
+    h.page.list.append(keyed(again.row, 'a1'));
+    h.clock.now += 500;
+    await h.settle();
+    h.clock.now += 10_000;
+    await h.settle();
+    await until(() => again.row.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-actions') === 'rerun');
+    expect(await h.ctl.runLatest()).toMatchObject({ ok: false });
+    expect(h.runs).toHaveLength(1);
+    expect(h.page.submitted).toEqual([]);
+  });
+
+  it('a reply decided while auto-run was off stays decided when mounted again after auto-run is turned on', async () => {
+    const h = start(buildPage(), { settings: { autoRun: false } });
+    h.page.list.append(keyed(userRow('do it'), 'u1'));
+    const first = assistantRow();
+    h.page.setGenerating(true);
+    const item = keyed(first.row, 'a1');
+    h.page.list.append(item);
+    await h.settle();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'Tell me if I should.'];
+    await show(h, first.answer, parts);
+    await end(h);
+    expect(h.runs).toEqual([]);
+
+    // Later the person turns auto-run on (for the replies to come), and scrolls: the row is mounted again.
+    h.settings.autoRun = true;
+    item.remove();
+    h.clock.now += 2_000;
+    await h.settle();
+    const again = assistantRow();
+    renderReply(again.answer, parts);
+    h.page.list.append(keyed(again.row, 'a1'));
+    h.clock.now += 500;
+    await h.settle();
+    h.clock.now += 10_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+  });
+});
+
+/**
+ * A ChatGPT-like page (chatgpt site module): turns holding `[data-message-author-role]` messages, the 2024 code block
+ * (header label + `code.language-*`), a composer form whose trailing button is the stop button while a reply streams
+ * and the send button only while the box holds text.
+ */
+function chatgptPage(): {
+  thread: HTMLElement;
+  textarea: HTMLTextAreaElement;
+  submitted: string[];
+  setGenerating(on: boolean): void;
+  stop(): HTMLElement | null;
+} {
+  const thread = document.createElement('div');
+  const form = document.createElement('form');
+  form.setAttribute('data-type', 'unified-composer');
+  const textarea = document.createElement('textarea');
+  textarea.name = 'prompt-textarea';
+  const slot = document.createElement('div');
+  form.append(textarea, slot);
+  const submitted: string[] = [];
+  let generating = false;
+  const sync = (): void => {
+    slot.replaceChildren();
+    const button = document.createElement('button');
+    button.type = 'button';
+    if (generating) {
+      button.setAttribute('data-testid', 'stop-button');
+      button.setAttribute('aria-label', 'Stop streaming');
+    } else if (textarea.value.trim() !== '') {
+      button.id = 'composer-submit-button';
+      button.setAttribute('data-testid', 'send-button');
+      button.setAttribute('aria-label', 'Send prompt');
+      button.addEventListener('click', () => {
+        submitted.push(textarea.value);
+        thread.append(chatgptTurn('user', `u-${submitted.length + 10}`, textarea.value));
+        textarea.value = '';
+        sync();
+      });
+    } else button.setAttribute('aria-label', 'Start Voice');
+    slot.append(button);
+  };
+  textarea.addEventListener('input', sync);
+  sync();
+  document.body.replaceChildren(thread, form);
+  return {
+    thread,
+    textarea,
+    submitted,
+    setGenerating(on) {
+      generating = on;
+      sync();
+    },
+    stop: () => slot.querySelector('[data-testid="stop-button"]'),
+  };
+}
+
+function chatgptTurn(role: 'user' | 'assistant', id: string, text = ''): HTMLElement {
+  const turn = document.createElement('article');
+  turn.setAttribute('data-testid', `conversation-turn-${id}`);
+  turn.setAttribute('data-turn', role);
+  turn.append(chatgptMessage(role, id, text));
+  return turn;
+}
+
+function chatgptMessage(role: 'user' | 'assistant', id: string, text = ''): HTMLElement {
+  const message = document.createElement('div');
+  message.setAttribute('data-message-author-role', role);
+  message.setAttribute('data-message-id', id);
+  const body = document.createElement('div');
+  body.className = role === 'assistant' ? 'markdown prose' : 'whitespace-pre-wrap';
+  body.textContent = text;
+  message.append(body);
+  return message;
+}
+
+function chatgptAnswer(message: HTMLElement, parts: Part[]): void {
+  message.querySelector('.markdown')!.replaceChildren(
+    ...parts.map((part) => {
+      if (typeof part === 'string') return Object.assign(document.createElement('p'), { textContent: part });
+      const pre = document.createElement('pre');
+      pre.innerHTML = '<div><div class="flex items-center"></div><div class="sticky"><button>Copy code</button></div><div class="overflow-y-auto"><code></code></div></div>';
+      pre.querySelector('.flex')!.textContent = part.lang;
+      const code = pre.querySelector('code')!;
+      code.className = `hljs language-${part.lang}`;
+      code.textContent = part.code;
+      return pre;
+    }),
+  );
+}
+
+describe('page: a ChatGPT turn written as several assistant messages (a tool step between them)', () => {
+  it('the person stops the turn while its second message streams: the first message\'s result is never sent', async () => {
+    const page = chatgptPage();
+    const h = start(page as never, { site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    const turn = document.createElement('section');
+    turn.setAttribute('data-testid', 'conversation-turn-2');
+    turn.setAttribute('data-turn', 'assistant');
+    turn.setAttribute('data-turn-id', 'turn-2');
+    const first = chatgptMessage('assistant', 'a-1');
+    turn.append(first);
+    page.setGenerating(true);
+    page.thread.append(turn);
+    await h.settle();
+    chatgptAnswer(first, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Then I will search.']);
+    h.clock.now += 50;
+    await h.settle();
+    // The model goes on in a second message of the same turn (after a search step).
+    const second = chatgptMessage('assistant', 'a-2');
+    turn.append(second);
+    chatgptAnswer(second, ['Searching for more']);
+    h.clock.now += 100;
+    await h.settle();
+    h.clock.now += 100;
+    await h.settle();
+
+    // The person presses Stop while the turn still streams.
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    h.clock.now += 10_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual([]);
+  });
+});
+
+describe("page: DeepSeek's live send/stop icons (both a single <path>) while the person types the next message", () => {
+  const live = { stop: LIVE_STOP_ICON, send: LIVE_SEND_ICON };
+
+  it('nothing runs while the reply still streams, though the box holds a draft', async () => {
+    const h = start(buildPage(live));
+    const answer = await begin(h);
+    h.page.type('and after that, summarize');
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl']);
+    h.clock.now += 1_000;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+  });
+
+  it('a result typed in while a reply streams is never "sent" with a click on the stop control', async () => {
+    const h = start(buildPage(live), { script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    // The person asks something else meanwhile; that reply streams.
+    const next = await begin(h);
+    await show(h, next, ['Let me think about that']);
+    let clicksWhileGenerating = 0;
+    h.page.send.addEventListener('click', () => {
+      if (h.page.send.querySelector('path[d^="M2 4.88"]')) clicksWhileGenerating += 1;
+    });
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.textarea.value === 'FINAL');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(clicksWhileGenerating).toBe(0);
+    // The reply ends: the result goes.
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['FINAL']);
+  });
+
+  it('Stop pressed while the box holds a draft is the person stopping the reply: nothing runs, nothing is sent', async () => {
+    const h = start(buildPage(live));
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl']);
+    h.page.type('and after that, summarize');
+    pressStop(h);
+    await end(h);
+    // The person sends the draft; our result never follows it.
+    h.page.send.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    h.clock.now += 10_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual(['and after that, summarize']);
+  });
+});
+
+describe('page: a ChatGPT page whose stop button changed (the site doctor)', () => {
+  it('a reply streams in after a send while the module no longer finds the stop button: nothing runs, and the doctor says why; a reply seen being written ends it', async () => {
+    const page = chatgptPage();
+    const h = start(page as never, { site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    await h.settle();
+    // The person asks: a trusted Enter in the box.
+    page.textarea.value = 'do it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    const streamReply = async (n: number): Promise<void> => {
+      const turn = document.createElement('section');
+      turn.setAttribute('data-testid', `conversation-turn-${n}`);
+      turn.setAttribute('data-turn-id', `turn-${n}`);
+      const reply = chatgptMessage('assistant', `a-${n}`);
+      turn.append(reply);
+      page.thread.append(turn);
+      await h.settle();
+      for (const parts of [['Reading'], ['Reading it.', { lang: 'mcp-request', code: READ }], ['Reading it.', { lang: 'mcp-request', code: READ }, 'Done.']] as Part[][]) {
+        chatgptAnswer(reply, parts);
+        h.clock.now += 200;
+        await h.settle();
+      }
+    };
+    page.setGenerating(true);
+    // The site renamed its stop button: same place, same role, a new test id and label.
+    const stop = page.stop()!;
+    stop.setAttribute('data-testid', 'composer-stop-button');
+    stop.setAttribute('aria-label', 'Stop generating');
+    await streamReply(2);
+    page.setGenerating(false);
+    expect(h.ctl.doctor().problems).toEqual([]);
+    h.clock.now += CANDIDATE_MAX_MS;
+    page.thread.append(document.createComment('a change, so the page looks again'));
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.ctl.doctor().problems.map((p) => p.code)).toEqual(['no-writing-signal']);
+    // The next reply the module sees being written (the site's button as the module knows it): the problem is over.
+    page.setGenerating(true);
+    await streamReply(3);
+    expect(h.ctl.doctor().problems).toEqual([]);
+    page.setGenerating(false);
   });
 });

@@ -131,6 +131,44 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     await until(() => page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-actions') === 'rerun');
   });
 
+  it('a run still going when the page reloads is delivered after the reload, though the virtual list mounts fewer rows', async () => {
+    const area = memoryArea();
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse =>
+        done ? { runId, status: 'done', resultText: 'LONG RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' },
+    };
+    const page = buildPage();
+    // Earlier messages of a long conversation, as many as the virtual list has mounted.
+    for (let i = 0; i < 3; i++) {
+      const old = assistantRow();
+      renderReply(old.answer, [`answer ${i}`]);
+      page.list.append(userRow(`question ${i}`), old.row);
+    }
+    const first = start(page, { area, script });
+    await first.settle();
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    // The run is owed to the chat (the ledger's pending runs) before the reload.
+    const pendingKey = 'ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const user = row.previousElementSibling!.outerHTML;
+    const reply = row.outerHTML;
+    controllers.splice(0).forEach((c) => c.abort());
+
+    // Reloaded: the list opens at the bottom and mounts only the last rows.
+    done = true;
+    const again = buildPage();
+    again.list.innerHTML = user + reply;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script });
+    await second.settle();
+    await until(() => again.submitted.length === 1 || again.textarea.value !== '', 5_000);
+    expect(second.runs).toEqual([]);
+    expect(again.submitted).toEqual(['LONG RESULT']);
+  });
+
   it('two calls in one reply run in order and go back in ONE message', async () => {
     const h = start(buildPage());
     await streamReply(h, [{ lang: 'mcp-request', code: READ }, 'then', { lang: 'mcp-request', code: LIST }]);
@@ -382,6 +420,22 @@ describe('page: approvals and long runs', () => {
     await h.settle();
     h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
     await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('');
+  });
+
+  it('a result waiting for the person\'s draft never lands in the conversation the person switched to', async () => {
+    const h = start(buildPage());
+    h.page.type('my half-written question');
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The person opens another conversation: the site shows it, with its own (empty) chat box.
+    h.navigate('/a/chat/s/33333333-2222-4333-8444-555555555555');
+    h.page.list.replaceChildren(userRow('another topic'));
+    h.page.type('');
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect(h.page.submitted).toEqual([]);
     expect(h.page.state()).toBe('');
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
 import type { Block } from '../../shared/protocols/types';
 import { fenceFor, locateBlock, mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
+import { zai } from '../../extension/sites';
 import { LAYOUTS, SITE_OF, renderLikeSite, type Layout } from './render-like-site';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
@@ -313,6 +314,27 @@ describe('serializer details', () => {
     const serialized = serializeMessage(site.answerRoot(message)!, site);
     const code = serialized.segments.find((s) => s.code);
     expect(code?.code?.partial).toMatch(/cm-gap/);
+  });
+
+  it("a CodeMirror block with a line-number gutter is read in full: the gutter's hidden width spacer is no line", () => {
+    // CodeMirror 6's lineNumbers() puts a hidden spacer first in the gutter holding the widest number for the
+    // document's digits (9, 99, 999…), so a three-line block's gutter holds 9, 1, 2, 3 (Z.ai's basic setup shows it).
+    const body = ['{"jsonrpc":"2.0","id":"call-031",', '"method":"tools/list"', '}'];
+    const gutter =
+      '<div class="cm-gutters" aria-hidden="true"><div class="cm-gutter cm-lineNumbers">' +
+      '<div class="cm-gutterElement" style="height: 0px; visibility: hidden; pointer-events: none;">9</div>' +
+      body.map((_, i) => `<div class="cm-gutterElement" style="height: 20px;">${i + 1}</div>`).join('') +
+      '</div></div>';
+    const lines = body.map((line) => `<div class="cm-line">${line}</div>`).join('');
+    document.body.innerHTML =
+      '<div class="chat-assistant markdown-prose"><div class="rounded-xl"><div class="flex"><span>mcp-request</span>' +
+      '<button class="copy-code-button">Copy</button></div><div class="language-mcp-request"><div class="cm-editor">' +
+      `<div class="cm-scroller">${gutter}<div class="cm-content" contenteditable="false">${lines}</div></div></div></div></div></div>`;
+    const message = document.querySelector('.chat-assistant')!;
+    const serialized = serializeMessage(zai.answerRoot(message)!, zai);
+    const code = serialized.segments.find((s) => s.code);
+    expect(code?.code?.partial).toBeUndefined();
+    expect(findBlocks(serialized.markdown).map((b) => (b.payload as { id?: unknown } | undefined)?.id)).toEqual(['call-031']);
   });
 
   it('keeps headings, lists and inline code as markdown text', () => {
