@@ -1,9 +1,24 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 export function sha256(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
+}
+
+/** Per process: the key of the digest a model is shown of a file that holds a secret (shownSha256). */
+const SHOWN_KEY = randomBytes(32);
+
+/**
+ * The digest of a file a model is shown (fs.read `includeMeta`, a write's CONFLICT) and may pass back as
+ * `expectedSha256`: its sha256 — unless the file holds a secret. Then the model sees every byte but the secret, and
+ * the sha256 of the real bytes would let it try candidate secrets offline, as fast as it can hash (a password from
+ * a dictionary in seconds). Such a file is shown an HMAC-SHA256 under a key of this process instead: it works as
+ * `expectedSha256` all the same (until the companion restarts: then the write is a CONFLICT and the file is read
+ * again) and says nothing about the secret.
+ */
+export function shownSha256(bytes: Uint8Array, holdsSecret: boolean): string {
+  return holdsSecret ? createHmac('sha256', SHOWN_KEY).update(bytes).digest('hex') : sha256(bytes);
 }
 
 /** Below this size (known from a stat) a file is hashed from one read: a stream costs several more trips. */

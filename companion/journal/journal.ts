@@ -27,7 +27,7 @@ import {
 export interface JournalOptions {
   /** where entries live, e.g. ~/.chatbridge/journal */
   dir: string;
-  policy: Pick<Policy, 'roots' | 'deny' | 'limits' | 'journal'> & Partial<Pick<Policy, 'reserved'>>;
+  policy: Pick<Policy, 'roots' | 'deny' | 'limits' | 'journal'> & Partial<Pick<Policy, 'reserved' | 'redact'>>;
   now?: () => Date;
   /** an entry that failed validation was moved to `<dir>/quarantine/<id>`; the person should hear of it */
   onQuarantine?: (id: string, reason: string) => void;

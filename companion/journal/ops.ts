@@ -5,15 +5,17 @@ import { ToolError } from '../../shared/errors';
 import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
 import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
-import { sha256, sha256File } from '../fsx/sha256';
+import { sha256File, shownSha256 } from '../fsx/sha256';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
+import { bytesHoldSecret } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { FileOp } from '../types';
 import type { PathState, UndoRecord } from './records';
 
 export interface OpRuntime {
-  policy: Pick<Policy, 'roots' | 'deny' | 'limits'>;
+  /** `redact` (when given) tells a file that holds a secret, whose digest is shown keyed (fsx/sha256 shownSha256) */
+  policy: Pick<Policy, 'roots' | 'deny' | 'limits'> & Partial<Pick<Policy, 'redact'>>;
   /**
    * Writes the records (and a restore-file record's before-image, `before`) and resolves only once they are
    * durable, together with the entry's intent the first time. Nothing in a person's folder changes before its
@@ -118,7 +120,10 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${json(target)} is a directory; fs.write writes files`, { path: target });
   const existing = stat ? await readNoFollow(target) : undefined;
   if (op.expectedSha256 !== undefined) {
-    const actual = existing ? sha256(existing) : 'absent (no such file)';
+    // a file that holds a secret is known by its keyed digest only: its sha256 would be an offline oracle for the
+    // secret, shown here or confirmed by a guess that matches
+    const holdsSecret = existing !== undefined && rt.policy.redact !== undefined && bytesHoldSecret(existing, { redact: rt.policy.redact });
+    const actual = existing ? shownSha256(existing, holdsSecret) : 'absent (no such file)';
     if (actual !== op.expectedSha256.toLowerCase()) {
       throw new ToolError(
         'CONFLICT',

@@ -32,7 +32,7 @@ export function decideActions(request: AuthorizationRequest, policy: Policy, sit
   const named = request.actions.length > 1;
   return request.actions.map((planned) => {
     // a write to a file that runs code (a shell's start-up file, a git hook, an editor's tasks) is decided as exec
-    const action = asDecided(planned);
+    const action = asDecided(planned, policy);
     const decision = decideAction(action, policy, site, changesFiles);
     return { action, decision: typeof decision === 'object' && named ? { deny: `${decision.deny} (${action.label})` } : decision };
   });

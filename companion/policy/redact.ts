@@ -83,13 +83,16 @@ function spanning(pattern: RegExp, literal: string): RegExp {
 /** Required by the two key-name patterns; looked for once per text (mayMatch's `seen`). */
 const HAS_SECRET_KEY = new RegExp(SECRET_KEY, 'i');
 
+// Runs of blanks inside a look-behind, and the look-aheads of `sk-`, are bounded (64, 256): unbounded, each position
+// of a long run scanned the whole run again, so a few hundred kilobytes of spaces holding "Bearer" (or `sk-sk-…`)
+// took minutes to redact, on the companion's own thread (tests/companion/policy/redaction-redos.test.ts).
 export const BUILTIN_REDACTIONS: readonly RegExp[] = [
   // PEM private keys (PKCS#1/#8, EC, OpenSSH, encrypted) and PGP private key blocks; an unterminated block goes
   // to the end, and `\n` escapes inside JSON (service-account files) are spanned too
   spanning(/-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g, 'PRIVATE KEY'),
   // OpenAI (sk-…, sk-proj-…), Anthropic (sk-ant-…): real keys mix digits and capitals; this spares CSS classes and
   // slugs that merely start with `sk-`
-  lineLocal(literals(/\bsk-(?:proj-|ant-|live_|test_|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}/g, 'sk-')),
+  lineLocal(literals(/\bsk-(?:proj-|ant-|live_|test_|svcacct-|admin-)?(?=[A-Za-z0-9_-]{0,256}\d)(?=[A-Za-z0-9_-]{0,256}[A-Z])[A-Za-z0-9_-]{20,}/g, 'sk-')),
   // GitHub: classic tokens ghp_/gho_/ghu_/ghs_/ghr_ and fine-grained github_pat_
   lineLocal(literals(/\bgh[pousr]_[A-Za-z0-9]{30,}/g, 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_')),
   lineLocal(literals(/\bgithub_pat_[A-Za-z0-9_]{30,}/g, 'github_pat_')),
@@ -114,21 +117,21 @@ export const BUILTIN_REDACTIONS: readonly RegExp[] = [
   // ordinary dotted base64 (source maps, integrity hashes) out
   lineLocal(literals(/\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, 'eyJ')),
   // `Authorization: Bearer …` and `Basic …`: a placeholder like `<token>` or `${token}` is not a token
-  lineLocal(needs(/(?<=\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/g, /Bearer/)),
-  lineLocal(needs(/(?<=\bAuthorization:[ \t]*Basic[ \t]+)[A-Za-z0-9+/]{8,}=*/gi, /authorization:/i)),
+  lineLocal(needs(/(?<=\bBearer[ \t]{1,64})[A-Za-z0-9._~+/-]{20,}=*/g, /Bearer/)),
+  lineLocal(needs(/(?<=\bAuthorization:[ \t]{0,64}Basic[ \t]{1,64})[A-Za-z0-9+/]{8,}=*/gi, /authorization:/i)),
   // the password in a URL (`postgres://app:hunter2@db`, `https://user:token@github.com`)
   lineLocal(needs(/(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)[^\s/?#@]+(?=@)/gi, /:\/\//)),
   // .netrc: `machine host login me password secret`, on one line or several
-  spanning(/(?<=\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+)\S+/g, 'password'),
+  spanning(/(?<=\b(?:machine[ \t]{1,64}\S+|default)(?:\s{1,64}(?:login|account|port)[ \t]{1,64}\S+)*\s{1,64}password[ \t]{1,64})\S+/g, 'password'),
   // Maven settings.xml and the like
   lineLocal(needs(/(?<=<(?:password|passphrase)>)[^<\n]+(?=<\/(?:password|passphrase)>)/gi, /<pass(?:word|phrase)>/i)),
   // KEY=value as in .env files, INI and URLs (`DB_PASSWORD=hunter2`, `?api_key=…`): the value goes
   lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi'), HAS_SECRET_KEY)),
   // a quoted value after the key (`"password": "…"`, `secret = '…'`): only what is inside the quotes goes, so
   // JSON and code stay well-formed. Unquoted `password: string` or `password = req.body.password` is code, kept.
-  lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}["']?[ \\t]*[:=][ \\t]*["'])[^"'\\n]+(?=["'])`, 'gi'), HAS_SECRET_KEY)),
+  lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}["']?[ \\t]{0,64}[:=][ \\t]{0,64}["'])[^"'\\n]+(?=["'])`, 'gi'), HAS_SECRET_KEY)),
   // `aws_secret_access_key = …`, `npmAuthToken: …`, `client-key-data: …`: credential-only names, any form
-  lineLocal(needs(new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]*[:=][ \\t]*["']?)[^\\s"',;#]{8,}`, 'gi'), new RegExp(CREDENTIAL_KEY, 'i'))),
+  lineLocal(needs(new RegExp(`(?<=(?:^|[\\s:{,"'])${CREDENTIAL_KEY}["']?[ \\t]{0,64}[:=][ \\t]{0,64}["']?)[^\\s"',;#]{8,}`, 'gi'), new RegExp(CREDENTIAL_KEY, 'i'))),
 ];
 
 export const REDACTED = '[REDACTED]';

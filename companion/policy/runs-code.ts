@@ -1,8 +1,10 @@
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PlannedAction } from '../types';
 import { globSet } from './glob-set';
 import { givenAndReal, isInsideRoot } from './path-guard';
+import type { Policy } from './schema';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -18,7 +20,8 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
   [
     'a file your shell or desktop session runs when it starts',
     [
-      '**/.bashrc', '**/.bash_profile', '**/.bash_login', '**/.bash_logout', '**/.profile', '**/.zshrc', '**/.zshenv',
+      // .bash_aliases: Debian's and Ubuntu's stock .bashrc sources it; oh-my-zsh sources its custom folder
+      '**/.bashrc', '**/.bash_aliases', '**/.bash_profile', '**/.bash_login', '**/.bash_logout', '**/.profile', '**/.oh-my-zsh/custom/**', '**/.zshrc', '**/.zshenv',
       '**/.zprofile', '**/.zlogin', '**/.zlogout', '**/.kshrc', '**/.mkshrc', '**/.cshrc', '**/.tcshrc',
       '**/.config/fish/**', '**/.xprofile', '**/.xinitrc', '**/.xsession', '**/.xsessionrc', '**/.pam_environment',
       '**/.config/environment.d/**', '**/Documents/PowerShell/**', '**/Documents/WindowsPowerShell/**',
@@ -46,34 +49,25 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
     ],
   ],
   [
+    'a start-up file of a terminal multiplexer, debugger or interactive interpreter, which runs its commands when it starts',
+    [
+      '**/.tmux.conf', '**/.config/tmux/tmux.conf', '**/.ipython/profile_*/startup/**', '**/.ipython/profile_*/ipython_config.py',
+      '**/.Rprofile', '**/.gdbinit', '**/.config/gdb/gdbinit', '**/.irbrc', '**/.pryrc',
+    ],
+  ],
+  [
     "a CI workflow or dev container, which runs with the repository's secrets or on opening the folder",
     ['**/.github/workflows/**', '**/.gitlab-ci.yml', '**/.devcontainer/**', '**/.devcontainer.json'],
   ],
   [
     "a package manager's or runtime's settings, which run code on install or start",
-    ['**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
+    // cargo's config: `build.rustc-wrapper` or a target's `runner` runs a command of its choosing at every build
+    ['**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
   ],
 ];
 
 const GLOBS = KINDS.flatMap(([, globs]) => globs);
 const KIND_OF = KINDS.flatMap(([kind, globs]) => globs.map(() => kind));
-
-// The folders on the way to each such file, below the `**` its glob starts with (`**/.config/autostart/**` gives
-// `**/.config`): a folder moved there could bring one along. A folder prepared as `prep/autostart/x` and renamed to
-// a `~/.config` that did not exist yet holds no code-running path before the move, and one after it.
-const FOLDER_GLOBS: string[] = [];
-const FOLDER_KIND_OF: string[] = [];
-for (const [kind, globs] of KINDS) {
-  for (const glob of globs) {
-    const segments = glob.split('/');
-    for (let end = 2; end < segments.length; end++) {
-      const folder = segments.slice(0, end).join('/');
-      if (segments[0] !== '**' || segments[end - 1]!.includes('*') || FOLDER_GLOBS.includes(folder)) continue;
-      FOLDER_GLOBS.push(folder);
-      FOLDER_KIND_OF.push(kind);
-    }
-  }
-}
 const OPTIONS = { dot: true, windows: false, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
 
 /** The folder this companion runs from (its code, its node_modules, the extension it builds), as given and real. */
@@ -92,28 +86,58 @@ const PATH_DIRS = new Set(
     .flatMap(givenAndReal),
 );
 
-/** What running code a file at `resolved` (absolute) is, if it is one of those. */
-export function runsCode(resolved: string): string | undefined {
+const SERVER_PROGRAM = "the program of one of your MCP servers, which runs at the companion's next start";
+
+const serverProgramsOf = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * The files the person's stdio MCP servers run, given and real: the command and every argument that is not a flag
+ * (a flag's `=value` too), resolved against the server's cwd (the companion's own when it has none) — `node
+ * tools/server.mjs` runs `tools/server.mjs` at every start and every restart after a crash, so writing it is
+ * writing code that runs. A word that names no file costs nothing; a file the program imports is not named here.
+ */
+function serverPrograms(servers: Policy['mcpServers'] | undefined): ReadonlySet<string> {
+  if (servers === undefined) return new Set();
+  const known = serverProgramsOf.get(servers);
+  if (known) return known;
+  const files = new Set<string>();
+  for (const entry of Object.values(servers)) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const { command, args, cwd } = entry as { command?: unknown; args?: unknown; cwd?: unknown };
+    if (typeof command !== 'string') continue;
+    const home = (word: string) => (word === '~' ? homedir() : word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : word);
+    const base = typeof cwd === 'string' && path.isAbsolute(home(cwd)) ? home(cwd) : process.cwd();
+    for (const word of [command, ...(Array.isArray(args) ? args : [])]) {
+      if (typeof word !== 'string') continue;
+      const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
+      if (value === '' || value.includes('\0')) continue;
+      for (const file of givenAndReal(path.resolve(base, home(value)))) files.add(file);
+    }
+  }
+  serverProgramsOf.set(servers, files);
+  return files;
+}
+
+/**
+ * What running code a file at `resolved` (absolute) is, if it is one of those. `servers` (the policy's
+ * `mcpServers`) adds the programs the person's MCP servers run.
+ */
+export function runsCode(resolved: string, servers?: Policy['mcpServers']): string | undefined {
   if (PROGRAM.some((dir) => isInsideRoot(resolved, dir))) return "chatbridge's own program, which runs at its next start";
+  if (serverPrograms(servers).has(resolved)) return SERVER_PROGRAM;
   if (PATH_DIRS.has(path.dirname(resolved))) return 'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)';
   const set = globSet(GLOBS, OPTIONS);
   const slashed = resolved.replace(/\\/g, '/');
   // `**/.config/autostart/**` names the folder itself too: a folder moved there is as good as a file written in it
   const index = Math.max(set.firstMatch(slashed), set.firstMatch(`${slashed}/`));
-  if (index >= 0) return KIND_OF[index];
-  const folder = globSet(FOLDER_GLOBS, OPTIONS).firstMatch(slashed);
-  if (folder >= 0) return `a folder that would hold ${FOLDER_KIND_OF[folder]}`;
-  for (const dir of PATH_DIRS) {
-    if (isInsideRoot(dir, resolved)) return 'a folder that would hold a folder on PATH, whose programs run when their name is typed';
-  }
-  return undefined;
+  return index >= 0 ? KIND_OF[index] : undefined;
 }
 
 /** The action as the policy decides it: a write to a file that runs code is exec, and its label says why. */
-export function asDecided(action: PlannedAction): PlannedAction {
+export function asDecided(action: PlannedAction, policy?: Pick<Policy, 'mcpServers'>): PlannedAction {
   if (action.risk !== 'write') return action;
   for (const target of action.paths) {
-    const kind = runsCode(target);
+    const kind = runsCode(target, policy?.mcpServers);
     if (kind !== undefined) return { ...action, risk: 'exec', label: `${action.label} — ${kind}, so it counts as exec` };
   }
   return action;

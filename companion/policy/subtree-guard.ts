@@ -24,11 +24,12 @@ import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { errnoOf, isMissing, lstatOrUndefined } from '../fsx/errno';
 import { assertUnchanged, deniedBy } from './path-guard';
+import { runsCode } from './runs-code';
 
 /** The most entries one subtree check walks; past it the call is refused rather than approved unchecked. */
 export const MAX_SUBTREE_ENTRIES = 10_000;
 
-type GuardPolicy = Parameters<typeof deniedBy>[1];
+type GuardPolicy = Parameters<typeof deniedBy>[1] & { mcpServers?: Parameters<typeof runsCode>[1] };
 
 export type SubtreeChange =
   | { kind: 'remove'; path: string }
@@ -127,6 +128,12 @@ export interface SubtreeCheck {
   directory: boolean;
   /** entries walked under the source (and under a replaced destination) */
   entries: number;
+  /**
+   * Where a move or copy would land an entry that runs code there (runs-code.ts): `stage/tasks.json` moved to
+   * `.vscode` lands on `.vscode/tasks.json`. The handler adds these to its action's paths, so the move is decided
+   * as the write of that file would be.
+   */
+  runsCodeAt: string[];
 }
 
 type Inspection = ({ ok: true } & SubtreeCheck) | { ok: false; error: ToolError; hit?: SubtreeHit };
@@ -141,7 +148,15 @@ class Refused extends Error {
 }
 
 /** Depth-first, names sorted, symlinks never followed; throws Refused at the first hit, the limit or an unreadable directory. */
-async function walk(change: SubtreeChange, top: string, walked: WalkedSide, policy: GuardPolicy, limit: number, signal?: AbortSignal): Promise<number> {
+async function walk(
+  change: SubtreeChange,
+  top: string,
+  walked: WalkedSide,
+  policy: GuardPolicy,
+  limit: number,
+  signal?: AbortSignal,
+  runsCodeAt: string[] = [],
+): Promise<number> {
   const { doing, done } = verbOf(change);
   // the walk reads `top` by name: its parent must still be where it was checked (no symlink swapped in on the way)
   await assertUnchanged(path.dirname(top), policy);
@@ -181,6 +196,10 @@ async function walk(change: SubtreeChange, top: string, walked: WalkedSide, poli
       const child = relative === '' ? dirent.name : `${relative}/${dirent.name}`;
       const hit = subtreeHit(change, child, policy, walked);
       if (hit) throw new Refused(subtreeRefusal(change, hit, policy), hit);
+      if (walked === 'source' && (change.kind === 'move' || change.kind === 'copy')) {
+        const landing = under(change.to, child);
+        if (runsCode(landing, policy.mcpServers) !== undefined) runsCodeAt.push(landing);
+      }
       if (dirent.isDirectory()) subdirs.push(child);
     }
     pending.push(...subdirs.reverse()); // popped in name order
@@ -196,7 +215,8 @@ async function inspect(change: SubtreeChange, policy: GuardPolicy, options: Subt
     const source = sourceOf(change);
     const stat = await lstatOrUndefined(source);
     const directory = stat?.isDirectory() ?? false;
-    let entries = directory ? await walk(change, source, 'source', policy, limit, options.signal) : 0;
+    const runsCodeAt: string[] = [];
+    let entries = directory ? await walk(change, source, 'source', policy, limit, options.signal, runsCodeAt) : 0;
     if (change.kind === 'move' || change.kind === 'copy') {
       // an existing directory at the destination is replaced (overwrite), that is, removed with all it holds
       const target = await lstatOrUndefined(change.to);
@@ -206,7 +226,7 @@ async function inspect(change: SubtreeChange, policy: GuardPolicy, options: Subt
         entries += await walk(change, change.to, 'replaced', policy, limit, options.signal);
       }
     }
-    return { ok: true, directory, entries };
+    return { ok: true, directory, entries, runsCodeAt };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, error: error.error, ...(error.hit ? { hit: error.hit } : {}) };
     throw error;
@@ -226,7 +246,7 @@ export interface SubtreeOptions {
 export async function assertSubtreeMayChange(change: SubtreeChange, policy: GuardPolicy, options: SubtreeOptions = {}): Promise<SubtreeCheck> {
   const result = await inspect(change, policy, options);
   if (!result.ok) throw result.error;
-  return { directory: result.directory, entries: result.entries };
+  return { directory: result.directory, entries: result.entries, runsCodeAt: result.runsCodeAt };
 }
 
 /**

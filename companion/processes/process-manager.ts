@@ -54,8 +54,8 @@ interface Running {
  * - With `recordDir`, each running program has a record on disk, so a start after a crash stops what was left
  *   running (see program-records.ts).
  * - stdin is /dev/null: a program waiting for input sees end-of-file instead of hanging until the timeout.
- * - The environment is exactly `spec.env` (the caller builds a minimal one) plus the marker; nothing of the
- *   companion's leaks in.
+ * - The environment is exactly `spec.env` (the caller builds a minimal one) plus the marker and git's
+ *   `safe.bareRepository=explicit` (see withGitGuard); nothing of the companion's leaks in.
  * - Every chunk of output goes to the onOutput listeners with its offset, so a client can prove nothing was lost;
  *   what is kept for the result is capped per stream (see output-buffer.ts).
  * - Offsets count UTF-8 bytes of the decoded text: `offset + Buffer.byteLength(chunk)` is the next chunk's offset.
@@ -204,7 +204,7 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
       child = spawn(commandLine.file, commandLine.args, {
         cwd: spec.cwd,
         // set last: the call's env cannot choose the value (or drop it) to hide from the sweep
-        env: { ...spec.env, [RUN_MARKER_VAR]: marker },
+        env: { ...withGitGuard(spec.env), [RUN_MARKER_VAR]: marker },
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
@@ -316,6 +316,21 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
       return () => exitListeners.delete(listener);
     },
   };
+}
+
+/**
+ * git finds a repository by walking up from its working directory, and a folder holding `HEAD`, `objects/`, `refs/`
+ * and a `config` is one (a "bare" repository) whatever its name: a model that may write files plants such a folder,
+ * outside `.git` so no deny glob or runs-code rule names it, with `core.fsmonitor` (or `core.pager`, an alias, …)
+ * in its `config`, and an allow-listed `git status` run there runs that command with no card. Every program this
+ * companion starts gets `safe.bareRepository=explicit` as command-line configuration (which a repository's own
+ * config cannot override), so git uses a bare repository only when told to (`--git-dir`, `GIT_DIR`). Appended after
+ * any the environment already sets.
+ */
+export function withGitGuard(env: Record<string, string>): Record<string, string> {
+  const given = Number(env.GIT_CONFIG_COUNT ?? '0');
+  const count = Number.isSafeInteger(given) && given >= 0 ? given : 0;
+  return { ...env, GIT_CONFIG_COUNT: String(count + 1), [`GIT_CONFIG_KEY_${count}`]: 'safe.bareRepository', [`GIT_CONFIG_VALUE_${count}`]: 'explicit' };
 }
 
 function validateSpec(spec: ProgramSpec): void {

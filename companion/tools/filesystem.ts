@@ -10,7 +10,6 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { ToolError } from '../../shared/errors';
 import { applyReplacements } from '../../shared/replace';
 import { riskOf } from '../../shared/tools/define-tool';
@@ -23,6 +22,8 @@ import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } fr
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import { currentText, defineHandler, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
+import { modelGlob } from '../fsx/model-glob';
+import { assertLandingsDecided } from './fs-mv';
 
 type Guarded = Pick<ToolContext, 'policy'>;
 
@@ -213,8 +214,8 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
     case 'search': {
       const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { mustExist: true }, resolvePathNow);
       const pattern = need(args.pattern, 'pattern');
-      const matches = picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
-      const excluded = (args.excludePatterns ?? []).map((glob) => picomatch(glob, { dot: true, basename: !glob.includes('/') }));
+      const matches = modelGlob(pattern, 'pattern', { dot: true, basename: !pattern.includes('/') });
+      const excluded = (args.excludePatterns ?? []).map((glob) => modelGlob(glob, 'excludePatterns', { dot: true, basename: !glob.includes('/') }));
       const found: string[] = [];
       const walk = walkTree(target, {
         include: (entry) =>
@@ -243,7 +244,8 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
     case 'move': {
       const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });
       const to = await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true });
-      await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
+      const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
+      assertLandingsDecided(decidedMoveLandings.get(ctx), runsCodeAt, from, to);
       const entry = await ctx.journal.apply('filesystem move', [{ op: 'mv', from, to }], ctx.origin);
       const data = { source: relativeToRoot(from, ctx), destination: relativeToRoot(to, ctx) };
       return { data, message: `moved ${data.source} to ${data.destination}`, journalId: entry.id };
@@ -251,13 +253,20 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
   }
 }
 
-async function plannedPaths(args: FilesystemArgs, ctx: Guarded): Promise<string[]> {
+/** Per call (its scoped context): where plan() found entries of a move that run code would land (see fs-mv.ts). */
+const decidedMoveLandings = new WeakMap<object, ReadonlySet<string>>();
+
+/** `decided`: called from plan(), whose paths the policy decides (preview's are only shown) */
+async function plannedPaths(args: FilesystemArgs, ctx: Guarded, decided = false): Promise<string[]> {
   const action = filesystemActionOf(args);
   if (action === 'move') {
     const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });
     const to = await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true });
-    await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy); // every path under the source, where it is and where it lands
-    return [from, to];
+    // every path under the source, where it is and where it lands; where an entry that runs code would land is a
+    // path of the move too (decided as that file's write: exec)
+    const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy);
+    if (decided) decidedMoveLandings.set(ctx, new Set(runsCodeAt));
+    return [from, to, ...runsCodeAt];
   }
   const writes = action === 'write' || action === 'edit';
   return [await resolveWorkspacePath(need(args.path, 'path'), ctx, { forWrite: writes, mustExist: action !== 'write' })];
@@ -267,7 +276,7 @@ export const filesystemHandler = defineHandler({
   contract: filesystem,
   async plan(args, ctx) {
     try {
-      return { risk: riskOf(filesystem, args), paths: await plannedPaths(args, ctx) };
+      return { risk: riskOf(filesystem, args), paths: await plannedPaths(args, ctx, true) };
     } catch (error) {
       if (error instanceof FilesystemFailure) throw new ToolError('INVALID_INPUT', `${error.code}: ${error.message}`);
       throw error;
@@ -289,7 +298,9 @@ export const filesystemHandler = defineHandler({
         return { title: `filesystem edit ${args.path} (will fail: ${toFailure(error, ctx).message})`, paths };
       }
     }
-    return { title: `filesystem ${action} ${paths.map((p) => relativeToRoot(p, ctx)).join(' → ')}`, paths };
+    // a move's paths after its two names are where entries that run code would land: on the card's actions, not its title
+    const named = action === 'move' ? paths.slice(0, 2) : paths;
+    return { title: `filesystem ${action} ${named.map((p) => relativeToRoot(p, ctx)).join(' → ')}`, paths };
   },
   async run(args, ctx) {
     try {

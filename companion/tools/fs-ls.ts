@@ -1,6 +1,5 @@
 import { lstatSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { fsLs } from '../../shared/tools/fs-ls';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal } from '../fsx/mounts';
@@ -9,6 +8,7 @@ import { denyUnder } from '../policy/deny-under';
 import { realpathLoose, rootOf } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import { defineHandler, formatBytes, resolvePath, resolvePathNow } from './define-handler';
+import { modelGlob } from '../fsx/model-glob';
 
 /**
  * Where a listed symlink leads, as the listing says it: the target relative to the link (absolute when it is in
@@ -83,7 +83,7 @@ export const fsLsHandler = defineHandler({
       return { text: `${root}  ${formatBytes(stat.size)}`, data: { path: root, entries: [{ name: root, type: 'file', size: stat.size }] } };
     }
     const max = ctx.policy.limits.maxListEntries;
-    const matches = args.glob ? picomatch(args.glob, { dot: true, basename: !args.glob.includes('/') }) : undefined;
+    const matches = args.glob ? modelGlob(args.glob, 'glob', { dot: true, basename: !args.glob.includes('/') }) : undefined;
     const deniedUnder = denyUnder(root, ctx.policy);
     const isDenied = (relative: string) => deniedUnder(relative) !== undefined;
     // the text's lines and the structured entries are made in the same pass, one line string and one entry each

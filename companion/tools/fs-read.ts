@@ -1,8 +1,8 @@
 import { fsRead, parseLineSpan, parseReadRange } from '../../shared/tools/fs-read';
 import { ToolError } from '../../shared/errors';
 import { looksBinary } from '../fsx/binary';
-import { sha256 } from '../fsx/sha256';
-import { mapSecrets, refuseEncodedSecrets } from '../policy/redact';
+import { shownSha256 } from '../fsx/sha256';
+import { bytesHoldSecret, mapSecrets, refuseEncodedSecrets } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { z } from 'zod';
 import { defineHandler, readGuardedWithStat, resolvePath } from './define-handler';
@@ -126,7 +126,7 @@ export const fsReadHandler = defineHandler({
 
     let header = '';
     // hashed only when shown: nothing reads `data` but the tests, and every other read would pay for it
-    const digest = args.includeMeta ? sha256(bytes) : undefined;
+    const digest = args.includeMeta ? shownSha256(bytes, bytesHoldSecret(bytes, ctx.policy)) : undefined;
     if (args.includeMeta) {
       header =
         [

@@ -206,44 +206,60 @@ export const fsSearchHandler = defineHandler({
     const maxMatches = ctx.policy.limits.maxMatches;
     const limit = Math.min(args.limit ?? maxMatches, maxMatches);
     const contextLines = args.contextLines ?? 0;
-    const outcome = await searchFiles(
-      {
-        start,
-        query: args.query,
+    // Hits inside secrets are dropped after the search, so a search that stopped at `limit` raw hits may show
+    // fewer: were that answered as it is, "… stopped at 1 hits" with nothing shown would tell a right guess at a
+    // secret from a wrong one, and which hits made the window would shift with it. So the search runs again with a
+    // larger window until it holds `limit` shown hits or all there are, and the answer is the first `limit` shown
+    // hits, `limited` when there were that many: nothing in it depends on the hits that were dropped.
+    let window = limit;
+    let outcome: Awaited<ReturnType<typeof searchFiles>>;
+    let shown: Awaited<ReturnType<typeof shownHits>>;
+    for (;;) {
+      outcome = await searchFiles(
+        {
+          start,
+          query: args.query,
+          regex: args.regex ?? false,
+          ...(args.glob !== undefined ? { glob: args.glob } : {}),
+          ...(args.extensions !== undefined ? { extensions: args.extensions } : {}),
+          ...(args.minBytes !== undefined ? { minBytes: args.minBytes } : {}),
+          // files over limits.maxFileBytes are never read, by either backend
+          maxBytes: Math.min(args.maxBytes ?? Number.POSITIVE_INFINITY, ctx.policy.limits.maxFileBytes),
+          ...(args.mtimeFrom !== undefined ? { mtimeFrom: new Date(args.mtimeFrom) } : {}),
+          ...(args.mtimeTo !== undefined ? { mtimeTo: new Date(args.mtimeTo) } : {}),
+          contextLines,
+          limit: window,
+          isDenied: (path) => deniedBy(path, ctx.policy) !== undefined,
+          signal: ctx.signal,
+        },
+        { ...(backendOverride ? { backend: backendOverride } : {}), denyGlobs: ctx.policy.deny },
+      );
+      shown = await shownHits(outcome.hits, ctx.policy, {
+        text: args.query,
         regex: args.regex ?? false,
-        ...(args.glob !== undefined ? { glob: args.glob } : {}),
-        ...(args.extensions !== undefined ? { extensions: args.extensions } : {}),
-        ...(args.minBytes !== undefined ? { minBytes: args.minBytes } : {}),
-        // files over limits.maxFileBytes are never read, by either backend
-        maxBytes: Math.min(args.maxBytes ?? Number.POSITIVE_INFINITY, ctx.policy.limits.maxFileBytes),
-        ...(args.mtimeFrom !== undefined ? { mtimeFrom: new Date(args.mtimeFrom) } : {}),
-        ...(args.mtimeTo !== undefined ? { mtimeTo: new Date(args.mtimeTo) } : {}),
         contextLines,
-        limit,
-        isDenied: (path) => deniedBy(path, ctx.policy) !== undefined,
+        backend: backendOverride ?? (process.env.CHATBRIDGE_SEARCH_BACKEND as SearchBackend | undefined),
         signal: ctx.signal,
-      },
-      { ...(backendOverride ? { backend: backendOverride } : {}), denyGlobs: ctx.policy.deny },
-    );
-    const { hits, files } = await shownHits(outcome.hits, ctx.policy, {
-      text: args.query,
-      regex: args.regex ?? false,
-      contextLines,
-      backend: backendOverride ?? (process.env.CHATBRIDGE_SEARCH_BACKEND as SearchBackend | undefined),
-      signal: ctx.signal,
-    });
-    if (hits.length === 0 && !outcome.limited) {
+      });
+      if (!outcome.limited || shown.hits.length >= limit) break;
+      ctx.signal.throwIfAborted();
+      window *= 2;
+    }
+    const hits = shown.hits.slice(0, limit);
+    const { files } = shown;
+    const limited = shown.hits.length >= limit;
+    if (hits.length === 0 && !limited) {
       return { text: `No matches for ${JSON.stringify(args.query)} under ${start}`, data: { hits: [], backend: outcome.backend } };
     }
     let text = formatHits(hits, files, contextLines) || `No matches for ${JSON.stringify(args.query)} under ${start}`;
-    if (outcome.limited) {
+    if (limited) {
       text += `\n… stopped at ${limit} hits (limit${limit === maxMatches ? `, limits.maxMatches = ${maxMatches}` : ''}); narrow the search with glob, extensions or a more specific query`;
     }
     const capped = capText(text, ctx.policy.limits.maxResultChars, 'narrow the search with glob, extensions, limit or contextLines');
     return {
       text: capped.text,
-      truncated: capped.truncated || outcome.limited,
-      data: { hits: hits.map(({ path, line, column }) => ({ path, line, column })), backend: outcome.backend, limited: outcome.limited },
+      truncated: capped.truncated || limited,
+      data: { hits: hits.map(({ path, line, column }) => ({ path, line, column })), backend: outcome.backend, limited },
     };
   },
 });

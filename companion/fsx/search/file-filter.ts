@@ -4,8 +4,8 @@
  */
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { SKIPPED_DIRS, type SearchQuery } from './types';
+import { modelGlob } from '../model-glob';
 
 export interface FileFilter {
   /** a directory entry the walk should not enter or a file it should not read, by path alone */
@@ -19,7 +19,7 @@ export interface FileFilter {
 }
 
 export function createFileFilter(query: SearchQuery, startIsFile: boolean): FileFilter {
-  const globMatch = query.glob ? picomatch(query.glob, { dot: true, basename: !query.glob.includes('/') }) : undefined;
+  const globMatch = query.glob ? modelGlob(query.glob, 'glob', { dot: true, basename: !query.glob.includes('/') }) : undefined;
   const extensions = query.extensions?.map((ext) => ext.replace(/^\./, '').toLowerCase());
   const base = startIsFile ? path.dirname(query.start) : query.start;
   const relative = (absolute: string) => path.relative(base, absolute).split(path.sep).join('/');

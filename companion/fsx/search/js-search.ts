@@ -1,4 +1,6 @@
 import { constants, promises as fs } from 'node:fs';
+import vm from 'node:vm';
+import { ToolError } from '../../../shared/errors';
 import { walkTree } from '../walk';
 import { createFileFilter, createLineMatcher, splitLines, type FileFilter } from './file-filter';
 import type { SearchHit, SearchOutcome, SearchQuery } from './types';
@@ -10,6 +12,26 @@ const SNIFF_BYTES = 8192;
  * overlapping them is most of the speed on a tree of many small files. Hits are still taken in walk order.
  */
 const READS_IN_FLIGHT = 16;
+
+/**
+ * A model's regex runs here with V8's backtracking engine, on the companion's own thread: one catastrophic pattern
+ * (`(?=.)(.|.)*x`, nested repetition) on an ordinary line of a few dozen characters would block every run, approval
+ * and request of the companion for hours. So a regex search of one file runs under a watchdog (vm's timeout
+ * interrupts a running regex) — at most REGEX_FILE_MS at a time, REGEX_TOTAL_MS in all — and past either the
+ * search ends with LIMIT_EXCEEDED. Plain queries (indexOf) need none of it.
+ */
+export const REGEX_FILE_MS = 250;
+export const REGEX_TOTAL_MS = 5_000;
+const bounded = vm.createContext({ run: (): unknown => undefined });
+const runBounded = new vm.Script('run()');
+
+function tooSlow(query: SearchQuery, ms: number): ToolError {
+  return new ToolError(
+    'LIMIT_EXCEEDED',
+    `the regular expression ${JSON.stringify(query.query)} took more than ${ms} ms to match (it backtracks: nested repetition such as (a+)+ or (.|.)*); simplify it or search for a plain string`,
+    { query: query.query },
+  );
+}
 
 /**
  * The fallback when ripgrep cannot run: the same walk order (depth-first, names sorted), the same skips —
@@ -29,10 +51,40 @@ export async function searchWithJs(query: SearchQuery): Promise<SearchOutcome> {
     const read = await reader.read(file).catch(() => undefined);
     if (!read) return [];
     try {
-      return hitsIn(file, read.bytes);
+      return query.regex ? hitsInBounded(file, read.bytes) : hitsIn(file, read.bytes);
+    } catch (error) {
+      // kept, not thrown: reads run 16 at a time, and a rejection nobody awaits yet would end the process
+      failure ??= error;
+      return [];
     } finally {
       reader.release(read);
     }
+  }
+
+  let failure: unknown;
+  const settled = (fileHits: SearchHit[]): SearchHit[] => {
+    if (failure !== undefined) throw failure;
+    return fileHits;
+  };
+
+  let regexMs = 0;
+  /** hitsIn under the watchdog (see REGEX_FILE_MS). */
+  function hitsInBounded(file: string, bytes: Buffer): SearchHit[] {
+    const budget = Math.min(REGEX_FILE_MS, REGEX_TOTAL_MS - regexMs);
+    if (budget <= 0) throw tooSlow(query, REGEX_TOTAL_MS);
+    const started = performance.now();
+    let result: SearchHit[] = [];
+    bounded.run = () => (result = hitsIn(file, bytes));
+    try {
+      runBounded.runInContext(bounded, { timeout: Math.max(1, Math.floor(budget)) });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw tooSlow(query, budget < REGEX_FILE_MS ? REGEX_TOTAL_MS : REGEX_FILE_MS);
+      throw error;
+    } finally {
+      bounded.run = () => undefined;
+      regexMs += performance.now() - started;
+    }
+    return result;
   }
 
   /** The hits of one file, at most `limit` (no file needs more than that); the texts are copies. */
@@ -63,7 +115,7 @@ export async function searchWithJs(query: SearchQuery): Promise<SearchOutcome> {
   };
 
   if (startIsFile) {
-    const limited = take(await searchFile(query.start));
+    const limited = take(settled(await searchFile(query.start)));
     return { hits, limited, backend: 'js' };
   }
   const walk = walkTree(query.start, {
@@ -74,9 +126,9 @@ export async function searchWithJs(query: SearchQuery): Promise<SearchOutcome> {
   for await (const entry of walk) {
     if (!entry.dirent.isFile()) continue;
     inFlight.push(searchFile(entry.path));
-    if (inFlight.length >= READS_IN_FLIGHT && take(await inFlight.shift()!)) return { hits, limited: true, backend: 'js' };
+    if (inFlight.length >= READS_IN_FLIGHT && take(settled(await inFlight.shift()!))) return { hits, limited: true, backend: 'js' };
   }
-  for (const pending of inFlight) if (take(await pending)) return { hits, limited: true, backend: 'js' };
+  for (const pending of inFlight) if (take(settled(await pending))) return { hits, limited: true, backend: 'js' };
   return { hits, limited: false, backend: 'js' };
 }
 

@@ -31,13 +31,10 @@ const ORDINARY = [
   `${HOME}/p/package.json`, `${HOME}/p/notes/.profile.md`, `${HOME}/p/.github/ISSUE_TEMPLATE/bug.md`, `${HOME}/p/site-packages/readme.txt`, `${HOME}/p/README.md`,
   `${HOME}/p/src`, `${HOME}/p/.gitignore`, `${HOME}/p/.configs`, `${HOME}/p/config`,
 ];
-/** Folders a moved folder would bring such a file into: `prep/autostart/x.desktop` renamed to a missing ~/.config. */
-const WOULD_HOLD = [`${HOME}/.config`, `${HOME}/.config/Code`, `${HOME}/p/.github`, `${HOME}/p/.vscode`, `${HOME}/p/.git`, `${HOME}/.local`, `${HOME}/Library`];
 
 describe('which files run code', () => {
   it.each(RUNS_CODE)('%s runs code', (file) => expect(runsCode(file)).toBeDefined());
   it.each(ORDINARY)('%s is an ordinary file', (file) => expect(runsCode(file)).toBeUndefined());
-  it.each(WOULD_HOLD)('%s would hold one', (folder) => expect(runsCode(folder)).toMatch(/^a folder that would hold /));
 
   it('a program in a folder on the companion\'s PATH is one; a file deeper down, or beside it, is not', () => {
     const onPath = (process.env.PATH ?? '').split(path.delimiter).find((dir) => path.isAbsolute(dir) && !dir.startsWith(path.resolve(__dirname, '../../..')));
@@ -45,7 +42,6 @@ describe('which files run code', () => {
     expect(runsCode(join(onPath, 'npm'))).toMatch(/folder on PATH/);
     expect(runsCode(join(onPath, 'sub', 'npm'))).toBeUndefined();
     expect(runsCode(join(`${onPath}-not`, 'npm'))).toBeUndefined();
-    expect(runsCode(path.dirname(onPath))).toMatch(/would hold a folder on PATH/);
   });
 
   it("this companion's own program is one: the next start runs it", () => {
@@ -172,11 +168,11 @@ describe('attack: planting code that runs later, where writes are auto (real com
     // ~/.config and the PATH folder's parent do not exist yet: before the move, nothing in these folders runs code
     const toConfig = await approvalOf('mcp-request', mcpRequestBlock('mv1', 'fs.mv', { fromPath: join(ws.root, 'prep'), toPath: join(ws.root, '.config') }));
     expect(toConfig.risk).toBe('exec');
-    expect(toConfig.preview.actions?.[0]?.label).toMatch(/a folder that would hold .*, so it counts as exec/);
+    expect(toConfig.preview.actions?.[0]?.label).toMatch(/an autostart entry or a scheduled job, so it counts as exec/);
     await deny(toConfig);
     const toPath = await approvalOf('mcp-request', mcpRequestBlock('mv2', 'fs.mv', { fromPath: join(ws.root, 'prep2'), toPath: join(ws.root, 'tools') }));
     expect(toPath.risk).toBe('exec');
-    expect(toPath.preview.actions?.[0]?.label).toMatch(/would hold a folder on PATH/);
+    expect(toPath.preview.actions?.[0]?.label).toMatch(/a folder on PATH, whose programs run/);
     await deny(toPath);
     expect(existsSync(join(ws.root, '.config'))).toBe(false);
     expect(existsSync(join(ws.root, 'tools'))).toBe(false);

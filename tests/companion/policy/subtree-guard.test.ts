@@ -54,7 +54,7 @@ describe('assertSubtreeMayChange (the bounded walk)', () => {
 
   it('counts every entry and stops past the limit with LIMIT_EXCEEDED', async () => {
     const local = { roots: [tmp], deny: ['**/.git/**'] };
-    expect(await assertSubtreeMayChange({ kind: 'remove', path: path.join(tmp, 'd') }, local)).toEqual({ directory: true, entries: 5 });
+    expect(await assertSubtreeMayChange({ kind: 'remove', path: path.join(tmp, 'd') }, local)).toEqual({ directory: true, entries: 5, runsCodeAt: [] });
     await expect(assertSubtreeMayChange({ kind: 'remove', path: path.join(tmp, 'd') }, local, { limit: 4 })).rejects.toMatchObject({
       code: 'LIMIT_EXCEEDED',
       data: { limit: 4 },
@@ -67,8 +67,17 @@ describe('assertSubtreeMayChange (the bounded walk)', () => {
     expect(await assertSubtreeMayChange({ kind: 'move', from: path.join(tmp, 'link'), to: path.join(tmp, 'l2') }, local, { limit: 1 })).toEqual({
       directory: false,
       entries: 0,
+      runsCodeAt: [],
     });
-    expect(await assertSubtreeMayChange({ kind: 'remove', path: path.join(tmp, 'd', 'a') }, local)).toEqual({ directory: false, entries: 0 });
+    expect(await assertSubtreeMayChange({ kind: 'remove', path: path.join(tmp, 'd', 'a') }, local)).toEqual({ directory: false, entries: 0, runsCodeAt: [] });
+  });
+
+  it('a move names where an entry that runs code would land (runs-code-subtree.test.ts)', async () => {
+    const local = { roots: [tmp], deny: ['**/.git/**'] };
+    await fs.writeFile(path.join(tmp, 'd', 'tasks.json'), '{}');
+    const check = await assertSubtreeMayChange({ kind: 'move', from: path.join(tmp, 'd'), to: path.join(tmp, '.vscode') }, local);
+    expect(check.runsCodeAt).toEqual([path.join(tmp, '.vscode', 'tasks.json')]);
+    expect((await assertSubtreeMayChange({ kind: 'move', from: path.join(tmp, 'd'), to: path.join(tmp, 'docs') }, local)).runsCodeAt).toEqual([]);
   });
 
   it('a stopped call does not pass unchecked', async () => {

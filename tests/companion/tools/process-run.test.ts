@@ -49,8 +49,9 @@ describe('process.run', () => {
       const keys = JSON.parse(out.text.split('\n')[2]!.split(' ')[0]!) as string[];
       expect(keys).toContain('FOO');
       expect(keys).not.toContain('CHATBRIDGE_TEST_SECRET');
-      // plus the per-run marker the companion sets itself, to find the program's strays (issue 9, finding 9)
-      for (const key of keys) expect([...world.policy.envAllow, 'FOO', 'CHATBRIDGE_RUN']).toContain(key);
+      // plus the per-run marker the companion sets itself, to find the program's strays (issue 9, finding 9), and
+      // git's safe.bareRepository=explicit as command-line configuration (git-dir-attacks.test.ts)
+      for (const key of keys) expect([...world.policy.envAllow, 'FOO', 'CHATBRIDGE_RUN', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0']).toContain(key);
       expect(keys).toContain('CHATBRIDGE_RUN');
       expect(out.text).toContain(' bar');
     } finally {
