@@ -241,21 +241,19 @@ describe('page: a stopped reply the site mounts again (virtual list, branch arro
     return item;
   }
 
-  it('scrolled away and back after the person stopped it: still nothing runs, nothing is sent', async () => {
-    const h = start(buildPage());
+  /** The person's question and a reply the site is writing, each in its keyed item. */
+  async function keyedReply(h: Harness): Promise<{ item: HTMLElement; answer: HTMLElement }> {
     h.page.list.append(keyed(userRow('do it'), 'u1'));
     const first = assistantRow();
     h.page.setGenerating(true);
     const item = keyed(first.row, 'a1');
     h.page.list.append(item);
     await h.settle();
-    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
-    await show(h, first.answer, parts);
-    pressStop(h);
-    await end(h);
-    expect(h.runs).toEqual([]);
+    return { item, answer: first.answer };
+  }
 
-    // The virtual list unmounts the row when it scrolls away, then mounts it again (a new element, same key).
+  /** The virtual list unmounts the reply's item when it scrolls away, then mounts it again: a new element, same key. */
+  async function mountAgain(h: Harness, item: HTMLElement, parts: Part[]): Promise<HTMLElement> {
     item.remove();
     h.clock.now += 2_000;
     await h.settle();
@@ -266,6 +264,19 @@ describe('page: a stopped reply the site mounts again (virtual list, branch arro
     await h.settle();
     h.clock.now += 10_000;
     await h.settle();
+    return again.row;
+  }
+
+  it('scrolled away and back after the person stopped it: still nothing runs, nothing is sent', async () => {
+    const h = start(buildPage());
+    const first = await keyedReply(h);
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
+    await show(h, first.answer, parts);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+
+    await mountAgain(h, first.item, parts);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(h.runs).toEqual([]);
     expect(h.page.submitted).toEqual([]);
@@ -274,28 +285,14 @@ describe('page: a stopped reply the site mounts again (virtual list, branch arro
   it('a reply that ran, mounted again: nothing runs again, its chip offers Re-run and the keyboard command skips it', async () => {
     // Auto-submit off: the result waits in the box, so the reply is still the newest message when it is mounted again.
     const h = start(buildPage(), { settings: { autoSubmit: false } });
-    h.page.list.append(keyed(userRow('do it'), 'u1'));
-    const first = assistantRow();
-    h.page.setGenerating(true);
-    const item = keyed(first.row, 'a1');
-    h.page.list.append(item);
-    await h.settle();
+    const first = await keyedReply(h);
     const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }];
     await show(h, first.answer, parts);
     await end(h);
     await until(() => h.page.state() === 'RESULT[mcp-request:1]');
 
-    item.remove();
-    h.clock.now += 2_000;
-    await h.settle();
-    const again = assistantRow();
-    renderReply(again.answer, parts);
-    h.page.list.append(keyed(again.row, 'a1'));
-    h.clock.now += 500;
-    await h.settle();
-    h.clock.now += 10_000;
-    await h.settle();
-    await until(() => again.row.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-actions') === 'rerun');
+    const again = await mountAgain(h, first.item, parts);
+    await until(() => again.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-actions') === 'rerun');
     expect(await h.ctl.runLatest()).toMatchObject({ ok: false });
     expect(h.runs).toHaveLength(1);
     expect(h.page.submitted).toEqual([]);
@@ -303,12 +300,7 @@ describe('page: a stopped reply the site mounts again (virtual list, branch arro
 
   it('a reply decided while auto-run was off stays decided when mounted again after auto-run is turned on', async () => {
     const h = start(buildPage(), { settings: { autoRun: false } });
-    h.page.list.append(keyed(userRow('do it'), 'u1'));
-    const first = assistantRow();
-    h.page.setGenerating(true);
-    const item = keyed(first.row, 'a1');
-    h.page.list.append(item);
-    await h.settle();
+    const first = await keyedReply(h);
     const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'Tell me if I should.'];
     await show(h, first.answer, parts);
     await end(h);
@@ -316,16 +308,7 @@ describe('page: a stopped reply the site mounts again (virtual list, branch arro
 
     // Later the person turns auto-run on (for the replies to come), and scrolls: the row is mounted again.
     h.settings.autoRun = true;
-    item.remove();
-    h.clock.now += 2_000;
-    await h.settle();
-    const again = assistantRow();
-    renderReply(again.answer, parts);
-    h.page.list.append(keyed(again.row, 'a1'));
-    h.clock.now += 500;
-    await h.settle();
-    h.clock.now += 10_000;
-    await h.settle();
+    await mountAgain(h, first.item, parts);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(h.runs).toEqual([]);
     expect(h.page.submitted).toEqual([]);
