@@ -315,8 +315,15 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string): (() => void) => {
     let count = 0;
+    // The person pressing Stop (on the reply to a feedback, or any other) ends the feedback: nothing is sent after
+    // a Stop. The programs go on; their final result is typed in, not sent (runReply's stopsBefore).
+    const stopsBefore = ctx.personStops;
     const timer = setInterval(() => {
       void (async () => {
+        if (ctx.personStops !== stopsBefore) {
+          clearInterval(timer);
+          return;
+        }
         const interval = deps.settings().feedbackIntervalMs;
         const programs = (await bridge.ask('programs', {})).filter(
           (p) => p.origin.runId === runId && p.status === 'running' && now() - Date.parse(p.startedAt) >= interval,
@@ -330,7 +337,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         }
         count += 1;
         const text = formatRuntimeFeedback({ type: 'program_runtime_feedback', request_id: `fb-${runId}-${count}`, programs: report });
-        await deliver(record, blocks, text);
+        await deliver(record, blocks, text, stopsBefore);
       })().catch((error: unknown) => ctx.reportOnce('runtime feedback failed', error));
     }, deps.settings().feedbackIntervalMs);
     return () => clearInterval(timer);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunResponse } from '../../extension/companion/api-types';
+import type { ProgramItem, RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { chatgpt } from '../../extension/sites';
@@ -229,6 +229,43 @@ describe('page: a second auto_coder plan in one reply', () => {
     const chip = chips()[1];
     expect(noteOf(chip)).toMatch(/only the first plan in a reply runs/);
     expect(() => clickChip(roots, chip, 'run')).toThrow(/no run button/);
+  });
+});
+
+describe("page: auto_coder's runtime feedback after the person pressed Stop", () => {
+  it('no more feedback is sent, and the final result is typed in, not sent', async () => {
+    const program: ProgramItem = {
+      id: 'p1',
+      name: 'serve',
+      command: 'npm run serve',
+      cwd: '/w',
+      origin: { runId: 'run-1', site: 'deepseek', conversationId: 'c' },
+      status: 'running',
+      startedAt: new Date(0).toISOString(),
+    };
+    const h = start(buildPage(), {
+      settings: { feedbackIntervalMs: 60 },
+      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [program] },
+    });
+    const plan = '#####--{"metadata":{"step_id":"s1","reason":"r","summary":""},"type":"operate","program_operations":[{"name":"serve","command":"npm run serve","set_timeout":600}]}--#####';
+    const answer = await begin(h);
+    await show(h, answer, [{ lang: 'json', code: plan }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'first line\n', offset: 0 } });
+    await until(() => h.page.submitted.length === 1);
+    // The model answers the feedback; the person stops that reply.
+    const reply = await begin(h);
+    await show(h, reply, ['The server is starting']);
+    pressStop(h);
+    await end(h);
+    h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'second\n', offset: 11 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toHaveLength(1);
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.textarea.value.includes('FINAL'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.page.submitted).toHaveLength(1);
   });
 });
 
