@@ -31,6 +31,6 @@ export async function insertPromptIntoPage(message: InsertPromptMessage, site: S
   }
   const editor = site.editor(doc);
   if (!editor) return { ok: false, error: `no chat box found on this ${site.name} page; open a conversation and try again` };
-  const inserted = await insertIntoEditor(editor, text);
+  const inserted = await insertIntoEditor(editor, text, { pasteMaxChars: site.pasteMaxChars });
   return inserted.ok ? { ok: true, method: inserted.method } : { ok: false, error: inserted.reason };
 }

@@ -82,7 +82,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       await new Promise((resolve) => setTimeout(resolve, DRAFT_POLL_MS));
     }
     const ours = !isEditorEmpty(editor) && !append;
-    const inserted = await insertIntoEditor(editor, text);
+    const inserted = await insertIntoEditor(editor, text, { pasteMaxChars: site.pasteMaxChars });
     performance.mark('chatbridge:result-inserted');
     doctor?.inserted(inserted);
     if (!inserted.ok) {

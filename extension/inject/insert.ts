@@ -3,8 +3,10 @@
  * - React-controlled textarea: the native value setter from HTMLTextAreaElement.prototype (so React's value tracker
  *   sees a change) plus an input event — setting `.value` alone leaves React's state empty;
  * - contenteditable (ProseMirror, Lexical, Quill, Slate): focus, caret at the end, then a paste event carrying the
- *   text (editors parse multi-line text from it), else `execCommand('insertText')`, else paragraphs built with DOM
- *   nodes for the editor's DOM observer to read. Never innerHTML: chat text is untrusted.
+ *   text (editors parse multi-line text from it) — unless the text is longer than the site takes from a paste
+ *   (`pasteMaxChars`: ChatGPT and Claude turn a long paste into a file attachment, and the text would then go in
+ *   twice) — else `execCommand('insertText')`, else paragraphs built with DOM nodes for the editor's DOM observer to
+ *   read. Never innerHTML: chat text is untrusted.
  * Every path is checked: the editor must end up holding the text.
  */
 
@@ -45,10 +47,10 @@ export function holdsText(editor: Element, text: string): boolean {
   return want === '' || squash(editorText(editor)).includes(want);
 }
 
-export async function insertIntoEditor(editor: HTMLElement, text: string): Promise<InsertResult> {
+export async function insertIntoEditor(editor: HTMLElement, text: string, options: { pasteMaxChars?: number | undefined } = {}): Promise<InsertResult> {
   if (isTextField(editor)) return insertIntoTextField(editor, text);
   if (editor.isContentEditable || editor.getAttribute('contenteditable') === 'true' || editor.getAttribute('contenteditable') === '') {
-    return insertIntoContentEditable(editor, text);
+    return insertIntoContentEditable(editor, text, options.pasteMaxChars);
   }
   return { ok: false, reason: `editor <${editor.tagName.toLowerCase()}> is neither a textarea nor contenteditable` };
 }
@@ -68,7 +70,7 @@ function insertIntoTextField(field: HTMLTextAreaElement | HTMLInputElement, text
   return { ok: true, method: 'native-setter' };
 }
 
-async function insertIntoContentEditable(editor: HTMLElement, text: string): Promise<InsertResult> {
+async function insertIntoContentEditable(editor: HTMLElement, text: string, pasteMaxChars = Number.POSITIVE_INFINITY): Promise<InsertResult> {
   const doc = editor.ownerDocument;
   const view = doc.defaultView;
   const before = editorText(editor);
@@ -77,7 +79,7 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string): Pro
   caretToEnd(editor);
 
   // Paste: the editor's own handler parses the text into its model, line breaks included.
-  if (view && typeof view.DataTransfer === 'function') {
+  if (view && typeof view.DataTransfer === 'function' && toInsert.length <= pasteMaxChars) {
     try {
       const data = new view.DataTransfer();
       data.setData('text/plain', toInsert);

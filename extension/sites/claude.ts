@@ -104,4 +104,6 @@ export const claude = defineSite({
   },
   messageKey: (_msg, position) => `p:${position}`,
   feedbackIntervalMs: 10_000,
+  // Claude turns a long paste into a "PASTED" attachment card above the box: a longer result is typed in instead.
+  pasteMaxChars: 4_000,
 });

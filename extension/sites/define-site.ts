@@ -87,6 +87,11 @@ export interface Site {
   messageKey(msg: Element, position: number): string;
   /** How often auto_coder runtime feedback is sent while programs run (ms). */
   feedbackIntervalMs: number;
+  /**
+   * The longest text the site's editor takes from a paste as text: past it the site turns a paste into a file
+   * attachment ("Pasted text"), so longer text is typed in another way (inject/insert.ts). Unset: any length.
+   */
+  pasteMaxChars?: number;
 }
 
 export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches'> &

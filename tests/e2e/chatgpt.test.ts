@@ -107,6 +107,24 @@ describeE2E('chatgpt replica end to end', () => {
     await page.close();
   });
 
+  it('a result longer than ChatGPT takes from a paste is typed in exactly, once, never as a "Pasted text" attachment', async () => {
+    const page = await world.open('chatgpt');
+    const big = path.join(world.root, 'big.txt');
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: ${'x'.repeat(i % 40)}`);
+    await writeFile(big, `${lines.join('\n')}\n\nafter a blank line\n`);
+    await reply(page, `Reading the big file.\n\n${mcpRequest('call-050', 'fs.read', { path: big })}\n`);
+    const [message] = await waitForSubmitted(page, 1);
+    expect((message ?? '').length).toBeGreaterThan(10_000);
+    const response = parseMcpResponse(message ?? '');
+    expect(response.result?.content[0]?.text).toBe(`${lines.join('\n')}\n\nafter a blank line\n`);
+    const record = (await auditRecords(world)).find((r) => r.auditId === String(response.result?.meta?.auditId ?? ''));
+    expect((message ?? '').trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
+    expect(await page.evaluate(() => window.__replica.pastedAttachments)).toEqual([]);
+    await quietPeriod(1_500);
+    expect(await submitted(page)).toHaveLength(1);
+    await page.close();
+  });
+
   it('a write waits for approval; a trusted click on Approve writes the file and submits the result', async () => {
     const page = await world.open('chatgpt');
     const target = path.join(world.root, 'approved.txt');

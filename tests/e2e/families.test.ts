@@ -205,4 +205,16 @@ describeE2E('editor families end to end', () => {
       await page.close();
     });
   }
+
+  it('claude (TipTap): a result longer than Claude takes from a paste (it would become a "PASTED" card) is typed in exactly', async () => {
+    const page = await world.open('claude');
+    const big = path.join(world.root, 'big-claude.txt');
+    await writeFile(big, `${Array.from({ length: 300 }, (_, i) => `row ${i}: ${'y'.repeat(i % 30)}`).join('\n')}\n\n  indented after a blank line\n`);
+    await stream(page, `Reading it.\n\n${mcpRequest('claude-long', { path: big })}\n`);
+    const [message] = await waitForSubmitted(page, 1);
+    expect((message ?? '').length).toBeGreaterThan(4_000);
+    const record = (await auditRecords(world)).find((r) => r.site === 'claude' && (message ?? '').includes(r.auditId));
+    expect((message ?? '').trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
+    await page.close();
+  });
 });

@@ -38,6 +38,8 @@ export interface ReplicaApi {
   site: ReplicaSite;
   /** Every message that reached the page's submit handler, in order. */
   submitted: string[];
+  /** Pastes the page turned into file attachments instead of text (ChatGPT's long pastes); absent where it never does. */
+  pastedAttachments?: string[];
   /** Streams an assistant reply token by token, re-rendering the markdown after each token like the sites do. */
   stream(markdown: string, options?: StreamOptions): Promise<void>;
   /** Adds a finished user turn (as if sent earlier); does NOT go through the submit handler. */

@@ -67,6 +67,9 @@ let lastTokenAt: number | null = null;
 let stopRequested = false;
 let held = false;
 const submitted: string[] = [];
+/** Pastes the composer turned into a "Pasted text" attachment (over 10,000 characters, as ChatGPT does since 2026-08). */
+const pastedAttachments: string[] = [];
+const PASTE_ATTACHMENT_CHARS = 10_000;
 
 function currentConversationId(): string | null {
   return /^\/c\/([0-9a-f-]{36})$/.exec(location.pathname)?.[1] ?? null;
@@ -182,6 +185,12 @@ const view: EditorView = new EditorView(
       translate: 'no',
     },
     clipboardTextParser: (text) => textToSlice(text),
+    handlePaste(_view, event) {
+      const text = event.clipboardData?.getData('text/plain') ?? '';
+      if (text.length <= PASTE_ATTACHMENT_CHARS) return false;
+      pastedAttachments.push(text);
+      return true;
+    },
     dispatchTransaction(transaction) {
       view.updateState(view.state.apply(transaction));
       renderTrailingButton();
@@ -285,6 +294,7 @@ renderTrailingButton();
 const api: ReplicaApi = {
   site: SITE,
   submitted,
+  pastedAttachments,
   stream,
   addUserTurn(text) {
     const turn: Turn = { role: 'user', text, id: crypto.randomUUID() };
