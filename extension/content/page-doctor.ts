@@ -4,6 +4,7 @@ import { editorText, holdsText } from '../inject/insert';
 import type { InsertResult } from '../inject/insert';
 import type { SubmitResult } from '../inject/submit';
 import type { MessageRecord, PageContext } from './page-context';
+import { isUndecided } from './page-decide';
 
 /**
  * The site doctor inside a running page: remembers how the last insert and submit went, watches for what the site
@@ -24,6 +25,11 @@ export interface PageDoctor {
 /** How often the chat box's presence is checked, and how many misses in a row make it a problem (a page re-rendering its composer is not one). */
 const CHECK_MS = 1_000;
 const MISSES = 2;
+/**
+ * A live reply not decided yet, unchanged this long while the site still says it is being written: the site's
+ * signal may be stuck (Gemini's stop icon can stay after a reply ends), and its blocks wait for nothing.
+ */
+export const STUCK_SIGNAL_MS = 60_000;
 
 export function createPageDoctor(ctx: PageContext): PageDoctor {
   const { site, doc, bridge, signal, now } = ctx;
@@ -43,6 +49,14 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       return site.messages(doc).filter((m) => m.role === 'user').length;
     } catch {
       return 0;
+    }
+  };
+
+  const generating = (): boolean | undefined => {
+    try {
+      return site.isGenerating(doc);
+    } catch {
+      return undefined;
     }
   };
 
@@ -82,6 +96,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     // or a conversation shown without one, is a problem.
     else if (misses >= MISSES && !problems.has('no-composer') && (composerSeen || messageCount() > 0)) setProblem('no-composer', problemFor('no-composer'));
     if (handedOver !== null && (userCount() > handedOver || (editor && editorText(editor).trim() !== ''))) setProblem('insert-failed', null);
+    const stuck = [...ctx.records.values()].some(
+      (record) => isUndecided(record) && record.el.isConnected && now() - record.lastChangeAt >= STUCK_SIGNAL_MS && generating() === true,
+    );
+    if (stuck !== problems.has('writing-signal-stuck')) setProblem('writing-signal-stuck', stuck ? problemFor('writing-signal-stuck') : null);
     if (unsent && (!editor || !holdsText(editor, unsent.text) || userCount() > unsent.users)) {
       // The person pressed Enter (or cleared the box): nothing is waiting to be sent any more.
       unsent = null;

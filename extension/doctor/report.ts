@@ -23,7 +23,7 @@ export const attemptSchema = z.object({
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
-export const PROBLEM_CODES = ['no-composer', 'insert-failed', 'submit-unverified', 'code-unreadable', 'no-writing-signal'] as const;
+export const PROBLEM_CODES = ['no-composer', 'insert-failed', 'submit-unverified', 'code-unreadable', 'no-writing-signal', 'writing-signal-stuck'] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 const problemSchema = z.object({ code: z.string().max(40), message: z.string().max(300) });
@@ -88,6 +88,7 @@ export function problemFor(code: ProblemCode, detail?: string): DoctorProblem {
     'submit-unverified': t('doctor.problemSubmitUnverified'),
     'code-unreadable': t('doctor.problemCodeUnreadable'),
     'no-writing-signal': t('doctor.problemNoWritingSignal'),
+    'writing-signal-stuck': t('doctor.problemWritingSignalStuck'),
   };
   const message = detail ? `${words[code]} (${detail})` : words[code];
   return { code, message: message.slice(0, 300) };

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ProgramItem, RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
+import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
 import { chatgpt } from '../../extension/sites';
 import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
@@ -531,6 +532,23 @@ describe("page: DeepSeek's live send/stop icons (both a single <path>) while the
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(h.runs).toEqual([]);
     expect(h.page.submitted).toEqual(['and after that, summarize']);
+  });
+});
+
+describe("page: a site whose 'writing' signal stays on after the reply ended (Gemini's stuck stop icon)", () => {
+  it('after a minute without a change the doctor says so; the reply ending clears it', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Done.']);
+    h.clock.now += STUCK_SIGNAL_MS - 1_000;
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(h.ctl.doctor().problems).toEqual([]);
+    h.clock.now += 1_000;
+    await until(() => h.ctl.doctor().problems.some((p) => p.code === 'writing-signal-stuck'), 3_000);
+    expect(h.runs).toEqual([]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    await until(() => h.ctl.doctor().problems.length === 0, 3_000);
   });
 });
 
