@@ -199,8 +199,22 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
       reported.add(line);
       console.warn(`[chatbridge] ${line}`);
     },
-    conversationKey: () => ctx.conversation ?? `new:${deps.location.pathname}`,
+    // A site module without hosts of its own (the generic adapter) runs on every host the person enabled, all posting
+    // as the same site: its conversation is named with the host, or one enabled site would share another's
+    // conversation — its "Approve for this conversation" grants, its earlier runs, its ledger.
+    conversationKey: () => {
+      const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
+      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `new:${host}${deps.location.pathname}`;
+    },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };
   return ctx;
+}
+
+function hostOf(href: string): string {
+  try {
+    return new URL(href).host;
+  } catch {
+    return '';
+  }
 }

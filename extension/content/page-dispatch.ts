@@ -81,7 +81,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const startedIn = ctx.epoch;
     for (const unit of units) {
       const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
-      const text = await runUnit(record, unit, unitBlocks, rerun, conv);
+      const text = await runUnit(record, unit, unitBlocks, rerun, conv, stopsBefore);
       // A block cut off when its reply ended ran by hand as it stands: the chip shows the companion's answer, the
       // chat gets nothing (the model never finished writing it).
       if (text !== null && unitBlocks.some((b) => b.cut)) {
@@ -168,6 +168,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     for (const [runId, { record, blocks, keys }] of byRun) {
       const follow = async (): Promise<void> => {
         if (signal.aborted) return;
+        const stopsBefore = ctx.personStops;
         let run: RunResponse;
         try {
           run = await bridge.ask('get-run', { runId });
@@ -182,7 +183,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
         const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
         if (!final || signal.aborted) return;
-        await deliver(record, blocks, finish(record, blocks, final));
+        await deliver(record, blocks, finish(record, blocks, final), stopsBefore);
         await ledger.delivered(conv, keys);
       };
       const locks = globalThis.navigator?.locks;
@@ -197,7 +198,18 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
   };
 
-  const runUnit = async (record: MessageRecord, unit: RunUnit, blocks: TrackedBlock[], rerun: boolean, conv: string): Promise<string | null> => {
+  /**
+   * `stopsBefore`: ctx.personStops when the reply's run began. What this run delivers later (a result decided after
+   * the approval wait, runtime feedback) began before any Stop since, and is typed in without being sent.
+   */
+  const runUnit = async (
+    record: MessageRecord,
+    unit: RunUnit,
+    blocks: TrackedBlock[],
+    rerun: boolean,
+    conv: string,
+    stopsBefore: number,
+  ): Promise<string | null> => {
     const settings = deps.settings();
     setState(record, blocks, 'running');
     let messageKey = ctx.messageKeyOf(record);
@@ -234,7 +246,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
     // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval
     // that held it is given; the loop only speaks when programs of this run have run past the interval.
-    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId) : () => undefined;
+    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId, stopsBefore) : () => undefined;
 
     if (response.status === 'pending') {
       await showApproval(record, blocks, response.pendingConfirmationId);
@@ -250,7 +262,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         stopFeedback();
         if (!late || signal.aborted) return;
         const text = finish(record, blocks, late);
-        if (text) void deliver(record, blocks, text).then(() => settleDelivered(conv, blocks));
+        if (text) void deliver(record, blocks, text, stopsBefore).then(() => settleDelivered(conv, blocks));
       });
       return response.resultText;
     }
@@ -313,11 +325,10 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       signal.addEventListener('abort', () => settle(null), { once: true });
     });
 
-  const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string): (() => void) => {
+  const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string, stopsBefore: number): (() => void) => {
     let count = 0;
-    // The person pressing Stop (on the reply to a feedback, or any other) ends the feedback: nothing is sent after
-    // a Stop. The programs go on; their final result is typed in, not sent (runReply's stopsBefore).
-    const stopsBefore = ctx.personStops;
+    // The person pressing Stop since the run began (on the reply to a feedback, or any other) ends the feedback:
+    // nothing is sent after a Stop. The programs go on; their final result is typed in, not sent.
     const timer = setInterval(() => {
       void (async () => {
         if (ctx.personStops !== stopsBefore) {

@@ -156,10 +156,22 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
   let previewOpen = false;
   let current: ChipModel | null = null;
 
+  // The host is in the page's DOM: the page can make the card see-through, or draw a decoy over it that lets clicks
+  // through, so the person approves without seeing what. An approval counts only while the browser says the chip is
+  // seen whole (IntersectionObserver v2: opacity 1, no filter, nothing drawn over it). Browsers without it: not checked.
+  const visibility = watchVisibility(host);
+
   /** A person asked for `action` (a trusted click or key): only what the chip offers now acts. */
   const act = (action: ChipAction): void => {
     // A button still on screen from a state the block has left (drawing waits a moment) does nothing.
     if (!offers(current, action)) return;
+    if ((action === 'approve' || action === 'approve-conversation') && !visibility.seen()) {
+      // half under the site's own header or composer is not seen whole either: brought into view for the next click,
+      // and the card says why the click did nothing (a page that dims or covers it for good: the side panel approves)
+      host.scrollIntoView({ block: 'center' });
+      if (current) show({ ...current, note: t('note.approveUnseen') }, true);
+      return;
+    }
     if (action === 'rerun' && !confirmingRerun) {
       confirmingRerun = true;
       if (current) show(current, true);
@@ -190,8 +202,34 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     return b;
   };
 
+  // The host is in the page's DOM: a page script can focus it (`host.focus()`) while the person types into what they
+  // take for the chat box, and their next "a" would approve the card. Keys act only when the person brought the focus
+  // here: a press of their pointer on the chip, or their Tab that the page did not take over (default prevented).
+  let focusGrant: { by: 'pointer' } | { by: 'tab'; event: KeyboardEvent } | null = null;
+  let redrawing = false;
+  const tabs = watchTabs(doc);
+  host.addEventListener('pointerdown', (event) => {
+    if (event.isTrusted) focusGrant = { by: 'pointer' };
+  }, true);
+  host.addEventListener('focusin', () => {
+    const tab = tabs.inFlight;
+    if (tab) focusGrant = { by: 'tab', event: tab };
+  });
+  host.addEventListener('focusout', (event) => {
+    if (redrawing) return;
+    const to = event.relatedTarget;
+    if (to instanceof Node && (to === host || root.contains(to))) return;
+    focusGrant = null;
+  });
+  const focusedByPerson = (): boolean => {
+    const grant = focusGrant;
+    if (!grant) return false;
+    return grant.by === 'pointer' || !grant.event.defaultPrevented;
+  };
+
   host.addEventListener('keydown', (event) => {
     if (!event.isTrusted || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    if (!focusedByPerson()) return;
     const wanted = keyTarget(current, event.key);
     if (!wanted) return;
     // The sites move typing to their chat box; a key the chip takes stays with the chip.
@@ -266,10 +304,16 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     if (progress) chip.append(progressLine(doc, progress));
     if (model.approval && model.state === 'approval') chip.append(approvalCard(doc, model.approval, t, button));
     if (model.preview) chip.append(previewFold(doc, model.preview));
-    body.replaceChildren(chip);
-    if (focusedAction) {
-      const again = focusedAction === 'fold' ? root.querySelector('summary') : root.querySelector(`[data-action="${focusedAction}"]`);
-      ((again as HTMLElement | null) ?? host).focus({ preventScroll: true });
+    // The focus leaves with the replaced button and comes back at once: the person's grant stays (keys above).
+    redrawing = true;
+    try {
+      body.replaceChildren(chip);
+      if (focusedAction) {
+        const again = focusedAction === 'fold' ? root.querySelector('summary') : root.querySelector(`[data-action="${focusedAction}"]`);
+        ((again as HTMLElement | null) ?? host).focus({ preventScroll: true });
+      }
+    } finally {
+      redrawing = false;
     }
     publishButtonBoxes(host, root);
   };
@@ -309,6 +353,7 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     if (next === shown) return;
     shown = next;
     current = model;
+    visibility.watch(model.state === 'approval');
     describe(model);
     clearTimeout(drawTimer);
     if (QUIET_STATES.has(model.state) && !atOnce) drawTimer = setTimeout(() => draw(model), QUIET_DRAW_MS);
@@ -323,9 +368,67 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     },
     remove() {
       clearTimeout(drawTimer);
+      visibility.watch(false);
       host.remove();
     },
   };
+}
+
+/** isVisible of IntersectionObserver v2 (Chromium); absent elsewhere. */
+type VisibilityEntry = IntersectionObserverEntry & { isVisible?: boolean };
+const TRACKS_VISIBILITY = typeof IntersectionObserverEntry !== 'undefined' && 'isVisible' in IntersectionObserverEntry.prototype;
+
+/**
+ * Whether the chip is seen whole, watched while it asks for an approval (tracking visibility costs the browser work
+ * on every frame, so not for every chip of a long chat). Unknown until the browser's first answer: not seen.
+ */
+function watchVisibility(host: HTMLElement): { watch(on: boolean): void; seen(): boolean } {
+  let observer: IntersectionObserver | null = null;
+  let visible = false;
+  return {
+    watch(on) {
+      if (!TRACKS_VISIBILITY || on === (observer !== null)) return;
+      if (!on) {
+        observer?.disconnect();
+        observer = null;
+        visible = false;
+        return;
+      }
+      const options = { trackVisibility: true, delay: 100 } as IntersectionObserverInit;
+      observer = new IntersectionObserver((entries) => {
+        const last = entries[entries.length - 1] as VisibilityEntry | undefined;
+        if (last) visible = last.isVisible === true;
+      }, options);
+      observer.observe(host);
+    },
+    seen: () => !TRACKS_VISIBILITY || visible,
+  };
+}
+
+/**
+ * The person's Tab being handled now, per document: the focus it moves (its default action) comes in the same task.
+ * Listened for in the capture phase; a page that takes the Tab over prevents its default, and the grant it would give
+ * is read at the chip's key, after the Tab's dispatch is over.
+ */
+const tabWatchers = new WeakMap<Document, { inFlight: KeyboardEvent | null }>();
+function watchTabs(doc: Document): { inFlight: KeyboardEvent | null } {
+  let watcher = tabWatchers.get(doc);
+  if (watcher) return watcher;
+  const state: { inFlight: KeyboardEvent | null } = { inFlight: null };
+  watcher = state;
+  tabWatchers.set(doc, state);
+  doc.addEventListener(
+    'keydown',
+    (event) => {
+      if (!event.isTrusted || event.key !== 'Tab') return;
+      state.inFlight = event;
+      setTimeout(() => {
+        if (state.inFlight === event) state.inFlight = null;
+      }, 0);
+    },
+    true,
+  );
+  return state;
 }
 
 function offers(model: ChipModel | null, action: ChipAction): boolean {

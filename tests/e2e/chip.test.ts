@@ -7,12 +7,21 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createWorld, describeE2E, readWorkspaceFile, screenshotPath, stream, waitForChipState, waitForSubmitted } from './harness';
+import { clickChipAction, createWorld, describeE2E, readWorkspaceFile, screenshotPath, stream, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
 
 
 function chipHost(page: Page, index = 0) {
   return page.locator('[data-chatbridge-chip]').nth(index);
+}
+
+/**
+ * The person clicks the chip outside its buttons, which gives it the focus (a page script's `focus()` would not make
+ * its keys work: the page could move the focus there while the person types).
+ */
+async function focusChip(page: Page, index = 0): Promise<void> {
+  await chipHost(page, index).click({ position: { x: 6, y: 6 } });
+  await expect.poll(() => page.evaluate(() => document.activeElement?.hasAttribute('data-chatbridge-chip') ?? false)).toBe(true);
 }
 
 /** Switches the replica's theme the way the site does, and waits for the chip to follow. */
@@ -64,20 +73,68 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     await setTheme(chat, 'dark');
     await turn.screenshot({ path: screenshotPath('chip-chatgpt-dark.png') });
 
-    // A person's keys (trusted input through the browser) on the focused chip.
+    // Attack: the page's own script moves the focus onto the chip while the person types an "a" meant for the chat
+    // box. The key is the person's (trusted), the focus is not: nothing is approved.
     await chipHost(chat).focus();
+    await chat.keyboard.press('a');
+    await chat.waitForTimeout(500);
+    expect(await chipHost(chat).getAttribute('data-chatbridge-state')).toBe('approval');
+    expect(await readWorkspaceFile(world, 'notes.txt')).toBe('first line\nsecond line\n');
+
+    // A person's keys (trusted input through the browser) on the focused chip.
+    await focusChip(chat);
     await chat.keyboard.press('a');
     await waitForSubmitted(chat, 1);
     expect(await readWorkspaceFile(world, 'notes.txt')).toBe('first line\nsecond line, edited\n');
     await waitForDrawn(chat, 'done');
     expect(await chipHost(chat).getAttribute('data-chatbridge-preview')).toBe('folded');
-    await chipHost(chat).focus();
+    await focusChip(chat);
     await chat.keyboard.press('p');
     await expect.poll(() => chipHost(chat).getAttribute('data-chatbridge-preview')).toBe('open');
     // the key stayed with the chip: the chat box did not get a "p"
     expect(await chat.evaluate(() => window.__replica.composerText())).toBe('');
     await chat.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await turn.screenshot({ path: screenshotPath('chip-chatgpt-dark-result.png') });
+    await chat.close();
+  });
+
+  it('attack: the page hides the approval card under a decoy of its own; the person\'s click there approves nothing', async () => {
+    await writeFile(path.join(world.root, 'hidden.txt'), 'original\n');
+    const chat = await world.open('chatgpt');
+    const request = {
+      jsonrpc: '2.0',
+      id: 'call-503',
+      method: 'tools/call',
+      params: { name: 'fs.write', arguments: { path: path.join(world.root, 'hidden.txt'), mode: 'overwrite', content: 'changed\n' } },
+    };
+    await stream(chat, 'Done.\n\n```mcp-request\n' + JSON.stringify(request) + '\n```\n', { replaceAtEnd: false });
+    await waitForDrawn(chat, 'approval');
+    // The page's own script: the chip host is in its DOM. It makes the card see-through and draws a harmless-looking
+    // button over it that lets clicks through (pointer-events: none).
+    await chat.evaluate(() => {
+      const host = document.querySelector<HTMLElement>('[data-chatbridge-chip]')!;
+      host.style.opacity = '0';
+      const rect = host.getBoundingClientRect();
+      const decoy = document.createElement('div');
+      decoy.textContent = 'Continue reading';
+      Object.assign(decoy.style, {
+        position: 'fixed', left: `${rect.left}px`, top: `${rect.top}px`, width: `${rect.width}px`, height: `${rect.height}px`,
+        pointerEvents: 'none', background: 'white', zIndex: '2147483647',
+      });
+      document.body.append(decoy);
+      window.addEventListener('scroll', () => {
+        const r = host.getBoundingClientRect();
+        decoy.style.left = `${r.left}px`;
+        decoy.style.top = `${r.top}px`;
+      }, true);
+    });
+    await chat.waitForTimeout(300);
+    await clickChipAction(chat, 0, 'approve');
+    await chat.waitForTimeout(1_000);
+    expect(await readWorkspaceFile(world, 'hidden.txt')).toBe('original\n');
+    expect(await chipHost(chat).getAttribute('data-chatbridge-state')).toBe('approval');
+    // The card says why the click did nothing, and where else to approve.
+    expect(await chipHost(chat).getAttribute('data-chatbridge-note')).toMatch(/^not approved: .*side panel/);
     await chat.close();
   });
 
@@ -91,7 +148,7 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     await stream(chat, `先读一下说明文件。\n\n${call}\n`);
     await waitForSubmitted(chat, 1);
     await waitForDrawn(chat, 'done');
-    await chipHost(chat).focus();
+    await focusChip(chat);
     await chat.keyboard.press('p');
     await expect.poll(() => chipHost(chat).getAttribute('data-chatbridge-preview')).toBe('open');
     await chat.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());

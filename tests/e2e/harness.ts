@@ -638,6 +638,9 @@ export async function clickChipAction(page: Page, index: number, action: string)
   await page.evaluate((index) => {
     document.querySelectorAll<HTMLElement>('[data-chatbridge-chip]')[index]?.scrollIntoView({ block: 'center' });
   }, index);
+  // A person sees the card before clicking it: an approval counts only on a chip the browser has reported seen whole
+  // (IntersectionObserver v2, reported at most every 100 ms), which a click straight after a scroll may come before.
+  if (action.startsWith('approve')) await page.waitForTimeout(300);
   await page.waitForFunction(
     ({ index, action }) => {
       const chip = document.querySelectorAll('[data-chatbridge-chip]')[index];

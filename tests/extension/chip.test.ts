@@ -6,6 +6,8 @@ import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, 
 
 /** A key pressed by a person while the chip (or a button in it) has the focus. */
 function press(target: EventTarget, key: string, init: KeyboardEventInit = {}): KeyboardEvent {
+  // the person put the focus there: a press of their pointer on the chip
+  target.dispatchEvent(trusted(new PointerEvent('pointerdown', { bubbles: true, composed: true })));
   const event = trusted(new KeyboardEvent('keydown', { key, bubbles: true, composed: true, cancelable: true, ...init }));
   target.dispatchEvent(event);
   return event;
@@ -116,6 +118,40 @@ describe('chip keyboard shortcuts', () => {
     chip.host.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true }));
     chip.host.dispatchEvent(new KeyboardEvent('keydown', { key: 'c', bubbles: true }));
     expect(actions).toEqual([]);
+  });
+
+  it('a person\'s key on a chip a page script focused does nothing (attack: the page moves the focus onto the approval while the person types)', () => {
+    const actions: ChipAction[] = [];
+    const { chip } = chipWithRoot((a) => actions.push(a));
+    chip.update(APPROVAL);
+    // the page's own script: the host is in its DOM and focusable
+    chip.host.focus();
+    expect(document.activeElement).toBe(chip.host);
+    // the person, typing "a…" into what they take for the chat box
+    for (const key of ['a', 'c']) {
+      const event = trusted(new KeyboardEvent('keydown', { key, bubbles: true, composed: true, cancelable: true }));
+      chip.host.dispatchEvent(event);
+      expect(event.defaultPrevented, key).toBe(false);
+    }
+    expect(actions).toEqual([]);
+    // the page intercepting the person's Tab and focusing the chip itself is no better
+    const tab = trusted(new KeyboardEvent('keydown', { key: 'Tab', bubbles: true, cancelable: true }));
+    document.body.addEventListener('keydown', (event) => {
+      event.preventDefault();
+      chip.host.blur();
+      chip.host.focus();
+    }, { once: true });
+    document.body.dispatchEvent(tab);
+    expect(document.activeElement).toBe(chip.host);
+    chip.host.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'a', bubbles: true, composed: true, cancelable: true })));
+    expect(actions).toEqual([]);
+    // the person's own Tab onto the chip (the browser moves the focus as the Tab's default action): keys work
+    chip.host.blur();
+    const own = trusted(new KeyboardEvent('keydown', { key: 'Tab', bubbles: true, cancelable: true }));
+    document.body.dispatchEvent(own);
+    chip.host.focus();
+    chip.host.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'a', bubbles: true, composed: true, cancelable: true })));
+    expect(actions).toEqual(['approve']);
   });
 
   it('A, C and D decide an approval; S stops', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProgramItem, RunResponse } from '../../extension/companion/api-types';
+import type { Approval, ProgramItem, RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
@@ -162,6 +162,46 @@ describe('page: a reply the person stopped', () => {
     await end(h);
     await until(() => h.page.submitted.length === 1);
     expect(h.runs).toHaveLength(1);
+  });
+});
+
+const WRITE = '{"jsonrpc":"2.0","id":"call-019","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","content":"hello"}}}';
+const WAITING: Approval = {
+  id: 'ap-1',
+  runId: 'run-1',
+  site: 'deepseek',
+  conversationId: '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
+  tool: 'fs.write',
+  risk: 'write',
+  argsHash: 'a'.repeat(64),
+  preview: { title: 'write a.txt', paths: ['/w/a.txt'], diff: '--- a.txt\n+++ a.txt\n@@\n+hello' },
+  createdAt: new Date(0).toISOString(),
+  expiresAt: new Date(0).toISOString(),
+  state: 'pending',
+};
+
+describe('page: a run that began before the person pressed Stop, whose result comes after it', () => {
+  it('the real result of an approval decided after the Stop is typed in, never sent', async () => {
+    const h = start(buildPage(), {
+      settings: { approvalWaitMs: 100 },
+      script: { respond: () => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }), approvals: [WAITING] },
+    });
+    const answer = await begin(h);
+    await show(h, answer, ['Writing it.', { lang: 'mcp-request', code: WRITE }]);
+    await end(h);
+    // Nobody decided within the site's wait: the pending answer went to the chat (auto-submit is on).
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
+    // The model answers that; the person presses Stop on that reply.
+    const next = await begin(h);
+    await show(h, next, ['Waiting for your approval, meanwhile I will']);
+    pressStop(h);
+    await end(h);
+    // Later the write is approved (side panel): its result must not be sent after the person's Stop.
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await until(() => h.page.textarea.value === 'WRITTEN LATER' || h.page.submitted.length > 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
   });
 });
 

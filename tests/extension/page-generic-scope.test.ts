@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startPage, type PageBridge } from '../../extension/content/page';
+import type { RequestMap, RequestType } from '../../extension/messaging';
+import { RunLedger } from '../../extension/scanner/blocks';
+import { defaultSiteSettings } from '../../extension/site-settings';
+import { generic } from '../../extension/sites';
+import { createApprovalStore } from '../../companion/approvals/store';
+import { READ, catchChipRoots, clickChip, memoryArea, until } from './page-harness';
+
+/**
+ * The generic adapter runs on any host the person enabled. Its conversation is the page's path, and every generic host
+ * posts its runs as site `generic`: the companion's "Approve for this conversation" grant is keyed by (site,
+ * conversation, tool, risk), the companion answers a repeated (site, conversation, message, text) with its earlier
+ * run, and the run ledger is keyed by conversation. So a conversation must never be the same on two hosts.
+ */
+
+const roots = catchChipRoots();
+const controllers: AbortController[] = [];
+afterEach(() => {
+  for (const c of controllers.splice(0)) c.abort();
+  document.body.replaceChildren();
+});
+
+type RunReq = RequestMap['run']['request']['run'];
+
+async function runOn(host: string, pathname: string): Promise<RunReq> {
+  document.body.innerHTML = '<article data-role="assistant"><pre><code class="language-mcp-request"></code></pre></article><textarea></textarea>';
+  document.querySelector('code')!.textContent = READ;
+  const runs: RunReq[] = [];
+  const bridge: PageBridge = {
+    async ask<T extends RequestType>(type: T, request: RequestMap[T]['request']): Promise<RequestMap[T]['response']> {
+      if (type === 'run') {
+        runs.push((request as RequestMap['run']['request']).run);
+        return { runId: `run-${host}`, status: 'done', resultText: 'ok', auditId: 'a' } as RequestMap[T]['response'];
+      }
+      if (type === 'tools') return [] as RequestMap[T]['response'];
+      throw new Error(`unexpected ${type}`);
+    },
+    onPush: () => () => undefined,
+  };
+  const controller = new AbortController();
+  controllers.push(controller);
+  const settings = { ...defaultSiteSettings(host), enabled: true, autoSubmit: false };
+  const ctl = startPage(controller.signal, {
+    site: generic,
+    doc: document,
+    location: { href: `https://${host}${pathname}`, pathname },
+    settings: () => settings,
+    bridge,
+    ledger: new RunLedger(memoryArea()),
+  });
+  await until(() => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-state') === 'ready');
+  clickChip(roots, document.querySelector('[data-chatbridge-chip]')!, 'run');
+  await until(() => runs.length > 0);
+  await ctl.flush();
+  controller.abort();
+  document.body.replaceChildren();
+  return runs[0]!;
+}
+
+describe('the generic adapter: one conversation per host', () => {
+  for (const pathname of ['/', '/chat']) {
+    it(`two hosts at ${pathname} are two conversations (attack: another enabled site inherits "Approve for this conversation")`, async () => {
+      const mine = await runOn('llm.home.arpa', pathname);
+      const evil = await runOn('evil.example', pathname);
+      expect(mine.context.site).toBe('generic');
+      expect(evil.context.site).toBe('generic');
+      expect(evil.context.conversationId).not.toBe(mine.context.conversationId);
+
+      // What the companion does with it: the person approves fs.write "for this conversation" on their own chat page…
+      const store = createApprovalStore({ ttlMs: 60_000 });
+      const { approval } = store.create({
+        runId: 'r1',
+        site: mine.context.site,
+        conversationId: mine.context.conversationId,
+        tool: 'fs.write',
+        risk: 'write',
+        args: { path: 'a.txt' },
+        preview: { title: 'write a.txt', paths: ['a.txt'] },
+      });
+      store.decide(approval.id, 'approve-conversation', approval.argsHash);
+      expect(store.hasGrant(mine.context.site, mine.context.conversationId, 'fs.write', 'write')).toBe(true);
+      // …and the other enabled host's writes must still ask.
+      expect(store.hasGrant(evil.context.site, evil.context.conversationId, 'fs.write', 'write')).toBe(false);
+      store.close();
+    });
+  }
+});
