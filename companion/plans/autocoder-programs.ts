@@ -4,13 +4,22 @@ import type { ProgramStep, StopStep } from './autocoder-plan';
 import { errorLine } from './plan-errors';
 import { workspaceRoot } from './plan-path';
 import { programEnv } from './program-env';
+import { redact } from '../policy/redact';
+import { clipStream, streamBudget } from '../tools/run-program';
 
 export function failedExec(error: string): ProgramExecReport {
   return { status: 'failure', stdout: '', stderr: error, returncode: null, runtime: 0 };
 }
 
-function toReport(result: ProgramResult): ProgramExecReport {
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, returncode: result.returncode, runtime: result.runtime };
+/**
+ * A program's result as the executor response reports it. Its output is kept (up to limits.maxOutputBytes) whole for
+ * the programs list; the response, typed into the chat, shows each stream's start and end within what one result may
+ * hold, as shell.exec's result does — redacted first, so a cut through a secret cannot leave a piece too short to match.
+ */
+function toReport(result: ProgramResult, policy: ToolContext['policy']): ProgramExecReport {
+  const budget = streamBudget(policy.limits.maxResultChars);
+  const shown = (text: string) => clipStream(redact(text, policy), budget, 'write the output to a file and read it with read_file').text;
+  return { status: result.status, stdout: shown(result.stdout), stderr: shown(result.stderr), returncode: result.returncode, runtime: result.runtime };
 }
 
 /** set_timeout in seconds (default: limits.defaultTimeoutMs), never above limits.maxTimeoutMs. */
@@ -50,7 +59,7 @@ export async function runPrograms(steps: ProgramStep[], ctx: ToolContext): Promi
   else ctx.signal.addEventListener('abort', stopAll, { once: true });
   try {
     const reports = await Promise.all(
-      started.map(async (entry) => (entry.handle ? toReport(await entry.handle.done) : failedExec(entry.error ?? 'INTERNAL: not started'))),
+      started.map(async (entry) => (entry.handle ? toReport(await entry.handle.done, ctx.policy) : failedExec(entry.error ?? 'INTERNAL: not started'))),
     );
     const execs: Record<string, ProgramExecReport> = {};
     started.forEach((entry, i) => {
@@ -110,7 +119,7 @@ export async function stopPrograms(
       // a program that finished on its own just before the stop keeps its real status
       if (last && last.status !== 'terminated') ended.push(step.name);
       else terminated.push(step.name);
-      execs[step.name] = last ? toReport(last) : { ...failedExec(''), status: 'terminated' };
+      execs[step.name] = last ? toReport(last, ctx.policy) : { ...failedExec(''), status: 'terminated' };
     }),
   );
   // keep the reply in the order the plan listed the programs

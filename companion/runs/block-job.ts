@@ -4,6 +4,9 @@ import { findBlocks, validateFlycodeCall, validateMcpRequest } from '../../share
 import type { AutocoderPlan, AxonPayload, Block, BlockKind, FlycodeCallPayload, McpRequestPayload } from '../../shared/protocols/types';
 import type { ApprovalView } from '../../shared/api';
 import {
+  AUTOCODER_CLOSE,
+  AUTOCODER_OPEN,
+  formatAutocoderBlock,
   formatAutocoderResponse,
   formatAxonResult,
   formatFlycodeResult,
@@ -167,7 +170,7 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
           try {
             const text = await deps.plans.runAutocoderPlan(plan, ctx, { auditId });
             // `finish` plans answer nothing (DESIGN §3.3)
-            return { resultText: text === null ? '' : redact(text, deps.policy), status: 'done', outcome: 'ok' };
+            return { resultText: text === null ? '' : redactExecutorResponse(text, deps.policy), status: 'done', outcome: 'ok' };
           } catch (error) {
             const outcome = errorOutcome(error, ctx);
             return finalText(respond(outcome.ok ? '' : `${outcome.code}: ${outcome.message}`), outcome);
@@ -210,6 +213,31 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
       return { ...base, pendingText: run.pendingText, execute: run.execute };
     }
   }
+}
+
+/**
+ * The last redaction pass over an executor response, on its JSON's strings: run over the JSON text, a pattern that
+ * takes a value up to a quote (`password=abc"def`) takes the backslash escaping that quote too, and the quote then
+ * ends the string — the response is no longer JSON. A text that is not one JSON block is redacted as text.
+ */
+export function redactExecutorResponse(text: string, policy: Policy): string {
+  if (!text.startsWith(AUTOCODER_OPEN) || !text.endsWith(AUTOCODER_CLOSE)) return redact(text, policy);
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(AUTOCODER_OPEN.length, text.length - AUTOCODER_CLOSE.length));
+  } catch {
+    return redact(text, policy);
+  }
+  const redactStrings = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v, policy);
+    if (Array.isArray(v)) return v.map(redactStrings);
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([key, inner]) => [redact(key, policy), redactStrings(inner)]));
+    }
+    return v;
+  };
+  const redacted = redactStrings(value);
+  return redacted !== null && typeof redacted === 'object' ? formatAutocoderBlock(redacted) : redact(text, policy);
 }
 
 /** A call whose envelope the catalogue cannot take (the parser refuses these first; kept for a direct caller). */

@@ -8,6 +8,9 @@ import type { CommandSpec, ExternalTool, ExternalTools, ToolContext, ToolHandler
 
 export type ToolHandlers = Partial<Record<string, ToolHandler>>;
 
+/** Room past limits.maxResultChars for the note of a tool that cut its own output. */
+const OWN_NOTE_ROOM = 500;
+
 /** How to read what a cap cut off, per tool; said in the cut text itself. */
 function moreHint(tool: string): string | ((shown: number) => string) {
   if (tool === 'fs.read' || tool === 'filesystem')
@@ -49,7 +52,10 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
       preview,
     });
     const output = await handler.run(valid.args, callCtx);
-    const capped = capResult(redact(output.text, ctx.policy), ctx.policy.limits.maxResultChars, moreHint(name));
+    // A tool that cut its own output (fs.read, fs.search, fs.diff) ends it, just past the limit, with a note naming
+    // exactly what to ask next (the range or lines of the file); a second cut here would go through that note.
+    const limit = ctx.policy.limits.maxResultChars + (output.truncated === true ? OWN_NOTE_ROOM : 0);
+    const capped = capResult(redact(output.text, ctx.policy), limit, moreHint(name));
     return { ok: true, text: capped.text, truncated: capped.truncated || output.truncated === true };
   } catch (error) {
     return errorOutcome(error, ctx);

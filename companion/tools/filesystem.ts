@@ -5,7 +5,8 @@
  *
  * Paths: relative to the workspace root (an absolute path is accepted when it is inside the roots); anything
  * that leaves the roots — `..`, an absolute path elsewhere, a symlink out — is PATH_TRAVERSAL. plan() throws
- * it as a ToolError FORBIDDEN whose message starts with the manual's code, so nothing is authorized or run;
+ * it as a ToolError FORBIDDEN whose message starts with the manual's code (a path that must exist and does not:
+ * NOT_FOUND, starting FILE_NOT_FOUND), so nothing is authorized or run;
  * run() answers every failure in the manual's JSON form.
  */
 import { promises as fs } from 'node:fs';
@@ -279,6 +280,10 @@ export const filesystemHandler = defineHandler({
       return { risk: riskOf(filesystem, args), paths: await plannedPaths(args, ctx, true) };
     } catch (error) {
       if (error instanceof FilesystemFailure) throw new ToolError('INVALID_INPUT', `${error.code}: ${error.message}`);
+      // refused before anything runs, so not in the manual's JSON: its message still starts with the manual's code
+      if (error instanceof ToolError && error.code === 'NOT_FOUND' && !error.message.startsWith('FILE_NOT_FOUND')) {
+        throw new ToolError('NOT_FOUND', `FILE_NOT_FOUND: ${error.message}`, error.data);
+      }
       throw error;
     }
   },

@@ -64,15 +64,24 @@ export function shellPrefix(args: ExecArgs): string {
 }
 
 /** Keeps head and tail of a stream within `budget` characters. */
-function clipStream(text: string, budget: number): { text: string; cut: boolean } {
+export function clipStream(
+  text: string,
+  budget: number,
+  howToSeeAll = 'write the output to a file and read it with fs.read',
+): { text: string; cut: boolean } {
   if (text.length <= budget) return { text, cut: false };
   const half = Math.floor(budget / 2);
   const omitted = text.length - 2 * half;
-  return { text: `${text.slice(0, half)}\n[… ${omitted} characters omitted; write the output to a file and read it with fs.read …]\n${text.slice(-half)}`, cut: true };
+  return { text: `${text.slice(0, half)}\n[… ${omitted} characters omitted; ${howToSeeAll} …]\n${text.slice(-half)}`, cut: true };
+}
+
+/** Characters of one output stream a result shows (head and tail), from limits.maxResultChars. */
+export function streamBudget(maxChars: number): number {
+  return Math.max(200, Math.floor(maxChars / 2) - 200);
 }
 
 export function formatProgramResult(result: ProgramResult, timeoutMs: number, maxChars: number, policy: Pick<Policy, 'redact'>): ToolOutput {
-  const budget = Math.max(200, Math.floor(maxChars / 2) - 200);
+  const budget = streamBudget(maxChars);
   // redacted before the middle is cut out, so a cut through a secret cannot leave a piece too short to match
   const stdout = clipStream(redact(result.stdout, policy), budget);
   const stderr = clipStream(redact(result.stderr, policy), budget);

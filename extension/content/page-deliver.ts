@@ -1,4 +1,4 @@
-import { editorText, insertIntoEditor, isEditorEmpty } from '../inject/insert';
+import { editorText, insertIntoEditor, isEditorEmpty, lineBreaksAsLf } from '../inject/insert';
 import { submitEditor } from '../inject/submit';
 import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
@@ -83,13 +83,15 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     }
     const ours = !isEditorEmpty(editor) && !append;
     const inserted = await insertIntoEditor(editor, text, { pasteMaxChars: site.pasteMaxChars });
+    // what the box now holds of it (its line breaks as LF), to know it again as ours and not a draft
+    const shown = lineBreaksAsLf(text);
     performance.mark('chatbridge:result-inserted');
     doctor?.inserted(inserted);
     if (!inserted.ok) {
       await handOver(inserted.reason);
       return;
     }
-    lastInserted = ours && lastInserted ? `${lastInserted}\n\n${text}` : text;
+    lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
     if (record.ending !== 'normal') {
       note(t(record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded'));
       return;

@@ -23,6 +23,17 @@ export interface Dispatcher {
   resumeUndelivered(): Promise<void>;
 }
 
+/**
+ * What comes of a reply's run after its message: results it does not hold yet go in after it (`after`), each block
+ * owing one (`owed`); like the message, they count the person's Stops from when the run began (`stopsBefore`) — a
+ * result decided after the approval wait, runtime feedback: after a Stop they are typed in, never sent.
+ */
+interface LaterResults {
+  stopsBefore: number;
+  after: Promise<void>;
+  owed: Set<TrackedBlock>;
+}
+
 const RUN_POLL_MS = 3_000;
 const LONG_RUN_MS = 6 * 60 * 60_000;
 const LEDGER_LOCK_WAIT_MS = 3_000;
@@ -79,24 +90,32 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     setState(record, blocks, 'queued');
     const results: string[] = [];
     const startedIn = ctx.epoch;
-    for (const unit of units) {
-      const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
-      const text = await runUnit(record, unit, unitBlocks, rerun, conv, stopsBefore);
-      // A block cut off when its reply ended ran by hand as it stands: the chip shows the companion's answer, the
-      // chat gets nothing (the model never finished writing it).
-      if (text !== null && unitBlocks.some((b) => b.cut)) {
-        for (const b of unitBlocks) {
-          b.note = t('note.cutNotDelivered');
-          render(record, b);
+    // A block whose approval wait ran out answers "pending" in this reply's message and owes its real result: that
+    // goes in after this message, however soon it is decided — never before the pending answer it replaces.
+    let replyDelivered!: () => void;
+    const reply: LaterResults = { stopsBefore, after: new Promise<void>((resolve) => (replyDelivered = resolve)), owed: new Set() };
+    try {
+      for (const unit of units) {
+        const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
+        const text = await runUnit(record, unit, unitBlocks, rerun, conv, reply);
+        // A block cut off when its reply ended ran by hand as it stands: the chip shows the companion's answer, the
+        // chat gets nothing (the model never finished writing it).
+        if (text !== null && unitBlocks.some((b) => b.cut)) {
+          for (const b of unitBlocks) {
+            b.note = t('note.cutNotDelivered');
+            render(record, b);
+          }
+          continue;
         }
-        continue;
+        if (text !== null) results.push(text);
       }
-      if (text !== null) results.push(text);
+      const combined = combineResults(results);
+      if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined, stopsBefore);
+      // Blocks that still owe their real result deliver it later (runUnit); the rest are settled.
+      if (startedIn === ctx.epoch) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
+    } finally {
+      replyDelivered();
     }
-    const combined = combineResults(results);
-    if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined, stopsBefore);
-    // Blocks still waiting for a decision deliver their real result later (runUnit); the rest are settled.
-    if (startedIn === ctx.epoch) await settleDelivered(conv, blocks.filter((b) => b.state !== 'approval'));
   };
 
   /** The result of these blocks is in the chat: a reload no longer owes it, and this tab no longer owns the run. */
@@ -198,17 +217,13 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
   };
 
-  /**
-   * `stopsBefore`: ctx.personStops when the reply's run began. What this run delivers later (a result decided after
-   * the approval wait, runtime feedback) began before any Stop since, and is typed in without being sent.
-   */
   const runUnit = async (
     record: MessageRecord,
     unit: RunUnit,
     blocks: TrackedBlock[],
     rerun: boolean,
     conv: string,
-    stopsBefore: number,
+    reply: LaterResults,
   ): Promise<string | null> => {
     const settings = deps.settings();
     setState(record, blocks, 'running');
@@ -246,7 +261,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
     // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval
     // that held it is given; the loop only speaks when programs of this run have run past the interval.
-    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId, stopsBefore) : () => undefined;
+    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId, reply.stopsBefore) : () => undefined;
 
     if (response.status === 'pending') {
       await showApproval(record, blocks, response.pendingConfirmationId);
@@ -257,12 +272,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       }
       // Nobody decided in time: the pending answer goes to the chat now, the real result when decided.
       for (const b of blocks) b.note = t('note.pending');
+      for (const b of blocks) reply.owed.add(b);
       setState(record, blocks, 'approval', t('note.pending'));
-      void waitForRun(response.runId, LONG_RUN_MS).then((late) => {
+      void waitForRun(response.runId, LONG_RUN_MS).then(async (late) => {
         stopFeedback();
         if (!late || signal.aborted) return;
         const text = finish(record, blocks, late);
-        if (text) void deliver(record, blocks, text, stopsBefore).then(() => settleDelivered(conv, blocks));
+        await reply.after;
+        if (text) void deliver(record, blocks, text, reply.stopsBefore).then(() => settleDelivered(conv, blocks));
       });
       return response.resultText;
     }

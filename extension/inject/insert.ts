@@ -47,7 +47,10 @@ export function holdsText(editor: Element, text: string): boolean {
   return want === '' || squash(editorText(editor)).includes(want);
 }
 
-export async function insertIntoEditor(editor: HTMLElement, text: string, options: { pasteMaxChars?: number | undefined } = {}): Promise<InsertResult> {
+export async function insertIntoEditor(editor: HTMLElement, raw: string, options: { pasteMaxChars?: number | undefined } = {}): Promise<InsertResult> {
+  // A browser keeps a textarea's line breaks as LF (the value of 'a\r\nb' reads back 'a\nb'), and editors split
+  // lines on LF: a result holding CRLF (a Windows file, a program's output) goes in with LF line breaks.
+  const text = lineBreaksAsLf(raw);
   if (isTextField(editor)) return insertIntoTextField(editor, text);
   if (editor.isContentEditable || editor.getAttribute('contenteditable') === 'true' || editor.getAttribute('contenteditable') === '') {
     return insertIntoContentEditable(editor, text, options.pasteMaxChars);
@@ -131,6 +134,11 @@ function caretToEnd(editor: HTMLElement): void {
   range.collapse(false);
   selection.removeAllRanges();
   selection.addRange(range);
+}
+
+/** CRLF and lone CR as LF, as a textarea holds them. */
+export function lineBreaksAsLf(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
 }
 
 function appendTo(existing: string, text: string): string {

@@ -18,7 +18,9 @@ import { oneLine, type ResultMeta } from './outcome';
  * `"` or has space at either end is written as a JSON string (an act name likewise if it holds a space, `:` or
  * `"`), so the first `": "` after the act always ends the path. The plan line is
  * `plan: applied`, or `plan: aborted at act N — nothing changed` (without `at act N` when no act is to blame),
- * with the reason after a colon when one is given. All values are kept on one line.
+ * with the reason after a colon when one is given. While the plan waits for the person's approval (meta
+ * pendingConfirmationId) it is neither: `plan: pending` with the reason, then `pendingConfirmationId: …` before the
+ * audit id line. All values are kept on one line.
  */
 
 export interface AxonActReport {
@@ -62,14 +64,17 @@ function actLine(report: AxonActReport): string {
   return `${subject}: ${coded === '' ? 'failed' : coded}`;
 }
 
-function planLine({ applied, abortedAt, reason }: AxonResultInput): string {
+function planLine({ applied, abortedAt, reason, meta }: AxonResultInput): string {
   const why = reason === undefined || oneLine(reason).trim() === '' ? '' : `: ${oneLine(reason).trim()}`;
   if (applied) return `plan: applied${why}`;
+  // waiting for the person: not aborted (a model told its plan was aborted sends it again)
+  if (meta.pendingConfirmationId !== undefined) return `plan: pending${why}`;
   return `plan: aborted${abortedAt === undefined ? '' : ` at act ${abortedAt}`} — nothing changed${why}`;
 }
 
 export function formatAxonResult(input: AxonResultInput): string {
-  const body = [...input.acts.map(actLine), planLine(input), `auditId: ${oneLine(input.meta.auditId)}`].join('\n');
+  const pending = input.applied || input.meta.pendingConfirmationId === undefined ? [] : [`pendingConfirmationId: ${oneLine(input.meta.pendingConfirmationId)}`];
+  const body = [...input.acts.map(actLine), planLine(input), ...pending, `auditId: ${oneLine(input.meta.auditId)}`].join('\n');
   const fence = fenceFor(body);
   return `${fence}axon-result\n${body}\n${fence}`;
 }

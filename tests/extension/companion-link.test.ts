@@ -177,6 +177,25 @@ describe('program output for runtime feedback', () => {
     expect(buffer.take('p')).toEqual({ name: 'build', stdout: 'dé', stderr: '\n[… 10 bytes of output not received …]\nlate' });
     expect(buffer.take('unknown')).toBeNull();
   });
+
+  it('a flood of output between two feedbacks is cut to its start and its newest end, saying how much was left out', () => {
+    const buffer = new ProgramOutputBuffer();
+    const lines = Array.from({ length: 50_000 }, (_, i) => `log line ${i}\n`);
+    let offset = 0;
+    for (const line of lines) {
+      buffer.add({ programId: 'p', name: 'serve', stream: 'stdout', chunk: line, offset });
+      offset += line.length;
+    }
+    const { stdout } = buffer.take('p')!;
+    // typed into the chat box as one message: a few thousand characters, not the 700 kB the program printed
+    expect(stdout.length).toBeLessThan(10_000);
+    expect(stdout.startsWith('log line 0\n')).toBe(true);
+    expect(stdout.endsWith('log line 49999\n')).toBe(true);
+    expect(stdout).toMatch(/\[… \d+ characters of output left out …\]/);
+    // the next feedback starts afresh
+    buffer.add({ programId: 'p', name: 'serve', stream: 'stdout', chunk: 'next\n', offset });
+    expect(buffer.take('p')!.stdout).toBe('next\n');
+  });
 });
 
 async function until(check: () => boolean, ms = 5_000): Promise<void> {

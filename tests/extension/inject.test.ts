@@ -105,6 +105,26 @@ describe('insertIntoEditor: React-controlled textarea', () => {
     expect(state()).toBe(text);
   });
 
+  it('a result holding CRLF or CR (a Windows file, a program\'s output) goes in: the browser keeps a textarea\'s line breaks as LF', async () => {
+    // Chromium: textarea.value = 'a\r\nb\rc' reads back 'a\nb\nc' (the HTML spec's API value normalizes newlines);
+    // happy-dom keeps the CRs, so this textarea reads back its value as the browser does
+    const textarea = document.createElement('textarea');
+    Object.defineProperty(textarea, 'value', {
+      configurable: true,
+      get() {
+        return (nativeValue.get!.call(this) as string).replace(/\r\n?/g, '\n');
+      },
+      set(v: string) {
+        nativeValue.set!.call(this, v);
+      },
+    });
+    document.body.append(textarea);
+    const text = '```flycode-result\n[id] call-003\n[tool] shell.exec\n[ok] true\n[truncated] false\n[auditId] a\n[data]\nexit code: 0\nstdout:\nline 1\r\nline 2\r\n```';
+    const result = await insertIntoEditor(textarea, text);
+    expect(result).toEqual({ ok: true, method: 'native-setter' });
+    expect(textarea.value).toBe(text.replace(/\r\n/g, '\n'));
+  });
+
   it('appends after text that is already there instead of replacing it', async () => {
     const { textarea, state, setState } = reactTextarea();
     document.body.append(textarea);

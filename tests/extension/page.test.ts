@@ -368,6 +368,25 @@ describe('page: approvals and long runs', () => {
     expect(h.page.submitted[1]).toBe('WRITTEN LATER');
   });
 
+  it('a decision that comes while a later block of the reply still runs: the pending answer goes in first, the real result after it', async () => {
+    const h = start(buildPage(), {
+      settings: { approvalWaitMs: 100 },
+      script: {
+        approvals: [APPROVAL],
+        respond: (_run, n) => (n === 1 ? pending() : { runId: 'run-2', status: 'running', resultText: '', auditId: 'b' }),
+      },
+    });
+    await streamReply(h, [{ lang: 'mcp-request', code: WRITE }, 'then', { lang: 'mcp-request', code: LIST }]);
+    // the write's approval wait ran out (its pending answer is owed) and the second call is running
+    await until(() => h.runs.length === 2);
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-2', status: 'done', resultText: 'LISTED', auditId: 'b' } } });
+    await until(() => h.page.submitted.length === 2);
+    // the model never reads "pending" for a call after it has read that call's result
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]\n\nLISTED', 'WRITTEN LATER']);
+  });
+
   it('auto_coder runtime feedback carries only output new since the last feedback, then the final result', async () => {
     const program: ProgramItem = {
       id: 'p1',

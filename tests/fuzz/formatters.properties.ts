@@ -264,7 +264,9 @@ function readActLine(line: string): { index: number; act: string; path?: string;
 function checkAxonResult(input: AxonResultInput): void {
   const reply = formatAxonResult(input);
   const lines = readFencedReply(reply, 'axon-result').split('\n');
-  if (lines.length !== input.acts.length + 2) throw new Error(`${lines.length} lines for ${input.acts.length} acts: ${JSON.stringify(lines)}`);
+  const pending = input.meta.pendingConfirmationId !== undefined && !input.applied;
+  const extra = pending ? 1 : 0;
+  if (lines.length !== input.acts.length + 2 + extra) throw new Error(`${lines.length} lines for ${input.acts.length} acts: ${JSON.stringify(lines)}`);
   input.acts.forEach((act, position) => {
     const read = readActLine(lines[position] as string);
     if (read.index !== act.index) throw new Error(`act index ${read.index}, expected ${act.index}`);
@@ -278,8 +280,11 @@ function checkAxonResult(input: AxonResultInput): void {
     }
   });
   const plan = lines[input.acts.length] as string;
-  if (!plan.startsWith(input.applied ? 'plan: applied' : 'plan: aborted')) throw new Error(`plan line ${JSON.stringify(plan)}`);
-  const audit = lines[input.acts.length + 1] as string;
+  if (!plan.startsWith(input.applied ? 'plan: applied' : pending ? 'plan: pending' : 'plan: aborted')) throw new Error(`plan line ${JSON.stringify(plan)}`);
+  if (pending && lines[input.acts.length + 1] !== `pendingConfirmationId: ${oneLine(input.meta.pendingConfirmationId!)}`) {
+    throw new Error(`pending line ${JSON.stringify(lines[input.acts.length + 1])}`);
+  }
+  const audit = lines[input.acts.length + 1 + extra] as string;
   if (audit !== `auditId: ${oneLine(input.meta.auditId)}`) throw new Error(`audit line ${JSON.stringify(audit)}`);
 }
 

@@ -443,6 +443,18 @@ describe('auto_coder programs', () => {
     expect(world.processes.list().every((p) => p.origin.conversationId === 'conv-1')).toBe(true);
   });
 
+  it('a program that prints a flood answers its start and end, within what one result may hold, as a tool call would', async () => {
+    const response = await run({ type: 'operate', program_operations: [{ name: 'big', command: 'seq 1 200000; echo done >&2' }] });
+    const big = response.program_execs.big;
+    expect(big).toMatchObject({ status: 'completed', returncode: 0, stderr: 'done\n' });
+    // 1.3 MB of output: the executor response is typed into the chat box, like shell.exec's result it stays near
+    // limits.maxResultChars (20000)
+    expect(big.stdout.length).toBeLessThan(20_000);
+    expect(big.stdout.startsWith('1\n2\n3\n')).toBe(true);
+    expect(big.stdout.endsWith('199999\n200000\n')).toBe(true);
+    expect(big.stdout).toMatch(/omitted/);
+  });
+
   it('set_timeout ends a program as timeout', async () => {
     const response = await run({ type: 'operate', program_operations: [{ name: 'slow', command: 'echo begun; sleep 20', set_timeout: 0.5 }] });
     expect(response.program_execs.slow).toMatchObject({ status: 'timeout', stdout: 'begun\n', returncode: null });

@@ -107,4 +107,37 @@ describe('full pipeline with the real tools and plans', () => {
     expect(res.resultText).toMatch(/aborted at act 2/);
     expect(existsSync(join(w.root, 'keep.md'))).toBe(false);
   });
+
+  it('a read the tool cut itself keeps its own note on how to read on (the range or lines to ask next), not a second cut through it', async () => {
+    const w = world({ modes: { read: 'auto' } });
+    const big = join(w.root, 'big.txt');
+    writeFileSync(big, 'x'.repeat(30) + '\n' + 'y'.repeat(25_000));
+    const byRange = mcpJson((await run(w, 'mcp-request', mcpCall('call-1', 'fs.read', { path: big, range: '5000:30000' }))).resultText);
+    const rangeText = byRange.result?.content[0]?.text ?? '';
+    // 20000 characters shown from character 5000 on: the next read starts at 25000 of the file
+    expect(rangeText).toContain('read more with range: "25000:');
+    expect(rangeText).not.toContain('showed 20000 of');
+    const lines = join(w.root, 'lines.txt');
+    writeFileSync(lines, Array.from({ length: 5000 }, (_, i) => `row ${i + 1} ${'z'.repeat(20)}`).join('\n'));
+    const byLines = mcpJson((await run(w, 'mcp-request', mcpCall('call-2', 'fs.read', { path: lines, lines: '1-5000' }))).resultText);
+    expect(byLines.result?.content[0]?.text).toMatch(/read more with lines: "\d+-5000"\]$/);
+    expect(byLines.result?.meta.truncated).toBe(true);
+  });
+
+  it('autocoder: a secret followed by a quote is redacted and the executor response is still JSON', async () => {
+    const w = world({ modes: { read: 'auto', exec: 'auto' } });
+    writeFileSync(join(w.root, 'conf.txt'), 'password=abc"def\n');
+    const plan = {
+      type: 'operate',
+      metadata: { step_id: 's1', reason: 'read the config' },
+      file_operations: [{ action_type: 'read_file', path: 'conf.txt' }],
+      program_operations: [{ name: 'show', command: `printf 'password=abc"def\\n'`, set_timeout: 20 }],
+    };
+    const res = await run(w, 'autocoder', `#####--\n${JSON.stringify(plan)}\n--#####`, 10_000);
+    const match = /^#####--\s*(.*?)\s*--#####$/s.exec(res.resultText);
+    const response = JSON.parse(match![1]!) as { file_actions: Array<{ content?: string }>; program_execs: Record<string, { stdout: string }> };
+    expect(response.file_actions[0]?.content).toBe('password=[REDACTED]"def\n');
+    expect(response.program_execs.show?.stdout).toBe('password=[REDACTED]"def\n');
+    expect(res.resultText).not.toContain('abc');
+  });
 });

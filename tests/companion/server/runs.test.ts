@@ -318,6 +318,23 @@ describe('POST /v1/run — plans', () => {
     expect(res).toMatchObject({ status: 'done', resultText: '' });
   });
 
+  it('an axon plan that needs approval answers pending — not aborted — with its pendingConfirmationId, then applies', async () => {
+    const w = world();
+    const text = '```act\nwrite_file\n```\n```path\na.txt\n```\n```content\nhi\n```\n';
+    const res = await run(w, 'axon', text);
+    expect(res.status).toBe('pending');
+    expect(res.resultText).toMatch(/^```axon-result\n[\s\S]*\n```$/);
+    // the Axon prompt tells the model an aborted plan changed nothing and is to be sent again, corrected: a plan that
+    // waits for the person is not aborted
+    expect(res.resultText).not.toContain('aborted');
+    expect(res.resultText).toMatch(/^plan: pending\b/m);
+    expect(res.resultText).toContain(res.pendingConfirmationId);
+    const [approval] = await pendingApprovals(w);
+    await decideApproval(w, approval!.id, 'approve', approval!.argsHash);
+    const final = await finalRun(w, res.runId);
+    expect(final.resultText).toContain('plan: applied');
+  });
+
   it('axon: every statement in the text is one plan, authorized once', async () => {
     const w = world({ config: { modes: { write: 'auto' } } });
     const text = '```act\nwrite_file\n```\n```path\na.txt\n```\n```content\nhi\n```\n\n```act\nwrite_file\n```\n```path\nb.txt\n```\n```content\nho\n```\n';

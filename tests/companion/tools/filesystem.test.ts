@@ -134,6 +134,12 @@ describe('filesystem (PromptX manual)', () => {
     );
   });
 
+  it('a missing file refused before anything runs still names the manual\'s FILE_NOT_FOUND (seed 004: handle by error.code)', async () => {
+    await world.fails('filesystem', { action: 'read', path: 'nope.md' }, 'NOT_FOUND', /^FILE_NOT_FOUND: /);
+    await world.fails('filesystem', { action: 'list', path: 'resource/none' }, 'NOT_FOUND', /^FILE_NOT_FOUND: /);
+    await world.fails('filesystem', { action: 'move', source: 'resource/none.md', destination: 'resource/b.md' }, 'NOT_FOUND', /^FILE_NOT_FOUND: /);
+  });
+
   it('validation: unknown action, missing parameter', async () => {
     await world.fails('filesystem', { action: 'delete', path: 'x' }, 'INVALID_INPUT', /must be one of/);
     await world.fails('filesystem', { action: 'write', path: 'x' }, 'INVALID_INPUT', /content/);
