@@ -133,6 +133,13 @@ function observedJournal(journal: Journal, hub: EventHub): Journal {
   };
 }
 
+/** The longest progress message shown; a server may send megabytes in one. */
+const PROGRESS_MESSAGE_CHARS = 500;
+
+function shortLine(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** A server's health as shown to the extension and the CLI: an error may quote a token from its config. */
 function shownHealth<H extends { lastError?: string; notes: string[] }>(health: H, policy: Policy): H {
   return {
@@ -177,7 +184,15 @@ export function createApp(deps: AppDeps): CompanionApp {
   const output = createOutputRedactor(policy, (event) => hub.publish({ type: 'program-output', ...event }));
   const stopOutput = deps.processes.onOutput((event) => output.push(event));
   const mcpServers = deps.mcpServers;
-  const stopProgress = mcpServers?.onProgress((progress) => hub.publish({ type: 'tool-progress', ...progress }));
+  // a progress message is the server's text, shown in the chip while the call runs: redacted like its result (it
+  // may quote a secret, or the companion's own token), and kept to a line
+  const stopProgress = mcpServers?.onProgress((progress) =>
+    hub.publish({
+      type: 'tool-progress',
+      ...progress,
+      ...(progress.message !== undefined ? { message: shortLine(redact(progress.message, policy), PROGRESS_MESSAGE_CHARS) } : {}),
+    }),
+  );
   const stopServerChange = mcpServers?.onChange((server) => hub.publish({ type: 'mcp-server', server: shownHealth(server, policy) }));
   const stopExit = deps.processes.onExit((program, result) => {
     output.end(program.id);

@@ -395,7 +395,9 @@ export function createJournal(options: JournalOptions): Journal {
         await runOp(op, runtime);
       }
       const after: Record<string, PathState> = {};
-      for (const p of watchedPaths(intent, written).keys()) after[p] = known.get(p) ?? (await capturePathState(p));
+      // a folder a move put in place is moved back whole by undo: what is under it is part of its after-state
+      const movedTo = new Set(ops.flatMap((op) => (op.op === 'mv' ? [op.to] : [])));
+      for (const p of watchedPaths(intent, written).keys()) after[p] = known.get(p) ?? (await capturePathState(p, { tree: movedTo.has(p) }));
       intent.after = after;
       intent.state = 'applied';
       if (lone) {
@@ -468,7 +470,7 @@ export function createJournal(options: JournalOptions): Journal {
     for (const [p, compareEntries] of watchedPaths(intent, records)) {
       const expected = intent.after?.[p];
       if (!expected) continue;
-      const change = describeChange(expected, await capturePathState(p), compareEntries);
+      const change = describeChange(expected, await capturePathState(p, { tree: expected.kind === 'dir' && expected.tree !== undefined }), compareEntries);
       if (change !== undefined) {
         throw new ToolError('CONFLICT', `cannot undo ${id}: ${JSON.stringify(p)} was changed after this entry (${change})`, {
           journalId: id,

@@ -1,4 +1,5 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
+import { createHash, randomUUID } from 'node:crypto';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
@@ -369,13 +370,48 @@ async function assertNoSymlinkOnTheWay(dir: string): Promise<void> {
   }
 }
 
-export async function capturePathState(p: string): Promise<PathState> {
+/**
+ * `tree`: for a directory, also a digest of everything under it (see treeDigest) — the after-state of a folder a
+ * move put in place, whose undo moves back whatever the folder holds by then.
+ */
+export async function capturePathState(p: string, options: { tree?: boolean } = {}): Promise<PathState> {
   const stat = await lstatOrUndefined(p);
   if (!stat) return { kind: 'absent' };
   if (stat.isSymbolicLink()) return { kind: 'symlink', target: await fs.readlink(p) };
-  if (stat.isDirectory()) return { kind: 'dir', entries: (await fs.readdir(p)).sort(), mode: stat.mode & 0o7777 };
+  if (stat.isDirectory()) {
+    const entries = (await fs.readdir(p)).sort();
+    // a tree that cannot be read (a folder made unreadable meanwhile) gets a digest nothing equals: undo then refuses
+    const tree = options.tree ? await treeDigest(p).catch(() => `unreadable ${randomUUID()}`) : undefined;
+    return { kind: 'dir', entries, mode: stat.mode & 0o7777, ...(tree !== undefined ? { tree } : {}) };
+  }
   if (!stat.isFile()) return { kind: 'other' };
   return { kind: 'file', sha256: await sha256File(p, stat.size), mode: stat.mode & 0o7777 };
+}
+
+/**
+ * A digest of everything under a directory: each path below it (sorted), its kind, mode, and for a file its size,
+ * inode and modification time, for a symlink its target. A file written by chatbridge is a new inode (temp file +
+ * rename); one changed in place has a new size or time. Read with lstat only: a moved folder has at most the
+ * 10 000 entries the move's check allows (policy/subtree-guard.ts).
+ */
+export async function treeDigest(dir: string): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (folder: string, relative: string): Promise<void> => {
+    for (const name of (await fs.readdir(folder)).sort()) {
+      const full = path.join(folder, name);
+      const rel = relative === '' ? name : `${relative}/${name}`;
+      const stat = await fs.lstat(full, { bigint: true });
+      const mode = (stat.mode & 0o7777n).toString(8);
+      if (stat.isSymbolicLink()) hash.update(`l ${rel} ${await fs.readlink(full)}\0`);
+      else if (stat.isDirectory()) {
+        hash.update(`d ${rel} ${mode}\0`);
+        await walk(full, rel);
+      } else if (stat.isFile()) hash.update(`f ${rel} ${mode} ${stat.size} ${stat.ino} ${stat.mtimeNs}\0`);
+      else hash.update(`o ${rel}\0`);
+    }
+  };
+  await walk(dir, '');
+  return hash.digest('hex');
 }
 
 /** Undefined when `now` still is the after-state; otherwise a phrase saying what changed. */
@@ -388,6 +424,7 @@ export function describeChange(after: PathState, now: PathState, compareEntries:
   if (after.kind === 'dir' && now.kind === 'dir') {
     if (after.mode !== now.mode) return `mode changed (${after.mode.toString(8)} → ${now.mode.toString(8)})`;
     if (compareEntries && after.entries.join('\0') !== now.entries.join('\0')) return 'its entries changed';
+    if (after.tree !== undefined && now.tree !== after.tree) return 'what is inside it changed (a file under it was written, added, removed or changed)';
   }
   if (after.kind === 'symlink' && now.kind === 'symlink' && after.target !== now.target) return 'the symlink points elsewhere';
   return undefined;

@@ -39,7 +39,8 @@ export type OpSummary = z.infer<typeof opSummarySchema>;
 export const pathStateSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('absent') }),
   z.object({ kind: z.literal('file'), sha256: text, mode: z.number().int() }),
-  z.object({ kind: z.literal('dir'), entries: z.array(text), mode: z.number().int() }),
+  /** tree: a folder a move put in place also has a digest of everything under it (ops.ts treeDigest) */
+  z.object({ kind: z.literal('dir'), entries: z.array(text), mode: z.number().int(), tree: text.optional() }),
   z.object({ kind: z.literal('symlink'), target: text }),
   /** a FIFO, socket or device: never read */
   z.object({ kind: z.literal('other') }),

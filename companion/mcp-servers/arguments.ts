@@ -3,6 +3,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { formatPath, showValue } from '../../shared/tools/describe-issues';
 import { suggestArgumentName } from '../../shared/tools/suggest';
+import { runWithin } from '../watchdog';
 
 /**
  * Arguments of a call to the person's MCP server, checked against the tool's own JSON Schema before anything is
@@ -29,6 +30,26 @@ function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
 const MAX_PARTS = 3;
 
 /**
+ * A schema's `pattern` (and `patternProperties` key) is the server's regular expression, run by Ajv with V8's
+ * backtracking engine on the companion's own thread, against an argument a model chose. A pattern with nested
+ * repetition — `^([a-z]+\s?)+$`, as hand-written validation patterns often are — took 0.9 s on 27 characters
+ * and doubles with each one more: a model that writes 40 would hold every run, approval and request of the
+ * companion for hours. So a schema with a pattern is checked under the watchdog, and a check that takes longer
+ * than CHECK_MS refuses the call.
+ */
+export const CHECK_MS = 250;
+
+/** task(), interrupted after CHECK_MS; undefined when it was. */
+export function withinCheckTime<T>(task: () => T): T | undefined {
+  return runWithin(CHECK_MS, task);
+}
+
+/** Whether a schema holds a pattern, whose check must then run under the watchdog. */
+export function hasPattern(schema: unknown): boolean {
+  return JSON.stringify(schema).includes('"pattern');
+}
+
+/**
  * Compiles a tool's input schema once. A schema Ajv cannot compile does not make the tool unusable: the server
  * still checks its own arguments; `problem` says why this side could not, for the server's health.
  */
@@ -42,9 +63,17 @@ export function compileArgumentCheck(tool: string, schema: Record<string, unknow
       problem: `the input schema of ${tool} cannot be compiled (${error instanceof Error ? error.message : String(error)}); its arguments are checked by the server only`,
     };
   }
+  const watched = hasPattern(schema);
   return {
     check(args) {
-      if (validate(args)) return { ok: true };
+      const valid = watched ? withinCheckTime(() => validate(args) as boolean) : validate(args);
+      if (valid === undefined) {
+        return {
+          ok: false,
+          message: `${tool}: checking the arguments against the tool's input schema took more than ${CHECK_MS} ms (a "pattern" in the schema backtracks on this value); the call was not made — use a shorter or simpler value`,
+        };
+      }
+      if (valid) return { ok: true };
       return { ok: false, message: describeErrors(tool, schema, args, validate.errors ?? []) };
     },
   };

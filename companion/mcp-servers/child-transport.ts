@@ -17,7 +17,8 @@ import type { ServerLog } from './server-log';
  * - stderr goes to the server's bounded log, never to the companion's terminal;
  * - a stdout line that is not JSON-RPC (a banner, a stray console.log) is logged and skipped, never fatal;
  * - a message larger than `maxMessageBytes` is not buffered without end: the connection is reset (the caller
- *   restarts the server) and the calls waiting on it fail as LIMIT_EXCEEDED.
+ *   restarts the server) and the calls waiting on it fail as LIMIT_EXCEEDED; nor is what is sent to a server that
+ *   stops reading its input.
  */
 export interface ChildTransportOptions {
   name: string;
@@ -41,6 +42,9 @@ export class MessageTooLargeError extends Error {
 
 const DETACHED = process.platform !== 'win32';
 
+/** Messages left unread by a server before it counts as not reading (see send). */
+const MAX_UNFLUSHED = 10_000;
+
 export class ChildProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -50,6 +54,12 @@ export class ChildProcessTransport implements Transport {
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** the connection was reset because a message went over maxMessageBytes */
   overflowed = false;
+  /** the connection was reset because the server left its input unread (more than maxMessageBytes, or MAX_UNFLUSHED messages) */
+  stalled = false;
+  /** messages written to the server's stdin and not yet handed to the pipe */
+  private unflushed = 0;
+  /** resolves when the server's stdin drains; shared by every send waiting for it */
+  private drained: Promise<void> | undefined;
   private child: ChildProcess | undefined;
   private strays: Strays | undefined;
   private recordId: string | undefined;
@@ -175,10 +185,31 @@ export class ChildProcessTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return Promise.reject(new Error(`${this.options.name}: not connected`));
-    return new Promise((resolve) => {
-      if (stdin.write(JSON.stringify(message) + '\n')) resolve();
-      else stdin.once('drain', () => resolve());
+    // The SDK answers every request a server sends (roots/list, sampling, a ping: "method not found" or an empty
+    // result) without waiting for the pipe to drain. A server that sends requests and never reads its stdin had the
+    // answers queued in the companion without end (~85 MB a second). More than a message's bound left unread: the
+    // server is not reading, and the connection is reset like one that sends too much.
+    if (stdin.writableLength > this.options.maxMessageBytes || this.unflushed > MAX_UNFLUSHED) {
+      if (!this.stalled) {
+        this.stalled = true;
+        this.options.log.note(`the server left ${this.unflushed} messages (${stdin.writableLength} bytes) sent to it unread; the connection was reset`);
+        void this.close();
+      }
+      return Promise.reject(new Error(`${this.options.name}: the server is not reading its input`));
+    }
+    this.unflushed++;
+    const done = () => {
+      this.unflushed--;
+    };
+    if (stdin.write(JSON.stringify(message) + '\n', done)) return Promise.resolve();
+    // one listener for every send waiting on the pipe, not one each (thousands of them, each holding its promise)
+    this.drained ??= new Promise<void>((resolve) => {
+      stdin.once('drain', () => {
+        this.drained = undefined;
+        resolve();
+      });
     });
+    return this.drained;
   }
 
   /** Ends stdin, then SIGTERM to the tree, then SIGKILL after the grace period; resolves once the process is gone. */

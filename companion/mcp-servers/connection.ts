@@ -11,10 +11,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ToolError } from '../../shared/errors';
 import type { ProgramRecords } from '../processes';
-import { compileArgumentCheck, type ArgumentCheck } from './arguments';
+import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
+import { limitedFetch } from './limited-fetch';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
@@ -84,7 +86,28 @@ export interface CallOptions {
 }
 
 // one validator (the SDK checks results against a tool's output schema with it) for every connection
-let sharedValidator: AjvJsonSchemaValidator | undefined;
+let sharedValidator: jsonSchemaValidator | undefined;
+
+/**
+ * The SDK's validator, with a schema that holds a pattern checked under the watchdog of the argument check
+ * (arguments.ts): the server's pattern runs on the companion's own thread against the result the server sent, and
+ * one that backtracks (made to, by a remote service) would otherwise hold the companion for hours.
+ */
+function watchedValidator(): jsonSchemaValidator {
+  const ajv = new AjvJsonSchemaValidator();
+  return {
+    getValidator<T>(schema: Parameters<jsonSchemaValidator['getValidator']>[0]) {
+      const validate = ajv.getValidator<T>(schema);
+      if (!hasPattern(schema)) return validate;
+      return (input: unknown) =>
+        withinCheckTime(() => validate(input)) ?? {
+          valid: false as const,
+          data: undefined,
+          errorMessage: `checking the result against the tool's output schema took more than ${CHECK_MS} ms (a "pattern" in the schema backtracks on it)`,
+        };
+    },
+  };
+}
 
 export interface ServerConnection {
   readonly name: string;
@@ -176,7 +199,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   function newClient(mine: number): Client {
-    sharedValidator ??= new AjvJsonSchemaValidator();
+    sharedValidator ??= watchedValidator();
     const c = new Client(
       { name: 'chatbridge', version: options.version },
       {
@@ -202,6 +225,10 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     return c;
   }
 
+  /** HTTP transports reset because the server sent a message over maxMessageBytes (limited-fetch.ts) */
+  const overflowedHttp = new WeakSet<Transport>();
+  const overflowed = (t: Transport | undefined) => (t instanceof ChildProcessTransport && t.overflowed) || (t !== undefined && overflowedHttp.has(t));
+
   function newTransport(kind: 'stdio' | 'http' | 'sse'): Transport {
     if (spec.transport === 'stdio') {
       return new ChildProcessTransport({
@@ -217,7 +244,17 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       });
     }
     const requestInit = { headers: spec.headers };
-    return kind === 'sse' ? new SSEClientTransport(new URL(spec.url), { requestInit }) : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
+    const fetch = limitedFetch(options.maxMessageBytes, () => {
+      if (overflowedHttp.has(transport)) return;
+      overflowedHttp.add(transport);
+      log.note(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
+      void transport.close().catch(() => undefined);
+    });
+    const transport: Transport =
+      kind === 'sse'
+        ? new SSEClientTransport(new URL(spec.url), { requestInit, fetch })
+        : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, fetch });
+    return transport;
   }
 
   async function connectWith(kind: 'stdio' | 'http' | 'sse', mine: number): Promise<{ client: Client; transport: Transport }> {
@@ -301,7 +338,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   function describeClose(t: Transport): string {
-    if (t instanceof ChildProcessTransport && t.overflowed) return `the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`;
+    if (overflowed(t)) return `the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`;
+    if (t instanceof ChildProcessTransport && t.stalled) return `the server stopped reading what chatbridge sent it; the connection was reset`;
     if (t instanceof ChildProcessTransport && t.exit) {
       const { code, signal } = t.exit;
       return `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})`;
@@ -387,7 +425,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         });
       }
       if (error.code === ErrorCode.ConnectionClosed) {
-        if (t instanceof ChildProcessTransport && t.overflowed) {
+        if (overflowed(t)) {
           return new ToolError('LIMIT_EXCEEDED', `${name}: MCP server ${spec.name} answered with more than ${options.maxMessageBytes} bytes; the connection was reset and it restarts`);
         }
         const how = t ? describeClose(t) : 'the connection was closed';

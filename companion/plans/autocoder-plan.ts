@@ -1,6 +1,12 @@
 import { AUTOCODER_FILE_ACTIONS, PLAN_TYPES, type AutocoderPlan } from '../../shared/protocols';
 
 /**
+ * The most programs one plan may start. They all start at once (seed 002), each with its own output buffer, and an
+ * allow-listed command needs no card: without a bound one block started an allow-listed `npm test` 300 times at once.
+ */
+export const MAX_PROGRAMS = 16;
+
+/**
  * Reads an auto_coder plan (seed 002, DESIGN §3.3) into typed steps, or says precisely what is wrong with it.
  * Pure: nothing here touches the disk. A plan with any structural problem (unknown type or action, a missing
  * path, a program without a command) is refused whole — acting on a plan the model wrote wrongly would run steps
@@ -168,6 +174,11 @@ export function readAutocoderPlan(plan: AutocoderPlan): ReadPlan {
 
   const programs: ProgramStep[] = [];
   const seen = new Set<string>();
+  if (programList.length > MAX_PROGRAMS) {
+    problems.push(
+      `program_operations holds ${programList.length} programs; a plan runs at most ${MAX_PROGRAMS} programs (they all start at once): split them over several plans`,
+    );
+  }
   programList.forEach((raw, index) => {
     const where = `program_operations[${index}]`;
     const op = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;

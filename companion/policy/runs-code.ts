@@ -49,6 +49,13 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
     ],
   ],
   [
+    // the files `chatbridge mcp import` reads (mcp-servers/import.ts), in each OS's place: Windsurf starts the
+    // servers it lists, VS Code its user-level ones — and an import makes them this companion's. (Claude Desktop's
+    // folder is denied outright, policy/schema.ts; Cursor's and Claude Code's are above.)
+    "a desktop MCP client's list of servers, whose programs it starts (and chatbridge mcp import adds)",
+    ['**/.codeium/windsurf/mcp_config.json', '**/Code/User/mcp.json', '**/Code/User/settings.json', '**/Code/User/tasks.json'],
+  ],
+  [
     'a start-up file of a terminal multiplexer, debugger or interactive interpreter, which runs its commands when it starts',
     [
       '**/.tmux.conf', '**/.config/tmux/tmux.conf', '**/.ipython/profile_*/startup/**', '**/.ipython/profile_*/ipython_config.py',

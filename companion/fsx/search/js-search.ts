@@ -1,6 +1,6 @@
 import { constants, promises as fs } from 'node:fs';
-import vm from 'node:vm';
 import { ToolError } from '../../../shared/errors';
+import { runWithin } from '../../watchdog';
 import { walkTree } from '../walk';
 import { createFileFilter, createLineMatcher, splitLines, type FileFilter } from './file-filter';
 import type { SearchHit, SearchOutcome, SearchQuery } from './types';
@@ -22,8 +22,6 @@ const READS_IN_FLIGHT = 16;
  */
 export const REGEX_FILE_MS = 250;
 export const REGEX_TOTAL_MS = 5_000;
-const bounded = vm.createContext({ run: (): unknown => undefined });
-const runBounded = new vm.Script('run()');
 
 function tooSlow(query: SearchQuery, ms: number): ToolError {
   return new ToolError(
@@ -73,17 +71,9 @@ export async function searchWithJs(query: SearchQuery): Promise<SearchOutcome> {
     const budget = Math.min(REGEX_FILE_MS, REGEX_TOTAL_MS - regexMs);
     if (budget <= 0) throw tooSlow(query, REGEX_TOTAL_MS);
     const started = performance.now();
-    let result: SearchHit[] = [];
-    bounded.run = () => (result = hitsIn(file, bytes));
-    try {
-      runBounded.runInContext(bounded, { timeout: Math.max(1, Math.floor(budget)) });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw tooSlow(query, budget < REGEX_FILE_MS ? REGEX_TOTAL_MS : REGEX_FILE_MS);
-      throw error;
-    } finally {
-      bounded.run = () => undefined;
-      regexMs += performance.now() - started;
-    }
+    const result = runWithin(budget, () => hitsIn(file, bytes));
+    regexMs += performance.now() - started;
+    if (result === undefined) throw tooSlow(query, budget < REGEX_FILE_MS ? REGEX_TOTAL_MS : REGEX_FILE_MS);
     return result;
   }
 

@@ -24,6 +24,8 @@ beforeAll(async () => {
       garbage: fixtureServer('garbage.mjs', { ...auto, timeoutMs: 400 }),
       big: fixtureServer('big-result.mjs', auto),
       features: fixtureServer('features.mjs', auto),
+      flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
+      requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
     },
   });
 }, 60_000);
@@ -217,4 +219,58 @@ describe('results and notifications', () => {
     expect(events.length).toBeGreaterThanOrEqual(3);
     expect(events[0]).toMatchObject({ type: 'tool-progress', tool: 'features.progress', progress: 1, total: 4, message: 'step 1' });
   });
+});
+
+describe('what a server says while a call runs', () => {
+  it("a progress message is redacted like a result (the companion's own token too) and kept short", async () => {
+    const run = await world.run('mcp-request', mcpCall('leak-1', 'features.progress-leak', { secret: world.token }), { waitMs: 10_000 });
+    // the result itself was always redacted
+    expect(run.resultText).not.toContain(world.token);
+    const events = world.events.filter((e) => e.type === 'tool-progress' && e.runId === run.runId) as Array<{ message?: string }>;
+    expect(events.length).toBeGreaterThanOrEqual(1);
+    for (const event of events) {
+      expect(event.message).not.toContain(world.token);
+      expect(event.message?.length ?? 0).toBeLessThanOrEqual(500);
+    }
+  });
+});
+
+/** The largest growth of this process's resident memory while `task` runs, in MiB. */
+async function peakGrowthMiB(task: () => Promise<unknown>): Promise<number> {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  try {
+    await task();
+  } finally {
+    clearInterval(timer);
+  }
+  return (Math.max(peak, process.memoryUsage().rss) - before) / 1024 / 1024;
+}
+
+describe('a server that floods its log', () => {
+  it('stderr written faster than the log takes it is dropped, not held in memory (it once grew ~1 GB in 4 s)', async () => {
+    const growth = await peakGrowthMiB(async () => {
+      const run = await world.run('mcp-request', mcpCall('flood-1', 'flood.stderr-flood', {}), { waitMs: 20_000 });
+      expect(mcpJson(run.resultText).result?.content[0]?.text).toMatch(/^wrote \d+ chunks$/);
+    });
+    expect(growth).toBeLessThan(150);
+    const logFile = join(world.home, 'mcp-logs', 'flood.log');
+    await waitUntil('the log says what was dropped', () => existsSync(logFile) && /bytes of the server's output were dropped/.test(readFileSync(logFile, 'utf8')));
+  }, 30_000);
+});
+
+describe('a server that sends requests and never reads the answers', () => {
+  it('is reset once it leaves 10 000 messages unread (the answers once piled up, ~50 MB a second); the call is UNAVAILABLE', async () => {
+    let run: Awaited<ReturnType<McpWorld['run']>> | undefined;
+    const growth = await peakGrowthMiB(async () => {
+      run = await world.run('mcp-request', mcpCall('requests-1', 'requests.flood', {}), { waitMs: 20_000 });
+    });
+    expect(growth).toBeLessThan(150);
+    const error = mcpJson(run!.resultText).error;
+    expect(error?.data?.code).toBe('UNAVAILABLE');
+    expect(error?.message).toMatch(/stopped reading what chatbridge sent it/);
+  }, 30_000);
 });

@@ -1,0 +1,95 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, waitUntil, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { fixture } from './world';
+
+/*
+ * A tool whose input schema holds a pattern that backtracks (`^([a-z]+\s?)+$`). The companion checks a call's
+ * arguments against the schema before anything is decided, with V8's backtracking engine on its own thread: a
+ * model that writes 40 letters and a `!` once held the real companion process for hours (27 letters took 0.9 s,
+ * each one more doubles it) — no status, no run, no approval answered. The check now gives up after 250 ms and
+ * refuses the call. The same holds for a result checked against the tool's output schema (the client does that, on
+ * the same thread): a server — a remote service, say — that answers with structured content made to backtrack on its
+ * own pattern held the companion the same way.
+ */
+let ws: Workspace;
+let companion: CompanionProcess;
+
+beforeAll(async () => {
+  ws = makeWorkspace('cb-mcp-backtrack-');
+  companion = await startCompanionProcess({
+    root: ws.root,
+    home: ws.home,
+    config: {
+      mcpServers: {
+        schema: { command: process.execPath, args: [fixture('backtracking-schema.mjs')], policy: { default: 'auto' } },
+        output: { command: process.execPath, args: [fixture('backtracking-output.mjs')], policy: { default: 'auto' } },
+      },
+    },
+  });
+  const auth = { authorization: `Bearer ${companion.token}` };
+  await waitUntil('the server is ready', async () => {
+    const { servers } = (await (await fetch(`http://127.0.0.1:${companion.port}/v1/mcp-servers`, { headers: auth })).json()) as {
+      servers: Array<{ name: string; state: string }>;
+    };
+    return ['schema', 'output'].every((name) => servers.some((s) => s.name === name && s.state === 'ready'));
+  }, 30_000);
+}, 60_000);
+
+afterAll(async () => {
+  await companion?.kill();
+  if (ws) rmSync(ws.base, { recursive: true, force: true });
+});
+
+describe('a tool schema whose pattern backtracks', () => {
+  it('an argument chosen to make it backtrack is refused within a second; the companion keeps answering', async () => {
+    const base = `http://127.0.0.1:${companion.port}`;
+    const started = Date.now();
+    const posted = fetch(`${base}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(1, 'schema.lookup', { words: `${'a'.repeat(40)}!` }), context: context('c1', 'm1') }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    // while that call is being checked, the companion still answers
+    await new Promise((r) => setTimeout(r, 100));
+    const status = await fetch(`${base}/v1/status`, { signal: AbortSignal.timeout(3_000) });
+    expect(status.status).toBe(200);
+    const run = (await (await posted).json()) as { status: string; resultText: string };
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(run.status).toBe('error');
+    const error = parseMcpResponse(run.resultText).error;
+    expect(error?.data?.code).toBe('INVALID_INPUT');
+    expect(error?.message).toMatch(/took more than 250 ms/);
+    // an ordinary value still passes the same check and reaches the server
+    const ok = (await (
+      await fetch(`${base}/v1/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(2, 'schema.lookup', { words: 'abc def' }), context: context('c1', 'm2') }),
+      })
+    ).json()) as { resultText: string };
+    expect(parseMcpResponse(ok.resultText).result?.content[0]?.text).toBe('looked up 7 characters');
+  }, 30_000);
+});
+
+describe("a tool output schema whose pattern backtracks", () => {
+  it('a result made to backtrack is refused within a second; the companion keeps answering', async () => {
+    const base = `http://127.0.0.1:${companion.port}`;
+    const started = Date.now();
+    const posted = fetch(`${base}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(3, 'output.report', {}), context: context('c1', 'm3') }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const status = await fetch(`${base}/v1/status`, { signal: AbortSignal.timeout(3_000) });
+    expect(status.status).toBe(200);
+    const run = (await (await posted).json()) as { status: string; resultText: string };
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const error = parseMcpResponse(run.resultText).error;
+    expect(error?.data?.code).toBe('TOOL_ERROR');
+    expect(error?.message).toMatch(/output schema/);
+  }, 30_000);
+});
