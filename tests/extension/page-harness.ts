@@ -137,6 +137,34 @@ export function renderReply(answer: HTMLElement, parts: Array<string | { lang: s
   );
 }
 
+/** A write that waits for approval, and the approval the companion lists for it. */
+export const WRITE = '{"jsonrpc":"2.0","id":"call-009","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","content":"hello"}}}';
+export const APPROVAL: Approval = {
+  id: 'ap-1',
+  runId: 'run-1',
+  site: 'deepseek',
+  conversationId: '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
+  tool: 'fs.write',
+  risk: 'write',
+  argsHash: 'a'.repeat(64),
+  preview: { title: 'write a.txt', paths: ['/w/a.txt'], diff: '--- a.txt\n+++ a.txt\n@@\n+hello' },
+  createdAt: new Date(0).toISOString(),
+  expiresAt: new Date(0).toISOString(),
+  state: 'pending',
+};
+
+/** An auto_coder plan (in a json code block, as the page shows it verbatim) starting one long program, and that program as the companion lists it while it runs. */
+export const SERVE_PLAN =
+  '#####--{"metadata":{"step_id":"s1","reason":"r","summary":""},"type":"operate","program_operations":[{"name":"serve","command":"npm run serve","set_timeout":600}]}--#####';
+export const SERVE_PROGRAM: ProgramItem = {
+  id: 'p1',
+  name: 'serve',
+  command: 'npm run serve',
+  cwd: '/w',
+  origin: { runId: 'run-1', site: 'deepseek', conversationId: 'c' },
+  status: 'running',
+  startedAt: new Date(0).toISOString(),
+};
 export const READ = '{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"README.md"}}}';
 export const LIST = '{"jsonrpc":"2.0","id":"call-002","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}';
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Approval, ProgramItem, RunResponse } from '../../extension/companion/api-types';
+import type { RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
 import { chatgpt } from '../../extension/sites';
-import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * Issue 10 on a DeepSeek-like page: a reply the person stopped (a trusted click on the site's stop control, or
@@ -165,26 +165,12 @@ describe('page: a reply the person stopped', () => {
   });
 });
 
-const WRITE = '{"jsonrpc":"2.0","id":"call-019","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","content":"hello"}}}';
-const WAITING: Approval = {
-  id: 'ap-1',
-  runId: 'run-1',
-  site: 'deepseek',
-  conversationId: '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
-  tool: 'fs.write',
-  risk: 'write',
-  argsHash: 'a'.repeat(64),
-  preview: { title: 'write a.txt', paths: ['/w/a.txt'], diff: '--- a.txt\n+++ a.txt\n@@\n+hello' },
-  createdAt: new Date(0).toISOString(),
-  expiresAt: new Date(0).toISOString(),
-  state: 'pending',
-};
 
 describe('page: a run that began before the person pressed Stop, whose result comes after it', () => {
   it('the real result of an approval decided after the Stop is typed in, never sent', async () => {
     const h = start(buildPage(), {
       settings: { approvalWaitMs: 100 },
-      script: { respond: () => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }), approvals: [WAITING] },
+      script: { respond: () => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }), approvals: [APPROVAL] },
     });
     const answer = await begin(h);
     await show(h, answer, ['Writing it.', { lang: 'mcp-request', code: WRITE }]);
@@ -275,22 +261,12 @@ describe('page: a second auto_coder plan in one reply', () => {
 
 describe("page: auto_coder's runtime feedback after the person pressed Stop", () => {
   it('no more feedback is sent, and the final result is typed in, not sent', async () => {
-    const program: ProgramItem = {
-      id: 'p1',
-      name: 'serve',
-      command: 'npm run serve',
-      cwd: '/w',
-      origin: { runId: 'run-1', site: 'deepseek', conversationId: 'c' },
-      status: 'running',
-      startedAt: new Date(0).toISOString(),
-    };
     const h = start(buildPage(), {
       settings: { feedbackIntervalMs: 60 },
-      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [program] },
+      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [SERVE_PROGRAM] },
     });
-    const plan = '#####--{"metadata":{"step_id":"s1","reason":"r","summary":""},"type":"operate","program_operations":[{"name":"serve","command":"npm run serve","set_timeout":600}]}--#####';
     const answer = await begin(h);
-    await show(h, answer, [{ lang: 'json', code: plan }]);
+    await show(h, answer, [{ lang: 'json', code: SERVE_PLAN }]);
     await end(h);
     await until(() => h.runs.length === 1);
     h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'first line\n', offset: 0 } });

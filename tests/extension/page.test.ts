@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Approval, ProgramItem, RunResponse } from '../../extension/companion/api-types';
+import type { RunResponse } from '../../extension/companion/api-types';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
 import {
+  APPROVAL,
   LIST,
   READ,
+  SERVE_PLAN,
+  SERVE_PROGRAM,
   assistantRow,
   buildPage,
   chipStates,
@@ -16,6 +19,7 @@ import {
   streamReply,
   until,
   userRow,
+  WRITE,
 } from './page-harness';
 
 /**
@@ -318,21 +322,6 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
   });
 });
 
-const WRITE = '{"jsonrpc":"2.0","id":"call-009","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","content":"hello"}}}';
-
-const APPROVAL: Approval = {
-  id: 'ap-1',
-  runId: 'run-1',
-  site: 'deepseek',
-  conversationId: '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
-  tool: 'fs.write',
-  risk: 'write',
-  argsHash: 'a'.repeat(64),
-  preview: { title: 'write a.txt', paths: ['/w/a.txt'], diff: '--- a.txt\n+++ a.txt\n@@\n+hello' },
-  createdAt: new Date(0).toISOString(),
-  expiresAt: new Date(0).toISOString(),
-  state: 'pending',
-};
 
 const pending = (): RunResponse => ({
   runId: 'run-1',
@@ -388,22 +377,12 @@ describe('page: approvals and long runs', () => {
   });
 
   it('auto_coder runtime feedback carries only output new since the last feedback, then the final result', async () => {
-    const program: ProgramItem = {
-      id: 'p1',
-      name: 'serve',
-      command: 'npm run serve',
-      cwd: '/w',
-      origin: { runId: 'run-1', site: 'deepseek', conversationId: 'c' },
-      status: 'running',
-      startedAt: new Date(0).toISOString(),
-    };
     const h = start(buildPage(), {
       settings: { feedbackIntervalMs: 60 },
-      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [program] },
+      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [SERVE_PROGRAM] },
     });
-    const plan = '#####--{"metadata":{"step_id":"s1","reason":"r","summary":""},"type":"operate","program_operations":[{"name":"serve","command":"npm run serve","set_timeout":600}]}--#####';
     // In a code block, as the page shows it verbatim: a plan in a plain paragraph never auto-runs (page-stop.test.ts).
-    await streamReply(h, [{ lang: 'json', code: plan }]);
+    await streamReply(h, [{ lang: 'json', code: SERVE_PLAN }]);
     await until(() => h.runs.length === 1);
     expect(h.runs[0]!.kind).toBe('autocoder');
     h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'first line\n', offset: 0 } });
