@@ -26,9 +26,11 @@ export interface Dispatcher {
 /**
  * What comes of a reply's run after its message: results it does not hold yet go in after it (`after`), each block
  * owing one (`owed`); like the message, they count the person's Stops from when the run began (`stopsBefore`) — a
- * result decided after the approval wait, runtime feedback: after a Stop they are typed in, never sent.
+ * result decided after the approval wait, runtime feedback: after a Stop they are typed in, never sent — and never
+ * cross into another conversation the person went to since (`epoch`): a late result stays owed to its own.
  */
 interface LaterResults {
+  epoch: number;
   stopsBefore: number;
   after: Promise<void>;
   owed: Set<TrackedBlock>;
@@ -93,7 +95,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // A block whose approval wait ran out answers "pending" in this reply's message and owes its real result: that
     // goes in after this message, however soon it is decided — never before the pending answer it replaces.
     let replyDelivered!: () => void;
-    const reply: LaterResults = { stopsBefore, after: new Promise<void>((resolve) => (replyDelivered = resolve)), owed: new Set() };
+    const reply: LaterResults = { epoch: startedIn, stopsBefore, after: new Promise<void>((resolve) => (replyDelivered = resolve)), owed: new Set() };
     try {
       for (const unit of units) {
         const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
@@ -261,7 +263,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
     // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval
     // that held it is given; the loop only speaks when programs of this run have run past the interval.
-    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId, reply.stopsBefore) : () => undefined;
+    const stopFeedback = unit.kind === 'autocoder' ? startRuntimeFeedback(record, blocks, response.runId, reply) : () => undefined;
 
     if (response.status === 'pending') {
       await showApproval(record, blocks, response.pendingConfirmationId);
@@ -279,7 +281,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         if (!late || signal.aborted) return;
         const text = finish(record, blocks, late);
         await reply.after;
-        if (text) void deliver(record, blocks, text, reply.stopsBefore).then(() => settleDelivered(conv, blocks));
+        if (text && ctx.epoch === reply.epoch) void deliver(record, blocks, text, reply.stopsBefore).then(() => settleDelivered(conv, blocks));
       });
       return response.resultText;
     }
@@ -342,13 +344,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       signal.addEventListener('abort', () => settle(null), { once: true });
     });
 
-  const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string, stopsBefore: number): (() => void) => {
+  const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string, reply: LaterResults): (() => void) => {
     let count = 0;
     // The person pressing Stop since the run began (on the reply to a feedback, or any other) ends the feedback:
-    // nothing is sent after a Stop. The programs go on; their final result is typed in, not sent.
+    // nothing is sent after a Stop. The programs go on; their final result is typed in, not sent. So does going to
+    // another conversation: its chat box is not this run's.
     const timer = setInterval(() => {
       void (async () => {
-        if (ctx.personStops !== stopsBefore) {
+        if (ctx.personStops !== reply.stopsBefore || ctx.epoch !== reply.epoch) {
           clearInterval(timer);
           return;
         }
@@ -365,7 +368,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         }
         count += 1;
         const text = formatRuntimeFeedback({ type: 'program_runtime_feedback', request_id: `fb-${runId}-${count}`, programs: report });
-        await deliver(record, blocks, text, stopsBefore);
+        await deliver(record, blocks, text, reply.stopsBefore);
       })().catch((error: unknown) => ctx.reportOnce('runtime feedback failed', error));
     }, deps.settings().feedbackIntervalMs);
     return () => clearInterval(timer);

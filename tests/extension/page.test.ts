@@ -422,6 +422,20 @@ describe('page: approvals and long runs', () => {
     expect(h.page.state()).toBe('');
   });
 
+  it('a result decided after the approval wait never lands in the conversation the person switched to', async () => {
+    const h = start(buildPage(), { settings: { approvalWaitMs: 100 }, script: { respond: pending, approvals: [APPROVAL] } });
+    await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
+    h.navigate('/a/chat/s/44444444-2222-4333-8444-555555555555');
+    await h.settle();
+    // decided in the side panel while the person reads the other conversation
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(h.page.state()).toBe('');
+  });
+
   it('a result waiting for the person\'s draft never lands in the conversation the person switched to', async () => {
     const h = start(buildPage());
     h.page.type('my half-written question');
