@@ -207,10 +207,18 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         jsonSchemaValidator: sharedValidator,
         listChanged: {
           tools: {
-            onChanged: (error, list) => {
+            // the SDK's own refresh reads the first page only: the list is read page by page, as at the start
+            autoRefresh: false,
+            onChanged: () => {
               if (mine !== generation) return;
-              if (error) lastError = `refreshing the tool list failed: ${error.message}`;
-              else if (list) applyTools(list);
+              listAllTools(c).then(
+                (list) => {
+                  if (mine === generation) applyTools(list);
+                },
+                (error: unknown) => {
+                  if (mine === generation) lastError = `refreshing the tool list failed: ${messageOf(error)}`;
+                },
+              );
             },
           },
         },

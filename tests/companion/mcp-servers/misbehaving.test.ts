@@ -24,6 +24,7 @@ beforeAll(async () => {
       garbage: fixtureServer('garbage.mjs', { ...auto, timeoutMs: 400 }),
       big: fixtureServer('big-result.mjs', auto),
       features: fixtureServer('features.mjs', auto),
+      paged: fixtureServer('paged.mjs', auto),
       flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
       requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
     },
@@ -210,6 +211,16 @@ describe('results and notifications', () => {
     const added = await world.run('mcp-request', mcpCall('f5', 'features.added', {}));
     expect(mcpJson(added.resultText).result?.content[0]?.text).toBe('I was added');
     expect(world.events.some((e) => e.type === 'mcp-server' && e.server.name === 'features' && e.server.tools === before + 1)).toBe(true);
+  });
+
+  it('a refreshed list is read page by page, as the first one is', async () => {
+    await waitUntil('the paged server lists its three tools', async () => (await healthOf('paged')).tools === 3);
+    const run = await world.run('mcp-request', mcpCall('p1', 'paged.grow', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 6 tools');
+    await waitUntil('all six tools are listed after the change', async () => (await healthOf('paged')).tools === 6);
+    // the last page's tool is callable
+    const last = await world.run('mcp-request', mcpCall('p2', 'paged.five', {}));
+    expect(mcpJson(last.resultText).result?.content[0]?.text).toBe('called five');
   });
 
   it('progress of a fixture tool reaches the hub with its message', async () => {
