@@ -275,3 +275,27 @@ export async function describeSubtree(
   }
   return { phrase: `${result.error.message}; the call will be refused`, protectedPaths: [], refused: true };
 }
+
+/** Per call (its scoped context, the same object for plan and run): where a move's code-running files land, as decided. */
+const decidedLandings = new WeakMap<object, ReadonlySet<string>>();
+
+/** plan(): these landings (SubtreeCheck.runsCodeAt) are among the paths the policy decides for this call. */
+export function decideLandings(call: object, landings: readonly string[]): void {
+  decidedLandings.set(call, new Set(landings));
+}
+
+/**
+ * run(): a code-running file that lands now and that plan() did not see (written into the source while the call
+ * waited for approval, or by a call running beside it) was never decided as exec: the move is refused.
+ */
+export function assertLandingsDecided(call: object, now: readonly string[], from: string, to: string): void {
+  const decided = decidedLandings.get(call);
+  const undecided = decided === undefined ? undefined : now.find((landing) => !decided.has(landing));
+  if (undecided !== undefined) {
+    throw new ToolError(
+      'POLICY_BLOCKED',
+      `moving ${JSON.stringify(from)} → ${JSON.stringify(to)} would now put a file at ${JSON.stringify(undecided)}, which runs code (it counts as exec), and it was not there when the move was decided; nothing was moved — send the call again`,
+      { path: undecided },
+    );
+  }
+}

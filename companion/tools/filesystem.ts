@@ -20,11 +20,10 @@ import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
 import { deniedBy, isInsideRoot, rootOf } from '../policy/path-guard';
 import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
-import { assertSubtreeMayChange } from '../policy/subtree-guard';
+import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import { currentText, defineHandler, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
 import { modelGlob } from '../fsx/model-glob';
-import { assertLandingsDecided } from './fs-mv';
 
 type Guarded = Pick<ToolContext, 'policy'>;
 
@@ -246,16 +245,13 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });
       const to = await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true });
       const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
-      assertLandingsDecided(decidedMoveLandings.get(ctx), runsCodeAt, from, to);
+      assertLandingsDecided(ctx, runsCodeAt, from, to);
       const entry = await ctx.journal.apply('filesystem move', [{ op: 'mv', from, to }], ctx.origin);
       const data = { source: relativeToRoot(from, ctx), destination: relativeToRoot(to, ctx) };
       return { data, message: `moved ${data.source} to ${data.destination}`, journalId: entry.id };
     }
   }
 }
-
-/** Per call (its scoped context): where plan() found entries of a move that run code would land (see fs-mv.ts). */
-const decidedMoveLandings = new WeakMap<object, ReadonlySet<string>>();
 
 /** `decided`: called from plan(), whose paths the policy decides (preview's are only shown) */
 async function plannedPaths(args: FilesystemArgs, ctx: Guarded, decided = false): Promise<string[]> {
@@ -266,7 +262,7 @@ async function plannedPaths(args: FilesystemArgs, ctx: Guarded, decided = false)
     // every path under the source, where it is and where it lands; where an entry that runs code would land is a
     // path of the move too (decided as that file's write: exec)
     const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy);
-    if (decided) decidedMoveLandings.set(ctx, new Set(runsCodeAt));
+    if (decided) decideLandings(ctx, runsCodeAt);
     return [from, to, ...runsCodeAt];
   }
   const writes = action === 'write' || action === 'edit';

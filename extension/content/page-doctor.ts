@@ -96,9 +96,13 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     // or a conversation shown without one, is a problem.
     else if (misses >= MISSES && !problems.has('no-composer') && (composerSeen || messageCount() > 0)) setProblem('no-composer', problemFor('no-composer'));
     if (handedOver !== null && (userCount() > handedOver || (editor && editorText(editor).trim() !== ''))) setProblem('insert-failed', null);
-    const stuck = [...ctx.records.values()].some(
-      (record) => isUndecided(record) && record.el.isConnected && now() - record.lastChangeAt >= STUCK_SIGNAL_MS && generating() === true,
-    );
+    let stuck = false;
+    for (const record of ctx.records.values()) {
+      if (isUndecided(record) && record.el.isConnected && now() - record.lastChangeAt >= STUCK_SIGNAL_MS) {
+        stuck = generating() === true;
+        break;
+      }
+    }
     if (stuck !== problems.has('writing-signal-stuck')) setProblem('writing-signal-stuck', stuck ? problemFor('writing-signal-stuck') : null);
     if (unsent && (!editor || !holdsText(editor, unsent.text) || userCount() > unsent.users)) {
       // The person pressed Enter (or cleared the box): nothing is waiting to be sent any more.

@@ -130,6 +130,14 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
   throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
 }
 
+/** Waits until the companion reports each of these MCP servers ready (`GET /v1/mcp-servers`). */
+export async function serversReady(companion: CompanionProcess, names: readonly string[], timeoutMs = 30_000): Promise<void> {
+  await waitUntil(`${names.join(', ')} ready`, async () => {
+    const { servers } = (await call(companion, 'GET', '/v1/mcp-servers')).json as { servers: Array<{ name: string; state: string }> };
+    return names.every((name) => servers.some((s) => s.name === name && s.state === 'ready'));
+  }, timeoutMs, 50);
+}
+
 /** Processes whose command line contains marker (Linux /proc), so a test can prove a tree is gone. */
 export function processesWith(marker: string): number[] {
   const pids: number[] = [];

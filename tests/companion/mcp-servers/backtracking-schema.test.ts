@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, postBlock, startCompanionProcess, waitUntil, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, postBlock, serversReady, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 import { fixture } from './world';
 
 /*
@@ -27,13 +27,7 @@ beforeAll(async () => {
       },
     },
   });
-  const auth = { authorization: `Bearer ${companion.token}` };
-  await waitUntil('the server is ready', async () => {
-    const { servers } = (await (await fetch(`http://127.0.0.1:${companion.port}/v1/mcp-servers`, { headers: auth })).json()) as {
-      servers: Array<{ name: string; state: string }>;
-    };
-    return ['schema', 'output'].every((name) => servers.some((s) => s.name === name && s.state === 'ready'));
-  }, 30_000);
+  await serversReady(companion, ['schema', 'output']);
 }, 60_000);
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, startCompanionProcess, waitUntil, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, serversReady, startCompanionProcess, waitUntil, type CompanionProcess, type Workspace } from '../load/live-companion';
 import { fixture } from './world';
 
 /*
@@ -59,20 +59,12 @@ async function post(name: string, key: string): Promise<{ status: string; result
   return (await response.json()) as { status: string; resultText: string };
 }
 
-async function ready(name: string): Promise<void> {
-  await waitUntil(`${name} is ready`, async () => {
-    const response = await fetch(`http://127.0.0.1:${companion.port}/v1/mcp-servers`, { headers: { authorization: `Bearer ${companion.token}` } });
-    const { servers: list } = (await response.json()) as { servers: Array<{ name: string; state: string }> };
-    return list.some((s) => s.name === name && s.state === 'ready');
-  }, 20_000);
-}
-
 describe.runIf(process.platform === 'linux')('a server over HTTP whose answer never ends', { timeout: 60_000 }, () => {
   it.each([
     ['stream', 'an event stream'],
     ['body', 'a JSON body'],
   ])('%s (%s): LIMIT_EXCEEDED within seconds, memory bounded; the server is used again', async (server) => {
-    await ready(server);
+    await serversReady(companion, [server], 20_000);
     const started = Date.now();
     let peak = rssMiB(companion.pid);
     let over = false;
@@ -97,7 +89,7 @@ describe.runIf(process.platform === 'linux')('a server over HTTP whose answer ne
     expect(Date.now() - started).toBeLessThan(15_000);
     const error = parseMcpResponse(run!.resultText).error;
     expect(error?.data?.code).toBe('LIMIT_EXCEEDED');
-    await ready(server);
+    await serversReady(companion, [server], 20_000);
     const ok = await post(`${server}.ok`, `${server}-2`);
     expect(parseMcpResponse(ok.resultText).result?.content[0]?.text).toBe('small');
   });
