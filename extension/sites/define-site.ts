@@ -177,25 +177,69 @@ export function firstMatch<T extends Element = HTMLElement>(root: ParentNode, se
   return null;
 }
 
-/** The text of an element as the person sees it line by line: `<br>` and block children become newlines. */
+/**
+ * Elements a highlighter draws one code line in. Shiki and rehype-pretty-code (`span.line`, `[data-line]`),
+ * prism-react-renderer (`.token-line`), remark/rehype-prism (`.code-line`), react-syntax-highlighter with wrapped lines
+ * (`span` styled `display: block`), highlight.js's line-number plugin (a `tr` per line), CodeMirror (`.cm-line`) and
+ * Ace (`.ace_line`). Some keep the line break as text between or inside them, some draw it by layout only.
+ */
+const LINE_ELEMENT = '.line, [data-line], .token-line, .code-line, span[style*="display: block"], span[style*="display:block"], .hljs-ln tr, .cm-line, .ace_line';
+/**
+ * Line-number gutters drawn inside the code element, which are not code: react-syntax-highlighter's `showLineNumbers`
+ * (`span.linenumber`, number as text), Prism's line-numbers plugin (`.line-numbers-rows`), highlight.js's
+ * line-number plugin (`td.hljs-ln-numbers`) and the generic `.line-number` class. Numbers drawn by CSS (counters,
+ * `::before`, `data-line-number`) are no text and need nothing.
+ */
+const LINE_NUMBER = '.linenumber, .react-syntax-highlighter-line-number, .line-numbers-rows, .hljs-ln-numbers, .line-number';
+
+/**
+ * The text of an element as the person sees it line by line: `<br>` and line elements (LINE_ELEMENT) become line
+ * breaks where the page has none as text, line-number gutters are left out, and no-break spaces are read as the spaces
+ * they stand for. Code renderers that draw lines as elements outside a `pre` must write runs of spaces as U+00A0
+ * (SITES-MORE.md: Qwen's Monaco does); JSON takes no U+00A0 between tokens, and a path or command with one in place
+ * of a space names another file — so a U+00A0 the model itself wrote in code also reaches the companion as a space.
+ */
 export function plainText(el: Element): string {
   const lineElements = el.querySelectorAll(':scope > .cm-line, :scope > code > .cm-line');
-  if (lineElements.length > 0) return Array.from(lineElements, (line) => line.textContent ?? '').join('\n');
-  // Highlighted code is thousands of token spans: one textContent read beats walking them when there is no <br>.
-  if (!el.querySelector('br')) return el.textContent ?? '';
+  if (lineElements.length > 0) return Array.from(lineElements, (line) => line.textContent ?? '').join('\n').replace(/\u00a0/g, ' ');
+  // Highlighted code is thousands of token spans: one textContent read beats walking them when nothing needs it.
+  if (!el.querySelector(`br, ${LINE_ELEMENT}, ${LINE_NUMBER}`)) return (el.textContent ?? '').replace(/\u00a0/g, ' ');
   let out = '';
-  const walk = (node: Node): void => {
-    for (const child of Array.from(node.childNodes)) {
-      if (child.nodeType === 3) out += child.nodeValue ?? '';
-      else if (child.nodeType === 1) {
-        const tag = (child as Element).tagName;
-        if (tag === 'BR') out += '\n';
-        else walk(child);
+  // A line element ended without a line break of its own: the next line starts with one, unless the page has it as text.
+  let pendingBreak = false;
+  const walk = (node: Node, inLine: boolean): void => {
+    const children = Array.from(node.childNodes);
+    children.forEach((child, index) => {
+      if (child.nodeType === 3) {
+        const text = child.nodeValue ?? '';
+        if (pendingBreak && text !== '' && !text.startsWith('\n')) out += '\n';
+        if (text !== '') pendingBreak = false;
+        out += text;
+        return;
       }
-    }
+      if (child.nodeType !== 1) return;
+      const element = child as Element;
+      if (element.matches(LINE_NUMBER)) return;
+      if (element.tagName === 'BR') {
+        // The last <br> of a line is the placeholder editors put in an empty line, not a second break.
+        if (inLine && index === children.length - 1) return;
+        out += '\n';
+        pendingBreak = false;
+        return;
+      }
+      if (!element.matches(LINE_ELEMENT)) {
+        walk(element, inLine);
+        return;
+      }
+      if (pendingBreak) out += '\n';
+      pendingBreak = false;
+      const start = out.length;
+      walk(element, true);
+      pendingBreak = !(out.length > start && out.endsWith('\n'));
+    });
   };
-  walk(el);
-  return out;
+  walk(el, false);
+  return out.replace(/\u00a0/g, ' ');
 }
 
 const UUID_PATH = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, languageClassOf, outermost, preCodeText, type CodeBlockText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, languageClassOf, outermost, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -26,7 +26,7 @@ import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, lang
  *              2026 (fixtures 59690473798, 71060453245): div.segment-code > header.segment-code-header
  *                (span.segment-code-lang, copy .icon-button) + .segment-code-content > pre > code.language-xxx
  *              plain markdown: pre > code.language-xxx; paragraphs are div.paragraph
- *              Prism line-number gutters (.line-numbers-rows) are left out of the text.
+ *              Prism line-number gutters (.line-numbers-rows) are left out of the text (plainText).
  *   composer   div.chat-input-editor[contenteditable="true"][data-lexical-editor="true"] (Lexical)
  *   send       .send-button-container (> svg.send-icon / div.send-button); class .disabled while empty, .stop while
  *              a reply streams (the same control stops it)
@@ -38,7 +38,6 @@ const MESSAGE_SELECTOR = '.chat-content-item-user, .chat-content-item-assistant,
 const THINKING_SELECTOR = '.thinking-container, .toolcall-container, .toolcall, .toolcall-flow, [class*="thinking" i]';
 // 2026-07: the parts a reply's content box holds; prose and code are siblings.
 const ANSWER_PART_SELECTOR = '.markdown, .markdown-container, .segment-code';
-const LINE_NUMBER_SELECTOR = '.line-numbers-rows, .linenumber, .react-syntax-highlighter-line-number';
 
 function roleOf(el: Element): MessageRole | null {
   if (el.matches('.chat-content-item-user, .segment-user')) return 'user';
@@ -71,13 +70,6 @@ function codeLanguage(codeEl: Element): string {
   return header ? firstWordOutside(header, 'button, [role="button"], .icon-button, [class*="copy" i]') : '';
 }
 
-function codeText(codeEl: Element): CodeBlockText {
-  if (!codeEl.querySelector(LINE_NUMBER_SELECTOR)) return preCodeText(codeEl);
-  const copy = codeEl.cloneNode(true) as Element;
-  for (const gutter of Array.from(copy.querySelectorAll(LINE_NUMBER_SELECTOR))) gutter.remove();
-  return preCodeText(copy);
-}
-
 function sendControl(doc: Document): HTMLElement | null {
   return firstMatch(doc, ['.send-button-container', 'div.send-button', '[data-testid="msh-chatinput-send-button"]']);
 }
@@ -95,7 +87,7 @@ export const kimi = defineSite({
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .segment-assistant-actions, .okc-cards-container, .icon-button, .rag-tag, ${THINKING_SELECTOR}`,
   codeBlockSelector: '.segment-code, pre',
   codeLanguage,
-  codeText,
+  codeText: preCodeText,
   editor(doc) {
     // 2026-07: editing an old message mounts a second .chat-input-editor above; the composer is the one in .chat-editor.
     return firstMatch(doc, [

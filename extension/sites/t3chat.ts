@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, plainText, type CodeBlockText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: christofflick/t3-chatnavigator and MCP-SuperAssistant 2025-06
@@ -30,14 +30,6 @@ function roleOf(el: Element): MessageRole | null {
   return null;
 }
 
-/** Shiki writes one span.line per line with the newline as text between them; both forms read the same. */
-function codeText(codeEl: Element): CodeBlockText {
-  const code = codeEl.querySelector('code') ?? codeEl;
-  const lines = code.querySelectorAll(':scope > .line');
-  if (lines.length > 0 && !code.textContent?.includes('\n')) return { text: Array.from(lines, (line) => line.textContent ?? '').join('\n') };
-  return { text: plainText(code) };
-}
-
 export const t3chat = defineSite({
   id: 't3chat',
   name: 'T3 Chat',
@@ -53,7 +45,8 @@ export const t3chat = defineSite({
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, ${REASONING_SELECTOR}`,
   codeBlockSelector: 'pre',
   codeLanguage: languageNearPre,
-  codeText,
+  // Shiki writes one span.line per line, with or without the newline as text between them: plainText reads both.
+  codeText: preCodeText,
   editor: (doc) => firstMatch(doc, ['textarea#chat-input', 'textarea[placeholder^="Type your message"]', 'form textarea']),
   sendButton: (doc) => firstMatch(doc, ['button[type="submit"][aria-label="Send message"]', 'form button[type="submit"]']),
   isSendDisabled: isButtonDisabled,
