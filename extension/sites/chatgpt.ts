@@ -29,6 +29,15 @@ function roleOf(el: Element): MessageRole | null {
   return null;
 }
 
+// Reasoning ("Thought for …") panels, by test id or class; never the answer.
+const REASONING_SELECTOR = '[data-testid*="reasoning"], [data-testid*="thinking"], [class*="reasoning"]';
+
+/** Whether `el`, or an element between it and the message (the message itself not counted), is a reasoning panel. */
+function insideReasoning(el: Element, msg: Element): boolean {
+  const panel = el.closest(REASONING_SELECTOR);
+  return panel !== null && panel !== msg && msg.contains(panel);
+}
+
 export const chatgpt = defineSite({
   id: 'chatgpt',
   name: 'ChatGPT',
@@ -38,11 +47,17 @@ export const chatgpt = defineSite({
   roleOf,
   answerRoot(msg) {
     // 2026-11: `.markdown` in every dated layout but the late-2026 one, which marks the body with a style attribute.
-    return firstMatch<Element>(msg, ['.markdown', '[data-markdown-text-style="assistant-message"]', '[class*="DilResponseRoot"]']);
+    // A reasoning summary is markdown too. SITES.md records no place for it in any of the three layouts, so a build
+    // rendering it inside the message, above the answer and with the same body class, must not make it the answer:
+    // the answer is the first body outside the reasoning panels skipped below.
+    for (const selector of ['.markdown', '[data-markdown-text-style="assistant-message"]', '[class*="DilResponseRoot"]']) {
+      const body = Array.from(msg.querySelectorAll(selector)).find((el) => !insideReasoning(el, msg));
+      if (body) return body;
+    }
+    return null;
   },
   // Reasoning summaries sit outside `.markdown`; these catch the variants that nest it, plus copy buttons and labels.
-  skipSelector:
-    '[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, [data-testid*="reasoning"], [data-testid*="thinking"], [class*="reasoning"]',
+  skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, ${REASONING_SELECTOR}`,
   codeBlockSelector: 'pre',
   codeLanguage(codeEl) {
     // 2024–02/2026: highlight.js class on the code element; 03/2026–: the header label is the only hint; it is the first text outside the editor and the buttons.

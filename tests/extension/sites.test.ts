@@ -5,6 +5,7 @@ import { findBlocks } from '../../shared/protocols';
 import { serializeMessage } from '../../extension/scanner/serialize';
 import { SITES, chatgpt, deepseek, generic, siteForHost } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
+import { renderLikeSite } from './render-like-site';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'sites');
 
@@ -167,6 +168,26 @@ describe('site modules against saved DOM fixtures', () => {
     expect(chatgpt.conversationId({ pathname: '/' })).toBeNull();
     expect(chatgpt.conversationId({ pathname: '/c/' })).toBeNull();
     expect(deepseek.conversationId({ pathname: '/x/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8' })).toBeNull();
+  });
+
+  it('ChatGPT: a reasoning panel rendered inside the message, with a markdown body of its own, is not the answer', () => {
+    for (const layout of ['chatgpt-codemirror', 'chatgpt-hljs'] as const) {
+      const { message, root } = renderLikeSite('Here:\n\n```mcp-request\n{"jsonrpc":"2.0","id":"answer","method":"tools/list"}\n```\n', layout);
+      document.body.replaceChildren(root);
+      // The panel the turn holds beside the message, moved into the message above the answer, its body a .markdown.
+      const panel = root.querySelector('[data-testid="reasoning-summary"]')!;
+      const body = document.createElement('div');
+      body.className = 'markdown prose dark:prose-invert w-full break-words light';
+      body.append(...Array.from(panel.childNodes));
+      panel.replaceChildren(body);
+      message.prepend(panel);
+      // The decoy is a real block where it stands: read whole, the panel's body runs `fs.rm /`.
+      const decoy = findBlocks(serializeMessage(body, { ...chatgpt, skipSelector: '[data-chatbridge-chip]' }).markdown);
+      expect(decoy.map((b) => (b.payload as { id?: unknown } | undefined)?.id)).toEqual(['decoy']);
+      const answer = chatgpt.answerRoot(message)!;
+      const ids = findBlocks(serializeMessage(answer, chatgpt).markdown).map((b) => (b.payload as { id?: unknown } | undefined)?.id);
+      expect(ids, layout).toEqual(['answer']);
+    }
   });
 
   it('the generic adapter reads code blocks and the last editor', () => {
