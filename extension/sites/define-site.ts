@@ -318,14 +318,20 @@ export function languageNearPre(codeEl: Element): string {
 
 /**
  * The text of a CodeMirror 6 view (`.cm-content` > `.cm-line`), marked partial when CodeMirror left lines out of the
- * page: a `.cm-gap` spacer, or a line-number gutter counting more lines than are rendered. null when `codeEl` holds
- * no CodeMirror view.
+ * page: a `.cm-gap` spacer, a gap widget inside an overlong line, or a line-number gutter counting more lines than
+ * are rendered. null when `codeEl` holds no CodeMirror view.
  */
 export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   const content = codeEl.querySelector('.cm-content');
   if (!content) return null;
   const text = plainText(content);
   if (codeEl.querySelector('.cm-gap')) return { text, partial: 'the code viewer left some lines out of the page (.cm-gap)' };
+  // A line longer than a few thousand characters (a one-line JSON call writing a file) is drawn only near the
+  // viewport too: CodeMirror replaces the rest of the line with an empty, non-editable inline div sized to it
+  // (LineGapWidget in @codemirror/view; SITES.md "Text that may not all be in the DOM"). No line holds a div otherwise.
+  if (content.querySelector(':scope > * div[contenteditable="false"]')) {
+    return { text, partial: 'the code viewer left part of a long line out of the page' };
+  }
   const lines = content.querySelectorAll('.cm-line').length;
   // CodeMirror's lineNumbers() keeps a hidden spacer in the gutter holding the widest number of the document's digits
   // (9, 99, …) to size it: it numbers no line.

@@ -316,6 +316,42 @@ describe('serializer details', () => {
     expect(code?.code?.partial).toMatch(/cm-gap/);
   });
 
+  it('marks a CodeMirror block whose overlong line CodeMirror drew only in part as partial: its text would write a cut file', () => {
+    // CodeMirror 6 draws a line of more than 4,000 characters only near the viewport: the rest of the line is an
+    // empty inline div (contenteditable=false, sized by style) in place of its text (LineGapWidget, @codemirror/view).
+    const long = 'x'.repeat(6_000);
+    const markdown = `Writing it:\n\n~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nout/data.txt\n~~~~~\n~~~~~text\nhead\n${long}\ntail\n~~~~~\n`;
+    const drawn = (layout: 'chatgpt-codemirror', lineOf: (code: Element) => Element) => {
+      const { message, root } = renderLikeSite(markdown, layout);
+      document.body.replaceChildren(root);
+      const content = Array.from(message.querySelectorAll('.cm-content')).find((el) => el.textContent?.includes(long))!;
+      const line = lineOf(content);
+      const kept = long.slice(0, 2_500);
+      line.textContent = line.textContent!.replace(long, kept);
+      const gap = document.createElement('div');
+      gap.setAttribute('contenteditable', 'false');
+      gap.setAttribute('style', 'width: 31000px; height: 2px; display: inline-block;');
+      const at = Array.from(line.childNodes).find((n) => n.textContent?.includes(kept))!;
+      at.parentNode!.insertBefore(gap, at.nextSibling);
+      return serializeMessage(SITE_OF[layout].answerRoot(message)!, SITE_OF[layout]);
+    };
+    // ChatGPT's viewer (pre.cm-content > code > spans) and CodeMirror's own lines (.cm-content > .cm-line).
+    const asLines = (content: Element): Element => {
+      const text = content.textContent ?? '';
+      content.replaceChildren(...text.split('\n').map((t) => Object.assign(document.createElement('div'), { className: 'cm-line', textContent: t })));
+      return Array.from(content.children).find((l) => l.textContent?.includes('x'))!;
+    };
+    for (const serialized of [drawn('chatgpt-codemirror', (content) => content.querySelector('code')!), drawn('chatgpt-codemirror', asLines)]) {
+      const [write] = findBlocks(serialized.markdown);
+      // The plan still reads as a whole write: only the partial mark keeps it from writing a cut file.
+      expect(write?.complete).toBe(true);
+      expect(write?.error).toBeUndefined();
+      expect(JSON.stringify(write?.payload)).not.toContain(long);
+      const partial = serialized.segments.filter((s) => s.code?.partial).map((s) => s.code?.partial);
+      expect(partial).toEqual(['the code viewer left part of a long line out of the page']);
+    }
+  });
+
   it("a CodeMirror block with a line-number gutter is read in full: the gutter's hidden width spacer is no line", () => {
     // CodeMirror 6's lineNumbers() puts a hidden spacer first in the gutter holding the widest number for the
     // document's digits (9, 99, 999…), so a three-line block's gutter holds 9, 1, 2, 3 (Z.ai's basic setup shows it).
