@@ -137,8 +137,9 @@ function px(value: string | null | undefined): number | null {
 function monacoText(block: Element, viewLines: Element): CodeBlockText {
   const rows = Array.from(viewLines.querySelectorAll(':scope > .view-line'), (line, index) => ({
     top: px((line as HTMLElement).style?.top) ?? index * 1e6,
-    // Monaco writes every space as U+00A0 so the browser keeps runs of them; the code had plain spaces.
-    text: (line.textContent ?? '').replace(/\u00a0/g, ' '),
+    // Monaco writes every space as U+00A0 so the browser keeps runs of them; the code had plain spaces. A cut
+    // line's "Show more" label is no code (the block is partial then: monacoGap).
+    text: lineText(line).replace(/\u00a0/g, ' '),
   }));
   // Monaco reuses line elements: document order is not line order, the top offset is.
   rows.sort((a, b) => a.top - b.top);
@@ -147,8 +148,21 @@ function monacoText(block: Element, viewLines: Element): CodeBlockText {
   return reason ? { text, partial: reason } : { text };
 }
 
+/** One Monaco line's text without the label Monaco appends to a line it cut short. */
+function lineText(line: Element): string {
+  const overflow = line.querySelector('.mtkoverflow');
+  if (!overflow) return line.textContent ?? '';
+  const copy = line.cloneNode(true) as Element;
+  copy.querySelector('.mtkoverflow')?.remove();
+  return copy.textContent ?? '';
+}
+
 /** Why the rendered Monaco lines may not be the whole block, or null when they evidently are. */
 function monacoGap(block: Element, viewLines: Element, tops: number[]): string | null {
+  // Monaco draws a line only up to `stopRenderingLineAfter` characters (10,000 by default) and ends it with a
+  // "Show more (12KB)" span (.mtkoverflow, monaco-editor's viewLineRenderer) — a one-line JSON call writing a file, or
+  // a long line of a plan's content, is cut there (SITES.md "Text that may not all be in the DOM").
+  if (viewLines.querySelector('.mtkoverflow')) return 'the code viewer cut a long line short ("Show more")';
   const count = tops.length;
   const numbers = Array.from(block.querySelectorAll('.margin-view-overlays .line-numbers'), (n) => Number(n.textContent?.trim()))
     .filter((n) => Number.isFinite(n) && n > 0)

@@ -266,6 +266,17 @@ describe('Qwen code blocks that may not all be in the page', () => {
     expect(got.partial).toMatch(/2 of about 100 lines/);
   });
 
+  it('marks a block with a line Monaco cut short ("Show more") as partial, and leaves the label out of the text', () => {
+    // Monaco stops drawing a line after 10,000 characters and appends <span class="mtkoverflow">Show more (…)</span>.
+    const long = 'a'.repeat(12_000);
+    const drawn = long.slice(0, 10_000);
+    const html = monacoBlock([{ n: 1, top: 0, text: '{"jsonrpc":"2.0","id":"w","method":"tools/call",' }, { n: 2, top: 20, text: `"params":{"name":"fs.write","arguments":{"path":"a.txt","content":"${drawn}` }], 40);
+    const got = read(html.replace(drawn, `${drawn}</span><span class="mtkoverflow">Show more (2KB)`));
+    expect(got.partial).toMatch(/cut a long line short/);
+    expect(got.text).not.toContain('Show more');
+    expect(got.text.endsWith(drawn)).toBe(true);
+  });
+
   it('marks a hole in the line offsets as partial even without line numbers', () => {
     document.body.innerHTML =
       '<pre class="qwen-markdown-code"><div class="qwen-markdown-code-body"><div class="view-lines" style="line-height: 20px;">' +
