@@ -332,6 +332,9 @@ export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   if (content.querySelector(':scope > * div[contenteditable="false"]')) {
     return { text, partial: 'the code viewer left part of a long line out of the page' };
   }
+  // highlightSpecialChars (in CodeMirror's basic and minimal setups) shows control and invisible characters (zero-width
+  // space, soft hyphen, direction marks, BOM…) as a placeholder span ("•", "␀"): the page no longer holds the character.
+  if (content.querySelector('.cm-specialChar')) return { text, partial: 'the code viewer shows an invisible character as a placeholder' };
   const lines = content.querySelectorAll('.cm-line').length;
   // CodeMirror's lineNumbers() keeps a hidden spacer in the gutter holding the widest number of the document's digits
   // (9, 99, …) to size it: it numbers no line.

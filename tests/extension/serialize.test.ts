@@ -352,6 +352,22 @@ describe('serializer details', () => {
     }
   });
 
+  it('marks a CodeMirror block showing an invisible character as a placeholder as partial: the character is not in the page', () => {
+    // highlightSpecialChars draws a zero-width space as <span class="cm-specialChar" title="…">•</span>.
+    const markdown = '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nnote.txt\n~~~~~\n~~~~~text\nword\u200bjoiner\n~~~~~\n';
+    const site = SITE_OF['chatgpt-codemirror'];
+    const { message, root } = renderLikeSite(markdown, 'chatgpt-codemirror');
+    document.body.replaceChildren(root);
+    const token = Array.from(message.querySelectorAll('.cm-content span')).find((el) => el.textContent?.includes('\u200b'))!;
+    const [before, after] = token.textContent!.split('\u200b');
+    const special = Object.assign(document.createElement('span'), { className: 'cm-specialChar', textContent: '\u2022', title: 'Control character zero width space' });
+    token.replaceChildren(before!, special, after!);
+    const serialized = serializeMessage(site.answerRoot(message)!, site);
+    // Read as shown, the plan writes a bullet where the model wrote a zero-width space.
+    expect(JSON.stringify(findBlocks(serialized.markdown)[0]?.payload)).toContain('word\u2022joiner');
+    expect(serialized.segments.filter((s) => s.code?.partial).map((s) => s.code?.partial)).toEqual(['the code viewer shows an invisible character as a placeholder']);
+  });
+
   it("a CodeMirror block with a line-number gutter is read in full: the gutter's hidden width spacer is no line", () => {
     // CodeMirror 6's lineNumbers() puts a hidden spacer first in the gutter holding the widest number for the
     // document's digits (9, 99, 999…), so a three-line block's gutter holds 9, 1, 2, 3 (Z.ai's basic setup shows it).
