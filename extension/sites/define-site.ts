@@ -335,6 +335,9 @@ export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   // highlightSpecialChars (in CodeMirror's basic and minimal setups) shows control and invisible characters (zero-width
   // space, soft hyphen, direction marks, BOM…) as a placeholder span ("•", "␀"): the page no longer holds the character.
   if (content.querySelector('.cm-specialChar')) return { text, partial: 'the code viewer shows an invisible character as a placeholder' };
+  // A folded range (the fold gutter is in CodeMirror's basic setup, which Z.ai's viewer uses) is one "…" placeholder
+  // span in place of its lines.
+  if (content.querySelector('.cm-foldPlaceholder')) return { text, partial: 'the code viewer folded some lines ("…")' };
   const lines = content.querySelectorAll('.cm-line').length;
   // CodeMirror's lineNumbers() keeps a hidden spacer in the gutter holding the widest number of the document's digits
   // (9, 99, …) to size it: it numbers no line.

@@ -368,6 +368,27 @@ describe('serializer details', () => {
     expect(serialized.segments.filter((s) => s.code?.partial).map((s) => s.code?.partial)).toEqual(['the code viewer shows an invisible character as a placeholder']);
   });
 
+  it('marks a CodeMirror block with folded lines as partial, also without a line-number gutter', () => {
+    // A fold replaces the folded lines with <span class="cm-foldPlaceholder" aria-label="folded code">…</span>.
+    const block = (label: string, lines: string[]): string =>
+      `<div class="rounded-xl"><div class="flex"><span>${label}</span><button class="copy-code-button">Copy</button></div>` +
+      `<div class="language-${label}"><div class="cm-editor"><div class="cm-scroller"><div class="cm-content" contenteditable="false">` +
+      lines.map((line) => `<div class="cm-line">${line}</div>`).join('') +
+      '</div></div></div></div></div>';
+    document.body.innerHTML =
+      '<div class="chat-assistant markdown-prose">' +
+      block('act', ['write_file']) +
+      block('path', ['notes.md']) +
+      block('markdown', ['# Notes<span class="cm-foldPlaceholder" aria-label="folded code">…</span>', '# End']) +
+      '</div>';
+    const serialized = serializeMessage(zai.answerRoot(document.querySelector('.chat-assistant')!)!, zai);
+    // Read as shown, the plan is a whole write that leaves the folded lines out of the file.
+    const [write] = findBlocks(serialized.markdown);
+    expect(write?.complete).toBe(true);
+    expect(write?.error).toBeUndefined();
+    expect(serialized.segments.filter((s) => s.code?.partial).map((s) => s.code?.partial)).toEqual(['the code viewer folded some lines ("…")']);
+  });
+
   it("a CodeMirror block with a line-number gutter is read in full: the gutter's hidden width spacer is no line", () => {
     // CodeMirror 6's lineNumbers() puts a hidden spacer first in the gutter holding the widest number for the
     // document's digits (9, 99, 999…), so a three-line block's gutter holds 9, 1, 2, 3 (Z.ai's basic setup shows it).
