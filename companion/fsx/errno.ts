@@ -20,6 +20,11 @@ export async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
   }
 }
 
+/** NAME_MAX and PATH_MAX of Linux (macOS allows names as long, paths of 1023 bytes): what ENAMETOOLONG means. */
+export const NAME_MAX_BYTES = 255;
+export const PATH_MAX_BYTES = 4095;
+export const NAME_LIMITS = `a name in it may hold at most ${NAME_MAX_BYTES} bytes, the whole path ${PATH_MAX_BYTES}`;
+
 /** Errnos that mean the disk (or the process's file size limit, or the quota) has no room for what was written. */
 const NO_ROOM: Readonly<Record<string, string>> = {
   EFBIG: 'the file is too large for the file system or for the process file size limit',
@@ -51,6 +56,7 @@ export function asToolError(error: unknown, subject?: string): ToolError {
   if (code === 'ENOENT' || code === 'ENOTDIR') return new ToolError('NOT_FOUND', subject === undefined ? message : `${message} (while changing${where})`, data);
   if (code === 'EEXIST' || code === 'ENOTEMPTY') return new ToolError('CONFLICT', message, data);
   if (code === 'EISDIR') return new ToolError('INVALID_INPUT', message, data);
+  if (code === 'ENAMETOOLONG') return new ToolError('INVALID_INPUT', `path${where} is longer than the file system allows: ${NAME_LIMITS} (${message})`, data);
   if (code === 'ELOOP') return new ToolError('FORBIDDEN', `a symlink appeared where a file or directory was checked: ${message}`, data);
   return new ToolError('INTERNAL', subject === undefined ? message : `${message} (while changing${where})`, data);
 }

@@ -2,7 +2,8 @@
  * Where a tool may touch the disk. Every path a model sends goes through resolveInsideRoots before any I/O.
  *
  * 1. Syntax (pure): absolute only, no NUL, no `~` (nothing here is a shell, so `~` would silently mean a
- *    directory literally named `~`), no Windows paths on POSIX; `..` is normalized lexically.
+ *    directory literally named `~`), no Windows paths on POSIX, no name over NAME_MAX or path over PATH_MAX
+ *    (refused as bad input, not met later as an errno); `..` is normalized lexically.
  * 2. Symlinks: resolved like realpath(3) — one realpath call when the whole path exists, else component by
  *    component (realpathLoose), including a dangling link at the end, whose target is where a write would
  *    land. The resolved path is what the tool then operates on.
@@ -24,7 +25,7 @@
 import { constants, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { isMissing } from '../fsx/errno';
+import { asToolError, errnoOf, isMissing, NAME_LIMITS, NAME_MAX_BYTES, PATH_MAX_BYTES } from '../fsx/errno';
 import { closeFile, fstatFile, openFile } from '../fsx/fs-calls';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { globSet } from './glob-set';
@@ -78,7 +79,20 @@ export function normalizeInputPath(input: unknown, policy: Pick<Policy, 'roots'>
       hint: workspace,
     });
   }
-  return flavor.resolve(input);
+  const normalized = flavor.resolve(input);
+  const longest = Math.max(...normalized.split(flavor.sep).map((name) => Buffer.byteLength(name)));
+  if (longest > NAME_MAX_BYTES || Buffer.byteLength(normalized) > PATH_MAX_BYTES) {
+    throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(shortened(normalized))} is longer than the file system allows: ${NAME_LIMITS}`, {
+      bytes: Buffer.byteLength(normalized),
+      longestName: longest,
+    });
+  }
+  return normalized;
+}
+
+/** A path too long to name in full: its start and end. */
+function shortened(text: string): string {
+  return text.length <= 200 ? text : `${text.slice(0, 100)}…${text.slice(-100)}`;
 }
 
 /** Pure: inside by whole path segments, so `/root-evil` is not inside `/root`. */
@@ -154,6 +168,7 @@ export async function realpathLoose(absolute: string): Promise<string> {
     try {
       stat = await fs.lstat(next);
     } catch (error) {
+      if (errnoOf(error) === 'ENAMETOOLONG') throw asToolError(error, absolute);
       if (!isMissing(error)) throw error;
       return path.join(next, ...pending);
     }
