@@ -1,11 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { NAME_MAX_BYTES } from './errno';
 import { fsyncFd } from './fd';
 import { fchmodFile, openFile, renamePath, writeAt } from './fs-calls';
 
 /** Temp files end so; recovery after a crash removes the ones it finds next to a journaled write. */
 export const TEMP_SUFFIX = '.chatbridge-tmp';
+
+// the two dots, the longest tempTag (8 hex digits of pid, 6 random, 8 of counter) and TEMP_SUFFIX
+const TEMP_NAME_EXTRA_BYTES = 2 + 8 + 6 + 8 + TEMP_SUFFIX.length;
+
+/**
+ * `.<name>.`, what the temp files for `target` are named from. A name near NAME_MAX is cut (never inside a
+ * character) so the temp name fits too: otherwise a file the file system holds — a 250-byte name — could never be
+ * written. Crash recovery finds strays by this same prefix.
+ */
+export function tempNamePrefix(target: string): string {
+  let room = NAME_MAX_BYTES - TEMP_NAME_EXTRA_BYTES;
+  let kept = '';
+  for (const char of basename(target)) {
+    room -= Buffer.byteLength(char);
+    if (room < 0) break;
+    kept += char;
+  }
+  return `.${kept}.`;
+}
 
 /*
  * Which calls go through libuv's thread pool and which are made on the main thread (fs-calls.ts): on the bench
@@ -59,7 +79,7 @@ export async function writeTempFile(path: string, content: Uint8Array | string, 
  * the pid, no trip to the CSPRNG.
  */
 export async function createTempFile(path: string, content: Uint8Array | string, mode?: number): Promise<{ temp: string; fd: number }> {
-  const temp = join(dirname(path), `.${basename(path)}.${tempTag()}${TEMP_SUFFIX}`);
+  const temp = join(dirname(path), `${tempNamePrefix(path)}${tempTag()}${TEMP_SUFFIX}`);
   const fd = await openFile(temp, 'wx', mode ?? 0o644);
   try {
     await writeAllAt(fd, toBytes(content), 0);

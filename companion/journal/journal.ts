@@ -1,7 +1,7 @@
 import { mkdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { fsyncDir, TEMP_SUFFIX, writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
+import { fsyncDir, TEMP_SUFFIX, tempNamePrefix, writeFileAtomic, writeFileDurable } from '../fsx/atomic-write';
 import { asToolError, isMissing } from '../fsx/errno';
 import { sha256 } from '../fsx/sha256';
 import { randomId } from '../random-id';
@@ -572,7 +572,7 @@ export function createJournal(options: JournalOptions): Journal {
     for (const op of intent.ops) {
       if (op.op !== 'write') continue;
       const folder = path.dirname(op.path);
-      const prefix = `.${path.basename(op.path)}.`;
+      const prefix = tempNamePrefix(op.path);
       const names = await fs.readdir(folder).catch(() => [] as string[]);
       for (const name of names) {
         // best effort: one that cannot be removed is named by the rollback that follows if it matters

@@ -48,6 +48,29 @@ describe('long names: what the file system holds is usable, what it cannot hold 
     rmSync(ws.base, { recursive: true, force: true });
   });
 
+  // 250 ASCII bytes, and 84 CJK characters (252 bytes): both are names ext4 holds
+  for (const [label, name] of [
+    ['a 250-byte name', `${'n'.repeat(246)}.txt`],
+    ['an 84-character CJK name (252 bytes)', `${'测'.repeat(83)}文`],
+  ] as const) {
+    it(`${label} is written, appended to, edited and undone, with no temp file left beside it`, async () => {
+      const file = join(ws.root, name);
+      const written = await call('fs.write', { path: file, content: 'one\n', mode: 'overwrite' });
+      expect(written, written.text).toMatchObject({ ok: true });
+      const appended = await call('fs.write', { path: file, content: 'two\n', mode: 'append' });
+      expect(appended, appended.text).toMatchObject({ ok: true });
+      const edited = await call('filesystem', { action: 'edit', path: file, edits: [{ oldText: 'two', newText: 'three' }] });
+      expect(edited, edited.text).toMatchObject({ ok: true });
+      expect(readFileSync(file, 'utf8')).toBe('one\nthree\n');
+      expect(readdirSync(ws.root).filter((entry) => entry.endsWith('.chatbridge-tmp'))).toEqual([]);
+      const read = await call('fs.read', { path: file });
+      expect(read).toEqual({ ok: true, text: 'one\nthree\n' });
+      const entries = (await journalEntries(companion)).filter((entry) => entry.paths.includes(file) && entry.state === 'applied');
+      for (const entry of entries) expect((await undo(companion, entry.id)).status).toBe(200);
+      expect(existsSync(file)).toBe(false);
+    });
+  }
+
   it('a name over 255 bytes or a path over PATH_MAX is INVALID_INPUT naming the limit, for every tool, and a batch holding one writes nothing', async () => {
     writeFileSync(join(ws.root, 'movable.txt'), 'x');
     const tooLongName = join(ws.root, 'q'.repeat(300));
