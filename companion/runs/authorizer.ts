@@ -19,6 +19,25 @@ export interface AuthorizerHooks {
 }
 
 /**
+ * A NUL byte ends a C string, so a program cannot be started with one in its name, an argument or a variable:
+ * refused as bad input before any card, instead of a card for a program that then fails to start.
+ */
+function refuseNul(request: AuthorizationRequest): void {
+  for (const { command } of request.actions) {
+    const words = command?.argv ?? (command?.shell !== undefined ? [command.shell] : []);
+    const index = words.findIndex((word) => word.includes('\0'));
+    if (index < 0) continue;
+    const shown = JSON.stringify(words.join(' '));
+    const which = command?.argv !== undefined ? `word ${index + 1} of the command` : 'the command line';
+    throw new ToolError(
+      'INVALID_INPUT',
+      `${request.tool}: ${which} ${shown} holds a NUL byte (\\u0000), which no program name, argument or environment variable can hold`,
+      { command: words.join(' ') },
+    );
+  }
+}
+
+/**
  * `ctx.authorize` for one run: the policy decides each action of the call (pure), and where any says confirm,
  * the person does — once, on one card that lists every action — unless they already approved this tool for
  * each risk class that needs it in this conversation. Throws ToolError POLICY_BLOCKED or DENIED.
@@ -33,6 +52,7 @@ export function createAuthorize(
     info.tool = request.tool;
     info.paths = [...new Set(request.actions.flatMap((action) => action.paths))];
     info.commands = request.actions.flatMap(({ command: c }) => (c ? [(c.shell ?? (c.argv ?? []).join(' ')) + ` (cwd ${c.cwd})`] : []));
+    refuseNul(request);
     const decisions = decideActions(request, deps.policy, origin.site);
     const decision = strictest(decisions);
     if (typeof decision === 'object') {
