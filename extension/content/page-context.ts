@@ -1,3 +1,4 @@
+import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import type { Block } from '../../shared/protocols/types';
 import type { RequestMap, RequestType, PagePush } from '../messaging';
 import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type RunLedger } from '../scanner/blocks';
@@ -204,7 +205,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     // conversation — its "Approve for this conversation" grants, its earlier runs, its ledger.
     conversationKey: () => {
       const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
-      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `new:${host}${deps.location.pathname}`;
+      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${deps.location.pathname}`;
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };

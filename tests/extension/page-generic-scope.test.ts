@@ -5,6 +5,7 @@ import { RunLedger } from '../../extension/scanner/blocks';
 import { defaultSiteSettings } from '../../extension/site-settings';
 import { generic } from '../../extension/sites';
 import { createApprovalStore } from '../../companion/approvals/store';
+import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import { READ, catchChipRoots, clickChip, memoryArea, until } from './page-harness';
 
 /**
@@ -78,8 +79,15 @@ describe('the generic adapter: one conversation per host', () => {
         args: { path: 'a.txt' },
         preview: { title: 'write a.txt', paths: ['a.txt'] },
       });
-      store.decide(approval.id, 'approve-conversation', approval.argsHash);
-      expect(store.hasGrant(mine.context.site, mine.context.conversationId, 'fs.write', 'write')).toBe(true);
+      if (mine.context.conversationId.startsWith(UNSAVED_CONVERSATION_PREFIX)) {
+        // at / the page has no conversation id: every chat there shares the key, so nothing is granted conversation-wide
+        expect(() => store.decide(approval.id, 'approve-conversation', approval.argsHash)).toThrow(/no conversation id yet/);
+        expect(store.hasGrant(mine.context.site, mine.context.conversationId, 'fs.write', 'write')).toBe(false);
+        store.decide(approval.id, 'approve', approval.argsHash);
+      } else {
+        store.decide(approval.id, 'approve-conversation', approval.argsHash);
+        expect(store.hasGrant(mine.context.site, mine.context.conversationId, 'fs.write', 'write')).toBe(true);
+      }
       // …and the other enabled host's writes must still ask.
       expect(store.hasGrant(evil.context.site, evil.context.conversationId, 'fs.write', 'write')).toBe(false);
       store.close();

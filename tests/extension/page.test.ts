@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import type { RunResponse } from '../../extension/companion/api-types';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
@@ -214,6 +215,28 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     await until(() => h.page.submitted.length === 1);
     expect(h.ctl.conversationId()).toBe('11111111-2222-4333-8444-555555555555');
     expect(h.runs[0]!.context.conversationId).toBe('11111111-2222-4333-8444-555555555555');
+  });
+
+  it('every chat without an id yet sends the same conversation key (so the companion grants nothing conversation-wide there)', async () => {
+    const keys: string[] = [];
+    for (let chat = 0; chat < 2; chat++) {
+      const h = start(buildPage(), { pathname: '/' });
+      h.page.list.append(userRow(`question ${chat}`));
+      const { row, answer } = assistantRow();
+      h.page.setGenerating(true);
+      h.page.list.append(row);
+      renderReply(answer, [{ lang: 'mcp-request', code: READ }]);
+      h.clock.now += 50;
+      await h.settle();
+      h.page.setGenerating(false);
+      h.clock.now += 500;
+      await h.settle();
+      await until(() => h.runs.length === 1);
+      keys.push(h.runs[0]!.context.conversationId);
+      stopPages();
+      document.body.replaceChildren();
+    }
+    expect(keys).toEqual([`${UNSAVED_CONVERSATION_PREFIX}/`, `${UNSAVED_CONVERSATION_PREFIX}/`]);
   });
 
   it('switching conversation makes what renders in history, even a reply the site resumes streaming', async () => {

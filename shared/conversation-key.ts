@@ -1,0 +1,6 @@
+/**
+ * What a chat page with no conversation id yet (a new chat, a temporary one, a site that keeps every chat at one
+ * address) is keyed by, before its host and path: every such page of a site shares the key, so it names no one
+ * conversation — the companion grants nothing "for this conversation" there.
+ */
+export const UNSAVED_CONVERSATION_PREFIX = 'new:';
