@@ -109,29 +109,30 @@ export function remoteMountHolding(path: string): Mount | undefined {
 const RECHECK_MS = 5_000;
 const MAC_RECHECK_MS = 30_000;
 
-let known: { allLocal: boolean; at: number } | undefined;
+/** The mount table as last read (undefined: not known here), and when. */
+let table: { mounts: Mount[] | undefined; at: number } | undefined;
 let macStarted = false;
 
 function refreshMac(): void {
   execFile('mount', [], { timeout: 10_000 }, (error, stdout) => {
-    known = { allLocal: !error && remoteMounts(parseMacMount(stdout)).length === 0, at: Date.now() };
+    table = { mounts: error ? undefined : parseMacMount(stdout), at: Date.now() };
   });
 }
 
-/** Every file system here answers from this machine (see above); false where that cannot be told. */
-export function allFileSystemsLocal(): boolean {
+/** The mounts as the system lists them now (Linux: at most RECHECK_MS old; macOS: the background answer). */
+function currentMounts(): Mount[] | undefined {
   if (process.platform === 'linux') {
     const now = Date.now();
-    if (known === undefined || now - known.at > RECHECK_MS) {
-      let allLocal = false;
+    if (table === undefined || now - table.at > RECHECK_MS) {
+      let mounts: Mount[] | undefined;
       try {
-        allLocal = remoteMounts(linuxMounts()).length === 0;
+        mounts = linuxMounts();
       } catch {
-        // no /proc (a container without it): not known, so the pool
+        // no /proc (a container without it): not known
       }
-      known = { allLocal, at: now };
+      table = { mounts, at: now };
     }
-    return known.allLocal;
+    return table.mounts;
   }
   if (process.platform === 'darwin') {
     if (!macStarted) {
@@ -139,7 +140,23 @@ export function allFileSystemsLocal(): boolean {
       refreshMac();
       setInterval(refreshMac, MAC_RECHECK_MS).unref();
     }
-    return known?.allLocal === true;
+    return table?.mounts;
   }
-  return false;
+  return undefined;
+}
+
+/** Every file system here answers from this machine (see above); false where that cannot be told. */
+export function allFileSystemsLocal(): boolean {
+  const mounts = currentMounts();
+  return mounts !== undefined && remoteMounts(mounts).length === 0;
+}
+
+/**
+ * Whether `path`, as written (no symlink followed), is on a network or FUSE file system — /run/user's too — from
+ * the mount table alone, so asking never waits on it. False where the table is not known.
+ */
+export function onRemoteMount(path: string): boolean {
+  const mounts = currentMounts();
+  const mount = mounts === undefined ? undefined : mountOf(path, mounts);
+  return mount !== undefined && !mount.local;
 }

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
@@ -6,6 +5,7 @@ import { AXON_ARITY, type AxonAct } from '../../shared/protocols';
 import { applyReplacement } from '../../shared/replace';
 import { redactedLineOf } from '../policy/redact';
 import type { Policy } from '../policy/schema';
+import { realpathLoose } from '../policy/path-guard';
 import { resolvePlanPath } from './plan-path';
 import type { PlannedFiles } from './workspace-reader';
 
@@ -132,8 +132,9 @@ async function checkCwdMatch(raw: string, policy: ActPolicy): Promise<ActOutcome
     throw new ToolError('INVALID_INPUT', `check_cwd_match needs an absolute path, got ${JSON.stringify(written)}`);
   }
   expected = path.resolve(expected);
-  // the root is realpath'd, so compare against the expected path's real location too (e.g. /tmp → /private/tmp)
-  const real = await fs.realpath(expected).catch(() => expected);
+  // the root is realpath'd, so compare against the expected path's real location too (e.g. /tmp → /private/tmp);
+  // resolved without looking into a network or FUSE mount away from the roots (path-guard realpathLoose)
+  const real = await realpathLoose(expected, policy.roots).catch(() => expected);
   const matches = [expected, real].some((candidate) => normalizeForCompare(candidate) === normalizeForCompare(root));
   if (!matches) {
     throw new ToolError('MISMATCH', `the workspace root is ${root}, not ${written}`, { expected: written, actual: root });

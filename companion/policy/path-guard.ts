@@ -28,6 +28,7 @@ import { ToolError } from '../../shared/errors';
 import { asToolError, errnoOf, isMissing, NAME_LIMITS, NAME_MAX_BYTES, PATH_MAX_BYTES } from '../fsx/errno';
 import { closeFile, fstatFile, openFile } from '../fsx/fs-calls';
 import { ioOnMainThread } from '../fsx/io-mode';
+import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { globSet } from './glob-set';
 import type { Policy } from './schema';
 
@@ -150,8 +151,14 @@ export function givenAndReal(given: string): string[] {
 /**
  * Resolves symlinks in every component that exists, like realpath(3), but does not fail on a missing tail and
  * follows a dangling link to where it points. The result is the path the OS would reach.
+ *
+ * With `roots`, the walk never looks at a component that is neither in a root nor above one when it is on a
+ * network or FUSE file system (fsx/mounts.ts, from the kernel's table): such a path is outside the roots whatever
+ * it holds, and one whose server stopped answering would hold a thread of the pool for good — a few calls naming
+ * paths there (a dead NFS share, an sshfs link) took every thread and froze every tool of the companion. The path
+ * is then answered as written from there on, so the caller refuses it as outside the roots.
  */
-export async function realpathLoose(absolute: string): Promise<string> {
+export async function realpathLoose(absolute: string, roots?: readonly string[]): Promise<string> {
   const { root } = path.parse(absolute);
   const pending = absolute.slice(root.length).split(path.sep).filter(Boolean);
   let resolved = root;
@@ -164,6 +171,7 @@ export async function realpathLoose(absolute: string): Promise<string> {
       continue;
     }
     const next = path.join(resolved, part);
+    if (roots !== undefined && awayFromRoots(next, roots) && onRemoteMount(next)) return path.join(next, ...pending);
     let stat;
     try {
       stat = await fs.lstat(next);
@@ -188,18 +196,27 @@ export async function realpathLoose(absolute: string): Promise<string> {
   return resolved;
 }
 
+/** Neither inside one of the roots nor a directory on the way to one. */
+function awayFromRoots(candidate: string, roots: readonly string[]): boolean {
+  return !roots.some((root) => isInsideRoot(candidate, root) || isInsideRoot(root, candidate));
+}
+
 /**
  * realpathLoose, with the common case (the whole path exists) in one realpath(3) call instead of an lstat per
  * component. Any failure — missing tail, dangling link, a loop, a non-directory on the way — takes the walk,
- * which answers those as it always did. Returns whether the path exists as resolved.
+ * which answers those as it always did. Returns whether the path exists as resolved. With a network or FUSE file
+ * system mounted, always the walk: realpath(3) would look into it wherever the path leads.
  */
-async function resolveSymlinks(absolute: string): Promise<{ resolved: string; exists: boolean }> {
-  try {
-    // on the main thread while this is the only call executing (fsx/io-mode.ts)
-    return { resolved: ioOnMainThread() ? realpathSync.native(absolute) : await fs.realpath(absolute), exists: true };
-  } catch {
-    return { resolved: await realpathLoose(absolute), exists: false };
+async function resolveSymlinks(absolute: string, roots: readonly string[]): Promise<{ resolved: string; exists: boolean }> {
+  if (allFileSystemsLocal()) {
+    try {
+      // on the main thread while this is the only call executing (fsx/io-mode.ts)
+      return { resolved: ioOnMainThread() ? realpathSync.native(absolute) : await fs.realpath(absolute), exists: true };
+    } catch {
+      // the walk answers it
+    }
   }
+  return { resolved: await realpathLoose(absolute, roots), exists: false };
 }
 
 /**
@@ -259,10 +276,10 @@ export async function resolveInsideRoots(input: string, policy: GuardPolicy, opt
   let resolved: string;
   let exists: boolean;
   if (options.keepFinalName && parent !== asked) {
-    resolved = path.join((await resolveSymlinks(parent)).resolved, path.basename(asked));
+    resolved = path.join((await resolveSymlinks(parent, policy.roots)).resolved, path.basename(asked));
     exists = false; // the final name itself was not looked at
   } else {
-    ({ resolved, exists } = await resolveSymlinks(asked));
+    ({ resolved, exists } = await resolveSymlinks(asked, policy.roots));
   }
   checkResolved(asked, resolved, policy, options);
   if (options.mustExist && !exists) {
@@ -281,7 +298,7 @@ export async function resolveInsideRoots(input: string, policy: GuardPolicy, opt
  * directory on the way that was swapped for a symlink since resolveInsideRoots ran.
  */
 export async function assertUnchanged(resolved: string, policy: GuardPolicy): Promise<void> {
-  const now = (await resolveSymlinks(resolved)).resolved;
+  const now = (await resolveSymlinks(resolved, policy.roots)).resolved;
   if (now !== resolved) {
     throw new ToolError(
       'FORBIDDEN',

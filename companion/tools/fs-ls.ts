@@ -19,7 +19,7 @@ import { modelGlob } from '../fsx/model-glob';
 async function shownLinkTarget(link: string, policy: Pick<Policy, 'roots'>): Promise<string> {
   let resolved: string;
   try {
-    resolved = await realpathLoose(link);
+    resolved = await realpathLoose(link, policy.roots);
   } catch {
     return '(cannot be resolved: a loop, or a name the system refuses)';
   }

@@ -9,7 +9,7 @@
  * comes, until the descriptor is closed. It needs root and /dev/fuse (the CI machine has both); elsewhere it skips.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +17,7 @@ import {
   makeWorkspace,
   mcpRequestBlock,
   mcpResultText,
+  parseMcpResponse,
   startCompanionProcess,
   type CompanionProcess,
   type Workspace,
@@ -104,5 +105,71 @@ describe.skipIf(!canMount)('a mounted file system that does not answer', () => {
     const answered = (await timed('the read inside the mount', 10_000, async () => (await stuck).json())) as { status: string; resultText: string };
     expect(answered.status).toBe('error');
     expect(answered.resultText).toMatch(/share/);
+  });
+});
+
+describe.skipIf(!canMount)('a mounted file system that does not answer, outside the roots', () => {
+  let ws: Workspace;
+  let share: string;
+  let fuse: number | undefined;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    n += 1;
+    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-out', `m${n}`) }),
+      signal,
+    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
+  };
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-hung-outside-');
+    writeFileSync(join(ws.root, 'local.txt'), 'on the local disk\n');
+    share = join(ws.base, 'share');
+    mkdirSync(share);
+    fuse = mountUnanswered(share);
+    symlinkSync(join(share, 'projects'), join(ws.root, 'nas'));
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (fuse !== undefined) closeSync(fuse);
+    unmount(share);
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('paths there are refused at once as outside the roots, and more of them than the pool has threads freeze nothing', async (ctx) => {
+    if (fuse === undefined) ctx.skip();
+    // more calls than libuv's pool has threads (4): each one that looked into the mount would hold one for good
+    const outside = await timed('reads of paths in the mount outside the roots', 5_000, (signal) =>
+      Promise.all([
+        ...Array.from({ length: 6 }, (_, i) => run('fs.read', { path: join(share, `notes-${i}.txt`) }, signal)),
+        run('fs.read', { path: join(ws.root, 'nas', 'notes.txt') }, signal),
+        run('fs.write', { path: join(ws.root, 'nas', 'new.txt'), content: 'x', mode: 'overwrite' }, signal),
+      ]),
+    );
+    for (const answer of outside) {
+      expect(answer.status).toBe('error');
+      expect(parseMcpResponse(answer.resultText).error?.message).toMatch(/^FORBIDDEN: path .* (is outside the allowed roots|leads through a symlink that points outside the workspace)/);
+    }
+    const listed = await timed('fs.ls of the root, which holds a link into the mount', 5_000, (signal) => run('fs.ls', { path: ws.root }, signal));
+    expect(mcpResultText(listed.resultText)).toMatch(/nas -> \(points outside the workspace\)/);
+    const axon = await timed('an Axon check_cwd_match naming the mount', 5_000, async (signal) => {
+      n += 1;
+      const response = await fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'axon', text: `\`\`\`act\ncheck_cwd_match\n\`\`\`\n\n\`\`\`expected_path\n${share}/projects\n\`\`\``, context: context('conv-hung-out', `m${n}`) }),
+        signal,
+      });
+      return (await response.json()) as { status: string; resultText: string };
+    });
+    expect(axon.resultText).toMatch(/the workspace root is/);
+    const local = await timed('fs.read of a local file after them', 3_000, (signal) => run('fs.read', { path: join(ws.root, 'local.txt') }, signal));
+    expect(mcpResultText(local.resultText)).toBe('on the local disk\n');
   });
 });
