@@ -1,5 +1,6 @@
 import type { ApprovalView } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
+import { changedSince, shownStates } from '../approvals/shown-state';
 import type { ApprovalStore } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
@@ -75,6 +76,8 @@ export function createAuthorize(
       request.actions.length > 1 || decisions.some((d, i) => d.action !== request.actions[i])
         ? { ...shown, actions: decisions.map((d) => ({ risk: d.action.risk, label: d.action.label, decision: d.decision as 'auto' | 'confirm' })) }
         : shown;
+    // the card's diff is made from these files as they are now: an approval is for them as shown
+    const asShown = await shownStates(request.actions.filter((action) => action.risk === 'write' || action.risk === 'delete').flatMap((action) => action.paths));
     const { approval, outcome } = deps.approvals.create({
       runId: origin.runId,
       site: origin.site,
@@ -89,7 +92,15 @@ export function createAuthorize(
     const result = await outcome;
     hooks.onResumed();
     info.decision = result;
-    if (result === 'approve' || result === 'approve-conversation') return;
+    if (result === 'approve' || result === 'approve-conversation') {
+      const changed = await changedSince(asShown);
+      if (changed === undefined) return;
+      throw new ToolError(
+        'CONFLICT',
+        `${JSON.stringify(changed)} changed while approval ${approval.id} waited: the card showed it as it was, so what was approved is not what would be done now; nothing was done — send the call again for a new card`,
+        { path: changed, approval: approval.id },
+      );
+    }
     if (result === 'deny') throw new ToolError('DENIED', `the person denied ${request.tool} (approval ${approval.id})`);
     throw new ToolError('DENIED', `approval ${approval.id} for ${request.tool} expired at ${approval.expiresAt} without a decision`);
   };
