@@ -4,3 +4,8 @@
  * conversation — the companion grants nothing "for this conversation" there.
  */
 export const UNSAVED_CONVERSATION_PREFIX = 'new:';
+
+/** Whether "approve for this conversation" can mean one conversation here: not for a chat without an id yet. */
+export function grantsConversationWide(conversationId: string): boolean {
+  return !conversationId.startsWith(UNSAVED_CONVERSATION_PREFIX);
+}

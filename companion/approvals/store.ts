@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalDecision, ApprovalView } from '../../shared/api';
-import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
+import { grantsConversationWide } from '../../shared/conversation-key';
 import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
 import type { Preview } from '../types';
@@ -14,7 +14,7 @@ import { countBlankRuns, hiddenWarning, revealHidden } from '../../shared/reveal
  *
  * "Approve for this conversation" grants later calls of the SAME tool with the SAME risk class in the same
  * conversation on the same site, for as long as this companion runs — never other tools, never a wider risk,
- * never after a restart, and never in a chat with no conversation id yet (UNSAVED_CONVERSATION_PREFIX: all such
+ * never after a restart, and never in a chat with no conversation id yet (grantsConversationWide: all such
  * chats of a site share that key, so a grant there would reach the next new or temporary chat). A composite call
  * grants each class its card asked for, and a later one is covered only when every class it needs was granted.
  * Deny globs and `deny` modes still apply to granted calls.
@@ -144,7 +144,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       if (hash !== record.view.argsHash) {
         throw new ToolError('MISMATCH', `approval ${id} is for arguments with hash ${record.view.argsHash}, not ${hash}; the call changed — it needs a new approval`);
       }
-      if (decision === 'approve-conversation' && record.view.conversationId.startsWith(UNSAVED_CONVERSATION_PREFIX)) {
+      if (decision === 'approve-conversation' && !grantsConversationWide(record.view.conversationId)) {
         throw new ToolError(
           'INVALID_INPUT',
           `approval ${id} cannot be given for the whole conversation: this chat has no conversation id yet (a new or temporary chat), and every such chat on ${record.view.site} is keyed ${JSON.stringify(record.view.conversationId)} alike; approve this call once`,

@@ -1,3 +1,4 @@
+import { grantsConversationWide } from '../../shared/conversation-key';
 import { formatRuntimeFeedback } from '../../shared/results';
 import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
 import { combineResults, groupRuns, type RunUnit } from '../scanner/blocks';
@@ -463,6 +464,7 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     command: approval.preview.command,
     cwd: approval.preview.cwd,
     actions: approval.preview.actions,
+    conversationWide: grantsConversationWide(approval.conversationId),
   };
 }
 

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { grantsConversationWide } from '../../shared/conversation-key';
 import type { Approval, ApprovalDecision } from '../companion/api-types';
 import type { DiffView } from './diff-view';
 import { t } from './i18n';
@@ -79,9 +80,11 @@ export function ApprovalCard(props: {
         <button type="button" class="primary" data-decision="approve" onClick={trusted(() => props.onDecide('approve'))}>
           {t('action.approve')}
         </button>
-        <button type="button" data-decision="approve-conversation" onClick={trusted(() => props.onDecide('approve-conversation'))}>
-          {t('action.approveConversation')}
-        </button>
+        {grantsConversationWide(a.conversationId) && (
+          <button type="button" data-decision="approve-conversation" onClick={trusted(() => props.onDecide('approve-conversation'))}>
+            {t('action.approveConversation')}
+          </button>
+        )}
         <button type="button" class="danger" data-decision="deny" onClick={trusted(() => props.onDecide('deny'))}>
           {t('action.deny')}
         </button>

@@ -21,6 +21,8 @@ export interface ChipApproval {
   cwd?: string | undefined;
   /** a plan's actions, each with its class: the card lists every one */
   actions?: Array<{ risk: string; label: string }> | undefined;
+  /** false in a chat without a conversation id yet, where the companion grants nothing conversation-wide */
+  conversationWide?: boolean | undefined;
 }
 
 export interface ChipModel {
@@ -433,6 +435,7 @@ function watchTabs(doc: Document): { inFlight: KeyboardEvent | null } {
 
 function offers(model: ChipModel | null, action: ChipAction): boolean {
   if (!model) return false;
+  if (action === 'approve-conversation' && model.approval?.conversationWide === false) return false;
   if (action === 'approve' || action === 'approve-conversation' || action === 'deny') return model.state === 'approval' && model.approval !== undefined;
   return model.actions.includes(action);
 }
@@ -523,7 +526,7 @@ function approvalCard(
   buttons.className = 'buttons';
   buttons.append(
     button('approve', t('action.approve'), 'primary'),
-    button('approve-conversation', t('action.approveConversation')),
+    ...(approval.conversationWide === false ? [] : [button('approve-conversation', t('action.approveConversation'))]),
     button('deny', t('action.deny'), 'danger'),
   );
   card.append(buttons);

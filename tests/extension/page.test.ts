@@ -370,6 +370,16 @@ describe('page: approvals and long runs', () => {
     expect(chip.getAttribute('data-chatbridge-state')).toBe('done');
   });
 
+  it('in a chat without a conversation id the chip offers no "approve for this conversation" (the companion grants nothing there)', async () => {
+    const unsaved = { ...APPROVAL, conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` };
+    const h = start(buildPage(), { pathname: '/', script: { respond: pending, approvals: [unsaved] } });
+    await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    await until(() => chipStates().includes('approval'));
+    const chip = document.querySelector('[data-chatbridge-chip]')!;
+    const buttons = JSON.parse(chip.getAttribute('data-chatbridge-buttons')!) as Array<{ action: string }>;
+    expect(buttons.map((b) => b.action)).toEqual(['stop', 'approve', 'deny']);
+  });
+
   it('nobody decides within the approval wait: the pending answer goes in, the real result follows', async () => {
     const h = start(buildPage(), { settings: { approvalWaitMs: 100 }, script: { respond: pending, approvals: [APPROVAL] } });
     await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Approval, AuditItem, JournalItem, ProgramItem } from '../../extension/companion/api-types';
 import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } from '../../extension/messaging';
 import { ApprovalCard } from '../../extension/ui/approval-card';
+import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import { createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
 import { PopupView, type PopupDeps } from '../../extension/ui/popup';
 import { approvalFromHash, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
@@ -137,6 +138,12 @@ describe('approval card', () => {
     expect(decisions).toEqual([]);
     for (const decision of ['approve', 'approve-conversation', 'deny']) trustedClick(card.querySelector(`[data-decision="${decision}"]`)!);
     expect(decisions).toEqual(['approve', 'approve-conversation', 'deny']);
+  });
+
+  it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
+    const root = mount(<ApprovalCard approval={approval({ conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` })} onDecide={() => undefined} />);
+    const decisions = [...root.querySelectorAll('[data-decision]')].map((button) => button.getAttribute('data-decision'));
+    expect(decisions).toEqual(['approve', 'deny']);
   });
 
   it('shows the command and its working directory for exec, and every action of a plan with its class', () => {
