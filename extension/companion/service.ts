@@ -14,8 +14,9 @@ import {
   type RequestMap,
   type RequestType,
 } from '../messaging';
-import type { RunRequest, RunResponse, WsEvent } from './api-types';
+import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
+import { RunOwners, callerOf, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
 import { CompanionError, createCompanionClient } from './client';
 import { onCommand } from './commands';
 import { startApprovalNotices } from './notices';
@@ -31,6 +32,8 @@ const connectionItem = storage.defineItem<ConnectionInfo | null>('session:connec
 const recentRunsItem = storage.defineItem<RecentRun[]>('local:recent-runs', { fallback: [] });
 /** the site doctor's problem per tab, kept across service worker restarts (the badge of those tabs depends on it) */
 const problemsItem = storage.defineItem<Record<string, DoctorProblem>>('session:doctor-problems', { fallback: {} });
+/** which chat page origins started which runs (callers.ts), kept across service worker restarts like the runs' tabs */
+const runOwnersItem = storage.defineItem<Record<string, string[]>>('session:run-owners', { fallback: {} });
 const RECENT_RUNS = 50;
 const KEEPALIVE_ALARM = 'chatbridge-keepalive';
 
@@ -45,7 +48,20 @@ export interface BackgroundHandlers {
 }
 
 export function startCompanionService(signal: AbortSignal = new AbortController().signal): BackgroundHandlers {
-  const ports = new Set<Browser.runtime.Port>();
+  /** every port's caller: a chat page hears only of its own runs (callers.ts) */
+  const ports = new Map<Browser.runtime.Port, Caller>();
+  const extensionBase = browser.runtime.getURL('/');
+  const callerFor = (sender: Browser.runtime.MessageSender | undefined): Caller | null =>
+    sender ? callerOf(sender, browser.runtime.id, extensionBase) : null;
+  const owners = new RunOwners((saved) => void runOwnersItem.setValue(saved).catch(() => undefined));
+  // A restarted worker must know the runs its pages started before it answers them (a page polls its run).
+  const ownersLoaded = runOwnersItem.getValue().then((saved) => owners.merge(saved), () => undefined);
+  /** program id → its run, for output events (they name only the program) */
+  const programRuns = new Map<string, { run: string; site: string; conversationId: string } | null>();
+  const learnPrograms = (list: ProgramItem[]): ProgramItem[] => {
+    for (const p of list) programRuns.set(p.id, { run: p.origin.runId, site: p.origin.site, conversationId: p.origin.conversationId });
+    return list;
+  };
   const client = createCompanionClient({ baseUrl: () => companionUrl.getValue(), token: () => companionToken.getValue() });
   let info: ConnectionInfo = { state: 'disconnected', companionUrl: '' };
   // Chrome MV3 has `action`; Firefox's MV2 build has `browserAction`.
@@ -74,8 +90,9 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     await problemsItem.setValue(stored).catch(() => undefined);
   };
 
-  const push = (message: PagePush): void => {
-    for (const port of ports) {
+  const push = (message: PagePush, hears: (caller: Caller) => boolean = () => true): void => {
+    for (const [port, caller] of ports) {
+      if (!hears(caller)) continue;
       try {
         port.postMessage(message);
       } catch {
@@ -83,6 +100,30 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       }
     }
   };
+
+  /** Who hears an event: extension pages all of them, a chat page those of the runs it started. */
+  const audienceOf = async (event: WsEvent): Promise<(caller: Caller) => boolean> => {
+    if (event.type === 'program-exit') learnPrograms([event.program]);
+    let subject = subjectOf(event);
+    if (typeof subject === 'object' && 'program' in subject) {
+      const programId = subject.program;
+      // output of a program not seen yet: the companion's list says whose it is
+      if (!programRuns.has(programId)) {
+        await client.programs().then((list) => {
+          learnPrograms(list);
+          // a program of no run the list knows: asked once, then told to extension pages only
+          if (!programRuns.has(programId)) programRuns.set(programId, null);
+        }, () => undefined);
+      }
+      subject = programRuns.get(programId) ?? 'extension';
+    }
+    if (subject === 'extension') return (caller) => caller.kind === 'extension';
+    const about = subject;
+    await ownersLoaded;
+    return (caller) => caller.kind === 'extension' || owners.hears(caller.origin, about);
+  };
+  /** events are told in the order they came, even when finding out who hears one takes a request */
+  let telling: Promise<void> = Promise.resolve();
 
   const setConnection = async (state: ConnectionState, detail?: string): Promise<void> => {
     info = { ...info, state, companionUrl: await companionUrl.getValue(), ...(detail ? { detail } : {}) };
@@ -97,7 +138,7 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   const onEvent = (event: WsEvent): void => {
     if (event.type === 'run') void rememberRunUpdate(event.run);
     if (event.type === 'approval') void countApprovals();
-    push({ type: 'event', event });
+    telling = telling.then(async () => push({ type: 'event', event }, await audienceOf(event))).catch(() => undefined);
   };
 
   const socket = new CompanionSocket({
@@ -107,8 +148,21 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     onState: (state, detail) => void setConnection(state, detail),
   });
 
+  /** A chat page may touch only the runs started on its origin; extension pages any. */
+  const mustOwn = async (type: RequestType, caller: Caller, runId: string, of?: string): Promise<void> => {
+    if (caller.kind === 'extension') return;
+    await ownersLoaded;
+    if (owners.owns(String(runId), caller.origin)) return;
+    throw new Error(of ? `${type}: ${of} is not of a run started on ${caller.origin}` : `${type}: run ${runId} was not started on ${caller.origin}`);
+  };
+  const mustBeOfPage = (type: RequestType, caller: Caller, run: RunRequest): void => {
+    if (caller.kind === 'extension') return;
+    const mismatch = runMismatch(run, caller.origin);
+    if (mismatch) throw new Error(`${type}: ${mismatch}`);
+  };
+
   const handlers: {
-    [T in RequestType]: (request: Request<T>, sender: Browser.runtime.MessageSender) => Promise<RequestMap[T]['response']>;
+    [T in RequestType]: (request: Request<T>, sender: Browser.runtime.MessageSender, caller: Caller) => Promise<RequestMap[T]['response']>;
   } = {
     connection: async () => {
       // A fresh worker knows nothing yet: it reports what it is doing now (connecting) rather than a stale copy.
@@ -127,27 +181,65 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       await socket.restart();
       return info;
     },
-    run: async ({ run }, sender) => {
+    run: async ({ run }, sender, caller) => {
+      mustBeOfPage('run', caller, run);
       // An approval this run asks for notifies only when its tab is not in front (notices.ts).
       if (sender.tab) notices.rememberTab(run.context.site, run.context.conversationId, sender.tab);
-      const result = await client.run(run);
+      await ownersLoaded;
+      const answered = caller.kind === 'page' ? owners.asks(caller.origin, run.context.site, run.context.conversationId) : () => undefined;
+      let result: RunResponse;
+      try {
+        result = await client.run(run);
+        if (caller.kind === 'page') owners.own(result.runId, caller.origin);
+      } finally {
+        answered();
+      }
       // The popup's recent-runs list can wait; the page is waiting for this answer.
       void rememberRun(run, result).catch((error: unknown) => console.warn('[chatbridge] remembering a run failed', error));
       return result;
     },
-    'get-run': ({ runId }) => client.getRun(runId),
-    approvals: async () => {
+    'get-run': async ({ runId }, _sender, caller) => {
+      await mustOwn('get-run', caller, runId);
+      return client.getRun(runId);
+    },
+    approvals: async (_request, _sender, caller) => {
       const list = await client.approvals();
       badge.setApprovals(list.filter((a) => a.state === 'pending').length);
       void notices.update(list);
-      return list;
+      if (caller.kind === 'extension') return list;
+      await ownersLoaded;
+      return list.filter((a) => owners.owns(a.runId, caller.origin));
     },
-    decide: ({ id, decision, argsHash }) => client.decide(id, decision, argsHash),
+    decide: async ({ id, decision, argsHash }, _sender, caller) => {
+      if (caller.kind === 'page') {
+        const approval = (await client.approvals()).find((a) => a.id === id);
+        await mustOwn('decide', caller, approval?.runId ?? '', `approval ${id}`);
+      }
+      return client.decide(id, decision, argsHash);
+    },
     journal: () => client.journal(),
     undo: ({ id }) => client.undo(id),
-    programs: () => client.programs(),
-    'stop-program': ({ id }) => client.stopProgram(id),
-    'stop-run': (request) => ('runId' in request ? client.stopRun(request.runId) : client.stopBlockRun(request.run)),
+    programs: async (_request, _sender, caller) => {
+      const list = learnPrograms(await client.programs());
+      if (caller.kind === 'extension') return list;
+      await ownersLoaded;
+      return list.filter((p) => owners.owns(p.origin.runId, caller.origin));
+    },
+    'stop-program': async ({ id }, _sender, caller) => {
+      if (caller.kind === 'page') {
+        const program = learnPrograms(await client.programs()).find((p) => p.id === id);
+        await mustOwn('stop-program', caller, program?.origin.runId ?? '', `program ${id}`);
+      }
+      return client.stopProgram(id);
+    },
+    'stop-run': async (request, _sender, caller) => {
+      if ('runId' in request) {
+        await mustOwn('stop-run', caller, request.runId);
+        return client.stopRun(request.runId);
+      }
+      mustBeOfPage('stop-run', caller, request.run);
+      return client.stopBlockRun(request.run);
+    },
     'recent-runs': () => recentRunsItem.getValue(),
     tools: () => client.tools(),
     'mcp-servers': () => client.mcpServers(),
@@ -171,18 +263,24 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   };
 
   browser.runtime.onMessage.addListener((message: unknown, sender: Browser.runtime.MessageSender) => {
-    // Only our own pages and content scripts talk to the background; web pages cannot reach runtime.onMessage.
-    if (sender.id !== browser.runtime.id || !isRequest(message)) return undefined;
-    const handler = handlers[message.type] as (r: Request, s: Browser.runtime.MessageSender) => Promise<unknown>;
-    return handler(message, sender).then(
+    // Only our own pages and content scripts talk to the background; web pages cannot reach runtime.onMessage. A
+    // content script shares its renderer with the chat site's scripts: it gets what its page needs (callers.ts).
+    const caller = callerFor(sender);
+    if (!caller || !isRequest(message)) return undefined;
+    if (caller.kind === 'page' && !pageMayAsk(message.type)) {
+      return Promise.resolve({ ok: false, error: `${message.type} is for the extension's own pages, not a chat page's content script` });
+    }
+    const handler = handlers[message.type] as (r: Request, s: Browser.runtime.MessageSender, c: Caller) => Promise<unknown>;
+    return handler(message, sender, caller).then(
       (value): Reply<RequestType> => ({ ok: true, value }) as Reply<RequestType>,
       (error: unknown): Reply<RequestType> => ({ ok: false, error: describeError(error) }),
     );
   });
 
   browser.runtime.onConnect.addListener((port) => {
-    if (port.name !== PAGE_PORT || port.sender?.id !== browser.runtime.id) return;
-    ports.add(port);
+    const caller = callerFor(port.sender);
+    if (port.name !== PAGE_PORT || !caller) return;
+    ports.set(port, caller);
     port.onDisconnect.addListener(() => ports.delete(port));
     port.postMessage({ type: 'connection', connection: info } satisfies PagePush);
     if (socket.state !== 'connected') void socket.start();

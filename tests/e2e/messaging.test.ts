@@ -1,0 +1,190 @@
+/**
+ * Trust between the background and the content scripts, with the real extension, companion and replicas. A chat
+ * page's renderer can be taken over by the site's own scripts, and then it can send whatever our content script could
+ * send: these tests send the background's messages from the content script's own world (its isolated world, reached
+ * through the DevTools protocol) of one site's tab and check it gets nothing of another site's runs and none of the
+ * requests only the popup, the side panel and the options page make.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { auditRecords, createWorld, describeE2E, quietPeriod, stream, waitForChipState } from './harness';
+import type { World } from './harness';
+
+function mcpRequest(id: string, name: string, args: Record<string, unknown>): string {
+  return '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }) + '\n```';
+}
+
+interface ContentWorld {
+  /** evaluates `expression` (its value awaited, returned as JSON) in the content script's isolated world */
+  run<T>(expression: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The content script's isolated world of `page`: the one whose origin is the extension's. */
+async function contentWorld(world: World, page: Page): Promise<ContentWorld> {
+  const cdp: CDPSession = await world.browser.context.newCDPSession(page);
+  const contexts: Array<{ id: number; origin: string; auxData?: { type?: string } }> = [];
+  cdp.on('Runtime.executionContextCreated', (event: { context: { id: number; origin: string; auxData?: { type?: string } } }) => {
+    contexts.push(event.context);
+  });
+  await cdp.send('Runtime.enable');
+  const extensionOrigin = `chrome-extension://${world.browser.extensionId}`;
+  await expect.poll(() => contexts.some((c) => c.auxData?.type === 'isolated' && c.origin === extensionOrigin), { timeout: 10_000 }).toBe(true);
+  const contextId = contexts.find((c) => c.auxData?.type === 'isolated' && c.origin === extensionOrigin)!.id;
+  return {
+    async run<T>(expression: string): Promise<T> {
+      const answer = (await cdp.send('Runtime.evaluate', { expression, contextId, awaitPromise: true, returnByValue: true })) as {
+        result: { value?: unknown };
+        exceptionDetails?: { exception?: { description?: string } };
+      };
+      if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.exception?.description ?? 'evaluation failed');
+      return answer.result.value as T;
+    },
+    close: () => cdp.detach(),
+  };
+}
+
+/** A runtime message to the background from the content script's world, as `ask` sends it. */
+/** The extension API in the popup's page. */
+interface ExtensionGlobal {
+  chrome: { runtime: { sendMessage(message: unknown): Promise<unknown> } };
+}
+
+function send(content: ContentWorld, message: Record<string, unknown>): Promise<{ ok: boolean; value?: unknown; error?: string }> {
+  return content.run(`chrome.runtime.sendMessage(${JSON.stringify(message)})`);
+}
+
+/** Collects what the background pushes to a port of this world in `globalThis.__pushes`. */
+const LISTEN = `(() => {
+  globalThis.__pushes = [];
+  const port = chrome.runtime.connect({ name: 'chatbridge-page' });
+  port.onMessage.addListener((message) => globalThis.__pushes.push(message));
+  return true;
+})()`;
+
+describeE2E('the background and content scripts', () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld({
+      sites: {
+        chatgpt: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 120_000 },
+        deepseek: { enabled: true, autoRun: true, autoSubmit: true },
+      },
+    });
+  });
+  afterAll(async () => {
+    await world?.dispose();
+  });
+
+  it("another site's tab sees none of a run's events, approvals, programs or records, and cannot decide its approval", async () => {
+    const other = await world.open('deepseek');
+    const deepseek = await contentWorld(world, other);
+    // everything the background pushes to the DeepSeek tab's port from now on
+    await deepseek.run(LISTEN);
+
+    const chat = await world.open('chatgpt');
+    const target = path.join(world.root, 'approved-elsewhere.txt');
+    await stream(chat, `Writing.\n\n${mcpRequest('call-901', 'fs.write', { path: target, mode: 'overwrite', content: 'from the ChatGPT tab\n' })}\n`);
+    await waitForChipState(chat, 0, ['approval']);
+    const [pending] = await world.companion.api<{ approvals: Array<{ id: string; runId: string; argsHash: string }> }>('GET', '/v1/approvals').then(
+      (body) => body.approvals,
+    );
+    expect(pending).toBeDefined();
+
+    // The ChatGPT tab's own content script still sees its approval.
+    const chatgpt = await contentWorld(world, chat);
+    await chatgpt.run(LISTEN);
+    const own = await send(chatgpt, { type: 'approvals' });
+    expect(own).toMatchObject({ ok: true });
+    expect((own.value as Array<{ id: string }>).map((a) => a.id)).toEqual([pending!.id]);
+    expect(await send(chatgpt, { type: 'get-run', runId: pending!.runId })).toMatchObject({ ok: true, value: { runId: pending!.runId } });
+
+    // The DeepSeek tab: no approval of another site's run, no run, no decision.
+    const theirs = await send(deepseek, { type: 'approvals' });
+    expect(theirs).toEqual({ ok: true, value: [] });
+    expect(await send(deepseek, { type: 'get-run', runId: pending!.runId })).toEqual({
+      ok: false,
+      error: `get-run: run ${pending!.runId} was not started on https://chat.deepseek.com`,
+    });
+    expect(await send(deepseek, { type: 'decide', id: pending!.id, decision: 'approve', argsHash: pending!.argsHash })).toEqual({
+      ok: false,
+      error: `decide: approval ${pending!.id} is not of a run started on https://chat.deepseek.com`,
+    });
+    expect(await send(deepseek, { type: 'stop-run', runId: pending!.runId })).toEqual({
+      ok: false,
+      error: `stop-run: run ${pending!.runId} was not started on https://chat.deepseek.com`,
+    });
+    await quietPeriod(1_000);
+    expect(await readFile(target, 'utf8').catch(() => null)).toBeNull();
+    const pushes = await deepseek.run<Array<{ type: string; event?: { type: string } }>>('globalThis.__pushes');
+    expect(pushes.filter((p) => p.type === 'event')).toEqual([]);
+    expect(pushes.some((p) => p.type === 'connection')).toBe(true);
+
+    // The person approves in the ChatGPT tab's chip (its content script asks): the file is written.
+    expect(await send(chatgpt, { type: 'decide', id: pending!.id, decision: 'approve', argsHash: pending!.argsHash })).toMatchObject({ ok: true });
+    await expect.poll(() => readFile(target, 'utf8').catch(() => null), { timeout: 15_000 }).toBe('from the ChatGPT tab\n');
+    // the ChatGPT tab heard of its run's end; the DeepSeek tab of nothing
+    await expect
+      .poll(async () => (await chatgpt.run<Array<{ event?: { type: string; run?: { runId: string; status: string } } }>>('globalThis.__pushes')).some(
+        (p) => p.event?.type === 'run' && p.event.run?.runId === pending!.runId && p.event.run.status === 'done',
+      ), { timeout: 15_000 })
+      .toBe(true);
+    expect((await deepseek.run<Array<{ type: string }>>('globalThis.__pushes')).filter((p) => p.type === 'event')).toEqual([]);
+
+    await chatgpt.close();
+    await deepseek.close();
+    await chat.close();
+    await other.close();
+  });
+
+  it('a content script cannot pair, unpair, read the records or ask for another tab; extension pages can', async () => {
+    const chat = await world.open('deepseek');
+    const content = await contentWorld(world, chat);
+    const pageOnly = `is for the extension's own pages, not a chat page's content script`;
+    for (const message of [
+      { type: 'pair', code: '123456', companionUrl: 'http://127.0.0.1:1' },
+      { type: 'unpair' },
+      { type: 'journal' },
+      { type: 'undo', id: 'j1' },
+      { type: 'recent-runs' },
+      { type: 'mcp-servers' },
+      { type: 'audit', limit: 10 },
+      { type: 'doctor', tabId: 1 },
+    ]) {
+      expect(await send(content, message)).toEqual({ ok: false, error: `${message.type} ${pageOnly}` });
+    }
+    // a run in another site's name (and so under what the person allowed in that site's conversations)
+    const block = mcpRequest('call-902', 'fs.ls', { path: world.root });
+    const elsewhere = { kind: 'mcp-request', text: block, context: { site: 'chatgpt', url: 'https://chatgpt.com/c/1', conversationId: '1', messageKey: 'm' } };
+    expect(await send(content, { type: 'run', run: elsewhere })).toEqual({
+      ok: false,
+      error: 'run: context.url "https://chatgpt.com/c/1" is not on the page that asked (https://chat.deepseek.com)',
+    });
+    const renamed = { ...elsewhere, context: { ...elsewhere.context, url: 'https://chat.deepseek.com/a/chat/s/1' } };
+    expect(await send(content, { type: 'run', run: renamed })).toEqual({
+      ok: false,
+      error: 'run: context.site "chatgpt" is not the site of https://chat.deepseek.com (deepseek)',
+    });
+    expect(await send(content, { type: 'stop-run', run: renamed })).toMatchObject({ ok: false, error: expect.stringContaining('stop-run: context.site "chatgpt"') });
+    const listings = async (): Promise<number> => (await auditRecords(world)).filter((r) => r.tool === 'fs.ls').length;
+    expect(await listings()).toBe(0);
+    // its own site's run is answered
+    const own = { ...renamed, context: { ...renamed.context, site: 'deepseek' } };
+    expect(await send(content, { type: 'run', run: own })).toMatchObject({ ok: true, value: { status: 'done' } });
+    expect(await listings()).toBe(1);
+    // what a page needs still answers
+    expect(await send(content, { type: 'connection' })).toMatchObject({ ok: true, value: { state: 'connected' } });
+    expect(await send(content, { type: 'tools' })).toMatchObject({ ok: true });
+
+    const popup = await world.popup();
+    const fromPopup = await popup.evaluate(() => (globalThis as unknown as ExtensionGlobal).chrome.runtime.sendMessage({ type: 'recent-runs' }));
+    expect(fromPopup).toMatchObject({ ok: true });
+    expect(await popup.evaluate(() => (globalThis as unknown as ExtensionGlobal).chrome.runtime.sendMessage({ type: 'audit', limit: 10 }))).toMatchObject({ ok: true });
+    await popup.close();
+    await content.close();
+    await chat.close();
+  });
+});

@@ -1,0 +1,88 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { RunOwners, callerOf, pageMayAsk, runMismatch, subjectOf } from '../../extension/companion/callers';
+import type { RunRequest, WsEvent } from '../../extension/companion/api-types';
+
+const ID = 'abcdefghijklmnopabcdefghijklmnop';
+const BASE = `chrome-extension://${ID}/`;
+
+function runOn(site: string, url: string): RunRequest {
+  return { kind: 'mcp-request', text: '```mcp-request\n{}\n```', context: { site, url, conversationId: 'c1', messageKey: 'm' } };
+}
+
+describe('who is asking the background', () => {
+  it("tells the extension's pages (also in a tab) from a chat page's content script, and ignores other extensions", () => {
+    expect(callerOf({ id: ID, url: `${BASE}popup.html` }, ID, BASE)).toEqual({ kind: 'extension' });
+    // the side panel's page opened in a tab from a notice
+    expect(callerOf({ id: ID, url: `${BASE}sidepanel.html#approval=a1`, tab: { id: 4 } }, ID, BASE)).toEqual({ kind: 'extension' });
+    expect(callerOf({ id: ID, url: 'https://chatgpt.com/c/1', tab: { id: 4 } }, ID, BASE)).toEqual({ kind: 'page', origin: 'https://chatgpt.com' });
+    expect(callerOf({ id: 'another-extension', url: `${BASE}popup.html` }, ID, BASE)).toBeNull();
+    // a tab whose address is neither ours nor a web page's is not trusted as an extension page
+    expect(callerOf({ id: ID, url: 'about:blank', tab: { id: 4 } }, ID, BASE)).toBeNull();
+    expect(callerOf({ id: ID }, ID, BASE)).toEqual({ kind: 'extension' });
+  });
+
+  it('lets a content script make only the requests a chat page makes', () => {
+    for (const type of ['run', 'get-run', 'approvals', 'decide', 'programs', 'stop-program', 'stop-run', 'tools', 'connection', 'doctor-problem'] as const) {
+      expect(pageMayAsk(type)).toBe(true);
+    }
+    for (const type of ['pair', 'unpair', 'journal', 'undo', 'recent-runs', 'mcp-servers', 'audit', 'doctor'] as const) {
+      expect(pageMayAsk(type)).toBe(false);
+    }
+  });
+
+  it("refuses a run in another site's name or for another origin's address", () => {
+    expect(runMismatch(runOn('chatgpt', 'https://chatgpt.com/c/1'), 'https://chatgpt.com')).toBeNull();
+    expect(runMismatch(runOn('claude', 'https://chatgpt.com/c/1'), 'https://chatgpt.com')).toBe(
+      'context.site "claude" is not the site of https://chatgpt.com (chatgpt)',
+    );
+    expect(runMismatch(runOn('chatgpt', 'https://claude.ai/chat/1'), 'https://chatgpt.com')).toBe(
+      'context.url "https://claude.ai/chat/1" is not on the page that asked (https://chatgpt.com)',
+    );
+    // a host no site module knows runs as the generic adapter, and only as it
+    expect(runMismatch(runOn('generic', 'https://chat.example/x'), 'https://chat.example')).toBeNull();
+    expect(runMismatch(runOn('chatgpt', 'https://chat.example/x'), 'https://chat.example')).toBe(
+      'context.site "chatgpt" is not the site of https://chat.example (generic)',
+    );
+  });
+});
+
+describe('who hears of a run', () => {
+  it('the origins that started it; while a run request waits, what the companion says of its conversation', () => {
+    const saved: Array<Record<string, string[]>> = [];
+    const owners = new RunOwners((value) => saved.push(value));
+    owners.own('r1', 'https://chatgpt.com');
+    expect(owners.owns('r1', 'https://chatgpt.com')).toBe(true);
+    expect(owners.owns('r1', 'https://chat.deepseek.com')).toBe(false);
+    expect(saved.at(-1)).toEqual({ r1: ['https://chatgpt.com'] });
+
+    // an approval created before POST /v1/run answered
+    const answered = owners.asks('https://chatgpt.com', 'chatgpt', 'c1');
+    expect(owners.hears('https://chat.deepseek.com', { run: 'r2', site: 'chatgpt', conversationId: 'c1' })).toBe(false);
+    expect(owners.hears('https://chatgpt.com', { run: 'r2', site: 'chatgpt', conversationId: 'c2' })).toBe(false);
+    expect(owners.hears('https://chatgpt.com', { run: 'r2', site: 'chatgpt', conversationId: 'c1' })).toBe(true);
+    answered();
+    expect(owners.owns('r2', 'https://chatgpt.com')).toBe(true);
+    expect(owners.hears('https://chatgpt.com', { run: 'r3', site: 'chatgpt', conversationId: 'c1' })).toBe(false);
+
+    // a restarted worker gets back what was saved
+    const restarted = new RunOwners();
+    restarted.merge(saved.at(-1)!);
+    expect(restarted.owns('r2', 'https://chatgpt.com')).toBe(true);
+  });
+
+  it('keeps the newest thousand runs', () => {
+    const owners = new RunOwners();
+    for (let i = 0; i <= 1_000; i++) owners.own(`r${i}`, 'https://chatgpt.com');
+    expect(owners.owns('r0', 'https://chatgpt.com')).toBe(false);
+    expect(owners.owns('r1', 'https://chatgpt.com')).toBe(true);
+    expect(owners.owns('r1000', 'https://chatgpt.com')).toBe(true);
+  });
+
+  it("names each event's run; the journal and MCP servers are for extension pages", () => {
+    const journal = { type: 'journal', entry: { id: 'j', time: '', label: '', paths: [], state: 'applied' } } as WsEvent;
+    expect(subjectOf(journal)).toBe('extension');
+    expect(subjectOf({ type: 'tool-progress', runId: 'r9', tool: 't', progress: 1 })).toEqual({ run: 'r9' });
+    expect(subjectOf({ type: 'program-output', programId: 'p1', name: 'n', stream: 'stdout', chunk: 'x', offset: 0 })).toEqual({ program: 'p1' });
+  });
+});
