@@ -52,15 +52,23 @@ export function pageMayAsk(type: RequestType): boolean {
 
 /**
  * A run a page asks for must be of that page: its address on the page's origin, its site the one the content script
- * picks for that host (a known site's module, else the generic adapter). Otherwise a page could run under another
- * site's name and use what the person allowed for that site's conversations. Returns the refusal, or null.
+ * picks for that host (a known site's module, else the generic adapter), and on a generic host a conversation of that
+ * host. Otherwise a page could run under another site's or host's name and use what the person allowed in that one's
+ * conversations ("Approve for this conversation"). Returns the refusal, or null.
  */
 export function runMismatch(run: RunRequest, origin: string): string | null {
   const context = (run as Partial<RunRequest>).context;
   if (!context || typeof context !== 'object') return 'a run needs its context';
   if (webOrigin(String(context.url)) !== origin) return `context.url ${JSON.stringify(context.url)} is not on the page that asked (${origin})`;
-  const site = siteForHost(new URL(origin).hostname)?.id ?? generic.id;
+  const { host, hostname } = new URL(origin);
+  const site = siteForHost(hostname)?.id ?? generic.id;
   if (context.site !== site) return `context.site ${JSON.stringify(context.site)} is not the site of ${origin} (${site})`;
+  // Every host the generic adapter runs on is the one site "generic": its conversations are told apart by their host
+  // (page-context.ts conversationKey), and a conversation of another host is what the person allowed there.
+  const conversation = String(context.conversationId);
+  if (site === generic.id && !conversation.startsWith(`${host}/`) && !conversation.startsWith(`new:${host}/`)) {
+    return `context.conversationId ${JSON.stringify(conversation)} is not a conversation of ${host} (on a site the generic adapter runs, it starts with the host)`;
+  }
   return null;
 }
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditRecords, createWorld, describeE2E, quietPeriod, stream, waitForChipState } from './harness';
+import { SITE_HOSTS, auditRecords, createWorld, describeE2E, quietPeriod, setExtensionStorage, stream, waitForChipState } from './harness';
 import type { World } from './harness';
 
 function mcpRequest(id: string, name: string, args: Record<string, unknown>): string {
@@ -186,5 +186,50 @@ describeE2E('the background and content scripts', () => {
     await popup.close();
     await content.close();
     await chat.close();
+  });
+});
+
+describeE2E('two hosts of the generic adapter', () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld({ granted: true });
+    await setExtensionStorage(world, { 'generic.hosts': [SITE_HOSTS.plain, SITE_HOSTS.editable] });
+  }, 180_000);
+  afterAll(async () => {
+    await world?.dispose();
+  });
+
+  it("a page on one host cannot run in a conversation of another, where the person approved for the conversation", async () => {
+    const editablePage = await world.open('editable', '/chat/1');
+    const editable = await contentWorld(world, editablePage);
+    const plainPage = await world.open('plain', '/chat/2');
+    const plain = await contentWorld(world, plainPage);
+    const write = (file: string): string => mcpRequest('call-903', 'fs.write', { path: path.join(world.root, file), mode: 'overwrite', content: 'x\n' });
+    const conversation = `${SITE_HOSTS.editable}/chat/1`;
+    const context = { site: 'generic', url: `https://${SITE_HOSTS.editable}/chat/1`, conversationId: conversation, messageKey: 'p:1' };
+
+    // The person approves a write for the whole conversation on the editable host.
+    const asked = await send(editable, { type: 'run', run: { kind: 'mcp-request', text: write('one.txt'), context, waitMs: 0 } });
+    expect(asked).toMatchObject({ ok: true, value: { status: 'pending' } });
+    const [approval] = (await send(editable, { type: 'approvals' })).value as Array<{ id: string; argsHash: string }>;
+    expect(await send(editable, { type: 'decide', id: approval!.id, decision: 'approve-conversation', argsHash: approval!.argsHash })).toMatchObject({ ok: true });
+    await expect.poll(() => readFile(path.join(world.root, 'one.txt'), 'utf8').catch(() => null), { timeout: 15_000 }).toBe('x\n');
+
+    // The other host's page, in that conversation's name: refused, nothing written.
+    const borrowed = { ...context, url: `https://${SITE_HOSTS.plain}/chat/2` };
+    expect(await send(plain, { type: 'run', run: { kind: 'mcp-request', text: write('two.txt'), context: borrowed, waitMs: 0 } })).toEqual({
+      ok: false,
+      error: `run: context.conversationId "${conversation}" is not a conversation of ${SITE_HOSTS.plain} (on a site the generic adapter runs, it starts with the host)`,
+    });
+    await quietPeriod(1_000);
+    expect(await readFile(path.join(world.root, 'two.txt'), 'utf8').catch(() => null)).toBeNull();
+    // the grant still covers its own host's conversation
+    expect(await send(editable, { type: 'run', run: { kind: 'mcp-request', text: write('three.txt'), context, waitMs: 5_000 } })).toMatchObject({
+      ok: true,
+      value: { status: 'done' },
+    });
+    await plain.close();
+    await editable.close();
   });
 });

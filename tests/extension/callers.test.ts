@@ -6,8 +6,8 @@ import type { RunRequest, WsEvent } from '../../extension/companion/api-types';
 const ID = 'abcdefghijklmnopabcdefghijklmnop';
 const BASE = `chrome-extension://${ID}/`;
 
-function runOn(site: string, url: string): RunRequest {
-  return { kind: 'mcp-request', text: '```mcp-request\n{}\n```', context: { site, url, conversationId: 'c1', messageKey: 'm' } };
+function runOn(site: string, url: string, conversationId = 'c1'): RunRequest {
+  return { kind: 'mcp-request', text: '```mcp-request\n{}\n```', context: { site, url, conversationId, messageKey: 'm' } };
 }
 
 describe('who is asking the background', () => {
@@ -40,8 +40,14 @@ describe('who is asking the background', () => {
       'context.url "https://claude.ai/chat/1" is not on the page that asked (https://chatgpt.com)',
     );
     // a host no site module knows runs as the generic adapter, and only as it
-    expect(runMismatch(runOn('generic', 'https://chat.example/x'), 'https://chat.example')).toBeNull();
-    expect(runMismatch(runOn('chatgpt', 'https://chat.example/x'), 'https://chat.example')).toBe(
+    expect(runMismatch(runOn('generic', 'https://chat.example/x', 'chat.example/x'), 'https://chat.example')).toBeNull();
+    expect(runMismatch(runOn('generic', 'https://chat.example:8443/', 'new:chat.example:8443/'), 'https://chat.example:8443')).toBeNull();
+    // another generic host's conversation (and what the person allowed in it)
+    expect(runMismatch(runOn('generic', 'https://chat.example/x', 'other.example/x'), 'https://chat.example')).toBe(
+      'context.conversationId "other.example/x" is not a conversation of chat.example (on a site the generic adapter runs, it starts with the host)',
+    );
+    expect(runMismatch(runOn('generic', 'https://chat.example/x', 'chat.example.evil/x'), 'https://chat.example')).toMatch(/is not a conversation of chat\.example/);
+    expect(runMismatch(runOn('chatgpt', 'https://chat.example/x', 'chat.example/x'), 'https://chat.example')).toBe(
       'context.site "chatgpt" is not the site of https://chat.example (generic)',
     );
   });
