@@ -72,11 +72,16 @@ export function runMismatch(run: RunRequest, origin: string): string | null {
   return null;
 }
 
-/** What an event is about, for choosing who hears it: its run, or the site and conversation it belongs to. */
+/**
+ * What an event is about, for choosing who hears it: its run, or the site and conversation it belongs to; the changes
+ * (journal) are for extension pages; an MCP server's new state for every page too (a page reads the tool names again,
+ * content/page.ts), told to pages without its log file and last error (`eventForPages`).
+ */
 export type EventSubject =
   | { run: string; site?: string; conversationId?: string }
   | { program: string }
-  | 'extension';
+  | 'extension'
+  | 'everyone';
 
 export function subjectOf(event: WsEvent): EventSubject {
   switch (event.type) {
@@ -92,9 +97,17 @@ export function subjectOf(event: WsEvent): EventSubject {
     case 'output-dropped':
       return { program: event.programId };
     case 'journal':
-    case 'mcp-server':
       return 'extension';
+    case 'mcp-server':
+      return 'everyone';
   }
+}
+
+/** An event as a chat page hears it: what it does not need of the person's MCP servers left out. */
+export function eventForPages(event: WsEvent): WsEvent {
+  if (event.type !== 'mcp-server') return event;
+  const { lastError: _lastError, log: _log, ...server } = event.server;
+  return { ...event, server: { ...server, notes: [] } };
 }
 
 const KEPT_RUNS = 1_000;

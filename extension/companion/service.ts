@@ -16,7 +16,7 @@ import {
 } from '../messaging';
 import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
-import { RunOwners, callerOf, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
+import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
 import { CompanionError, createCompanionClient } from './client';
 import { onCommand } from './commands';
 import { startApprovalNotices } from './notices';
@@ -118,6 +118,7 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       subject = programRuns.get(programId) ?? 'extension';
     }
     if (subject === 'extension') return (caller) => caller.kind === 'extension';
+    if (subject === 'everyone') return () => true;
     const about = subject;
     await ownersLoaded;
     return (caller) => caller.kind === 'extension' || owners.hears(caller.origin, about);
@@ -138,7 +139,15 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   const onEvent = (event: WsEvent): void => {
     if (event.type === 'run') void rememberRunUpdate(event.run);
     if (event.type === 'approval') void countApprovals();
-    telling = telling.then(async () => push({ type: 'event', event }, await audienceOf(event))).catch(() => undefined);
+    telling = telling
+      .then(async () => {
+        const hears = await audienceOf(event);
+        const forPages = eventForPages(event);
+        if (forPages === event) return push({ type: 'event', event }, hears);
+        push({ type: 'event', event }, (caller) => caller.kind === 'extension');
+        push({ type: 'event', event: forPages }, (caller) => caller.kind === 'page' && hears(caller));
+      })
+      .catch(() => undefined);
   };
 
   const socket = new CompanionSocket({

@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { RunOwners, callerOf, pageMayAsk, runMismatch, subjectOf } from '../../extension/companion/callers';
+import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf } from '../../extension/companion/callers';
 import type { RunRequest, WsEvent } from '../../extension/companion/api-types';
 
 const ID = 'abcdefghijklmnopabcdefghijklmnop';
@@ -85,9 +85,16 @@ describe('who hears of a run', () => {
     expect(owners.owns('r1000', 'https://chatgpt.com')).toBe(true);
   });
 
-  it("names each event's run; the journal and MCP servers are for extension pages", () => {
+  it("names each event's run; the journal is for extension pages; pages hear an MCP server's state, not its log or error", () => {
     const journal = { type: 'journal', entry: { id: 'j', time: '', label: '', paths: [], state: 'applied' } } as WsEvent;
     expect(subjectOf(journal)).toBe('extension');
+    expect(eventForPages(journal)).toBe(journal);
+    const server: WsEvent = {
+      type: 'mcp-server',
+      server: { name: 'files', transport: 'stdio', state: 'error', tools: 0, lastError: 'spawn /home/me/bin/x ENOENT', restarts: 2, log: '/home/me/.chatbridge/logs/files.log', notes: ['n'] },
+    };
+    expect(subjectOf(server)).toBe('everyone');
+    expect(eventForPages(server)).toEqual({ type: 'mcp-server', server: { name: 'files', transport: 'stdio', state: 'error', tools: 0, restarts: 2, notes: [] } });
     expect(subjectOf({ type: 'tool-progress', runId: 'r9', tool: 't', progress: 1 })).toEqual({ run: 'r9' });
     expect(subjectOf({ type: 'program-output', programId: 'p1', name: 'n', stream: 'stdout', chunk: 'x', offset: 0 })).toEqual({ program: 'p1' });
   });
