@@ -31,6 +31,8 @@ export class CompanionSocket {
   private heartbeat: unknown = null;
   private retry: unknown = null;
   private lastFrameAt = 0;
+  /** bumped by every start and stop: a start that waited for the token while a newer one began gives way to it */
+  private generation = 0;
   private readonly WS: typeof WebSocket;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (handle: unknown) => void;
@@ -46,13 +48,17 @@ export class CompanionSocket {
 
   async start(): Promise<void> {
     this.stopped = false;
-    if (this.ws && (this.ws.readyState === 0 || this.ws.readyState === 1)) return;
+    if (this.opening()) return;
+    // Starts overlap (a page, the popup and the alarm ask at once; a restart while one is under way): only the newest
+    // opens, and only while no socket is open, or every event would come once per socket.
+    const generation = ++this.generation;
     const token = await this.options.token();
+    const base = token ? await this.options.baseUrl() : '';
+    if (generation !== this.generation || this.stopped || this.opening()) return;
     if (!token) {
       this.setState('unpaired');
       return;
     }
-    const base = await this.options.baseUrl();
     const url = `${base.replace(/^http/, 'ws')}/ws`;
     this.setState('connecting');
     let ws: WebSocket;
@@ -69,6 +75,7 @@ export class CompanionSocket {
       this.startHeartbeat();
     };
     ws.onmessage = (message) => {
+      if (this.ws !== ws) return; // stopped or replaced: its onclose is on the way
       this.lastFrameAt = this.now();
       const parsed = parseCompanionMessage(message.data);
       if (!parsed) return;
@@ -100,8 +107,13 @@ export class CompanionSocket {
     };
   }
 
+  private opening(): boolean {
+    return this.ws !== null && (this.ws.readyState === 0 || this.ws.readyState === 1);
+  }
+
   stop(): void {
     this.stopped = true;
+    this.generation += 1;
     this.stopHeartbeat();
     if (this.retry !== null) this.clearTimer(this.retry);
     this.retry = null;

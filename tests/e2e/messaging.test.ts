@@ -140,6 +140,54 @@ describeE2E('the background and content scripts', () => {
     await other.close();
   });
 
+  it("a program's output reaches the tab whose run started it, not another site's; only that tab lists and stops it", async () => {
+    const chat = await world.open('chatgpt', '/c/programs');
+    const other = await world.open('deepseek');
+    const chatgpt = await contentWorld(world, chat);
+    const deepseek = await contentWorld(world, other);
+    await chatgpt.run(LISTEN);
+    await deepseek.run(LISTEN);
+    const command = 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do echo tick $i; sleep 1; done';
+    const request = { jsonrpc: '2.0', id: 'call-904', method: 'tools/call', params: { name: 'shell.exec', arguments: { command, cwd: world.root } } };
+    const run = {
+      kind: 'mcp-request',
+      text: '```mcp-request\n' + JSON.stringify(request) + '\n```',
+      context: { site: 'chatgpt', url: 'https://chatgpt.com/c/programs', conversationId: 'programs', messageKey: 'm-904' },
+      waitMs: 0,
+    };
+    expect(await send(chatgpt, { type: 'run', run })).toMatchObject({ ok: true, value: { status: 'pending' } });
+    const [approval] = (await send(chatgpt, { type: 'approvals' })).value as Array<{ id: string; argsHash: string; tool: string }>;
+    expect(approval?.tool).toBe('shell.exec');
+    expect(await send(chatgpt, { type: 'decide', id: approval!.id, decision: 'approve', argsHash: approval!.argsHash })).toMatchObject({ ok: true });
+
+    type Push = { event?: { type: string; chunk?: string; programId?: string } };
+    const output = async (content: ContentWorld): Promise<string> =>
+      (await content.run<Push[]>('globalThis.__pushes')).map((p) => (p.event?.type === 'program-output' ? p.event.chunk : '')).join('');
+    // each line once: the background holds one socket to the companion however many asked it to connect at once
+    await expect.poll(() => output(chatgpt), { timeout: 30_000 }).toMatch(/^tick 1\ntick 2\n/);
+    const programs = (await send(chatgpt, { type: 'programs' })).value as Array<{ id: string; status: string }>;
+    const program = programs.find((p) => p.status === 'running');
+    expect(program).toBeDefined();
+
+    expect(await output(deepseek)).toBe('');
+    expect((await deepseek.run<Push[]>('globalThis.__pushes')).filter((p) => p.event)).toEqual([]);
+    expect(await send(deepseek, { type: 'programs' })).toEqual({ ok: true, value: [] });
+    expect(await send(deepseek, { type: 'stop-program', id: program!.id })).toEqual({
+      ok: false,
+      error: `stop-program: program ${program!.id} is not of a run started on https://chat.deepseek.com`,
+    });
+    expect(await send(chatgpt, { type: 'stop-program', id: program!.id })).toMatchObject({ ok: true });
+    await expect
+      .poll(async () => ((await send(chatgpt, { type: 'programs' })).value as Array<{ id: string; status: string }>).find((p) => p.id === program!.id)?.status, {
+        timeout: 15_000,
+      })
+      .not.toBe('running');
+    await chatgpt.close();
+    await deepseek.close();
+    await chat.close();
+    await other.close();
+  });
+
   it('a content script cannot pair, unpair, read the records or ask for another tab; extension pages can', async () => {
     const chat = await world.open('deepseek');
     const content = await contentWorld(world, chat);

@@ -129,6 +129,41 @@ describe('companion socket', () => {
     expect(states.at(-1)).toBe('connected');
   });
 
+  it('opens one socket when starts overlap (a page, the popup and the worker asking at once), so each event comes once', async () => {
+    const auths: unknown[] = [];
+    const { base } = await wsServer((socket, first) => {
+      auths.push(first);
+      socket.send(JSON.stringify({ type: 'auth-ok', version: '0.1.0' }));
+      socket.send(JSON.stringify({ type: 'run', run: { runId: 'r1', status: 'done', resultText: 'ok', auditId: 'a' } }));
+    });
+    let token = 'old-token';
+    const events: WsEvent[] = [];
+    const socket = new CompanionSocket({
+      baseUrl: async () => base,
+      token: async () => token,
+      onEvent: (e) => events.push(e),
+      onState: () => undefined,
+      WebSocket: NodeWebSocket as unknown as typeof WebSocket,
+      ...fast,
+    });
+    cleanups.push(() => socket.stop());
+    await Promise.all([socket.start(), socket.start(), socket.start()]);
+    await until(() => events.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(auths).toEqual([{ type: 'auth', token: 'old-token' }]);
+    expect(events).toHaveLength(1);
+
+    // the token changes while a start is still reading the old one: only the new token's socket is opened
+    socket.stop();
+    const starting = socket.start();
+    token = 'new-token';
+    await Promise.all([starting, socket.restart()]);
+    await until(() => events.length >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(auths.slice(1)).toEqual([{ type: 'auth', token: 'new-token' }]);
+    expect(events).toHaveLength(2);
+  });
+
   it('stops retrying and says "unpaired" when the companion refuses the token', async () => {
     let attempts = 0;
     const { base } = await wsServer((socket) => {
