@@ -2,7 +2,7 @@ import type { Risk } from '../../shared/tools/define-tool';
 import type { AuthorizationRequest, PlannedAction } from '../types';
 import { isAllowListed } from './command-guard';
 import { globSet } from './glob-set';
-import { deniedBy, RESERVED_REASON } from './path-guard';
+import { deniedBy, DENY_OPTIONS as GUARD_DENY_OPTIONS, RESERVED_REASON } from './path-guard';
 import { asDecided } from './runs-code';
 import type { Mode, Policy } from './schema';
 
@@ -105,10 +105,11 @@ export function approvalWaitFor(policy: Policy, site: string): number {
   return siteOverride(policy, site)?.approvalWaitMs ?? policy.approvalWaitMs;
 }
 
-const DENY_OPTIONS = { dot: true, windows: false } as const;
+/** the path guard's options (any case), with Windows paths compared with forward slashes */
+const DENY_OPTIONS = { ...GUARD_DENY_OPTIONS, windows: false } as const;
 
 export function firstDeniedPath(paths: readonly string[], globs: readonly string[]): { path: string; glob: string } | null {
-  // dot: deny globs name dotfiles (.env, .git); windows paths are compared with forward slashes
+  // dot: deny globs name dotfiles (.env, .git)
   const set = globSet(globs, DENY_OPTIONS);
   for (const raw of paths) {
     const path = raw.replace(/\\/g, '/');

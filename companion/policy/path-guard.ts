@@ -107,8 +107,13 @@ export function rootOf(candidate: string, roots: readonly string[]): string | un
   return roots.find((root) => isInsideRoot(candidate, root));
 }
 
-// Case-insensitive file systems (macOS, Windows): `.ENV` is the same file as `.env`.
-export const DENY_OPTIONS = { dot: true, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
+/**
+ * Deny globs (and the files that run code, runs-code.ts) match whatever the case: on a case-insensitive file system
+ * `.ENV` is the same file as `.env` and `.VSCODE/tasks.json` is VS Code's task file. macOS and Windows are such by
+ * default, and Linux mounts them too — WSL's `/mnt/c`, FAT and exFAT drives, SMB shares, ext4 folders with casefold —
+ * where the platform alone does not tell. A name that differs from a denied one only by case is refused everywhere.
+ */
+export const DENY_OPTIONS = { dot: true, nocase: true } as const;
 
 /** Pure: the companion's own directory that holds `candidate`, if any. */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {

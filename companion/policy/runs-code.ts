@@ -75,7 +75,8 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
 
 const GLOBS = KINDS.flatMap(([, globs]) => globs);
 const KIND_OF = KINDS.flatMap(([kind, globs]) => globs.map(() => kind));
-const OPTIONS = { dot: true, windows: false, nocase: process.platform === 'darwin' || process.platform === 'win32' } as const;
+/** any case, as the deny globs (path-guard.ts DENY_OPTIONS): a case-insensitive file system may hold the path */
+const OPTIONS = { dot: true, windows: false, nocase: true } as const;
 
 /** The folder this companion runs from (its code, its node_modules, the extension it builds), as given and real. */
 const PROGRAM = givenAndReal(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));

@@ -92,6 +92,13 @@ describe('isInsideRoot / deniedBy (pure)', () => {
     ['/r/.environment', undefined],
     ['/r', undefined],
     ['/elsewhere/.env', undefined],
+    // any case, on every platform: WSL's /mnt/c, FAT and exFAT drives and SMB shares are case-insensitive on Linux too,
+    // where `.ENV` opens `.env`
+    ['/r/.ENV', '**/.env'],
+    ['/r/sub/.Env.Local', '**/.env.*'],
+    ['/r/.GIT/config', '**/.git/**'],
+    ['/r/keys/server.PEM', '**/*.pem'],
+    ['/r/Secrets/a', 'secrets/**'],
   ])('%s → %s', (candidate, glob) => {
     expect(deniedBy(candidate, policy)).toBe(glob);
   });
@@ -168,7 +175,7 @@ describe('resolveInsideRoots on real directories', () => {
     expect(await codeOf(resolveInsideRoots(path.join(root, 'settings.txt'), world.policy))).toBe('POLICY_BLOCKED');
   });
 
-  it.each(['.env', '.env.production', '.git/config', 'sub/.git/HEAD', 'certs/server.pem', '.ssh/id_rsa'])('deny glob: %s is POLICY_BLOCKED', async (relative) => {
+  it.each(['.env', '.env.production', '.git/config', 'sub/.git/HEAD', 'certs/server.pem', '.ssh/id_rsa', '.ENV', '.SSH/id_rsa'])('deny glob: %s is POLICY_BLOCKED', async (relative) => {
     await world.write(relative, 'x');
     expect(await codeOf(resolveInsideRoots(path.join(root, relative), world.policy))).toBe('POLICY_BLOCKED');
   });

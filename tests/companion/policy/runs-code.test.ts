@@ -25,6 +25,9 @@ const RUNS_CODE = [
   `${HOME}/p/.npmrc`, `${HOME}/p/.yarnrc.yml`, `${HOME}/p/.envrc`, `${HOME}/.local/lib/python3.12/site-packages/evil.pth`,
   `${HOME}/p/sitecustomize.py`, `${HOME}/Documents/PowerShell/Microsoft.PowerShell_profile.ps1`, `${HOME}/.config/autostart`,
   `${HOME}/.local/bin/git`, `${HOME}/.cargo/bin/cargo`, `${HOME}/p/.husky`, `${HOME}/p/.github/workflows/ci.yml`, `${HOME}/p/.gitlab-ci.yml`, `${HOME}/p/.devcontainer/devcontainer.json`,
+  // the same files named in another case: on a case-insensitive file system (WSL's /mnt/c, FAT, exFAT, SMB — also
+  // on Linux) they are those files
+  `${HOME}/p/.VSCODE/tasks.json`, `${HOME}/p/.Git/hooks/pre-commit`, `${HOME}/.BashRC`, `${HOME}/p/.GitHub/Workflows/ci.yml`, `${HOME}/p/.Envrc`,
 ];
 const ORDINARY = [
   `${HOME}/p/src/bashrc.ts`, `${HOME}/p/.bashrc.example`, `${HOME}/p/docs/crontab.md`, `${HOME}/p/.vscode/extensions.json`,
