@@ -5,7 +5,7 @@
  * edit made meanwhile, an edit would land on other text than the card showed. Against the real companion process
  * with the default modes (writes ask).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -101,5 +101,18 @@ describe('approving a card after its files changed', () => {
     const second = await postPending(companion, 'mcp-request', mcpRequestBlock(5, 'fs.write', { path: created, content: 'new\n', mode: 'overwrite' }), next());
     expect((await decideApproval(companion, second.approval, 'approve', second.run.runId)).status).toBe('done');
     expect(readFileSync(created, 'utf8')).toBe('new\n');
+  });
+
+  it('a file too large to hash twice counts by its size and change times: appended to meanwhile, the delete is refused; left alone, it is made', async () => {
+    const big = join(ws.root, 'big.bin');
+    writeFileSync(big, Buffer.alloc(17 * 1024 * 1024, 7));
+    const first = await postPending(companion, 'mcp-request', mcpRequestBlock(6, 'fs.rm', { path: big }), next());
+    appendFileSync(big, 'more');
+    const refused = await decideApproval(companion, first.approval, 'approve', first.run.runId);
+    expect(refused.resultText).toContain(`changed while approval ${first.approval.id} waited`);
+    expect(existsSync(big)).toBe(true);
+    const second = await postPending(companion, 'mcp-request', mcpRequestBlock(7, 'fs.rm', { path: big }), next());
+    expect((await decideApproval(companion, second.approval, 'approve', second.run.runId)).status).toBe('done');
+    expect(existsSync(big)).toBe(false);
   });
 });
