@@ -2,6 +2,7 @@
  * The seams between the companion's parts. Tools, plans, the journal and the process manager are built
  * separately and wired together in app.ts; these interfaces are what each side may rely on.
  */
+import type { ErrorCode } from '../shared/errors';
 import type { Risk, ToolContract } from '../shared/tools/define-tool';
 import type { Mode, Policy } from './policy/schema';
 import type { z } from 'zod';
@@ -241,4 +242,11 @@ export interface ToolHandler<S extends z.ZodType = z.ZodType> {
   plan(args: z.infer<S>, ctx: ToolContext): Promise<{ risk: Risk; paths: string[]; command?: CommandSpec }>;
   preview(args: z.infer<S>, ctx: ToolContext): Promise<Preview>;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /**
+   * For a tool whose contract promises its own reply for every failure (the PromptX `filesystem` tool): that
+   * reply for a call refused before run() — arguments its schema refused, a path plan() refused, a policy or a
+   * person that said no. `args` is the call's arguments as written. The text goes through the same redaction as
+   * any result.
+   */
+  answerFailure?(failure: { code: ErrorCode; message: string; data?: Record<string, unknown> }, args: unknown): string;
 }

@@ -74,7 +74,7 @@ export function mcpRoute(deps: {
           info.tool = name;
           const outcome = await callTool(name, args, ctx, deps.tools, deps.external);
           return {
-            resultText: outcome.ok ? outcome.text : `${outcome.code}: ${outcome.message}`,
+            resultText: outcome.ok ? outcome.text : (outcome.answer ?? `${outcome.code}: ${outcome.message}`),
             status: outcome.ok ? 'done' : 'error',
             outcome: outcome.ok ? 'ok' : outcome.code,
             value: outcome,

@@ -30,7 +30,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
     // a name that is not a built-in may be a tool of the person's own MCP server (`<server>.<tool>`)
     const mounted = external !== undefined && !isToolName(name) ? await external.resolve(name, ctx.signal) : undefined;
     const valid = mounted ? mounted.validate(args) : validateToolArgs(name, args);
-    if (!valid.ok) return { ok: false, code: valid.code, message: valid.message };
+    if (!valid.ok) return inToolWords(name, args, { ok: false, code: valid.code, message: valid.message }, handlers, ctx);
     const handler: Pick<ToolHandler, 'plan' | 'preview' | 'run'> | ExternalTool | undefined = mounted ?? handlers[name];
     if (!handler) throw new ToolError('NOT_SUPPORTED', `tool ${name} is known but not available in this companion`);
     // plan, preview and run share one resolution of each path (see withCallScope for why that is safe)
@@ -58,8 +58,19 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
     const capped = capResult(redact(output.text, ctx.policy), limit, moreHint(name));
     return { ok: true, text: capped.text, truncated: capped.truncated || output.truncated === true };
   } catch (error) {
-    return errorOutcome(error, ctx);
+    return inToolWords(name, args, errorOutcome(error, ctx), handlers, ctx);
   }
+}
+
+/**
+ * A call that failed before its tool ran, answered in the tool's own words where the tool has them
+ * (ToolHandler.answerFailure); any other failure as it is.
+ */
+export function inToolWords(name: string, args: unknown, outcome: Outcome, handlers: ToolHandlers, ctx: Pick<ToolContext, 'policy'>): Outcome {
+  const handler = handlers[name];
+  if (outcome.ok || handler?.answerFailure === undefined) return outcome;
+  const { ok: _ok, answer: _answer, ...failure } = outcome;
+  return { ...outcome, answer: redact(handler.answerFailure(failure, args), ctx.policy) };
 }
 
 export function errorOutcome(error: unknown, ctx: Pick<ToolContext, 'policy'>): Outcome {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { applyReplacements } from '../../shared/replace';
 import { riskOf } from '../../shared/tools/define-tool';
-import { filesystem, filesystemActionOf, type FilesystemArgs } from '../../shared/tools/filesystem';
+import { filesystem, filesystemActionOf, filesystemIssueCode, type FilesystemArgs } from '../../shared/tools/filesystem';
 import { looksBinary } from '../fsx/binary';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
@@ -42,13 +42,14 @@ function reply(body: unknown): string {
   return JSON.stringify(body, null, 2);
 }
 
-function manualCode(error: ToolError): string {
+function manualCode(error: Pick<ToolError, 'code' | 'message'>): string {
   switch (error.code) {
     case 'NOT_FOUND':
       return 'FILE_NOT_FOUND';
     case 'FORBIDDEN':
       return /outside the allowed roots|outside the workspace|symlink|redirected|escapes/.test(error.message) ? 'PATH_TRAVERSAL' : 'PERMISSION_DENIED';
     case 'POLICY_BLOCKED':
+    case 'DENIED':
       return 'PERMISSION_DENIED';
     default:
       return error.code;
@@ -61,6 +62,12 @@ function toFailure(error: unknown, ctx: Guarded): FilesystemFailure {
   const shown = (message: string) => hideOutsidePaths(message, ctx.policy);
   if (error instanceof ToolError) return new FilesystemFailure(manualCode(error), shown(error.message), Object.keys(error.data).length ? error.data : null);
   return new FilesystemFailure('INTERNAL', shown(error instanceof Error ? error.message : String(error)));
+}
+
+function failureReply(failure: FilesystemFailure): string {
+  // plan() starts a refusal's message with the manual's code (PATH_TRAVERSAL: …); the reply names it once
+  const message = failure.message.startsWith(`${failure.code}: `) ? failure.message.slice(failure.code.length + 2) : failure.message;
+  return reply({ success: false, error: { code: failure.code, message, details: failure.details } });
 }
 
 /** Workspace-relative (or absolute inside the roots) → resolved absolute path. */
@@ -309,10 +316,13 @@ export const filesystemHandler = defineHandler({
       return { text: reply({ success: true, data, message }), data, ...(journalId ? { journalId } : {}) };
     } catch (error) {
       const failure = toFailure(error, ctx);
-      return {
-        text: reply({ success: false, error: { code: failure.code, message: failure.message, details: failure.details } }),
-        data: { error: failure.code },
-      };
+      return { text: failureReply(failure), data: { error: failure.code } };
     }
+  },
+  // refused before run(): the manual promises the same JSON, with its codes, for these too
+  answerFailure({ code, message, data }, args) {
+    const checked = filesystem.input.safeParse(args);
+    const manual = checked.success ? manualCode({ code, message }) : filesystemIssueCode(checked.error.issues);
+    return failureReply(new FilesystemFailure(manual, message, data && Object.keys(data).length > 0 ? data : null));
   },
 });

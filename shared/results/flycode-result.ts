@@ -6,7 +6,8 @@ import { codedMessage, oneLine, pendingConfirmationText, type Outcome, type Resu
  *
  * - success: `[id] call-001`, `[tool] fs.read`, `[ok] true`, `[truncated] false`, `[auditId] …`, `[data]`, then
  *   the text;
- * - failure: `[id]`, `[tool]`, `[ok] false`, `[error] CODE: message`, `[auditId]`;
+ * - failure: `[id]`, `[tool]`, `[ok] false`, `[error] CODE: message`, `[auditId]`, then `[data]` and the tool's own
+ *   answer when it has one (Outcome.answer);
  * - pending: `[id]`, `[tool]`, `[ok] false`, `[error] WRITE_CONFIRMATION_REQUIRED: Pending confirmation in
  *   chatbridge (…). Do not report success; wait for the result.`, `[pendingConfirmationId] …`, `[auditId]`;
  * - no id: `[id] (none)` and `[ok] false` whatever happened — the seed teaches the model to treat `(none)` as
@@ -50,6 +51,7 @@ export function formatFlycodeResult({ id, tool, outcome, meta }: FlycodeResultIn
     lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.ok ? 'INVALID_INPUT' : outcome.code, message))}`);
   } else if (!outcome.ok) {
     lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.code, outcome.message))}`);
+    data = outcome.answer;
   } else {
     lines.push('[ok] true', `[truncated] ${outcome.truncated === true || meta.truncated === true}`);
     data = outcome.text;

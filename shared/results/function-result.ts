@@ -9,7 +9,7 @@ import { codedMessage, oneLine, pendingConfirmationText, type Outcome, type Resu
  *   </function_result>
  *
  * Attributes, in this order: `call_id` (as the call wrote it; left out when it had none), `name` (the tool as
- * written), `status="error"` with the text `CODE: what and why` for a failure, `status="pending"` with the
+ * written), `status="error"` with the text `CODE: what and why` for a failure (or the tool's own answer, Outcome.answer), `status="pending"` with the
  * pending text while the call waits for the person's approval (it has not run), `truncated="true"` when the
  * output was cut, `audit_id`. Attribute values escape `&`, `"`, `<`, `>` and are kept on one line. The text
  * goes between the tags as is; a `</function_result>` inside it is written `<\/function_result>` so the
@@ -37,7 +37,7 @@ export function formatFunctionResult({ callId, name, outcome, meta }: FunctionRe
     text = what.startsWith('Pending confirmation') ? what : pendingConfirmationText(what);
     attributes += attribute('status', 'pending') + attribute('pending_confirmation_id', meta.pendingConfirmationId);
   } else if (!outcome.ok) {
-    text = codedMessage(outcome.code, outcome.message);
+    text = outcome.answer ?? codedMessage(outcome.code, outcome.message);
     attributes += attribute('status', 'error');
   } else {
     text = outcome.text;

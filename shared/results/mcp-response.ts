@@ -14,7 +14,7 @@ export interface McpResultMeta {
 export interface McpSuccessResponse {
   jsonrpc: '2.0';
   id: JsonRpcId;
-  result: { content: Array<{ type: 'text'; text: string }>; meta: McpResultMeta };
+  result: { content: Array<{ type: 'text'; text: string }>; isError?: true; meta: McpResultMeta };
 }
 
 export interface McpErrorResponse {
@@ -36,6 +36,12 @@ export function mcpResponseFor(id: JsonRpcId, outcome: Outcome, meta: ResultMeta
     if (meta.pendingConfirmationId !== undefined) resultMeta.pendingConfirmationId = meta.pendingConfirmationId;
     if (meta.repaired === true) resultMeta.repaired = true;
     return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: outcome.text }], meta: resultMeta } };
+  }
+  if (outcome.answer !== undefined) {
+    // a failure the tool answers in its own words (Outcome.answer): a tool result that is an error, as MCP has it
+    const resultMeta: McpResultMeta = { auditId: meta.auditId };
+    if (meta.repaired === true) resultMeta.repaired = true;
+    return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: outcome.answer }], isError: true, meta: resultMeta } };
   }
   // The code and the audit id are ours: details from the tool may add to them, never replace them.
   const { code: _code, auditId: _auditId, ...details } = outcome.data ?? {};

@@ -3,7 +3,18 @@ import type { ErrorCode } from '../errors';
 /** What a call came to, before it is written in a protocol's words. */
 export type Outcome =
   | { ok: true; text: string; truncated?: boolean }
-  | { ok: false; code: ErrorCode; message: string; data?: Record<string, unknown> };
+  | {
+      ok: false;
+      code: ErrorCode;
+      message: string;
+      data?: Record<string, unknown>;
+      /**
+       * The failure in the tool's own words, where its contract promises them for every failure (the PromptX
+       * `filesystem` tool: the manual's `{"success":false,"error":{…}}`): a reply shows it where a result's text
+       * goes, and still says the call failed.
+       */
+      answer?: string;
+    };
 
 /** Facts about the call that every reply carries. */
 export interface ResultMeta {

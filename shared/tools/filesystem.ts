@@ -76,7 +76,7 @@ const input = z
     const fromAction = args.action === undefined ? undefined : canonicalAction(args.action);
     const fromMethod = args.method === undefined ? undefined : canonicalAction(args.method);
     if (fromAction === undefined && fromMethod === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: `needs "action", which ${ACTION_RULE}` });
+      ctx.addIssue({ code: 'custom', path: [], message: `needs "action", which ${ACTION_RULE}`, params: { manualCode: 'MISSING_PARAMETER' } });
       return;
     }
     if (fromAction !== undefined && fromMethod !== undefined && fromAction !== fromMethod) {
@@ -84,6 +84,7 @@ const input = z
         code: 'custom',
         path: [],
         message: `got action "${args.action}" and method "${args.method}", which disagree; give one of them`,
+        params: { manualCode: 'INVALID_ACTION' },
       });
       return;
     }
@@ -94,6 +95,7 @@ const input = z
         code: 'custom',
         path: [],
         message: `action "${action}" needs ${REQUIRED[action].map((key) => `"${key}"`).join(', ')}; missing ${missing.map((key) => `"${key}"`).join(', ')}`,
+        params: { manualCode: 'MISSING_PARAMETER' },
       });
     }
     if (args.head !== undefined && args.tail !== undefined) {
@@ -102,6 +104,23 @@ const input = z
   });
 
 export type FilesystemArgs = z.infer<typeof input>;
+
+/**
+ * The manual's error code for arguments the schema refused (seed 004, 常见错误代码): an action that is not one
+ * of the manual's is INVALID_ACTION, a required one left out MISSING_PARAMETER, an encoding the tool does not
+ * have ENCODING_ERROR; anything else (an unknown or mistyped argument) INVALID_INPUT.
+ */
+export function filesystemIssueCode(issues: readonly z.core.$ZodIssue[]): string {
+  const codes = issues.map((issue) => {
+    const named = (issue as { params?: { manualCode?: unknown } }).params?.manualCode;
+    if (typeof named === 'string') return named;
+    const field = issue.path[0];
+    if (field === 'action' || field === 'method') return 'INVALID_ACTION';
+    if (field === 'encoding') return 'ENCODING_ERROR';
+    return 'INVALID_INPUT';
+  });
+  return ['INVALID_ACTION', 'MISSING_PARAMETER', 'ENCODING_ERROR'].find((code) => codes.includes(code)) ?? 'INVALID_INPUT';
+}
 
 export function canonicalAction(name: (typeof ACTION_NAMES)[number]): FilesystemAction {
   return (FILESYSTEM_METHOD_ALIASES as Record<string, FilesystemAction>)[name] ?? (name as FilesystemAction);

@@ -103,6 +103,13 @@ describe('/mcp with the SDK client', () => {
     expect((result.content as Array<{ text: string }>)[0]?.text).toContain('fromPath');
   });
 
+  it('tools/call: the PromptX filesystem tool refusing a call answers in its manual\'s JSON, as an isError result', async () => {
+    const result = await client.callTool({ name: 'filesystem', arguments: { action: 'delete', path: 'a.md' } });
+    expect(result.isError).toBe(true);
+    const reply = JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}') as { success: boolean; error: { code: string } };
+    expect(reply).toMatchObject({ success: false, error: { code: 'INVALID_ACTION' } });
+  });
+
   it('tools/call: a denied path is POLICY_BLOCKED', async () => {
     const result = await client.callTool({ name: 'fs.read', arguments: { path: join(world.root, '.env') } });
     expect(result.isError).toBe(true);

@@ -131,3 +131,81 @@ describe('the manual\'s own tool name, "@tool://filesystem", as the name of a ca
     expect(b.resultText).toContain('module.exports = 1;');
   });
 });
+
+describe("failures refused before the filesystem tool runs answer in the manual's JSON (seed 004, 错误处理格式)", () => {
+  type ManualFailure = { success: false; error: { code: string; message: string; details: unknown } };
+  const manualFailure = (text: string | undefined): ManualFailure => JSON.parse(text ?? '{}') as ManualFailure;
+
+  async function finalRun(w: World, runId: string): Promise<RunResponse> {
+    for (let i = 0; i < 200; i++) {
+      const body = (await (await w.request(`/v1/runs/${runId}`)).json()) as RunResponse;
+      if (body.status === 'done' || body.status === 'error') return body;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`run ${runId} never finished`);
+  }
+
+  const cases: Array<[string, Record<string, unknown>, string, string]> = [
+    ['no action', { path: 'a.md' }, 'MISSING_PARAMETER', 'needs "action"'],
+    ['an action the manual does not have', { action: 'delete', path: 'a.md' }, 'INVALID_ACTION', 'got "delete"'],
+    ['a read without its path', { action: 'read' }, 'MISSING_PARAMETER', 'missing "path"'],
+    ['a write without its content', { action: 'write', path: 'a.md' }, 'MISSING_PARAMETER', 'missing "content"'],
+    ['a move without its destination', { action: 'move', source: 'a.md' }, 'MISSING_PARAMETER', 'missing "destination"'],
+    ['an encoding the tool does not have', { action: 'read', path: 'a.md', encoding: 'gbk' }, 'ENCODING_ERROR', 'got "gbk"'],
+    ['a file that is not there', { action: 'read', path: 'resource/role/test.md' }, 'FILE_NOT_FOUND', 'resource/role/test.md'],
+    ['a path out of the workspace', { action: 'read', path: '../outside.md' }, 'PATH_TRAVERSAL', '"../outside.md" escapes the workspace root'],
+    ['a path the policy denies', { action: 'read', path: '.env' }, 'PERMISSION_DENIED', '**/.env'],
+  ];
+
+  it.each(cases)('%s (%j): an mcp-request tools/call result holding the manual\'s %s', async (_label, parameters, code, said) => {
+    const w = world();
+    put(w, 'a.md', 'a\n');
+    put(w, '.env', 'TOKEN=x\n');
+    const res = await run(w, 'mcp-request', mcpCall('call-20', 'promptx_tool', runner(parameters)));
+    expect(res.status).toBe('error');
+    const answer = mcpJson(res.resultText);
+    expect(answer.id).toBe('call-20');
+    expect(answer.error).toBeUndefined();
+    expect(answer.result).toMatchObject({ isError: true });
+    const reply = manualFailure(answer.result?.content[0]?.text);
+    expect(reply).toMatchObject({ success: false, error: { code } });
+    expect(reply.error.message).toContain(said);
+    expect(reply.error.message.startsWith(`${code}:`)).toBe(false);
+  });
+
+  it('the same in a flycode-call: [ok] false, and the manual JSON after [data]', async () => {
+    const w = world();
+    const res = await run(w, 'flycode-call', flycodeCall('call-21', 'promptx_tool', runner({ action: 'remove', path: 'a.md' })));
+    expect(res.status).toBe('error');
+    expect(res.resultText).toContain('[id] call-21');
+    expect(res.resultText).toContain('[ok] false');
+    const data = res.resultText.slice(res.resultText.indexOf('[data]\n') + '[data]\n'.length, res.resultText.lastIndexOf('\n```'));
+    expect(manualFailure(data)).toMatchObject({ success: false, error: { code: 'INVALID_ACTION' } });
+  });
+
+  it('the same for the tool called by its own name, and in <function_calls>', async () => {
+    const w = world();
+    const direct = await run(w, 'mcp-request', mcpCall('call-22', 'filesystem', { action: 'read' }));
+    expect(manualFailure(mcpJson(direct.resultText).result?.content[0]?.text)).toMatchObject({ error: { code: 'MISSING_PARAMETER' } });
+    const xml = '<function_calls>\n<invoke name="filesystem">\n<parameter name="action">list</parameter>\n</invoke>\n</function_calls>';
+    const res = await run(w, 'function-calls', xml);
+    expect(res.status).toBe('error');
+    expect(res.resultText).toContain('status="error"');
+    const body = res.resultText.slice(res.resultText.indexOf('>\n') + 2, res.resultText.lastIndexOf('\n</function_result>'));
+    expect(manualFailure(body)).toMatchObject({ success: false, error: { code: 'MISSING_PARAMETER' } });
+  });
+
+  it('a write the person denies is PERMISSION_DENIED in the manual JSON; nothing is written', async () => {
+    const w = world();
+    const res = await run(w, 'mcp-request', mcpCall('call-23', 'promptx_tool', runner({ action: 'write', path: 'b.md', content: 'x' })));
+    expect(res.status).toBe('pending');
+    const { approvals } = (await (await w.request('/v1/approvals')).json()) as { approvals: ApprovalView[] };
+    await w.post(`/v1/approvals/${approvals[0]!.id}`, { decision: 'deny', argsHash: approvals[0]!.argsHash });
+    const final = await finalRun(w, res.runId);
+    expect(final.status).toBe('error');
+    const reply = manualFailure(mcpJson(final.resultText).result?.content[0]?.text);
+    expect(reply).toMatchObject({ success: false, error: { code: 'PERMISSION_DENIED' } });
+    expect(reply.error.message).toContain('denied');
+    expect(existsSync(join(w.root, 'b.md'))).toBe(false);
+  });
+});
