@@ -21,7 +21,7 @@ import type { ExternalTools, ToolContext } from '../types';
 import type { Job, JobResult } from './run-manager';
 import { blockKey } from './run-manager';
 import { toolCallOf } from '../../shared/tools/promptx-tool';
-import { callTool, errorOutcome, type ToolHandlers } from './tool-call';
+import { callTool, errorOutcome, refusedCall, type ToolHandlers } from './tool-call';
 import { listAllTools } from './tool-list';
 import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { functionCallsRun } from './function-calls-job';
@@ -115,7 +115,7 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
               const params = request.params ?? {};
               const call = toolCallOf(String(params.name), params.arguments ?? {});
               info.tool = call.ok ? call.tool : String(params.name);
-              const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools, deps.external) : invalidCall(call.message);
+              const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools, deps.external) : refusedCall(call, ctx, deps.tools);
               return finalText(respond(outcome, meta(auditId, { ...repaired, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) })), outcome);
             }
             default: {
@@ -141,7 +141,7 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
           if (problem) return finalText(respond(problem, meta(auditId)), problem);
           const call = toolCallOf(tool as string, payload.args ?? {});
           info.tool = call.ok ? call.tool : (tool ?? undefined);
-          const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools, deps.external) : invalidCall(call.message);
+          const outcome = call.ok ? await callTool(call.tool, call.args, ctx, deps.tools, deps.external) : refusedCall(call, ctx, deps.tools);
           const repaired = block?.repaired ? { repaired: true } : {};
           return finalText(respond(outcome, meta(auditId, { ...repaired, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) })), outcome);
         },
@@ -238,11 +238,6 @@ export function redactExecutorResponse(text: string, policy: Policy): string {
   };
   const redacted = redactStrings(value);
   return redacted !== null && typeof redacted === 'object' ? formatAutocoderBlock(redacted) : redact(text, policy);
-}
-
-/** A call whose envelope the catalogue cannot take (the parser refuses these first; kept for a direct caller). */
-function invalidCall(message: string): Outcome {
-  return { ok: false, code: 'INVALID_INPUT', message };
 }
 
 function finalText(resultText: string, outcome: Outcome): JobResult {

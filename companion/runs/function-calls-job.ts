@@ -8,7 +8,7 @@ import { toolCallOf } from '../../shared/tools/promptx-tool';
 import type { ExternalTools, ToolContext } from '../types';
 import type { AuthorizationInfo } from './authorizer';
 import type { JobResult } from './run-manager';
-import { callTool, type ToolHandlers } from './tool-call';
+import { callTool, refusedCall, type ToolHandlers } from './tool-call';
 import { listAllTools, type ToolListing } from './tool-list';
 
 /**
@@ -58,7 +58,7 @@ export function functionCallsRun(
         info.tool = resolved.ok ? resolved.tool : name;
         const outcome: Outcome = resolved.ok
           ? await callTool(resolved.tool, resolved.args, ctx, deps.tools, deps.external)
-          : { ok: false, code: 'INVALID_INPUT', message: resolved.message };
+          : refusedCall(resolved, ctx, deps.tools);
         const meta: ResultMeta = { auditId, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) };
         answered.push({ callId: call.callId, name: call.name, outcome, meta });
         if (!outcome.ok) failed ??= outcome;

@@ -66,6 +66,15 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
  * A call that failed before its tool ran, answered in the tool's own words where the tool has them
  * (ToolHandler.answerFailure); any other failure as it is.
  */
+/**
+ * A call whose envelope the catalogue cannot take (a PromptX runner call, shared/tools/promptx-tool.ts): INVALID_INPUT,
+ * in the words of the tool it was for when that is known.
+ */
+export function refusedCall(call: { message: string; tool?: string }, ctx: Pick<ToolContext, 'policy'>, handlers: ToolHandlers): Outcome {
+  const outcome: Outcome = { ok: false, code: 'INVALID_INPUT', message: call.message };
+  return call.tool === undefined ? outcome : inToolWords(call.tool, undefined, outcome, handlers, ctx);
+}
+
 export function inToolWords(name: string, args: unknown, outcome: Outcome, handlers: ToolHandlers, ctx: Pick<ToolContext, 'policy'>): Outcome {
   const handler = handlers[name];
   if (outcome.ok || handler?.answerFailure === undefined) return outcome;

@@ -55,7 +55,8 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
   if (isPromptxRunner(tool)) {
     // PromptX's runner call (seed 004): the filesystem tool under another envelope, see tools/promptx-tool.ts
     const call = resolvePromptxCall(tool, args ?? {});
-    if (!call.ok) return { ok: false, code: 'INVALID_INPUT', message: call.message };
+    // a wrong envelope around the filesystem's parameters is answered by that tool, in the manual's JSON
+    if (!call.ok && call.tool === undefined) return { ok: false, code: 'INVALID_INPUT', message: call.message };
   }
   return { ok: true, call: { id, tool, args: args ?? {} } };
 }

@@ -24,7 +24,8 @@ export type McpRequestCheck =
  * Checks a parsed mcp-request (a Block's `payload`; `undefined` means the block was not JSON). On success
  * `request` is the request with `params.arguments` defaulted to `{}` for tools/call. A tools/call of PromptX's
  * runner (`promptx_tool` with `tool_resource: "@tool://filesystem"`, seed 004) is a call of the `filesystem` tool
- * (tools/promptx-tool.ts); its envelope is checked here, the tool's arguments by the catalogue as for any call.
+ * (tools/promptx-tool.ts); its resource is checked here, its envelope and the tool's arguments by the companion,
+ * which answers those in the manual's JSON.
  */
 export function validateMcpRequest(value: unknown): McpRequestCheck {
   if (value === undefined) {
@@ -98,7 +99,8 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
     if (isPromptxRunner(name)) {
       // PromptX's runner call (seed 004): the filesystem tool under another envelope, see tools/promptx-tool.ts
       const call = resolvePromptxCall(name, args ?? {});
-      if (!call.ok) return { ok: false, code: 'INVALID_INPUT', message: call.message };
+      // a wrong envelope around the filesystem's parameters is answered by that tool, in the manual's JSON
+      if (!call.ok && call.tool === undefined) return { ok: false, code: 'INVALID_INPUT', message: call.message };
     }
     request.params = { ...params, name, arguments: args ?? {} };
   }

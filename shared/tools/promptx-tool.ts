@@ -29,7 +29,11 @@ const RESOURCE_KEYS = ['tool_resource', 'resource', 'tool', 'toolResource'] as c
 const PARAMETER_KEYS = ['parameters', 'params', 'arguments', 'args'] as const;
 const RUNNER_OPTIONS = ['mode', 'rebuild', 'timeout'] as const;
 
-export type PromptxCall = { ok: true; tool: ToolName; args: Record<string, unknown> } | { ok: false; message: string };
+/**
+ * A refusal names `tool` once the resource is known to be the filesystem one: the envelope around its parameters is
+ * then wrong (parameters twice, not JSON, not an object, …), and the filesystem tool answers that in its own words.
+ */
+export type PromptxCall = { ok: true; tool: ToolName; args: Record<string, unknown> } | { ok: false; message: string; tool?: ToolName };
 
 export function isPromptxRunner(name: unknown): name is (typeof PROMPTX_RUNNERS)[number] {
   return typeof name === 'string' && (PROMPTX_RUNNERS as readonly string[]).includes(name);
@@ -74,13 +78,14 @@ export function resolvePromptxCall(runner: string, args: unknown): PromptxCall {
   if (mode !== undefined && mode !== 'execute') {
     return {
       ok: false,
+      tool: FILESYSTEM,
       message: `${runner} mode ${describeValue(mode)} is not supported here; only "execute" runs the tool (leave mode out, or write "execute")`,
     };
   }
 
   const given = oneOf(args, PARAMETER_KEYS);
   if (given !== undefined && 'clash' in given) {
-    return { ok: false, message: `${runner} got the parameters twice (${given.clash.map((k) => `"${k}"`).join(', ')}); give "parameters" once` };
+    return { ok: false, tool: FILESYSTEM, message: `${runner} got the parameters twice (${given.clash.map((k) => `"${k}"`).join(', ')}); give "parameters" once` };
   }
   const known = new Set<string>([resource.key, ...RUNNER_OPTIONS, ...(given ? [given.key] : [])]);
   const rest = Object.keys(args).filter((key) => !known.has(key));
@@ -91,6 +96,7 @@ export function resolvePromptxCall(runner: string, args: unknown): PromptxCall {
   if (rest.length > 0) {
     return {
       ok: false,
+      tool: FILESYSTEM,
       message: `${runner} takes tool_resource, parameters, mode, rebuild and timeout; ${rest.map((k) => `"${k}"`).join(', ')} belong${rest.length === 1 ? 's' : ''} inside "${given.key}"`,
     };
   }
@@ -99,11 +105,11 @@ export function resolvePromptxCall(runner: string, args: unknown): PromptxCall {
     try {
       parameters = JSON.parse(parameters) as unknown;
     } catch {
-      return { ok: false, message: `${runner} ${given.key} is a string that is not JSON: ${describeValue(given.value)}; write it as an object` };
+      return { ok: false, tool: FILESYSTEM, message: `${runner} ${given.key} is a string that is not JSON: ${describeValue(given.value)}; write it as an object` };
     }
   }
   if (!isPlainObject(parameters)) {
-    return { ok: false, message: `${runner} ${given.key} must be an object like {"action": "read", "path": "…"}, got ${describeValue(parameters)}` };
+    return { ok: false, tool: FILESYSTEM, message: `${runner} ${given.key} must be an object like {"action": "read", "path": "…"}, got ${describeValue(parameters)}` };
   }
   return { ok: true, tool: FILESYSTEM, args: parameters };
 }
@@ -112,7 +118,7 @@ export function resolvePromptxCall(runner: string, args: unknown): PromptxCall {
  * The catalogue tool a call names and the arguments it gets: a PromptX runner call as `resolvePromptxCall`
  * says, any other name as written (the catalogue then judges both).
  */
-export function toolCallOf(name: string, args: unknown): { ok: true; tool: string; args: unknown } | { ok: false; message: string } {
+export function toolCallOf(name: string, args: unknown): { ok: true; tool: string; args: unknown } | { ok: false; message: string; tool?: ToolName } {
   if (isFilesystemAlias(name)) return { ok: true, tool: FILESYSTEM, args };
   return isPromptxRunner(name) ? resolvePromptxCall(name, args) : { ok: true, tool: name, args };
 }

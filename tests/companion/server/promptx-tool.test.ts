@@ -195,6 +195,30 @@ describe("failures refused before the filesystem tool runs answer in the manual'
     expect(manualFailure(body)).toMatchObject({ success: false, error: { code: 'MISSING_PARAMETER' } });
   });
 
+  const envelopes: Array<[string, Record<string, unknown>, string]> = [
+    ['parameters as a string that is not JSON', { tool_resource: '@tool://filesystem', parameters: '{"action": "read", "path": resource/a.md}' }, 'is a string that is not JSON'],
+    ['parameters that are not an object', { tool_resource: '@tool://filesystem', parameters: ['read', 'a.md'] }, 'must be an object'],
+    ['an argument beside the parameters', { tool_resource: '@tool://filesystem', parameters: { action: 'read' }, path: 'a.md' }, '"path" belongs inside "parameters"'],
+  ];
+  it.each(envelopes)('%s: INVALID_INPUT in the manual JSON, in mcp-request and flycode-call', async (_label, args, said) => {
+    const w = world();
+    const res = await run(w, 'mcp-request', mcpCall('call-24', 'promptx_tool', args));
+    expect(res.status).toBe('error');
+    const reply = manualFailure(mcpJson(res.resultText).result?.content[0]?.text);
+    expect(reply).toMatchObject({ success: false, error: { code: 'INVALID_INPUT' } });
+    expect(reply.error.message).toContain(said);
+    const fly = await run(w, 'flycode-call', flycodeCall('call-25', 'promptx_tool', args));
+    expect(fly.status).toBe('error');
+    expect(fly.resultText).toContain('[ok] false');
+    expect(fly.resultText).toContain('"success": false');
+  });
+
+  it('another resource is still refused by the parser as a protocol error: it is not the filesystem tool', async () => {
+    const w = world();
+    const res = await run(w, 'mcp-request', mcpCall('call-26', 'promptx_tool', { tool_resource: '@tool://calculator', parameters: {} }));
+    expect(mcpJson(res.resultText).error?.code).toBe(-32602);
+  });
+
   it('a write the person denies is PERMISSION_DENIED in the manual JSON; nothing is written', async () => {
     const w = world();
     const res = await run(w, 'mcp-request', mcpCall('call-23', 'promptx_tool', runner({ action: 'write', path: 'b.md', content: 'x' })));

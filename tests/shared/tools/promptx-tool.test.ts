@@ -94,4 +94,12 @@ describe('the protocols accept the runner call and refuse what the runner refuse
     expect(flycode?.error).toContain('chatbridge runs only "@tool://filesystem"');
     expect(request?.error).toBeUndefined();
   });
+
+  it('a wrong envelope around the filesystem parameters is for the filesystem tool to answer, not the parser', () => {
+    const notJson = { tool_resource: '@tool://filesystem', parameters: '{"action": "read", path' };
+    expect(resolvePromptxCall('promptx_tool', notJson)).toMatchObject({ ok: false, tool: 'filesystem' });
+    expect(validateMcpRequest(mcp(notJson)).ok).toBe(true);
+    expect(validateFlycodeCall(fly(notJson)).ok).toBe(true);
+    expect(resolvePromptxCall('promptx_tool', bad)).not.toHaveProperty('tool');
+  });
 });
