@@ -69,12 +69,17 @@ interface Opener {
   strength: Strength;
 }
 
+/** A zero-width space, word joiner or BOM: pasted in, or put there by a page; read as a space (json.ts drops them too). */
+function isInvisible(code: number): boolean {
+  return code === 0x200b || code === 0x2060 || code === 0xfeff;
+}
+
 function isLineSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09;
+  return code === 0x20 || code === 0x09 || isInvisible(code);
 }
 
 function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || isInvisible(code);
 }
 
 /** How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads only the spaces around it. */

@@ -7,7 +7,8 @@ import { jsonrepair } from 'jsonrepair';
  * Repair happens in two steps:
  * 1. `prepareForRepair`, one linear pass that fixes what the seeds' own examples contain and the repair
  *    library does not know or handles slowly: `#` comments (seed 002), `//` and block comments, raw control
- *    characters inside strings (seed 002 §三's multi-line `old_content`), prose after a value
+ *    characters inside strings (seed 002 §三's multi-line `old_content`), zero-width spaces and BOMs between
+ *    tokens, prose after a value
  *    (seed 002 §二: `"type": "operate/finish",  执行编辑文件…`), trailing commas and missing commas.
  * 2. If that still is not JSON, the `jsonrepair` package (single quotes, unquoted keys, truncation, …).
  *    Its running time grows with the square of the input on some inputs (every inserted comma copies the
@@ -231,6 +232,13 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x09 || c === NEWLINE || c === 0x0d) {
       i++;
+      continue;
+    }
+    // A zero-width space, word joiner or BOM between tokens (pasted, or put there by a page) is no part of the call:
+    // dropped like whitespace. Inside a string it stays, where the approval card shows it (reveal-hidden.ts).
+    if (c === 0x200b || c === 0x2060 || c === 0xfeff) {
+      copyUpTo(i);
+      i = copyFrom = i + 1;
       continue;
     }
     if (c === HASH || (c === SLASH && text.charCodeAt(i + 1) === SLASH)) {

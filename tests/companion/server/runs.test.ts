@@ -45,6 +45,14 @@ async function auditRecords(w: World): Promise<AuditRecord[]> {
 }
 
 describe('POST /v1/run — tool calls', () => {
+  it('an mcp-request whose JSON starts after a zero-width space (pasted, or put there by the page) runs the call', async () => {
+    const w = world();
+    writeFileSync(join(w.root, 'a.txt'), 'hello\n');
+    const res = await run(w, 'mcp-request', mcpCall('call-001', 'fs.read', { path: join(w.root, 'a.txt') }).replace('\n{', '\n\u200B{'));
+    expect(res.status).toBe('done');
+    expect(mcpJson(res.resultText).result?.content[0]?.text).toContain('hello');
+  });
+
   it('a read runs at once (read is auto) and answers in the flycode-result form with its auditId', async () => {
     const w = world();
     writeFileSync(join(w.root, 'a.txt'), 'hello\nworld\n');

@@ -58,3 +58,38 @@ describe('seed 002 asks for ```#####--xxx--#####```', () => {
     expect(block?.unfenced).toBe(true);
   });
 });
+
+describe('a zero-width space or BOM pasted between the tokens of a call', () => {
+  const call = { jsonrpc: '2.0', id: 'call-001', method: 'tools/call', params: { name: 'fs.read', arguments: { path: '/tmp/a.txt' } } };
+  const json = JSON.stringify(call);
+  const invisible: Array<[string, string]> = [
+    ['a zero-width space', '\u200B'],
+    ['a word joiner', '\u2060'],
+    ['a BOM', '\uFEFF'],
+  ];
+
+  it.each(invisible)('%s before the JSON of an mcp-request is read past', (_what, mark) => {
+    const [block] = findBlocks(`${F}mcp-request\n${mark}${json}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual(call);
+  });
+
+  it.each(invisible)('%s between the keys of a flycode-call is read past', (_what, mark) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-001",${mark}"tool":"fs.read","args":{"path":"/tmp/a.txt"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-001', tool: 'fs.read', args: { path: '/tmp/a.txt' } });
+  });
+
+  it.each(invisible)('%s after #####-- still opens the auto_coder plan', (_what, mark) => {
+    const plan = { metadata: { step_id: 's1', reason: 'r' }, type: 'operate', file_operations: [] };
+    const [block] = findBlocks(`#####--\n${mark}${JSON.stringify(plan)}\n--#####`);
+    expect(block?.kind).toBe('autocoder');
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toMatchObject(plan);
+  });
+
+  it('inside a string it is kept: the path is the one written, for the approval card to show', () => {
+    const [block] = findBlocks(`${F}flycode-call\n\u200B{"id":"call-001","tool":"fs.read","args":{"path":"/tmp/a\u200B.txt"}}\n${F}`);
+    expect((block?.payload as { args: { path: string } }).args.path).toBe('/tmp/a\u200B.txt');
+  });
+});
