@@ -1,7 +1,7 @@
 import type { Block, BlockKind } from './types';
 import type { Fence } from './markdown';
-import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type RepairBudget } from './json';
-import { cut } from './describe-value';
+import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
+import { cut, isPlainObject } from './describe-value';
 import { MAX_BLOCKS_PER_KIND, notReadBlock, type NotReadReason } from './define-protocol';
 
 /** What a JSON call validator says about a parsed value. */
@@ -89,7 +89,7 @@ function readFence(
     end: fence.end,
   };
   if (!fence.closed) return block;
-  const parsed = parseJsonLenient(fence.content, budget);
+  const parsed = parseBeforeFenceLine(fence.content, budget) ?? parseJsonLenient(fence.content, budget);
   if (!parsed.ok) {
     if (parsed.overBudget) return undefined;
     const written = fence.content.trim();
@@ -104,6 +104,21 @@ function readFence(
   const verdict = check(parsed.value);
   if (!verdict.ok) block.error = verdict.message;
   return block;
+}
+
+/** A last line that opens like a fence and goes on with words: ```` ``` Done. ````. */
+const FENCE_WITH_WORDS = /\n {0,3}(?:`{3,}|~{3,})[ \t]*[^`~\s][^\n]*\s*$/;
+
+/**
+ * A closing fence with words after it on its line (```` ``` Done. ````) is no closing fence to markdown: the page
+ * shows that line as the code block's last line. The model closed its block there, so the JSON is what comes before
+ * it — when that alone is one JSON object; otherwise undefined (read as written).
+ */
+function parseBeforeFenceLine(content: string, budget: RepairBudget): JsonParseResult | undefined {
+  const line = FENCE_WITH_WORDS.exec(content);
+  if (line === null) return undefined;
+  const parsed = parseJsonLenient(content.slice(0, line.index), budget);
+  return parsed.ok && isPlainObject(parsed.value) ? parsed : undefined;
 }
 
 function addReplyWarnings(markdown: string, blocks: Block[], kind: BlockKind, seed: string): void {

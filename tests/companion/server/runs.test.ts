@@ -45,6 +45,15 @@ async function auditRecords(w: World): Promise<AuditRecord[]> {
 }
 
 describe('POST /v1/run — tool calls', () => {
+  it('an mcp-request the page shows with "``` Done." as its last line (a closing fence with words) runs the call before it', async () => {
+    const w = world();
+    writeFileSync(join(w.root, 'a.txt'), 'hello\n');
+    const json = JSON.stringify({ jsonrpc: '2.0', id: 'call-001', method: 'tools/call', params: { name: 'fs.read', arguments: { path: join(w.root, 'a.txt') } } });
+    const res = await run(w, 'mcp-request', '````mcp-request\n' + json + '\n``` Done, reading it.\n````');
+    expect(res.status).toBe('done');
+    expect(mcpJson(res.resultText).result?.content[0]?.text).toContain('hello');
+  });
+
   it('an mcp-request whose JSON starts after a zero-width space (pasted, or put there by the page) runs the call', async () => {
     const w = world();
     writeFileSync(join(w.root, 'a.txt'), 'hello\n');

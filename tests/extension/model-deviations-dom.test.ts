@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { findBlocks } from '../../shared/protocols';
+import { serializeMessage } from '../../extension/scanner/serialize';
+import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+
+/** Replies that break a detail of the seeds' wire formats while plainly meaning them, read as the page shows them. */
+const MCP = '{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"/tmp/a.txt"}}}';
+const FLY = '{"id":"call-001","tool":"fs.read","args":{"path":"/tmp/a.txt"}}';
+
+function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
+  const site = SITE_OF[layout];
+  const { message, root } = renderLikeSite(reply, layout);
+  document.body.replaceChildren(root);
+  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
+}
+
+describe('a closing fence with words after it on its line', () => {
+  // markdown takes no closing fence with words after it: the page shows "``` Done." as the code block's last line
+  for (const layout of LAYOUTS) {
+    it(`${layout}: the mcp-request is the JSON before that line`, () => {
+      const [block, ...rest] = blocksOnPage('```mcp-request\n' + MCP + '\n``` Done, reading it now.', layout);
+      expect(rest).toEqual([]);
+      expect(block).toMatchObject({ kind: 'mcp-request', complete: true, payload: JSON.parse(MCP) });
+      expect(block!.error).toBeUndefined();
+    });
+
+    it(`${layout}: the flycode-call too, after a tilde fence`, () => {
+      const [block] = blocksOnPage('~~~flycode-call\n' + FLY + '\n~~~ 已发起读取', layout);
+      expect(block).toMatchObject({ kind: 'flycode-call', complete: true, payload: JSON.parse(FLY) });
+      expect(block!.error).toBeUndefined();
+    });
+
+    it(`${layout}: two JSON objects before such a line are still refused, not cut to one`, () => {
+      const [block] = blocksOnPage('```mcp-request\n' + MCP + '\n' + MCP.replace('call-001', 'call-002') + '\n``` Done.', layout);
+      expect(block?.kind).toBe('mcp-request');
+      expect(block?.error).toContain('batches are not supported');
+    });
+  }
+});
