@@ -16,6 +16,7 @@ import { applyReplacements } from '../../shared/replace';
 import { riskOf } from '../../shared/tools/define-tool';
 import { filesystem, filesystemActionOf, filesystemIssueCode, type FilesystemArgs } from '../../shared/tools/filesystem';
 import { looksBinary } from '../fsx/binary';
+import { lstatMaybe } from '../fsx/fs-calls';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
 import { deniedBy, isInsideRoot, rootOf } from '../policy/path-guard';
@@ -251,6 +252,14 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
     case 'move': {
       const from = await resolveWorkspacePath(need(args.source, 'source'), ctx, { mustExist: true, forWrite: true, keepFinalName: true });
       const to = await resolveWorkspacePath(need(args.destination, 'destination'), ctx, { forWrite: true, keepFinalName: true });
+      // the journal refuses it too, in fs.mv's words (toPath, overwrite), which this tool does not have
+      if (await lstatMaybe(to)) {
+        throw new FilesystemFailure(
+          'CONFLICT',
+          `destination ${JSON.stringify(args.destination)} already exists; move does not replace it: choose another destination, or move or remove that one first`,
+          { destination: args.destination },
+        );
+      }
       const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
       assertLandingsDecided(ctx, runsCodeAt, from, to);
       const entry = await ctx.journal.apply('filesystem move', [{ op: 'mv', from, to }], ctx.origin);

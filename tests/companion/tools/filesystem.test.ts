@@ -107,6 +107,15 @@ describe('filesystem (PromptX manual)', () => {
     expect(await world.exists(path.join(world.root, 'resource/tool/b.tool.js'))).toBe(true);
   });
 
+  it('a move onto a path that exists fails in the manual form, in the tool\'s own words (it has no overwrite)', async () => {
+    const reply = await call({ action: 'move', source: 'resource/tool/a.tool.js', destination: 'resource/tool/big.js' });
+    expect(reply).toMatchObject({ success: false, error: { code: 'CONFLICT', details: { destination: 'resource/tool/big.js' } } });
+    expect(reply.error?.message).toContain('destination "resource/tool/big.js" already exists');
+    expect(reply.error?.message).not.toMatch(/overwrite|toPath/);
+    expect(await world.read('resource/tool/big.js')).toBe('x'.repeat(300));
+    expect(await world.read('resource/tool/a.tool.js')).toBe('module.exports = 1;\n');
+  });
+
   it('manual error codes: FILE_NOT_FOUND, PATH_TRAVERSAL, PERMISSION_DENIED, ENCODING_ERROR', async () => {
     expect((await run({ action: 'read', path: 'nope.md' })).error?.code).toBe('FILE_NOT_FOUND');
     expect((await run({ action: 'read', path: '../outside/x' })).error?.code).toBe('PATH_TRAVERSAL');
