@@ -148,7 +148,7 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
   // a MISMATCH quotes the closest lines, which a model reads (also in the preview's title): through the secrets
   const result = applyReplacements(before.text, need(args.edits, 'edits'), { showLine: redactedLineOf(ctx.policy) });
   if (!result.ok) {
-    throw new FilesystemFailure(result.code, `edit ${result.editIndex + 1}: ${result.message}`, {
+    throw new FilesystemFailure(result.code, result.message, {
       editIndex: result.editIndex,
       matches: result.matches,
       ...(result.lines ? { lines: result.lines } : {}),

@@ -95,6 +95,8 @@ describe('filesystem (PromptX manual)', () => {
     const missing = await run({ action: 'edit', path: 'resource/role/test.md', edits: [{ oldText: 'no such text', newText: 'x' }] });
     expect(missing.success).toBe(false);
     expect(missing.error?.code).toBe('MISMATCH');
+    // the edit is named once: "edit 1 of 1: …"
+    expect(missing.error?.message).toMatch(/^edit 1 of 1: old text not found/);
     await world.write('twice.md', 'same\nsame\n');
     const twice = await run({ action: 'edit', path: 'twice.md', edits: [{ oldText: 'same', newText: 'x' }] });
     expect(twice.error?.code).toBe('AMBIGUOUS');
