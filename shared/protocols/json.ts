@@ -84,6 +84,11 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   }
   try {
     const value = JSON.parse(jsonrepair(prepared)) as unknown;
+    // The library reads values one after another as a list (`{…}\nDone.` → `[{…}, "Done."]`): an object followed by
+    // more is not a list its writer wrote, and would be answered as a batch.
+    if (Array.isArray(value) && first.startsWith('{')) {
+      return { ok: false, reason: `${strictError}; not repaired: text follows the JSON object` };
+    }
     if (isContainer(value)) return { ok: true, value, repaired: true };
   } catch {
     // The library's own message describes its repaired text, not the writer's; report the strict one.

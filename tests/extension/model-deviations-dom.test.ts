@@ -33,7 +33,8 @@ describe('a closing fence with words after it on its line', () => {
     it(`${layout}: two JSON objects before such a line are still refused, not cut to one`, () => {
       const [block] = blocksOnPage('```mcp-request\n' + MCP + '\n' + MCP.replace('call-001', 'call-002') + '\n``` Done.', layout);
       expect(block?.kind).toBe('mcp-request');
-      expect(block?.error).toContain('batches are not supported');
+      expect(block?.payload).toBeUndefined();
+      expect(block?.error).toContain('text follows the JSON object');
     });
   }
 });

@@ -93,3 +93,20 @@ describe('a zero-width space or BOM pasted between the tokens of a call', () => 
     expect((block?.payload as { args: { path: string } }).args.path).toBe('/tmp/a\u200B.txt');
   });
 });
+
+describe('words after the JSON inside an mcp-request fence', () => {
+  const json = '{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"/tmp/a.txt"}}}';
+
+  it('are said to follow the JSON object, not taken for a batch the model never wrote; nothing runs', () => {
+    const [block] = findBlocks(`${F}mcp-request\n${json}\nDone.\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('text follows the JSON object');
+    expect(block?.error).not.toContain('batch');
+  });
+
+  it('a second object after the first is refused the same way: one call per block', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"c1","tool":"fs.read","args":{"path":"/a"}}\n{"id":"c2","tool":"fs.rm","args":{"path":"/a"}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('text follows the JSON object');
+  });
+});
