@@ -54,6 +54,28 @@ function parametersOf(act: string): readonly string[] | undefined {
   return Object.hasOwn(AXON_ARITY, act) ? AXON_ARITY[act as AxonAct] : undefined;
 }
 
+/** A parameter's last line that is a fence run with words after it: `~~~~~ 完成`. */
+const CLOSING_WITH_WORDS = /(?:^|\n) {0,3}(`{3,}|~{3,})[ \t]*([^`~\s][^\n]*?)\r?\n?$/;
+
+/**
+ * A closing fence with words after it on its line (`~~~~~ 完成`) is no closing fence to markdown: the page shows the
+ * line as the parameter's last line, and the act would write it into the file. What the model meant is plain, but
+ * a file may end in such a line too, so the statement is refused, saying why; undefined when no parameter ends so.
+ */
+function strayClosingLine(act: string, parameters: readonly string[], args: readonly Fence[]): string | undefined {
+  for (const [index, fence] of args.entries()) {
+    const line = CLOSING_WITH_WORDS.exec(fence.content);
+    if (line === null) continue;
+    const written = line[0].replace(/^\n/, '').trimEnd();
+    return (
+      `${act} parameter ${index + 1} (${parameters[index]}) ends with the line ${JSON.stringify(written)}: a closing fence with ` +
+      `words after it, which markdown does not take as the end of the block; put the fence alone on its line and ` +
+      `the words after it`
+    );
+  }
+  return undefined;
+}
+
 function isTerminator(fence: Fence): boolean {
   return fence.label === 'act' || fence.label === 'end';
 }
@@ -115,7 +137,10 @@ export const axon = defineProtocol({
       const payload: AxonPayload = { acts: [{ act, args: args.map((fence) => fence.content) }] };
       if (args.length === parameters.length) {
         const block = statement(actFence.start, (lastArg ?? actFence).end, true);
-        block.payload = payload;
+        const stray = strayClosingLine(act, parameters, args);
+        // no payload: the companion refuses the whole plan, as the act would write the fence line and the words
+        if (stray === undefined) block.payload = payload;
+        else block.error = stray;
         blocks.push(block);
         i = j;
         continue;

@@ -38,3 +38,22 @@ describe('a closing fence with words after it on its line', () => {
     });
   }
 });
+
+describe('an Axon parameter closed by a fence with words after it', () => {
+  const axon = '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ndocs/a.md\n~~~~~\n~~~~~content\nhello\n~~~~~';
+  for (const layout of LAYOUTS) {
+    it(`${layout}: "~~~~~ 完成" is never written into the file: the statement is refused, saying why`, () => {
+      const [block, ...rest] = blocksOnPage(axon + ' 完成', layout);
+      expect(rest).toEqual([]);
+      expect(block).toMatchObject({ kind: 'axon', complete: true });
+      expect(block!.payload).toBeUndefined();
+      expect(block!.error).toContain('write_file parameter 2 (content) ends with the line "~~~~~ 完成"');
+    });
+
+    it(`${layout}: a content that ends in a bare fence line is written as it is`, () => {
+      const [block] = blocksOnPage('~~~~~~act\nwrite_file\n~~~~~~\n~~~~~~path\ndocs/a.md\n~~~~~~\n~~~~~~content\n```python\nprint(1)\n```\n~~~~~~', layout);
+      expect(block!.error).toBeUndefined();
+      expect((block!.payload as { acts: Array<{ args: string[] }> }).acts[0]!.args[1]).toBe('```python\nprint(1)\n```\n');
+    });
+  }
+});

@@ -360,6 +360,16 @@ describe('POST /v1/run — plans', () => {
     expect(res.resultText).toContain('plan: applied');
     expect(w.runs.axon).toBe(1);
   });
+
+  it('axon: a content block closed by "~~~~~ 完成" (as the page shows it) is refused, and no statement of the plan runs', async () => {
+    const w = world({ config: { modes: { write: 'auto' } } });
+    const text = '```act\nwrite_file\n```\n```path\na.txt\n```\n```content\nhi\n```\n\n```act\nwrite_file\n```\n```path\nb.txt\n```\n```content\nho\n~~~~~ 完成\n```\n';
+    const res = await run(w, 'axon', text);
+    expect(res.status).toBe('error');
+    expect(res.resultText).toContain('write_file parameter 2 (content) ends with the line "~~~~~ 完成"');
+    expect(res.resultText).toContain('nothing changed');
+    expect(w.runs.axon).toBeUndefined();
+  });
 });
 
 describe('idempotent runs', () => {
