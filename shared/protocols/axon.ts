@@ -33,10 +33,11 @@ import { defineProtocol } from './define-protocol';
  */
 const SWALLOWED_ACT_LINE = /^ {0,3}(?:`{3,}|~{3,})[ \t]*act[ \t]*\r?$/gim;
 
+/** The act fence's content, without swallowed act lines and without zero-width spaces, word joiners or BOMs (an act is a keyword). */
 function actNameOf(content: string): string {
   let after = -1;
   for (const match of content.matchAll(SWALLOWED_ACT_LINE)) after = match.index + match[0].length;
-  return (after === -1 ? content : content.slice(after)).trim();
+  return (after === -1 ? content : content.slice(after)).replace(/[\u200B\u2060\uFEFF]/g, '').trim();
 }
 
 export const AXON_ARITY = {

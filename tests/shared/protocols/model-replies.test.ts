@@ -88,6 +88,12 @@ describe('a zero-width space or BOM pasted between the tokens of a call', () => 
     expect(block?.payload).toMatchObject(plan);
   });
 
+  it.each(invisible)('%s in an Axon act name is no part of the act', (_what, mark) => {
+    const [block] = findBlocks(`~~~~~act\n${mark}write_file\n~~~~~\n~~~~~path\na.md\n~~~~~\n~~~~~content\nx\n~~~~~`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ acts: [{ act: 'write_file', args: ['a.md\n', 'x\n'] }] });
+  });
+
   it('inside a string it is kept: the path is the one written, for the approval card to show', () => {
     const [block] = findBlocks(`${F}flycode-call\n\u200B{"id":"call-001","tool":"fs.read","args":{"path":"/tmp/a\u200B.txt"}}\n${F}`);
     expect((block?.payload as { args: { path: string } }).args.path).toBe('/tmp/a\u200B.txt');
