@@ -1,10 +1,15 @@
-/** A short, readable rendering of a value for error messages: strings quoted and cut, containers named. */
+import { revealHidden } from '../reveal-hidden';
+
+/**
+ * A short, readable rendering of a value for error messages: strings quoted and cut, containers named. Characters a
+ * reader cannot see are shown (`"fs.read⟨U+200B⟩"`), or the message would name a value that looks like an allowed one.
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return JSON.stringify(cut(value));
+  if (typeof value === 'string') return JSON.stringify(cut(revealHidden(value)));
   return String(value);
 }
 

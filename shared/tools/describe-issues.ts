@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { revealHidden } from '../reveal-hidden';
 import { suggestArgumentName } from './suggest';
 
 /*
@@ -87,6 +88,8 @@ export function showValue(value: unknown): string {
   } catch {
     text = String(value);
   }
+  // a value that looks like an allowed one but is not: show what the reader cannot see
+  text = revealHidden(text);
   if (text.length > 60) text = `${text.slice(0, 57)}…`;
   return `${text} (${kind})`;
 }
@@ -106,7 +109,7 @@ const MAX_UNKNOWN_SHOWN = 5;
 
 /** A key as quoted in a message: a model may send a huge or multi-line one. */
 function shortKey(key: string): string {
-  const line = key.replace(/[\r\n]+/g, ' ');
+  const line = revealHidden(key.replace(/[\r\n]+/g, ' '));
   return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 

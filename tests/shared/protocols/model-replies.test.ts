@@ -94,6 +94,13 @@ describe('a zero-width space or BOM pasted between the tokens of a call', () => 
     expect(block?.payload).toEqual({ acts: [{ act: 'write_file', args: ['a.md\n', 'x\n'] }] });
   });
 
+  it('in a tool name it is kept, and the refusal shows it: the name only looks like an allowed one', () => {
+    const [fly] = findBlocks(`${F}flycode-call\n{"id":"call-001","tool":"fs.read\u200B","args":{"path":"/tmp/a.txt"}}\n${F}`);
+    expect(fly?.error).toContain('tool "fs.read⟨U+200B⟩" is not available');
+    const [mcp] = findBlocks(`${F}mcp-request\n${json.replace('"fs.read"', '"fs.read\u200B"')}\n${F}`);
+    expect(mcp?.error).toContain('tool "fs.read⟨U+200B⟩" is not available');
+  });
+
   it('inside a string it is kept: the path is the one written, for the approval card to show', () => {
     const [block] = findBlocks(`${F}flycode-call\n\u200B{"id":"call-001","tool":"fs.read","args":{"path":"/tmp/a\u200B.txt"}}\n${F}`);
     expect((block?.payload as { args: { path: string } }).args.path).toBe('/tmp/a\u200B.txt');

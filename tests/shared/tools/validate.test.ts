@@ -136,6 +136,14 @@ describe('validateToolArgs', () => {
     for (const [name, message] of cases) expect(validateToolArgs(name, {})).toEqual({ ok: false, code: 'NOT_FOUND', message });
   });
 
+  it('shows a character nobody can see in the value or name it refuses, which otherwise looks like an allowed one', () => {
+    expect(validateToolArgs('fs.read', { 'path\u200B': '/a' })).toMatchObject({ ok: false, message: expect.stringContaining('no argument "path⟨U+200B⟩"') });
+    expect(validateToolArgs('fs.write', { path: '/a', mode: 'overwrite\u2060', content: '' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('got "overwrite⟨U+2060⟩" (a string)'),
+    });
+  });
+
   it('keeps the message short when a model sends many or huge unknown names', () => {
     const many = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`k${index}`, index]));
     expect(validateToolArgs('fs.mkdir', { path: '/a', ...many })).toEqual({
