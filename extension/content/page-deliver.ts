@@ -1,4 +1,4 @@
-import { editorText, insertIntoEditor, isEditorEmpty, lineBreaksAsLf } from '../inject/insert';
+import { editorText, holdsOnly, insertIntoEditor, isEditorEmpty, lineBreaksAsLf } from '../inject/insert';
 import { submitEditor } from '../inject/submit';
 import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
@@ -110,6 +110,12 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // nothing is sent after a Stop.
     if (ctx.personStops !== stopsBefore) {
       note(t('note.insertedStopped'));
+      return;
+    }
+    // The person wrote into the box while the result waited there (a question of their own under it, an edit of
+    // it): what it holds now is theirs to send, never ours.
+    if (!holdsOnly(editor, lastInserted)) {
+      note(t('note.inserted'));
       return;
     }
     ctx.lastSendAt = now();

@@ -40,11 +40,20 @@ export function isEditorEmpty(editor: Element): boolean {
   return editorText(editor).trim() === '';
 }
 
-/** Same text modulo the whitespace editors add or fold (non-breaking spaces, paragraph breaks, trailing newlines). */
+/** Text with the whitespace editors add or fold (non-breaking spaces, paragraph breaks, trailing newlines) made one space. */
+function squashSpace(text: string): string {
+  return text.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** The editor holds the text (and maybe more), modulo the whitespace editors add or fold. */
 export function holdsText(editor: Element, text: string): boolean {
-  const squash = (s: string): string => s.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim();
-  const want = squash(text);
-  return want === '' || squash(editorText(editor)).includes(want);
+  const want = squashSpace(text);
+  return want === '' || squashSpace(editorText(editor)).includes(want);
+}
+
+/** The editor holds exactly the text and nothing else, modulo the whitespace editors add or fold. */
+export function holdsOnly(editor: Element, text: string): boolean {
+  return squashSpace(editorText(editor)) === squashSpace(text);
 }
 
 export async function insertIntoEditor(editor: HTMLElement, raw: string, options: { pasteMaxChars?: number | undefined } = {}): Promise<InsertResult> {

@@ -534,6 +534,25 @@ describe("page: DeepSeek's live send/stop icons (both a single <path>) while the
     expect(h.page.submitted).toEqual(['FINAL']);
   });
 
+  it('the person writes into the box while a typed-in result waits for the reply to end: neither is sent', async () => {
+    const h = start(buildPage(live), { script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    const next = await begin(h);
+    await show(h, next, ['Let me think about that']);
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.textarea.value === 'FINAL');
+    // The person adds a question of their own under the result while the reply still streams.
+    h.page.type('FINAL\n\nand what does it say about tests?');
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('FINAL\n\nand what does it say about tests?');
+    expect(noteOf(chips()[0])).toBe(t('note.inserted'));
+  });
+
   it('Stop pressed while the box holds a draft is the person stopping the reply: nothing runs, nothing is sent', async () => {
     const h = start(buildPage(live));
     const answer = await begin(h);
