@@ -115,7 +115,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       const combined = combineResults(results);
       if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined, stopsBefore);
       // Blocks that still owe their real result deliver it later (runUnit); the rest are settled.
-      if (startedIn === ctx.epoch) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
+      // (A page stopped meanwhile — the site turned off — delivered nothing: the next page of the conversation owes it.)
+      if (startedIn === ctx.epoch && !signal.aborted) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
     } finally {
       replyDelivered();
     }

@@ -174,6 +174,35 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(again.submitted).toEqual(['LONG RESULT']);
   });
 
+  it('the site turned off while a program runs and on again after it ended: its result is delivered once', async () => {
+    const area = memoryArea();
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse =>
+        done ? { runId, status: 'done', resultText: 'LONG RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' },
+    };
+    const page = buildPage();
+    const first = start(page, { area, script });
+    await first.settle();
+    await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    const pendingKey = 'ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Off: the page stops (its chips go); the program goes on in the companion and ends.
+    controllers.splice(0).forEach((c) => c.abort());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    done = true;
+    // On again, in the same tab.
+    const second = start(page, { area, script });
+    await second.settle();
+    await until(() => page.submitted.length === 1, 5_000);
+    expect(page.submitted).toEqual(['LONG RESULT']);
+    expect(first.runs).toHaveLength(1);
+    expect(second.runs).toEqual([]);
+    expect((await area.get([pendingKey]))[pendingKey]).toBeUndefined();
+  });
+
   it('two calls in one reply run in order and go back in ONE message', async () => {
     const h = start(buildPage());
     await streamReply(h, [{ lang: 'mcp-request', code: READ }, 'then', { lang: 'mcp-request', code: LIST }]);
