@@ -156,6 +156,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   const resumeUndelivered = async (): Promise<void> => {
     const conv = ctx.conversationKey();
+    // Followed for as long as the run takes: a result that ends after the person went to another conversation stays
+    // owed to its own (delivered when that one is open next), never typed into the other.
+    const startedIn = ctx.epoch;
     const pending = await ledger.pendingRuns(conv);
     const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[] }>();
     const add = (runId: string, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
@@ -206,8 +209,10 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
         const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
         if (!final || signal.aborted) return;
-        await deliver(record, blocks, finish(record, blocks, final), stopsBefore);
-        await ledger.delivered(conv, keys);
+        const text = finish(record, blocks, final);
+        if (startedIn !== ctx.epoch) return;
+        await deliver(record, blocks, text, stopsBefore);
+        if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
       };
       const locks = globalThis.navigator?.locks;
       if (!locks) void follow().catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));

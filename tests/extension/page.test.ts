@@ -203,6 +203,45 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect((await area.get([pendingKey]))[pendingKey]).toBeUndefined();
   });
 
+  it('a run followed after a reload never lands in the conversation the person went to; it stays owed to its own', async () => {
+    const area = memoryArea();
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse =>
+        done ? { runId, status: 'done', resultText: 'LONG RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' },
+    };
+    const page = buildPage();
+    const first = start(page, { area, script });
+    await first.settle();
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    const pendingKey = 'ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const user = row.previousElementSibling!.outerHTML;
+    const reply = row.outerHTML;
+    controllers.splice(0).forEach((c) => c.abort());
+
+    // Reloaded while the program still runs: the page follows the run.
+    const again = buildPage();
+    again.list.innerHTML = user + reply;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script });
+    await second.settle();
+    await until(() => chipStates().includes('running'));
+    // The person opens another conversation; the run ends meanwhile.
+    second.navigate('/a/chat/s/55555555-2222-4333-8444-555555555555');
+    again.list.replaceChildren(userRow('another question'));
+    await second.settle();
+    done = true;
+    second.push({ type: 'event', event: { type: 'run', run: { runId: 'run-long', status: 'done', resultText: 'LONG RESULT', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(again.textarea.value).toBe('');
+    expect(again.submitted).toEqual([]);
+    // Still owed to its own conversation: delivered when that one is open next.
+    expect(Object.values((await area.get([pendingKey]))[pendingKey] as Record<string, string>)).toEqual(['run-long']);
+  });
+
   it('two calls in one reply run in order and go back in ONE message', async () => {
     const h = start(buildPage());
     await streamReply(h, [{ lang: 'mcp-request', code: READ }, 'then', { lang: 'mcp-request', code: LIST }]);
