@@ -124,13 +124,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   /** The result of these blocks is in the chat: a reload no longer owes it, and this tab no longer owns the run. */
   const settleDelivered = async (conv: string, blocks: TrackedBlock[]): Promise<void> => {
-    for (const b of blocks) if (b.runId) releaseRun(b.runId);
+    // The ledger first: another tab waiting for the run's lock reads it as soon as the lock is let go.
     if (blocks.length > 0) await ledger.delivered(conv, blocks.map((b) => b.key)).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    for (const b of blocks) if (b.runId) releaseRun(b.runId);
   };
 
   // Web Locks are shared by every tab of the site's origin and let go when a tab goes away: the tab that started a
   // run holds its lock until the result is in the chat, so a reloaded or newly opened tab delivers a run's result
-  // only when no live tab will.
+  // only when no live tab will — and does when that tab is closed before the run ends.
   const ownedRuns = new Map<string, () => void>();
   const runLockName = (runId: string): string => `chatbridge:run:${runId}`;
   const ownRun = (runId: string): void => {
@@ -217,11 +218,16 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       const locks = globalThis.navigator?.locks;
       if (!locks) void follow().catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
       else {
+        // Queued behind the tab that owns the run, if one does: it lets go once the result is in the chat (and the
+        // ledger says so) or when it is closed first, and then this tab follows what is still owed.
         void locks
-          .request(runLockName(runId), { ifAvailable: true }, async (lock) => {
-            if (lock) await follow(); // null: a live tab owns the run and delivers it
+          .request(runLockName(runId), { signal }, async () => {
+            const owed = await ledger.pendingRuns(conv);
+            if (keys.some((key) => owed[key] === runId)) await follow();
           })
-          .catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
+          .catch((error: unknown) => {
+            if (!signal.aborted) ctx.reportOnce('following a run after a reload failed', error);
+          });
       }
     }
   };

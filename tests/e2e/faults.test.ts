@@ -130,6 +130,46 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     await page.close();
   });
 
+  it('the conversation opened in a second tab while a program runs, then the first tab closed: the result lands once, in the second', async () => {
+    const { id, page: first } = await conversation();
+    await stream(first, `Running it.\n\n${mcpRequest('call-f05', 'process.run', slowProgram(4_000, 'slow-second-tab-done'))}\n`, { replaceAtEnd: false });
+    await waitForChipState(first, 0, ['approval']);
+    await clickChipAction(first, 0, 'approve');
+    await waitForChipState(first, 0, ['running']);
+
+    const second = await world.open('chatgpt', new URL(first.url()).pathname);
+    await waitForChipState(second, 0, ['ready']);
+    expect(await submitted(first)).toEqual([]);
+    await first.close();
+
+    const [message] = await waitForSubmitted(second, 1, 30_000);
+    expect(responseOf(message ?? '').id).toBe('call-f05');
+    expect(message).toContain('slow-second-tab-done');
+    await quietPeriod(3_500);
+    expect(await submitted(second)).toHaveLength(1);
+    expect(await executions(world, id, 'process.run')).toHaveLength(1);
+    await second.close();
+  });
+
+  it('the conversation opened in a second tab while a program runs, the first tab kept: the result lands once, in the first', async () => {
+    const { id, page: first } = await conversation();
+    await stream(first, `Running it.\n\n${mcpRequest('call-f06', 'process.run', slowProgram(3_000, 'slow-both-tabs-done'))}\n`, { replaceAtEnd: false });
+    await waitForChipState(first, 0, ['approval']);
+    await clickChipAction(first, 0, 'approve');
+    await waitForChipState(first, 0, ['running']);
+    const second = await world.open('chatgpt', new URL(first.url()).pathname);
+    await waitForChipState(second, 0, ['ready']);
+
+    const [message] = await waitForSubmitted(first, 1, 30_000);
+    expect(message).toContain('slow-both-tabs-done');
+    await quietPeriod(3_500);
+    expect(await submitted(first)).toHaveLength(1);
+    expect(await submitted(second)).toEqual([]);
+    expect(await executions(world, id, 'process.run')).toHaveLength(1);
+    await second.close();
+    await first.close();
+  });
+
   it('two tabs of one conversation receive the same reply: the block runs once and its result lands in one tab', async () => {
     const { id, page: first } = await conversation();
     const second = await world.open('chatgpt', new URL(first.url()).pathname);
