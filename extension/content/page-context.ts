@@ -85,7 +85,8 @@ export interface MessageRecord {
   seenGenerating: boolean;
   firstSeenAt: number;
   lastChangeAt: number;
-  grewAfterFirstSeen: boolean;
+  /** How many scans found its text changed since it was first seen (a streamed reply: many; an old one mounted: one). */
+  timesGrown: number;
   /** The answer's text as last scanned (what tells a change); null before the first scan. */
   text: string | null;
   /** Its markdown, when it may hold blocks ('' when it cannot); null before the first scan. */
@@ -155,6 +156,11 @@ export interface PageContext {
    * can be live — a saved conversation the site renders in after the page started grows too (page-decide.ts).
    */
   lastSendAt: number;
+  /**
+   * When a live reply was last found finished. On a site without the signal, a message that appears after a reply to
+   * the last send already ended (a regenerate, or an earlier branch switched back to) must be seen being written.
+   */
+  replyEndedAt: number;
   /** The newest message element at the end of the conversation (only it can be a streaming reply). */
   lastMessageEl: Element | null;
   /** The person's MCP servers' tools (`<server>.<tool>`) as the companion lists them: not unknown tools here. */
@@ -191,6 +197,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     epoch: 0,
     personStops: 0,
     lastSendAt: Number.NEGATIVE_INFINITY,
+    replyEndedAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,
     externalTools: new Set(),
     theme: 'light',

@@ -38,21 +38,33 @@ export interface CandidateView {
   generating: boolean | undefined;
   /** The message is the newest one on the page. */
   isLatest: boolean;
-  grewAfterFirstSeen: boolean;
+  /** How many scans found its text changed since it was first seen. */
+  timesGrown: number;
+  /** A reply to the last send was already found finished before this message grew. */
+  answeredSinceSend: boolean;
   /** A message was sent in this conversation (by the person or by us) before the message was first seen. */
   followsSend: boolean;
 }
 
 /**
+ * Without a site signal, how many scans must find a message's text grown before it counts as being written, once a
+ * reply to the last send has already ended: a reply the model writes (a regenerate) grows on scan after scan; an old
+ * one the site mounts again (an earlier branch switched back to, its row first and its text in the next render) grows
+ * once. The first reply after a send needs one (a short reply may arrive whole between two scans).
+ */
+export const LIVE_GROWTHS_AFTER_ANSWER = 2;
+
+/**
  * Whether a message that appeared at the end of the conversation is a live reply: seen while the site says a reply
- * is streaming and it is the newest message — or, without a site signal, seen growing after a send. A virtual-list
- * row re-mounted with old text does neither, nor does a saved conversation the site renders in a moment after the
- * page started (its rows first, their text in the next render: growing, but after no send). Only the newest message
- * can be a streaming reply; others (history loading in) stop being watched ('drop').
+ * is streaming and it is the newest message — or, without a site signal, seen growing after a send (once a reply to
+ * that send ended, LIVE_GROWTHS_AFTER_ANSWER times). A virtual-list row re-mounted with old text does neither, nor does a saved conversation the site renders in a
+ * moment after the page started (its rows first, their text in the next render: growing, but after no send), nor an
+ * earlier branch the person switches back to after a send (its text fills in once). Only the newest message can be a
+ * streaming reply; others (history loading in) stop being watched ('drop').
  */
 export function candidateVerdict(c: CandidateView): 'live' | 'drop' | 'wait' {
   if (c.age > CANDIDATE_MAX_MS || (c.generating !== undefined && !c.isLatest && c.age > CANDIDATE_GRACE_MS)) return 'drop';
-  const live = c.generating === true ? c.isLatest : c.generating === undefined && c.grewAfterFirstSeen && c.followsSend;
+  const live = c.generating === true ? c.isLatest : c.generating === undefined && c.followsSend && c.timesGrown >= (c.answeredSinceSend ? LIVE_GROWTHS_AFTER_ANSWER : 1);
   return live ? 'live' : 'wait';
 }
 

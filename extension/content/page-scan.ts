@@ -77,7 +77,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       seenGenerating: false,
       firstSeenAt: now(),
       lastChangeAt: now(),
-      grewAfterFirstSeen: false,
+      timesGrown: 0,
       text: null,
       markdown: null,
       serialized: null,
@@ -133,8 +133,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // A reply whose blocks were found last time is serialized without asking again (a reply streaming a block would
     // be asked on every rescan; if it no longer holds one, serializing finds that too).
     const serialized = answer && (record.blocks.length > 0 || mayHoldBlocks(answer, text, site)) ? serializeMessage(answer, site) : NOTHING_SERIALIZED;
+    if ((record.text !== null && text !== record.text) || (record.markdown !== null && serialized.markdown !== record.markdown)) record.timesGrown += 1;
     if (text !== record.text) {
-      if (record.text !== null) record.grewAfterFirstSeen = true;
       record.text = text;
       record.lastChangeAt = changedAt;
       if (record.origin === 'live') active.add(record);
@@ -148,7 +148,6 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       }
       return;
     }
-    if (record.markdown !== null) record.grewAfterFirstSeen = true;
     record.markdown = serialized.markdown;
     record.serialized = serialized;
     record.lastChangeAt = changedAt;
@@ -221,13 +220,14 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         age: now() - record.firstSeenAt,
         generating: isGenerating(),
         isLatest: record === latest,
-        grewAfterFirstSeen: record.grewAfterFirstSeen,
+        timesGrown: record.timesGrown,
         followsSend: ctx.lastSendAt !== Number.NEGATIVE_INFINITY && ctx.lastSendAt <= record.firstSeenAt,
+        answeredSinceSend: ctx.replyEndedAt > ctx.lastSendAt,
       };
       const verdict = candidateVerdict(view);
       if (verdict === 'drop') {
         active.delete(record);
-        if (view.generating === false && view.isLatest && view.grewAfterFirstSeen && view.followsSend) hooks.writingSignal(false);
+        if (view.generating === false && view.isLatest && view.timesGrown > 0 && view.followsSend) hooks.writingSignal(false);
         continue;
       }
       if (verdict === 'live') {

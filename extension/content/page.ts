@@ -275,6 +275,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         now: now(),
       });
       if (!finished) continue;
+      ctx.replyEndedAt = now();
       // Read once more from the page as it is now: a site may draw its last token just after its signal.
       scanner.scan(record);
       if (record.blocks.length === 0) {

@@ -45,7 +45,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     seenGenerating: true,
     firstSeenAt: 0,
     lastChangeAt: 0,
-    grewAfterFirstSeen: true,
+    timesGrown: 2,
     text: '',
     markdown: blocks.map((b) => b.block.raw).join('\n\n'),
     serialized: null,
@@ -81,7 +81,7 @@ describe('keepsBlock: the block at a place stays the same block while it is writ
 });
 
 describe('candidateVerdict: a message that appeared at the end is live only when seen arriving', () => {
-  const base = { age: 100, generating: true as boolean | undefined, isLatest: true, grewAfterFirstSeen: false, followsSend: true };
+  const base = { age: 100, generating: true as boolean | undefined, isLatest: true, timesGrown: 0, answeredSinceSend: false, followsSend: true };
 
   it('the newest message while the site generates is live', () => {
     expect(candidateVerdict(base)).toBe('live');
@@ -94,9 +94,13 @@ describe('candidateVerdict: a message that appeared at the end is live only when
 
   it('without a site signal, growing text after a send makes it live; it is watched at most CANDIDATE_MAX_MS', () => {
     expect(candidateVerdict({ ...base, generating: undefined })).toBe('wait');
-    expect(candidateVerdict({ ...base, generating: undefined, grewAfterFirstSeen: true })).toBe('live');
+    expect(candidateVerdict({ ...base, generating: undefined, timesGrown: 1 })).toBe('live');
+    // once a reply to the send ended, an old reply mounted again (a branch switch) fills in once: not being written;
+    // a regenerated reply is seen growing on scan after scan
+    expect(candidateVerdict({ ...base, generating: undefined, timesGrown: 1, answeredSinceSend: true })).toBe('wait');
+    expect(candidateVerdict({ ...base, generating: undefined, timesGrown: 2, answeredSinceSend: true })).toBe('live');
     // a saved conversation the site renders in after the page started grows too, but follows no send
-    expect(candidateVerdict({ ...base, generating: undefined, grewAfterFirstSeen: true, followsSend: false })).toBe('wait');
+    expect(candidateVerdict({ ...base, generating: undefined, timesGrown: 2, followsSend: false })).toBe('wait');
     expect(candidateVerdict({ ...base, followsSend: false })).toBe('live');
     expect(candidateVerdict({ ...base, generating: undefined, isLatest: false, age: CANDIDATE_GRACE_MS + 1 })).toBe('wait');
     expect(candidateVerdict({ ...base, age: CANDIDATE_MAX_MS + 1 })).toBe('drop');

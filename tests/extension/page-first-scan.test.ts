@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { STABLE_MS } from '../../extension/scanner/blocks';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
-import { LIST, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { LIST, READ, assistantRow, buildPage, chipStates, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * Issue 13 on the DeepSeek-like page: the first scan cut into slices (one message per slice here, the yield held by
@@ -247,5 +247,80 @@ describe('page: a conversation the site renders in only after the page started',
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(h.runs).toEqual([]);
     expect(h.page.submitted).toEqual([]);
+  });
+});
+
+describe('page: a branch switch on a site without a generating signal', () => {
+  /** The person sends what the box holds: a trusted Enter (the site's own send is not needed here). */
+  const send = (h: Harness, text: string): void => {
+    h.page.textarea.value = text;
+    h.page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    h.page.textarea.value = '';
+  };
+  /** A reply the model writes: its row, then its text growing over a few renders, then still. */
+  const stream = async (h: Harness, parts: Array<string | { lang: string; code: string }>): Promise<HTMLElement> => {
+    const { row, answer } = assistantRow();
+    h.page.list.append(row);
+    await h.settle();
+    renderReply(answer, ['Working']);
+    h.clock.now += 20;
+    await h.settle();
+    renderReply(answer, parts);
+    h.clock.now += 20;
+    await h.settle();
+    h.clock.now += STABLE_MS + 100;
+    await h.settle();
+    return row;
+  };
+
+  it("switching back to an earlier branch after a send (its rows mounted again, each body a render later) runs none of its blocks", async () => {
+    const quiet = defineSite({ ...deepseek, isGenerating: () => undefined });
+    const page = buildPage();
+    // The conversation as it opened: a question and a reply whose block nobody ran.
+    const question = userRow('read it');
+    const old = assistantRow();
+    renderReply(old.answer, ['Reading it.', blockOf(READ_2)]);
+    page.list.append(question, old.row);
+    const h = start(page, { site: quiet, settings: { autoSubmit: false } });
+    await h.settle();
+    // The person edits the question and sends it again: the site shows the new branch in place of the old one.
+    send(h, 'list it');
+    question.remove();
+    old.row.remove();
+    const edited = userRow('list it');
+    h.page.list.append(edited);
+    const second = await stream(h, ['Listing it.', blockOf(LIST)]);
+    await until(() => h.runs.length === 1);
+    // Back to the first branch (the arrows under the question): its messages are mounted again, the reply's body a
+    // render after its row.
+    edited.remove();
+    second.remove();
+    const { row, answer } = assistantRow();
+    h.page.list.append(userRow('read it'), row);
+    await h.settle();
+    h.clock.now += 30;
+    renderReply(answer, ['Reading it.', blockOf(READ_2)]);
+    await h.settle();
+    h.clock.now += STABLE_MS + 1_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+    expect(chipStates().at(-1)).toBe('ready');
+  });
+
+  it('a reply regenerated after a send (written again, growing on scan after scan) runs once', async () => {
+    const quiet = defineSite({ ...deepseek, isGenerating: () => undefined });
+    const h = start(buildPage(), { site: quiet, settings: { autoSubmit: false } });
+    await h.settle();
+    send(h, 'list it');
+    h.page.list.append(userRow('list it'));
+    const first = await stream(h, ['Listing it.', blockOf(LIST)]);
+    await until(() => h.runs.length === 1);
+    h.page.textarea.value = '';
+    // Regenerate: the site takes the reply away and the model writes a new one.
+    first.remove();
+    await stream(h, ['Reading it instead.', blockOf(READ_2)]);
+    await until(() => h.runs.length === 2);
+    expect(h.runs[1]!.text).toContain('call-011');
   });
 });
