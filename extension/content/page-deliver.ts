@@ -33,6 +33,11 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
   let deliveries: Promise<unknown> = Promise.resolve();
   /** What we put into the box and has not been sent yet (the box holding exactly that is not a draft). */
   let lastInserted: string | null = null;
+  /**
+   * That text was left unsent on purpose (its reply was stopped or ended early, or the person stopped a reply since
+   * its run began): a later result joins it in the box and is not sent either — sending it would send that one too.
+   */
+  let heldBack = false;
 
   const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.personStops): Promise<void> => {
     const startedIn = ctx.epoch;
@@ -82,6 +87,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       await new Promise((resolve) => setTimeout(resolve, DRAFT_POLL_MS));
     }
     const ours = !isEditorEmpty(editor) && !append;
+    const joinsHeldBack = ours && heldBack;
     const inserted = await insertIntoEditor(editor, text, { pasteMaxChars: site.pasteMaxChars });
     // what the box now holds of it (its line breaks as LF), to know it again as ours and not a draft
     const shown = lineBreaksAsLf(text);
@@ -92,12 +98,18 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       return;
     }
     lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
+    heldBack = joinsHeldBack;
     if (record.ending !== 'normal') {
+      heldBack = true;
       note(t(record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded'));
       return;
     }
     if (!deps.settings().autoSubmit || append) {
       note(t('note.inserted'));
+      return;
+    }
+    if (heldBack) {
+      note(t('note.insertedAfterUnsent'));
       return;
     }
     // Wait for any reply still streaming before sending (the send control is the stop button meanwhile).
@@ -109,6 +121,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // The person stopped a reply since this result's run began (another message of the same turn, a newer reply):
     // nothing is sent after a Stop.
     if (ctx.personStops !== stopsBefore) {
+      heldBack = true;
       note(t('note.insertedStopped'));
       return;
     }
@@ -128,6 +141,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     doctor?.submitted(sent, text);
     if (sent.ok) {
       lastInserted = null;
+      heldBack = false;
       note(t('note.submitted'));
     } else {
       // The result stays in the box for the person to send; it is not tried again (it might have gone after all).

@@ -104,6 +104,32 @@ describe('page: a reply the person stopped', () => {
     expect(h.runs).toHaveLength(1);
   });
 
+  it("a stopped reply's result typed in by Run is never sent along with a later reply's result", async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, [{ lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    clickChip(roots, chips()[0], 'run');
+    await until(() => h.page.state() === 'RESULT[mcp-request:1]');
+    // The person leaves it there and asks again another way (an edited message, a regenerate): a new reply runs.
+    const next = await begin(h);
+    await show(h, next, [{ lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await until(() => h.runs.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('RESULT[mcp-request:1]\n\nRESULT[mcp-request:2]');
+    await until(() => noteOf(chips()[1]) === t('note.insertedAfterUnsent'));
+    // The person sends the box; the next result is sent as usual.
+    h.page.send.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    const third = await begin(h);
+    await show(h, third, [{ lang: 'mcp-request', code: WRITE.replace('call-009', 'call-010') }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 2);
+    expect(h.page.submitted[1]).toBe('RESULT[mcp-request:3]');
+  });
+
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
     const h = start(buildPage(), { script: { respond: failed('PARSE_ERROR: mcp-request is not JSON') } });
     const answer = await begin(h);
