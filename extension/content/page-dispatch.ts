@@ -1,7 +1,7 @@
 import { grantsConversationWide } from '../../shared/conversation-key';
 import { formatRuntimeFeedback } from '../../shared/results';
 import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
-import { combineResults, groupRuns, type RunUnit } from '../scanner/blocks';
+import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit } from '../scanner/blocks';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
 import { claimBlocks } from './page-decide';
@@ -161,9 +161,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // owed to its own (delivered when that one is open next), never typed into the other.
     const startedIn = ctx.epoch;
     const pending = await ledger.pendingRuns(conv);
-    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[] }>();
-    const add = (runId: string, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
-      const entry = byRun.get(runId) ?? { record, blocks: [], keys: [] };
+    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[]; ending: ReplyEnding }>();
+    const add = ({ runId, ending }: PendingRun, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
+      const entry = byRun.get(runId) ?? { record, blocks: [], keys: [], ending };
       entry.blocks.push(tracked);
       entry.keys.push(key);
       byRun.set(runId, entry);
@@ -171,16 +171,16 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const unmatched = new Map(Object.entries(pending));
     for (const record of ctx.records.values()) {
       for (const tracked of record.blocks) {
-        const runId = pending[tracked.key];
-        if (!runId) continue;
-        add(runId, record, tracked, tracked.key);
+        const run = pending[tracked.key];
+        if (!run) continue;
+        add(run, record, tracked, tracked.key);
         unmatched.delete(tracked.key);
       }
     }
     // A site without message ids keys a message by its position among the messages in the page; a virtual list that
     // mounts other rows after the reload shifts it. Such a block is found again by the rest of its key (site,
     // conversation, index in the message, text), the newest one on the page first.
-    for (const [key, runId] of unmatched) {
+    for (const [key, run] of unmatched) {
       const loose = positionFreeKey(key);
       if (!loose) continue;
       let found: { record: MessageRecord; tracked: TrackedBlock } | null = null;
@@ -190,9 +190,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
           if (!found || (found.record.el.compareDocumentPosition(record.el) & 4) !== 0) found = { record, tracked };
         }
       }
-      if (found) add(runId, found.record, found.tracked, key);
+      if (found) add(run, found.record, found.tracked, key);
     }
-    for (const [runId, { record, blocks, keys }] of byRun) {
+    for (const [runId, { record, blocks, keys, ending }] of byRun) {
       const follow = async (): Promise<void> => {
         if (signal.aborted) return;
         const stopsBefore = ctx.personStops;
@@ -212,6 +212,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         if (!final || signal.aborted) return;
         const text = finish(record, blocks, final);
         if (startedIn !== ctx.epoch) return;
+        // Run for a reply that was stopped or ended early (Run on its chip): typed in, not sent, as before the reload.
+        if (record.ending === 'normal') record.ending = ending;
         await deliver(record, blocks, text, stopsBefore);
         if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
       };
@@ -223,7 +225,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         void locks
           .request(runLockName(runId), { signal }, async () => {
             const owed = await ledger.pendingRuns(conv);
-            if (keys.some((key) => owed[key] === runId)) await follow();
+            if (keys.some((key) => owed[key]?.runId === runId)) await follow();
           })
           .catch((error: unknown) => {
             if (!signal.aborted) ctx.reportOnce('following a run after a reload failed', error);
@@ -271,7 +273,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     ownRun(response.runId);
     // Until its result is in the chat, a reload of this tab owes it (resumeUndelivered).
     // Not awaited (the ledger orders its own writes): the result must not wait for storage.
-    void ledger.startedRun(conv, blocks.map((b) => b.key), response.runId).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    void ledger.startedRun(conv, blocks.map((b) => b.key), response.runId, record.ending).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     if (response.status === 'done' || response.status === 'error') return finish(record, blocks, response);
 
     // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval

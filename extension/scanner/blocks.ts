@@ -321,22 +321,26 @@ export class RunLedger {
   }
 
   /**
-   * Runs started for blocks whose result has not reached the chat yet (block key → runId). A page reloaded mid-run
-   * picks these up and delivers the result of the SAME run — it never asks for the block to run again.
+   * Runs started for blocks whose result has not reached the chat yet (block key → run). A page reloaded mid-run
+   * picks these up and delivers the result of the SAME run — it never asks for the block to run again — and, for a
+   * reply that was stopped or ended early, types it in without sending it, as the page before the reload would have.
    */
-  async pendingRuns(conversationId: string): Promise<Record<string, string>> {
+  async pendingRuns(conversationId: string): Promise<Record<string, PendingRun>> {
     const key = pendingKey(conversationId);
     const value = (await this.area.get([key]))[key];
-    const out: Record<string, string> = {};
+    const out: Record<string, PendingRun> = {};
     if (value && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        const run = pendingRunOf(v);
+        if (run) out[k] = run;
+      }
     }
     return out;
   }
 
-  startedRun(conversationId: string, keys: string[], runId: string): Promise<void> {
+  startedRun(conversationId: string, keys: string[], runId: string, ending: ReplyEnding = 'normal'): Promise<void> {
     return this.updatePending(conversationId, (pending) => {
-      for (const key of keys) pending[key] = runId;
+      for (const key of keys) pending[key] = { runId, ending };
     });
   }
 
@@ -346,14 +350,14 @@ export class RunLedger {
     });
   }
 
-  private updatePending(conversationId: string, change: (pending: Record<string, string>) => void): Promise<void> {
+  private updatePending(conversationId: string, change: (pending: Record<string, PendingRun>) => void): Promise<void> {
     return this.serialize(async () => {
       const pending = await this.pendingRuns(conversationId);
       change(pending);
       const keys = Object.keys(pending);
       if (keys.length === 0) await this.area.remove([pendingKey(conversationId)]);
       // Bounded like the ledger itself: the newest entries are kept.
-      else await this.area.set({ [pendingKey(conversationId)]: Object.fromEntries(keys.slice(-this.limits.maxKeysPerConversation).map((k) => [k, pending[k] as string])) });
+      else await this.area.set({ [pendingKey(conversationId)]: Object.fromEntries(keys.slice(-this.limits.maxKeysPerConversation).map((k) => [k, storedPendingRun(pending[k]!)])) });
     });
   }
 
@@ -374,6 +378,27 @@ function numberRecord(value: unknown): Record<string, number> {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'number') out[k] = v;
   }
   return out;
+}
+
+/** A run the chat still owes a result, and how the reply it was run for ended. */
+export interface PendingRun {
+  runId: string;
+  ending: ReplyEnding;
+}
+
+const ENDINGS: ReadonlySet<string> = new Set<ReplyEnding>(['normal', 'stopped', 'cut']);
+
+/** Stored as its run id when the reply ended normally (as before endings were kept), else with its ending. */
+function storedPendingRun(run: PendingRun): string | PendingRun {
+  return run.ending === 'normal' ? run.runId : { runId: run.runId, ending: run.ending };
+}
+
+function pendingRunOf(value: unknown): PendingRun | null {
+  if (typeof value === 'string') return { runId: value, ending: 'normal' };
+  if (!value || typeof value !== 'object') return null;
+  const { runId, ending } = value as { runId?: unknown; ending?: unknown };
+  if (typeof runId !== 'string' || typeof ending !== 'string' || !ENDINGS.has(ending)) return null;
+  return { runId, ending: ending as ReplyEnding };
 }
 
 function conversationKey(conversationId: string): string {

@@ -228,4 +228,17 @@ describe('run ledger', () => {
     await ledger.add('c', ['k']);
     expect((await ledger.ranKeys('c')).has('k')).toBe(true);
   });
+
+  it("keeps a pending run's reply ending across instances; a run id stored alone reads as a normal ending; bad entries are skipped", async () => {
+    const area = memoryArea();
+    await new RunLedger(area).startedRun('c', ['k1'], 'run-1', 'stopped');
+    await new RunLedger(area).startedRun('c', ['k2'], 'run-2');
+    const reloaded = new RunLedger(area);
+    expect(await reloaded.pendingRuns('c')).toEqual({ k1: { runId: 'run-1', ending: 'stopped' }, k2: { runId: 'run-2', ending: 'normal' } });
+    expect(area.data.get('ledger:r:c')).toEqual({ k1: { runId: 'run-1', ending: 'stopped' }, k2: 'run-2' });
+    area.data.set('ledger:r:c', { k1: { runId: 'run-1', ending: 'sideways' }, k2: 'run-2', k3: 7 });
+    expect(await reloaded.pendingRuns('c')).toEqual({ k2: { runId: 'run-2', ending: 'normal' } });
+    await reloaded.delivered('c', ['k2']);
+    expect(area.data.has('ledger:r:c')).toBe(false);
+  });
 });

@@ -4,7 +4,7 @@ import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
 import { chatgpt } from '../../extension/sites';
-import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, memoryArea, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * Issue 10 on a DeepSeek-like page: a reply the person stopped (a trusted click on the site's stop control, or
@@ -128,6 +128,44 @@ describe('page: a reply the person stopped', () => {
     await end(h);
     await until(() => h.page.submitted.length === 2);
     expect(h.page.submitted[1]).toBe('RESULT[mcp-request:3]');
+  });
+
+  it('Run on a stopped reply, its approval decided after a reload: the result is typed in and not sent', async () => {
+    const area = memoryArea();
+    let decided = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+      approvals: [APPROVAL],
+      getRun: (runId: string): RunResponse =>
+        decided
+          ? { runId, status: 'done', resultText: 'WRITTEN', auditId: 'a' }
+          : { runId, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' },
+    };
+    const h = start(buildPage(), { area, script });
+    const answer = await begin(h);
+    await show(h, answer, [{ lang: 'mcp-request', code: WRITE }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    clickChip(roots, chips()[0], 'run');
+    await until(() => chipStates().includes('approval'));
+    const pendingKey = 'ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const rows = h.page.list.innerHTML;
+    stopPages();
+    // Reloaded while the card waits; the person approves in the side panel.
+    const page = buildPage();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const again = start(page, { area, script });
+    await again.settle();
+    await until(() => chipStates().includes('approval'));
+    decided = true;
+    again.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await until(() => page.state() === 'WRITTEN' || page.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual([]);
+    expect(page.state()).toBe('WRITTEN');
+    expect(noteOf(chips()[0])).toBe(t('note.insertedStopped'));
   });
 
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
