@@ -120,7 +120,8 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     }
     // The person stopped a reply since this result's run began (another message of the same turn, a newer reply):
     // nothing is sent after a Stop.
-    if (ctx.personStops !== stopsBefore) {
+    // …or stopped this reply in another tab of the conversation (told through the ledger).
+    if (ctx.personStops !== stopsBefore || (await ctx.ledger.stoppedMessages(ctx.conversationKey())).has(ctx.messageKeyOf(record))) {
       heldBack = true;
       note(t('note.insertedStopped'));
       return;

@@ -73,6 +73,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const claimRunnable = async (record: MessageRecord): Promise<TrackedBlock[]> => {
     const settings = deps.settings();
     const conv = ctx.conversationKey();
+    // The person stopped this very reply in another tab of the conversation: here it is stopped too.
+    if (record.ending === 'normal' && (await ledger.stoppedMessages(conv)).has(ctx.messageKeyOf(record))) {
+      markStoppedElsewhere(record);
+      return [];
+    }
     const ran = await ledger.ranKeys(conv);
     const outcome = claimBlocks({ settings, record, ran, guard: loopGuard, conversation: conv });
     for (const refused of outcome.refused) {
@@ -84,6 +89,15 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // Written before anything is sent: a reload or crash mid-run must never run these again.
     await ledger.add(conv, outcome.run.map((b) => b.key));
     return outcome.run;
+  };
+
+  const markStoppedElsewhere = (record: MessageRecord): void => {
+    const key = ctx.messageKeyOf(record);
+    record.stop = { at: now(), by: 'control' };
+    record.ending = 'stopped';
+    ctx.stops.set(key, record.stop);
+    ctx.decided.set(key, { markdown: record.markdown ?? '', ending: 'stopped' });
+    for (const tracked of record.blocks) render(record, tracked);
   };
 
   const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean): Promise<void> => {

@@ -107,6 +107,14 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   doc.addEventListener('pointerdown', onSendPress, { capture: true, signal });
   doc.addEventListener('click', onSendPress, { capture: true, signal });
 
+  /**
+   * Another tab of the conversation showing the same reply (the site streams it to each) runs and sends none of it.
+   * Only for a site's own message ids: a position key can name another message in another tab's virtual list.
+   */
+  const shareStop = (messageKey: string): void => {
+    if (messageKey.startsWith('p:')) return;
+    void ctx.ledger.markStopped(ctx.conversationKey(), messageKey).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+  };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs
   // nor auto-submits (page-decide.ts replyEnding).
   const markStopped = (by: StopMark['by']): void => {
@@ -115,7 +123,11 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     if (latest.markdown !== null && latest.handledMarkdown === latest.markdown) return;
     if (latest.stop?.by === 'control') return;
     latest.stop = { at: now(), by };
-    ctx.stops.set(ctx.messageKeyOf(latest), latest.stop);
+    const key = ctx.messageKeyOf(latest);
+    ctx.stops.set(key, latest.stop);
+    // A click on the stop control stops the reply for good: told to the conversation's other tabs at once (Escape is
+    // told when it turns out to have stopped the reply).
+    if (by === 'control') shareStop(key);
   };
   watchStops(signal, {
     site,
@@ -295,7 +307,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       record.ending = end.ending;
       ctx.decided.set(ctx.messageKeyOf(record), { markdown: record.markdown ?? '', ending: end.ending });
       // Decided stopped: the same reply mounted again later is stopped whatever its new element's timing says.
-      if (end.ending === 'stopped') ctx.stops.set(ctx.messageKeyOf(record), { at: record.stop?.at ?? now(), by: 'control' });
+      if (end.ending === 'stopped') {
+        ctx.stops.set(ctx.messageKeyOf(record), { at: record.stop?.at ?? now(), by: 'control' });
+        if (record.stop?.by !== 'control') shareStop(ctx.messageKeyOf(record));
+      }
       if (end.ending !== 'normal') {
         for (const tracked of record.blocks) {
           tracked.cut = tracked.block === end.cut && tracked.block.complete;

@@ -277,6 +277,7 @@ export interface LedgerLimits {
 }
 
 const INDEX_KEY = 'ledger:index';
+const STOPPED_KEPT = 100;
 
 /**
  * Which blocks have run, per conversation, so a block runs once ever — across reloads, tabs and browser restarts.
@@ -317,7 +318,25 @@ export class RunLedger {
       .map(([id]) => id);
     for (const id of dropped) delete index[id];
     await this.area.set({ [own]: keys.slice(-this.limits.maxKeysPerConversation), [INDEX_KEY]: index });
-    if (dropped.length > 0) await this.area.remove(dropped.flatMap((id) => [conversationKey(id), pendingKey(id)]));
+    if (dropped.length > 0) await this.area.remove(dropped.flatMap((id) => [conversationKey(id), pendingKey(id), stoppedKey(id)]));
+  }
+
+  /**
+   * Replies the person stopped, by message key (the newest STOPPED_KEPT of a conversation): another tab of the
+   * conversation showing the same reply never runs it by itself nor sends its results.
+   */
+  markStopped(conversationId: string, messageKey: string): Promise<void> {
+    return this.serialize(async () => {
+      const key = stoppedKey(conversationId);
+      const keys = stringList((await this.area.get([key]))[key]).filter((k) => k !== messageKey);
+      keys.push(messageKey);
+      await this.area.set({ [key]: keys.slice(-STOPPED_KEPT) });
+    });
+  }
+
+  async stoppedMessages(conversationId: string): Promise<Set<string>> {
+    const key = stoppedKey(conversationId);
+    return new Set(stringList((await this.area.get([key]))[key]));
   }
 
   /**
@@ -403,6 +422,10 @@ function pendingRunOf(value: unknown): PendingRun | null {
 
 function conversationKey(conversationId: string): string {
   return `ledger:c:${conversationId}`;
+}
+
+function stoppedKey(conversationId: string): string {
+  return `ledger:s:${conversationId}`;
 }
 
 function pendingKey(conversationId: string): string {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   auditRecords,
   clickChipAction,
+  clickStop,
   createWorld,
   describeE2E,
   fencedBody,
@@ -20,7 +21,9 @@ import {
   stopServiceWorker,
   stream,
   submitted,
+  waitForChipNote,
   waitForChipState,
+  waitForHeld,
   waitForSubmitted,
   type AuditEntry,
   type World,
@@ -188,6 +191,29 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     const landed = [...(await submitted(first)), ...(await submitted(second))];
     expect(landed.map((m) => responseOf(m))).toEqual([{ id: 'call-f04', text: 'fault notes\n' }]);
     expect(await executions(world, id, 'fs.read')).toHaveLength(1);
+    await second.close();
+    await first.close();
+  });
+
+  it('two tabs of one conversation receive the same reply and the person stops it in one: neither tab runs or sends anything', async () => {
+    const { id, page: first } = await conversation();
+    const second = await world.open('chatgpt', new URL(first.url()).pathname);
+    const notes = path.join(world.root, 'notes.txt');
+    const reply = `Reading.\n\n${mcpRequest('call-f07', 'fs.read', { path: notes })}\n\nWhile that runs, here is a long explanation of what comes next.\n`;
+    const messageId = randomUUID();
+    const streams = Promise.all([
+      stream(first, reply, { replaceAtEnd: false, messageId, holdAt: 'a long explanation' }),
+      stream(second, reply, { replaceAtEnd: false, messageId, holdAt: 'a long explanation' }),
+    ]);
+    await Promise.all([waitForHeld(first), waitForHeld(second)]);
+    // The person presses Stop in the first tab; the site ends the reply in the other tab too.
+    await clickStop(first, 'chatgpt');
+    await second.evaluate(() => window.__replica.stop());
+    await streams;
+    await waitForChipNote(first, 0, /^reply stopped: /);
+    await quietPeriod(3_500);
+    expect([...(await submitted(first)), ...(await submitted(second))]).toEqual([]);
+    expect(await executions(world, id, 'fs.read')).toEqual([]);
     await second.close();
     await first.close();
   });

@@ -241,4 +241,20 @@ describe('run ledger', () => {
     await reloaded.delivered('c', ['k2']);
     expect(area.data.has('ledger:r:c')).toBe(false);
   });
+
+  it('keeps the newest 100 stopped replies of a conversation, across instances, and drops them with the conversation', async () => {
+    const area = memoryArea();
+    let clock = 0;
+    const ledger = new RunLedger(area, { maxKeysPerConversation: 3, maxConversations: 1 }, () => ++clock);
+    await ledger.add('a', ['k']);
+    for (let i = 0; i < 101; i++) await ledger.markStopped('a', `m-${i}`);
+    await ledger.markStopped('a', 'm-50');
+    const stopped = await new RunLedger(area).stoppedMessages('a');
+    expect(stopped.size).toBe(100);
+    expect(stopped.has('m-0')).toBe(false);
+    expect([...stopped].at(-1)).toBe('m-50');
+    expect((await ledger.stoppedMessages('b')).size).toBe(0);
+    await ledger.add('b', ['k']);
+    expect(area.data.has('ledger:s:a')).toBe(false);
+  });
 });

@@ -3,6 +3,7 @@ import type { RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
+import { RunLedger } from '../../extension/scanner/blocks';
 import { chatgpt } from '../../extension/sites';
 import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, memoryArea, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
@@ -166,6 +167,23 @@ describe('page: a reply the person stopped', () => {
     expect(page.submitted).toEqual([]);
     expect(page.state()).toBe('WRITTEN');
     expect(noteOf(chips()[0])).toBe(t('note.insertedStopped'));
+  });
+
+  it('a reply the person stopped in another tab of the conversation, its result arriving here: typed in, not sent', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, [{ lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    // The other tab tells the conversation's ledger that the person stopped this reply there.
+    const reply = h.ctl.records().find((r) => r.role === 'assistant')!;
+    await new RunLedger(area).markStopped('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8', `p:${reply.position}`);
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.state() === 'FINAL');
+    await until(() => noteOf(chips()[0]) === t('note.insertedStopped'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.submitted).toEqual([]);
   });
 
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
