@@ -131,6 +131,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       // Blocks that still owe their real result deliver it later (runUnit); the rest are settled.
       // (A page stopped meanwhile — the site turned off — delivered nothing: the next page of the conversation owes it.)
       if (startedIn === ctx.epoch && !signal.aborted) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
+      // The person went to another conversation: the result is owed to this one, followed when it is open again (in
+      // this tab or another), which this tab's hold on the run must not keep waiting.
+      else if (startedIn !== ctx.epoch) letGo(blocks.filter((b) => !reply.owed.has(b)));
     } finally {
       replyDelivered();
     }
@@ -160,6 +163,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     ownedRuns.get(runId)?.();
     ownedRuns.delete(runId);
   };
+  const letGo = (blocks: TrackedBlock[]): void => {
+    for (const b of blocks) if (b.runId) releaseRun(b.runId);
+  };
+  /** Runs this tab follows after a reload or a conversation switch (a second resume does not follow one twice). */
+  const following = new Set<string>();
   signal.addEventListener(
     'abort',
     () => {
@@ -208,7 +216,15 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
     for (const [runId, { record, blocks, keys, ending }] of byRun) {
       const follow = async (): Promise<void> => {
-        if (signal.aborted) return;
+        if (signal.aborted || following.has(runId)) return;
+        following.add(runId);
+        try {
+          await followNow();
+        } finally {
+          following.delete(runId);
+        }
+      };
+      const followNow = async (): Promise<void> => {
         const stopsBefore = ctx.personStops;
         let run: RunResponse;
         try {
@@ -311,6 +327,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         const text = finish(record, blocks, late);
         await reply.after;
         if (text && ctx.epoch === reply.epoch) void deliver(record, blocks, text, reply.stopsBefore).then(() => settleDelivered(conv, blocks));
+        else if (ctx.epoch !== reply.epoch) letGo(blocks);
       });
       return response.resultText;
     }

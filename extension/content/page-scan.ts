@@ -14,7 +14,7 @@ import type { Show } from './page-show';
  * when it was on the page at load or rendered in right after a conversation switch.
  */
 
-const SWITCH_GRACE_MS = 1_500;
+export const SWITCH_GRACE_MS = 1_500;
 const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
 
 export interface Scanner {

@@ -12,7 +12,7 @@ import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
 import { createPageDoctor } from './page-doctor';
-import { createScanner, generatingSignal } from './page-scan';
+import { createScanner, generatingSignal, SWITCH_GRACE_MS } from './page-scan';
 import { createShow } from './page-show';
 import { latestWaitingBlock } from './run-latest';
 import { watchStops } from './page-stop';
@@ -259,11 +259,19 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   };
   signal.addEventListener('abort', () => clearTimeout(settleTimer), { once: true });
 
+  /** The conversation (epoch) whose owed runs were last followed: the first scan's, then each one switched to. */
+  let resumedEpoch = ctx.epoch;
   /** Replies without blocks the doctor already looked at, by the markdown it saw (a later change is looked at again). */
   const doctorSeen = new WeakMap<MessageRecord, string | null>();
   /** Decides the live replies that finished: how each ended, then its runnable blocks auto-run. */
   const tick = async (): Promise<void> => {
     scanner.checkConversation();
+    // Back in a conversation (or in another one) once the site rendered it in: runs it still owes a result — ended
+    // while the person was elsewhere — are delivered now, as after a reload.
+    if (resumedEpoch !== ctx.epoch && now() - ctx.switchedAt > SWITCH_GRACE_MS) {
+      resumedEpoch = ctx.epoch;
+      void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a conversation switch failed', error));
+    }
     scanner.updateOrigins();
     const isGenerating = generatingSignal(site, doc);
     // Scans are spaced out while text streams. Before a reply can be decided (the site no longer says it is still

@@ -217,4 +217,29 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     await second.close();
     await first.close();
   });
+
+  it('the person goes to another conversation while a program runs and comes back after it ended: the result lands once, in its own', async () => {
+    const { id, page } = await conversation();
+    await stream(page, `Running it.\n\n${mcpRequest('call-f08', 'process.run', slowProgram(2_500, 'slow-switch-done'))}\n`, { replaceAtEnd: false });
+    await waitForChipState(page, 0, ['approval']);
+    await clickChipAction(page, 0, 'approve');
+    await waitForChipState(page, 0, ['running']);
+
+    const other = randomUUID();
+    await page.evaluate(({ other }) => window.__replica.saveConversation(other, [{ role: 'user', text: 'Something else.' }, { role: 'assistant', text: 'Sure.' }]), { other });
+    await page.evaluate((other) => window.__replica.switchConversation(other), other);
+    // The program ends while the person is there: nothing lands in that conversation.
+    await quietPeriod(5_000);
+    expect(await submitted(page)).toEqual([]);
+
+    await page.evaluate((back) => window.__replica.switchConversation(back), id);
+    const [message] = await waitForSubmitted(page, 1, 30_000);
+    expect(responseOf(message ?? '').id).toBe('call-f08');
+    expect(message).toContain('slow-switch-done');
+    expect(await page.evaluate(() => window.__replica.conversationId())).toBe(id);
+    await quietPeriod(3_500);
+    expect(await submitted(page)).toHaveLength(1);
+    expect(await executions(world, id, 'process.run')).toHaveLength(1);
+    await page.close();
+  });
 });

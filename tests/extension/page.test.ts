@@ -203,6 +203,33 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect((await area.get([pendingKey]))[pendingKey]).toBeUndefined();
   });
 
+  it('a result that ended while the person was in another conversation is delivered once when they come back to its own', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), getRun: (runId) => ({ runId, status: 'done', resultText: 'FINAL', auditId: 'a' }) } });
+    const row = await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.runs.length === 1);
+    const rows = row.previousElementSibling!.outerHTML + row.outerHTML;
+    // Another conversation; the run ends meanwhile (nothing lands there).
+    h.navigate('/a/chat/s/33333333-2222-4333-8444-555555555555');
+    h.page.list.replaceChildren(userRow('another question'));
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.submitted).toEqual([]);
+    // Back to the first conversation: the site renders it in again.
+    h.navigate('/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    h.page.list.innerHTML = rows;
+    for (const chip of Array.from(h.page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => h.page.submitted.length === 1, 5_000);
+    expect(h.page.submitted).toEqual(['FINAL']);
+    expect(h.runs).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toHaveLength(1);
+  });
+
   it('a run followed after a reload never lands in the conversation the person went to; it stays owed to its own', async () => {
     const area = memoryArea();
     let done = false;
