@@ -85,7 +85,7 @@ export interface MessageRecord {
   seenGenerating: boolean;
   firstSeenAt: number;
   lastChangeAt: number;
-  /** How many scans found its text changed since it was first seen (a streamed reply: many; an old one mounted: one). */
+  /** How many scans found its text changed since it was first seen (a reply being written: many; one mounted: one). */
   timesGrown: number;
   /** The answer's text as last scanned (what tells a change); null before the first scan. */
   text: string | null;

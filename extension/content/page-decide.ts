@@ -57,14 +57,17 @@ export const LIVE_GROWTHS_AFTER_ANSWER = 2;
 /**
  * Whether a message that appeared at the end of the conversation is a live reply: seen while the site says a reply
  * is streaming and it is the newest message — or, without a site signal, seen growing after a send (once a reply to
- * that send ended, LIVE_GROWTHS_AFTER_ANSWER times). A virtual-list row re-mounted with old text does neither, nor does a saved conversation the site renders in a
- * moment after the page started (its rows first, their text in the next render: growing, but after no send), nor an
- * earlier branch the person switches back to after a send (its text fills in once). Only the newest message can be a
- * streaming reply; others (history loading in) stop being watched ('drop').
+ * that send ended, LIVE_GROWTHS_AFTER_ANSWER times). A virtual-list row re-mounted with old text does neither, nor
+ * does a saved conversation the site renders in a moment after the page started (its rows first, their text in the
+ * next render: growing, but after no send), nor an earlier branch the person switches back to after a send (its text
+ * fills in once). Only the newest message can be a streaming reply; others (history loading in) stop being watched
+ * ('drop').
  */
 export function candidateVerdict(c: CandidateView): 'live' | 'drop' | 'wait' {
   if (c.age > CANDIDATE_MAX_MS || (c.generating !== undefined && !c.isLatest && c.age > CANDIDATE_GRACE_MS)) return 'drop';
-  const live = c.generating === true ? c.isLatest : c.generating === undefined && c.followsSend && c.timesGrown >= (c.answeredSinceSend ? LIVE_GROWTHS_AFTER_ANSWER : 1);
+  const growths = c.answeredSinceSend ? LIVE_GROWTHS_AFTER_ANSWER : 1;
+  const grew = c.followsSend && c.timesGrown >= growths;
+  const live = c.generating === true ? c.isLatest : c.generating === undefined && grew;
   return live ? 'live' : 'wait';
 }
 

@@ -118,10 +118,11 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t('note.inserted'));
       return;
     }
-    // The person stopped a reply since this result's run began (another message of the same turn, a newer reply):
-    // nothing is sent after a Stop.
-    // …or stopped this reply in another tab of the conversation (told through the ledger).
-    if (ctx.personStops !== stopsBefore || (await ctx.ledger.stoppedMessages(ctx.conversationKey())).has(ctx.messageKeyOf(record))) {
+    // The person stopped a reply since this result's run began (another message of the same turn, a newer reply), or
+    // stopped this very reply in another tab of the conversation (told through the ledger): nothing is sent after a
+    // Stop.
+    const stoppedElsewhere = (await ctx.ledger.stoppedMessages(ctx.conversationKey())).has(ctx.messageKeyOf(record));
+    if (ctx.personStops !== stopsBefore || stoppedElsewhere) {
       heldBack = true;
       note(t('note.insertedStopped'));
       return;
