@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jsonrepair } from 'jsonrepair';
 import { canonicalJson } from '../approvals/args-hash';
 import { parseMcpServer } from './config';
 import { serverNameProblem, suggestServerName } from './names';
@@ -75,14 +74,40 @@ export interface ImportPlan {
 /** Keys a desktop entry may have that mean the same here. */
 const KEPT_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'] as const;
 
-function readLoose(file: string): unknown {
-  const text = readFileSync(file, 'utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    // VS Code's mcp.json is JSON with comments and trailing commas
-    return JSON.parse(jsonrepair(text));
+/** What a value is, never what it holds (it may hold tokens). */
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/**
+ * JSON as the desktop clients write it: VS Code's mcp.json is JSON with comments and trailing commas, so those two
+ * are taken out (outside strings) and the rest must be strict JSON. Nothing is guessed: a file cut short or missing
+ * a comma is refused whole rather than "repaired" into half of its servers.
+ */
+export function parseJsonWithComments(text: string): unknown {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '"') {
+      // a string, copied as it is (escapes included)
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      if (end < 0) throw new SyntaxError('a /* comment is not closed');
+      out += ' ';
+      i = end + 1;
+    } else {
+      out += c;
+    }
   }
+  // a comma right before a closing bracket (only whitespace between, comments being gone)
+  return JSON.parse(out.replace(/,(\s*[}\]])|("(?:[^"\\]|\\.)*")/g, (match, closing: string | undefined) => (closing === undefined ? match : closing)));
 }
 
 /** A desktop client's entry in chatbridge's shape, with notes on what was changed or dropped. */
@@ -119,15 +144,24 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
   const taken = new Map<string, unknown>(Object.entries(existing));
   for (const source of sources) {
     if (!existsSync(source.file)) continue;
-    let servers: Record<string, unknown>;
+    let value: unknown;
     try {
-      const value = readLoose(source.file) as Record<string, unknown> | null;
-      const found = value && typeof value === 'object' ? value[source.key] : undefined;
-      servers = found && typeof found === 'object' && !Array.isArray(found) ? (found as Record<string, unknown>) : {};
+      value = parseJsonWithComments(readFileSync(source.file, 'utf8').replace(/^\uFEFF/, ''));
     } catch (error) {
-      plan.sources.push({ ...source, servers: 0, problem: `cannot be read: ${error instanceof Error ? error.message : String(error)}` });
+      const reason = error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+      plan.sources.push({ ...source, servers: 0, problem: `${reason}; none of its servers were imported` });
       continue;
     }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      plan.sources.push({ ...source, servers: 0, problem: `holds ${kindOf(value)}, not a JSON object; none of its servers were imported` });
+      continue;
+    }
+    const found = (value as Record<string, unknown>)[source.key];
+    if (found !== undefined && (found === null || typeof found !== 'object' || Array.isArray(found))) {
+      plan.sources.push({ ...source, servers: 0, problem: `"${source.key}" is ${kindOf(found)} — must be an object of servers by name; none were imported` });
+      continue;
+    }
+    const servers = (found ?? {}) as Record<string, unknown>;
     plan.sources.push({ ...source, servers: Object.keys(servers).length });
     for (const [sourceName, raw] of Object.entries(servers)) {
       const notes: string[] = [];

@@ -200,6 +200,39 @@ describe('chatbridge mcp import', () => {
     expect(again.out).toContain('= memory  from Claude Desktop');
   });
 
+  it('a file cut short or missing a comma is refused whole, naming the file; its servers are not half-imported', async () => {
+    const claude = join(fakeHome, '.config', 'Claude', 'claude_desktop_config.json');
+    const cursor = join(fakeHome, '.cursor', 'mcp.json');
+    writeJson(claude, '{"mcpServers": {"first": {"command": "npx", "args": ["one"]}, "second": {"comm');
+    writeJson(cursor, '{"mcpServers": {"a": {"command": "npx", "args": ["x"]} "b": {"command": "y"}}}');
+    writeJson(join(fakeHome, '.codeium', 'windsurf', 'mcp_config.json'), { mcpServers: { ok: { command: 'ok-server' } } });
+    const { code, out } = await cli('mcp', 'import', '--yes');
+    expect(code).toBe(0);
+    expect(out).toMatch(new RegExp(`Claude Desktop: ${claude} — is not valid JSON \\(.+\\); none of its servers were imported`));
+    expect(out).toMatch(new RegExp(`Cursor: ${cursor} — is not valid JSON \\(.+\\); none of its servers were imported`));
+    expect(out).not.toMatch(/[+!] (first|second|a|b) /);
+    expect(Object.keys(config().mcpServers as object)).toEqual(['ok']);
+  });
+
+  it('servers that are not an object of servers are named with the key and the rule, not counted as none', async () => {
+    const cursor = join(fakeHome, '.cursor', 'mcp.json');
+    writeJson(cursor, { mcpServers: [{ command: 'npx', env: { TOKEN: 'tok-123' } }] });
+    writeJson(join(fakeHome, '.config', 'Code', 'User', 'mcp.json'), '[]');
+    const { out } = await cli('mcp', 'import');
+    expect(out).toContain(`Cursor: ${cursor} — "mcpServers" is an array — must be an object of servers by name; none were imported`);
+    expect(out).toContain('mcp.json — holds an array, not a JSON object; none of its servers were imported');
+    expect(out).not.toContain('tok-123');
+  });
+
+  it('comments, trailing commas and a byte order mark are read as the clients read them', async () => {
+    writeJson(
+      join(fakeHome, '.config', 'Code', 'User', 'mcp.json'),
+      '\uFEFF{\n  /* mine */ "servers": {\n    // a comment\n    "web": { "url": "https://x.example/a//b,}", },\n  },\n}',
+    );
+    const { out } = await cli('mcp', 'import');
+    expect(out).toContain('+ web  from VS Code  https://x.example/a//b,%7D');
+  });
+
   it('with no desktop client set up it says where it looked', async () => {
     const { out } = await cli('mcp', 'import');
     expect(out).toContain('no desktop client config found; looked at:');
