@@ -114,8 +114,14 @@ export function parseJsonWithComments(text: string): unknown {
 export function convertEntry(raw: unknown): { entry: Record<string, unknown>; notes: string[] } | { problem: string } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problem: 'the entry is not an object' };
   const source = raw as Record<string, unknown>;
-  if (/\$\{(input|env|workspaceFolder|userHome|config):?[^}]*\}/.test(JSON.stringify(source))) {
-    return { problem: 'it uses the editor\'s own variables (${input:…}, ${env:…}, ${workspaceFolder}); add it by hand with `chatbridge mcp add`' };
+  // ${input:…}, ${env:…}, ${workspaceFolder} (VS Code, Cursor), ${VAR} and ${VAR:-default} (Claude Code): the client
+  // fills them in when it starts the server; here the server would get the text as written
+  const variable = /\$\{[^}\s]*\}/.exec(JSON.stringify(source))?.[0];
+  if (variable !== undefined) {
+    const shown = variable.length > 40 ? `${variable.slice(0, 38)}…}` : variable;
+    return {
+      problem: `it uses ${shown}, a variable its client fills in when it starts the server; chatbridge does not, so the server would get the text as written. Add it by hand with \`chatbridge mcp add\`, with the value`,
+    };
   }
   const entry: Record<string, unknown> = {};
   const notes: string[] = [];

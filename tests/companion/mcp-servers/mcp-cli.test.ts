@@ -175,7 +175,7 @@ describe('chatbridge mcp import', () => {
     expect(out).toContain('left out "autoApprove" (not a chatbridge setting; approvals come from its policy)');
     expect(out).toContain('+ remote  from Windsurf  https://remote.example/mcp');
     expect(out).toContain('+ github  from VS Code  https://api.githubcopilot.example/mcp/');
-    expect(out).toMatch(/! withInput {2}from VS Code\n\s+it uses the editor's own variables/);
+    expect(out).toMatch(/! withInput {2}from VS Code\n\s+it uses \$\{input:token\}, a variable its client fills in when it starts the server; chatbridge does not/);
     // the same server in two clients is one server; a different one under a taken name is not merged
     expect(out).toContain('= memory  from Cursor');
     expect(out).toMatch(/! memory {2}from Claude Code\n\s+a different server is already configured as memory; rename one of them by hand/);
@@ -231,6 +231,19 @@ describe('chatbridge mcp import', () => {
     );
     const { out } = await cli('mcp', 'import');
     expect(out).toContain('+ web  from VS Code  https://x.example/a//b,%7D');
+  });
+
+  it.each([
+    ['Claude Code', '.claude.json', { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } }, '${GITHUB_TOKEN}'],
+    ['Claude Code', '.claude.json', { command: 'npx', args: ['x'], env: { KEY: '${API_KEY:-none}' } }, '${API_KEY:-none}'],
+    ['Cursor', '.cursor/mcp.json', { command: 'node', args: ['a${pathSeparator}b.js'] }, '${pathSeparator}'],
+    ['Cursor', '.cursor/mcp.json', { command: 'node', args: ['${/}srv.js'] }, '${/}'],
+  ])("%s: a client's variable (%#) is not imported as literal text", async (client, file, entry, variable) => {
+    writeJson(join(fakeHome, file), { mcpServers: { withVariable: entry } });
+    const { out } = await cli('mcp', 'import', '--yes');
+    expect(out).toContain(`! withVariable  from ${client}\n      it uses ${variable}, a variable its client fills in`);
+    expect(out).toContain('nothing to add');
+    expect(() => readFileSync(configFile)).toThrow();
   });
 
   it('with no desktop client set up it says where it looked', async () => {
