@@ -78,6 +78,9 @@ export interface McpServers extends ExternalTools {
   close(): Promise<void>;
 }
 
+/** The longest tool description (or schema description) a tool list shows; the rest is cut. */
+export const DESCRIPTION_CHARS = 2_000;
+
 /** Windows cannot start a program without these, whatever envAllow says. */
 const WINDOWS_ESSENTIALS = ['SYSTEMROOT', 'SystemRoot', 'WINDIR', 'COMSPEC', 'PATHEXT', 'APPDATA', 'LOCALAPPDATA', 'USERPROFILE', 'TEMP', 'TMP'];
 
@@ -125,6 +128,39 @@ export function createMcpServers(options: McpServersOptions): McpServers {
 
   function allTools(): ExternalToolEntry[] {
     return [...connections.values()].flatMap((c) => (c.state() === 'ready' ? [...c.tools().values()] : []));
+  }
+
+  /** each tool's listing as shown, made once per tool list (and again when the redaction list grows) */
+  const shown = new WeakMap<ExternalToolEntry, { patterns: number; listing: ExternalToolListing }>();
+
+  /**
+   * A tool as tool lists show it — typed into the chat by a tools/list block, pasted with a generated prompt, read
+   * by MCP clients: the server's texts redacted like a result (a description may quote the connection string or
+   * key the server was configured with), and a description cut to DESCRIPTION_CHARS so one tool cannot flood the
+   * chat. The argument check still uses the schema as the server sent it.
+   */
+  function shownListing(t: ExternalToolEntry): ExternalToolListing {
+    const cached = shown.get(t);
+    if (cached && cached.patterns === policy.redact.length) return cached.listing;
+    const text = (value: string, key?: string): string => {
+      const clean = redact(value, policy);
+      return (key === 'description' || key === 'title') && clean.length > DESCRIPTION_CHARS ? `${clean.slice(0, DESCRIPTION_CHARS - 1)}…` : clean;
+    };
+    const strings = (value: unknown, key?: string): unknown => {
+      if (typeof value === 'string') return text(value, key);
+      if (Array.isArray(value)) return value.map((item) => strings(item));
+      if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strings(v, k)]));
+      return value;
+    };
+    const listing: ExternalToolListing = {
+      name: t.name,
+      description: text(t.description, 'description'),
+      risk: t.rule.risk,
+      inputSchema: strings(t.inputSchema) as Record<string, unknown>,
+      server: t.server,
+    };
+    shown.set(t, { patterns: policy.redact.length, listing });
+    return listing;
   }
 
   function notFound(name: string): ToolError {
@@ -214,7 +250,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       return (connections.size > 0 || broken.size > 0) && !isToolName(name);
     },
     listings(): ExternalToolListing[] {
-      return allTools().map((t) => ({ name: t.name, description: t.description, risk: t.rule.risk, inputSchema: t.inputSchema, server: t.server }));
+      return allTools().map(shownListing);
     },
     start() {
       for (const connection of connections.values()) connection.start();
