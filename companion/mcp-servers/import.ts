@@ -131,7 +131,14 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   const type = source.type ?? source.transport;
   if (type === 'sse') entry.type = 'sse';
   else if ((type === 'http' || type === 'streamable-http' || type === 'streamableHttp') && entry.url !== undefined) entry.type = 'http';
-  const dropped = Object.keys(source).filter((key) => !(KEPT_KEYS as readonly string[]).includes(key) && !['serverUrl', 'type', 'transport'].includes(key));
+  // Windsurf's switched-off tools stay off: denied by the server's policy
+  const off = source.disabledTools;
+  if (Array.isArray(off) && off.length > 0 && off.every((tool) => typeof tool === 'string')) {
+    entry.policy = { tools: Object.fromEntries(off.map((tool) => [tool, 'deny'])) };
+    notes.push(`its disabled tools are denied: ${off.join(', ')}`);
+  }
+  const converted = [...KEPT_KEYS, 'serverUrl', 'type', 'transport', ...(entry.policy ? ['disabledTools'] : [])];
+  const dropped = Object.keys(source).filter((key) => !converted.includes(key));
   if (dropped.length > 0) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(', ')} (not a chatbridge setting; approvals come from its policy)`);
   return { entry, notes };
 }

@@ -99,7 +99,7 @@ function configFile(flags: Flags, io: McpCommandIo): string {
 export function describeSpec(spec: McpServerSpec): string {
   if (spec.transport === 'stdio') {
     const env = Object.keys(spec.env);
-    return `${[spec.command, ...spec.args].join(' ')}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}`;
+    return `${[spec.command, ...spec.args].join(' ')}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}`;
   }
   let shown = spec.url;
   try {
@@ -219,7 +219,7 @@ async function remove(flags: Flags, io: McpCommandIo): Promise<number> {
 
 function candidateLine(candidate: ImportCandidate, mark: string): string {
   const renamed = candidate.name !== candidate.sourceName ? ` (was ${JSON.stringify(candidate.sourceName)})` : '';
-  const what = candidate.entry ? `  ${describeEntry(candidate.name, candidate.entry)}` : '';
+  const what = candidate.entry ? `  ${describeEntry(candidate.name, candidate.entry)}${candidate.entry.disabled === true ? '  (disabled: kept, not started)' : ''}` : '';
   return `  ${mark} ${candidate.name}${renamed}  from ${candidate.client}${what}`;
 }
 

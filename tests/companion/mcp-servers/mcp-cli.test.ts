@@ -246,6 +246,22 @@ describe('chatbridge mcp import', () => {
     expect(() => readFileSync(configFile)).toThrow();
   });
 
+  it("shows a server's directory and that it is disabled; Windsurf's disabled tools stay off (denied)", async () => {
+    writeJson(join(fakeHome, '.claude.json'), { mcpServers: { inrepo: { command: 'node', args: ['srv.js'], cwd: '/opt/srv', env: { TOKEN: 'tok-secret-1' } } } });
+    writeJson(join(fakeHome, '.codeium', 'windsurf', 'mcp_config.json'), {
+      mcpServers: { off: { command: 'off-server', disabled: true }, git: { command: 'git-mcp', disabledTools: ['push', 'reset'] } },
+    });
+    const { out } = await cli('mcp', 'import', '--yes');
+    expect(out).toContain('+ inrepo  from Claude Code  node srv.js  (in /opt/srv)  (env: TOKEN)');
+    expect(out).not.toContain('tok-secret-1');
+    expect(out).toContain('+ off  from Windsurf  off-server  (disabled: kept, not started)');
+    expect(out).toMatch(/\+ git {2}from Windsurf {2}git-mcp\n\s+its disabled tools are denied: push, reset/);
+    expect(out).not.toContain('left out "disabledTools"');
+    const servers = config().mcpServers as Record<string, unknown>;
+    expect(servers.git).toEqual({ command: 'git-mcp', policy: { tools: { push: 'deny', reset: 'deny' } } });
+    expect(servers.off).toEqual({ command: 'off-server', disabled: true });
+  });
+
   it('with no desktop client set up it says where it looked', async () => {
     const { out } = await cli('mcp', 'import');
     expect(out).toContain('no desktop client config found; looked at:');
