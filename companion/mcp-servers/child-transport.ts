@@ -42,6 +42,10 @@ export class MessageTooLargeError extends Error {
 
 const DETACHED = process.platform !== 'win32';
 
+/** How much of the end of a server's stderr is kept, and how much of its last line is shown. */
+const STDERR_TAIL = 4096;
+const STDERR_LINE = 300;
+
 /** Messages left unread by a server before it counts as not reading (see send). */
 const MAX_UNFLUSHED = 10_000;
 
@@ -54,6 +58,8 @@ export class ChildProcessTransport implements Transport {
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** the connection was reset because a message went over maxMessageBytes */
   overflowed = false;
+  /** the end of what the server wrote on stderr (bounded), for why it stopped */
+  private stderrTail = '';
   /** the connection was reset because the server left its input unread (more than maxMessageBytes, or MAX_UNFLUSHED messages) */
   stalled = false;
   /** messages written to the server's stdin and not yet handed to the pipe */
@@ -71,6 +77,17 @@ export class ChildProcessTransport implements Transport {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: ChildTransportOptions) {}
+
+  /** the last line the server wrote on stderr, cut to a short line; what a server that will not start says why */
+  get lastStderrLine(): string | undefined {
+    const line = this.stderrTail
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
+      .pop();
+    if (line === undefined) return undefined;
+    return line.length > STDERR_LINE ? `${line.slice(0, STDERR_LINE - 1)}…` : line;
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -109,7 +126,10 @@ export class ChildProcessTransport implements Transport {
         log.note(`started ${[command, ...args].join(' ')} (pid ${child.pid})`);
         resolve();
       });
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => log.write(chunk));
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        log.write(chunk);
+        this.stderrTail = chunk.length >= STDERR_TAIL ? chunk.slice(-STDERR_TAIL) : (this.stderrTail + chunk).slice(-STDERR_TAIL);
+      });
       child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
       // EPIPE after the server died: the close below reports it
       child.stdin?.on('error', () => {});

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -272,6 +272,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       await c.connect(t, { timeout: options.startTimeoutMs });
     } catch (error) {
       await closeQuietly(c, t);
+      // "Connection closed" says nothing: a server that exited says how, and what it printed last
+      if (t instanceof ChildProcessTransport && t.exit) throw new Error(describeClose(t));
       throw error;
     }
     return { client: c, transport: t };
@@ -285,15 +287,28 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     try {
       let connected: { client: Client; transport: Transport };
       if (spec.transport === 'stdio') connected = await connectWith('stdio', mine);
-      else if (spec.transport === 'sse') connected = await connectWith('sse', mine);
+      else if (spec.transport === 'sse') {
+        try {
+          connected = await connectWith('sse', mine);
+        } catch (error) {
+          throw new Error(refusedAuth(error) ?? messageOf(error));
+        }
+      }
       else {
         try {
           connected = await connectWith('http', mine);
         } catch (error) {
-          // servers from before Streamable HTTP speak HTTP+SSE at the same URL (the SDK's documented fallback)
           if (mine !== generation) throw error;
+          // a server that refuses the credentials is there: the older transport would only hide why
+          const refused = refusedAuth(error);
+          if (refused) throw new Error(refused);
+          // servers from before Streamable HTTP speak HTTP+SSE at the same URL (the SDK's documented fallback)
           log.note(`Streamable HTTP failed (${messageOf(error)}); trying the older HTTP+SSE transport`);
-          connected = await connectWith('sse', mine);
+          try {
+            connected = await connectWith('sse', mine);
+          } catch (sseError) {
+            throw new Error(`Streamable HTTP: ${messageOf(error)}; then HTTP+SSE: ${messageOf(sseError)}`);
+          }
         }
       }
       if (mine !== generation || isClosed()) {
@@ -345,12 +360,26 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     retryTimer.unref?.();
   }
 
+  /** Why an HTTP server turned the connection down, when it said so with 401 or 403. */
+  function refusedAuth(error: unknown): string | undefined {
+    const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
+    if (status !== 401 && status !== 403) return undefined;
+    const configured = spec.transport === 'stdio' ? [] : Object.keys(spec.headers);
+    return (
+      `the server answered HTTP ${status} (${status === 401 ? 'not signed in' : 'forbidden'}): ` +
+      (configured.length > 0
+        ? `it did not accept the credentials in its "headers" (${configured.join(', ')})`
+        : 'it wants credentials; put a token in its "headers", e.g. "Authorization": "Bearer …" (sign-in flows such as OAuth are not supported)')
+    );
+  }
+
   function describeClose(t: Transport): string {
     if (overflowed(t)) return `the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`;
     if (t instanceof ChildProcessTransport && t.stalled) return `the server stopped reading what chatbridge sent it; the connection was reset`;
     if (t instanceof ChildProcessTransport && t.exit) {
       const { code, signal } = t.exit;
-      return `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})`;
+      const said = t.lastStderrLine;
+      return `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})${said !== undefined ? `; its stderr ended with: ${said}` : ''}`;
     }
     return 'the connection to the server was closed';
   }

@@ -61,12 +61,12 @@ describe('a server that crashes mid-call', () => {
     expect(run.status).toBe('error');
     const error = mcpJson(run.resultText).error;
     expect(error).toMatchObject({ code: -32012, data: { code: 'UNAVAILABLE' } });
-    expect(error?.message).toMatch(/^UNAVAILABLE: crash\.crash: MCP server crash stopped during the call — the server exited \(code 3\); it restarts \(log: .*mcp-logs\/crash\.log\)$/);
+    expect(error?.message).toMatch(/^UNAVAILABLE: crash\.crash: MCP server crash stopped during the call — the server exited \(code 3\); its stderr ended with: crash: exiting in the middle of a call; it restarts \(log: .*mcp-logs\/crash\.log\)$/);
     await stillServing();
     await waitUntil('crash is ready again', async () => (await healthOf('crash')).state === 'ready');
     const health = await healthOf('crash');
     expect(health.restarts).toBe(1);
-    expect(health.lastError).toBe('the server exited (code 3)');
+    expect(health.lastError).toBe('the server exited (code 3); its stderr ended with: crash: exiting in the middle of a call');
     const again = await world.run('mcp-request', mcpCall('x2', 'crash.ok', {}));
     expect(mcpJson(again.resultText).result?.content[0]?.text).toMatch(/^alive pid \d+$/);
     // its stderr went to its log, not to the companion's terminal

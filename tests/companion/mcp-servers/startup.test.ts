@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
+
+/*
+ * Servers that do not come up, as a person meets them: a program that exits at once saying why on stderr, a hosted
+ * server that turns the token down (or wants one), a URL where nothing listens. `chatbridge status`, the popup and a
+ * call from the chat must say what went wrong, not "Connection closed" or an error of a transport nobody chose.
+ */
+let world: McpWorld;
+let http: ChildProcess;
+
+interface Health {
+  name: string;
+  state: string;
+  lastError?: string;
+}
+
+async function healthOf(name: string): Promise<Health> {
+  const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Health[] };
+  const found = servers.find((s) => s.name === name);
+  if (!found) throw new Error(`no server ${name}`);
+  return found;
+}
+
+beforeAll(async () => {
+  http = spawn(process.execPath, [fixture('auth-http.mjs')], { env: { ...process.env, AUTH_TOKEN: 'right-token' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  http.stdout?.on('data', (d) => (output += String(d)));
+  await waitUntil('the HTTP server listens', () => /listening on port \d+/.test(output));
+  const url = `http://127.0.0.1:${/listening on port (\d+)/.exec(output)?.[1]}/mcp`;
+  world = await makeMcpWorld(
+    {
+      mcpServers: {
+        signedin: { url, headers: { Authorization: 'Bearer right-token' }, policy: { default: 'auto' } },
+        wrongtoken: { url, headers: { Authorization: 'Bearer wrong-token' } },
+        notoken: { url },
+        ssewrong: { url, type: 'sse', headers: { Authorization: 'Bearer wrong-token' } },
+        nobody: { url: 'http://127.0.0.1:9/mcp' },
+        exits: { command: process.execPath, args: ['-e', 'process.stderr.write("starting\\nerror: set NOTES_DIR to the folder of your notes\\n"); process.exit(2)'] },
+      },
+    },
+    { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2 },
+  );
+  await waitUntil('every failing server gave up', async () => {
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits']) if ((await healthOf(name)).state !== 'error') return false;
+    return true;
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await world?.close();
+  http?.kill();
+});
+
+describe('a server that does not come up says why', () => {
+  it('a program that exits at once: its exit and the last line of its stderr, in the health and in a call', async () => {
+    const health = await healthOf('exits');
+    expect(health.lastError).toMatch(/^could not start: the server exited \(code 2\); its stderr ended with: error: set NOTES_DIR to the folder of your notes \(gave up/);
+    const run = await world.run('mcp-request', mcpCall('e1', 'exits.anything', {}));
+    expect(mcpJson(run.resultText).error?.message).toContain('the server exited (code 2); its stderr ended with: error: set NOTES_DIR');
+  });
+
+  it('a token the server turns down is named as such, not as an error of the older transport', async () => {
+    const health = await healthOf('wrongtoken');
+    expect(health.lastError).toMatch(/^could not start: the server answered HTTP 401 \(not signed in\): it did not accept the credentials in its "headers" \(Authorization\)/);
+    expect(health.lastError).not.toContain('SSE');
+    expect(health.lastError).not.toContain('wrong-token');
+    expect((await healthOf('ssewrong')).lastError).toMatch(/^could not start: the server answered HTTP 401 \(not signed in\): it did not accept the credentials/);
+  });
+
+  it('a server that wants a token and has none is told how to give one', async () => {
+    expect((await healthOf('notoken')).lastError).toMatch(/^could not start: the server answered HTTP 401 \(not signed in\): it wants credentials; put a token in its "headers"/);
+  });
+
+  it('where nothing listens, both transports are named with what each met', async () => {
+    expect((await healthOf('nobody')).lastError).toMatch(/^could not start: Streamable HTTP: .*fetch failed.*; then HTTP\+SSE: .*fetch failed/);
+  });
+
+  it('the right token works', async () => {
+    expect((await healthOf('signedin')).state).toBe('ready');
+    const run = await world.run('mcp-request', mcpCall('s1', 'signedin.whoami', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('signed in');
+  });
+});
