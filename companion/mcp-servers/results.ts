@@ -3,7 +3,8 @@
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
  * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
  * placeholder; `structuredContent` as compact JSON when no text part carries the result (the spec asks servers to
- * give it as text too, and a model reads it once). Parts are joined with a newline. `isError` is not looked at
+ * give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
+ * an image's. Parts are joined with a newline. `isError` is not looked at
  * here: the caller turns such a result into the protocol's error form.
  */
 export interface ToolResultLike {
@@ -55,6 +56,19 @@ function partText(part: unknown): string {
   }
 }
 
+/**
+ * A base64 data URL long enough to be content (a chart, a screenshot, a file) rather than a short example: servers
+ * put them in text parts and JSON where they should send an image part. Shown like an image part.
+ */
+const DATA_URL = /data:([\w.+-]+\/[\w.+-]+)?((?:;[\w.+-]+=[\w.+-]*)*);base64,([A-Za-z0-9+/]{256,}={0,2})/g;
+
+function withoutDataUrls(text: string): string {
+  if (!text.includes(';base64,')) return text;
+  return text.replace(DATA_URL, (_match, type: string | undefined, _parameters: string, data: string) => {
+    return `[data URL ${type ?? 'of unknown type'}, ${humanSize(bytesOfBase64(data))} — not shown in the chat]`;
+  });
+}
+
 export function toolResultText(result: ToolResultLike): string {
   const parts = Array.isArray(result.content) ? result.content : [];
   const lines = parts.map(partText);
@@ -65,5 +79,5 @@ export function toolResultText(result: ToolResultLike): string {
     return p?.type === 'text' || (p?.type === 'resource' && typeof p.resource?.text === 'string');
   });
   if (structured !== undefined && structured !== null && !hasText) lines.push(JSON.stringify(structured));
-  return lines.join('\n');
+  return withoutDataUrls(lines.join('\n'));
 }

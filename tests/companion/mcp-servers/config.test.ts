@@ -160,6 +160,18 @@ describe('what a model reads of a result', () => {
     ['structured content alone, compact', { content: [], structuredContent: { a: 1, b: [true] } }, '{"a":1,"b":[true]}'],
     ['structured content beside its text, once', { content: [{ type: 'text', text: '{\n  "a": 1\n}' }], structuredContent: { a: 1 } }, '{\n  "a": 1\n}'],
     ['an unknown kind', { content: [{ type: 'hologram' }] }, '[hologram content — not shown in the chat]'],
+    [
+      'a data URL in a text part as a placeholder, the words around it kept',
+      { content: [{ type: 'text', text: `here is your chart: data:image/png;base64,${'B'.repeat(4096)} (made with matplotlib)` }] },
+      'here is your chart: [data URL image/png, 3.0 KB — not shown in the chat] (made with matplotlib)',
+    ],
+    [
+      'a data URL inside JSON text',
+      { content: [{ type: 'resource', resource: { uri: 'mem://j', text: JSON.stringify({ shot: `data:image/jpeg;base64,${'C'.repeat(800)}==` }) } }], structuredContent: { x: 1 } },
+      '[resource mem://j]\n{"shot":"[data URL image/jpeg, 599 B — not shown in the chat]"}',
+    ],
+    ['structured content holding a data URL', { content: [], structuredContent: { png: `data:;base64,${'D'.repeat(400)}` } }, '{"png":"[data URL of unknown type, 300 B — not shown in the chat]"}'],
+    ['a short data URL (an icon, a tiny example) as it is', { content: [{ type: 'text', text: 'data:text/plain;base64,aGk=' }] }, 'data:text/plain;base64,aGk='],
   ])('%s', (_name, result, text) => {
     expect(toolResultText(result)).toBe(text);
   });
