@@ -154,7 +154,8 @@ function sameEntry(configured: unknown, imported: Record<string, unknown>): bool
 /** What an import would do, given the servers already configured. Reads the files; writes nothing. */
 export function planImport(sources: DesktopConfigSource[], existing: Record<string, unknown>): ImportPlan {
   const plan: ImportPlan = { sources: [], candidates: [] };
-  const taken = new Map<string, unknown>(Object.entries(existing));
+  // each name taken, by a configured server (no client) or by one this import adds (the client it comes from)
+  const taken = new Map<string, { entry: unknown; client?: string }>(Object.entries(existing).map(([name, entry]) => [name, { entry }]));
   for (const source of sources) {
     if (!existsSync(source.file)) continue;
     let value: unknown;
@@ -196,16 +197,23 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
         plan.candidates.push({ ...base, status: 'invalid', notes: [...notes, ...checked.problems] });
         continue;
       }
-      if (taken.has(name)) {
-        const same = sameEntry(taken.get(name), converted.entry);
+      const holder = taken.get(name);
+      if (holder) {
+        const same = sameEntry(holder.entry, converted.entry);
+        const where = holder.client === undefined ? 'configured' : `imported from ${holder.client}`;
         plan.candidates.push({
           ...base,
           status: same ? 'exists' : 'conflict',
-          notes: [...notes, same ? 'already configured' : `a different server is already configured as ${name}; rename one of them by hand`],
+          notes: [
+            ...notes,
+            same
+              ? `already ${where}`
+              : `a different server is ${where} as ${name}; add this one by hand under another name (chatbridge mcp add)`,
+          ],
         });
         continue;
       }
-      taken.set(name, converted.entry);
+      taken.set(name, { entry: converted.entry, client: source.client });
       plan.candidates.push({ ...base, status: 'add', entry: converted.entry, notes });
     }
   }

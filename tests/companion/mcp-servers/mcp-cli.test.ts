@@ -178,7 +178,8 @@ describe('chatbridge mcp import', () => {
     expect(out).toMatch(/! withInput {2}from VS Code\n\s+it uses \$\{input:token\}, a variable its client fills in when it starts the server; chatbridge does not/);
     // the same server in two clients is one server; a different one under a taken name is not merged
     expect(out).toContain('= memory  from Cursor');
-    expect(out).toMatch(/! memory {2}from Claude Code\n\s+a different server is already configured as memory; rename one of them by hand/);
+    expect(out).toMatch(/= memory {2}from Cursor\n\s+already imported from Claude Desktop\n/);
+    expect(out).toMatch(/! memory {2}from Claude Code\n\s+a different server is imported from Claude Desktop as memory; add this one by hand under another name \(chatbridge mcp add\)/);
     expect(out).not.toContain('/home/x/memory.jsonl');
     expect(out).toContain(`nothing was written; run chatbridge mcp import --yes to add these 5 to ${configFile}`);
     expect(() => readFileSync(configFile)).toThrow();
@@ -260,6 +261,16 @@ describe('chatbridge mcp import', () => {
     const servers = config().mcpServers as Record<string, unknown>;
     expect(servers.git).toEqual({ command: 'git-mcp', policy: { tools: { push: 'deny', reset: 'deny' } } });
     expect(servers.off).toEqual({ command: 'off-server', disabled: true });
+  });
+
+  it('a taken name is told apart: configured already, or from another client in this import (also after a rename)', async () => {
+    writeJson(configFile, { mcpServers: { notes: { command: 'notes-mcp' } } });
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), { mcpServers: { notes: { command: 'other-notes' }, 'my server': { command: 'a' } } });
+    writeJson(join(fakeHome, '.codeium', 'windsurf', 'mcp_config.json'), { mcpServers: { 'my-server': { command: 'b' } } });
+    const { out } = await cli('mcp', 'import');
+    expect(out).toMatch(/! notes {2}from Cursor\n\s+a different server is configured as notes; add this one by hand/);
+    expect(out).toContain('+ my-server (was "my server")  from Cursor  a');
+    expect(out).toMatch(/! my-server {2}from Windsurf\n\s+a different server is imported from Cursor as my-server; add this one by hand/);
   });
 
   it('with no desktop client set up it says where it looked', async () => {
