@@ -271,9 +271,13 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     try {
       await c.connect(t, { timeout: options.startTimeoutMs });
     } catch (error) {
+      // "Connection closed" says nothing: a server that exited by itself says how, and what it printed last
+      const exited = t instanceof ChildProcessTransport && t.exit !== undefined;
       await closeQuietly(c, t);
-      // "Connection closed" says nothing: a server that exited says how, and what it printed last
-      if (t instanceof ChildProcessTransport && t.exit) throw new Error(describeClose(t));
+      if (exited) throw new Error(describeClose(t));
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped`);
+      }
       throw error;
     }
     return { client: c, transport: t };

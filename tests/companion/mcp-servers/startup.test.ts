@@ -38,14 +38,15 @@ beforeAll(async () => {
         ssewrong: { url, type: 'sse', headers: { Authorization: 'Bearer wrong-token' } },
         nobody: { url: 'http://127.0.0.1:9/mcp' },
         exits: { command: process.execPath, args: ['-e', 'process.stderr.write("starting\\nerror: set NOTES_DIR to the folder of your notes\\n"); process.exit(2)'] },
+        silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
       },
     },
-    { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2 },
+    { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
-  });
+  }, 30_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -59,6 +60,11 @@ describe('a server that does not come up says why', () => {
     expect(health.lastError).toMatch(/^could not start: the server exited \(code 2\); its stderr ended with: error: set NOTES_DIR to the folder of your notes \(gave up/);
     const run = await world.run('mcp-request', mcpCall('e1', 'exits.anything', {}));
     expect(mcpJson(run.resultText).error?.message).toContain('the server exited (code 2); its stderr ended with: error: set NOTES_DIR');
+  });
+
+  it('one that never answers: how long it was given, not the exit its stop caused', async () => {
+    const health = await healthOf('silent');
+    expect(health.lastError).toMatch(/^could not start: it did not answer within 2000 ms of being started, and was stopped \(gave up/);
   });
 
   it('a token the server turns down is named as such, not as an error of the older transport', async () => {
