@@ -66,8 +66,8 @@ export interface ImportCandidate {
 }
 
 export interface ImportPlan {
-  /** the files found, with how many servers each holds, or why one could not be read */
-  sources: Array<DesktopConfigSource & { servers: number; problem?: string }>;
+  /** the files found, with how many servers each holds, or why one could not be read, and what it holds besides */
+  sources: Array<DesktopConfigSource & { servers: number; problem?: string; note?: string }>;
   candidates: ImportCandidate[];
 }
 
@@ -151,6 +151,22 @@ function sameEntry(configured: unknown, imported: Record<string, unknown>): bool
   return canonicalJson(reach(configured as Record<string, unknown>)) === canonicalJson(reach(imported));
 }
 
+/**
+ * Servers Claude Code keeps per project in the same file (`projects.<folder>.mcpServers`, where `claude mcp add` puts
+ * them by default): like a repository's own .cursor/mcp.json they belong to one project and are not imported, but
+ * counted, so a file that shows 0 servers says where the person's are.
+ */
+function projectScopedServers(file: Record<string, unknown>): number {
+  const projects = file.projects;
+  if (projects === null || typeof projects !== 'object' || Array.isArray(projects)) return 0;
+  let count = 0;
+  for (const project of Object.values(projects)) {
+    const servers = project !== null && typeof project === 'object' ? (project as Record<string, unknown>).mcpServers : undefined;
+    if (servers !== null && typeof servers === 'object' && !Array.isArray(servers)) count += Object.keys(servers).length;
+  }
+  return count;
+}
+
 /** What an import would do, given the servers already configured. Reads the files; writes nothing. */
 export function planImport(sources: DesktopConfigSource[], existing: Record<string, unknown>): ImportPlan {
   const plan: ImportPlan = { sources: [], candidates: [] };
@@ -176,7 +192,14 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
       continue;
     }
     const servers = (found ?? {}) as Record<string, unknown>;
-    plan.sources.push({ ...source, servers: Object.keys(servers).length });
+    const projectServers = projectScopedServers(value as Record<string, unknown>);
+    plan.sources.push({
+      ...source,
+      servers: Object.keys(servers).length,
+      ...(projectServers > 0
+        ? { note: `${projectServers} more set up for single projects (under "projects", e.g. by \`claude mcp add\` without --scope user) are not imported; add those by hand` }
+        : {}),
+    });
     for (const [sourceName, raw] of Object.entries(servers)) {
       const notes: string[] = [];
       let name = sourceName;

@@ -242,6 +242,7 @@ async function importServers(flags: Flags, io: McpCommandIo): Promise<number> {
   io.out('found:');
   for (const source of plan.sources) {
     io.out(`  ${source.client}: ${source.file} — ${source.problem ?? `${source.servers} server${source.servers === 1 ? '' : 's'}`}`);
+    if (source.note) io.out(`      ${source.note}`);
   }
   const toAdd = plan.candidates.filter((c) => c.status === 'add');
   const skipped = plan.candidates.filter((c) => c.status !== 'add');

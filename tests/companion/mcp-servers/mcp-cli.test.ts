@@ -273,6 +273,16 @@ describe('chatbridge mcp import', () => {
     expect(out).toMatch(/! my-server {2}from Windsurf\n\s+a different server is imported from Cursor as my-server; add this one by hand/);
   });
 
+  it("Claude Code's servers of single projects are counted and named as not imported", async () => {
+    writeJson(join(fakeHome, '.claude.json'), {
+      mcpServers: {},
+      projects: { '/home/p/app': { mcpServers: { db: { command: 'db-mcp' }, web: { command: 'web-mcp' } } }, '/home/p/other': { allowedTools: [] } },
+    });
+    const { out } = await cli('mcp', 'import');
+    expect(out).toContain(`Claude Code: ${join(fakeHome, '.claude.json')} — 0 servers\n      2 more set up for single projects (under "projects", e.g. by \`claude mcp add\` without --scope user) are not imported; add those by hand`);
+    expect(out).toContain('nothing to add');
+  });
+
   it('with no desktop client set up it says where it looked', async () => {
     const { out } = await cli('mcp', 'import');
     expect(out).toContain('no desktop client config found; looked at:');
