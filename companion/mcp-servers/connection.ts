@@ -472,7 +472,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         const how = t ? describeClose(t) : 'the connection was closed';
         return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} stopped during the call — ${how}; it restarts${spec.transport === 'stdio' ? ` (log: ${log.file})` : ''}`);
       }
-      const text = error.message.replace(/^MCP error -?\d+: /, '');
+      // the SDK prefixes the code once on the server and again here
+      const text = error.message.replace(/^(?:MCP error -?\d+: )+/, '');
       if (/output schema/i.test(text)) return new ToolError('TOOL_ERROR', `${name}: the server's result does not match its own output schema: ${text}`);
       if (error.code === ErrorCode.InvalidParams) return new ToolError('INVALID_INPUT', `${name}: the server refused the arguments: ${text}`);
       if (error.code === ErrorCode.MethodNotFound) return new ToolError('NOT_FOUND', `${name}: the server says: ${text}`);

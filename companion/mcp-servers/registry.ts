@@ -4,7 +4,7 @@ import { isToolName, TOOL_NAMES } from '../../shared/tools/names';
 import { suggestToolName } from '../../shared/tools/suggest';
 import { homePaths } from '../home';
 import { programEnv } from '../plans/program-env';
-import { capResult, redact } from '../policy/redact';
+import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramRecords } from '../processes';
 import type { ExternalTool, ExternalToolListing, ExternalTools, ToolContext } from '../types';
@@ -210,11 +210,8 @@ export function createMcpServers(options: McpServersOptions): McpServers {
           },
         });
         const text = toolResultText(result);
-        if (result.isError === true) {
-          // the whole text is redacted before it is cut, so no secret is split past recognition by the cut
-          const shown = capResult(redact(text, ctx.policy), ctx.policy.limits.maxResultChars, 'the server said more');
-          throw new ToolError('TOOL_ERROR', `${entry.name} failed: ${shown.text || '(the server gave no reason)'}`);
-        }
+        // redacted and cut where every error message is (errorOutcome), like the JSON-RPC errors of other servers
+        if (result.isError === true) throw new ToolError('TOOL_ERROR', `${entry.name} failed: ${text || '(the server gave no reason)'}`);
         return { text };
       },
     };

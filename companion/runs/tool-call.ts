@@ -83,8 +83,11 @@ export function inToolWords(name: string, args: unknown, outcome: Outcome, handl
 }
 
 export function errorOutcome(error: unknown, ctx: Pick<ToolContext, 'policy'>): Outcome {
-  // an errno carried in the message may name a path outside the roots (a symlink's target): never shown
-  const shown = (message: string) => redact(hideOutsidePaths(message, ctx.policy), ctx.policy);
+  // an errno carried in the message may name a path outside the roots (a symlink's target): never shown; and an
+  // error is text a server or program chose (an MCP server's JSON-RPC error may hold a whole stack dump): cut like a
+  // result, after redaction so no secret is split past recognition
+  const shown = (message: string) =>
+    capResult(redact(hideOutsidePaths(message, ctx.policy), ctx.policy), ctx.policy.limits.maxResultChars, 'the rest of the error was left out').text;
   if (error instanceof ToolError) {
     return { ok: false, code: error.code, message: shown(error.message), data: error.data };
   }

@@ -24,6 +24,7 @@ beforeAll(async () => {
       garbage: fixtureServer('garbage.mjs', { ...auto, timeoutMs: 400 }),
       big: fixtureServer('big-result.mjs', auto),
       features: fixtureServer('features.mjs', auto),
+      errors: fixtureServer('error-text.mjs', auto),
       paged: fixtureServer('paged.mjs', auto),
       flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
       requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
@@ -187,6 +188,25 @@ describe('results and notifications', () => {
     const flycode = await world.run('flycode-call', '```flycode-call\n{"id":"f2","tool":"features.fail","args":{}}\n```');
     expect(flycode.resultText).toContain('[ok] false');
     expect(flycode.resultText).toContain('[error] TOOL_ERROR: features.fail failed:');
+  });
+
+  it("a JSON-RPC error's text is cut like a result, redacted, and says its code once", async () => {
+    const limit = world.policy.limits.maxResultChars;
+    const dump = await world.run('flycode-call', '```flycode-call\n{"id":"e1","tool":"errors.dump","args":{}}\n```');
+    expect(dump.resultText).toContain('[error] TOOL_ERROR: errors.dump failed on MCP server errors (error -32603): upstream failed: at handler');
+    expect(dump.resultText).toContain('; the rest of the error was left out]');
+    expect(dump.resultText.length).toBeLessThan(limit + 1_000);
+    expect(dump.resultText).not.toContain('hunter2');
+    const short = await world.run('mcp-request', mcpCall('e2', 'errors.short', {}));
+    expect(mcpJson(short.resultText).error?.message).toBe('TOOL_ERROR: errors.short failed on MCP server errors (error -32603): upstream failed: rate limited');
+  });
+
+  it('a long isError text is cut once, with one marker', async () => {
+    const run = await world.run('mcp-request', mcpCall('e3', 'big.fail-long', {}));
+    const message = mcpJson(run.resultText).error?.message ?? '';
+    expect(message.startsWith('TOOL_ERROR: big.fail-long failed: ')).toBe(true);
+    expect(message.match(/…\[truncated:/g)).toHaveLength(1);
+    expect(message.length).toBeLessThan(world.policy.limits.maxResultChars + 300);
   });
 
   it('secrets in a result are redacted like a built-in result', async () => {
