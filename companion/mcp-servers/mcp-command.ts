@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { ToolError } from '../../shared/errors';
 import type { McpServerHealth } from '../../shared/api';
 import { homePaths, resolveHome } from '../home';
+import { BUILTIN_REDACTIONS, redact } from '../policy/redact';
 import { parseMcpServer, parseMcpServers, type McpServerSpec } from './config';
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
 import { desktopConfigSources, planImport, type ImportCandidate } from './import';
@@ -95,11 +96,17 @@ function configFile(flags: Flags, io: McpCommandIo): string {
   return flags.config ? resolve(io.cwd, flags.config) : homePaths(resolveHome(io.env)).config;
 }
 
-/** What a server is, shown without its env values or header values (they may be tokens) or a URL's query. */
+/** The built-in secret patterns: a password in a URL, a key after --api-key, a known token's shape. */
+const BUILTIN_SECRETS = { redact: [...BUILTIN_REDACTIONS] };
+
+/**
+ * What a server is, shown without its env values or header values (they may be tokens) or a URL's query, and with
+ * what looks like a secret in its command line redacted (`postgresql://app:…@db`, `--api-key sk-…`).
+ */
 export function describeSpec(spec: McpServerSpec): string {
   if (spec.transport === 'stdio') {
     const env = Object.keys(spec.env);
-    return `${[spec.command, ...spec.args].join(' ')}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}`;
+    return `${redact([spec.command, ...spec.args].join(' '), BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}`;
   }
   let shown = spec.url;
   try {

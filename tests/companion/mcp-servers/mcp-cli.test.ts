@@ -283,6 +283,21 @@ describe('chatbridge mcp import', () => {
     expect(out).toContain('nothing to add');
   });
 
+  it('a password or key in a server\'s arguments is not shown, by import or list; it is imported as written', async () => {
+    const args = ['-y', '@modelcontextprotocol/server-postgres', 'postgresql://app:hunter2-db-pass@db.example/prod'];
+    const keyArgs = ['-y', 'some-mcp', '--api-key', 'sk-ant-api03-CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC'];
+    writeJson(join(fakeHome, '.config', 'Claude', 'claude_desktop_config.json'), { mcpServers: { postgres: { command: 'npx', args }, keyed: { command: 'npx', args: keyArgs } } });
+    const imported = await cli('mcp', 'import', '--yes');
+    expect(imported.out).toMatch(/\+ postgres {2}from Claude Desktop {2}npx -y @modelcontextprotocol\/server-postgres postgresql:\/\/app:.*REDACTED.*@db\.example\/prod/);
+    const listed = await cli('mcp', 'list');
+    for (const out of [imported.out, listed.out]) {
+      expect(out).not.toContain('hunter2-db-pass');
+      expect(out).not.toContain('sk-ant-api03-CCCC');
+    }
+    expect((config().mcpServers as Record<string, { args: string[] }>).postgres?.args).toEqual(args);
+    expect((config().mcpServers as Record<string, { args: string[] }>).keyed?.args).toEqual(keyArgs);
+  });
+
   it('with no desktop client set up it says where it looked', async () => {
     const { out } = await cli('mcp', 'import');
     expect(out).toContain('no desktop client config found; looked at:');
