@@ -71,6 +71,9 @@ export interface ImportPlan {
   candidates: ImportCandidate[];
 }
 
+/** Keys of desktop clients that approve tools without asking (Claude Desktop's extensions, Cline, Roo, Cursor). */
+const APPROVAL_KEYS = ['autoApprove', 'alwaysAllow', 'autoapprove'];
+
 /** Keys a desktop entry may have that mean the same here. */
 const KEPT_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'] as const;
 
@@ -139,7 +142,14 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   }
   const converted = [...KEPT_KEYS, 'serverUrl', 'type', 'transport', ...(entry.policy ? ['disabledTools'] : [])];
   const dropped = Object.keys(source).filter((key) => !converted.includes(key));
-  if (dropped.length > 0) notes.push(`left out ${dropped.map((k) => `"${k}"`).join(', ')} (not a chatbridge setting; approvals come from its policy)`);
+  const approvals = dropped.filter((key) => APPROVAL_KEYS.includes(key));
+  const others = dropped.filter((key) => !APPROVAL_KEYS.includes(key) && key !== 'envFile');
+  const quoted = (keys: string[]) => keys.map((k) => `"${k}"`).join(', ');
+  if (approvals.length > 0) notes.push(`left out ${quoted(approvals)}: approvals come from chatbridge's policy (its "policy" key)`);
+  if (dropped.includes('envFile')) {
+    notes.push(`left out "envFile" (${String(source.envFile)}): chatbridge does not read env files; put what the server needs in its "env"`);
+  }
+  if (others.length > 0) notes.push(`left out ${quoted(others)} (not a chatbridge setting)`);
   return { entry, notes };
 }
 

@@ -172,7 +172,7 @@ describe('chatbridge mcp import', () => {
     expect(out).toContain('+ memory  from Claude Desktop  npx -y @modelcontextprotocol/server-memory  (env: MEMORY_FILE_PATH)');
     expect(out).toContain('+ filesystem-mcp (was "filesystem")  from Claude Desktop  npx -y @modelcontextprotocol/server-filesystem /home/x');
     expect(out).toContain('+ linear  from Cursor  sse https://mcp.linear.example/sse');
-    expect(out).toContain('left out "autoApprove" (not a chatbridge setting; approvals come from its policy)');
+    expect(out).toContain(`left out "autoApprove": approvals come from chatbridge's policy (its "policy" key)`);
     expect(out).toContain('+ remote  from Windsurf  https://remote.example/mcp');
     expect(out).toContain('+ github  from VS Code  https://api.githubcopilot.example/mcp/');
     expect(out).toMatch(/! withInput {2}from VS Code\n\s+it uses \$\{input:token\}, a variable its client fills in when it starts the server; chatbridge does not/);
@@ -296,6 +296,12 @@ describe('chatbridge mcp import', () => {
     }
     expect((config().mcpServers as Record<string, { args: string[] }>).postgres?.args).toEqual(args);
     expect((config().mcpServers as Record<string, { args: string[] }>).keyed?.args).toEqual(keyArgs);
+  });
+
+  it("an env file the server reads its keys from is named, with what to do instead", async () => {
+    writeJson(join(fakeHome, '.config', 'Code', 'User', 'mcp.json'), { servers: { notes: { type: 'stdio', command: 'notes-mcp', envFile: '/home/p/.notes.env', dev: { watch: 'src/**' } } } });
+    const { out } = await cli('mcp', 'import');
+    expect(out).toMatch(/\+ notes {2}from VS Code {2}notes-mcp\n\s+left out "envFile" \(\/home\/p\/\.notes\.env\): chatbridge does not read env files; put what the server needs in its "env"\n\s+left out "dev" \(not a chatbridge setting\)/);
   });
 
   it('with no desktop client set up it says where it looked', async () => {
