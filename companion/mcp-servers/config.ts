@@ -107,6 +107,15 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
   const parsed = (isHttp ? httpEntrySchema : stdioEntrySchema).safeParse(record);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((issue) => describeIssue(at, issue, record)) };
   const data = parsed.data;
+  // ${env:…}, ${input:…}, ${VAR}: desktop clients fill these in; here the server would get the text as written
+  const values = { ...('env' in data ? { env: data.env } : {}), ...('headers' in data ? { headers: data.headers } : {}) };
+  const variables = Object.entries(values).flatMap(([key, record]) =>
+    Object.entries(record ?? {}).flatMap(([name, value]) => {
+      const variable = /\$\{[^}\s]*\}/.exec(value)?.[0];
+      return variable === undefined ? [] : [`${at}.${key}.${name}: holds ${JSON.stringify(variable.slice(0, 60))}, a variable chatbridge does not fill in — write the value itself`];
+    }),
+  );
+  if (variables.length > 0) return { ok: false, problems: variables };
   const base: SpecBase = {
     name,
     policy: data.policy ?? {},

@@ -70,6 +70,12 @@ describe('mcpServers entries are checked one by one', () => {
     ['url', { url: 'ftp://x/y' }, 'mcpServers.url.url: value "ftp://x/y" — must be an http:// or https:// URL'],
     ['mode', { command: 'x', policy: { tools: { t: 'always' } } }, 'mcpServers.mode.policy.tools.t: value "always" — must be one of "auto", "confirm", "deny"'],
     ['cwd', { command: 'x', cwd: 'relative/dir' }, 'mcpServers.cwd.cwd: value "relative/dir" — must be an absolute directory'],
+    ['envvar', { command: 'x', env: { TOKEN: '${env:GITHUB_TOKEN}' } }, 'mcpServers.envvar.env.TOKEN: holds "${env:GITHUB_TOKEN}", a variable chatbridge does not fill in — write the value itself'],
+    [
+      'headervar',
+      { url: 'https://a.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } },
+      'mcpServers.headervar.headers.Authorization: holds "${GITHUB_TOKEN}", a variable chatbridge does not fill in — write the value itself',
+    ],
   ])('%s: the error names the server, the key and the rule', (name, entry, message) => {
     const { servers, broken } = parseMcpServers({ [name]: entry });
     expect(servers).toEqual([]);
