@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { canonicalJson } from '../approvals/args-hash';
 import { parseMcpServer } from './config';
 import { serverNameProblem, suggestServerName } from './names';
@@ -83,34 +84,19 @@ function kindOf(value: unknown): string {
 }
 
 /**
- * JSON as the desktop clients write it: VS Code's mcp.json is JSON with comments and trailing commas, so those two
- * are taken out (outside strings) and the rest must be strict JSON. Nothing is guessed: a file cut short or missing
- * a comma is refused whole rather than "repaired" into half of its servers.
+ * JSON as the desktop clients write it: VS Code's mcp.json is JSON with comments and trailing commas, read here by
+ * the parser VS Code itself uses, which allows those two and nothing else. Nothing is guessed: a file cut short or
+ * missing a comma is refused whole (the first problem and where it is) rather than "repaired" into half of its servers.
  */
-export function parseJsonWithComments(text: string): unknown {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (c === '"') {
-      // a string, copied as it is (escapes included)
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      if (end < 0) throw new SyntaxError('a /* comment is not closed');
-      out += ' ';
-      i = end + 1;
-    } else {
-      out += c;
-    }
+function parseJsonWithComments(text: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first !== undefined) {
+    const line = text.slice(0, first.offset).split('\n').length;
+    throw new SyntaxError(`${printParseErrorCode(first.error)} at line ${line}`);
   }
-  // a comma right before a closing bracket (only whitespace between, comments being gone)
-  return JSON.parse(out.replace(/,(\s*[}\]])|("(?:[^"\\]|\\.)*")/g, (match, closing: string | undefined) => (closing === undefined ? match : closing)));
+  return value;
 }
 
 /** A desktop client's entry in chatbridge's shape, with notes on what was changed or dropped. */
