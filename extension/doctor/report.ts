@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DoctorProblem } from '../companion/badge';
-import { EDITOR_FAMILIES, type Site } from '../sites/define-site';
+import { EDITOR_FAMILIES, outermost, plainText, type Site } from '../sites/define-site';
 import { t } from '../ui/i18n';
 
 /**
@@ -105,19 +105,36 @@ export function topProblem(problems: DoctorProblem[]): DoctorProblem | null {
 
 /**
  * Why a reply that finished has code chatbridge cannot read, or null when it has none: its answer was not found
- * though the message has code, a block the site shows only in part, or `pre` elements the module's code block
- * selector does not match (the site changed its code block markup).
+ * though the message has code, a block the site shows only in part, or code the module's code block selector does
+ * not match (the site changed its code block markup).
  */
 export function replyCodeProblem(site: Site, message: Element, blocks: Array<{ unreadable?: string | undefined }>): DoctorProblem | null {
   const answer = site.answerRoot(message);
-  const pres = message.querySelectorAll('pre').length;
-  if (!answer) return pres > 0 ? problemFor('code-unreadable', t('doctor.detailNoAnswer')) : null;
+  if (!answer) return drawnCode(message).length > 0 ? problemFor('code-unreadable', t('doctor.detailNoAnswer')) : null;
   const partial = blocks.find((b) => b.unreadable)?.unreadable;
   if (partial) return problemFor('code-unreadable', partial);
-  const recognized = answer.querySelectorAll(site.codeBlockSelector).length;
-  const inAnswer = answer.querySelectorAll('pre').length;
-  if (inAnswer > 0 && recognized === 0) return problemFor('code-unreadable', t('doctor.detailCodeMarkup', [inAnswer]));
+  const unknown = drawnCode(answer).filter((el) => !el.closest(site.codeBlockSelector) && !el.closest(site.skipSelector));
+  if (unknown.length > 0) return problemFor('code-unreadable', t('doctor.detailCodeMarkup', [unknown.length]));
   return null;
+}
+
+/**
+ * What a page draws code in, whatever its wrapper: a `pre`, a code viewer (CodeMirror, Monaco), or a `code` element
+ * that is a block of its own — more than one line, a `language-` class, or all the text of the `div` holding it
+ * (inline code sits in a paragraph's text). A redesign that drops the `pre` leaves one of these.
+ */
+const DRAWN_CODE = 'pre, .cm-content, .monaco-editor, code';
+
+/** The outermost elements of `root` that draw code (DRAWN_CODE). */
+function drawnCode(root: Element): Element[] {
+  const isBlock = (code: Element): boolean => {
+    const text = plainText(code).trim();
+    if (text === '') return false;
+    if (text.includes('\n') || /(?:^|\s)language-/.test(code.className)) return true;
+    const parent = code.parentElement;
+    return parent !== null && parent.tagName === 'DIV' && (parent.textContent ?? '').trim() === (code.textContent ?? '').trim();
+  };
+  return outermost(Array.from(root.querySelectorAll(DRAWN_CODE)).filter((el) => el.tagName !== 'CODE' || isBlock(el)));
 }
 
 // ------------------------------------------------------------------------------------------------- the report

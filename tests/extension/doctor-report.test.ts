@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerDoctor, doctorAnswerSchema } from '../../extension/doctor/answer';
 import {
@@ -11,9 +13,9 @@ import {
   topProblem,
   type DoctorPageState,
 } from '../../extension/doctor/report';
-import { chatgpt, deepseek, generic } from '../../extension/sites';
-import { defineSite } from '../../extension/sites/define-site';
-import { loadFixture } from './site-fixtures';
+import { SITES, chatgpt, deepseek, generic } from '../../extension/sites';
+import { defineSite, outermost } from '../../extension/sites/define-site';
+import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
 /**
  * The site doctor's report (extension/doctor/report.ts) against saved DOM and hand-built pages: what it finds, the
@@ -173,6 +175,45 @@ describe('site doctor: problems', () => {
     answer.className = 'renamed';
     expect(replyCodeProblem(deepseek, row, [])).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('answer was not found') });
     answer.innerHTML = '<p>no code at all</p>';
+    expect(replyCodeProblem(deepseek, row, [])).toBeNull();
+  });
+
+  it('every site module: a redesign that draws code blocks without a `pre` is named, not passed over in silence', () => {
+    const checked = new Set<string>();
+    for (const site of SITES.filter((s) => s.hosts.length > 0)) {
+      for (const file of readdirSync(join(FIXTURE_DIR, site.id))) {
+        const doc = loadFixture(`${site.id}/${file}`);
+        for (const message of site.messages(doc).filter((m) => m.role === 'assistant')) {
+          const answer = site.answerRoot(message.el);
+          const blocks = answer ? outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((b) => site.codeText(b).text.trim() !== '') : [];
+          if (blocks.length === 0) continue;
+          // The page as saved: its code is read, nothing to say.
+          expect(replyCodeProblem(site, message.el, []), `${site.id}/${file}`).toBeNull();
+          // The same reply drawn by a new build: a header and a `code` element in new wrappers, no `pre` anywhere.
+          for (const block of blocks) {
+            const redrawn = doc.createElement('div');
+            redrawn.className = 'code-viewer-2027';
+            redrawn.innerHTML = '<div class="code-header"><span>json</span><button>Copy</button></div><div class="code-body"><code></code></div>';
+            redrawn.querySelector('code')!.textContent = site.codeText(block).text;
+            block.replaceWith(redrawn);
+          }
+          expect(replyCodeProblem(site, message.el, []), `${site.id}/${file}`).toMatchObject({
+            code: 'code-unreadable',
+            message: expect.stringContaining("in a shape this site's module does not know"),
+          });
+          checked.add(site.id);
+        }
+      }
+    }
+    expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
+  });
+
+  it('inline code in a reply is no code block: nothing to say', () => {
+    const row = document.createElement('div');
+    row.className = 'ds-message';
+    row.innerHTML =
+      '<div class="ds-markdown"><p>Run <code>npm test</code> first.</p><ul><li><code>README.md</code></li></ul><div>see <code>a.ts</code></div><p><code>x</code></p></div>';
+    document.body.replaceChildren(row);
     expect(replyCodeProblem(deepseek, row, [])).toBeNull();
   });
 
