@@ -113,6 +113,18 @@ export function defineSite(definition: SiteDefinition): Site {
     messageNesting: definition.messageNesting ?? 'innermost',
     messages: definition.messages ?? ((root) => messagesBySelector(site, root)),
     stopControl: definition.stopControl ?? (() => null),
+    // A box inside a message is that message's edit box, never the chat box: when a redesign renames the composer,
+    // a module's broad fallback (`textarea`, `form textarea`) finds the edit box of an earlier message first, and a
+    // result typed there is lost (or the person's edit is taken for a draft and the result waits for nothing). Then
+    // the module finds no chat box, which the doctor names and the clipboard covers. The generic adapter's message
+    // selector is a guess (`*message*` classes) that may hold the chat box itself: it keeps the box it finds.
+    editor:
+      definition.hosts.length === 0
+        ? definition.editor
+        : (doc) => {
+            const editor = definition.editor.call(site, doc);
+            return editor?.closest(site.messageSelector) ? null : editor;
+          },
   };
   return site;
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
-import { READ, buildPage, start, stopPages, streamReply, until } from './page-harness';
+import { READ, buildPage, start, stopPages, streamReply, until, userRow } from './page-harness';
 
 /**
  * Keeping the person working when the page fights back (issue 12, point 4) and the site doctor inside the page: a
@@ -33,6 +33,25 @@ describe('deliver: when the page fights back', () => {
     await h.settle();
     expect(copied).toHaveLength(1);
     expect(h.runs).toHaveLength(1);
+  });
+
+  it('a chat box renamed while an earlier message is open for editing: the result never lands in the edit box, the doctor names it', async () => {
+    const copied: string[] = [];
+    const page = buildPage();
+    // A build that renames the composer (no id, no known class or placeholder any more)…
+    page.textarea.removeAttribute('id');
+    // …while the person has an earlier message open for editing: a textarea inside that message's row.
+    const edited = userRow('first question');
+    const editBox = document.createElement('textarea');
+    edited.append(editBox);
+    page.list.append(edited);
+    const h = start(page, { copy: async (text) => void copied.push(text), deliverWaitMs: SHORT });
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => copied.length === 1 || page.submitted.length === 1 || editBox.value !== '');
+    expect(editBox.value).toBe('');
+    expect(copied).toEqual(['RESULT[mcp-request:1]']);
+    await until(() => chipNote().startsWith('copied — paste it'));
+    await until(() => h.problems.some((p) => p?.code === 'no-composer'));
   });
 
   it('a box that will not take the text: copied, and the doctor keeps why', async () => {

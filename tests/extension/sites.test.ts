@@ -204,3 +204,35 @@ describe('site modules against saved DOM fixtures', () => {
     expect(generic.isGenerating(document)).toBeUndefined();
   });
 });
+
+describe('every site module: an edit box inside a message is never the chat box', () => {
+  for (const site of SITES.filter((s) => s.hosts.length > 0)) {
+    it(site.id, () => {
+      let checked = 0;
+      for (const file of readdirSync(join(DIR, site.id))) {
+        document.open();
+        document.write(readFileSync(join(DIR, site.id, file), 'utf8'));
+        document.close();
+        const composer = site.editor(document);
+        const first = site.messages(document)[0];
+        if (!composer || !first) continue;
+        // The page as saved: its chat box is outside every message.
+        expect(composer.closest(site.messageSelector), file).toBeNull();
+        // Editing an earlier message mounts a box inside that message (a textarea, filled with the message), and a
+        // redesign can rename the chat box so only a module's broad fallback (`textarea`, `form textarea`) finds a box.
+        const form = document.createElement('form');
+        const editBox = document.createElement('textarea');
+        editBox.value = 'the earlier question';
+        form.append(editBox);
+        first.el.append(form);
+        expect(site.editor(document), file).toBe(composer);
+        // The chat box renamed past what the module knows: the module may find no box (the doctor names it), never
+        // the edit box.
+        composer.replaceWith(document.createElement('div'));
+        expect(site.editor(document), `${file}, chat box renamed`).not.toBe(editBox);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(0);
+    });
+  }
+});
