@@ -26,6 +26,11 @@ export interface PageDoctor {
 const CHECK_MS = 1_000;
 const MISSES = 2;
 /**
+ * Checks in a row a conversation is shown (its id in the address, a chat box) with no message the module finds before
+ * that is a problem: the site changed its message markup. A conversation still loading shows its messages sooner.
+ */
+const EMPTY_CHECKS = 5;
+/**
  * A live reply not decided yet, unchanged this long while the site still says it is being written: the site's
  * signal may be stuck (Gemini's stop icon can stay after a reply ends), and its blocks wait for nothing.
  */
@@ -43,6 +48,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   let reported: DoctorProblem | null = null;
   let misses = 0;
   let composerSeen = false;
+  let emptyChecks = 0;
 
   const userCount = (): number => {
     try {
@@ -95,6 +101,19 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     // A page of the site that is no chat (settings, a gallery) has no box and needs none: only a box that went away,
     // or a conversation shown without one, is a problem.
     else if (misses >= MISSES && !problems.has('no-composer') && (composerSeen || messageCount() > 0)) setProblem('no-composer', problemFor('no-composer'));
+    // A conversation shown with its chat box in which no message is found: nothing in it is read, nothing runs. A new
+    // chat has no conversation yet; the generic adapter has no conversation ids, only paths.
+    let conversation: string | null = null;
+    try {
+      conversation = site.hosts.length > 0 ? site.conversationId(ctx.deps.location) : null;
+    } catch {
+      conversation = null;
+    }
+    const hasMessages = (): boolean => [...ctx.records.values()].some((r) => r.el.isConnected) || messageCount() > 0;
+    if (conversation === null || hasMessages()) emptyChecks = 0;
+    else if (editor) emptyChecks += 1;
+    const noMessages = emptyChecks >= EMPTY_CHECKS;
+    if (noMessages !== problems.has('no-messages')) setProblem('no-messages', noMessages ? problemFor('no-messages') : null);
     if (handedOver !== null && (userCount() > handedOver || (editor && editorText(editor).trim() !== ''))) setProblem('insert-failed', null);
     let stuck = false;
     for (const record of ctx.records.values()) {

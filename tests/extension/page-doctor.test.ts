@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
-import { READ, buildPage, start, stopPages, streamReply, until, userRow } from './page-harness';
+import { READ, assistantRow, buildPage, renderReply, start, stopPages, streamReply, until, userRow } from './page-harness';
 
 /**
  * Keeping the person working when the page fights back (issue 12, point 4) and the site doctor inside the page: a
@@ -138,6 +138,39 @@ describe('deliver: when the page fights back', () => {
     stopPages();
     await until(() => h.problems.at(-1) === null);
   });
+
+  it('a conversation in which the module finds no message (the site renamed its message markup) is named within seconds', async () => {
+    const page = buildPage();
+    const h = start(page, { deliverWaitMs: SHORT });
+    // The rows as a new build draws them: the same page, the message class renamed.
+    const rename = (row: HTMLElement): HTMLElement => {
+      row.className = 'ds-msg-row';
+      return row;
+    };
+    const reply = rename(assistantRow().row);
+    renderReply(reply.querySelector('.ds-markdown')!, [{ lang: 'mcp-request', code: READ }]);
+    page.list.append(rename(userRow('do it')), reply);
+    await until(() => h.problems.at(-1)?.code === 'no-messages', 9_000);
+    expect(h.problems.at(-1)?.message).toContain('no messages');
+    expect(h.runs).toEqual([]);
+    // The module knows the rows again (a fix, or the old layout back): the problem ends.
+    for (const row of Array.from(page.list.children)) row.className = 'ds-message';
+    await until(() => h.problems.at(-1) === null, 3_000);
+  }, 15_000);
+
+  it('an empty new chat, and a conversation still loading its messages, raise nothing', async () => {
+    const page = buildPage();
+    const h = start(page, { pathname: '/', deliverWaitMs: SHORT });
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    stopPages();
+    const loading = buildPage();
+    const h2 = start(loading, { deliverWaitMs: SHORT });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    loading.list.append(userRow('an earlier question'));
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(h2.problems.filter((p) => p !== null)).toEqual([]);
+  }, 20_000);
 
   it('a page of the site with no chat on it (no box, no messages) raises nothing', async () => {
     const page = buildPage();
