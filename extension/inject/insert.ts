@@ -1,3 +1,4 @@
+import { t } from '../ui/i18n';
 /**
  * Putting text into a chat site's editor the way typing would reach the page's framework (DESIGN §6.3):
  * - React-controlled textarea: the native value setter from HTMLTextAreaElement.prototype (so React's value tracker
@@ -64,7 +65,7 @@ export async function insertIntoEditor(editor: HTMLElement, raw: string, options
   if (editor.isContentEditable || editor.getAttribute('contenteditable') === 'true' || editor.getAttribute('contenteditable') === '') {
     return insertIntoContentEditable(editor, text, options.pasteMaxChars);
   }
-  return { ok: false, reason: `editor <${editor.tagName.toLowerCase()}> is neither a textarea nor contenteditable` };
+  return { ok: false, reason: t('reason.insertNotEditable', [editor.tagName.toLowerCase()]) };
 }
 
 function insertIntoTextField(field: HTMLTextAreaElement | HTMLInputElement, text: string): InsertResult {
@@ -78,7 +79,7 @@ function insertIntoTextField(field: HTMLTextAreaElement | HTMLInputElement, text
   else field.value = next;
   field.dispatchEvent(new (view?.Event ?? Event)('input', { bubbles: true }));
   field.dispatchEvent(new (view?.Event ?? Event)('change', { bubbles: true }));
-  if (field.value !== next) return { ok: false, reason: 'the page reset the text box after the text was put in' };
+  if (field.value !== next) return { ok: false, reason: t('reason.insertReset') };
   return { ok: true, method: 'native-setter' };
 }
 
@@ -123,7 +124,7 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
   }
   editor.dispatchEvent(new (view?.InputEvent ?? Event)('input', { bubbles: true, inputType: 'insertText' } as InputEventInit));
   if (await settled(editor, text)) return { ok: true, method: 'dom-paragraphs' };
-  return { ok: false, reason: 'the editor did not take the text (paste, insertText and paragraphs all failed)' };
+  return { ok: false, reason: t('reason.insertRefused') };
 }
 
 /** Editors apply DOM changes on the next microtask or frame; give them a moment before checking. */

@@ -1,4 +1,5 @@
 import type { Site } from '../sites/define-site';
+import { t } from '../ui/i18n';
 import { isEditorEmpty } from './insert';
 import { waitFor } from './wait';
 
@@ -48,6 +49,6 @@ export async function submitEditor(site: Site, doc: Document, editor: HTMLElemen
   }
   return {
     ok: false,
-    reason: button ? 'clicked send and pressed Enter, but no message was sent' : 'the send button never became available; pressed Enter, nothing was sent',
+    reason: button ? t('reason.submitNotSent') : t('reason.submitNoButton'),
   };
 }

@@ -1,3 +1,4 @@
+import { t } from '../ui/i18n';
 import {
   commonAncestor,
   defineSite,
@@ -73,7 +74,7 @@ export const aistudio = defineSite({
   },
   codeText(codeEl) {
     const collapsed = codeEl.querySelector('mat-expansion-panel-header[aria-expanded="false"]');
-    if (collapsed && !codeEl.querySelector('pre')) return { text: '', partial: 'the code block is collapsed; expand it to read it' };
+    if (collapsed && !codeEl.querySelector('pre')) return { text: '', partial: t('reason.collapsed') };
     return preCodeText(codeEl.querySelector('.mat-expansion-panel-body') ?? codeEl);
   },
   editor(doc) {

@@ -1,3 +1,5 @@
+import { t } from '../ui/i18n';
+
 /**
  * A site module says where things are on one chat site's page. Every reader takes the root or document it reads,
  * so tests run them against saved DOM fixtures. Selectors are dated (`// 2026-11: …`) and keep their fallbacks:
@@ -337,25 +339,25 @@ export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   const content = codeEl.querySelector('.cm-content');
   if (!content) return null;
   const text = plainText(content);
-  if (codeEl.querySelector('.cm-gap')) return { text, partial: 'the code viewer left some lines out of the page (.cm-gap)' };
+  if (codeEl.querySelector('.cm-gap')) return { text, partial: t('reason.viewerGap') };
   // A line longer than a few thousand characters (a one-line JSON call writing a file) is drawn only near the
   // viewport too: CodeMirror replaces the rest of the line with an empty, non-editable inline div sized to it
   // (LineGapWidget in @codemirror/view; SITES.md "Text that may not all be in the DOM"). No line holds a div otherwise.
   if (content.querySelector(':scope > * div[contenteditable="false"]')) {
-    return { text, partial: 'the code viewer left part of a long line out of the page' };
+    return { text, partial: t('reason.viewerLongLine') };
   }
   // highlightSpecialChars (in CodeMirror's basic and minimal setups) shows control and invisible characters (zero-width
   // space, soft hyphen, direction marks, BOM…) as a placeholder span ("•", "␀"): the page no longer holds the character.
-  if (content.querySelector('.cm-specialChar')) return { text, partial: 'the code viewer shows an invisible character as a placeholder' };
+  if (content.querySelector('.cm-specialChar')) return { text, partial: t('reason.viewerSpecialChar') };
   // A folded range (the fold gutter is in CodeMirror's basic setup, which Z.ai's viewer uses) is one "…" placeholder
   // span in place of its lines.
-  if (content.querySelector('.cm-foldPlaceholder')) return { text, partial: 'the code viewer folded some lines ("…")' };
+  if (content.querySelector('.cm-foldPlaceholder')) return { text, partial: t('reason.viewerFolded') };
   const lines = content.querySelectorAll('.cm-line').length;
   // CodeMirror's lineNumbers() keeps a hidden spacer in the gutter holding the widest number of the document's digits
   // (9, 99, …) to size it: it numbers no line.
   const numbered = Array.from(codeEl.querySelectorAll<HTMLElement>('.cm-lineNumbers .cm-gutterElement')).filter((g) => g.style?.visibility !== 'hidden');
   const numbers = numbered.map((g) => Number(g.textContent));
   const last = Math.max(0, ...numbers.filter((n) => Number.isFinite(n)));
-  if (lines > 0 && last > lines) return { text, partial: `the code viewer shows ${lines} of ${last} lines` };
+  if (lines > 0 && last > lines) return { text, partial: t('reason.viewerShows', [lines, last]) };
   return { text };
 }

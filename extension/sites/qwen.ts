@@ -1,3 +1,4 @@
+import { t } from '../ui/i18n';
 import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, type CodeBlockText, type MessageRole } from './define-site';
 
 /*
@@ -162,7 +163,7 @@ function monacoGap(block: Element, viewLines: Element, tops: number[]): string |
   // Monaco draws a line only up to `stopRenderingLineAfter` characters (10,000 by default) and ends it with a
   // "Show more (12KB)" span (.mtkoverflow, monaco-editor's viewLineRenderer) — a one-line JSON call writing a file, or
   // a long line of a plan's content, is cut there (SITES.md "Text that may not all be in the DOM").
-  if (viewLines.querySelector('.mtkoverflow')) return 'the code viewer cut a long line short ("Show more")';
+  if (viewLines.querySelector('.mtkoverflow')) return t('reason.viewerCutLine');
   const count = tops.length;
   const numbers = Array.from(block.querySelectorAll('.margin-view-overlays .line-numbers'), (n) => Number(n.textContent?.trim()))
     .filter((n) => Number.isFinite(n) && n > 0)
@@ -170,20 +171,20 @@ function monacoGap(block: Element, viewLines: Element, tops: number[]): string |
   if (numbers.length > 0) {
     const first = numbers[0]!;
     const last = numbers[numbers.length - 1]!;
-    if (first !== 1) return `the code viewer starts at line ${first}; lines before it are not in the page`;
-    if (last !== numbers.length) return `the code viewer shows ${numbers.length} lines numbered up to ${last}`;
+    if (first !== 1) return t('reason.viewerStartsAt', [first]);
+    if (last !== numbers.length) return t('reason.viewerNumbered', [numbers.length, last]);
   }
   const lineHeight = px((viewLines as HTMLElement).style?.lineHeight) ?? px((viewLines.querySelector('.view-line') as HTMLElement | null)?.style?.height);
   if (lineHeight && lineHeight > 0) {
-    if (tops.length > 0 && tops[0]! > lineHeight / 2) return 'the code viewer starts below its first line; earlier lines are not in the page';
+    if (tops.length > 0 && tops[0]! > lineHeight / 2) return t('reason.viewerStartsBelow');
     for (let i = 1; i < tops.length; i++) {
-      if (tops[i]! - tops[i - 1]! > lineHeight * 1.5) return `the code viewer skips lines after line ${i}`;
+      if (tops[i]! - tops[i - 1]! > lineHeight * 1.5) return t('reason.viewerSkips', [i]);
     }
     // The block's body is as tall as all its lines while only those near the viewport are rendered.
     const height = px((block.querySelector('.qwen-markdown-code-body') as HTMLElement | null)?.style?.height);
     if (height !== null) {
       const expected = Math.floor((height + 1) / lineHeight);
-      if (expected > count) return `the code viewer shows ${count} of about ${expected} lines`;
+      if (expected > count) return t('reason.viewerAbout', [count, expected]);
     }
   }
   return null;

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deepseek } from '../../extension/sites';
-import { defineSite } from '../../extension/sites/define-site';
+import { aistudio, chatgpt } from '../../extension/sites';
+import { codeMirrorText, defineSite } from '../../extension/sites/define-site';
+import { useLocale } from './i18n-fake';
+import { loadFixture } from './site-fixtures';
 import { READ, assistantRow, buildPage, renderReply, start, stopPages, streamReply, until, userRow } from './page-harness';
 
 /**
@@ -179,5 +182,47 @@ describe('deliver: when the page fights back', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_600));
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     expect(h.ctl.doctor().problems).toEqual([]);
+  });
+});
+
+describe('the reasons the doctor and the chip give, in Chinese', () => {
+  const CJK = /[\u4e00-\u9fff]/;
+
+  it('a box that will not take the text, and a send control that never enables: why, in Chinese', async () => {
+    useLocale('zh_CN');
+    const copied: string[] = [];
+    const page = buildPage();
+    const dead = document.createElement('div');
+    dead.id = 'dead-box';
+    document.body.append(dead);
+    const site = defineSite({ ...deepseek, editor: (doc) => doc.getElementById('dead-box') });
+    const h = start(page, { site, copy: async (text) => void copied.push(text), deliverWaitMs: SHORT });
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.problems.at(-1)?.code === 'insert-failed');
+    expect(h.ctl.doctor().lastInsert?.reason).toBe('输入框 <div> 既不是文本框，也不可编辑');
+    expect(h.problems.at(-1)?.message).toBe('输入框没有接受结果：已复制，请粘贴 (输入框 <div> 既不是文本框，也不可编辑)');
+    stopPages();
+
+    const stuck = buildPage();
+    const h2 = start(stuck, { site: defineSite({ ...deepseek, isSendDisabled: () => true }), deliverWaitMs: SHORT });
+    await streamReply(h2, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h2.problems.at(-1)?.code === 'submit-unverified', 3_000);
+    expect(h2.ctl.doctor().lastSubmit?.reason).toBe('发送按钮一直不可用；已按回车，但什么也没有发出');
+  });
+
+  it('a code block shown only in part (a code viewer, a collapsed panel): why, in Chinese', () => {
+    useLocale('zh_CN');
+    document.body.innerHTML =
+      '<pre><div class="cm-editor"><div class="cm-gutters"><div class="cm-lineNumbers"><div class="cm-gutterElement">1</div><div class="cm-gutterElement">40</div></div></div>' +
+      '<div class="cm-content"><div class="cm-line">{"a":</div><div class="cm-line">1}</div></div></div></pre>';
+    expect(chatgpt.codeText(document.querySelector('pre')!).partial).toBe('代码查看器只显示了 40 行中的 2 行');
+    expect(codeMirrorText(document.querySelector('pre')!)?.partial).toMatch(CJK);
+    const doc = loadFixture('aistudio/2025-12-collapsed-code-idle.html');
+    const partials = aistudio
+      .messages(doc)
+      .flatMap((m) => Array.from(aistudio.answerRoot(m.el)?.querySelectorAll(aistudio.codeBlockSelector) ?? []))
+      .map((block) => aistudio.codeText(block).partial)
+      .filter((p) => p !== undefined);
+    expect(partials).toContain('代码块已折叠：展开后才能读取');
   });
 });
