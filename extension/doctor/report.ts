@@ -59,6 +59,8 @@ export const doctorReportSchema = z.object({
       codeBlocks: z.number().int().min(0),
       /** `pre` elements in it (code the module may have missed) */
       pres: z.number().int().min(0),
+      /** code drawn in it outside the module's code blocks (a `pre`, a code viewer, a block `code`): a changed markup */
+      unrecognized: z.number().int().min(0),
       blocks: z.array(blockSchema).nullable(),
     })
     .nullable(),
@@ -114,9 +116,14 @@ export function replyCodeProblem(site: Site, message: Element, blocks: Array<{ u
   if (!answer) return drawnCode(message).length > 0 ? problemFor('code-unreadable', t('doctor.detailNoAnswer')) : null;
   const partial = blocks.find((b) => b.unreadable)?.unreadable;
   if (partial) return problemFor('code-unreadable', partial);
-  const unknown = drawnCode(answer).filter((el) => !el.closest(site.codeBlockSelector) && !el.closest(site.skipSelector));
-  if (unknown.length > 0) return problemFor('code-unreadable', t('doctor.detailCodeMarkup', [unknown.length]));
+  const unknown = unrecognizedCode(site, answer);
+  if (unknown > 0) return problemFor('code-unreadable', t('doctor.detailCodeMarkup', [unknown]));
   return null;
+}
+
+/** How many places an answer draws code outside the module's code blocks (DRAWN_CODE): a changed code block markup. */
+export function unrecognizedCode(site: Site, answer: Element): number {
+  return drawnCode(answer).filter((el) => !el.closest(site.codeBlockSelector) && !el.closest(site.skipSelector)).length;
 }
 
 /**
@@ -159,6 +166,7 @@ export function buildReport(site: Site, doc: Document, state: DoctorPageState | 
           answerFound: answer !== null,
           codeBlocks: answer ? safe(() => answer.querySelectorAll(site.codeBlockSelector).length, 0) : 0,
           pres: newest.el.querySelectorAll('pre').length,
+          unrecognized: answer ? safe(() => unrecognizedCode(site, answer), 0) : 0,
           blocks: state?.lastReplyBlocks ?? null,
         }
       : null,
@@ -290,7 +298,7 @@ export function reportText(report: DoctorReport, outline: string, extensionVersi
     `site: ${report.site.name} (${report.site.id}${report.site.generic ? ', generic adapter' : ''}) on ${report.host}; chatbridge ${report.running ? 'runs here' : 'is off here'}`,
     `messages: ${report.messages.count} (${report.messages.user} user, ${report.messages.assistant} assistant)`,
     reply
-      ? `last reply: answer ${reply.answerFound ? 'found' : 'NOT found'}, ${reply.codeBlocks} code block(s) recognized, ${reply.pres} pre element(s)` +
+      ? `last reply: answer ${reply.answerFound ? 'found' : 'NOT found'}, ${reply.codeBlocks} code block(s) recognized, ${reply.pres} pre element(s), ${reply.unrecognized} code block(s) NOT recognized` +
         (reply.blocks ? `, blocks: ${reply.blocks.map((b) => `${b.kind} ${b.state}${b.unreadable ? ` (${b.unreadable})` : ''}`).join('; ') || 'none'}` : '')
       : 'last reply: none',
     `composer: ${report.composer.found ? `found, ${report.composer.element ?? '?'} (${report.composer.kind ?? '?'})` : 'NOT found'}; family ${report.composer.family}`,

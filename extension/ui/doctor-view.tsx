@@ -91,8 +91,15 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
         <Row
           name="last-reply"
           label={t('doctor.lastReply')}
-          ok={reply === null || (reply.answerFound && !(reply.pres > 0 && reply.codeBlocks === 0) && !(reply.blocks ?? []).some((b) => b.unreadable))}
-          value={reply === null ? t('doctor.none') : reply.answerFound ? t('doctor.lastReplyValue', [reply.codeBlocks, reply.blocks?.length ?? 0]) : t('doctor.noAnswer')}
+          ok={reply === null || (reply.answerFound && reply.unrecognized === 0 && !(reply.blocks ?? []).some((b) => b.unreadable))}
+          value={
+            reply === null
+              ? t('doctor.none')
+              : !reply.answerFound
+                ? t('doctor.noAnswer')
+                : t('doctor.lastReplyValue', [reply.codeBlocks, reply.blocks?.length ?? 0]) +
+                  (reply.unrecognized > 0 ? ` · ${t('doctor.detailCodeMarkup', [reply.unrecognized])}` : '')
+          }
         />
         <Row
           name="composer"

@@ -2,9 +2,11 @@ import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DoctorAnswer } from '../../extension/doctor/answer';
-import { problemFor, type DoctorReport } from '../../extension/doctor/report';
+import { buildReport, problemFor, type DoctorReport } from '../../extension/doctor/report';
+import { chatgpt } from '../../extension/sites';
 import { DoctorView, type DoctorViewDeps } from '../../extension/ui/doctor-view';
 import { useLocale } from './i18n-fake';
+import { loadFixture } from './site-fixtures';
 
 /** The popup's site doctor view (extension/ui/doctor-view.tsx) in each state, and "Copy a report". */
 
@@ -14,7 +16,7 @@ function report(over: Partial<DoctorReport> = {}): DoctorReport {
     host: 'chat.example.org',
     running: true,
     messages: { count: 4, user: 2, assistant: 2 },
-    lastReply: { answerFound: true, codeBlocks: 1, pres: 1, blocks: [{ kind: 'mcp-request', state: 'done' }] },
+    lastReply: { answerFound: true, codeBlocks: 1, pres: 1, unrecognized: 0, blocks: [{ kind: 'mcp-request', state: 'done' }] },
     composer: { found: true, family: 'unknown', element: 'textarea#prompt', kind: 'textarea' },
     send: { found: true, disabled: false },
     generating: 'no-signal',
@@ -83,8 +85,21 @@ describe('doctor view', () => {
   });
 
   it('code the module could not read marks the last reply', async () => {
-    const root = await mount({ load: async () => ({ report: report({ lastReply: { answerFound: true, codeBlocks: 0, pres: 2, blocks: [] } }) }) });
+    const root = await mount({ load: async () => ({ report: report({ lastReply: { answerFound: true, codeBlocks: 0, pres: 2, unrecognized: 2, blocks: [] } }) }) });
     expect(row(root, 'last-reply').getAttribute('data-ok')).toBe('false');
+  });
+
+  it('a saved ChatGPT page whose code a new build draws without a `pre`: the last reply is marked and says how many', async () => {
+    const doc = loadFixture('chatgpt/2026-10-search-unit-idle.html');
+    const pre = doc.querySelector('[data-chatgpt-search-unit-key$=":assistant"] pre')!;
+    const redrawn = doc.createElement('div');
+    redrawn.innerHTML = '<div class="code-header">json</div><div class="code-body"><code></code></div>';
+    redrawn.querySelector('code')!.textContent = chatgpt.codeText(pre).text;
+    pre.replaceWith(redrawn);
+    const built = buildReport(chatgpt, doc, null, 'chatgpt.com');
+    const root = await mount({ load: async () => ({ report: built }) });
+    expect(row(root, 'last-reply').getAttribute('data-ok')).toBe('false');
+    expect(row(root, 'last-reply').textContent).toContain("1 code block(s) in a shape this site's module does not know");
   });
 
   it('a tab chatbridge does not run in, and a site switched off', async () => {
