@@ -71,7 +71,12 @@ export interface BadgeKeeper {
 export function createBadge(api: BadgeApi): BadgeKeeper {
   let approvals = 0;
   let connection: ConnectionState = 'connecting';
-  const problems = new Map<number, DoctorProblem>();
+  /**
+   * Every tab given a badge of its own, with its problem (null: none). The browser shows a tab's own badge over the
+   * global one, so a tab keeps being drawn on every change until it closes — also once its problem is over, or the
+   * global badge (approvals, "off") would never reach it again.
+   */
+  const problems = new Map<number, DoctorProblem | null>();
 
   const apply = (badge: Badge, tabId?: number): void => {
     const where = tabId === undefined ? {} : { tabId };
@@ -81,7 +86,7 @@ export function createBadge(api: BadgeApi): BadgeKeeper {
     quiet(api.setBadgeBackgroundColor({ color: badge.color, ...where }));
     quiet(api.setTitle({ title: badge.title, ...where }));
   };
-  const current = (tabId?: number): Badge => badgeFor({ approvals, connection, problem: tabId === undefined ? null : problems.get(tabId) });
+  const current = (tabId?: number): Badge => badgeFor({ approvals, connection, problem: tabId === undefined ? null : (problems.get(tabId) ?? null) });
   const applyAll = (): void => {
     apply(current());
     for (const tabId of problems.keys()) apply(current(tabId), tabId);
@@ -99,8 +104,7 @@ export function createBadge(api: BadgeApi): BadgeKeeper {
       applyAll();
     },
     setProblem(tabId, problem) {
-      if (problem) problems.set(tabId, problem);
-      else problems.delete(tabId);
+      problems.set(tabId, problem);
       // A tab without a problem shows what the global badge shows.
       apply(current(tabId), tabId);
     },

@@ -30,8 +30,11 @@ import { CompanionSocket, type ConnectionState } from './socket';
 
 const connectionItem = storage.defineItem<ConnectionInfo | null>('session:connection', { fallback: null });
 const recentRunsItem = storage.defineItem<RecentRun[]>('local:recent-runs', { fallback: [] });
-/** the site doctor's problem per tab, kept across service worker restarts (the badge of those tabs depends on it) */
-const problemsItem = storage.defineItem<Record<string, DoctorProblem>>('session:doctor-problems', { fallback: {} });
+/**
+ * the site doctor's problem per tab (null: none now), kept across service worker restarts: every tab here has a badge
+ * of its own, which the browser shows over the global one, so each is drawn again on every change
+ */
+const problemsItem = storage.defineItem<Record<string, DoctorProblem | null>>('session:doctor-problems', { fallback: {} });
 /** which chat page origins started which runs (callers.ts), kept across service worker restarts like the runs' tabs */
 const runOwnersItem = storage.defineItem<Record<string, string[]>>('session:run-owners', { fallback: {} });
 const RECENT_RUNS = 50;
@@ -84,9 +87,8 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   };
   const setProblem = async (tabId: number, problem: DoctorProblem | null): Promise<void> => {
     badge.setProblem(tabId, problem);
-    const stored = await problemsItem.getValue().catch(() => ({}) as Record<string, DoctorProblem>);
-    if (problem) stored[tabId] = problem;
-    else delete stored[tabId];
+    const stored = await problemsItem.getValue().catch(() => ({}) as Record<string, DoctorProblem | null>);
+    stored[tabId] = problem;
     await problemsItem.setValue(stored).catch(() => undefined);
   };
 

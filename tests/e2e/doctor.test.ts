@@ -254,4 +254,20 @@ describeE2E('site doctor and any site', () => {
     expect(await submitted(page)).toHaveLength(2);
     await page.close();
   });
+
+  // Last: it stops the companion.
+  it('a tab whose page started (or whose problem ended) follows the global badge: the companion going away shows "off" there too', async () => {
+    const page = await world.open('chatgpt');
+    await firstScanDone(page, 15_000);
+    const tabId = await tabIdOf(world, page);
+    // The page starting told the badge it has no problem; the tab shows what the toolbar shows.
+    await quietPeriod(1_500);
+    expect(await badgeOn(world, tabId)).toBe('');
+    await world.companion.stop();
+    const worker = await world.browser.serviceWorker();
+    const globalText = (): Promise<string> => worker.evaluate(() => (globalThis as unknown as { chrome: Chrome }).chrome.action.getBadgeText({}));
+    await expect.poll(globalText, { timeout: 60_000 }).toBe('off');
+    expect(await badgeOn(world, tabId)).toBe('off');
+    await page.close();
+  }, 90_000);
 });

@@ -59,8 +59,33 @@ describe('toolbar badge: applied through the action API', () => {
     badge.setProblem(7, null);
     expect(api.texts.at(-1)).toEqual({ text: '', tabId: 7 });
     badge.setConnection('disconnected');
-    expect(api.texts.at(-1)).toEqual({ text: 'off' });
+    expect(api.texts.slice(-2)).toEqual([{ text: 'off' }, { text: 'off', tabId: 7 }]);
     expect(badge.current(7).text).toBe('off');
+  });
+
+  it('a tab shows the global badge again once its problem is over, and on a page that started without one', () => {
+    // As the browser draws it: a tab's own text, once set, over the global one.
+    const api = recorder();
+    const last = (tabId?: number): string | undefined => [...api.texts].reverse().find((d) => d.tabId === tabId)?.text;
+    const shown = (tabId: number): string => last(tabId) ?? last() ?? '';
+    const badge = createBadge(api);
+    badge.setConnection('connected');
+    // A chat page starts and says it has no problem; another's problem comes and goes.
+    badge.setProblem(3, null);
+    badge.setProblem(7, { code: 'no-composer', message: 'no chat box' });
+    badge.setProblem(7, null);
+    badge.setApprovals(2);
+    expect(shown(3)).toBe('2');
+    expect(shown(7)).toBe('2');
+    badge.setApprovals(0);
+    badge.setConnection('disconnected');
+    expect(shown(3)).toBe('off');
+    expect(shown(7)).toBe('off');
+    // A closed tab is drawn no more.
+    badge.forgetTab(3);
+    const drawn = api.texts.length;
+    badge.setConnection('unpaired');
+    expect(api.texts.slice(drawn)).toEqual([{ text: '?' }, { text: '?', tabId: 7 }]);
   });
 
   it('repeating the same input draws nothing again; a closed tab is forgotten', () => {
