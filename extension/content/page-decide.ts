@@ -4,7 +4,7 @@ import type { Block } from '../../shared/protocols/types';
 import { holdsHidden } from '../../shared/reveal-hidden';
 import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type ReplyEnding } from '../scanner/blocks';
 import type { SiteSettings } from '../site-settings';
-import type { MessageKey } from '../ui/i18n';
+import { t, type MessageKey } from '../ui/i18n';
 import type { MessageRecord, StopMark, TrackedBlock } from './page-context';
 
 /**
@@ -174,7 +174,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
     } else if (decision.reason === 'loop-guard' || decision.reason === 'already-ran') {
       outcome.refused.push({
         tracked,
-        note: decision.detail ?? (decision.reason === 'already-ran' ? 'already ran before' : undefined),
+        note: decision.detail ?? (decision.reason === 'already-ran' ? t('note.alreadyRan') : undefined),
         ranBefore: decision.reason === 'already-ran' || tracked.ranBefore,
       });
     }

@@ -1,5 +1,6 @@
 import type { Block, BlockKind } from '../../shared/protocols/types';
 import type { MessageRole } from '../sites/define-site';
+import { t } from '../ui/i18n';
 
 /**
  * The per-block state machine and the auto-run rules of DESIGN §6.2, as pure functions and small classes with their
@@ -169,10 +170,10 @@ export class LoopGuard {
     const s = this.state.get(conversationId);
     if (!s) return { ok: true };
     if (s.calls >= this.limits.maxAutoCalls) {
-      return { ok: false, reason: `auto-run paused: ${s.calls} automatic calls in this conversation since you last typed` };
+      return { ok: false, reason: t('note.loopCalls', [s.calls]) };
     }
     if (s.last === signature && s.sameInRow >= this.limits.maxSameInRow) {
-      return { ok: false, reason: `auto-run paused: the same call came ${s.sameInRow} times in a row` };
+      return { ok: false, reason: t('note.loopSame', [s.sameInRow]) };
     }
     return { ok: true };
   }

@@ -18,7 +18,7 @@ import {
 } from '../../extension/content/page-decide';
 import { LoopGuard, type BlockState } from '../../extension/scanner/blocks';
 import { t } from '../../extension/ui/i18n';
-import { messageIn } from './i18n-fake';
+import { messageIn, useLocale } from './i18n-fake';
 
 /** The page's decisions without a page: plain records and blocks in, verdicts out. */
 
@@ -163,6 +163,21 @@ describe('claimBlocks: DESIGN §6.2 over a finished reply', () => {
     const outcome = claimBlocks({ settings: ON, record: reply([tracked(only(READ))]), ran: new Set(), guard, conversation: 'c' });
     expect(outcome.run).toEqual([]);
     expect(outcome.refused[0]?.note).toMatch(/same call came 3 times/);
+  });
+
+  it('in Chinese: why a block did not run by itself (it ran before, the loop guard paused auto-run)', () => {
+    useLocale('zh_CN');
+    const record = reply([tracked(only(READ))]);
+    const again = claimBlocks({ settings: ON, record, ran: new Set([record.blocks[0]!.key]), guard: new LoopGuard(), conversation: 'c' });
+    expect(again.refused[0]?.note).toBe('之前已经运行过');
+    const same = new LoopGuard({ maxAutoCalls: 20, maxSameInRow: 3 });
+    for (let i = 0; i < 3; i++) claimBlocks({ settings: ON, record: reply([tracked(only(READ))]), ran: new Set(), guard: same, conversation: 'c' });
+    expect(claimBlocks({ settings: ON, record: reply([tracked(only(READ))]), ran: new Set(), guard: same, conversation: 'c' }).refused[0]?.note).toBe(
+      '自动运行已暂停：同一个调用已连续出现 3 次',
+    );
+    const many = new LoopGuard({ maxAutoCalls: 2, maxSameInRow: 3 });
+    for (const block of [READ, LIST]) claimBlocks({ settings: ON, record: reply([tracked(only(block))]), ran: new Set(), guard: many, conversation: 'c' });
+    expect(many.check('c', 'x')).toEqual({ ok: false, reason: '自动运行已暂停：自你上次输入以来，此对话中已自动调用 2 次' });
   });
 
   it('only ready blocks are considered (writing, running, done, unreadable are not)', () => {
