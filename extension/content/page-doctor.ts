@@ -47,7 +47,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   let handedOver: number | null = null;
   let reported: DoctorProblem | null = null;
   let misses = 0;
-  let composerSeen = false;
+  /** The address the chat box was last seen at (the app may move to a page of the site with none, in the same tab). */
+  let composerSeenAt: string | null = null;
   let emptyChecks = 0;
 
   const userCount = (): number => {
@@ -95,12 +96,14 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     } catch {
       editor = null;
     }
-    if (editor) composerSeen = true;
+    const here = ctx.deps.location.pathname;
+    if (editor) composerSeenAt = here;
     misses = editor ? 0 : misses + 1;
-    if (misses === 0 && problems.has('no-composer')) setProblem('no-composer', null);
-    // A page of the site that is no chat (settings, a gallery) has no box and needs none: only a box that went away,
-    // or a conversation shown without one, is a problem.
-    else if (misses >= MISSES && !problems.has('no-composer') && (composerSeen || messageCount() > 0)) setProblem('no-composer', problemFor('no-composer'));
+    // A page of the site that is no chat (settings, a gallery) has no box and needs none, also when the person went
+    // there from a chat: only a box that went away from its page, or a conversation shown without one, is a problem.
+    const needed = misses === 0 || composerSeenAt === here || messageCount() > 0;
+    if ((misses === 0 || !needed) && problems.has('no-composer')) setProblem('no-composer', null);
+    else if (misses >= MISSES && needed && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
     // A conversation shown with its chat box in which no message is found: nothing in it is read, nothing runs. A new
     // chat has no conversation yet; the generic adapter has no conversation ids, only paths.
     let conversation: string | null = null;

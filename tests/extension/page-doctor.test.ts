@@ -175,6 +175,20 @@ describe('deliver: when the page fights back', () => {
     expect(h2.problems.filter((p) => p !== null)).toEqual([]);
   }, 20_000);
 
+  it('going from a chat to a page of the site with no chat on it (settings, a gallery) raises nothing', async () => {
+    const page = buildPage();
+    const h = start(page, { deliverWaitMs: SHORT });
+    page.list.append(userRow('an earlier question'));
+    // The doctor saw the chat box…
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // …then the person opens the site's settings page in the same tab: the app draws it without box or messages.
+    h.navigate('/settings');
+    document.body.replaceChildren(document.createElement('main'));
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    expect(h.ctl.doctor().problems).toEqual([]);
+  }, 10_000);
+
   it('a page of the site with no chat on it (no box, no messages) raises nothing', async () => {
     const page = buildPage();
     page.textarea.remove();
