@@ -10,7 +10,10 @@
  *    client CPU per call that Node's fetch costs, as /v1/run's client does;
  *  - /v1/run: the same calls as mcp-request blocks through `POST /v1/run`, as the extension sends them.
  * Each path's round trip without a tool is timed beside them (Caller.floor: the MCP ping; GET /v1/runs/:id), so the
- * read's figure splits into what the transport costs and what reading the file costs on top of it.
+ * read's figure splits into what the transport costs and what reading the file costs on top of it. Under those, a
+ * bare node:http server (a child process that answers every request with a few bytes of JSON: no framework, no
+ * guard, no tool) with the same keep-alive client: what one local HTTP round trip costs on this machine, against
+ * the stdio ping's floor.
  * The companion is the real one (a child process) with `modes.write: "auto"`, so no approval is in the way; its
  * writes still go through the journal (before-image and intent on disk first). Per run, every operation goes
  * through every path in alternating blocks of 50 calls, so a burst of load on the machine lands on all of them
@@ -22,6 +25,7 @@
  * per call during it (user + system of all its threads, from /proc).
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -195,6 +199,18 @@ async function connectReference(root: string): Promise<Client> {
   return client;
 }
 
+/** A node:http server in a child process that answers any request with `{"status":"done"}`, once the body is read. */
+async function startBareHttp(): Promise<{ port: number; stop(): void }> {
+  const script = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/json', 'content-length': 17 }); s.end('{"status":"done"}'); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the bare node:http server exited (${code}) before it listened`)));
+    child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+  });
+  return { port, stop: () => child.kill() };
+}
+
 async function timed(count: number, call: (i: number) => Promise<void>): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -263,6 +279,9 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
   const pool = createHttpJsonClient(companion.port, companion.token, options.concurrency);
   const reference = await connectReference(ws.root);
   const nodeFetch = createHttpFetch();
+  const bareServer = await startBareHttp();
+  const bare = createHttpJsonClient(bareServer.port, 'none', 1);
+  const bareP50: number[] = [];
   const samples = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, { p50: [] as number[], p99: [] as number[], ratio: [] as number[] }]))) as Record<
     `${Op}:${Path}`,
     { p50: number[]; p99: number[]; ratio: number[] }
@@ -293,6 +312,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       await timed(50, () => warm[path].write(`w${(tag += 1)}`));
       await timed(100, () => warm[path].floor());
     }
+    await timed(100, () => bare.get('/').then(() => undefined));
     await warmMcp.close();
     await warmMcpFetch.close();
     await throughput(pool, ws, options.concurrency, 10);
@@ -308,6 +328,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
         run: runs,
       };
       const times = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, [] as number[]]))) as Record<`${Op}:${Path}`, number[]>;
+      const bareTimes: number[] = [];
       for (let done = 0; done < options.requests; done += BLOCK) {
         const n = Math.min(BLOCK, options.requests - done);
         for (const op of OPS) {
@@ -326,7 +347,9 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
             times[`${op}:${path}`].push(...(await timed(n, call)));
           }
         }
+        bareTimes.push(...(await timed(n, () => bare.get('/').then(() => undefined))));
       }
+      bareP50.push(percentile(bareTimes, 50));
       await mcp.close();
       await mcpFetch.close();
       mkdirSync(fsyncDir, { recursive: true });
@@ -356,6 +379,8 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     http.close();
     pool.close();
     nodeFetch.close();
+    bare.close();
+    bareServer.stop();
     await reference.close();
     await companion.stop();
     rmSync(base, { recursive: true, force: true });
@@ -370,6 +395,7 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p99`, 'ms', s.p99, null, seq));
     }
     if (op === 'floor') {
+      figures.push(figureOf('reference: round trip of a bare node:http server (no framework, no guard, no tool), the /v1/run client, p50', 'ms', bareP50, null, 'timed in the same blocks'));
       for (const path of PATHS) figures.push(figureOf(`reference: read a 1 KB file − the round trip without a tool, ${PATH_NAME[path]}, p50`, 'ms', overFloor[path], null, 'within each run'));
       continue;
     }
