@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { runStatusSchema } from '../../shared/api';
+import { asToolError } from '../fsx/errno';
 import { createLineAppender } from '../fsx/line-appender';
 import { writeFileAtomic } from '../home';
 
@@ -108,10 +109,19 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
     put(record) {
       remember(record);
       if (!options.file) return;
-      // synchronous: a crash right after answering must still remember the answer
-      log?.append(JSON.stringify(record) + '\n');
-      lines += 1;
-      if (lines > MAX_RUNS * 4) compact();
+      try {
+        // synchronous: a crash right after answering must still remember the answer
+        log?.append(JSON.stringify(record) + '\n');
+        lines += 1;
+        if (lines > MAX_RUNS * 4) compact();
+      } catch (error) {
+        // the data dir's disk is full, or it went read-only: the next line tries a new descriptor
+        log?.reopen();
+        // a run about to change things that the log cannot hold could run twice after a restart: it must not start
+        if (record.status === 'running') throw asToolError(error, options.file);
+        // an answer is kept in memory (a restart says "interrupted" for a run logged as running); never a crash
+        console.error(`chatbridge: cannot record run ${record.runId} in ${options.file}: ${String(error)}`);
+      }
     },
     track: remember,
     forgetKey(key) {

@@ -6,6 +6,7 @@ import { ERROR_CODES } from '../../../shared/errors';
 import {
   ALL_AUTO,
   context,
+  journalEntries,
   makeWorkspace,
   mcpRequestBlock,
   parseMcpResponse,
@@ -13,6 +14,7 @@ import {
   snapshot,
   startCompanionProcess,
   type CompanionProcess,
+  undo,
   type Workspace,
 } from '../load/live-companion';
 
@@ -96,6 +98,16 @@ async function expectFullDiskRefused(c: CompanionProcess, errno: RegExp): Promis
   expect(readFileSync(small, 'utf8')).toBe('small change\n');
 }
 
+/** Whether `mount -t tmpfs` works here (root in a sandbox): a small file system is a disk that really fills. */
+function mountableProbe(): boolean {
+  const probe = join('/tmp', `cb-mount-probe-${process.pid}`);
+  mkdirSync(probe, { recursive: true });
+  const mountable = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]).status === 0;
+  if (mountable) spawnSync('umount', [probe]);
+  rmSync(probe, { recursive: true, force: true });
+  return mountable;
+}
+
 describe('disk-full writes', () => {
   it('file size limit (RLIMIT_FSIZE → EFBIG): coded errors, files intact, no temp files', async () => {
     ws = makeWorkspace('cb-fault-efbig-');
@@ -109,11 +121,7 @@ describe('disk-full writes', () => {
     await expectFullDiskRefused(companion, /EFBIG: file too large/);
   }, 60_000);
 
-  const probe = join('/tmp', `cb-mount-probe-${process.pid}`);
-  mkdirSync(probe, { recursive: true });
-  const mountable = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]).status === 0;
-  if (mountable) spawnSync('umount', [probe]);
-  rmSync(probe, { recursive: true, force: true });
+  const mountable = mountableProbe();
   if (!mountable) {
     console.warn('\n!!! SKIPPED: the ENOSPC test needs `mount -t tmpfs` (root in a sandbox); the EFBIG test above still covers disk-full !!!\n');
   }
@@ -124,6 +132,42 @@ describe('disk-full writes', () => {
     mounts.push(ws.root);
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
     await expectFullDiskRefused(companion, /ENOSPC: no space left/);
+  }, 60_000);
+});
+
+// Once a gap: the run log's append threw out of the run's last step when the data dir's disk was full, and the
+// unhandled error ended the companion — no answer, every other run and program gone with it.
+describe.skipIf(!mountableProbe())('the data dir’s disk full', () => {
+  it('runs still answer, the companion lives on, the person’s files are before or after, undo works once there is room', async () => {
+    ws = makeWorkspace('cb-fault-home-enospc-');
+    mkdirSync(ws.home);
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', ws.home]).status).toBe(0);
+    mounts.push(ws.home);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    const { small } = seed();
+    const first = await postBlock(companion, 'mcp-request', mcpRequestBlock('room', 'fs.write', { path: small, mode: 'overwrite', content: 'while there was room\n' }), context('conv-home', 'room'));
+    expect(first.status).toBe('done');
+    const page = join(ws.root, 'page.txt');
+    writeFileSync(page, 'a line longer than nothing\n'.repeat(400));
+    const filler = join(ws.home, 'filler');
+    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k'], { stdio: 'ignore' });
+    const before = snapshot(ws.root);
+
+    // a read's answer is a line longer than a page: the run log has no room for it
+    const read = await postBlock(companion, 'mcp-request', mcpRequestBlock('read', 'fs.read', { path: page }), context('conv-home', 'read'));
+    expect(read.status).toBe('done');
+    const write = await postBlock(companion, 'mcp-request', mcpRequestBlock('full', 'fs.write', { path: small, mode: 'overwrite', content: 'x'.repeat(64 * 1024) }), context('conv-home', 'full'));
+    expect(write.status).toBe('error');
+    expect(parseMcpResponse(write.resultText).error?.message).toMatch(/ENOSPC/);
+    expect(companion.child.exitCode).toBeNull();
+    expect(snapshot(ws.root)).toEqual(before);
+
+    rmSync(filler);
+    const entries = await journalEntries(companion);
+    const applied = entries.filter((e) => e.state === 'applied');
+    expect(applied).toHaveLength(1);
+    expect((await undo(companion, applied[0]!.id)).status).toBe(200);
+    expect(readFileSync(small, 'utf8')).toBe('the original notes\n');
   }, 60_000);
 });
 
