@@ -10,7 +10,8 @@ import { DEFAULT_PORT, type McpServerHealth } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
 import { remoteMountHolding } from './fsx/mounts';
-import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic } from './home';
+import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic, type HomePaths } from './home';
+import { lockHome } from './home-lock';
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
 import { createMcpServers } from './mcp-servers/registry';
@@ -167,6 +168,16 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   }
   const home = resolveHome(io.env);
   const paths = ensureHome(home);
+  // before anything reads the journal or the run log: they are this process's alone until shutdown
+  const releaseHome = lockHome(home, paths.lock);
+  return startOnLockedHome(options, io, paths, releaseHome).catch((error: unknown) => {
+    releaseHome();
+    throw error;
+  });
+}
+
+async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths, releaseHome: () => void): Promise<RunningCompanion> {
+  const home = paths.root;
   // `npm start` runs in the package folder; the folder the person typed it in is INIT_CWD
   const cwd = io.env.npm_lifecycle_event === 'start' && io.env.INIT_CWD ? io.env.INIT_CWD : io.cwd;
   // without --config, <home>/config.json when it exists (`chatbridge mcp add` writes it)
@@ -262,6 +273,7 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
         await companion.close();
         rmSync(paths.runtime, { force: true });
         rmSync(paths.cliToken, { force: true });
+        releaseHome();
       })();
       return stopping;
     },

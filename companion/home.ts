@@ -19,6 +19,8 @@ export interface HomePaths {
   journal: string;
   /** {port, pid} of the running companion */
   runtime: string;
+  /** held by the one companion using this data dir (home-lock.ts) */
+  lock: string;
   /** a token for the local CLI, readable by this user only */
   cliToken: string;
   /** one record per running program, so a start after a crash can stop what the crashed run left running */
@@ -37,6 +39,7 @@ export function homePaths(root: string): HomePaths {
     audit: join(root, 'audit'),
     journal: join(root, 'journal'),
     runtime: join(root, 'companion.json'),
+    lock: join(root, 'companion.lock'),
     cliToken: join(root, 'cli.token'),
     programs: join(root, 'programs'),
     config: join(root, 'config.json'),
