@@ -39,7 +39,13 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
   const clock = options.clock ?? Date.now;
   const stored: z.infer<typeof fileSchema>['tokens'] = [];
   if (options.file && existsSync(options.file)) {
-    const parsed = fileSchema.safeParse(JSON.parse(readFileSync(options.file, 'utf8')));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(options.file, 'utf8'));
+    } catch {
+      // torn, hand-edited or unreadable: the same as a file of the wrong shape
+    }
+    const parsed = fileSchema.safeParse(json);
     // a damaged file means nobody is paired, never that anybody is
     if (parsed.success) stored.push(...parsed.data.tokens);
   }
