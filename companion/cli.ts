@@ -288,11 +288,19 @@ interface Client {
 function findCompanion(io: Io): Client {
   const paths = homePaths(resolveHome(io.env));
   if (!existsSync(paths.runtime)) throw new ToolError('NOT_FOUND', `chatbridge is not running (no ${paths.runtime}); start it with \`chatbridge start\``);
-  const runtime = JSON.parse(readFileSync(paths.runtime, 'utf8')) as { port?: unknown };
-  if (typeof runtime.port !== 'number') throw new ToolError('INVALID_INPUT', `${paths.runtime} has no port`);
+  let runtime: { port?: unknown };
+  try {
+    runtime = JSON.parse(readFileSync(paths.runtime, 'utf8')) as { port?: unknown };
+  } catch (error) {
+    throw new ToolError('INVALID_INPUT', `${paths.runtime} is not the runtime file a running companion writes (${error instanceof Error ? error.message : String(error)}); start the companion again (chatbridge start) to rewrite it`);
+  }
+  const port = runtime?.port;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ToolError('INVALID_INPUT', `${paths.runtime} has no port (a port is an integer from 1 to 65535); start the companion again (chatbridge start) to rewrite it`);
+  }
   // the CLI token is written by the running companion itself, so it is right even when CHATBRIDGE_TOKEN is stale
   const token = existsSync(paths.cliToken) ? readFileSync(paths.cliToken, 'utf8').trim() : io.env.CHATBRIDGE_TOKEN || undefined;
-  return { port: runtime.port, token };
+  return { port, token };
 }
 
 async function call(client: Client, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
@@ -312,6 +320,31 @@ async function call(client: Client, method: 'GET' | 'POST', path: string, body?:
   const json = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
   if (!response.ok) throw new ToolError('INTERNAL', `${json.error?.code ?? response.status}: ${json.error?.message ?? response.statusText}`);
   return json;
+}
+
+/** The arguments of a command that takes at most `max` plain values (no options); throws naming the first extra one. */
+function plainArgs(command: string, args: string[], max: number): string[] {
+  const option = args.find((arg) => arg.startsWith('-'));
+  if (option !== undefined) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(option)} for ${command}; see chatbridge --help`);
+  if (args.length > max) {
+    throw new ToolError('INVALID_INPUT', `${command} takes ${max === 0 ? 'no arguments' : `at most ${max} argument`}; ${JSON.stringify(args[max])} is one too many; see chatbridge --help`);
+  }
+  return args;
+}
+
+/** `audit`'s flags: `--limit N` (or `--limit=N`), a positive integer; anything else is refused naming it. */
+export function parseAuditArgs(args: string[]): { limit: number } {
+  let limit = 20;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const inline = arg.startsWith('--limit=') ? arg.slice('--limit='.length) : undefined;
+    if (arg !== '--limit' && inline === undefined) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)} for audit; see chatbridge --help`);
+    const raw = inline ?? args[++i];
+    if (raw === undefined || raw === '') throw new ToolError('INVALID_INPUT', '--limit needs a value');
+    limit = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(limit) || limit < 1) throw new ToolError('INVALID_INPUT', `--limit ${raw} must be a positive integer`);
+  }
+  return { limit };
 }
 
 /** Runs one command; resolves to the exit code (start resolves once listening and keeps the process alive). */
@@ -347,6 +380,7 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         return -1;
       }
       case 'status': {
+        plainArgs('status', rest, 0);
         let client: Client;
         try {
           client = findCompanion(io);
@@ -383,14 +417,15 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
           },
         });
       case 'pair': {
+        plainArgs('pair', rest, 0);
         const client = findCompanion(io);
         const { code, expiresAt } = (await call(client, 'POST', '/v1/pair/code')) as { code: string; expiresAt: string };
         io.out(`pairing code: ${code}  (valid until ${new Date(expiresAt).toLocaleTimeString()}, 5 tries)`);
         return 0;
       }
       case 'undo': {
+        let [id] = plainArgs('undo', rest, 1);
         const client = findCompanion(io);
-        let id = rest[0];
         if (!id) {
           const { entries } = (await call(client, 'GET', '/v1/journal?limit=200')) as { entries: Array<{ id: string; state: string }> };
           id = entries.find((e) => e.state === 'applied')?.id;
@@ -404,9 +439,7 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         return 0;
       }
       case 'audit': {
-        const limitIndex = rest.indexOf('--limit');
-        const limit = limitIndex >= 0 ? Number(rest[limitIndex + 1]) : 20;
-        if (!Number.isInteger(limit) || limit < 1) throw new ToolError('INVALID_INPUT', `--limit ${String(rest[limitIndex + 1])} must be a positive integer`);
+        const { limit } = parseAuditArgs(rest);
         const client = findCompanion(io);
         const { records } = (await call(client, 'GET', `/v1/audit?limit=${limit}`)) as {
           records: Array<{ time: string; auditId: string; site: string; tool: string; decision: string; outcome: string; durationMs: number; paths: string[]; commands: string[] }>;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,9 +32,9 @@ interface Started {
   code: string;
 }
 
-function start(args: string[]): Promise<Started> {
+function start(args: string[], extraEnv: Record<string, string> = {}): Promise<Started> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bin, 'start', '--port', '0', '--no-build', ...args], { env, cwd: root });
+    const child = spawn(process.execPath, [bin, 'start', '--port', '0', '--no-build', ...args], { env: { ...env, ...extraEnv }, cwd: root });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`companion did not start:\n${stdout}\n${stderr}`)), 60_000);
@@ -143,6 +143,58 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     const res = await runCli(['start', '--port', '99999', '--no-build']);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--port 99999');
+  });
+
+  it('unknown options and extra arguments of status, pair, undo and audit exit 2 naming them', async () => {
+    const cases: Array<[string[], string]> = [
+      [['status', '--json'], 'unknown option "--json" for status'],
+      [['pair', 'now'], 'pair takes no arguments; "now" is one too many'],
+      [['undo', 'a', 'b'], 'undo takes at most 1 argument; "b" is one too many'],
+      [['undo', '--all'], 'unknown option "--all" for undo'],
+      [['audit', '--limt', '5'], 'unknown option "--limt" for audit'],
+      [['audit', '--limit', '5', 'extra'], 'unknown option "extra" for audit'],
+      [['audit', '--limit', '2x'], '--limit 2x must be a positive integer'],
+      [['audit', '--limit'], '--limit needs a value'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    for (const [i, [args, message]] of cases.entries()) {
+      expect({ args, code: results[i]!.code }).toEqual({ args, code: 2 });
+      expect(results[i]!.stderr).toContain(message);
+      expect(results[i]!.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('a damaged runtime file: status, pair and undo name it and exit non-zero, without a stack trace', async () => {
+    const damagedHome = join(base, 'damaged-runtime');
+    mkdirSync(damagedHome);
+    for (const content of ['{"port":', '{"port": "7878"}', 'null']) {
+      writeFileSync(join(damagedHome, 'companion.json'), content);
+      const results = await Promise.all(['status', 'pair', 'undo'].map((command) => runCli([command], { CHATBRIDGE_HOME: damagedHome })));
+      for (const res of results) {
+        expect(res.code).not.toBe(0);
+        expect(res.stdout + res.stderr).toContain(join(damagedHome, 'companion.json'));
+        expect(res.stdout + res.stderr).toContain('chatbridge start');
+        expect(res.stderr).not.toMatch(/\n\s+at |TypeError|SyntaxError/);
+      }
+    }
+  });
+
+  it('a torn tokens.json: the companion starts with nobody paired, and the printed code pairs', async () => {
+    const tornHome = join(base, 'torn-tokens');
+    mkdirSync(tornHome);
+    writeFileSync(join(tornHome, 'tokens.json'), '{"tokens":[{"sha256":"ab');
+    const started = await start(['--root', root], { CHATBRIDGE_HOME: tornHome });
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${started.port}/v1/status`)).json()).toMatchObject({ paired: false });
+      const res = await fetch(`http://127.0.0.1:${started.port}/v1/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: started.code }) });
+      const { token } = (await res.json()) as { token: string };
+      expect((await fetch(`http://127.0.0.1:${started.port}/v1/tools`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((JSON.parse(readFileSync(join(tornHome, 'tokens.json'), 'utf8')) as { tokens: unknown[] }).tokens).toHaveLength(1);
+    } finally {
+      const done = exited(started.child);
+      started.child.kill('SIGTERM');
+      expect(await done).toBe(0);
+    }
   });
 
   it('undo through the CLI restores what a run wrote', async () => {
