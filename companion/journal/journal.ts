@@ -8,7 +8,7 @@ import { randomId } from '../random-id';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
 import { EntryFile, expectLine, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
-import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type OpRuntime, type RefReader } from './ops';
+import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type ExpectedFile, type OpRuntime, type RefReader } from './ops';
 import {
   INLINE_BEFORE_BYTES,
   intentRecordSchema,
@@ -347,33 +347,45 @@ export function createJournal(options: JournalOptions): Journal {
       mkdirSync(folder, { recursive: true });
       madeDirs.add(folder);
     };
+    /** A record (and its before-image) made durable, with the intent the first time: see OpRuntime.record. */
+    const writeRecords = async (undos: readonly UndoRecord[], before?: Uint8Array, expect?: ExpectedFile): Promise<void> => {
+      let text = file.started ? '' : intentLine(intent);
+      if (expect) text += expectLine(expect.path, hashOf(expect.content), expect.mode);
+      const alongside: Array<Promise<void>> = [];
+      for (const undo of undos) {
+        if (undo.type === 'restore-file' && before !== undefined && before.byteLength <= INLINE_BEFORE_BYTES) {
+          text += undoLine(undo, before);
+          continue;
+        }
+        if (undo.type === 'restore-file' && before !== undefined) {
+          // Too large to go inline: its own file beside the entry, whole and durable before the record that names
+          // it is written. A record written first outlives a before-image cut short (the data dir's disk full, a
+          // file size limit, a kill), and the rollback or recover() then put that truncated image in place of a
+          // file the change never touched.
+          makeDir(path.join(entryDir(id), 'before'));
+          await writeFileDurable(path.join(entryDir(id), undo.ref), before);
+        }
+        text += undoLine(undo);
+      }
+      // a folder made under the entry since the last round: its name, and the entry folder's, synced with this one
+      if (madeDirs.size > 0) {
+        for (const folder of madeDirs) alongside.push(fsyncDir(folder));
+        alongside.push(fsyncDir(entryDir(id)), fsyncDir(dir));
+        madeDirs.clear();
+      }
+      await file.append(text, alongside);
+      written.push(...undos);
+    };
     const runtime: OpRuntime = {
       policy,
       lone,
       record: async (undos, before, expect) => {
-        let text = file.started ? '' : intentLine(intent);
-        if (expect) text += expectLine(expect.path, hashOf(expect.content), expect.mode);
-        const alongside: Array<Promise<void>> = [];
-        for (const undo of undos) {
-          if (undo.type === 'restore-file' && before !== undefined && before.byteLength <= INLINE_BEFORE_BYTES) {
-            text += undoLine(undo, before);
-            continue;
-          }
-          if (undo.type === 'restore-file' && before !== undefined) {
-            // too large to go inline: its own file beside the entry, fsync'd in the same round as its record
-            makeDir(path.join(entryDir(id), 'before'));
-            alongside.push(writeFileDurable(path.join(entryDir(id), undo.ref), before));
-          }
-          text += undoLine(undo);
+        try {
+          await writeRecords(undos, before, expect);
+        } catch (error) {
+          // the data dir's disk refused, not the person's: the answer names the journal's file, where there is no room
+          throw asToolError(error, entryFile(id));
         }
-        // a folder made under the entry since the last round: its name, and the entry folder's, synced with this one
-        if (madeDirs.size > 0) {
-          for (const folder of madeDirs) alongside.push(fsyncDir(folder));
-          alongside.push(fsyncDir(entryDir(id)), fsyncDir(dir));
-          madeDirs.clear();
-        }
-        await file.append(text, alongside);
-        written.push(...undos);
       },
       newRef: (kind) => {
         // before/ is made only for a before-image too large to go inline (record above)

@@ -121,6 +121,28 @@ describe('disk-full writes', () => {
     await expectFullDiskRefused(companion, /EFBIG: file too large/);
   }, 60_000);
 
+  // Once a gap: the journal's own write failing (the before-image of a file larger than the limit) was answered as
+  // if the person's file could not be written — "cannot write notes.txt: the file is too large" for a small change.
+  it('a before-image the journal cannot hold (RLIMIT_FSIZE): refused naming the journal’s file, the person’s file intact', async () => {
+    ws = makeWorkspace('cb-fault-efbig-journal-');
+    companion = await startCompanionProcess({
+      root: ws.root,
+      home: ws.home,
+      config: ALL_AUTO,
+      launcher: (argv) => ['/bin/sh', '-c', `trap '' XFSZ; ulimit -f 4096 && exec "$@"`, 'sh', ...argv],
+    });
+    const large = join(ws.root, 'large.log');
+    writeFileSync(large, 'a line of an old log\n'.repeat((3 * MB) / 21));
+    const before = snapshot(ws.root);
+    const error = await failedCall(companion, 'fs.write', { path: large, mode: 'overwrite', content: 'short\n' }, 'efbig-journal');
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    expect(error.message).toMatch(/EFBIG: file too large/);
+    expect(error.message).toContain(`cannot write "${join(ws.home, 'journal')}/`);
+    expect(error.message).not.toContain(JSON.stringify(large));
+    expect(snapshot(ws.root)).toEqual(before);
+    expect(tempFiles(ws.root)).toEqual([]);
+  }, 60_000);
+
   const mountable = mountableProbe();
   if (!mountable) {
     console.warn('\n!!! SKIPPED: the ENOSPC test needs `mount -t tmpfs` (root in a sandbox); the EFBIG test above still covers disk-full !!!\n');
@@ -158,7 +180,11 @@ describe.skipIf(!mountableProbe())('the data dir’s disk full', () => {
     expect(read.status).toBe('done');
     const write = await postBlock(companion, 'mcp-request', mcpRequestBlock('full', 'fs.write', { path: small, mode: 'overwrite', content: 'x'.repeat(64 * 1024) }), context('conv-home', 'full'));
     expect(write.status).toBe('error');
-    expect(parseMcpResponse(write.resultText).error?.message).toMatch(/ENOSPC/);
+    // the answer names where there is no room — the data dir — not the person's file, whose disk has room
+    const message = parseMcpResponse(write.resultText).error?.message ?? '';
+    expect(message).toMatch(/the disk is full \(ENOSPC/);
+    expect(message).toContain(`cannot write "${ws.home}/`);
+    expect(message).not.toContain(JSON.stringify(small));
     expect(companion.child.exitCode).toBeNull();
     expect(snapshot(ws.root)).toEqual(before);
 
