@@ -109,7 +109,20 @@ export async function moveAcross(from: string, to: string): Promise<void> {
   } catch (error) {
     if (errnoOf(error) !== 'EXDEV') throw error;
     await fs.cp(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true, errorOnExist: true, force: false });
-    await fs.rm(from, { recursive: true, force: true });
+    try {
+      await fs.rm(from, { recursive: true, force: true });
+    } catch (error) {
+      // A folder's files can be gone before a subfolder refuses (read-only, not ours, a mount point), and undo does
+      // not return to a path that exists: what went is put back from the copy, then the copy goes, so the move did
+      // not happen and the source is whole where it was. Should that fail too, the copy stays: it holds what went.
+      try {
+        await fs.cp(to, from, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true, errorOnExist: false, force: false });
+        await fs.rm(to, { recursive: true, force: true });
+      } catch {
+        // the error below is the one to answer with
+      }
+      throw error;
+    }
   }
 }
 
