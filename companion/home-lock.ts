@@ -1,6 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ToolError } from '../shared/errors';
-import { errnoOf } from './fsx/errno';
+import { asToolError, errnoOf } from './fsx/errno';
 import { sameInstance } from './processes';
 import { bootId, readProc } from './processes/proc-table';
 
@@ -23,13 +23,26 @@ export function lockHome(home: string, file: string): () => void {
   const startTime = readProc(process.pid)?.startTime;
   const own: LockRecord = { pid: process.pid, ...(startTime ? { startTime } : {}), ...(boot ? { bootId: boot } : {}) };
   for (let attempt = 0; ; attempt++) {
+    let fd: number;
     try {
-      writeFileSync(file, JSON.stringify(own), { flag: 'wx', mode: 0o600 });
+      fd = openSync(file, 'wx', 0o600);
+    } catch (error) {
+      if (errnoOf(error) !== 'EEXIST' || attempt > 0) throw asToolError(error, file);
+      fd = -1;
+    }
+    if (fd >= 0) {
+      try {
+        writeFileSync(fd, JSON.stringify(own));
+      } catch (error) {
+        // the data dir's disk is full: no empty lock is left behind, and the answer names where there is no room
+        rmSync(file, { force: true });
+        throw asToolError(error, file);
+      } finally {
+        closeSync(fd);
+      }
       return () => {
         if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
       };
-    } catch (error) {
-      if (errnoOf(error) !== 'EEXIST' || attempt > 0) throw error;
     }
     const holder = readHolder(file);
     if (holder && holderRuns(holder, boot)) {

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { asToolError } from './fsx/errno';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -56,11 +57,20 @@ export function ensureHome(root: string): HomePaths {
   return paths;
 }
 
-/** Temp file + rename, so a crash never leaves half a file behind. */
+/**
+ * Temp file + rename, so a crash never leaves half a file behind. A write that fails (the data dir's disk full)
+ * removes its temp file too — one left at every failed start would take what room is left — and the error names
+ * the file, which Node's message for a failed write does not.
+ */
 export function writeFileAtomic(path: string, content: string, mode = 0o600): void {
   const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temp, content, { mode });
-  renameSync(temp, path);
+  try {
+    writeFileSync(temp, content, { mode });
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw asToolError(error, path);
+  }
 }
 
 /** The package version, read once from package.json next to companion/. */

@@ -197,6 +197,47 @@ describe.skipIf(!mountableProbe())('the data dir’s disk full', () => {
   }, 60_000);
 });
 
+// Once a gap: a start on a full data dir failed with "ENOSPC: no space left on device, write" naming no file, and
+// left a temp file of the run log's compaction behind at every try (or an empty lock), taking what room was left.
+describe.skipIf(!mountableProbe())('a start on a full data dir', () => {
+  it('is refused naming the file that has no room, leaves nothing behind, and starts once there is room', async () => {
+    ws = makeWorkspace('cb-fault-full-start-');
+    mkdirSync(ws.home);
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', ws.home]).status).toBe(0);
+    mounts.push(ws.home);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    // a run log several pages long: its compaction at the next start needs that much room again
+    const page = join(ws.root, 'page.txt');
+    writeFileSync(page, 'a line longer than nothing\n'.repeat(1000));
+    const read = await postBlock(companion, 'mcp-request', mcpRequestBlock('read', 'fs.read', { path: page }), context('conv-full-start', 'read'));
+    expect(read.status).toBe('done');
+    await companion.kill();
+    companion = undefined;
+    const listing = () => readdirSync(ws.home).filter((name) => name !== 'filler').sort();
+    const before = listing();
+    expect(before).toContain('runs.jsonl');
+
+    const filler = join(ws.home, 'filler');
+    const free = () => Number(spawnSync('df', ['-B4096', '--output=avail', ws.home], { encoding: 'utf8' }).stdout.trim().split('\n').pop());
+    // room for the lock, not for the run log's copy; then no room at all
+    for (const [leave, file] of [[2, 'runs.jsonl'], [0, 'companion.lock']] as const) {
+      rmSync(filler, { force: true });
+      spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k', `count=${free() - leave}`], { stdio: 'ignore' });
+      const error = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain(`cannot write "${join(ws.home, file)}": the disk is full (ENOSPC`);
+      expect(listing()).toEqual(before.filter((name) => name !== 'companion.lock'));
+    }
+
+    rmSync(filler);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    const again = await postBlock(companion, 'mcp-request', mcpRequestBlock('read', 'fs.read', { path: page }), context('conv-full-start', 'read'));
+    expect(again).toMatchObject({ runId: read.runId, reused: true });
+  }, 60_000);
+});
+
 // Once a gap: with the data dir on another file system than the workspace, fs.rm and fs.mv copy, then remove the
 // source. When the removal failed part-way — a subfolder read-only or a mount point, the file's folder read-only —
 // the files removed before it were only in the journal's trash of an entry answered as rolled back (pruned later),
