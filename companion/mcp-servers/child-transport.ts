@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { signalTree, trackStrays, treeAlive, type ProgramRecords, type Strays } from '../processes';
@@ -107,7 +108,12 @@ export class ChildProcessTransport implements Transport {
       });
       this.child = child;
       this.exited = new Promise((done) => child.once('close', () => done()));
-      child.once('error', (error) => {
+      child.once('error', (spawnError) => {
+        // a missing folder to start in fails with the same ENOENT as a missing command: the answer names the folder
+        const error =
+          (spawnError as NodeJS.ErrnoException).code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()
+            ? new Error(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`)
+            : spawnError;
         log.note(`could not start ${command}: ${error.message}`);
         reject(error);
       });

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ToolError } from '../../shared/errors';
@@ -194,7 +195,14 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
     if (flags.headers.length > 0 || flags.sse) throw new ToolError('INVALID_INPUT', '--header and --sse are for a server added with --url');
     entry = { command, args: commandArgs };
     if (flags.env.length > 0) entry.env = Object.fromEntries(flags.env.map((e) => splitPair(e, '=', '--env')));
-    if (flags.cwd) entry.cwd = resolve(io.cwd, flags.cwd.replace(/^~(?=$|\/)/, homedir()));
+    if (flags.cwd) {
+      const cwd = resolve(io.cwd, flags.cwd.replace(/^~(?=$|\/)/, homedir()));
+      // spawn in a folder that is not there fails as if the command were missing: say so now, naming the folder
+      if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new ToolError('INVALID_INPUT', `--cwd ${JSON.stringify(flags.cwd)} must be an existing directory (${JSON.stringify(cwd)} is not one)`);
+      }
+      entry.cwd = cwd;
+    }
   }
   const checked = parseMcpServer(name, entry);
   if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.problems.join('\n'));

@@ -192,6 +192,7 @@ describe('a broken or failing server does not stop the companion', () => {
         mcpServers: {
           typo: { command: process.execPath, args: 'not-an-array' },
           missing: { command: '/nonexistent/chatbridge-test-server' },
+          nowhere: { command: process.execPath, args: ['-e', ''], cwd: '/nonexistent/chatbridge-test-folder' },
           exits: { command: process.execPath, args: ['-e', 'process.exit(7)'] },
           fine: fixtureServer('crash.mjs', { policy: { default: 'auto' } }),
           off: fixtureServer('crash.mjs', { disabled: true }),
@@ -220,16 +221,18 @@ describe('a broken or failing server does not stop the companion', () => {
   it('a server that cannot start is retried with backoff, then given up, and says why', async () => {
     await waitUntil('both failing servers are given up', async () => {
       const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string }> };
-      return servers.filter((s) => (s.name === 'missing' || s.name === 'exits') && s.state === 'error').length === 2;
+      return servers.filter((s) => ['missing', 'exits', 'nowhere'].includes(s.name) && s.state === 'error').length === 3;
     });
     const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; restarts: number; lastError?: string }> };
     const missing = servers.find((s) => s.name === 'missing');
     expect(missing?.restarts).toBe(2);
     expect(missing?.lastError).toMatch(/^could not start: spawn \/nonexistent\/chatbridge-test-server ENOENT \(gave up after 3 failures in a row; restart chatbridge to try again\)$/);
     expect(servers.find((s) => s.name === 'exits')?.lastError).toMatch(/gave up after 3 failures/);
+    // a folder to start in that is not there: named, not taken for a missing command
+    expect(servers.find((s) => s.name === 'nowhere')?.lastError).toMatch(/^could not start: its folder \(cwd\) "\/nonexistent\/chatbridge-test-folder" is not an existing directory/);
     const call = await world.run('mcp-request', mcpCall('gone', 'missing.tool', {}));
     expect(mcpJson(call.resultText).error?.message).toMatch(/^UNAVAILABLE: MCP server missing is not running: could not start/);
     const status = (await (await fetch(`http://127.0.0.1:${world.port}/v1/status`)).json()) as { mcp: Record<string, number> };
-    expect(status.mcp).toMatchObject({ servers: 5, ready: 1, failing: 3 });
+    expect(status.mcp).toMatchObject({ servers: 6, ready: 1, failing: 4 });
   });
 });

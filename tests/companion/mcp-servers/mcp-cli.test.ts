@@ -126,6 +126,18 @@ describe('chatbridge mcp add / list / remove', () => {
     expect(readFileSync(configFile, 'utf8')).toBe('{ "roots": [ ');
   });
 
+  it('add with a --cwd that is not an existing directory is refused naming it, and writes nothing', async () => {
+    writeFileSync(join(base, 'a-file'), '');
+    for (const cwd of [join(base, 'no-such-folder'), join(base, 'a-file')]) {
+      const result = await cli('mcp', 'add', 'x', '--cwd', cwd, '--', 'run-me');
+      expect(result.code).toBe(2);
+      expect(result.err).toContain(`--cwd ${JSON.stringify(cwd)} must be an existing directory`);
+    }
+    expect(() => statSync(configFile)).toThrow(/ENOENT/);
+    expect((await cli('mcp', 'add', 'x', '--cwd', base, '--', 'run-me')).code).toBe(0);
+    expect(config()).toEqual({ mcpServers: { x: { command: 'run-me', args: [], cwd: base } } });
+  });
+
   it('list shows a broken entry with its problem', async () => {
     writeJson(configFile, { mcpServers: { bad: { command: 'x', args: 'y' } } });
     const { out } = await cli('mcp', 'list');
