@@ -89,7 +89,8 @@ export function parseStartArgs(args: string[]): StartOptions {
         break;
       case '--port': {
         const raw = value();
-        const port = Number(raw);
+        // digits only: Number() also reads "0x10", "1e3" and " 80 " as ports
+        const port = /^\d+$/.test(raw) ? Number(raw) : NaN;
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolError('INVALID_INPUT', `--port ${raw} must be an integer from 0 to 65535`);
         options.port = port;
         break;

@@ -145,6 +145,14 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     expect(res.stderr).toContain('--port 99999');
   });
 
+  it('a port that is not written in digits exits 2 instead of being read as another number', async () => {
+    const results = await Promise.all(['0x1f90', '8e3', ' 8080'].map((port) => runCli(['start', '--port', port, '--no-build'])));
+    for (const [i, port] of ['0x1f90', '8e3', ' 8080'].entries()) {
+      expect(results[i]!.code).toBe(2);
+      expect(results[i]!.stderr).toContain(`--port ${port} must be an integer from 0 to 65535`);
+    }
+  });
+
   it('unknown options and extra arguments of status, pair, undo and audit exit 2 naming them', async () => {
     const cases: Array<[string[], string]> = [
       [['status', '--json'], 'unknown option "--json" for status'],
