@@ -366,7 +366,15 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         return 0;
       case 'start': {
         const running = await startCompanion(parseStartArgs(rest), io);
+        let stopping = false;
         const stop = (signal: string) => {
+          // A second Ctrl-C (or a SIGTERM after it) must not end the process with a change half applied: the
+          // shutdown already under way waits for running changes to finish and stops the programs.
+          if (stopping) {
+            io.out(`${signal}: still stopping — waiting for running changes to finish and programs to stop, so no file is left half-written`);
+            return;
+          }
+          stopping = true;
           io.out(`${signal}: stopping programs and shutting down…`);
           void running.shutdown().then(
             () => process.exit(0),
@@ -376,8 +384,8 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
             },
           );
         };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.on('SIGINT', () => stop('SIGINT'));
+        process.on('SIGTERM', () => stop('SIGTERM'));
         return -1;
       }
       case 'status': {

@@ -225,3 +225,36 @@ describe('SIGKILL in the middle of a change, then a restart on the same home', (
     expect(readdirSync(join(ws.home, 'programs'))).toEqual([]);
   }, 60_000);
 });
+
+// Once a gap: the signal handlers were installed once each, so a second Ctrl-C during the shutdown ended the
+// process at once, with the batch it was waiting for half applied until the next start rolled it back.
+describe('Ctrl-C pressed again while the shutdown waits for a change', () => {
+  it('the batch still completes whole, the companion exits 0, and the run is answered after a restart', async () => {
+    ws = makeWorkspace('cb-fault-sigint-twice-');
+    const FILES = 10;
+    for (let i = 0; i < FILES; i++) writeFileSync(join(ws.root, `file-${i}.txt`), `original ${i}\n`);
+    const c = await start(SLOW_JOURNAL);
+    // its signal handlers are in place once it has printed everything
+    await waitUntil('the pairing code is printed', () => c.output().includes('pairing code:'));
+    const files = Array.from({ length: FILES }, (_, i) => ({ path: join(ws.root, `file-${i}.txt`), content: `batch wrote ${i}\n` }));
+    const text = mcpRequestBlock('batch-twice', 'fs.writeBatch', { files });
+    const ctx = context('conv-sigint', 'batch');
+    const posted = postBlock(c, 'mcp-request', text, ctx).catch((error: unknown) => error);
+    await waitUntil('part of the batch is written', () => files.filter((f) => readFileSync(f.path, 'utf8') === f.content).length >= 3, 20_000, 5);
+    c.child.kill('SIGINT');
+    await waitUntil('the shutdown has begun', () => c.output().includes('SIGINT: stopping'));
+    c.child.kill('SIGINT');
+    c.child.kill('SIGTERM');
+    expect(await c.exited).toEqual({ code: 0, signal: null });
+    await posted;
+    expect(c.output()).toContain('SIGINT: still stopping');
+    expect(Object.values(snapshot(ws.root)).sort()).toEqual(files.map((f) => f.content).sort());
+
+    const again = await start();
+    expect(again.output()).not.toMatch(/journal: rolled back/);
+    expect(snapshot(ws.root)).toEqual(Object.fromEntries(files.map((f, i) => [`file-${i}.txt`, f.content])));
+    const answer = await postBlock(again, 'mcp-request', text, ctx);
+    expect(answer.reused).toBe(true);
+    expect(mcpResultText(answer.resultText)).toBe('WRITE_BATCH_SUCCESS');
+  }, 60_000);
+});
