@@ -9,7 +9,10 @@ import { join, resolve } from 'node:path';
  */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.CHATBRIDGE_HOME?.trim();
-  return fromEnv ? resolve(fromEnv) : join(homedir(), '.chatbridge');
+  if (!fromEnv) return join(homedir(), '.chatbridge');
+  // a `~` the shell did not expand (quoted, or set in a service file or .env) is the person's home, not a folder
+  // named `~` under whatever folder a command happens to run in
+  return /^~(?=$|[/\\])/.test(fromEnv) ? join(homedir(), fromEnv.slice(1)) : resolve(fromEnv);
 }
 
 export interface HomePaths {

@@ -172,6 +172,15 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     }
   });
 
+  it('CHATBRIDGE_HOME starting with an unexpanded ~ is under the home folder, not a folder named ~ where the command runs', async () => {
+    const person = join(base, 'person');
+    mkdirSync(person);
+    const res = await runCli(['status'], { CHATBRIDGE_HOME: '~/.chatbridge-elsewhere', HOME: person });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toContain(`no ${join(person, '.chatbridge-elsewhere', 'companion.json')}`);
+    expect(existsSync(join(root, '~'))).toBe(false);
+  });
+
   it('a damaged runtime file: status, pair and undo name it and exit non-zero, without a stack trace', async () => {
     const damagedHome = join(base, 'damaged-runtime');
     mkdirSync(damagedHome);
