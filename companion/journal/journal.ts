@@ -611,7 +611,10 @@ export function createJournal(options: JournalOptions): Journal {
         await quarantine(loaded).catch(() => undefined);
         continue;
       }
-      const intent = loaded instanceof Error ? undefined : (loaded as LoadedEntry).intent;
+      // Unreadable now (another user's file, an I/O error): kept. Taken for an entry without an intent, it was
+      // removed — and with it the only way to undo that change.
+      if (loaded instanceof Error) continue;
+      const intent = (loaded as LoadedEntry).intent;
       if (intent && !FINAL_STATES.has(intent.state)) continue;
       if (!intent || Date.parse(intent.time) < cutoff) {
         await removeEntry(id);

@@ -338,6 +338,40 @@ describe.skipIf(runningAsRoot && !setpriv)('permission-denied writes', () => {
     expect(statSync(lockedFile).size).toBe('locked before\n'.length);
   }, 60_000);
 
+  // Once a gap: the journal's pruning at start took an entry it could not read for one without an intent and removed
+  // it — after `sudo chatbridge start` once on the same data dir, every change made then lost its undo.
+  it('a journal entry the companion cannot read is kept at the next start, and undoes once it can be read', async () => {
+    ws = makeWorkspace('cb-fault-unreadable-entry-');
+    const file = join(ws.root, 'notes.txt');
+    writeFileSync(file, 'before\n');
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    const wrote = await postBlock(companion, 'mcp-request', mcpRequestBlock('w', 'fs.write', { path: file, mode: 'overwrite', content: 'after\n' }), context('conv-unreadable', 'w'));
+    expect(wrote.status).toBe('done');
+    const [entry] = await journalEntries(companion);
+    await companion.stop();
+    companion = undefined;
+    const entryFile = join(ws.home, 'journal', `${entry!.id}.jsonl`);
+    // as root the companion runs as nobody, owning all of its data dir but the entry; as anyone else, the entry's mode
+    let launcher: ((argv: string[]) => string[]) | undefined;
+    if (runningAsRoot) {
+      spawnSync('chown', ['-R', '65534:65534', ws.base]);
+      chownSync(entryFile, 0, 0);
+      launcher = (argv) => ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...argv];
+    }
+    chmodSync(entryFile, 0o000);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO, launcher });
+    expect(readdirSync(join(ws.home, 'journal'))).toContain(`${entry!.id}.jsonl`);
+    await companion.stop();
+    companion = undefined;
+
+    // readable again (its owner gave it back): the change still undoes
+    if (runningAsRoot) chownSync(entryFile, 65534, 65534);
+    chmodSync(entryFile, 0o600);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO, launcher });
+    expect((await undo(companion, entry!.id)).status).toBe(200);
+    expect(readFileSync(file, 'utf8')).toBe('before\n');
+  }, 60_000);
+
   // Once a gap: the rollback rewrote the untouched before-image of the refused file through a temp file in the same
   // unwritable directory, failed, and stopped — leaving the batch's first file changed and answering INTERNAL.
   it('a batch whose second file is not writable leaves the first file unchanged and answers FORBIDDEN naming the file', async () => {
