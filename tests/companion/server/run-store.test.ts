@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,16 @@ describe('run store', () => {
     expect(lines.length).toBeLessThan(8000);
     expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ runId: 'after', status: 'done' });
     expect(createRunStore({ file }).byKey('k-after')).toMatchObject({ runId: 'after', resultText: 'result of after' });
+  });
+
+  it('a log it cannot append to: a running record is refused naming the file, an answer is kept in memory, nothing throws out of it', () => {
+    const file = join(dir, 'cannot-append.jsonl');
+    const store = createRunStore({ file });
+    // the file replaced by a directory: every append fails, as on a full or read-only data dir
+    mkdirSync(file);
+    expect(() => store.put(record('r-running', 'running', 'k-running'))).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining(file) }));
+    expect(() => store.put(record('r-done', 'done', 'k-done'))).not.toThrow();
+    expect(store.byKey('k-done')?.resultText).toBe('result of r-done');
   });
 
   it('forgetKey lets a key map to a new run', () => {
