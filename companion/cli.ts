@@ -232,10 +232,34 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   });
   port = (server.address() as AddressInfo).port;
 
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      // idle keep-alive sockets and upgraded ws connections (the extension's) must not hold the exit
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      for (const client of wss.clients) client.terminate();
+      await closed;
+      await processes.stopAll();
+      await mcpServers.close();
+      await companion.close();
+      rmSync(paths.runtime, { force: true });
+      rmSync(paths.cliToken, { force: true });
+      releaseHome();
+    })();
+    return stopping;
+  };
+
   // the person's own MCP servers start in the background, once listening: the companion does not wait for them
   mcpServers.start();
-  writeFileAtomic(paths.cliToken, cliToken);
-  writeFileAtomic(paths.runtime, JSON.stringify({ port, pid: process.pid, version: companion.version, startedAt: new Date().toISOString() }));
+  try {
+    writeFileAtomic(paths.cliToken, cliToken);
+    writeFileAtomic(paths.runtime, JSON.stringify({ port, pid: process.pid, version: companion.version, startedAt: new Date().toISOString() }));
+  } catch (error) {
+    // a start that fails here (the data dir's disk full) must not go on listening, unlocked and unfindable by the CLI
+    await shutdown();
+    throw error;
+  }
   const { code, expiresAt } = companion.pairing.newCode();
 
   io.out(`chatbridge ${companion.version} listening on http://127.0.0.1:${port}`);
@@ -258,27 +282,7 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   io.out(`  (chrome://extensions → Developer mode → Load unpacked)`);
   io.out(`pairing code: ${code}  (type it into the extension's popup; valid until ${new Date(expiresAt).toLocaleTimeString()}, 5 tries)`);
 
-  let stopping: Promise<void> | undefined;
-  return {
-    port,
-    server,
-    shutdown() {
-      stopping ??= (async () => {
-        const closed = new Promise<void>((r) => server.close(() => r()));
-        // idle keep-alive sockets and upgraded ws connections (the extension's) must not hold the exit
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        for (const client of wss.clients) client.terminate();
-        await closed;
-        await processes.stopAll();
-        await mcpServers.close();
-        await companion.close();
-        rmSync(paths.runtime, { force: true });
-        rmSync(paths.cliToken, { force: true });
-        releaseHome();
-      })();
-      return stopping;
-    },
-  };
+  return { port, server, shutdown };
 }
 
 interface Client {

@@ -238,6 +238,29 @@ describe.skipIf(!mountableProbe())('a start on a full data dir', () => {
   }, 60_000);
 });
 
+// Once a gap: a start that failed after it began to listen (its CLI token could not be written) printed the error
+// and went on listening — without its lock or runtime file, so the CLI could not find it and a second start could
+// take the same data dir.
+describe.skipIf(!mountableProbe())('a start that fails once listening', () => {
+  it('exits 1 naming the file, listens no more, and leaves no lock', async () => {
+    ws = makeWorkspace('cb-fault-full-listening-');
+    mkdirSync(ws.home);
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', ws.home]).status).toBe(0);
+    mounts.push(ws.home);
+    for (const folder of ['audit', 'journal', 'programs']) mkdirSync(join(ws.home, folder));
+    const free = Number(spawnSync('df', ['-B4096', '--output=avail', ws.home], { encoding: 'utf8' }).stdout.trim().split('\n').pop());
+    // one page: the lock's
+    spawnSync('dd', ['if=/dev/zero', `of=${join(ws.home, 'filler')}`, 'bs=4k', `count=${free - 1}`], { stdio: 'ignore' });
+    const error = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO, startTimeoutMs: 20_000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/^the companion exited \(code 1, signal null\) before listening/);
+    expect(error?.message).toContain(`cannot write "${join(ws.home, 'cli.token')}": the disk is full (ENOSPC`);
+    expect(readdirSync(ws.home).sort()).toEqual(['audit', 'filler', 'journal', 'programs']);
+  }, 60_000);
+});
+
 // Once a gap: with the data dir on another file system than the workspace, fs.rm and fs.mv copy, then remove the
 // source. When the removal failed part-way — a subfolder read-only or a mount point, the file's folder read-only —
 // the files removed before it were only in the journal's trash of an entry answered as rolled back (pruned later),
