@@ -48,7 +48,7 @@ export function lockHome(home: string, file: string): () => void {
     if (holder && holderRuns(holder, boot)) {
       throw new ToolError(
         'CONFLICT',
-        `another chatbridge companion (pid ${holder.pid}) is using the data dir ${home}; stop it first (chatbridge status shows where it listens), or give this one its own CHATBRIDGE_HOME`,
+        `another chatbridge companion (pid ${holder.pid}) is using the data dir ${home}; stop it first (chatbridge status shows where it listens), or give this one its own CHATBRIDGE_HOME. If pid ${holder.pid} is not a chatbridge companion, remove ${file}`,
       );
     }
     // its holder is gone, or the file is torn: nobody holds the data dir

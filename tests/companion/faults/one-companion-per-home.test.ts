@@ -59,6 +59,7 @@ describe('one companion per data dir', () => {
     for (const args of [['--port', String(first.port)], []]) {
       const message = await refused(args);
       expect(message).toContain(`another chatbridge companion (pid ${first.pid}) is using the data dir ${ws.home}`);
+      expect(message).toContain(`If pid ${first.pid} is not a chatbridge companion, remove ${join(ws.home, 'companion.lock')}`);
       expect(message).not.toMatch(/journal: rolled back/);
     }
 
