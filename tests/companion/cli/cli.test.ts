@@ -60,8 +60,13 @@ let companion: Started;
 beforeAll(async () => {
   companion = await start(['--root', root]);
 }, 90_000);
-afterAll(() => {
-  if (companion.child.exitCode === null) companion.child.kill('SIGKILL');
+afterAll(async () => {
+  // SIGTERM, which bin/chatbridge.js passes on: a SIGKILL would end only that wrapper and leave the companion running
+  if (companion.child.exitCode === null) {
+    const done = exited(companion.child);
+    companion.child.kill('SIGTERM');
+    await done;
+  }
   rmSync(base, { recursive: true, force: true });
 });
 
