@@ -390,6 +390,8 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         };
         process.on('SIGINT', () => stop('SIGINT'));
         process.on('SIGTERM', () => stop('SIGTERM'));
+        // the terminal window closed: the programs run in their own process groups, which the hangup does not reach
+        process.on('SIGHUP', () => stop('SIGHUP'));
         return -1;
       }
       case 'status': {

@@ -258,3 +258,28 @@ describe('Ctrl-C pressed again while the shutdown waits for a change', () => {
     expect(mcpResultText(answer.resultText)).toBe('WRITE_BATCH_SUCCESS');
   }, 60_000);
 });
+
+// Once a gap: only SIGINT and SIGTERM were handled. Closing the terminal window sends SIGHUP, which ended the
+// companion without its shutdown: the programs it ran (each in its own process group, so the hangup missed them)
+// went on running until the next start, and the runtime file stayed behind.
+describe('the terminal closed (SIGHUP) while a program runs', () => {
+  it('the companion shuts down as on Ctrl-C: the program and its children are stopped, the runtime file is removed', async () => {
+    ws = makeWorkspace('cb-fault-sighup-');
+    const marker = `43.${process.pid}${Date.now() % 100000}`;
+    markers.push(marker);
+    const c = await start();
+    await waitUntil('the pairing code is printed', () => c.output().includes('pairing code:'));
+    const command = `sleep ${marker} & sleep ${marker} & wait`;
+    const posted = postBlock(c, 'mcp-request', mcpRequestBlock('hup-1', 'shell.exec', { command, timeoutMs: 60_000 }), context('conv-hup', 'program')).catch(
+      (error: unknown) => error,
+    );
+    await waitUntil('the program and its children run', () => processesWith(marker).length >= 3, 20_000);
+    c.child.kill('SIGHUP');
+    expect(await c.exited).toEqual({ code: 0, signal: null });
+    await posted;
+    expect(c.output()).toContain('SIGHUP: stopping programs and shutting down');
+    expect(processesWith(marker)).toEqual([]);
+    expect(existsSync(join(ws.home, 'companion.json'))).toBe(false);
+    expect(readdirSync(join(ws.home, 'programs'))).toEqual([]);
+  }, 60_000);
+});
