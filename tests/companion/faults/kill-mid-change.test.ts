@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import {
   type CompanionProcess,
   type Workspace,
 } from '../load/live-companion';
+import { REPO_ROOT } from '../../../bench/companion-process';
 
 /**
  * The real companion killed with SIGKILL in the middle of a change — a writeBatch, an Axon plan, a running
@@ -281,5 +282,34 @@ describe('the terminal closed (SIGHUP) while a program runs', () => {
     expect(processesWith(marker)).toEqual([]);
     expect(existsSync(join(ws.home, 'companion.json'))).toBe(false);
     expect(readdirSync(join(ws.home, 'programs'))).toEqual([]);
+  }, 60_000);
+});
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) console.warn('\n!!! SKIPPED: the closed-terminal test needs util-linux script(1) for a pseudo-terminal !!!\n');
+
+// Once a gap: with its terminal gone, the companion's next line of output failed with EIO, and the unhandled stream
+// error ended it in the middle of the shutdown the hangup had started — the runtime file, the CLI token and the
+// data dir's lock stayed behind.
+describe.skipIf(!hasScript)('the terminal itself closed', () => {
+  it('the shutdown completes: the runtime file, the CLI token and the lock are removed', async () => {
+    ws = makeWorkspace('cb-fault-tty-gone-');
+    const argv = [process.execPath, '--import', 'tsx', join(REPO_ROOT, 'companion', 'main.ts'), 'start', '--root', ws.root, '--port', '0', '--no-build'];
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    // script(1) runs it on a pseudo-terminal; killing script closes the terminal's other end, as closing a window does
+    const terminal = spawn('script', ['-qfc', quoted, '/dev/null'], { cwd: REPO_ROOT, env: { ...process.env, CHATBRIDGE_HOME: ws.home }, stdio: 'ignore', detached: true });
+    const terminalGone = new Promise((resolve) => terminal.once('exit', resolve));
+    try {
+      await waitUntil('the companion wrote its runtime file', () => existsSync(join(ws.home, 'companion.json')), 30_000, 50);
+      // its signal handlers go in place as soon as it has printed its pairing code, just after that file
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      terminal.kill('SIGKILL');
+      await terminalGone;
+      await waitUntil('the companion has ended', () => processesWith(ws.root).length === 0, 15_000, 50);
+      expect(readdirSync(ws.home).sort()).toEqual(['audit', 'journal', 'programs']);
+    } finally {
+      if (terminal.exitCode === null && terminal.signalCode === null) terminal.kill('SIGKILL');
+      for (const pid of processesWith(ws.root)) process.kill(pid, 'SIGKILL');
+    }
   }, 60_000);
 });
