@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { asToolError } from './fsx/errno';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { asToolError } from './fsx/errno';
 
 /**
  * The data directory: `$CHATBRIDGE_HOME`, else `~/.chatbridge`. Holds the hashed tokens, the run map, the audit
