@@ -73,12 +73,13 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const claimRunnable = async (record: MessageRecord): Promise<TrackedBlock[]> => {
     const settings = deps.settings();
     const conv = ctx.conversationKey();
+    // one read of storage between a reply finishing and its blocks being sent
+    const { ran, stopped } = await ledger.claimView(conv);
     // The person stopped this very reply in another tab of the conversation: here it is stopped too.
-    if (record.ending === 'normal' && (await ledger.stoppedMessages(conv)).has(ctx.messageKeyOf(record))) {
+    if (record.ending === 'normal' && stopped.has(ctx.messageKeyOf(record))) {
       markStoppedElsewhere(record);
       return [];
     }
-    const ran = await ledger.ranKeys(conv);
     const outcome = claimBlocks({ settings, record, ran, guard: loopGuard, conversation: conv });
     for (const refused of outcome.refused) {
       refused.tracked.note = refused.note;

@@ -302,6 +302,14 @@ export class RunLedger {
     return new Set(stringList((await this.area.get([key]))[key]));
   }
 
+  /** What a claim reads, in one read of storage: the keys that ran and the replies the person stopped (markStopped). */
+  async claimView(conversationId: string): Promise<{ ran: Set<string>; stopped: Set<string> }> {
+    const ran = conversationKey(conversationId);
+    const stopped = stoppedKey(conversationId);
+    const stored = await this.area.get([ran, stopped]);
+    return { ran: new Set(stringList(stored[ran])), stopped: new Set(stringList(stored[stopped])) };
+  }
+
   add(conversationId: string, newKeys: string[]): Promise<void> {
     return this.serialize(() => this.addNow(conversationId, newKeys));
   }

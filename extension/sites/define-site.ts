@@ -205,6 +205,8 @@ const LINE_ELEMENT = '.line, [data-line], .token-line, .code-line, span[style*="
  * `::before`, `data-line-number`) are no text and need nothing.
  */
 const LINE_NUMBER = '.linenumber, .react-syntax-highlighter-line-number, .line-numbers-rows, .hljs-ln-numbers, .line-number';
+const BREAKS_OR_NUMBERS = `br, ${LINE_NUMBER}`;
+const BREAKS_LINES_OR_NUMBERS = `br, ${LINE_ELEMENT}, ${LINE_NUMBER}`;
 
 /**
  * The text of an element as the person sees it line by line: `<br>` and line elements (LINE_ELEMENT) become line
@@ -216,8 +218,12 @@ const LINE_NUMBER = '.linenumber, .react-syntax-highlighter-line-number, .line-n
 export function plainText(el: Element): string {
   const lineElements = el.querySelectorAll(':scope > .cm-line, :scope > code > .cm-line');
   if (lineElements.length > 0) return Array.from(lineElements, (line) => line.textContent ?? '').join('\n').replace(/\u00a0/g, ' ');
-  // Highlighted code is thousands of token spans: one textContent read beats walking them when nothing needs it.
-  if (!el.querySelector(`br, ${LINE_ELEMENT}, ${LINE_NUMBER}`)) return (el.textContent ?? '').replace(/\u00a0/g, ' ');
+  // Highlighted code is thousands of token spans: one textContent read beats walking them when nothing needs it. Text
+  // that already breaks its lines needs the walk only for a `<br>` or a line-number gutter; line elements matter (and
+  // are looked for, a longer and slower selector) only when it has no line break at all.
+  const whole = el.textContent ?? '';
+  const needsWalk = whole.includes('\n') ? BREAKS_OR_NUMBERS : BREAKS_LINES_OR_NUMBERS;
+  if (!el.querySelector(needsWalk)) return whole.replace(/\u00a0/g, ' ');
   let out = '';
   // A line element ended without a line break of its own: the next line starts with one, unless the page has it as text.
   let pendingBreak = false;
@@ -340,18 +346,19 @@ export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   if (!content) return null;
   const text = plainText(content);
   if (codeEl.querySelector('.cm-gap')) return { text, partial: t('reason.viewerGap') };
-  // A line longer than a few thousand characters (a one-line JSON call writing a file) is drawn only near the
-  // viewport too: CodeMirror replaces the rest of the line with an empty, non-editable inline div sized to it
-  // (LineGapWidget in @codemirror/view; SITES.md "Text that may not all be in the DOM"). No line holds a div otherwise.
-  if (content.querySelector(':scope > * div[contenteditable="false"]')) {
-    return { text, partial: t('reason.viewerLongLine') };
+  // What CodeMirror draws in place of text, looked for in one pass over the view (a page scan reads every block):
+  // - a line longer than a few thousand characters (a one-line JSON call writing a file) is drawn only near the
+  //   viewport too: CodeMirror replaces the rest of the line with an empty, non-editable inline div sized to it
+  //   (LineGapWidget in @codemirror/view; SITES.md "Text that may not all be in the DOM"); no line holds a div otherwise;
+  // - highlightSpecialChars (in CodeMirror's basic and minimal setups) shows control and invisible characters
+  //   (zero-width space, soft hyphen, direction marks, BOM…) as a placeholder span ("•", "␀");
+  // - a folded range (the fold gutter is in CodeMirror's basic setup, which Z.ai's viewer uses) is one "…" placeholder
+  //   span in place of its lines.
+  const stand = content.querySelector(':scope > * div[contenteditable="false"], .cm-specialChar, .cm-foldPlaceholder');
+  if (stand) {
+    const why = stand.matches('.cm-specialChar') ? 'reason.viewerSpecialChar' : stand.matches('.cm-foldPlaceholder') ? 'reason.viewerFolded' : 'reason.viewerLongLine';
+    return { text, partial: t(why) };
   }
-  // highlightSpecialChars (in CodeMirror's basic and minimal setups) shows control and invisible characters (zero-width
-  // space, soft hyphen, direction marks, BOM…) as a placeholder span ("•", "␀"): the page no longer holds the character.
-  if (content.querySelector('.cm-specialChar')) return { text, partial: t('reason.viewerSpecialChar') };
-  // A folded range (the fold gutter is in CodeMirror's basic setup, which Z.ai's viewer uses) is one "…" placeholder
-  // span in place of its lines.
-  if (content.querySelector('.cm-foldPlaceholder')) return { text, partial: t('reason.viewerFolded') };
   const lines = content.querySelectorAll('.cm-line').length;
   // CodeMirror's lineNumbers() keeps a hidden spacer in the gutter holding the widest number of the document's digits
   // (9, 99, …) to size it: it numbers no line.
