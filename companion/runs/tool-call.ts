@@ -63,10 +63,6 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
 }
 
 /**
- * A call that failed before its tool ran, answered in the tool's own words where the tool has them
- * (ToolHandler.answerFailure); any other failure as it is.
- */
-/**
  * A call whose envelope the catalogue cannot take (a PromptX runner call, shared/tools/promptx-tool.ts): INVALID_INPUT,
  * in the words of the tool it was for when that is known.
  */
@@ -75,6 +71,10 @@ export function refusedCall(call: { message: string; tool?: string }, ctx: Pick<
   return call.tool === undefined ? outcome : inToolWords(call.tool, undefined, outcome, handlers, ctx);
 }
 
+/**
+ * A call that failed before its tool ran, answered in the tool's own words where the tool has them
+ * (ToolHandler.answerFailure); any other failure as it is.
+ */
 export function inToolWords(name: string, args: unknown, outcome: Outcome, handlers: ToolHandlers, ctx: Pick<ToolContext, 'policy'>): Outcome {
   const handler = handlers[name];
   if (outcome.ok || handler?.answerFailure === undefined) return outcome;
