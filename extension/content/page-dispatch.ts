@@ -2,6 +2,7 @@ import { grantsConversationWide } from '../../shared/conversation-key';
 import { formatRuntimeFeedback } from '../../shared/results';
 import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
 import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit } from '../scanner/blocks';
+import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
 import { claimBlocks } from './page-decide';
@@ -144,7 +145,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const settleDelivered = async (conv: string, blocks: TrackedBlock[]): Promise<void> => {
     // The ledger first: another tab waiting for the run's lock reads it as soon as the lock is let go.
     if (blocks.length > 0) await ledger.delivered(conv, blocks.map((b) => b.key)).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
-    for (const b of blocks) if (b.runId) releaseRun(b.runId);
+    letGo(blocks);
   };
 
   // Web Locks are shared by every tab of the site's origin and let go when a tab goes away: the tab that started a
@@ -517,6 +518,6 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
 /** A block key without its message part, for messages keyed by position (`p:`); null for keys of real message ids. */
 function positionFreeKey(key: string): string | null {
   const parts = key.split('|');
-  if (parts.length < 5 || !parts[parts.length - 3]?.startsWith('p:')) return null;
+  if (parts.length < 5 || !isPositionKey(parts[parts.length - 3] ?? '')) return null;
   return [...parts.slice(0, -3), ...parts.slice(-2)].join('|');
 }

@@ -3,7 +3,7 @@ import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { initialState, isFinishPlan, type MessageOrigin } from '../scanner/blocks';
 import type { PageChanges } from '../scanner/observe';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
-import { isMessageElement, type MessageRole, type Site } from '../sites/define-site';
+import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
 import { candidateVerdict, isUnrun, keepsBlock } from './page-decide';
 import type { Show } from './page-show';
@@ -284,7 +284,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
       // a position key could belong to another message after a virtual list unmounted rows.
       const key = ctx.messageKeyOf(record);
-      if (candidate && !key.startsWith('p:') && ctx.liveKeys.has(key)) {
+      if (candidate && !isPositionKey(key) && ctx.liveKeys.has(key)) {
         record.origin = 'live';
         // …and a reply the person stopped stays stopped; one already decided is not decided again while it shows
         // the same text.

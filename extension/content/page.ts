@@ -6,7 +6,7 @@ import { observeMessages } from '../scanner/observe';
 import { runInSlices, yieldToPage } from '../scanner/slices';
 import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
-import type { SiteMessage } from '../sites/define-site';
+import { isPositionKey, type SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
 import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
@@ -112,7 +112,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
    * Only for a site's own message ids: a position key can name another message in another tab's virtual list.
    */
   const shareStop = (messageKey: string): void => {
-    if (messageKey.startsWith('p:')) return;
+    if (isPositionKey(messageKey)) return;
     void ctx.ledger.markStopped(ctx.conversationKey(), messageKey).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
   };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs

@@ -6,6 +6,7 @@ import {
   isButtonDisabled,
   languageClassOf,
   outermost,
+  positionKey,
   preCodeText,
   type MessageRole,
 } from './define-site';
@@ -99,6 +100,6 @@ export const aistudio = defineSite({
     const match = location.pathname.match(/^\/prompts\/([A-Za-z0-9_-]{8,80})(?:\/|$)/);
     return match?.[1] && match[1] !== 'new_chat' ? match[1] : null;
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

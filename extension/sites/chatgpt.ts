@@ -1,4 +1,4 @@
-import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, plainText, type MessageRole } from './define-site';
+import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce; see SITES.md for the sources):
@@ -100,7 +100,7 @@ export const chatgpt = defineSite({
     if (turn) return `t:${turn}`;
     const testId = msg.closest('[data-testid^="conversation-turn-"]')?.getAttribute('data-testid');
     if (testId) return `n:${testId.slice('conversation-turn-'.length)}`;
-    return `p:${position}`;
+    return positionKey(position);
   },
   feedbackIntervalMs: 10_000,
   // ChatGPT turns pasted text over 10,000 characters into a "Pasted text" attachment (release notes, 2026-08-04;

@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -102,7 +102,7 @@ export const claude = defineSite({
   conversationId(location) {
     return idAfter(location.pathname, '/chat/');
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
   // Claude turns a long paste into a "PASTED" attachment card above the box: a longer result is typed in instead.
   pasteMaxChars: 4_000,

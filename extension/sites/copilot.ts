@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: CodeWebChat `chatbots/copilot.ts` 2026-08 (reactions, copy, stop
@@ -56,6 +56,6 @@ export const copilot = defineSite({
   conversationId(location) {
     return idAfter(location.pathname, '/chats/');
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, plainText } from './define-site';
+import { defineSite, firstMatch, plainText, positionKey } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce; sources in SITES.md: adkeb/flycode selectors and test 2026-03,
@@ -103,7 +103,7 @@ export const deepseek = defineSite({
   messageKey(msg, position) {
     // The virtual-list key was removed around 2026-10-04; use it where still present.
     const key = msg.closest('[data-virtual-list-item-key]')?.getAttribute('data-virtual-list-item-key');
-    return key ? `k:${key}` : `p:${position}`;
+    return key ? `k:${key}` : positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

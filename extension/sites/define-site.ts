@@ -262,6 +262,18 @@ export function plainText(el: Element): string {
   return out.replace(/\u00a0/g, ' ');
 }
 
+/**
+ * A message's key on a site without message ids, or where a message has none yet: its position among the messages in
+ * the page. A virtual list that mounts other rows shifts it, and another tab may number the same message otherwise.
+ */
+export function positionKey(position: number): string {
+  return `p:${position}`;
+}
+
+export function isPositionKey(messageKey: string): boolean {
+  return messageKey.startsWith('p:');
+}
+
 const UUID_PATH = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The uuid segment after `prefix` in a path, e.g. `/c/<uuid>`; null when absent or not a uuid-like id. */

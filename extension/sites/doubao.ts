@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearPre, outermost, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: CodeWebChat `chatbots/doubao.ts` 2026-08 (action bar, copy, the
@@ -74,6 +74,6 @@ export const doubao = defineSite({
     const match = location.pathname.match(/^\/chat\/(\d{6,30})(?:\/|$)/);
     return match?.[1] ?? null;
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, plainText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and a
@@ -134,7 +134,7 @@ export const gemini = defineSite({
     if (content) return `r:${content.slice('message-content-id-'.length)}`;
     const turn = msg.closest('.conversation-container[id]')?.id;
     if (turn) return `t:${turn}:${msg.tagName.toLowerCase()}`;
-    return `p:${position}`;
+    return positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

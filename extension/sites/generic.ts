@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, plainText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * Any other site the person enables from the popup. Without knowledge of the page it reads code blocks (`pre`) inside
@@ -52,6 +52,6 @@ export const generic = defineSite({
   conversationId(location) {
     return location.pathname.length > 1 ? location.pathname : null;
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, outermost, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: defuddle `extractors/grok.ts` 2026-07 (turns, bubble, answer,
@@ -72,7 +72,7 @@ export const grok = defineSite({
   },
   messageKey(msg, position) {
     const id = msg.closest('[id^="response-"]')?.id.slice('response-'.length);
-    return id ? `r:${id}` : `p:${position}`;
+    return id ? `r:${id}` : positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract — from the site's own source (huggingface/chat-ui, HEAD c100c16, 2026-08-21, per SITES-MORE.md:
@@ -59,7 +59,7 @@ export const huggingchat = defineSite({
   },
   messageKey(msg, position) {
     const id = msg.getAttribute('data-message-id');
-    return id ? `m:${id}` : `p:${position}`;
+    return id ? `m:${id}` : positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, languageClassOf, outermost, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, languageClassOf, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -119,6 +119,6 @@ export const kimi = defineSite({
   conversationId(location) {
     return idAfter(location.pathname, '/chat/');
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

@@ -6,6 +6,7 @@ import {
   isButtonDisabled,
   languageNearPre,
   outermost,
+  positionKey,
   preCodeText,
   type MessageRole,
 } from './define-site';
@@ -84,7 +85,7 @@ export const mistral = defineSite({
   },
   messageKey(msg, position) {
     const id = msg.getAttribute('data-message-id');
-    return id ? `m:${id}` : `p:${position}`;
+    return id ? `m:${id}` : positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

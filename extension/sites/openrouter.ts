@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearPre, outermost, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: MCP-SuperAssistant `openrouter.adapter.ts` 2026-01 (message test
@@ -60,6 +60,6 @@ export const openrouter = defineSite({
     const room = new URL(location.href).searchParams.get('room') ?? '';
     return /^[A-Za-z0-9_-]{4,120}$/.test(room) ? room : null;
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

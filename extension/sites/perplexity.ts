@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, isButtonDisabled, languageNearPre, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, isButtonDisabled, languageNearPre, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: MCP-SuperAssistant `perplexity.adapter.ts` 2026-02 (composer
@@ -67,6 +67,6 @@ export const perplexity = defineSite({
     const match = location.pathname.match(/^\/search\/([A-Za-z0-9._-]{4,200})(?:\/|$)/);
     return match?.[1] && match[1] !== 'new' ? match[1] : null;
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: a Zotero GPT userscript 2025-08 (turn classes, action bar as
@@ -59,6 +59,6 @@ export const poe = defineSite({
   conversationId(location) {
     return idAfter(location.pathname, '/chat/');
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

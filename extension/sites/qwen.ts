@@ -1,5 +1,5 @@
 import { t } from '../ui/i18n';
-import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, type CodeBlockText, type MessageRole } from './define-site';
+import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, positionKey, type CodeBlockText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -114,7 +114,7 @@ export const qwen = defineSite({
     // message ids, so only an id with a long, digit-bearing tail counts.
     const own = msg.id || msg.closest('[id^="message-"]')?.id || '';
     const id = own.replace(/^(?:chat-)?message-/, '');
-    return /^(?=.*\d)[A-Za-z0-9_-]{16,80}$/.test(id) ? `m:${id}` : `p:${position}`;
+    return /^(?=.*\d)[A-Za-z0-9_-]{16,80}$/.test(id) ? `m:${id}` : positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

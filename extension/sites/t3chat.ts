@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: christofflick/t3-chatnavigator and MCP-SuperAssistant 2025-06
@@ -57,7 +57,7 @@ export const t3chat = defineSite({
   },
   messageKey(msg, position) {
     const id = msg.closest('[data-message-id]')?.getAttribute('data-message-id');
-    return id ? `m:${id}` : `p:${position}`;
+    return id ? `m:${id}` : positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearPre, outermost, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: several undated scripts that agree on the list and bubble classes,
@@ -76,6 +76,6 @@ export const yuanbao = defineSite({
     const match = location.pathname.match(/^\/chat\/[A-Za-z0-9_-]+\/([A-Za-z0-9_-]{8,80})(?:\/|$)/);
     return match?.[1] ?? null;
   },
-  messageKey: (_msg, position) => `p:${position}`,
+  messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
 });

@@ -1,4 +1,4 @@
-import { codeMirrorText, defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, preCodeText, type MessageRole } from './define-site';
+import { codeMirrorText, defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: a "validated live" provider (code-index 69462944180, 2026-06: turns,
@@ -76,7 +76,7 @@ export const zai = defineSite({
       const match = el.id.match(/^message-(.+)$/) ?? el.className.match(UUID);
       if (match?.[1]) return `m:${match[1]}`;
     }
-    return `p:${position}`;
+    return positionKey(position);
   },
   feedbackIntervalMs: 10_000,
 });
