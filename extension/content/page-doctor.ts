@@ -112,7 +112,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     } catch {
       conversation = null;
     }
-    const hasMessages = (): boolean => [...ctx.records.values()].some((r) => r.el.isConnected) || messageCount() > 0;
+    const hasMessages = (): boolean => {
+      for (const record of ctx.records.values()) if (record.el.isConnected) return true;
+      return messageCount() > 0;
+    };
     if (conversation === null || hasMessages()) emptyChecks = 0;
     else if (editor) emptyChecks += 1;
     const noMessages = emptyChecks >= EMPTY_CHECKS;
