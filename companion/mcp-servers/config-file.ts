@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ToolError } from '../../shared/errors';
+import { readHandEditedText } from '../hand-edited-file';
 import { writeFileAtomic } from '../home';
 
 /**
@@ -12,7 +13,7 @@ import { writeFileAtomic } from '../home';
 export function readConfigObject(file: string): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readHandEditedText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ToolError('INVALID_INPUT', `config file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);

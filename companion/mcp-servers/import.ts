@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { canonicalJson } from '../approvals/args-hash';
+import { readHandEditedText } from '../hand-edited-file';
 import { parseMcpServer } from './config';
 import { serverNameProblem, suggestServerName } from './names';
 
@@ -172,7 +173,7 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
     if (!existsSync(source.file)) continue;
     let value: unknown;
     try {
-      value = parseJsonWithComments(readFileSync(source.file, 'utf8').replace(/^\uFEFF/, ''));
+      value = parseJsonWithComments(readHandEditedText(source.file));
     } catch (error) {
       const reason = error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${error instanceof Error ? error.message : String(error)})`;
       plan.sources.push({ ...source, servers: 0, problem: `${reason}; none of its servers were imported` });

@@ -1,8 +1,9 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
+import { readHandEditedText } from '../hand-edited-file';
 import { BUILTIN_REDACTIONS } from './redact';
 import { configSchema, type Config, type Policy } from './schema';
 
@@ -27,7 +28,7 @@ export function loadPolicy(options: LoadPolicyOptions): Policy {
     configDir = dirname(file);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readHandEditedText(file);
     } catch (error) {
       throw new ToolError('INVALID_INPUT', `config file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }

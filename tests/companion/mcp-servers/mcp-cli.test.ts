@@ -126,6 +126,18 @@ describe('chatbridge mcp add / list / remove', () => {
     expect(readFileSync(configFile, 'utf8')).toBe('{ "roots": [ ');
   });
 
+  it('a config file saved with a byte order mark (Windows Notepad) is listed and edited, keeping its other keys', async () => {
+    const memory = { command: process.execPath, args: [MEMORY] };
+    writeJson(configFile, `\uFEFF${JSON.stringify({ approvalWaitMs: 5000, mcpServers: { memory } }, null, 2)}`);
+    const listed = await cli('mcp', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain(`memory  configured  ${process.execPath} ${MEMORY}`);
+    const added = await cli('mcp', 'add', 'second', '--', 'node', 'server.js');
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+    expect(config()).toMatchObject({ approvalWaitMs: 5000, mcpServers: { memory, second: { command: 'node', args: ['server.js'] } } });
+  });
+
   it('add with a --cwd that is not an existing directory is refused naming it, and writes nothing', async () => {
     writeFileSync(join(base, 'a-file'), '');
     for (const cwd of [join(base, 'no-such-folder'), join(base, 'a-file')]) {

@@ -104,6 +104,13 @@ describe('loadPolicy', () => {
     expect(errorOf(() => loadPolicy({ cwd: dir, configFile: file })).message).toContain(`config file ${file} is not valid JSON`);
   });
 
+  it('a config file saved with a byte order mark (Windows Notepad) loads; a second mark is still refused naming the file', () => {
+    const file = configFile('notepad.json', '\uFEFF{ "modes": { "write": "auto" } }\r\n');
+    expect(loadPolicy({ cwd: dir, configFile: file }).modes.write).toBe('auto');
+    const twice = configFile('twice.json', '\uFEFF\uFEFF{}');
+    expect(errorOf(() => loadPolicy({ cwd: dir, configFile: twice })).message).toContain(`config file ${twice} is not valid JSON`);
+  });
+
   it('a missing config file names it', () => {
     expect(errorOf(() => loadPolicy({ cwd: dir, configFile: join(dir, 'missing.json') })).message).toContain('cannot be read: ENOENT');
   });
