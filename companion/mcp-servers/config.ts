@@ -11,7 +11,8 @@ import { serverNameProblem } from './names';
  *   "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {…}, "cwd": "/…" }
  *   "remote": { "url": "https://…/mcp", "headers": { "Authorization": "Bearer …" } }
  *
- * plus chatbridge's own keys: `policy` (how its tools are decided), `timeoutMs` (per call) and `disabled`.
+ * plus chatbridge's own keys: `policy` (how its tools are decided), `timeoutMs` (per call), `startTimeoutMs` (its start)
+ * and `disabled`.
  *
  * The config schema takes the whole object as it is (config-schema.ts), and every entry is checked here on its
  * own: a mistake in one server names the server, the key and the rule, that server is reported broken, and
@@ -29,8 +30,20 @@ export const serverPolicySchema = z
   .strict();
 export type ServerPolicy = z.infer<typeof serverPolicySchema>;
 
+/** How long a server may take to start (initialize and its tool list) when its entry does not say: 30 s. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** A start timeout below this fails a healthy server on a busy machine; above it, a broken one is told too late. */
+const START_TIMEOUT_RANGE = { min: 1_000, max: 600_000 };
+
 const common = {
   policy: serverPolicySchema.optional(),
+  startTimeoutMs: z
+    .number()
+    .int()
+    .min(START_TIMEOUT_RANGE.min)
+    .max(START_TIMEOUT_RANGE.max)
+    .optional()
+    .describe('how long the server may take to start and list its tools, and a call waits for it meanwhile (default 30000, 1000–600000)'),
   timeoutMs: z.number().int().positive().optional().describe('how long one call may take (default limits.defaultTimeoutMs, at most limits.maxTimeoutMs)'),
   disabled: z.boolean().optional().describe('keep the entry but do not start the server'),
 };
@@ -59,6 +72,8 @@ interface SpecBase {
   name: string;
   policy: ServerPolicy;
   timeoutMs?: number;
+  /** DEFAULT_START_TIMEOUT_MS when the entry does not say */
+  startTimeoutMs?: number;
   disabled: boolean;
 }
 
@@ -120,6 +135,7 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
     name,
     policy: data.policy ?? {},
     ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
+    ...(data.startTimeoutMs !== undefined ? { startTimeoutMs: data.startTimeoutMs } : {}),
     disabled: data.disabled === true,
   };
   if ('url' in data) {
@@ -146,13 +162,15 @@ function describeIssue(at: string, issue: z.core.$ZodIssue, raw: unknown): strin
   const path = `${at}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
   switch (issue.code) {
     case 'unrecognized_keys':
-      return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} — a server takes command, args, env, cwd (a program) or url, headers (HTTP), and policy, timeoutMs, disabled`;
+      return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} — a server takes command, args, env, cwd (a program) or url, headers (HTTP), and policy, timeoutMs, startTimeoutMs, disabled`;
     case 'invalid_value':
       return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_type':
       return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be ${issue.expected === 'record' ? 'an object of strings' : issue.expected}`;
     case 'too_small':
-      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must not be empty`;
+      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — ${issue.origin === 'number' ? `must be ${issue.inclusive === false ? '>' : '≥'} ${String(issue.minimum)}` : 'must not be empty'}`;
+    case 'too_big':
+      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be ${issue.inclusive === false ? '<' : '≤'} ${String(issue.maximum)}`;
     default:
       return `${path}: value ${describeValue(valueAt(raw, issue.path))} — ${issue.message}`;
   }

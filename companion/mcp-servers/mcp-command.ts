@@ -105,9 +105,10 @@ const BUILTIN_SECRETS = { redact: [...BUILTIN_REDACTIONS] };
  * what looks like a secret in its command line redacted (`postgresql://app:…@db`, `--api-key sk-…`).
  */
 export function describeSpec(spec: McpServerSpec): string {
+  const start = spec.startTimeoutMs !== undefined ? `  (start timeout: ${spec.startTimeoutMs} ms)` : '';
   if (spec.transport === 'stdio') {
     const env = Object.keys(spec.env);
-    return `${redact([spec.command, ...spec.args].join(' '), BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}`;
+    return `${redact([spec.command, ...spec.args].join(' '), BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}${start}`;
   }
   let shown = spec.url;
   try {
@@ -117,7 +118,7 @@ export function describeSpec(spec: McpServerSpec): string {
     // shown as written
   }
   const headers = Object.keys(spec.headers);
-  return `${spec.transport === 'sse' ? 'sse ' : ''}${shown}${headers.length > 0 ? `  (headers: ${headers.join(', ')})` : ''}`;
+  return `${spec.transport === 'sse' ? 'sse ' : ''}${shown}${headers.length > 0 ? `  (headers: ${headers.join(', ')})` : ''}${start}`;
 }
 
 function describeEntry(name: string, entry: unknown): string {

@@ -8,7 +8,7 @@ import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramRecords } from '../processes';
 import type { ExternalTool, ExternalToolListing, ExternalTools, ToolContext } from '../types';
-import { parseMcpServers, type BrokenServer, type McpServerSpec } from './config';
+import { DEFAULT_START_TIMEOUT_MS, parseMcpServers, type BrokenServer, type McpServerSpec } from './config';
 import { createServerConnection, type ExternalToolEntry, type ServerConnection, type ServerHealth } from './connection';
 import { splitExternalName } from './names';
 import { toolResultText } from './results';
@@ -31,7 +31,10 @@ export interface McpServersOptions {
   version: string;
   /** where program records are kept, so a killed companion's servers are stopped at its next start */
   records?: ProgramRecords;
-  /** initialize + tools/list, and how long a call waits for a server that is still starting (default 30 s) */
+  /**
+   * initialize + tools/list, and how long a call waits for a server that is still starting, for a server whose
+   * entry has no startTimeoutMs (default DEFAULT_START_TIMEOUT_MS)
+   */
   startTimeoutMs?: number;
   /** first retry after a crash (default 1 s), doubling up to backoffMaxMs (default 30 s) */
   backoffBaseMs?: number;
@@ -96,7 +99,8 @@ export function createMcpServers(options: McpServersOptions): McpServers {
   const connections = new Map<string, ServerConnection>();
   const progressListeners = new Set<(progress: ToolProgress) => void>();
   const changeListeners = new Set<(health: ServerHealth) => void>();
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const defaultStartMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const startTimeoutFor = (spec: McpServerSpec): number => spec.startTimeoutMs ?? defaultStartMs;
   const settleWaiters = new Set<() => void>();
 
   for (const spec of parsed.servers) {
@@ -106,7 +110,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       log: createServerLog(join(homePaths(options.home).mcpLogs, `${spec.name}.log`), options.maxLogBytes),
       version: options.version,
       ...(options.records ? { records: options.records } : {}),
-      startTimeoutMs,
+      startTimeoutMs: startTimeoutFor(spec),
       backoffBaseMs: options.backoffBaseMs ?? 1_000,
       backoffMaxMs: options.backoffMaxMs ?? 30_000,
       maxFailures: options.maxFailures ?? 5,
@@ -225,7 +229,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     if (bad) throw new ToolError('UNAVAILABLE', `MCP server ${parts.server} is not usable: ${bad.problems.join('; ')}`);
     const connection = connections.get(parts.server);
     if (!connection) throw notFound(name);
-    await connection.ready(signal, startTimeoutMs);
+    await connection.ready(signal, startTimeoutFor(connection.spec));
     const entry = connection.tools().get(parts.tool);
     if (!entry) {
       const skipped = connection.skipped(parts.tool);
@@ -252,7 +256,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     start() {
       for (const connection of connections.values()) connection.start();
     },
-    settled(timeoutMs = startTimeoutMs) {
+    settled(timeoutMs = Math.max(defaultStartMs, ...parsed.servers.map(startTimeoutFor))) {
       const starting = () => [...connections.values()].some((c) => c.state() === 'starting');
       if (!starting()) return Promise.resolve();
       return new Promise((done) => {

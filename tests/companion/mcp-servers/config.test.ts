@@ -46,7 +46,7 @@ describe('mcpServers entries are checked one by one', () => {
     const { servers, broken } = parseMcpServers({
       git: { command: 'uvx', args: ['mcp-server-git'], env: { A: 'b' }, cwd: '/tmp', policy: { default: 'auto', tools: { git_push: 'deny' } } },
       remote: { url: 'https://example.test/mcp', headers: { Authorization: 'Bearer x' } },
-      legacy: { url: 'http://127.0.0.1:9/sse', type: 'sse', timeoutMs: 5000 },
+      legacy: { url: 'http://127.0.0.1:9/sse', type: 'sse', timeoutMs: 5000, startTimeoutMs: 120_000 },
       off: { command: 'x', disabled: true },
     });
     expect(broken).toEqual([]);
@@ -70,6 +70,10 @@ describe('mcpServers entries are checked one by one', () => {
     ['url', { url: 'ftp://x/y' }, 'mcpServers.url.url: value "ftp://x/y" — must be an http:// or https:// URL'],
     ['mode', { command: 'x', policy: { tools: { t: 'always' } } }, 'mcpServers.mode.policy.tools.t: value "always" — must be one of "auto", "confirm", "deny"'],
     ['cwd', { command: 'x', cwd: 'relative/dir' }, 'mcpServers.cwd.cwd: value "relative/dir" — must be an absolute directory'],
+    ['starttype', { command: 'x', startTimeoutMs: '2 minutes' }, 'mcpServers.starttype.startTimeoutMs: value "2 minutes" — must be number'],
+    ['startlow', { command: 'x', startTimeoutMs: 50 }, 'mcpServers.startlow.startTimeoutMs: value 50 — must be ≥ 1000'],
+    ['starthigh', { url: 'https://a.example/mcp', startTimeoutMs: 3_600_000 }, 'mcpServers.starthigh.startTimeoutMs: value 3600000 — must be ≤ 600000'],
+    ['calltimeout', { command: 'x', timeoutMs: 0 }, 'mcpServers.calltimeout.timeoutMs: value 0 — must be > 0'],
     ['envvar', { command: 'x', env: { TOKEN: '${env:GITHUB_TOKEN}' } }, 'mcpServers.envvar.env.TOKEN: holds "${env:GITHUB_TOKEN}", a variable chatbridge does not fill in — write the value itself'],
     [
       'headervar',

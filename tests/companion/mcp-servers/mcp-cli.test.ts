@@ -150,6 +150,20 @@ describe('chatbridge mcp add / list / remove', () => {
     expect(config()).toEqual({ mcpServers: { x: { command: 'run-me', args: [], cwd: base } } });
   });
 
+  it("list shows a server's own start timeout, and a start timeout out of range as the problem it is", async () => {
+    writeJson(configFile, {
+      mcpServers: {
+        docker: { command: 'docker', args: ['run', '-i', 'mcp/git'], startTimeoutMs: 180_000 },
+        hosted: { url: 'https://mcp.example.com/mcp', startTimeoutMs: 5_000 },
+        hurried: { command: 'npx', startTimeoutMs: 10 },
+      },
+    });
+    const { out } = await cli('mcp', 'list');
+    expect(out).toContain('docker  configured  docker run -i mcp/git  (start timeout: 180000 ms)');
+    expect(out).toContain('hosted  configured  https://mcp.example.com/mcp  (start timeout: 5000 ms)');
+    expect(out).toContain('hurried  invalid  mcpServers.hurried.startTimeoutMs: value 10 — must be ≥ 1000');
+  });
+
   it('list shows a broken entry with its problem', async () => {
     writeJson(configFile, { mcpServers: { bad: { command: 'x', args: 'y' } } });
     const { out } = await cli('mcp', 'list');

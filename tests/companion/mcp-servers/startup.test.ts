@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
+import { fixture, makeMcpWorld, MEMORY, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
 
 /*
  * Servers that do not come up, as a person meets them: a program that exits at once saying why on stderr, a hosted
@@ -39,12 +39,15 @@ beforeAll(async () => {
         nobody: { url: 'http://127.0.0.1:9/mcp' },
         exits: { command: process.execPath, args: ['-e', 'process.stderr.write("starting\\nerror: set NOTES_DIR to the folder of your notes\\n"); process.exit(2)'] },
         silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
+        // its own start timeouts: shorter than the 2 s every other server gets, and longer for one that needs 3 s
+        quick: { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'], startTimeoutMs: 1_000 },
+        slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
       },
     },
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -65,6 +68,13 @@ describe('a server that does not come up says why', () => {
   it('one that never answers: how long it was given, not the exit its stop caused', async () => {
     const health = await healthOf('silent');
     expect(health.lastError).toMatch(/^could not start: it did not answer within 2000 ms of being started, and was stopped \(gave up/);
+  });
+
+  it("a server's own startTimeoutMs: a broken one fails sooner, a slow one is given the time it needs", async () => {
+    expect((await healthOf('quick')).lastError).toMatch(/^could not start: it did not answer within 1000 ms of being started, and was stopped \(gave up/);
+    const run = await world.run('mcp-request', mcpCall('s2', 'slowstart.read_graph', {}));
+    expect(mcpJson(run.resultText).error).toBeUndefined();
+    expect((await healthOf('slowstart')).state).toBe('ready');
   });
 
   it('a token the server turns down is named as such, not as an error of the older transport', async () => {
