@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { describeValue, valueAt } from '../policy/load-config';
 import { modeSchema, type Mode } from '../policy/schema';
 import { serverNameProblem } from './names';
+import { shownUrl } from './shown-url';
 
 /**
  * `mcpServers` in the companion config (issue 11 §1), in the shape desktop clients use:
@@ -160,19 +161,22 @@ export function configuredMode(policy: ServerPolicy, tool: string): Mode | undef
 
 function describeIssue(at: string, issue: z.core.$ZodIssue, raw: unknown): string {
   const path = `${at}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
+  const given = valueAt(raw, issue.path);
+  // a URL refused is still shown as every URL of a server is: it may hold a key (shown-url.ts)
+  const value = describeValue(issue.path.length === 1 && issue.path[0] === 'url' && typeof given === 'string' ? shownUrl(given) : given);
   switch (issue.code) {
     case 'unrecognized_keys':
       return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} — a server takes command, args, env, cwd (a program) or url, headers (HTTP), and policy, timeoutMs, startTimeoutMs, disabled`;
     case 'invalid_value':
-      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${path}: value ${value} — must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_type':
-      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be ${issue.expected === 'record' ? 'an object of strings' : issue.expected}`;
+      return `${path}: value ${value} — must be ${issue.expected === 'record' ? 'an object of strings' : issue.expected}`;
     case 'too_small':
-      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — ${issue.origin === 'number' ? `must be ${issue.inclusive === false ? '>' : '≥'} ${String(issue.minimum)}` : 'must not be empty'}`;
+      return `${path}: value ${value} — ${issue.origin === 'number' ? `must be ${issue.inclusive === false ? '>' : '≥'} ${String(issue.minimum)}` : 'must not be empty'}`;
     case 'too_big':
-      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — must be ${issue.inclusive === false ? '<' : '≤'} ${String(issue.maximum)}`;
+      return `${path}: value ${value} — must be ${issue.inclusive === false ? '<' : '≤'} ${String(issue.maximum)}`;
     default:
-      return `${path}: value ${describeValue(valueAt(raw, issue.path))} — ${issue.message}`;
+      return `${path}: value ${value} — ${issue.message}`;
   }
 }
 

@@ -17,6 +17,7 @@ import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
 import { limitedFetch } from './limited-fetch';
+import { urlSecrets, withoutUrlSecrets } from './shown-url';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
@@ -126,6 +127,10 @@ export interface ServerConnection {
 
 export function createServerConnection(options: ConnectionOptions): ServerConnection {
   const { spec, log } = options;
+  // an error of the HTTP transport may quote the server's URL (a redirect's target built from it): its key stays out
+  // of the health, the log and the answers, as it stays out of chatbridge mcp list
+  const secrets = spec.transport === 'stdio' ? [] : urlSecrets(spec.url);
+  const messageOf = (error: unknown): string => withoutUrlSecrets(errorText(error), secrets).slice(0, 500);
   let state: ServerState = spec.disabled ? 'disabled' : 'starting';
   let client: Client | undefined;
   let transport: Transport | undefined;
@@ -473,7 +478,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} stopped during the call — ${how}; it restarts${spec.transport === 'stdio' ? ` (log: ${log.file})` : ''}`);
       }
       // the SDK prefixes the code once on the server and again here
-      const text = error.message.replace(/^(?:MCP error -?\d+: )+/, '');
+      const text = withoutUrlSecrets(error.message.replace(/^(?:MCP error -?\d+: )+/, ''), secrets);
       if (/output schema/i.test(text)) return new ToolError('TOOL_ERROR', `${name}: the server's result does not match its own output schema: ${text}`);
       if (error.code === ErrorCode.InvalidParams) return new ToolError('INVALID_INPUT', `${name}: the server refused the arguments: ${text}`);
       if (error.code === ErrorCode.MethodNotFound) return new ToolError('NOT_FOUND', `${name}: the server says: ${text}`);
@@ -536,8 +541,8 @@ async function closeQuietly(client: Client, transport: Transport | undefined): P
   }
 }
 
-function messageOf(error: unknown): string {
+function errorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${message}${cause}`.replace(/\s+/g, ' ').slice(0, 500);
+  return `${message}${cause}`.replace(/\s+/g, ' ');
 }

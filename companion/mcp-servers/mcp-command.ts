@@ -8,6 +8,7 @@ import { BUILTIN_REDACTIONS, redact } from '../policy/redact';
 import { parseMcpServer, parseMcpServers, type McpServerSpec } from './config';
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
 import { desktopConfigSources, planImport, type ImportCandidate } from './import';
+import { shownUrl } from './shown-url';
 
 /**
  * `chatbridge mcp …` (issue 11 §1): list, add, remove and import the person's MCP servers. Edits the config file
@@ -101,8 +102,9 @@ function configFile(flags: Flags, io: McpCommandIo): string {
 const BUILTIN_SECRETS = { redact: [...BUILTIN_REDACTIONS] };
 
 /**
- * What a server is, shown without its env values or header values (they may be tokens) or a URL's query, and with
- * what looks like a secret in its command line redacted (`postgresql://app:…@db`, `--api-key sk-…`).
+ * What a server is, shown without its env values or header values (they may be tokens), without a URL's query or
+ * the parts of its path that look like a key (shown-url.ts), and with what looks like a secret in its command line
+ * redacted (`postgresql://app:…@db`, `--api-key sk-…`).
  */
 export function describeSpec(spec: McpServerSpec): string {
   const start = spec.startTimeoutMs !== undefined ? `  (start timeout: ${spec.startTimeoutMs} ms)` : '';
@@ -110,13 +112,7 @@ export function describeSpec(spec: McpServerSpec): string {
     const env = Object.keys(spec.env);
     return `${redact([spec.command, ...spec.args].join(' '), BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}${start}`;
   }
-  let shown = spec.url;
-  try {
-    const url = new URL(spec.url);
-    shown = `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
-  } catch {
-    // shown as written
-  }
+  const shown = shownUrl(spec.url);
   const headers = Object.keys(spec.headers);
   return `${spec.transport === 'sse' ? 'sse ' : ''}${shown}${headers.length > 0 ? `  (headers: ${headers.join(', ')})` : ''}${start}`;
 }

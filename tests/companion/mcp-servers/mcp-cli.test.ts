@@ -84,6 +84,23 @@ describe('chatbridge mcp add / list / remove', () => {
     expect((config().mcpServers as Record<string, unknown>).old).toEqual({ url: 'http://127.0.0.1:9/sse', type: 'sse' });
   });
 
+  it('a key in a URL path is not shown by add, list or import, nor by the error of a URL refused; it is kept as written', async () => {
+    const key = 'ZjA3NzE2YmItMjQ4ZS00NTk5LWI1ODUtZTQ3NzFmMDQ5ZDk2';
+    const uuid = '9f8e7d6c-5b4a-3928-1706-f5e4d3c2b1a0';
+    const added = await cli('mcp', 'add', 'zap', '--url', `https://mcp.zapier.test/api/mcp/s/${key}/mcp`);
+    expect(added.out).toContain('added zap to');
+    expect(added.out).toContain(': https://mcp.zapier.test/api/mcp/s/…/mcp');
+    expect((config().mcpServers as Record<string, { url: string }>).zap?.url).toBe(`https://mcp.zapier.test/api/mcp/s/${key}/mcp`);
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), { mcpServers: { copilot: { url: `https://api.copilot.test/mcp/${uuid}?api_key=k-123456` } } });
+    const imported = await cli('mcp', 'import');
+    expect(imported.out).toContain('+ copilot  from Cursor  https://api.copilot.test/mcp/…?…');
+    writeJson(configFile, { mcpServers: { zap: { url: `https://mcp.zapier.test/api/mcp/s/${key}/mcp` }, ftp: { url: `ftp://files.test/mcp/${uuid}` } } });
+    const listed = await cli('mcp', 'list');
+    expect(listed.out).toContain('zap  configured  https://mcp.zapier.test/api/mcp/s/…/mcp');
+    expect(listed.out).toContain('ftp  invalid  mcpServers.ftp.url: value "ftp://files.test/mcp/…" — must be an http:// or https:// URL');
+    for (const shown of [added.out, imported.out, listed.out]) expect(shown).not.toMatch(new RegExp(`${key}|${uuid}|k-123456`));
+  });
+
   it.each([
     [['mcp', 'add', 'filesystem', '--', 'npx', 'x'], 2, /"filesystem" is reserved/],
     [['mcp', 'add', 'a.b', '--', 'npx', 'x'], 2, /"a\.b" is not a valid server name/],

@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, makeMcpWorld, MEMORY, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
 
@@ -9,6 +13,10 @@ import { fixture, makeMcpWorld, MEMORY, mcpCall, mcpJson, waitUntil, type McpWor
  */
 let world: McpWorld;
 let http: ChildProcess;
+/** answers every request with a redirect to the same path with a slash after it, as many web servers do */
+let redirecting: Server;
+const PATH_KEY = 'ZjA3NzE2YmItMjQ4ZS00NTk5LWI1ODUtZTQ3NzFmMDQ5ZDk2';
+const QUERY_KEY = 'qk-8d9e0f1a2b3c4d5e';
 
 interface Health {
   name: string;
@@ -29,6 +37,9 @@ beforeAll(async () => {
   http.stdout?.on('data', (d) => (output += String(d)));
   await waitUntil('the HTTP server listens', () => /listening on port \d+/.test(output));
   const url = `http://127.0.0.1:${/listening on port (\d+)/.exec(output)?.[1]}/mcp`;
+  redirecting = createServer((req, res) => res.writeHead(307, { location: `${req.url?.replace(/\?.*/, '')}/` }).end());
+  await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+  const keyed = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/api/mcp/s/${PATH_KEY}/mcp?key=${QUERY_KEY}`;
   world = await makeMcpWorld(
     {
       mcpServers: {
@@ -37,6 +48,7 @@ beforeAll(async () => {
         notoken: { url },
         ssewrong: { url, type: 'sse', headers: { Authorization: 'Bearer wrong-token' } },
         nobody: { url: 'http://127.0.0.1:9/mcp' },
+        keyed: { url: keyed },
         exits: { command: process.execPath, args: ['-e', 'process.stderr.write("starting\\nerror: set NOTES_DIR to the folder of your notes\\n"); process.exit(2)'] },
         silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
         // its own start timeouts: shorter than the 2 s every other server gets, and longer for one that needs 3 s
@@ -47,7 +59,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -55,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
   http?.kill();
+  redirecting?.close();
 });
 
 describe('a server that does not come up says why', () => {
@@ -91,6 +104,17 @@ describe('a server that does not come up says why', () => {
 
   it('where nothing listens, both transports are named with what each met', async () => {
     expect((await healthOf('nobody')).lastError).toMatch(/^could not start: Streamable HTTP: .*fetch failed.*; then HTTP\+SSE: .*fetch failed/);
+  });
+
+  it("a key in the server's URL path or query is not shown by the health, the log or a call's answer", async () => {
+    const health = await healthOf('keyed');
+    expect(health.lastError).toMatch(/^could not start: Streamable HTTP: .*Redirect to http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/s\/…\/mcp\/+ not followed/);
+    const run = await world.run('mcp-request', mcpCall('k1', 'keyed.anything', {}));
+    const log = readFileSync(join(world.home, 'mcp-logs', 'keyed.log'), 'utf8');
+    for (const shown of [health.lastError, run.resultText, log]) {
+      expect(shown).not.toContain(PATH_KEY);
+      expect(shown).not.toContain(QUERY_KEY);
+    }
   });
 
   it('the right token works', async () => {
