@@ -248,5 +248,5 @@ export interface ToolHandler<S extends z.ZodType = z.ZodType> {
    * person that said no. `args` is the call's arguments as written. The text goes through the same redaction as
    * any result.
    */
-  answerFailure?(failure: { code: ErrorCode; message: string; data?: Record<string, unknown> }, args: unknown): string;
+  answerFailure?(failure: { code: ErrorCode; message: string; data?: Record<string, unknown> }, args: unknown): { code: string; text: string };
 }

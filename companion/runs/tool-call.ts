@@ -78,8 +78,9 @@ export function refusedCall(call: { message: string; tool?: string }, ctx: Pick<
 export function inToolWords(name: string, args: unknown, outcome: Outcome, handlers: ToolHandlers, ctx: Pick<ToolContext, 'policy'>): Outcome {
   const handler = handlers[name];
   if (outcome.ok || handler?.answerFailure === undefined) return outcome;
-  const { ok: _ok, answer: _answer, ...failure } = outcome;
-  return { ...outcome, answer: redact(handler.answerFailure(failure, args), ctx.policy) };
+  const { ok: _ok, answer: _answer, answerCode: _answerCode, ...failure } = outcome;
+  const answer = handler.answerFailure(failure, args);
+  return { ...outcome, answer: redact(answer.text, ctx.policy), answerCode: answer.code };
 }
 
 export function errorOutcome(error: unknown, ctx: Pick<ToolContext, 'policy'>): Outcome {

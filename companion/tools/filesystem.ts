@@ -332,6 +332,6 @@ export const filesystemHandler = defineHandler({
   answerFailure({ code, message, data }, args) {
     const checked = filesystem.input.safeParse(args);
     const manual = checked.success ? manualCode({ code, message }) : filesystemIssueCode(checked.error.issues);
-    return failureReply(new FilesystemFailure(manual, message, data && Object.keys(data).length > 0 ? data : null));
+    return { code: manual, text: failureReply(new FilesystemFailure(manual, message, data && Object.keys(data).length > 0 ? data : null)) };
   },
 });

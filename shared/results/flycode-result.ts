@@ -7,7 +7,8 @@ import { codedMessage, oneLine, pendingConfirmationText, type Outcome, type Resu
  * - success: `[id] call-001`, `[tool] fs.read`, `[ok] true`, `[truncated] false`, `[auditId] …`, `[data]`, then
  *   the text;
  * - failure: `[id]`, `[tool]`, `[ok] false`, `[error] CODE: message`, `[auditId]`, then `[data]` and the tool's own
- *   answer when it has one (Outcome.answer);
+ *   answer when it has one (Outcome.answer) — CODE is then the one that answer names (the PromptX manual's
+ *   FILE_NOT_FOUND, not NOT_FOUND), so the line and the JSON after it say the same;
  * - pending: `[id]`, `[tool]`, `[ok] false`, `[error] WRITE_CONFIRMATION_REQUIRED: Pending confirmation in
  *   chatbridge (…). Do not report success; wait for the result.`, `[pendingConfirmationId] …`, `[auditId]`;
  * - no id: `[id] (none)` and `[ok] false` whatever happened — the seed teaches the model to treat `(none)` as
@@ -48,9 +49,9 @@ export function formatFlycodeResult({ id, tool, outcome, meta }: FlycodeResultIn
     const message = outcome.ok
       ? 'the call has no "id", so this result cannot be matched to it; call again with an id like "call-001"'
       : outcome.message;
-    lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.ok ? 'INVALID_INPUT' : outcome.code, message))}`);
+    lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.ok ? 'INVALID_INPUT' : (outcome.answerCode ?? outcome.code), message))}`);
   } else if (!outcome.ok) {
-    lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.code, outcome.message))}`);
+    lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.answerCode ?? outcome.code, outcome.message))}`);
     data = outcome.answer;
   } else {
     lines.push('[ok] true', `[truncated] ${outcome.truncated === true || meta.truncated === true}`);

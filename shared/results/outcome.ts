@@ -14,6 +14,11 @@ export type Outcome =
        * goes, and still says the call failed.
        */
       answer?: string;
+      /**
+       * The code `answer` names (the manual's FILE_NOT_FOUND where `code` is NOT_FOUND): a reply that names a code
+       * beside the answer (flycode's `[error]` line) names this one, so the two never disagree.
+       */
+      answerCode?: string;
     };
 
 /** Facts about the call that every reply carries. */

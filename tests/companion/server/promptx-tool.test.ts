@@ -183,6 +183,22 @@ describe("failures refused before the filesystem tool runs answer in the manual'
     expect(manualFailure(data)).toMatchObject({ success: false, error: { code: 'INVALID_ACTION' } });
   });
 
+  const flycodeFailures: Array<[string, string, Record<string, unknown>, string]> = [
+    ['a file that is not there', 'filesystem', { action: 'read', path: 'nope.md' }, 'FILE_NOT_FOUND'],
+    ['a path out of the workspace', 'promptx_tool', runner({ action: 'read', path: '../../etc/passwd' }), 'PATH_TRAVERSAL'],
+    ['a missing parameter', 'filesystem', { action: 'read' }, 'MISSING_PARAMETER'],
+    ['an action it does not have', 'promptx_tool', runner({ action: 'remove', path: 'a.md' }), 'INVALID_ACTION'],
+  ];
+  it.each(flycodeFailures)("%s: flycode's [error] line names the manual's code once, as the JSON after [data] does", async (_label, tool, args, code) => {
+    const w = world();
+    const res = await run(w, 'flycode-call', flycodeCall('call-27', tool, args));
+    const error = /^\[error\] (.*)$/m.exec(res.resultText)?.[1] ?? '';
+    const data = res.resultText.slice(res.resultText.indexOf('[data]\n') + '[data]\n'.length, res.resultText.lastIndexOf('\n```'));
+    const reply = manualFailure(data);
+    expect(reply.error.code).toBe(code);
+    expect(error).toBe(`${code}: ${reply.error.message}`);
+  });
+
   it('the same for the tool called by its own name, and in <function_calls>', async () => {
     const w = world();
     const direct = await run(w, 'mcp-request', mcpCall('call-22', 'filesystem', { action: 'read' }));
