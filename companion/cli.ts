@@ -36,6 +36,7 @@ Usage:
   chatbridge start [--root DIR]... [--port N] [--config FILE] [--token T] [--no-build]
       Start the companion on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
       Roots default to the current directory. Prints the extension folder to load, the port and a pairing code.
+      --token shows in the process list to every user of the machine: prefer CHATBRIDGE_TOKEN.
   chatbridge pair       Ask the running companion for a new pairing code.
   chatbridge status     Is the companion running, on which port, is an extension paired.
   chatbridge undo [ID]  Undo a journal entry (default: the latest applied one).
@@ -166,6 +167,13 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
   const envToken = io.env.CHATBRIDGE_TOKEN;
   if (options.token === undefined && envToken !== undefined && envToken !== '' && envToken.length < MIN_TOKEN_LENGTH) {
     throw new ToolError('INVALID_INPUT', `CHATBRIDGE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
+  }
+  if (options.token !== undefined) {
+    // the command line of every process is readable by every user of the machine (ps, /proc/<pid>/cmdline), its
+    // environment only by the same user
+    io.err(
+      'warning: --token shows in the process list to every user of this machine (ps, /proc/<pid>/cmdline) for as long as chatbridge runs; set CHATBRIDGE_TOKEN in the environment instead',
+    );
   }
   const home = resolveHome(io.env);
   const paths = ensureHome(home);

@@ -28,6 +28,7 @@ function runCli(args: string[], extraEnv: Record<string, string> = {}): Promise<
 interface Started {
   child: ChildProcess;
   stdout: () => string;
+  stderr: () => string;
   port: number;
   code: string;
 }
@@ -45,7 +46,7 @@ function start(args: string[], extraEnv: Record<string, string> = {}): Promise<S
       const code = /^pairing code: ([A-Z0-9]+)/m.exec(stdout)?.[1];
       if (port && code) {
         clearTimeout(timer);
-        resolvePromise({ child, stdout: () => stdout, port: Number(port), code });
+        resolvePromise({ child, stdout: () => stdout, stderr: () => stderr, port: Number(port), code });
       }
     });
     child.on('exit', (code) => reject(new Error(`companion exited ${String(code)}:\n${stdout}\n${stderr}`)));
@@ -248,12 +249,30 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     }
   });
 
-  it('--token presets a token the companion accepts (scripted use)', async () => {
+  it('--token presets a token the companion accepts (scripted use), and warns that every user can read it', async () => {
     const token = 'preset-token-for-tests-0123456789';
     const started = await start(['--root', root, '--token', token]);
     try {
       const ok = await fetch(`http://127.0.0.1:${started.port}/v1/tools`, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
+      expect(started.stderr()).toContain('warning: --token shows in the process list to every user of this machine');
+      expect(started.stderr()).toContain('set CHATBRIDGE_TOKEN in the environment instead');
+      // what the warning says, on a system that has /proc
+      if (process.platform === 'linux') expect(readFileSync(`/proc/${started.child.pid}/cmdline`, 'utf8')).toContain(token);
+    } finally {
+      const done = exited(started.child);
+      started.child.kill('SIGINT');
+      expect(await done).toBe(0);
+    }
+  });
+
+  it('CHATBRIDGE_TOKEN presets a token with no warning', async () => {
+    const token = 'preset-token-from-env-0123456789';
+    const started = await start(['--root', root], { CHATBRIDGE_TOKEN: token });
+    try {
+      const ok = await fetch(`http://127.0.0.1:${started.port}/v1/tools`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).toBe(200);
+      expect(started.stderr()).not.toContain('warning');
     } finally {
       const done = exited(started.child);
       started.child.kill('SIGINT');
