@@ -37,14 +37,21 @@ export interface RunStore {
 }
 
 const MAX_RUNS = 2_000;
+/** how often answers the run log could not hold are tried again */
+const OWED_RETRY_MS = 2_000;
 
 export const INTERRUPTED_TEXT =
-  'chatbridge restarted while this run was executing; its result is unknown. Check `chatbridge audit` and the journal before running it again.';
+  'chatbridge restarted while this run was executing, or before its result could be written to the run log (a full disk); its result is unknown. Check `chatbridge audit` and the journal before running it again.';
 
 /**
  * The file is a JSON-lines log, one line per state change, last line per run wins: an append costs the same
  * however many runs there are (a full rewrite per run would make every call slower as history grows). It is
  * compacted at load and whenever it grows far past what it holds.
+ *
+ * An answer the log cannot hold (the data dir's disk full, or gone read-only) is kept in memory and owed to the
+ * log: written before the next line, and tried every OWED_RETRY_MS meanwhile, so once there is room again a restart
+ * answers the run with its result instead of "interrupted" (its running line is in the log). A line cut short by the
+ * failure is ended with a line break before the next, so it costs only itself.
  */
 export function createRunStore(options: { file?: string; clock?: () => number } = {}): RunStore {
   const clock = options.clock ?? Date.now;
@@ -52,6 +59,36 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
   const keys = new Map<string, string>();
   let lines = 0;
   const log = options.file ? createLineAppender(options.file) : undefined;
+  /** answers the log could not hold, the latest per run, in the order they came */
+  const owed = new Map<string, RunRecord>();
+  let retry: NodeJS.Timeout | undefined;
+  /** the last append failed, maybe part-way: the next starts on a line of its own */
+  let torn = false;
+
+  /** throws what the file system throws; the caller reopens */
+  function append(record: RunRecord): void {
+    log?.append(`${torn ? '\n' : ''}${JSON.stringify(record)}\n`);
+    torn = false;
+    lines += 1;
+  }
+
+  function writeOwed(): void {
+    for (const [runId, record] of owed) {
+      append(record);
+      owed.delete(runId);
+    }
+    if (retry && owed.size === 0) {
+      clearInterval(retry);
+      retry = undefined;
+      console.error(`chatbridge: ${options.file} has room again; every answer it could not hold is recorded now`);
+    }
+  }
+
+  function failed(): void {
+    torn = true;
+    // the next line tries a new descriptor
+    log?.reopen();
+  }
 
   const remember = (record: RunRecord) => {
     runs.delete(record.runId);
@@ -111,16 +148,33 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
       if (!options.file) return;
       try {
         // synchronous: a crash right after answering must still remember the answer
-        log?.append(JSON.stringify(record) + '\n');
-        lines += 1;
-        if (lines > MAX_RUNS * 4) compact();
+        writeOwed();
+        append(record);
       } catch (error) {
-        // the data dir's disk is full, or it went read-only: the next line tries a new descriptor
-        log?.reopen();
+        // the data dir's disk is full, or it went read-only
+        failed();
         // a run about to change things that the log cannot hold could run twice after a restart: it must not start
         if (record.status === 'running') throw asToolError(error, options.file);
-        // an answer is kept in memory (a restart says "interrupted" for a run logged as running); never a crash
-        console.error(`chatbridge: cannot record run ${record.runId} in ${options.file}: ${String(error)}`);
+        // an answer is kept in memory and owed to the log; never a crash
+        owed.delete(record.runId);
+        owed.set(record.runId, record);
+        retry ??= setInterval(() => {
+          try {
+            writeOwed();
+          } catch {
+            failed();
+          }
+        }, OWED_RETRY_MS);
+        retry.unref();
+        console.error(`chatbridge: cannot record run ${record.runId} in ${options.file}: ${String(error)}; it is written there once there is room`);
+        return;
+      }
+      if (lines > MAX_RUNS * 4) {
+        try {
+          compact();
+        } catch {
+          // the log holds every line; it is compacted at a later line, or at the next start
+        }
       }
     },
     track: remember,
