@@ -16,7 +16,10 @@ export const ERROR_CODES = {
   TIMEOUT: -32010,
   /** a tool of the person's own MCP server ran and reported failure (`isError: true`); the message is its own */
   TOOL_ERROR: -32011,
-  /** the person's MCP server that owns the tool is not running: starting, crashed (also mid-call), or gave up */
+  /**
+   * the person's MCP server that owns the tool is not running: starting, crashed (also mid-call), or gave up; or the
+   * network or FUSE file system a path is on has not answered (companion/fsx/mount-gate.ts)
+   */
   UNAVAILABLE: -32012,
   /** the person stopped the call (Stop in the chip); an MCP server was sent the protocol's cancellation */
   CANCELLED: -32013,

@@ -6,15 +6,17 @@
  * Alone, each is a few µs to ~0.1 ms on the main thread (a rename over a file whose data was not yet written makes
  * ext4 start writing it: ~0.13 ms) against ~35 µs of main-thread CPU and an event-loop wake-up per pool trip; with
  * other calls running, a rename or a create that waits for the file system's journal would hold all of them up.
- * fsync is always asynchronous.
+ * fsync is always asynchronous. Through the pool, a call by path on a network or FUSE mount waits its turn
+ * (mount-gate.ts).
  */
 import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, renameSync, writeSync, type Stats } from 'node:fs';
 import { closeFd, fchmodFd, fstatFd, openFd, readFd, writeFd } from './fd';
 import { isMissing } from './errno';
 import { ioOnMainThread } from './io-mode';
+import { onMountOf } from './mount-gate';
 
 export async function openFile(path: string, flags: string | number, mode?: number): Promise<number> {
-  return ioOnMainThread() ? openSync(path, flags, mode) : openFd(path, flags, mode);
+  return ioOnMainThread() ? openSync(path, flags, mode) : onMountOf(path, () => openFd(path, flags, mode));
 }
 
 /** One write(2) at `position`; returns the bytes written. `sync`: the caller's own limit on what the main thread copies. */
@@ -70,18 +72,18 @@ export async function fchmodFile(fd: number, mode: number): Promise<void> {
 
 export async function renamePath(from: string, to: string): Promise<void> {
   if (ioOnMainThread()) renameSync(from, to);
-  else await fs.rename(from, to);
+  else await onMountOf(from, () => fs.rename(from, to));
 }
 
 export async function makeDir(path: string, options?: { recursive?: boolean }): Promise<void> {
   if (ioOnMainThread()) mkdirSync(path, options);
-  else await fs.mkdir(path, options);
+  else await onMountOf(path, () => fs.mkdir(path, options));
 }
 
 /** lstat, undefined when nothing is there (ENOENT, ENOTDIR); any other failure is thrown. */
 export async function lstatMaybe(path: string): Promise<Stats | undefined> {
   try {
-    return ioOnMainThread() ? lstatSync(path) : await fs.lstat(path);
+    return ioOnMainThread() ? lstatSync(path) : await onMountOf(path, () => fs.lstat(path));
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;

@@ -156,7 +156,12 @@ export function allFileSystemsLocal(): boolean {
  * the mount table alone, so asking never waits on it. False where the table is not known.
  */
 export function onRemoteMount(path: string): boolean {
+  return remoteMountAt(path) !== undefined;
+}
+
+/** The network or FUSE mount that holds `path` as written, from the mount table alone; undefined when local or not known. */
+export function remoteMountAt(path: string): Mount | undefined {
   const mounts = currentMounts();
   const mount = mounts === undefined ? undefined : mountOf(path, mounts);
-  return mount !== undefined && !mount.local;
+  return mount !== undefined && !mount.local ? mount : undefined;
 }

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { promises as fs, readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { onMountOf } from './mount-gate';
 
 export interface WalkEntry {
   path: string;
@@ -55,7 +56,7 @@ export async function* walkTreeBatches(start: string, options: WalkOptions = {})
   const startPrefix = join(start, 'x').slice(0, -1);
   let slice = performance.now();
   async function read(dir: string): Promise<Dirent[]> {
-    if (!options.readSync) return fs.readdir(dir, { withFileTypes: true });
+    if (!options.readSync) return onMountOf(dir, () => fs.readdir(dir, { withFileTypes: true }));
     if (performance.now() - slice > SLICE_MS) {
       await yieldToLoop();
       slice = performance.now();

@@ -29,6 +29,7 @@ import { asToolError, errnoOf, isMissing, NAME_LIMITS, NAME_MAX_BYTES, PATH_MAX_
 import { closeFile, fstatFile, openFile } from '../fsx/fs-calls';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
+import { onMountOf } from '../fsx/mount-gate';
 import { globSet } from './glob-set';
 import type { Policy } from './schema';
 
@@ -179,7 +180,7 @@ export async function realpathLoose(absolute: string, roots?: readonly string[])
     if (roots !== undefined && awayFromRoots(next, roots) && onRemoteMount(next)) return path.join(next, ...pending);
     let stat;
     try {
-      stat = await fs.lstat(next);
+      stat = await onMountOf(next, () => fs.lstat(next));
     } catch (error) {
       if (errnoOf(error) === 'ENAMETOOLONG') throw asToolError(error, absolute);
       if (!isMissing(error)) throw error;
@@ -189,7 +190,7 @@ export async function realpathLoose(absolute: string, roots?: readonly string[])
       if (++hops > MAX_SYMLINK_HOPS) {
         throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(absolute)} has more than ${MAX_SYMLINK_HOPS} symlinks in a row (a loop?)`);
       }
-      const target = await fs.readlink(next);
+      const target = await onMountOf(next, () => fs.readlink(next));
       const targetAbsolute = path.resolve(resolved, target);
       const targetRoot = path.parse(targetAbsolute).root;
       pending.unshift(...targetAbsolute.slice(targetRoot.length).split(path.sep).filter(Boolean));
@@ -289,7 +290,7 @@ export async function resolveInsideRoots(input: string, policy: GuardPolicy, opt
   checkResolved(asked, resolved, policy, options);
   if (options.mustExist && !exists) {
     try {
-      await fs.lstat(resolved);
+      await onMountOf(resolved, () => fs.lstat(resolved));
     } catch (error) {
       if (!isMissing(error)) throw error;
       throw new ToolError('NOT_FOUND', `path ${JSON.stringify(input)} does not exist`, { path: input });
@@ -362,7 +363,7 @@ async function checkOpened(fd: number, resolved: string, policy: GuardPolicy): P
 export async function openForReadWithStat(resolved: string, policy: GuardPolicy): Promise<{ handle: fs.FileHandle; stat: Stats }> {
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(resolved, READ_FLAGS);
+    handle = await onMountOf(resolved, () => fs.open(resolved, READ_FLAGS));
   } catch (error) {
     refusedOpen(error, resolved);
   }

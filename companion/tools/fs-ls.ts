@@ -2,6 +2,7 @@ import { lstatSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { fsLs } from '../../shared/tools/fs-ls';
 import { ioOnMainThread } from '../fsx/io-mode';
+import { onMountOf } from '../fsx/mount-gate';
 import { allFileSystemsLocal } from '../fsx/mounts';
 import { walkTreeBatches } from '../fsx/walk';
 import { denyUnder } from '../policy/deny-under';
@@ -46,7 +47,7 @@ function sizeOf(entry: string): number {
 }
 
 async function sizeThroughPool(entry: string): Promise<number> {
-  return (await fs.lstat(entry).catch(() => undefined))?.size ?? 0;
+  return (await onMountOf(entry, () => fs.lstat(entry)).catch(() => undefined))?.size ?? 0;
 }
 
 const SLICE_MS = 2;
@@ -75,7 +76,7 @@ export const fsLsHandler = defineHandler({
     // the start's stat and the directory reads on the main thread while this is the only call executing
     // (fsx/io-mode.ts): realpath has just walked the same path, so its inode is in the kernel's cache
     const onMain = ioOnMainThread();
-    const stat = onMain ? statSync(root) : await fs.stat(root);
+    const stat = onMain ? statSync(root) : await onMountOf(root, () => fs.stat(root));
     const sizes = args.sizes === true;
     const sizesOnMain = sizes && allFileSystemsLocal();
     if (!stat.isDirectory()) {

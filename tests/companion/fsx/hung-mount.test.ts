@@ -173,3 +173,56 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, outside 
     expect(mcpResultText(local.resultText)).toBe('on the local disk\n');
   });
 });
+
+// Once a gap: paths outside the roots were kept out of a mount that does not answer, but one inside a root was
+// looked into by every call naming it, each holding a thread of libuv's pool (4) for good: six reads there and every
+// other file tool of the companion waited with them.
+describe.skipIf(!canMount)('a mounted file system that does not answer, inside a root', () => {
+  let ws: Workspace;
+  let share: string;
+  let fuse: number | undefined;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    n += 1;
+    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-in', `m${n}`), waitMs: 60_000 }),
+      signal,
+    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
+  };
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-hung-inside-');
+    writeFileSync(join(ws.root, 'local.txt'), 'on the local disk\n');
+    share = join(ws.root, 'share');
+    mkdirSync(share);
+    fuse = mountUnanswered(share);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (fuse !== undefined) closeSync(fuse);
+    unmount(share);
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('more calls on it than the pool has threads leave local files readable, and the waiting ones are told why', async (ctx) => {
+    if (fuse === undefined) ctx.skip();
+    // more calls than libuv's pool has threads (4), each looking into the mount
+    const stuck = Array.from({ length: 6 }, (_, i) => run('fs.read', { path: join(share, `notes-${i}.txt`) }, AbortSignal.timeout(60_000)));
+    for (const call of stuck) call.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const local = await timed('fs.read of a local file while they wait', 5_000, (signal) => run('fs.read', { path: join(ws.root, 'local.txt') }, signal));
+    expect(mcpResultText(local.resultText)).toBe('on the local disk\n');
+    const listed = await timed('fs.ls of the root, which holds the mount point', 5_000, (signal) => run('fs.ls', { path: ws.root }, signal));
+    expect(listed.status).toBe('done');
+    // the calls beyond what the mount may hold are refused once they have waited, naming the mount
+    const refused = (await timed('the calls waiting for the mount', 30_000, () => Promise.race(stuck))) as { status: string; resultText: string };
+    expect(refused.status).toBe('error');
+    expect(parseMcpResponse(refused.resultText).error?.message).toMatch(new RegExp(`the file system mounted at ${share} \\(fuse\\.chatbridge-test\\) has not answered`));
+  }, 60_000);
+});
