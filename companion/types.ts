@@ -173,6 +173,11 @@ export interface ToolOutput {
   data?: unknown;
   truncated?: boolean;
   journalId?: string;
+  /**
+   * Set when `text` is the tool's own answer to a failure met while it ran (the PromptX `filesystem` tool's manual
+   * JSON): the call failed with `code`, and the answer names `answerCode` (see Outcome.answer).
+   */
+  failure?: { code: ErrorCode; message: string; answerCode: string };
 }
 
 /** What the person sees before approving: a unified diff for writes, the command and cwd for exec. */

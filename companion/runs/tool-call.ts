@@ -56,6 +56,11 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
     // exactly what to ask next (the range or lines of the file); a second cut here would go through that note.
     const limit = ctx.policy.limits.maxResultChars + (output.truncated === true ? OWN_NOTE_ROOM : 0);
     const capped = capResult(redact(output.text, ctx.policy), limit, moreHint(name));
+    if (output.failure) {
+      // the tool answered a failure in its own words: a failed call all the same, in every protocol's terms
+      const failed = errorOutcome(new ToolError(output.failure.code, output.failure.message), ctx);
+      return failed.ok ? failed : { ...failed, answer: capped.text, answerCode: output.failure.answerCode };
+    }
     return { ok: true, text: capped.text, truncated: capped.truncated || output.truncated === true };
   } catch (error) {
     return inToolWords(name, args, errorOutcome(error, ctx), handlers, ctx);

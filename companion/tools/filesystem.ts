@@ -11,7 +11,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { ToolError } from '../../shared/errors';
+import { ERROR_CODES, ToolError, type ErrorCode } from '../../shared/errors';
 import { applyReplacements } from '../../shared/replace';
 import { riskOf } from '../../shared/tools/define-tool';
 import { filesystem, filesystemActionOf, filesystemIssueCode, type FilesystemArgs } from '../../shared/tools/filesystem';
@@ -54,6 +54,23 @@ function manualCode(error: Pick<ToolError, 'code' | 'message'>): string {
       return 'PERMISSION_DENIED';
     default:
       return error.code;
+  }
+}
+
+/** The companion's code for a failure the manual names: manualCode the other way, as near as it goes. */
+function errorCodeOf(manual: string): ErrorCode {
+  switch (manual) {
+    case 'FILE_NOT_FOUND':
+      return 'NOT_FOUND';
+    case 'PERMISSION_DENIED':
+    case 'PATH_TRAVERSAL':
+      return 'FORBIDDEN';
+    case 'MISSING_PARAMETER':
+    case 'INVALID_ACTION':
+    case 'ENCODING_ERROR':
+      return 'INVALID_INPUT';
+    default:
+      return Object.hasOwn(ERROR_CODES, manual) ? (manual as ErrorCode) : 'INTERNAL';
   }
 }
 
@@ -325,7 +342,11 @@ export const filesystemHandler = defineHandler({
       return { text: reply({ success: true, data, message }), data, ...(journalId ? { journalId } : {}) };
     } catch (error) {
       const failure = toFailure(error, ctx);
-      return { text: failureReply(failure), data: { error: failure.code } };
+      return {
+        text: failureReply(failure),
+        data: { error: failure.code },
+        failure: { code: errorCodeOf(failure.code), message: failure.message, answerCode: failure.code },
+      };
     }
   },
   // refused before run(): the manual promises the same JSON, with its codes, for these too

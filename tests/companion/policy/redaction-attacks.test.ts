@@ -30,7 +30,9 @@ function expectNoPieceOf(outcome: Outcome, ...secrets: string[]): void {
   }
 }
 
+/** What a model reads: a success's text, or the tool's own answer to a failure (the PromptX filesystem tool's JSON). */
 function textOf(outcome: Outcome): string {
+  if (!outcome.ok && outcome.answer !== undefined) return outcome.answer;
   if (!outcome.ok) throw new Error(`expected success, got ${outcome.code}: ${outcome.message}`);
   return outcome.text;
 }

@@ -199,6 +199,24 @@ describe("failures refused before the filesystem tool runs answer in the manual'
     expect(error).toBe(`${code}: ${reply.error.message}`);
   });
 
+  it('a failure found while the action runs (an edit whose text is not there) is a failure in every protocol, not [ok] true', async () => {
+    const w = world({ config: { modes: { write: 'auto' } } });
+    put(w, 'e.md', 'abc\n');
+    const edit = { action: 'edit', path: 'e.md', edits: [{ oldText: 'zzz', newText: 'y' }] };
+    const fly = await run(w, 'flycode-call', flycodeCall('call-28', 'filesystem', edit));
+    expect(fly.status).toBe('error');
+    expect(fly.resultText).toContain('[ok] false');
+    const data = fly.resultText.slice(fly.resultText.indexOf('[data]\n') + '[data]\n'.length, fly.resultText.lastIndexOf('\n```'));
+    const reply = manualFailure(data);
+    expect(reply).toMatchObject({ success: false, error: { code: 'MISMATCH' } });
+    expect(/^\[error\] (.*)$/m.exec(fly.resultText)?.[1]).toBe(`MISMATCH: ${reply.error.message}`);
+    const mcp = await run(w, 'mcp-request', mcpCall('call-29', 'promptx_tool', runner(edit)));
+    expect(mcp.status).toBe('error');
+    expect(mcpJson(mcp.resultText).result).toMatchObject({ isError: true });
+    expect(manualFailure(mcpJson(mcp.resultText).result?.content[0]?.text)).toEqual(reply);
+    expect(readFileSync(join(w.root, 'e.md'), 'utf8')).toBe('abc\n');
+  });
+
   it('the same for the tool called by its own name, and in <function_calls>', async () => {
     const w = world();
     const direct = await run(w, 'mcp-request', mcpCall('call-22', 'filesystem', { action: 'read' }));
