@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { cut } from './describe-value';
 
 /**
  * Strict JSON first, then repair (DESIGN §3: "parse strictly; if that fails, repair it … marking the result
@@ -8,7 +9,7 @@ import { jsonrepair } from 'jsonrepair';
  * 1. `prepareForRepair`, one linear pass that fixes what the seeds' own examples contain and the repair
  *    library does not know or handles slowly: `#` comments (seed 002), `//` and block comments, raw control
  *    characters inside strings (seed 002 §三's multi-line `old_content`), zero-width spaces and BOMs between
- *    tokens, prose after a value
+ *    tokens, no-break and full-width spaces, full-width commas and colons between tokens, prose after a value
  *    (seed 002 §二: `"type": "operate/finish",  执行编辑文件…`), trailing commas and missing commas.
  * 2. If that still is not JSON, the `jsonrepair` package (single quotes, unquoted keys, truncation, …).
  *    Its running time grows with the square of the input on some inputs (every inserted comma copies the
@@ -56,7 +57,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   } catch (error) {
     strictError = errorMessage(error);
   }
-  const { text: prepared, cutShort } = prepareForRepair(text);
+  const { text: prepared, cutShort, unrepairable } = prepareForRepair(text);
+  if (unrepairable !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${unrepairable}` };
   // The library would happily close a cut-off text; a plan or call cut short must not run half-written.
   if (cutShort) {
     return { ok: false, reason: `${strictError}; not repaired: the JSON ends inside a string or before its closing bracket` };
@@ -149,6 +151,16 @@ const STAR = 0x2a;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
+const FULL_WIDTH_COMMA = 0xff0c;
+const FULL_WIDTH_COLON = 0xff1a;
+
+/** A key with its colon (ASCII or full-width): JSON that goes on after words. */
+const KEY_AHEAD = /"[^"\n]*"\s*[:\uff1a]/;
+
+/** No-break, ideographic and the other Unicode spaces (Zs) that JSON does not take as whitespace. */
+function isWideSpace(code: number): boolean {
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x202f || code === 0x205f || code === 0x3000;
+}
 
 function isValueEnd(code: number): boolean {
   return code < 128 && VALUE_END[code] === 1;
@@ -214,8 +226,10 @@ function singleQuotedEnd(text: string, from: number): number {
  * skipped over only where a value or key starts (after `{`, `[`, `,`, `:` or at the start) and when it closes on the
  * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened.
+ * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line);
+ * the pass stops there.
  */
-export function prepareForRepair(text: string): { text: string; cutShort: boolean } {
+export function prepareForRepair(text: string): { text: string; cutShort: boolean; unrepairable?: string } {
   const n = text.length;
   const out: string[] = [];
   // Text from `copyFrom` up to the current position is still to be copied unchanged.
@@ -234,7 +248,7 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
   let cutShort = false;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    let c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x09 || c === NEWLINE || c === 0x0d) {
       i++;
       continue;
@@ -245,6 +259,22 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       copyUpTo(i);
       i = copyFrom = i + 1;
       continue;
+    }
+    // A no-break, ideographic or other wide space between tokens is whitespace, not prose after a value: taken for
+    // prose, the rest of its line went with it (`"command": "make",\u00a0"cwd": "sub"` ran in the root).
+    if (isWideSpace(c)) {
+      copyUpTo(i);
+      out.push(' ');
+      i = copyFrom = i + 1;
+      continue;
+    }
+    // A full-width comma or colon between tokens (a Chinese input method's `，` and `：`) is that comma or colon; read
+    // as prose, the keys after it on its line were dropped, and the call ran without them.
+    if (c === FULL_WIDTH_COMMA || c === FULL_WIDTH_COLON) {
+      copyUpTo(i);
+      copyFrom = i + 1;
+      if (c === FULL_WIDTH_COLON) out.push(':');
+      c = c === FULL_WIDTH_COMMA ? COMMA : COLON;
     }
     if (c === HASH || (c === SLASH && text.charCodeAt(i + 1) === SLASH)) {
       copyUpTo(i);
@@ -258,10 +288,19 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       i = copyFrom = close === -1 ? n : close + 2;
       continue;
     }
-    // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line.
+    // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
+    // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
+    // so the text is refused with the words named.
     if (c > 0x7f && (last === COMMA || isValueEnd(last))) {
+      const lineEnd = lineEndFrom(i);
+      const words = text.slice(i, lineEnd);
+      const keyAfter = KEY_AHEAD.exec(words);
+      if (keyAfter !== null) {
+        const stray = JSON.stringify(cut(words.slice(0, keyAfter.index).trim(), 40));
+        return { text, cutShort, unrepairable: `the words ${stray} stand between its values with more of the JSON after them on their line (write them in a // comment, or leave them out)` };
+      }
       copyUpTo(i);
-      i = copyFrom = lineEndFrom(i);
+      i = copyFrom = lineEnd;
       continue;
     }
     if (c < 128 && VALUE_START[c] === 1 && isValueEnd(last) && !(WORD[text.charCodeAt(i - 1)] === 1)) {

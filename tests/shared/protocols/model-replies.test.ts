@@ -123,3 +123,42 @@ describe('words after the JSON inside an mcp-request fence', () => {
     expect(block?.error).toContain('text follows the JSON object');
   });
 });
+
+describe('a full-width comma or colon, or a wide space, between the keys of a call', () => {
+  const args = (block: { payload?: unknown } | undefined) => (block?.payload as { params: { arguments: unknown } }).params.arguments;
+  const exec = (between: string) =>
+    `${F}mcp-request\n{"jsonrpc":"2.0","id":"call-007","method":"tools/call","params":{"name":"shell.exec","arguments":{\n  "command": "rm -rf build"${between}"cwd": "/work/app/sub",\n  "timeoutMs": 30000\n}}}\n${F}`;
+
+  it.each([
+    ['a full-width comma (，)', '，'],
+    ['a comma and a no-break space', ',\u00a0'],
+    ['a comma and an ideographic space', ',\u3000'],
+  ])('%s keeps the key after it: the command runs in the folder written', (_what, between) => {
+    const [block] = findBlocks(exec(between));
+    expect(block?.error).toBeUndefined();
+    expect(args(block)).toEqual({ command: 'rm -rf build', cwd: '/work/app/sub', timeoutMs: 30000 });
+  });
+
+  it('a full-width colon after a key, on a call written on one line, is that colon', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id"："call-001"，"tool"："fs.read"，"args"：{"path"："/tmp/笔记.md"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-001', tool: 'fs.read', args: { path: '/tmp/笔记.md' } });
+  });
+
+  it('inside a string they stay as written', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-001"，"tool":"fs.write","args":{"path":"/tmp/a.md","content":"你好，世界：\u00a0ok"}}\n${F}`);
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/tmp/a.md', content: '你好，世界：\u00a0ok' });
+  });
+
+  it('words with another key after them on their line are refused, naming the words, instead of dropping that key', () => {
+    const [block] = findBlocks(exec(', 注意 '));
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the words "注意" stand between its values with more of the JSON after them on their line');
+  });
+
+  it('seed 002\'s note after a value is still dropped with its line', () => {
+    const [block] = findBlocks('#####--\n{\n  "type": "operate",  执行编辑文件，执行程序，读取文件内容时使用“operate”：\n  "file_operations": [{"action_type": "read_file", "path": "a.py"}]\n}\n--#####');
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toMatchObject({ type: 'operate', file_operations: [{ action_type: 'read_file', path: 'a.py' }] });
+  });
+});
