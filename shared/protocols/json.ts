@@ -154,8 +154,36 @@ const NEWLINE = 0x0a;
 const FULL_WIDTH_COMMA = 0xff0c;
 const FULL_WIDTH_COLON = 0xff1a;
 
-/** A key with its colon (ASCII or full-width): JSON that goes on after words. */
-const KEY_AHEAD = /"[^"\n]*"\s*[:\uff1a]/;
+/**
+ * A key with its colon: JSON that goes on after words. In curly quotes only before an ASCII colon, since Chinese prose
+ * writes “术语”：.
+ */
+const KEY_AHEAD = /"[^"\n]*"\s*[:\uff1a]|[\u201c\u201d][^"\u201c\u201d\n]*[\u201c\u201d]\s*:/;
+
+/** “ ” and the full-width ＂: double quotes to a writer, not to JSON. */
+function isCurlyQuote(code: number): boolean {
+  return code === 0x201c || code === 0x201d || code === 0xff02;
+}
+
+/**
+ * The closing curly quote of a string opened by one before `from`, when the string can be read without guessing: no
+ * straight or curly quote, backslash or control character before it, and after it (past spaces) a colon, comma,
+ * closing bracket or the end of the line. -1 otherwise.
+ */
+function curlyQuotedEnd(text: string, from: number): number {
+  let j = from;
+  for (; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (isCurlyQuote(d)) break;
+    if (d === QUOTE || d === BACKSLASH || d < 0x20) return -1;
+  }
+  if (j >= text.length) return -1;
+  let k = j + 1;
+  while (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09) k++;
+  const next = text.charCodeAt(k);
+  const ends = Number.isNaN(next) || next === 0x0a || next === 0x0d || next === COLON || next === COMMA || next === 0x7d || next === 0x5d;
+  return ends || next === FULL_WIDTH_COLON || next === FULL_WIDTH_COMMA ? j : -1;
+}
 
 /** No-break, ideographic and the other Unicode spaces (Zs) that JSON does not take as whitespace. */
 function isWideSpace(code: number): boolean {
@@ -226,8 +254,8 @@ function singleQuotedEnd(text: string, from: number): number {
  * skipped over only where a value or key starts (after `{`, `[`, `,`, `:` or at the start) and when it closes on the
  * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened.
- * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line);
- * the pass stops there.
+ * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
+ * string in curly quotes that holds another quote); the pass stops there.
  */
 export function prepareForRepair(text: string): { text: string; cutShort: boolean; unrepairable?: string } {
   const n = text.length;
@@ -286,6 +314,21 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       const close = text.indexOf('*/', i + 2);
       if (close === -1) cutShort = true;
       i = copyFrom = close === -1 ? n : close + 2;
+      continue;
+    }
+    // A key or value in curly quotes (“path”: “a.txt”, as an input method or a word processor writes them) is that
+    // string when it holds no other quote, backslash or line break and a colon, comma or bracket follows it; anything
+    // else would be a guess at where it ends, so the text is refused saying so.
+    if (isCurlyQuote(c) && (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)) {
+      const close = curlyQuotedEnd(text, i + 1);
+      if (close === -1) {
+        const shown = JSON.stringify(cut(text.slice(i, lineEndFrom(i)).trim(), 40));
+        return { text, cutShort, unrepairable: `${shown} opens a string with a curly quote and holds another quote, a backslash or a line break before it ends; write the string in straight double quotes` };
+      }
+      copyUpTo(i);
+      out.push(`"${text.slice(i + 1, close)}"`);
+      last = QUOTE;
+      i = copyFrom = close + 1;
       continue;
     }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words

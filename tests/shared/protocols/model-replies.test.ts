@@ -162,3 +162,32 @@ describe('a full-width comma or colon, or a wide space, between the keys of a ca
     expect(block?.payload).toMatchObject({ type: 'operate', file_operations: [{ action_type: 'read_file', path: 'a.py' }] });
   });
 });
+
+describe('keys and values in curly quotes', () => {
+  it('a call written with “ ” throughout (an input method, a word processor) is read as written', () => {
+    const [block] = findBlocks(`${F}mcp-request\n{\n  “jsonrpc”：“2.0”，\n  “id”：“call-001”，\n  “method”：“tools/call”，\n  “params”：{“name”：“fs.read”，“arguments”：{“path”：“/tmp/我的 笔记.md”，“line”：3}}\n}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.repaired).toBe(true);
+    expect(block?.payload).toEqual({ jsonrpc: '2.0', id: 'call-001', method: 'tools/call', params: { name: 'fs.read', arguments: { path: '/tmp/我的 笔记.md', line: 3 } } });
+  });
+
+  it('a flycode-call on one line with “ ” keys and values', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{“id”: “call-002”, “tool”: “fs.ls”, “args”: {“path”: “/tmp”}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-002', tool: 'fs.ls', args: { path: '/tmp' } });
+  });
+
+  it.each([
+    ['a straight quote', '“He said "hi"”'],
+    ['another curly quote', '“He said “hi” to me”'],
+  ])('a string in curly quotes holding %s is refused, not guessed at', (_what, value) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-003", "tool": "fs.write", "args": {"path": "/tmp/a.txt", "content": ${value}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('opens a string with a curly quote and holds another quote, a backslash or a line break before it ends');
+  });
+
+  it('curly quotes inside a straight-quoted string stay part of the text', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-004", "tool": "fs.write", "args": {"path": "/tmp/a.txt", "content": "“引号”",}}\n${F}`);
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/tmp/a.txt', content: '“引号”' });
+  });
+});
