@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
+import { resolveInsideRoots, unexpandedStart, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 
 export interface PlanPath {
@@ -24,7 +24,8 @@ export function workspaceRoot(policy: Pick<Policy, 'roots'>): string {
  * A `..` that climbs above the root is refused here even when it would land back inside (`../ws/a`), because a
  * plan has no reason to leave its workspace and the reply would otherwise name a different path than it touched.
  * An absolute path is accepted when the guard finds it inside the roots (models often echo the absolute path
- * they were shown). `~` is refused: nothing here is a shell, so it would silently mean a directory named `~`.
+ * they were shown). `~` and a variable such as `$HOME` at the start are refused: nothing here is a shell, so they
+ * would silently mean a directory named `~` or `$HOME`.
  */
 export async function resolvePlanPath(
   input: unknown,
@@ -45,8 +46,9 @@ export async function resolvePlanPath(
   if (relative.includes('\0')) {
     throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} contains a NUL byte, which no file name may hold`);
   }
-  if (relative.startsWith('~')) {
-    throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} starts with "~", which is not expanded; give a path relative to the workspace root ${root}`);
+  const unexpanded = unexpandedStart(relative);
+  if (unexpanded !== undefined) {
+    throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} starts with ${JSON.stringify(unexpanded)}, which is not expanded; give a path relative to the workspace root ${root}`);
   }
   let joined: string;
   if (path.isAbsolute(relative)) {

@@ -1,8 +1,8 @@
 /**
  * Where a tool may touch the disk. Every path a model sends goes through resolveInsideRoots before any I/O.
  *
- * 1. Syntax (pure): absolute only, no NUL, no `~` (nothing here is a shell, so `~` would silently mean a
- *    directory literally named `~`), no Windows paths on POSIX, no name over NAME_MAX or path over PATH_MAX
+ * 1. Syntax (pure): absolute only, no NUL, no `~` or `$HOME` at the start (nothing here is a shell, so they would
+ *    silently mean a directory literally named `~` or `$HOME`), no Windows paths on POSIX, no name over NAME_MAX or path over PATH_MAX
  *    (refused as bad input, not met later as an errno); `..` is normalized lexically.
  * 2. Symlinks: resolved like realpath(3) — one realpath call when the whole path exists, else component by
  *    component (realpathLoose), including a dangling link at the end, whose target is where a write would
@@ -52,6 +52,19 @@ export interface ResolveOptions {
   keepFinalName?: boolean;
 }
 
+/** A variable at the start of a path, as a shell (`$HOME`, `${HOME}`) or Windows (`%USERPROFILE%`) writes it. */
+const VARIABLE_START = /^(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|%[A-Za-z_][\w()]*%)(?=[\\/]|$)/;
+
+/**
+ * What a shell would expand at the start of a path and nothing here does: `~` (also `~user`) or a variable. Joined to
+ * a root or taken as a name, it would silently mean a folder named `~` or `$HOME` in the workspace, so every path a
+ * model sends (absolute, workspace-relative, in a plan) is refused with it named.
+ */
+export function unexpandedStart(input: string): string | undefined {
+  if (input.startsWith('~')) return '~';
+  return VARIABLE_START.exec(input)?.[0];
+}
+
 /** Pure: checks the form of a path a model sent and returns it normalized (`..` folded). */
 export function normalizeInputPath(input: unknown, policy: Pick<Policy, 'roots'>, onWindows = process.platform === 'win32'): string {
   if (typeof input !== 'string' || input.length === 0) {
@@ -62,10 +75,11 @@ export function normalizeInputPath(input: unknown, policy: Pick<Policy, 'roots'>
   }
   const workspace = policy.roots[0];
   const hint = workspace ? ` (the workspace root is ${workspace})` : '';
-  if (input.startsWith('~')) {
+  const unexpanded = unexpandedStart(input);
+  if (unexpanded !== undefined) {
     throw new ToolError(
       'INVALID_INPUT',
-      `path ${JSON.stringify(input)} starts with "~", which is not expanded here (no shell); give an absolute path${hint}`,
+      `path ${JSON.stringify(input)} starts with ${JSON.stringify(unexpanded)}, which is not expanded here (no shell); give an absolute path${hint}`,
       { hint: workspace },
     );
   }

@@ -325,7 +325,7 @@ describe('auto_coder file actions', () => {
     }
   });
 
-  it('path attacks fail on their own and never reach the disk: "..", absolute outside, symlink out, deny glob, "~"', async () => {
+  it('path attacks fail on their own and never reach the disk: "..", absolute outside, symlink out, deny glob, "~", "$HOME"', async () => {
     const outside = join(world.root, '..', 'outside');
     await mkdir(outside);
     await symlink(outside, join(world.root, 'link-out'));
@@ -338,6 +338,7 @@ describe('auto_coder file actions', () => {
         { action_type: 'create_file', path: 'link-out/through.txt', file_content: 'x' },
         { action_type: 'create_file', path: '.env', file_content: 'x' },
         { action_type: 'create_file', path: '~/.bashrc', file_content: 'x' },
+        { action_type: 'create_file', path: '$HOME/.bashrc', file_content: 'x' },
         { action_type: 'create_file', path: 'fine.txt', file_content: 'ok' },
       ],
     });
@@ -348,10 +349,13 @@ describe('auto_coder file actions', () => {
       'FORBIDDEN',
       'POLICY_BLOCKED',
       'INVALID_INPUT',
+      'INVALID_INPUT',
       undefined,
     ]);
+    expect(response.file_actions[6].error).toContain('starts with "$HOME", which is not expanded');
     expect(await readdir(outside)).toEqual([]);
     expect(await world.exists('.env')).toBe(false);
+    expect(await world.exists('$HOME')).toBe(false);
     expect(await world.read('fine.txt')).toBe('ok');
     // what was refused is not in the approval either
     expect(world.requests[0]!.actions.flatMap((a) => a.paths)).toEqual([join(world.root, 'fine.txt')]);

@@ -224,7 +224,7 @@ describe('Axon plans: bad input', () => {
     expect(await world.read('dup.txt')).toBe('x\nx\n');
   });
 
-  it('path attacks abort the plan: "..", symlink out, deny glob, "~", absolute outside', async () => {
+  it('path attacks abort the plan: "..", symlink out, deny glob, "~", "$HOME", absolute outside', async () => {
     const outside = join(dirname(world.root), 'outside');
     await mkdir(outside);
     await symlink(outside, join(world.root, 'out'));
@@ -233,6 +233,7 @@ describe('Axon plans: bad input', () => {
       ['out/x.txt', 'FORBIDDEN'],
       ['.env', 'POLICY_BLOCKED'],
       ['~/x.txt', 'INVALID_INPUT'],
+      ['$HOME/x.txt', 'INVALID_INPUT'],
       [`${outside}/abs.txt`, 'FORBIDDEN'],
     ];
     for (const [target, code] of cases) {
@@ -243,6 +244,7 @@ describe('Axon plans: bad input', () => {
     expect(await readdir(outside)).toEqual([]);
     expect(await world.exists('ok.txt')).toBe(false);
     expect(await world.exists('.env')).toBe(false);
+    expect(await world.exists('$HOME')).toBe(false);
   });
 });
 

@@ -136,6 +136,8 @@ describe('filesystem (PromptX manual)', () => {
   it('plan refuses paths outside the root before anything runs, naming PATH_TRAVERSAL', async () => {
     await world.fails('filesystem', { action: 'write', path: '../outside/x.txt', content: 'x' }, 'FORBIDDEN', /^PATH_TRAVERSAL/);
     await world.fails('filesystem', { action: 'read', path: '~/x' }, 'INVALID_INPUT', /not expanded/);
+    await world.fails('filesystem', { action: 'write', path: '$HOME/notes.md', content: 'x' }, 'INVALID_INPUT', /"\$HOME", which is not expanded/);
+    expect(await fs.readdir(world.root)).not.toContain('$HOME');
     expect(await toolHandlers.filesystem.plan({ action: 'read', path: 'resource/role/test.md' }, world.ctx)).toEqual({
       risk: 'read',
       paths: [path.join(world.root, 'resource/role/test.md')],
