@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { resolveInsideRoots, unexpandedStart, type ResolveOptions } from '../policy/path-guard';
+import { escapedControlsIn, resolveInsideRoots, unexpandedStart, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 
 export interface PlanPath {
@@ -46,6 +46,8 @@ export async function resolvePlanPath(
   if (relative.includes('\0')) {
     throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} contains a NUL byte, which no file name may hold`);
   }
+  const control = escapedControlsIn(relative);
+  if (control !== undefined) throw new ToolError('INVALID_INPUT', control);
   const unexpanded = unexpandedStart(relative);
   if (unexpanded !== undefined) {
     throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} starts with ${JSON.stringify(unexpanded)}, which is not expanded; give a path relative to the workspace root ${root}`);

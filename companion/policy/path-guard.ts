@@ -1,8 +1,9 @@
 /**
  * Where a tool may touch the disk. Every path a model sends goes through resolveInsideRoots before any I/O.
  *
- * 1. Syntax (pure): absolute only, no NUL, no `~` or `$HOME` at the start (nothing here is a shell, so they would
- *    silently mean a directory literally named `~` or `$HOME`), no Windows paths on POSIX, no name over NAME_MAX or path over PATH_MAX
+ * 1. Syntax (pure): absolute only, no NUL, no tab or line break (a Windows path's single backslashes read as JSON
+ *    escapes), no `~` or `$HOME` at the start (nothing here is a shell, so they would silently mean a directory
+ *    literally named `~` or `$HOME`), no Windows paths on POSIX, no name over NAME_MAX or path over PATH_MAX
  *    (refused as bad input, not met later as an errno); `..` is normalized lexically.
  * 2. Symlinks: resolved like realpath(3) — one realpath call when the whole path exists, else component by
  *    component (realpathLoose), including a dangling link at the end, whose target is where a write would
@@ -65,6 +66,27 @@ export function unexpandedStart(input: string): string | undefined {
   return VARIABLE_START.exec(input)?.[0];
 }
 
+/** What JSON reads `\b \t \n \f \r` as: a backslash of a path written once, followed by one of those letters. */
+const ESCAPED_CONTROLS: Record<number, string> = { 0x08: 'a backspace', 0x09: 'a tab', 0x0a: 'a line break', 0x0c: 'a form feed', 0x0d: 'a carriage return' };
+
+/**
+ * Why a path holding a tab, line break, carriage return, backspace or form feed is refused, naming them; undefined when
+ * it holds none. Those are what a Windows path written in a JSON string with single backslashes turns into when its
+ * escapes happen to be valid: "C:\temp\new.txt" reads as C:, a tab, emp, a line break, ew.txt, and an auto_coder
+ * create_file of "src\new_module.py" made a file whose name holds a line break, answered as success with the path as
+ * written. No file a person means is named so (other control characters are shown as ⟨U+XXXX⟩ wherever a path is).
+ */
+export function escapedControlsIn(input: string): string | undefined {
+  const found = new Set<number>();
+  for (let i = 0; i < input.length; i++) {
+    const code = input.charCodeAt(i);
+    if (ESCAPED_CONTROLS[code] !== undefined) found.add(code);
+  }
+  if (found.size === 0) return undefined;
+  const names = [...found].map((code) => `${ESCAPED_CONTROLS[code]} (U+${code.toString(16).toUpperCase().padStart(4, '0')})`);
+  return `path ${JSON.stringify(input)} holds ${names.join(', ')}: in a JSON string \\t is a tab and \\n a line break, so write each backslash of a Windows path as \\\\ (or use /)`;
+}
+
 /** Pure: checks the form of a path a model sent and returns it normalized (`..` folded). */
 export function normalizeInputPath(input: unknown, policy: Pick<Policy, 'roots'>, onWindows = process.platform === 'win32'): string {
   if (typeof input !== 'string' || input.length === 0) {
@@ -73,6 +95,8 @@ export function normalizeInputPath(input: unknown, policy: Pick<Policy, 'roots'>
   if (input.includes('\0')) {
     throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} contains a NUL byte, which no file name may hold`);
   }
+  const control = escapedControlsIn(input);
+  if (control !== undefined) throw new ToolError('INVALID_INPUT', control);
   const workspace = policy.roots[0];
   const hint = workspace ? ` (the workspace root is ${workspace})` : '';
   const unexpanded = unexpandedStart(input);

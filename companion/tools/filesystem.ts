@@ -19,7 +19,7 @@ import { looksBinary } from '../fsx/binary';
 import { lstatMaybe } from '../fsx/fs-calls';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
-import { deniedBy, isInsideRoot, rootOf, unexpandedStart } from '../policy/path-guard';
+import { deniedBy, escapedControlsIn, isInsideRoot, rootOf, unexpandedStart } from '../policy/path-guard';
 import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
 import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
@@ -97,6 +97,8 @@ export async function resolveWorkspacePath(
 ): Promise<string> {
   const root = workspaceRoot(ctx.policy);
   if (input.includes('\0')) throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} contains a NUL byte`);
+  const control = escapedControlsIn(input);
+  if (control !== undefined) throw new ToolError('INVALID_INPUT', control);
   const unexpanded = unexpandedStart(input);
   if (unexpanded !== undefined) {
     throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} starts with ${JSON.stringify(unexpanded)}, which is not expanded; give a path relative to the workspace root`);

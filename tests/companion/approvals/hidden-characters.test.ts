@@ -150,12 +150,12 @@ describe('attack: an approval that reads differently from what runs (real compan
     await decideOn(approval, 'deny', run);
   });
 
-  it('a file name with a line break in it is one path on the card, not two', async () => {
-    const path = join(ws.root, 'notes.txt\nREADME.md');
+  it('a file name with a line separator in it is one path on the card, not two', async () => {
+    const path = join(ws.root, 'notes.txt\u2028README.md');
     const { run, approval } = await pendingCall('fs.write', { path, content: 'z', mode: 'overwrite' });
-    expect(approval.preview.paths).toEqual([join(ws.root, 'notes.txt⟨U+000A⟩README.md')]);
-    expect(approval.preview.title).not.toContain('\n');
-    expect(approval.preview.warning).toContain('U+000A LINE FEED');
+    expect(approval.preview.paths).toEqual([join(ws.root, 'notes.txt⟨U+2028⟩README.md')]);
+    expect(approval.preview.title).not.toContain('\u2028');
+    expect(approval.preview.warning).toContain('U+2028 LINE SEPARATOR');
     await decideOn(approval, 'deny', run);
     expect(existsSync(path)).toBe(false);
   });

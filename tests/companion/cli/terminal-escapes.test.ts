@@ -1,9 +1,10 @@
 /**
  * Attack: the model writes to the person's terminal. `chatbridge audit` prints each call's paths and commands and
  * `chatbridge undo` a change's label and paths — text a model chose. A file named with an escape sequence would set
- * the terminal's clipboard (OSC 52: the next paste runs the model's command), hide or erase lines; a name with a line
- * break would print a forged audit record. Against the real companion process and the real CLI: every such
- * character is printed as ⟨U+XXXX⟩, and each record stays one line.
+ * the terminal's clipboard (OSC 52: the next paste runs the model's command), hide or erase lines; a name with a
+ * vertical tab would print a forged audit record (a line break or tab in a path is refused before the call runs).
+ * Against the real companion process and the real CLI: every such character is printed as ⟨U+XXXX⟩, and each record
+ * stays one line.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
@@ -48,7 +49,7 @@ describe('attack: escapes and line breaks a model chose, printed by the CLI (rea
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
     await call('fs.write', { path: join(ws.root, `report${CLIPBOARD}${ESC}[2K.txt`), content: 'x', mode: 'overwrite' });
     await call('shell.exec', { command: `true # ${ESC}[8m hidden`, cwd: ws.root });
-    await call('fs.write', { path: join(ws.root, `notes\n${FORGED}`), content: 'y', mode: 'overwrite' });
+    await call('fs.write', { path: join(ws.root, `notes\u000b${FORGED}`), content: 'y', mode: 'overwrite' });
   }, 60_000);
 
   afterAll(async () => {
@@ -57,7 +58,7 @@ describe('attack: escapes and line breaks a model chose, printed by the CLI (rea
   });
 
   it('the files exist under those names: the calls ran as asked', () => {
-    expect(readdirSync(ws.root).sort()).toEqual([`notes\n${FORGED}`, `report${CLIPBOARD}${ESC}[2K.txt`]);
+    expect(readdirSync(ws.root).sort()).toEqual([`notes\u000b${FORGED}`, `report${CLIPBOARD}${ESC}[2K.txt`]);
   });
 
   it('chatbridge audit prints no escape and no forged line; each character is shown where it stands', async () => {
@@ -70,7 +71,7 @@ describe('attack: escapes and line breaks a model chose, printed by the CLI (rea
     expect(audit.stdout).toContain('report⟨U+001B⟩]52;c;');
     expect(audit.stdout).toContain('⟨U+0007⟩⟨U+001B⟩[2K.txt');
     expect(audit.stdout).toContain('true # ⟨U+001B⟩[8m hidden');
-    expect(audit.stdout).toContain(`notes⟨U+000A⟩${FORGED}`);
+    expect(audit.stdout).toContain(`notes⟨U+000B⟩${FORGED}`);
   });
 
   it('chatbridge undo names the change on one line without escapes, and undoes it', async () => {
@@ -78,7 +79,7 @@ describe('attack: escapes and line breaks a model chose, printed by the CLI (rea
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).not.toMatch(CONTROL);
     expect(undo.stdout.trimEnd().split('\n')).toHaveLength(1);
-    expect(undo.stdout).toContain(`notes⟨U+000A⟩${FORGED}`);
-    expect(existsSync(join(ws.root, `notes\n${FORGED}`))).toBe(false);
+    expect(undo.stdout).toContain(`notes⟨U+000B⟩${FORGED}`);
+    expect(existsSync(join(ws.root, `notes\u000b${FORGED}`))).toBe(false);
   });
 });

@@ -35,6 +35,9 @@ describe('normalizeInputPath (pure)', () => {
     ['shell variable', '$HOME/notes.txt', /"\$HOME".*not expanded.*absolute path \(the workspace root is \/work\/root\)$/],
     ['braced shell variable', '${HOME}/notes.txt', /"\$\{HOME\}".*not expanded/],
     ['Windows variable', '%USERPROFILE%\\notes.txt', /"%USERPROFILE%".*not expanded/],
+    // "C:\temp\new.txt" in a JSON string: valid escapes, so C:, a tab, emp, a line break, ew.txt
+    ['Windows path whose backslashes JSON read as escapes', JSON.parse('"C:\\temp\\new.txt"') as string, /holds a tab \(U\+0009\), a line break \(U\+000A\): in a JSON string/],
+    ['POSIX path holding a line break', '/work/root/notes\nREADME.md', /holds a line break \(U\+000A\).*write each backslash of a Windows path as \\\\/],
     ['Windows drive path on POSIX', 'C:\\Users\\me\\a.txt', /Windows path/],
     ['Windows drive path with slashes', 'C:/Users/me', /Windows path/],
     ['UNC path', '\\\\server\\share\\x', /Windows path/],

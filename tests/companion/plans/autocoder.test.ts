@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAutocoderPlan } from '../../../companion/plans';
 import { highestRisk } from '../../../companion/policy/decide';
 import type { ProgramOutputEvent } from '../../../companion/types';
+import { findBlocks } from '../../../shared/protocols';
 import type { AutocoderPlan } from '../../../shared/protocols/types';
 import { createWorld, parseExecutorResponse, type World } from './world';
 
@@ -359,6 +360,15 @@ describe('auto_coder file actions', () => {
     expect(await world.read('fine.txt')).toBe('ok');
     // what was refused is not in the approval either
     expect(world.requests[0]!.actions.flatMap((a) => a.paths)).toEqual([join(world.root, 'fine.txt')]);
+  });
+
+  it('a Windows path whose single backslashes JSON read as escapes is refused, not made into a file named with a line break', async () => {
+    // as a model on Windows writes it: "src\new_module.py", where \n is a valid JSON escape
+    const [block] = findBlocks('#####--\n{"type":"operate","file_operations":[{"action_type":"create_file","path":"src\\new_module.py","file_content":"x = 1\\n"}]}\n--#####');
+    const response = await run(block!.payload as AutocoderPlan);
+    expect(response.file_actions[0].status).toBe('failure');
+    expect(response.file_actions[0].error).toContain('INVALID_INPUT: path "src\\new_module.py" holds a line break (U+000A): in a JSON string');
+    expect(await readdir(world.root)).toEqual([]);
   });
 
   it('an absolute path inside the workspace is accepted; the workspace root itself cannot be deleted', async () => {

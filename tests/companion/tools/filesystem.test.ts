@@ -138,6 +138,7 @@ describe('filesystem (PromptX manual)', () => {
     await world.fails('filesystem', { action: 'read', path: '~/x' }, 'INVALID_INPUT', /not expanded/);
     await world.fails('filesystem', { action: 'write', path: '$HOME/notes.md', content: 'x' }, 'INVALID_INPUT', /"\$HOME", which is not expanded/);
     expect(await fs.readdir(world.root)).not.toContain('$HOME');
+    await world.fails('filesystem', { action: 'write', path: 'docs\tdraft.md', content: 'x' }, 'INVALID_INPUT', /"docs\\tdraft\.md" holds a tab \(U\+0009\)/);
     expect(await toolHandlers.filesystem.plan({ action: 'read', path: 'resource/role/test.md' }, world.ctx)).toEqual({
       risk: 'read',
       paths: [path.join(world.root, 'resource/role/test.md')],
