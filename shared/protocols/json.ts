@@ -249,13 +249,27 @@ function singleQuotedEnd(text: string, from: number): number {
 }
 
 /**
+ * Whether text goes on right after a closing quote at `from - 1` as no JSON does: a letter, digit or `_` (past spaces),
+ * or a quote with nothing between. A delimiter, a comment, the end of the line or a quote after a space (a missing comma)
+ * ends a string.
+ */
+function goesOnAfterQuote(text: string, from: number): boolean {
+  let k = from;
+  while (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09) k++;
+  const next = text[k];
+  if (next === undefined) return false;
+  if (next === "'" || next === '"') return k === from;
+  return /[\p{L}\p{N}_]/u.test(next);
+}
+
+/**
  * The linear repair pass described above. Double-quoted strings are tracked across lines, so a `#` inside a
  * string (`"# 其他代码..."`) is kept. A single-quoted string (Python-style plans, `{'command': 'curl http://…'}`) is
  * skipped over only where a value or key starts (after `{`, `[`, `,`, `:` or at the start) and when it closes on the
  * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
- * string in curly quotes that holds another quote); the pass stops there.
+ * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe); the pass stops there.
  */
 export function prepareForRepair(text: string): { text: string; cutShort: boolean; unrepairable?: string } {
   const n = text.length;
@@ -367,6 +381,12 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
     if (c === APOSTROPHE && (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)) {
       const close = singleQuotedEnd(text, i + 1);
       if (close !== -1) {
+        // `'Don't panic'`: the quote that would close it is an apostrophe inside a word or before more words, and the
+        // library read the rest as another key (a plan wrote "Don" to the file). Where such a string ends is a guess.
+        if (goesOnAfterQuote(text, close + 1)) {
+          const shown = JSON.stringify(cut(text.slice(i, lineEndFrom(i)).trim(), 40));
+          return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and holds an apostrophe, so where it ends is a guess; write the string in double quotes` };
+        }
         last = QUOTE;
         i = close + 1;
         continue;

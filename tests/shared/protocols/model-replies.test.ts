@@ -191,3 +191,28 @@ describe('keys and values in curly quotes', () => {
     expect((block?.payload as { args: unknown }).args).toEqual({ path: '/tmp/a.txt', content: '“引号”' });
   });
 });
+
+describe('Python-style single quotes around text holding an apostrophe', () => {
+  it("an auto_coder plan writing 'Don't panic' is refused, saying why, instead of writing \"Don\"", () => {
+    const [block] = findBlocks("#####--\n{'type': 'operate', 'file_operations': [{'action_type': 'create_file', 'path': 'NOTES.md', 'file_content': 'Don't panic'}]}\n--#####");
+    expect(block?.kind).toBe('autocoder');
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`"'Don't panic'}]}" opens a string with a single quote and holds an apostrophe, so where it ends is a guess`);
+  });
+
+  it.each([
+    ['a path', "{'id': 'call-1', 'tool': 'fs.read', 'args': {'path': '/tmp/it's.txt'}}"],
+    ['words in quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': 'rock 'n' roll'}}"],
+    ['an apostrophe before more words', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': 'the users' files'}}"],
+  ])('%s in a flycode-call is refused, not read as another file or another key', (_what, call) => {
+    const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('holds an apostrophe, so where it ends is a guess; write the string in double quotes');
+  });
+
+  it('single-quoted strings that end where JSON goes on are still read, an escaped apostrophe included', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': 'I said \\'hi\\'', 'mode': 'overwrite'}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/tmp/a.txt', content: "I said 'hi'", mode: 'overwrite' } });
+  });
+});
