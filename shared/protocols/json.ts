@@ -151,6 +151,7 @@ const STAR = 0x2a;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
+const ELLIPSIS = 0x2026;
 const FULL_WIDTH_COMMA = 0xff0c;
 const FULL_WIDTH_COLON = 0xff1a;
 
@@ -269,7 +270,8 @@ function goesOnAfterQuote(text: string, from: number): boolean {
  * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
- * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe); the pass stops there.
+ * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe, `...` in place of a
+ * key or value); the pass stops there.
  */
 export function prepareForRepair(text: string): { text: string; cutShort: boolean; unrepairable?: string } {
   const n = text.length;
@@ -344,6 +346,14 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       last = QUOTE;
       i = copyFrom = close + 1;
       continue;
+    }
+    // `...` or `…` where a key, value or item would be is something the writer left out (`{"path": "/w/build", ...}`,
+    // an example's shorthand): the library drops it, and the call would run without what it stands for.
+    if (
+      ((c === 0x2e && text.startsWith('...', i)) || c === ELLIPSIS) &&
+      (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))
+    ) {
+      return { text, cutShort, unrepairable: `${c === ELLIPSIS ? '"…"' : '"..."'} stands where something was left out; write the call in full` };
     }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,

@@ -216,3 +216,19 @@ describe('Python-style single quotes around text holding an apostrophe', () => {
     expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/tmp/a.txt', content: "I said 'hi'", mode: 'overwrite' } });
   });
 });
+
+describe('"..." where the writer left something out', () => {
+  it.each([
+    ['after the last argument', '{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"shell.exec","arguments":{"command":"rm -rf dist", ...}}}', '"..."'],
+    ['as a value', '{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"/w/a.txt","content": …,}}}', '"…"'],
+  ])('%s: the call is refused, not run without what it stands for', (_where, call, shown) => {
+    const [block] = findBlocks(`You could call it like this:\n\n${F}mcp-request\n${call}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`${shown} stands where something was left out; write the call in full`);
+  });
+
+  it('inside a string it is text', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-1","tool":"fs.write","args":{"path":"/w/a.txt","content":"to be continued...",}}\n${F}`);
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.txt', content: 'to be continued...' });
+  });
+});
