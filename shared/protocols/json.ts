@@ -91,11 +91,53 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     if (Array.isArray(value) && first.startsWith('{')) {
       return { ok: false, reason: `${strictError}; not repaired: text follows the JSON object` };
     }
+    // A double quote left unescaped inside a string (`"HOST = "localhost", PORT = "8080""`) makes the library guess
+    // where the string ends, and its guess turns the rest into a key nobody wrote as one: a plan wrote `HOST = "localhost`
+    // to the file. Every key of the repaired value must be one the text writes as a key.
+    const invented = keyNotWritten(value, prepared);
+    if (invented !== undefined) {
+      return {
+        ok: false,
+        reason: `${strictError}; not repaired: reading it would make ${JSON.stringify(cut(invented, 40))} a key, which the text does not write as one (a double quote inside a string that is not escaped as \\"?)`,
+      };
+    }
     if (isContainer(value)) return { ok: true, value, repaired: true };
   } catch {
     // The library's own message describes its repaired text, not the writer's; report the strict one.
   }
   return { ok: false, reason: strictError };
+}
+
+/** A key as a text writes one: in double, single or curly single quotes, or bare, followed by a colon. */
+const WRITTEN_KEY = /"((?:[^"\\\n]|\\.)*)"\s*:|['\u2018\u2019]((?:[^'\u2018\u2019\\\n]|\\.)*)['\u2018\u2019]\s*:|(?<![\p{L}\p{N}_$-])([\p{L}\p{N}_$][\p{L}\p{N}_$-]*)\s*:/gu;
+
+/** The first key of `value` (depth first) that `text` does not write as a key; undefined when there is none. */
+function keyNotWritten(value: unknown, text: string): string | undefined {
+  const written = new Set<string>();
+  for (const match of text.matchAll(WRITTEN_KEY)) {
+    const [, double, single, bare] = match;
+    if (double !== undefined) {
+      written.add(double);
+      const decoded = tryParse(`"${double}"`);
+      if (typeof decoded?.value === 'string') written.add(decoded.value);
+    } else if (single !== undefined) {
+      written.add(single.replace(/\\'/g, "'"));
+    } else if (bare !== undefined) {
+      written.add(bare);
+    }
+  }
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (Array.isArray(next)) stack.push(...next);
+    else if (isContainer(next)) {
+      for (const [key, inner] of Object.entries(next as Record<string, unknown>)) {
+        if (!written.has(key)) return key;
+        stack.push(inner);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** Whether brackets outside double-quoted strings nest deeper than `limit`; stops at the first excess. */

@@ -232,3 +232,24 @@ describe('"..." where the writer left something out', () => {
     expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.txt', content: 'to be continued...' });
   });
 });
+
+describe('double quotes left unescaped inside a string', () => {
+  it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
+    const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
+    expect(block?.kind).toBe('autocoder');
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('reading it would make "PORT =" a key, which the text does not write as one');
+  });
+
+  it('quotes the repair reads back into their string still run as written', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.html", "content": "<a href="x.html">x</a>"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.html', content: '<a href="x.html">x</a>' });
+  });
+
+  it('keys written bare or in single quotes are keys as written', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{id: 'call-1', 'tool': 'fs.write', args: {path: '/w/说明.md', content: '你好', 'mode': 'append'}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/w/说明.md', content: '你好', mode: 'append' } });
+  });
+});
