@@ -67,7 +67,13 @@ export function unexpandedStart(input: string): string | undefined {
 }
 
 /** What JSON reads `\b \t \n \f \r` as: a backslash of a path written once, followed by one of those letters. */
-const ESCAPED_CONTROLS: Record<number, string> = { 0x08: 'a backspace', 0x09: 'a tab', 0x0a: 'a line break', 0x0c: 'a form feed', 0x0d: 'a carriage return' };
+const ESCAPED_CONTROLS: Record<number, string> = {
+  0x08: 'a backspace',
+  0x09: 'a tab',
+  0x0a: 'a line break',
+  0x0c: 'a form feed',
+  0x0d: 'a carriage return',
+};
 
 /**
  * Why a path holding a tab, line break, carriage return, backspace or form feed is refused, naming them; undefined when
@@ -84,7 +90,8 @@ export function escapedControlsIn(input: string): string | undefined {
   }
   if (found.size === 0) return undefined;
   const names = [...found].map((code) => `${ESCAPED_CONTROLS[code]} (U+${code.toString(16).toUpperCase().padStart(4, '0')})`);
-  return `path ${JSON.stringify(input)} holds ${names.join(', ')}: in a JSON string \\t is a tab and \\n a line break, so write each backslash of a Windows path as \\\\ (or use /)`;
+  const why = 'in a JSON string \\t is a tab and \\n a line break, so write each backslash of a Windows path as \\\\ (or use /)';
+  return `path ${JSON.stringify(input)} holds ${names.join(', ')}: ${why}`;
 }
 
 /** Pure: checks the form of a path a model sent and returns it normalized (`..` folded). */

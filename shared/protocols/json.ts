@@ -224,13 +224,16 @@ function curlyQuotedEnd(text: string, from: number): number {
   let k = j + 1;
   while (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09) k++;
   const next = text.charCodeAt(k);
-  const ends = Number.isNaN(next) || next === 0x0a || next === 0x0d || next === COLON || next === COMMA || next === 0x7d || next === 0x5d;
+  const ends =
+    Number.isNaN(next) || next === 0x0a || next === 0x0d || next === COLON || next === COMMA || next === 0x7d || next === 0x5d;
   return ends || next === FULL_WIDTH_COLON || next === FULL_WIDTH_COMMA ? j : -1;
 }
 
 /** No-break, ideographic and the other Unicode spaces (Zs) that JSON does not take as whitespace. */
 function isWideSpace(code: number): boolean {
-  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x202f || code === 0x205f || code === 0x3000;
+  return (
+    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x202f || code === 0x205f || code === 0x3000
+  );
 }
 
 function isValueEnd(code: number): boolean {
@@ -381,7 +384,8 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       const close = curlyQuotedEnd(text, i + 1);
       if (close === -1) {
         const shown = JSON.stringify(cut(text.slice(i, lineEndFrom(i)).trim(), 40));
-        return { text, cutShort, unrepairable: `${shown} opens a string with a curly quote and holds another quote, a backslash or a line break before it ends; write the string in straight double quotes` };
+        const why = 'holds another quote, a backslash or a line break before it ends; write the string in straight double quotes';
+        return { text, cutShort, unrepairable: `${shown} opens a string with a curly quote and ${why}` };
       }
       copyUpTo(i);
       out.push(`"${text.slice(i + 1, close)}"`);
@@ -393,9 +397,15 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
     // an example's shorthand): the library drops it, and the call would run without what it stands for.
     if (
       ((c === 0x2e && text.startsWith('...', i)) || c === ELLIPSIS) &&
-      (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))
+      (last === -1 ||
+        last === COMMA ||
+        last === COLON ||
+        last === 0x7b ||
+        last === 0x5b ||
+        (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))
     ) {
-      return { text, cutShort, unrepairable: `${c === ELLIPSIS ? '"…"' : '"..."'} stands where something was left out; write the call in full` };
+      const shown = c === ELLIPSIS ? '"…"' : '"..."';
+      return { text, cutShort, unrepairable: `${shown} stands where something was left out; write the call in full` };
     }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
@@ -406,7 +416,8 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
       const keyAfter = KEY_AHEAD.exec(words);
       if (keyAfter !== null) {
         const stray = JSON.stringify(cut(words.slice(0, keyAfter.index).trim(), 40));
-        return { text, cutShort, unrepairable: `the words ${stray} stand between its values with more of the JSON after them on their line (write them in a // comment, or leave them out)` };
+        const why = 'with more of the JSON after them on their line (write them in a // comment, or leave them out)';
+        return { text, cutShort, unrepairable: `the words ${stray} stand between its values ${why}` };
       }
       copyUpTo(i);
       i = copyFrom = lineEnd;
@@ -437,7 +448,8 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
         // library read the rest as another key (a plan wrote "Don" to the file). Where such a string ends is a guess.
         if (goesOnAfterQuote(text, close + 1)) {
           const shown = JSON.stringify(cut(text.slice(i, lineEndFrom(i)).trim(), 40));
-          return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and holds an apostrophe, so where it ends is a guess; write the string in double quotes` };
+          const why = 'holds an apostrophe, so where it ends is a guess; write the string in double quotes';
+          return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and ${why}` };
         }
         last = QUOTE;
         i = close + 1;
