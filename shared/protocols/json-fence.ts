@@ -96,7 +96,7 @@ function readFence(
     block.error =
       written === ''
         ? `${kind} block is empty; it must hold one JSON object`
-        : `${kind} block is not JSON: ${JSON.stringify(cut(written))} (${parsed.reason})`;
+        : `${kind} block is not JSON: ${JSON.stringify(cut(written))} (${parsed.reason})${closedInsideString(fence, parsed)}`;
     return block;
   }
   block.payload = parsed.value;
@@ -104,6 +104,20 @@ function readFence(
   const verdict = check(parsed.value);
   if (!verdict.ok) block.error = verdict.message;
   return block;
+}
+
+/**
+ * A closed fence whose JSON ends inside a string: a line of ``` (or ~~~) inside one of its strings — a file's own code
+ * block written with raw line breaks — is a closing fence to markdown, and the page shows the rest as text. Said so,
+ * since "ends inside a string" alone does not tell the writer what to change. Read from the block alone, as the
+ * companion reads it.
+ */
+function closedInsideString(fence: Fence, parsed: JsonParseResult): string {
+  if (parsed.ok || !parsed.endsInString || !fence.closed) return '';
+  const line = fence.char.repeat(fence.size);
+  const longer = fence.char.repeat(fence.size + 1);
+  const todo = `write the string's line breaks as \\n, or open the block with ${longer}`;
+  return `; if the JSON goes on after the line ${line}, that line inside one of its strings closed the code block: ${todo}`;
 }
 
 /** A last line that opens like a fence and goes on with words: ```` ``` Done. ````. */

@@ -41,7 +41,7 @@ export const MAX_NESTING = 256;
 
 export type JsonParseResult =
   | { ok: true; value: unknown; repaired: boolean }
-  | { ok: false; reason: string; overBudget?: true };
+  | { ok: false; reason: string; overBudget?: true; endsInString?: true };
 
 /**
  * `budget`: when given, the library runs only if what it would get fits in what is left, which it then takes;
@@ -57,11 +57,12 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   } catch (error) {
     strictError = errorMessage(error);
   }
-  const { text: prepared, cutShort, unrepairable } = prepareForRepair(text);
+  const { text: prepared, cutShort, endsInString, unrepairable } = prepareForRepair(text);
   if (unrepairable !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${unrepairable}` };
   // The library would happily close a cut-off text; a plan or call cut short must not run half-written.
   if (cutShort) {
-    return { ok: false, reason: `${strictError}; not repaired: the JSON ends inside a string or before its closing bracket` };
+    const reason = `${strictError}; not repaired: the JSON ends inside a string or before its closing bracket`;
+    return endsInString ? { ok: false, reason, endsInString } : { ok: false, reason };
   }
   const fromPrepared = tryParse(prepared);
   if (fromPrepared !== undefined && isContainer(fromPrepared.value)) {
@@ -308,17 +309,25 @@ function goesOnAfterQuote(text: string, from: number): boolean {
   return /[\p{L}\p{N}_]/u.test(next);
 }
 
+export interface PreparedText {
+  text: string;
+  cutShort: boolean;
+  endsInString?: true;
+  unrepairable?: string;
+}
+
 /**
  * The linear repair pass described above. Double-quoted strings are tracked across lines, so a `#` inside a
  * string (`"# 其他代码..."`) is kept. A single-quoted string (Python-style plans, `{'command': 'curl http://…'}`) is
  * skipped over only where a value or key starts (after `{`, `[`, `,`, `:` or at the start) and when it closes on the
  * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
- * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened.
+ * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened; `endsInString`:
+ * inside a double-quoted string.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
  * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe, `...` in place of a
  * key or value); the pass stops there.
  */
-export function prepareForRepair(text: string): { text: string; cutShort: boolean; unrepairable?: string } {
+export function prepareForRepair(text: string): PreparedText {
   const n = text.length;
   const out: string[] = [];
   // Text from `copyFrom` up to the current position is still to be copied unchanged.
@@ -335,6 +344,7 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
   let pendingComma = -1;
   let depth = 0;
   let cutShort = false;
+  let endsInString: true | undefined;
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
@@ -488,7 +498,10 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
           copyFrom = j + 1;
         }
       }
-      if (j >= n) cutShort = true;
+      if (j >= n) {
+        cutShort = true;
+        endsInString = true;
+      }
       last = QUOTE;
       i = j + 1;
       continue;
@@ -497,5 +510,7 @@ export function prepareForRepair(text: string): { text: string; cutShort: boolea
     i++;
   }
   copyUpTo(n);
-  return { text: out.join(''), cutShort: cutShort || depth > 0 };
+  const prepared = out.join('');
+  if (endsInString) return { text: prepared, cutShort: true, endsInString };
+  return { text: prepared, cutShort: cutShort || depth > 0 };
 }

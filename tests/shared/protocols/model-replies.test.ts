@@ -253,3 +253,24 @@ describe('double quotes left unescaped inside a string', () => {
     expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/w/说明.md', content: '你好', mode: 'append' } });
   });
 });
+
+describe('a file\'s own code block inside a JSON string written with raw line breaks', () => {
+  const reply = `I will write the README:\n\n${F}mcp-request\n{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"/w/README.md","content":"# Demo\n\n${F}bash\nnpm start\n${F}\n"}}}\n${F}\n`;
+
+  it('closes the mcp-request at its ``` line: nothing runs, and the refusal says what closed it and what to write', () => {
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.payload).toBeUndefined();
+    expect(blocks[0]?.error).toContain(
+      "if the JSON goes on after the line ```, that line inside one of its strings closed the code block: write the string's line breaks as \\n, or open the block with ````",
+    );
+    // the companion reads the block alone and answers the same
+    expect(findBlocks(blocks[0]!.raw)[0]?.error).toBe(blocks[0]?.error);
+  });
+
+  it('a JSON cut before a closing bracket is not said to be closed inside a string', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-001","tool":"fs.read","args":{"path":"/w/a"}\n${F}`);
+    expect(block?.error).toContain('before its closing bracket');
+    expect(block?.error).not.toContain('closed the code block');
+  });
+});
