@@ -57,3 +57,15 @@ describe('an Axon parameter closed by a fence with words after it', () => {
     });
   }
 });
+
+describe('JSON typed with a Chinese input method, read from the page', () => {
+  const typed = '```mcp-request\n{\n  “jsonrpc”：“2.0”，\n  “id”：“call-001”，\n  “method”：“tools/call”，\n  “params”：{“name”：“shell.exec”，“arguments”：{“command”：“rm -rf build”，“cwd”：“/work/app/sub”}}\n}\n```';
+  for (const layout of LAYOUTS) {
+    it(`${layout}: the full-width commas and colons and curly quotes are the JSON's own; every argument is kept`, () => {
+      const [block, ...rest] = blocksOnPage('好的，我来清理构建目录：\n\n' + typed, layout);
+      expect(rest).toEqual([]);
+      expect(block!.error).toBeUndefined();
+      expect((block!.payload as { params: { arguments: unknown } }).params.arguments).toEqual({ command: 'rm -rf build', cwd: '/work/app/sub' });
+    });
+  }
+});
