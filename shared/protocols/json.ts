@@ -109,8 +109,11 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   return { ok: false, reason: strictError };
 }
 
-/** A key as a text writes one: in double, single or curly single quotes, or bare, followed by a colon. */
-const WRITTEN_KEY = /"((?:[^"\\\n]|\\.)*)"\s*:|['\u2018\u2019]((?:[^'\u2018\u2019\\\n]|\\.)*)['\u2018\u2019]\s*:|(?<![\p{L}\p{N}_$-])([\p{L}\p{N}_$][\p{L}\p{N}_$-]*)\s*:/gu;
+/**
+ * A key as a text writes one: in double quotes, in single, curly single or back quotes (the library reads all of those
+ * as quotes), or bare, followed by a colon.
+ */
+const WRITTEN_KEY = /"((?:[^"\\\n]|\\.)*)"\s*:|['\u2018\u2019`\u00b4]((?:[^'\u2018\u2019`\u00b4\\\n]|\\.)*)['\u2018\u2019`\u00b4]\s*:|(?<![\p{L}\p{N}_$-])([\p{L}\p{N}_$][\p{L}\p{N}_$-]*)\s*:/gu;
 
 /** The first key of `value` (depth first) that `text` does not write as a key; undefined when there is none. */
 function keyNotWritten(value: unknown, text: string): string | undefined {

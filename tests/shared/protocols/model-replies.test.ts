@@ -247,8 +247,8 @@ describe('double quotes left unescaped inside a string', () => {
     expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.html', content: '<a href="x.html">x</a>' });
   });
 
-  it('keys written bare or in single quotes are keys as written', () => {
-    const [block] = findBlocks(`${F}flycode-call\n{id: 'call-1', 'tool': 'fs.write', args: {path: '/w/说明.md', content: '你好', 'mode': 'append'}}\n${F}`);
+  it('keys written bare or in single or back quotes are keys as written', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{id: 'call-1', 'tool': 'fs.write', \`args\`: {path: '/w/说明.md', content: '你好', 'mode': 'append'}}\n${F}`);
     expect(block?.error).toBeUndefined();
     expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/w/说明.md', content: '你好', mode: 'append' } });
   });
