@@ -104,6 +104,15 @@ export interface MessageRecord {
   ending: ReplyEnding;
 }
 
+/**
+ * The person's Stops as of a moment (when a run or a delivery began): how many this page counted, and the time, for
+ * the Stops other tabs of the conversation tell through the ledger. A Stop since then means nothing is sent.
+ */
+export interface StopsMark {
+  count: number;
+  at: number;
+}
+
 export interface PageController {
   records(): MessageRecord[];
   conversationId(): string | null;
@@ -150,6 +159,8 @@ export interface PageContext {
    * typed in and never sent — whichever reply the stop was for (a turn written as several messages, a late result).
    */
   personStops: number;
+  /** The person's Stops as of now (StopsMark). */
+  stopsMark(): StopsMark;
   /**
    * When a message was last sent in this conversation: the person's Enter in the chat box or click on the send
    * control, or our own auto-submit. On a site that never says it is writing, only a reply that appears after a send
@@ -196,6 +207,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     personStops: 0,
+    stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,

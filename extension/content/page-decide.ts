@@ -2,7 +2,8 @@ import { scanFences } from '../../shared/protocols';
 import { prepareForRepair } from '../../shared/protocols/json';
 import type { Block } from '../../shared/protocols/types';
 import { holdsHidden } from '../../shared/reveal-hidden';
-import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type ReplyEnding } from '../scanner/blocks';
+import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type ReplyEnding, type SharedStop } from '../scanner/blocks';
+import { isPositionKey } from '../sites/define-site';
 import type { SiteSettings } from '../site-settings';
 import { t, type MessageKey } from '../ui/i18n';
 import type { MessageRecord, StopMark, TrackedBlock } from './page-context';
@@ -129,6 +130,19 @@ export function replyEnding(input: EndingInput): { ending: ReplyEnding; cut: Blo
   const cut = blockCutAtEnd(input.markdown, input.blocks);
   if (stoppedByPerson(input.stop, input.lastChangeAt)) return { ending: 'stopped', cut };
   return { ending: cut ? 'cut' : 'normal', cut };
+}
+
+/**
+ * Whether a Stop another tab of the conversation told through the ledger stopped this reply: a Stop of its own
+ * message (by the site's id), or — where a key is a position, which may name another message in another tab — any
+ * Stop pressed while this page saw the reply being written.
+ */
+export function stoppedElsewhere(stops: readonly SharedStop[], messageKey: string, record: Pick<MessageRecord, 'firstSeenAt'>): boolean {
+  return stops.some((stop) => {
+    if (stop.key === messageKey && !isPositionKey(messageKey)) return true;
+    if (!isPositionKey(stop.key) && !isPositionKey(messageKey)) return false;
+    return stop.at >= record.firstSeenAt;
+  });
 }
 
 export interface ClaimInput {

@@ -2,7 +2,7 @@ import { editorText, holdsOnly, insertIntoEditor, isEditorEmpty, lineBreaksAsLf 
 import { submitEditor } from '../inject/submit';
 import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
-import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
+import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
 import type { PageDoctor } from './page-doctor';
 import type { Show } from './page-show';
 
@@ -18,10 +18,10 @@ import type { Show } from './page-show';
 
 export interface Deliverer {
   /**
-   * `stopsBefore`: ctx.personStops when the work that made this result began (default: now). The person stopping a
-   * reply since then means the result is typed in and not sent.
+   * `stopsBefore`: the person's Stops when the work that made this result began (default: now). The person stopping a
+   * reply since then, in this tab or another of the conversation, means the result is typed in and not sent.
    */
-  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: number): Promise<void>;
+  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark): Promise<void>;
 }
 
 const DRAFT_POLL_MS = 500;
@@ -39,14 +39,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
    */
   let heldBack = false;
 
-  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.personStops): Promise<void> => {
+  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark()): Promise<void> => {
     const startedIn = ctx.epoch;
     const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn) : undefined));
     deliveries = next.catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     return next;
   };
 
-  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: number, epoch: number): Promise<void> => {
+  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, epoch: number): Promise<void> => {
     const note = (message: string): void => show.note(record, blocks, message);
     // The person went to another conversation while the result waited (for the chat box, a draft, a reply still
     // streaming): the box now belongs to that conversation, and the result never crosses into it.
@@ -118,11 +118,10 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t('note.inserted'));
       return;
     }
-    // The person stopped a reply since this result's run began (another message of the same turn, a newer reply), or
-    // stopped this very reply in another tab of the conversation (told through the ledger): nothing is sent after a
-    // Stop.
-    const stoppedElsewhere = (await ctx.ledger.stoppedMessages(ctx.conversationKey())).has(ctx.messageKeyOf(record));
-    if (ctx.personStops !== stopsBefore || stoppedElsewhere) {
+    // The person stopped a reply since this result's run began (another message of the same turn, a newer reply), here
+    // or in another tab of the conversation (told through the ledger, with the time): nothing is sent after a Stop.
+    const stoppedElsewhere = (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= stopsBefore.at);
+    if (ctx.personStops !== stopsBefore.count || stoppedElsewhere) {
       heldBack = true;
       note(t('note.insertedStopped'));
       return;

@@ -4,8 +4,8 @@ import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/ap
 import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
-import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
-import { claimBlocks } from './page-decide';
+import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
+import { claimBlocks, stoppedElsewhere } from './page-decide';
 import type { Deliverer } from './page-deliver';
 import type { Show } from './page-show';
 import { ProgramOutputBuffer } from './program-output';
@@ -27,13 +27,13 @@ export interface Dispatcher {
 
 /**
  * What comes of a reply's run after its message: results it does not hold yet go in after it (`after`), each block
- * owing one (`owed`); like the message, they count the person's Stops from when the run began (`stopsBefore`) — a
+ * owing one (`owed`); like the message, they count the person's Stops from when the run began (`stopsBefore`, in every tab) — a
  * result decided after the approval wait, runtime feedback: after a Stop they are typed in, never sent — and never
  * cross into another conversation the person went to since (`epoch`): a late result stays owed to its own.
  */
 interface LaterResults {
   epoch: number;
-  stopsBefore: number;
+  stopsBefore: StopsMark;
   after: Promise<void>;
   owed: Set<TrackedBlock>;
 }
@@ -75,9 +75,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const settings = deps.settings();
     const conv = ctx.conversationKey();
     // one read of storage between a reply finishing and its blocks being sent
-    const { ran, stopped } = await ledger.claimView(conv);
+    const { ran, stops } = await ledger.claimView(conv);
     // The person stopped this very reply in another tab of the conversation: here it is stopped too.
-    if (record.ending === 'normal' && stopped.has(ctx.messageKeyOf(record))) {
+    if (record.ending === 'normal' && stoppedElsewhere(stops, ctx.messageKeyOf(record), record)) {
       markStoppedElsewhere(record);
       return [];
     }
@@ -105,7 +105,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean): Promise<void> => {
     const conv = ctx.conversationKey();
     const units = groupRuns(blocks.map((b) => ({ index: b.index, kind: b.block.kind, raw: b.block.raw })));
-    const stopsBefore = ctx.personStops;
+    const stopsBefore = ctx.stopsMark();
     setState(record, blocks, 'queued');
     const results: string[] = [];
     const startedIn = ctx.epoch;
@@ -227,7 +227,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         }
       };
       const followNow = async (): Promise<void> => {
-        const stopsBefore = ctx.personStops;
+        const stopsBefore = ctx.stopsMark();
         let run: RunResponse;
         try {
           run = await bridge.ask('get-run', { runId });
@@ -399,7 +399,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // another conversation: its chat box is not this run's.
     const timer = setInterval(() => {
       void (async () => {
-        if (ctx.personStops !== reply.stopsBefore || ctx.epoch !== reply.epoch) {
+        if (ctx.personStops !== reply.stopsBefore.count || ctx.epoch !== reply.epoch) {
           clearInterval(timer);
           return;
         }

@@ -6,7 +6,7 @@ import { observeMessages } from '../scanner/observe';
 import { runInSlices, yieldToPage } from '../scanner/slices';
 import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
-import { isPositionKey, type SiteMessage } from '../sites/define-site';
+import type { SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
 import { isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
@@ -109,11 +109,11 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
 
   /**
    * Another tab of the conversation showing the same reply (the site streams it to each) runs and sends none of it.
-   * Only for a site's own message ids: a position key can name another message in another tab's virtual list.
+   * The Stop is told with its time: a position key can name another message in another tab's virtual list, so there
+   * the time tells the reply (page-decide.ts stoppedElsewhere).
    */
-  const shareStop = (messageKey: string): void => {
-    if (isPositionKey(messageKey)) return;
-    void ctx.ledger.markStopped(ctx.conversationKey(), messageKey).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+  const shareStop = (messageKey: string, at: number): void => {
+    void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
   };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs
   // nor auto-submits (page-decide.ts replyEnding).
@@ -127,7 +127,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     ctx.stops.set(key, latest.stop);
     // A click on the stop control stops the reply for good: told to the conversation's other tabs at once (Escape is
     // told when it turns out to have stopped the reply).
-    if (by === 'control') shareStop(key);
+    if (by === 'control') shareStop(key, latest.stop.at);
   };
   watchStops(signal, {
     site,
@@ -316,8 +316,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       ctx.decided.set(ctx.messageKeyOf(record), { markdown: record.markdown ?? '', ending: end.ending });
       // Decided stopped: the same reply mounted again later is stopped whatever its new element's timing says.
       if (end.ending === 'stopped') {
-        ctx.stops.set(ctx.messageKeyOf(record), { at: record.stop?.at ?? now(), by: 'control' });
-        if (record.stop?.by !== 'control') shareStop(ctx.messageKeyOf(record));
+        const at = record.stop?.at ?? now();
+        ctx.stops.set(ctx.messageKeyOf(record), { at, by: 'control' });
+        if (record.stop?.by !== 'control') shareStop(ctx.messageKeyOf(record), at);
       }
       if (end.ending !== 'normal') {
         for (const tracked of record.blocks) {

@@ -302,12 +302,12 @@ export class RunLedger {
     return new Set(stringList((await this.area.get([key]))[key]));
   }
 
-  /** What a claim reads, in one read of storage: the keys that ran and the replies the person stopped (markStopped). */
-  async claimView(conversationId: string): Promise<{ ran: Set<string>; stopped: Set<string> }> {
+  /** What a claim reads, in one read of storage: the keys that ran and the Stops the person pressed (markStopped). */
+  async claimView(conversationId: string): Promise<{ ran: Set<string>; stops: SharedStop[] }> {
     const ran = conversationKey(conversationId);
     const stopped = stoppedKey(conversationId);
     const stored = await this.area.get([ran, stopped]);
-    return { ran: new Set(stringList(stored[ran])), stopped: new Set(stringList(stored[stopped])) };
+    return { ran: new Set(stringList(stored[ran])), stops: sharedStops(stored[stopped]) };
   }
 
   add(conversationId: string, newKeys: string[]): Promise<void> {
@@ -331,21 +331,23 @@ export class RunLedger {
   }
 
   /**
-   * Replies the person stopped, by message key (the newest STOPPED_KEPT of a conversation): another tab of the
-   * conversation showing the same reply never runs it by itself nor sends its results.
+   * The Stops the person pressed in a conversation, each with the reply's message key and when (the newest
+   * STOPPED_KEPT): another tab of the conversation showing the same reply never runs it by itself nor sends a result
+   * after it. The time tells the reply of a site without message ids (its position key may name another message in
+   * another tab), and a reply the person had the model continue after the Stop.
    */
-  markStopped(conversationId: string, messageKey: string): Promise<void> {
+  markStopped(conversationId: string, messageKey: string, at: number): Promise<void> {
     return this.serialize(async () => {
       const key = stoppedKey(conversationId);
-      const keys = stringList((await this.area.get([key]))[key]).filter((k) => k !== messageKey);
-      keys.push(messageKey);
-      await this.area.set({ [key]: keys.slice(-STOPPED_KEPT) });
+      const stops = sharedStops((await this.area.get([key]))[key]).filter((stop) => stop.key !== messageKey || stop.at !== at);
+      stops.push({ key: messageKey, at });
+      await this.area.set({ [key]: stops.slice(-STOPPED_KEPT) });
     });
   }
 
-  async stoppedMessages(conversationId: string): Promise<Set<string>> {
+  async stops(conversationId: string): Promise<SharedStop[]> {
     const key = stoppedKey(conversationId);
-    return new Set(stringList((await this.area.get([key]))[key]));
+    return sharedStops((await this.area.get([key]))[key]);
   }
 
   /**
@@ -404,6 +406,26 @@ function numberRecord(value: unknown): Record<string, number> {
   const out: Record<string, number> = {};
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'number') out[k] = v;
+  }
+  return out;
+}
+
+/** A Stop the person pressed in one tab of a conversation: the reply's message key, and when (Date.now). */
+export interface SharedStop {
+  key: string;
+  at: number;
+}
+
+/** Stored Stops; a bare message key (kept before Stops had a time) still stops its own message, never a later writing. */
+function sharedStops(value: unknown): SharedStop[] {
+  if (!Array.isArray(value)) return [];
+  const out: SharedStop[] = [];
+  for (const item of value) {
+    if (typeof item === 'string') out.push({ key: item, at: Number.NEGATIVE_INFINITY });
+    else if (item && typeof item === 'object') {
+      const { key, at } = item as { key?: unknown; at?: unknown };
+      if (typeof key === 'string' && typeof at === 'number' && Number.isFinite(at)) out.push({ key, at });
+    }
   }
   return out;
 }

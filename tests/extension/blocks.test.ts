@@ -242,18 +242,19 @@ describe('run ledger', () => {
     expect(area.data.has('ledger:r:c')).toBe(false);
   });
 
-  it('keeps the newest 100 stopped replies of a conversation, across instances, and drops them with the conversation', async () => {
+  it('keeps the newest 100 Stops of a conversation with their times, across instances, and drops them with the conversation', async () => {
     const area = memoryArea();
     let clock = 0;
     const ledger = new RunLedger(area, { maxKeysPerConversation: 3, maxConversations: 1 }, () => ++clock);
     await ledger.add('a', ['k']);
-    for (let i = 0; i < 101; i++) await ledger.markStopped('a', `m-${i}`);
-    await ledger.markStopped('a', 'm-50');
-    const stopped = await new RunLedger(area).stoppedMessages('a');
-    expect(stopped.size).toBe(100);
-    expect(stopped.has('m-0')).toBe(false);
-    expect([...stopped].at(-1)).toBe('m-50');
-    expect((await ledger.stoppedMessages('b')).size).toBe(0);
+    for (let i = 0; i < 101; i++) await ledger.markStopped('a', `m-${i}`, 1_000 + i);
+    await ledger.markStopped('a', 'm-50', 1_050);
+    const stops = await new RunLedger(area).stops('a');
+    expect(stops).toHaveLength(100);
+    expect(stops.some((stop) => stop.key === 'm-0')).toBe(false);
+    expect(stops.at(-1)).toEqual({ key: 'm-50', at: 1_050 });
+    expect(stops.filter((stop) => stop.key === 'm-50')).toHaveLength(1);
+    expect(await ledger.stops('b')).toEqual([]);
     await ledger.add('b', ['k']);
     expect(area.data.has('ledger:s:a')).toBe(false);
   });

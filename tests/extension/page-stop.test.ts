@@ -178,12 +178,44 @@ describe('page: a reply the person stopped', () => {
     await until(() => h.runs.length === 1);
     // The other tab tells the conversation's ledger that the person stopped this reply there.
     const reply = h.ctl.records().find((r) => r.role === 'assistant')!;
-    await new RunLedger(area).markStopped('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8', `p:${reply.position}`);
+    await new RunLedger(area).markStopped('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8', `p:${reply.position}`, h.clock.now);
     h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
     await until(() => h.page.state() === 'FINAL');
     await until(() => noteOf(chips()[0]) === t('note.insertedStopped'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.page.submitted).toEqual([]);
+  });
+
+  it('a Stop pressed in another tab on a site whose messages have no ids (keyed by position): nothing runs here, and the next reply runs', async () => {
+    const area = memoryArea();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
+    // The tab where the person presses Stop. Its list holds an earlier exchange the other tab does not show (a
+    // virtual list with other rows mounted): the reply's position differs between the tabs.
+    const here = start(buildPage(), { area });
+    here.page.list.append(userRow('hello'), userRow('earlier'));
+    const answer = await begin(here);
+    await show(here, answer, parts);
+    pressStop(here);
+    await end(here);
+    expect(here.runs).toEqual([]);
+    stopPages();
+
+    // The conversation's other tab, which the site streamed the same reply to, from the same moment on.
+    const other = start(buildPage(), { area });
+    const mirrored = await begin(other);
+    await show(other, mirrored, parts);
+    await end(other);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(other.runs).toEqual([]);
+    expect(other.page.submitted).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+
+    // The Stop was for that reply: the next one runs as usual.
+    const next = await begin(other);
+    await show(other, next, [{ lang: 'mcp-request', code: LIST }]);
+    await end(other);
+    await until(() => other.page.submitted.length === 1);
+    expect(other.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
 
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
@@ -714,3 +746,4 @@ describe('page: a ChatGPT page whose stop button changed (the site doctor)', () 
     page.setGenerating(false);
   });
 });
+
