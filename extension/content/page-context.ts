@@ -98,8 +98,13 @@ export interface MessageRecord {
   blocks: TrackedBlock[];
   /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
   handledMarkdown: string | null;
-  /** The person stopped this reply (kept for the element's life: a stopped reply stays stopped). */
+  /** The person stopped this reply (kept for the element's life: a stopped reply stays stopped, until continued). */
   stop: StopMark | null;
+  /**
+   * When the site began writing this reply again after the person stopped it ("Continue", a regenerate drawn in the
+   * same message); null when it never did. A Stop from before it is not this writing's.
+   */
+  continuedAt: number | null;
   /** How the reply ended, set when it is decided ('normal' until then and after any later change). */
   ending: ReplyEnding;
 }
@@ -150,6 +155,11 @@ export interface PageContext {
    * guard, a stop — does not run now).
    */
   readonly decided: Map<string, { markdown: string; ending: ReplyEnding }>;
+  /**
+   * Block keys of replies decided stopped: a block the reply held when the person stopped it never auto-runs, also
+   * once the person has the model continue the reply (what it writes after that may run, once).
+   */
+  readonly heldByStop: Set<string>;
   conversation: string | null;
   switchedAt: number;
   /** Bumped on every conversation switch (not when a new chat gets its id): results never cross it. */
@@ -203,6 +213,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     liveKeys: new Set(),
     stops: new Map(),
     decided: new Map(),
+    heldByStop: new Set(),
     conversation: site.conversationId(deps.location),
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,

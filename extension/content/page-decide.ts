@@ -133,16 +133,26 @@ export function replyEnding(input: EndingInput): { ending: ReplyEnding; cut: Blo
 }
 
 /**
- * Whether a Stop another tab of the conversation told through the ledger stopped this reply: a Stop of its own
- * message (by the site's id), or — where a key is a position, which may name another message in another tab — any
- * Stop pressed while this page saw the reply being written.
+ * Whether a Stop another tab of the conversation told through the ledger stopped this reply as it is being written
+ * now: a Stop of its own message (by the site's id), or — where a key is a position, which may name another message
+ * in another tab — any Stop pressed while this page saw the reply being written. A Stop from before the person had
+ * the model continue the reply is not this writing's.
  */
-export function stoppedElsewhere(stops: readonly SharedStop[], messageKey: string, record: Pick<MessageRecord, 'firstSeenAt'>): boolean {
+export function stoppedElsewhere(
+  stops: readonly SharedStop[],
+  messageKey: string,
+  record: Pick<MessageRecord, 'firstSeenAt' | 'continuedAt'>,
+): boolean {
   return stops.some((stop) => {
-    if (stop.key === messageKey && !isPositionKey(messageKey)) return true;
+    if (stop.key === messageKey && !isPositionKey(messageKey)) return stop.at >= (record.continuedAt ?? Number.NEGATIVE_INFINITY);
     if (!isPositionKey(stop.key) && !isPositionKey(messageKey)) return false;
-    return stop.at >= record.firstSeenAt;
+    return stop.at >= (record.continuedAt ?? record.firstSeenAt);
   });
+}
+
+/** A reply decided stopped: the blocks it holds now never auto-run, whatever is written after (heldByStop). */
+export function holdStopped(held: Set<string>, record: Pick<MessageRecord, 'blocks'>): void {
+  for (const tracked of record.blocks) held.add(tracked.key);
 }
 
 export interface ClaimInput {
@@ -150,6 +160,8 @@ export interface ClaimInput {
   record: Pick<MessageRecord, 'role' | 'origin' | 'blocks' | 'ending'>;
   /** Keys the ledger says ran in this conversation. */
   ran: ReadonlySet<string>;
+  /** Block keys a reply held when the person stopped it (PageContext.heldByStop): they never auto-run. */
+  held?: ReadonlySet<string>;
   guard: Pick<LoopGuard, 'check' | 'record'>;
   conversation: string;
 }
@@ -163,7 +175,7 @@ export interface ClaimOutcome {
 
 /** DESIGN §6.2 over the ready blocks of a finished reply. */
 export function claimBlocks(input: ClaimInput): ClaimOutcome {
-  const { settings, record, ran, guard, conversation } = input;
+  const { settings, record, ran, held = new Set<string>(), guard, conversation } = input;
   const outcome: ClaimOutcome = { run: [], refused: [] };
   for (const tracked of record.blocks) {
     if (tracked.state !== 'ready') continue;
@@ -177,7 +189,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       unreadable: tracked.unreadable,
       unfenced: tracked.block.unfenced === true,
       hidden: holdsHidden(tracked.block.raw),
-      ending: record.ending,
+      ending: held.has(tracked.key) ? 'stopped' : record.ending,
       replyFinished: true,
       inLedger: ran.has(tracked.key),
       loopGuard: guard.check(conversation, signature),
@@ -185,6 +197,9 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
     if (decision.run) {
       outcome.run.push(tracked);
       guard.record(conversation, signature);
+    } else if (decision.reason === 'reply-stopped' && record.ending !== 'stopped') {
+      // A block from before the Stop in a reply the person had the model continue: its chip says why it waits.
+      outcome.refused.push({ tracked, note: t('note.stopped'), ranBefore: tracked.ranBefore });
     } else if (decision.reason === 'loop-guard' || decision.reason === 'already-ran') {
       outcome.refused.push({
         tracked,

@@ -5,7 +5,7 @@ import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunU
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
-import { claimBlocks, stoppedElsewhere } from './page-decide';
+import { claimBlocks, holdStopped, stoppedElsewhere } from './page-decide';
 import type { Deliverer } from './page-deliver';
 import type { Show } from './page-show';
 import { ProgramOutputBuffer } from './program-output';
@@ -81,7 +81,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       markStoppedElsewhere(record);
       return [];
     }
-    const outcome = claimBlocks({ settings, record, ran, guard: loopGuard, conversation: conv });
+    const outcome = claimBlocks({ settings, record, ran, held: ctx.heldByStop, guard: loopGuard, conversation: conv });
     for (const refused of outcome.refused) {
       refused.tracked.note = refused.note;
       refused.tracked.ranBefore = refused.ranBefore;
@@ -99,6 +99,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     record.ending = 'stopped';
     ctx.stops.set(key, record.stop);
     ctx.decided.set(key, { markdown: record.markdown ?? '', ending: 'stopped' });
+    holdStopped(ctx.heldByStop, record);
     for (const tracked of record.blocks) render(record, tracked);
   };
 

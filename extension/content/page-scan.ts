@@ -85,6 +85,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       blocks: [],
       handledMarkdown: null,
       stop: null,
+      continuedAt: null,
       ending: 'normal',
     };
     records.set(el, record);
@@ -151,6 +152,15 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     record.markdown = serialized.markdown;
     record.serialized = serialized;
     record.lastChangeAt = changedAt;
+    // A reply decided stopped that the site writes on while it is the newest message (the person pressed "Continue",
+    // or a regenerate drawn in the same message) is a new writing, which the Stop before it does not stop; the blocks
+    // the reply held at the Stop stay held (heldByStop). Without the site's writing signal a late render after the
+    // Stop cannot be told from it: that reply stays stopped.
+    if (record.ending === 'stopped' && record.handledMarkdown !== serialized.markdown && record.el === ctx.lastMessageEl && site.isGenerating(doc) === true) {
+      record.stop = null;
+      record.continuedAt = changedAt;
+      ctx.stops.delete(ctx.messageKeyOf(record));
+    }
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal' && record.handledMarkdown !== serialized.markdown) record.ending = 'normal';
     if (record.origin === 'live') active.add(record);

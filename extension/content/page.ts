@@ -8,7 +8,7 @@ import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
 import type { SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
-import { isUndecided, replyEnding } from './page-decide';
+import { holdStopped, isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
 import { createPageDoctor } from './page-doctor';
@@ -318,6 +318,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       if (end.ending === 'stopped') {
         const at = record.stop?.at ?? now();
         ctx.stops.set(ctx.messageKeyOf(record), { at, by: 'control' });
+        holdStopped(ctx.heldByStop, record);
         if (record.stop?.by !== 'control') shareStop(ctx.messageKeyOf(record), at);
       }
       if (end.ending !== 'normal') {

@@ -53,6 +53,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     blocks: blocks.map((b, index) => ({ ...b, index })),
     handledMarkdown: null,
     stop: null,
+    continuedAt: null,
     ending: 'normal',
     ...extra,
   };

@@ -747,3 +747,89 @@ describe('page: a ChatGPT page whose stop button changed (the site doctor)', () 
   });
 });
 
+describe('page: a stopped reply the person has the model continue', () => {
+  it('the continued reply runs its new blocks once it ends; the block from before the Stop waits for Run', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+
+    // "Continue": the site writes on in the same message, its stop control showing again.
+    h.page.setGenerating(true);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will list the folder.']);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will list the folder.', { lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+    expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('run');
+  });
+
+  it('a continued reply the person stops again: nothing runs, nothing is sent', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    h.page.setGenerating(true);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will list', { lang: 'mcp-request', code: LIST }, 'and mo']);
+    pressStop(h);
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+  });
+
+  it('a late render after the Stop, the site not writing: still stopped', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will list', { lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+  });
+});
+
+describe('page: a stopped ChatGPT reply the person has the model continue (messages with their own ids)', () => {
+  it('the Stop the ledger keeps for the message does not stop what the model wrote after it', async () => {
+    const page = chatgptPage();
+    const h = start(page as never, { site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    page.setGenerating(true);
+    const turn = chatgptTurn('assistant', 'a-1');
+    page.thread.append(turn);
+    await h.settle();
+    const message = turn.querySelector<HTMLElement>('[data-message-author-role]')!;
+    const step = async (parts: Part[]): Promise<void> => {
+      chatgptAnswer(message, parts);
+      h.clock.now += 50;
+      await h.settle();
+    };
+    const finish = async (): Promise<void> => {
+      page.setGenerating(false);
+      h.clock.now += 500;
+      await h.settle();
+      h.clock.now += 10_000;
+      await h.settle();
+    };
+    await step(['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    await finish();
+    expect(h.runs).toEqual([]);
+
+    page.setGenerating(true);
+    await step(['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will list the folder.']);
+    await step(['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will list the folder.', { lang: 'mcp-request', code: LIST }]);
+    await finish();
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+  });
+});
