@@ -169,6 +169,11 @@ export interface PageContext {
    * typed in and never sent — whichever reply the stop was for (a turn written as several messages, a late result).
    */
   personStops: number;
+  /**
+   * A Stop pressed while the newest message was still the person's own (the site shows its stop control from the
+   * send on, before the reply's row is drawn): the reply drawn right after it is stopped (page-scan.ts).
+   */
+  stopBeforeReply: StopMark | null;
   /** The person's Stops as of now (StopsMark). */
   stopsMark(): StopsMark;
   /**
@@ -218,6 +223,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     personStops: 0,
+    stopBeforeReply: null,
     stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,

@@ -77,6 +77,12 @@ export function isUndecided(record: Pick<MessageRecord, 'origin' | 'markdown' | 
   return record.origin === 'live' && record.markdown !== null && record.handledMarkdown !== record.markdown;
 }
 
+/**
+ * A Stop pressed before the reply's row was drawn stops the message the page draws at most this long after it (what
+ * the model wrote before the Stop reached it) — unless the person sent again meanwhile.
+ */
+export const STOP_BEFORE_ROW_MS = 5_000;
+
 /** Escape also closes menus: it counts as a stop when the reply's last change came at most this long after it. */
 export const ESCAPE_CONFIRM_MS = 3_000;
 

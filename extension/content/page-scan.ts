@@ -5,7 +5,7 @@ import type { PageChanges } from '../scanner/observe';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
-import { candidateVerdict, isUnrun, keepsBlock } from './page-decide';
+import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS } from './page-decide';
 import type { Show } from './page-show';
 
 /**
@@ -304,6 +304,13 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
           record.handledMarkdown = decided.markdown;
           record.ending = decided.ending;
         }
+      }
+      // The first message drawn after a Stop pressed before the reply's row was: that reply, stopped — what the model
+      // wrote before the Stop reached it — unless the person sent again since, or it came too late to be that reply.
+      const stopBefore = ctx.stopBeforeReply;
+      if (candidate && stopBefore) {
+        ctx.stopBeforeReply = null;
+        if (!record.stop && ctx.lastSendAt <= stopBefore.at && now() - stopBefore.at <= STOP_BEFORE_ROW_MS) record.stop = stopBefore;
       }
     }
     let liveChanged = false;

@@ -123,6 +123,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     if (latest.markdown !== null && latest.handledMarkdown === latest.markdown) return;
     if (latest.stop?.by === 'control') return;
     latest.stop = { at: now(), by };
+    // No reply drawn yet (the newest message is the person's): the Stop is for the reply the page draws next.
+    if (latest.role !== 'assistant') ctx.stopBeforeReply = latest.stop;
     const key = ctx.messageKeyOf(latest);
     ctx.stops.set(key, latest.stop);
     // A click on the stop control stops the reply for good: told to the conversation's other tabs at once (Escape is

@@ -218,6 +218,47 @@ describe('page: a reply the person stopped', () => {
     expect(other.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
 
+  it("Stop pressed before the reply's row is drawn (the site shows its stop control from the send on): the reply drawn after it is stopped", async () => {
+    const h = start(buildPage());
+    await h.settle();
+    h.page.list.append(userRow('do it'));
+    h.page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    pressStop(h);
+    // What the model wrote before the Stop reached it is drawn afterwards.
+    const { row, answer } = assistantRow();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.page.list.append(row);
+    h.clock.now += 50;
+    await h.settle();
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+  });
+
+  it('Stop pressed before any reply was drawn does not stop the reply to the next message', async () => {
+    const h = start(buildPage());
+    await h.settle();
+    h.page.list.append(userRow('do it'));
+    h.page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    pressStop(h);
+    await end(h);
+    // The person asks again (Enter in the box): its reply runs as usual.
+    h.page.type('try again');
+    h.page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    h.page.type('');
+    const next = await begin(h);
+    await show(h, next, [{ lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+  });
+
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
     const h = start(buildPage(), { script: { respond: failed('PARSE_ERROR: mcp-request is not JSON') } });
     const answer = await begin(h);
