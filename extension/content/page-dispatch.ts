@@ -186,9 +186,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // owed to its own (delivered when that one is open next), never typed into the other.
     const startedIn = ctx.epoch;
     const pending = await ledger.pendingRuns(conv);
-    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[]; ending: ReplyEnding }>();
-    const add = ({ runId, ending }: PendingRun, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
-      const entry = byRun.get(runId) ?? { record, blocks: [], keys: [], ending };
+    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[]; ending: ReplyEnding; startedAt: number | undefined }>();
+    const add = ({ runId, ending, startedAt }: PendingRun, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
+      const entry = byRun.get(runId) ?? { record, blocks: [], keys: [], ending, startedAt };
       entry.blocks.push(tracked);
       entry.keys.push(key);
       byRun.set(runId, entry);
@@ -217,7 +217,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       }
       if (found) add(run, found.record, found.tracked, key);
     }
-    for (const [runId, { record, blocks, keys, ending }] of byRun) {
+    for (const [runId, { record, blocks, keys, ending, startedAt }] of byRun) {
       const follow = async (): Promise<void> => {
         if (signal.aborted || following.has(runId)) return;
         following.add(runId);
@@ -228,7 +228,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         }
       };
       const followNow = async (): Promise<void> => {
-        const stopsBefore = ctx.stopsMark();
+        // Stops since the run began count, also those before the reload (the ledger keeps them with their time).
+        const stopsBefore = { ...ctx.stopsMark(), ...(startedAt !== undefined ? { at: startedAt } : {}) };
         let run: RunResponse;
         try {
           run = await bridge.ask('get-run', { runId });
@@ -306,7 +307,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     ownRun(response.runId);
     // Until its result is in the chat, a reload of this tab owes it (resumeUndelivered).
     // Not awaited (the ledger orders its own writes): the result must not wait for storage.
-    void ledger.startedRun(conv, blocks.map((b) => b.key), response.runId, record.ending).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    void ledger.startedRun(conv, blocks.map((b) => b.key), response.runId, record.ending, reply.stopsBefore.at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     if (response.status === 'done' || response.status === 'error') return finish(record, blocks, response);
 
     // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval

@@ -368,9 +368,10 @@ export class RunLedger {
     return out;
   }
 
-  startedRun(conversationId: string, keys: string[], runId: string, ending: ReplyEnding = 'normal'): Promise<void> {
+  /** `startedAt`: when the run began (Date.now), so a page that follows it after a reload counts the Stops since. */
+  startedRun(conversationId: string, keys: string[], runId: string, ending: ReplyEnding = 'normal', startedAt?: number): Promise<void> {
     return this.updatePending(conversationId, (pending) => {
-      for (const key of keys) pending[key] = { runId, ending };
+      for (const key of keys) pending[key] = startedAt === undefined ? { runId, ending } : { runId, ending, startedAt };
     });
   }
 
@@ -430,25 +431,28 @@ function sharedStops(value: unknown): SharedStop[] {
   return out;
 }
 
-/** A run the chat still owes a result, and how the reply it was run for ended. */
+/** A run the chat still owes a result, how the reply it was run for ended, and when it began (when known). */
 export interface PendingRun {
   runId: string;
   ending: ReplyEnding;
+  startedAt?: number;
 }
 
 const ENDINGS: ReadonlySet<string> = new Set<ReplyEnding>(['normal', 'stopped', 'cut']);
 
-/** Stored as its run id when the reply ended normally (as before endings were kept), else with its ending. */
+/** Stored as its run id when that is all there is to it (as before endings were kept), else as a record. */
 function storedPendingRun(run: PendingRun): string | PendingRun {
-  return run.ending === 'normal' ? run.runId : { runId: run.runId, ending: run.ending };
+  return run.ending === 'normal' && run.startedAt === undefined ? run.runId : run;
 }
 
 function pendingRunOf(value: unknown): PendingRun | null {
   if (typeof value === 'string') return { runId: value, ending: 'normal' };
   if (!value || typeof value !== 'object') return null;
-  const { runId, ending } = value as { runId?: unknown; ending?: unknown };
+  const { runId, ending, startedAt } = value as { runId?: unknown; ending?: unknown; startedAt?: unknown };
   if (typeof runId !== 'string' || typeof ending !== 'string' || !ENDINGS.has(ending)) return null;
-  return { runId, ending: ending as ReplyEnding };
+  const run: PendingRun = { runId, ending: ending as ReplyEnding };
+  if (typeof startedAt === 'number' && Number.isFinite(startedAt)) run.startedAt = startedAt;
+  return run;
 }
 
 function conversationKey(conversationId: string): string {

@@ -229,13 +229,18 @@ describe('run ledger', () => {
     expect((await ledger.ranKeys('c')).has('k')).toBe(true);
   });
 
-  it("keeps a pending run's reply ending across instances; a run id stored alone reads as a normal ending; bad entries are skipped", async () => {
+  it("keeps a pending run's reply ending and start across instances; a run id stored alone reads as a normal ending; bad entries are skipped", async () => {
     const area = memoryArea();
     await new RunLedger(area).startedRun('c', ['k1'], 'run-1', 'stopped');
     await new RunLedger(area).startedRun('c', ['k2'], 'run-2');
+    await new RunLedger(area).startedRun('c', ['k4'], 'run-4', 'normal', 1_234);
     const reloaded = new RunLedger(area);
-    expect(await reloaded.pendingRuns('c')).toEqual({ k1: { runId: 'run-1', ending: 'stopped' }, k2: { runId: 'run-2', ending: 'normal' } });
-    expect(area.data.get('ledger:r:c')).toEqual({ k1: { runId: 'run-1', ending: 'stopped' }, k2: 'run-2' });
+    expect(await reloaded.pendingRuns('c')).toEqual({
+      k1: { runId: 'run-1', ending: 'stopped' },
+      k2: { runId: 'run-2', ending: 'normal' },
+      k4: { runId: 'run-4', ending: 'normal', startedAt: 1_234 },
+    });
+    expect(area.data.get('ledger:r:c')).toEqual({ k1: { runId: 'run-1', ending: 'stopped' }, k2: 'run-2', k4: { runId: 'run-4', ending: 'normal', startedAt: 1_234 } });
     area.data.set('ledger:r:c', { k1: { runId: 'run-1', ending: 'sideways' }, k2: 'run-2', k3: 7 });
     expect(await reloaded.pendingRuns('c')).toEqual({ k2: { runId: 'run-2', ending: 'normal' } });
     await reloaded.delivered('c', ['k2']);

@@ -344,6 +344,47 @@ describe('page: a run that began before the person pressed Stop, whose result co
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
   });
+
+  it('…also when the tab was reloaded after the Stop: the result followed after the reload is typed in, not sent', async () => {
+    const area = memoryArea();
+    let decided = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+      approvals: [APPROVAL],
+      getRun: (runId: string): RunResponse =>
+        decided
+          ? { runId, status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' }
+          : { runId, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' },
+    };
+    const h = start(buildPage(), { area, settings: { approvalWaitMs: 100 }, script });
+    const answer = await begin(h);
+    await show(h, answer, ['Writing it.', { lang: 'mcp-request', code: WRITE }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    const next = await begin(h);
+    await show(h, next, ['Waiting for your approval, meanwhile I will']);
+    pressStop(h);
+    await end(h);
+    const pendingKey = 'ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const rows = h.page.list.innerHTML;
+    const later = h.clock.now + 1_000;
+    stopPages();
+    // The person reloads the tab; then approves the write in the side panel.
+    const page = buildPage();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const again = start(page, { area, settings: { approvalWaitMs: 100 }, script });
+    again.clock.now = later;
+    await again.settle();
+    await until(() => chipStates().includes('approval'));
+    decided = true;
+    again.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await until(() => page.textarea.value === 'WRITTEN LATER' || page.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual([]);
+    expect(page.textarea.value).toBe('WRITTEN LATER');
+  });
 });
 
 describe('page: a reply that ended inside its last block, without a stop', () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import type { RunResponse } from '../../extension/companion/api-types';
+import { RunLedger } from '../../extension/scanner/blocks';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
 import {
@@ -266,7 +267,7 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(again.textarea.value).toBe('');
     expect(again.submitted).toEqual([]);
     // Still owed to its own conversation: delivered when that one is open next.
-    expect(Object.values((await area.get([pendingKey]))[pendingKey] as Record<string, string>)).toEqual(['run-long']);
+    expect(Object.values(await new RunLedger(area).pendingRuns('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8')).map((run) => run.runId)).toEqual(['run-long']);
   });
 
   it('two calls in one reply run in order and go back in ONE message', async () => {
