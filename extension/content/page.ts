@@ -119,8 +119,13 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   // nor auto-submits (page-decide.ts replyEnding).
   const markStopped = (by: StopMark['by']): void => {
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
-    if (!latest || !(latest.candidate || latest.origin === 'live')) return;
-    if (latest.markdown !== null && latest.handledMarkdown === latest.markdown) return;
+    const follows = latest && (latest.candidate || latest.origin === 'live') && !(latest.markdown !== null && latest.handledMarkdown === latest.markdown);
+    if (!latest || !follows) {
+      // A reply this page does not follow (being written since before a reload, or when the conversation was opened)
+      // is live in a tab that saw it arrive: a click on the stop control is told there all the same.
+      if (by === 'control') shareStop(latest ? ctx.messageKeyOf(latest) : '', now());
+      return;
+    }
     if (latest.stop?.by === 'control') return;
     latest.stop = { at: now(), by };
     // No reply drawn yet (the newest message is the person's): the Stop is for the reply the page draws next.

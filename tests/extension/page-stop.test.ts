@@ -259,6 +259,33 @@ describe('page: a reply the person stopped', () => {
     expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
 
+  it('a Stop pressed in a tab reloaded while the reply was being written (there it is history) holds in the tab that sees it live', async () => {
+    const area = memoryArea();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
+    // The reloaded tab: the reply was already on the page when it loaded, still being written.
+    const reloaded = buildPage();
+    const { row, answer } = assistantRow();
+    renderReply(answer, parts);
+    reloaded.list.append(userRow('do it'), row);
+    reloaded.setGenerating(true);
+    const here = start(reloaded, { area });
+    await here.settle();
+    here.clock.now += 50;
+    pressStop(here);
+    await end(here);
+    expect(here.runs).toEqual([]);
+    stopPages();
+
+    // The conversation's other tab, which saw the reply arrive.
+    const other = start(buildPage(), { area });
+    const mirrored = await begin(other);
+    await show(other, mirrored, parts);
+    await end(other);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(other.runs).toEqual([]);
+    expect(other.page.submitted).toEqual([]);
+  });
+
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
     const h = start(buildPage(), { script: { respond: failed('PARSE_ERROR: mcp-request is not JSON') } });
     const answer = await begin(h);
