@@ -176,6 +176,8 @@ export interface PageContext {
   stopBeforeReply: StopMark | null;
   /** The person's Stops as of now (StopsMark). */
   stopsMark(): StopsMark;
+  /** Whether the person pressed Stop since `mark`, in this tab or another of the conversation (the ledger). */
+  stoppedSince(mark: StopsMark): Promise<boolean>;
   /**
    * When a message was last sent in this conversation: the person's Enter in the chat box or click on the send
    * control, or our own auto-submit. On a site that never says it is writing, only a reply that appears after a send
@@ -225,6 +227,8 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     personStops: 0,
     stopBeforeReply: null,
     stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
+    stoppedSince: async (mark) =>
+      ctx.personStops !== mark.count || (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,

@@ -120,8 +120,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     }
     // The person stopped a reply since this result's run began (another message of the same turn, a newer reply), here
     // or in another tab of the conversation (told through the ledger, with the time): nothing is sent after a Stop.
-    const stoppedElsewhere = (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= stopsBefore.at);
-    if (ctx.personStops !== stopsBefore.count || stoppedElsewhere) {
+    if (await ctx.stoppedSince(stopsBefore)) {
       heldBack = true;
       note(t('note.insertedStopped'));
       return;

@@ -67,7 +67,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       : await claimRunnable(record);
     performance.mark('chatbridge:run-claimed');
     // Not awaited: a result waiting for the person's draft must not hold up the next reply's checks.
-    if (runnable.length > 0) void runReply(record, runnable, false).catch((error: unknown) => ctx.reportOnce('running a reply failed', error));
+    if (runnable.length > 0) void runReply(record, runnable, false, true).catch((error: unknown) => ctx.reportOnce('running a reply failed', error));
   };
 
   /** The reply's blocks that auto-run now, written to the ledger before anything is sent. */
@@ -103,20 +103,30 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     for (const tracked of record.blocks) render(record, tracked);
   };
 
-  const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean): Promise<void> => {
+  /** `auto`: the blocks auto-run (claimed when the reply finished), not a Run click. */
+  const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean, auto = false): Promise<void> => {
     const conv = ctx.conversationKey();
     const units = groupRuns(blocks.map((b) => ({ index: b.index, kind: b.block.kind, raw: b.block.raw })));
     const stopsBefore = ctx.stopsMark();
     setState(record, blocks, 'queued');
     const results: string[] = [];
+    const notStarted = new Set<TrackedBlock>();
     const startedIn = ctx.epoch;
     // A block whose approval wait ran out answers "pending" in this reply's message and owes its real result: that
     // goes in after this message, however soon it is decided — never before the pending answer it replaces.
     let replyDelivered!: () => void;
     const reply: LaterResults = { epoch: startedIn, stopsBefore, after: new Promise<void>((resolve) => (replyDelivered = resolve)), owed: new Set() };
     try {
-      for (const unit of units) {
+      for (const [n, unit] of units.entries()) {
         const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
+        // The person pressed Stop (here or in another tab) while an earlier block of the reply ran: the blocks whose
+        // turn had not come are not started by themselves — their chips offer Run. (The first starts right after the
+        // claim, which read the Stops.)
+        if (auto && n > 0 && (await ctx.stoppedSince(stopsBefore))) {
+          setState(record, unitBlocks, 'ready', t('note.notStartedAfterStop'));
+          for (const b of unitBlocks) notStarted.add(b);
+          continue;
+        }
         const text = await runUnit(record, unit, unitBlocks, rerun, conv, reply);
         // A block cut off when its reply ended ran by hand as it stands: the chip shows the companion's answer, the
         // chat gets nothing (the model never finished writing it).
@@ -130,7 +140,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         if (text !== null) results.push(text);
       }
       const combined = combineResults(results);
-      if (combined && startedIn === ctx.epoch) await deliver(record, blocks, combined, stopsBefore);
+      if (combined && startedIn === ctx.epoch) await deliver(record, blocks.filter((b) => !notStarted.has(b)), combined, stopsBefore);
       // Blocks that still owe their real result deliver it later (runUnit); the rest are settled.
       // (A page stopped meanwhile — the site turned off — delivered nothing: the next page of the conversation owes it.)
       if (startedIn === ctx.epoch && !signal.aborted) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));

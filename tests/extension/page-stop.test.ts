@@ -719,6 +719,51 @@ describe('page: a ChatGPT turn written as several assistant messages (a tool ste
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(page.submitted).toEqual([]);
   });
+
+  it("the person stops the turn while the first message's first block runs: its next block is not started", async () => {
+    const page = chatgptPage();
+    const h = start(page as never, {
+      site: chatgpt,
+      pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70',
+      script: { respond: (_run, n) => ({ runId: `run-${n}`, status: n === 1 ? 'running' : 'done', resultText: `RESULT ${n}`, auditId: 'a' }) },
+    });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    const turn = document.createElement('section');
+    turn.setAttribute('data-testid', 'conversation-turn-2');
+    turn.setAttribute('data-turn', 'assistant');
+    turn.setAttribute('data-turn-id', 'turn-2');
+    const first = chatgptMessage('assistant', 'a-1');
+    turn.append(first);
+    page.setGenerating(true);
+    page.thread.append(turn);
+    await h.settle();
+    chatgptAnswer(first, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Then the folder.', { lang: 'mcp-request', code: LIST }, 'Then I will search.']);
+    h.clock.now += 50;
+    await h.settle();
+    const second = chatgptMessage('assistant', 'a-2');
+    turn.append(second);
+    chatgptAnswer(second, ['Searching for more']);
+    h.clock.now += 100;
+    await h.settle();
+    h.clock.now += 100;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    // The first block's long run ends after the Stop.
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'RESULT 1', auditId: 'a' } } });
+    await until(() => noteOf(chips()[0]) === t('note.insertedStopped'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
+    expect(page.submitted).toEqual([]);
+    expect(chips()[1]?.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(chips()[1]?.getAttribute('data-chatbridge-actions')).toBe('run');
+    expect(noteOf(chips()[1])).toBe(t('note.notStartedAfterStop'));
+  });
 });
 
 describe("page: DeepSeek's live send/stop icons (both a single <path>) while the person types the next message", () => {
