@@ -406,12 +406,12 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   const startRuntimeFeedback = (record: MessageRecord, blocks: TrackedBlock[], runId: string, reply: LaterResults): (() => void) => {
     let count = 0;
-    // The person pressing Stop since the run began (on the reply to a feedback, or any other) ends the feedback:
-    // nothing is sent after a Stop. The programs go on; their final result is typed in, not sent. So does going to
-    // another conversation: its chat box is not this run's.
+    // The person pressing Stop since the run began (on the reply to a feedback, or any other; in this tab or another
+    // of the conversation) ends the feedback: nothing is sent after a Stop. The programs go on; their final result is
+    // typed in, not sent. So does going to another conversation: its chat box is not this run's.
     const timer = setInterval(() => {
       void (async () => {
-        if (ctx.personStops !== reply.stopsBefore.count || ctx.epoch !== reply.epoch) {
+        if (ctx.epoch !== reply.epoch || (await ctx.stoppedSince(reply.stopsBefore))) {
           clearInterval(timer);
           return;
         }

@@ -507,6 +507,33 @@ describe("page: auto_coder's runtime feedback after the person pressed Stop", ()
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(h.page.submitted).toHaveLength(1);
   });
+
+  it('a Stop pressed in another tab of the conversation ends the feedback here too: none is typed in after it', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), {
+      area,
+      settings: { feedbackIntervalMs: 60 },
+      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), programs: [SERVE_PROGRAM] },
+    });
+    const answer = await begin(h);
+    await show(h, answer, [{ lang: 'json', code: SERVE_PLAN }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'first line\n', offset: 0 } });
+    await until(() => h.page.submitted.length === 1);
+    // The person stops the model's answer to that feedback in the conversation's other tab.
+    h.clock.now += 1_000;
+    await new RunLedger(area).markStopped('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8', 'p:9', h.clock.now);
+    h.clock.now += 100;
+    h.push({ type: 'event', event: { type: 'program-output', programId: 'p1', name: 'serve', stream: 'stdout', chunk: 'second\n', offset: 11 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toHaveLength(1);
+    expect(h.page.textarea.value).toBe('');
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.textarea.value === 'FINAL');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.page.submitted).toHaveLength(1);
+  });
 });
 
 describe('page: a stopped reply the site mounts again (virtual list, branch arrows)', () => {
