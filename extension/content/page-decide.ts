@@ -175,8 +175,8 @@ export interface ClaimInput {
 export interface ClaimOutcome {
   /** The blocks that auto-run now, in order (each recorded with the loop guard). */
   run: TrackedBlock[];
-  /** Blocks refused for a reason the chip says (loop guard, already ran). */
-  refused: Array<{ tracked: TrackedBlock; note: string | undefined; ranBefore: boolean }>;
+  /** Blocks refused for a reason the chip says (loop guard, already ran, held by a Stop). */
+  refused: Array<{ tracked: TrackedBlock; note: string | undefined; ranBefore: boolean; reason: 'loop-guard' | 'already-ran' | 'reply-stopped' }>;
 }
 
 /** DESIGN §6.2 over the ready blocks of a finished reply. */
@@ -205,12 +205,13 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       guard.record(conversation, signature);
     } else if (decision.reason === 'reply-stopped' && record.ending !== 'stopped') {
       // A block from before the Stop in a reply the person had the model continue: its chip says why it waits.
-      outcome.refused.push({ tracked, note: t('note.stopped'), ranBefore: tracked.ranBefore });
+      outcome.refused.push({ tracked, note: t('note.stopped'), ranBefore: tracked.ranBefore, reason: decision.reason });
     } else if (decision.reason === 'loop-guard' || decision.reason === 'already-ran') {
       outcome.refused.push({
         tracked,
         note: decision.detail ?? (decision.reason === 'already-ran' ? t('note.alreadyRan') : undefined),
         ranBefore: decision.reason === 'already-ran' || tracked.ranBefore,
+        reason: decision.reason,
       });
     }
   }

@@ -41,6 +41,9 @@ interface LaterResults {
 const RUN_POLL_MS = 3_000;
 const LONG_RUN_MS = 6 * 60 * 60_000;
 const LEDGER_LOCK_WAIT_MS = 3_000;
+/** How often, and how many times, a tab looks in the ledger for the run another tab started for a block. */
+const RUN_ID_POLL_MS = 250;
+const RUN_ID_TRIES = 20;
 
 export function createDispatcher(ctx: PageContext, show: Show, deliverer: Deliverer): Dispatcher {
   const { site, deps, bridge, ledger, signal, now, t, loopGuard } = ctx;
@@ -50,6 +53,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const runWaiters = new Map<string, Array<(run: RunResponse) => void>>();
   /** blocks whose POST /v1/run has not answered yet, with the request (Stop finds the run by it) */
   const unanswered = new WeakMap<TrackedBlock, RunRequest>();
+  /** Runs this page started (another tab's runs are shown in a chip; these are not another tab's). */
+  const startedHere = new Set<string>();
 
   const autoRunReply = async (record: MessageRecord): Promise<void> => {
     if (!record.blocks.some((b) => b.state === 'ready')) return;
@@ -86,11 +91,40 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       refused.tracked.note = refused.note;
       refused.tracked.ranBefore = refused.ranBefore;
       render(record, refused.tracked);
+      // Another tab of the conversation claimed it as this reply finished: its run is shown here as it goes.
+      if (refused.reason === 'already-ran') void showRunElsewhere(record, refused.tracked).catch((error: unknown) => ctx.reportOnce('following a run of another tab failed', error));
     }
     if (outcome.run.length === 0) return outcome.run;
     // Written before anything is sent: a reload or crash mid-run must never run these again.
     await ledger.add(conv, outcome.run.map((b) => b.key));
     return outcome.run;
+  };
+
+  /**
+   * A block of this live reply that another tab of the conversation claimed: its chip follows that tab's run (its
+   * approval card, Stop, result) and this tab puts nothing into the chat — that tab does. The other tab writes the
+   * run's id once the companion answered it, so it is looked for a few times.
+   */
+  const showRunElsewhere = async (record: MessageRecord, tracked: TrackedBlock): Promise<void> => {
+    const conv = ctx.conversationKey();
+    const startedIn = ctx.epoch;
+    let runId: string | undefined;
+    for (let tries = 0; !runId && tries < RUN_ID_TRIES; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, RUN_ID_POLL_MS));
+      if (signal.aborted || startedIn !== ctx.epoch || tracked.state !== 'ready') return;
+      runId = await ledger.runOf(conv, tracked.key);
+    }
+    // This tab's own earlier run (a reply regenerated with the same block): it already ran, here.
+    if (!runId || startedHere.has(runId)) return;
+    const run = await bridge.ask('get-run', { runId });
+    if (signal.aborted || startedIn !== ctx.epoch || tracked.state !== 'ready') return;
+    tracked.runId = runId;
+    setState(record, [tracked], 'running', t('note.ranElsewhere'));
+    if (run.status === 'pending') await showApproval(record, [tracked], run.pendingConfirmationId);
+    const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
+    if (!final || signal.aborted) return;
+    finish(record, [tracked], final);
+    show.note(record, [tracked], t('note.ranElsewhere'));
   };
 
   const markStoppedElsewhere = (record: MessageRecord): void => {
@@ -314,6 +348,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
     performance.mark('chatbridge:run-answered');
     for (const b of blocks) b.runId = response.runId;
+    startedHere.add(response.runId);
     ownRun(response.runId);
     // Until its result is in the chat, a reload of this tab owes it (resumeUndelivered).
     // Not awaited (the ledger orders its own writes): the result must not wait for storage.

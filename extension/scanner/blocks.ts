@@ -279,6 +279,8 @@ export interface LedgerLimits {
 
 const INDEX_KEY = 'ledger:index';
 const STOPPED_KEPT = 100;
+/** Block keys whose run is kept once delivered (runOf): another tab needs it only while the reply is new. */
+const RUNS_KEPT = 100;
 
 /**
  * Which blocks have run, per conversation, so a block runs once ever — across reloads, tabs and browser restarts.
@@ -327,7 +329,7 @@ export class RunLedger {
       .map(([id]) => id);
     for (const id of dropped) delete index[id];
     await this.area.set({ [own]: keys.slice(-this.limits.maxKeysPerConversation), [INDEX_KEY]: index });
-    if (dropped.length > 0) await this.area.remove(dropped.flatMap((id) => [conversationKey(id), pendingKey(id), stoppedKey(id)]));
+    if (dropped.length > 0) await this.area.remove(dropped.flatMap((id) => [conversationKey(id), pendingKey(id), stoppedKey(id), runsKey(id)]));
   }
 
   /**
@@ -368,11 +370,30 @@ export class RunLedger {
     return out;
   }
 
-  /** `startedAt`: when the run began (Date.now), so a page that follows it after a reload counts the Stops since. */
+  /**
+   * `startedAt`: when the run began (Date.now), so a page that follows it after a reload counts the Stops since. The
+   * run's id is also kept after its result reached the chat (runOf): another tab shows the run it did not start.
+   */
   startedRun(conversationId: string, keys: string[], runId: string, ending: ReplyEnding = 'normal', startedAt?: number): Promise<void> {
-    return this.updatePending(conversationId, (pending) => {
-      for (const key of keys) pending[key] = startedAt === undefined ? { runId, ending } : { runId, ending, startedAt };
+    return this.serialize(async () => {
+      await this.changePending(conversationId, (pending) => {
+        for (const key of keys) pending[key] = startedAt === undefined ? { runId, ending } : { runId, ending, startedAt };
+      });
+      const own = runsKey(conversationId);
+      const runs = stringRecord((await this.area.get([own]))[own]);
+      for (const key of keys) {
+        delete runs[key];
+        runs[key] = runId;
+      }
+      const kept = Object.keys(runs).slice(-RUNS_KEPT);
+      await this.area.set({ [own]: Object.fromEntries(kept.map((key) => [key, runs[key]!])) });
     });
+  }
+
+  /** The run a block key was last run as (startedRun), if the ledger still knows it. */
+  async runOf(conversationId: string, key: string): Promise<string | undefined> {
+    const own = runsKey(conversationId);
+    return stringRecord((await this.area.get([own]))[own])[key];
   }
 
   delivered(conversationId: string, keys: string[]): Promise<void> {
@@ -382,14 +403,16 @@ export class RunLedger {
   }
 
   private updatePending(conversationId: string, change: (pending: Record<string, PendingRun>) => void): Promise<void> {
-    return this.serialize(async () => {
-      const pending = await this.pendingRuns(conversationId);
-      change(pending);
-      const keys = Object.keys(pending);
-      if (keys.length === 0) await this.area.remove([pendingKey(conversationId)]);
-      // Bounded like the ledger itself: the newest entries are kept.
-      else await this.area.set({ [pendingKey(conversationId)]: Object.fromEntries(keys.slice(-this.limits.maxKeysPerConversation).map((k) => [k, storedPendingRun(pending[k]!)])) });
-    });
+    return this.serialize(() => this.changePending(conversationId, change));
+  }
+
+  private async changePending(conversationId: string, change: (pending: Record<string, PendingRun>) => void): Promise<void> {
+    const pending = await this.pendingRuns(conversationId);
+    change(pending);
+    const keys = Object.keys(pending);
+    if (keys.length === 0) await this.area.remove([pendingKey(conversationId)]);
+    // Bounded like the ledger itself: the newest entries are kept.
+    else await this.area.set({ [pendingKey(conversationId)]: Object.fromEntries(keys.slice(-this.limits.maxKeysPerConversation).map((k) => [k, storedPendingRun(pending[k]!)])) });
   }
 
   private serialize(change: () => Promise<void>): Promise<void> {
@@ -401,6 +424,14 @@ export class RunLedger {
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((k): k is string => typeof k === 'string') : [];
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+  }
+  return out;
 }
 
 function numberRecord(value: unknown): Record<string, number> {
@@ -461,6 +492,10 @@ function conversationKey(conversationId: string): string {
 
 function stoppedKey(conversationId: string): string {
   return `ledger:s:${conversationId}`;
+}
+
+function runsKey(conversationId: string): string {
+  return `ledger:u:${conversationId}`;
 }
 
 function pendingKey(conversationId: string): string {

@@ -247,6 +247,22 @@ describe('run ledger', () => {
     expect(area.data.has('ledger:r:c')).toBe(false);
   });
 
+  it("keeps the run of the newest 100 block keys after their results were delivered, and drops them with the conversation", async () => {
+    const area = memoryArea();
+    let clock = 0;
+    const ledger = new RunLedger(area, { maxKeysPerConversation: 1000, maxConversations: 1 }, () => ++clock);
+    await ledger.add('a', ['k0']);
+    await ledger.startedRun('a', ['k0'], 'run-0');
+    await ledger.delivered('a', ['k0']);
+    expect(await new RunLedger(area).runOf('a', 'k0')).toBe('run-0');
+    for (let i = 1; i <= 100; i++) await ledger.startedRun('a', [`k${i}`], `run-${i}`);
+    expect(await ledger.runOf('a', 'k0')).toBeUndefined();
+    expect(await ledger.runOf('a', 'k1')).toBe('run-1');
+    expect(await ledger.runOf('a', 'k100')).toBe('run-100');
+    await ledger.add('b', ['k']);
+    expect(area.data.has('ledger:u:a')).toBe(false);
+  });
+
   it('keeps the newest 100 Stops of a conversation with their times, across instances, and drops them with the conversation', async () => {
     const area = memoryArea();
     let clock = 0;

@@ -153,7 +153,7 @@ describe('claimBlocks: DESIGN §6.2 over a finished reply', () => {
     const key = record.blocks[0]!.key;
     const outcome = claimBlocks({ settings: ON, record, ran: new Set([key]), guard: new LoopGuard(), conversation: 'c' });
     expect(outcome.run).toEqual([]);
-    expect(outcome.refused).toEqual([{ tracked: record.blocks[0], note: 'already ran before', ranBefore: true }]);
+    expect(outcome.refused).toEqual([{ tracked: record.blocks[0], note: 'already ran before', ranBefore: true, reason: 'already-ran' }]);
   });
 
   it('the loop guard refuses the same call a fourth time in a row and says why', () => {

@@ -286,6 +286,49 @@ describe('page: a reply the person stopped', () => {
     expect(other.page.submitted).toEqual([]);
   });
 
+  it("a reply another tab of the conversation ran: this tab shows that run's result in the chip, and puts nothing into the chat", async () => {
+    const area = memoryArea();
+    const conversation = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    const h = start(buildPage(), { area, script: { getRun: (runId) => ({ runId, status: 'done', resultText: 'RESULT FROM THE OTHER TAB', auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    // The other tab decided the reply first: it claimed the block, ran it and already put its result into the chat.
+    const key = chips()[0]!.getAttribute('data-chatbridge-key')!;
+    const other = new RunLedger(area);
+    await other.add(conversation, [key]);
+    await other.startedRun(conversation, [key], 'run-9', 'normal', h.clock.now);
+    await other.delivered(conversation, [key]);
+    await end(h);
+    const block = () => h.ctl.records().flatMap((r) => r.blocks)[0];
+    await until(() => block()?.preview === 'RESULT FROM THE OTHER TAB');
+    expect(chips()[0]?.getAttribute('data-chatbridge-state')).toBe('done');
+    expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('rerun');
+    expect(noteOf(chips()[0])).toBe(t('note.ranElsewhere'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.state()).toBe('');
+    expect(h.page.submitted).toEqual([]);
+  });
+
+  it('a reply regenerated in place that writes the block this tab already ran: "already ran", not another tab\'s run', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area, script: { getRun: (runId) => ({ runId, status: 'done', resultText: `RESULT OF ${runId}`, auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    // Regenerate: the site writes the reply again from the start in the same message, with the same block.
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me']);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => noteOf(chips()[0]) === t('note.alreadyRan'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(noteOf(chips()[0])).toBe(t('note.alreadyRan'));
+    expect(h.runs).toHaveLength(1);
+    expect(h.page.submitted).toHaveLength(1);
+  });
+
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
     const h = start(buildPage(), { script: { respond: failed('PARSE_ERROR: mcp-request is not JSON') } });
     const answer = await begin(h);
