@@ -3,10 +3,14 @@ import { defineSite, firstMatch, plainText, positionKey, type MessageRole } from
 /*
  * Any other site the person enables from the popup. Without knowledge of the page it reads code blocks (`pre`) inside
  * anything that looks like a message, uses the last visible textarea/contenteditable as the editor, and has no
- * "generating" signal, so a reply counts as finished once its text is stable (scanner: 1.5 s).
+ * "generating" signal, so a reply counts as finished once its text is stable (scanner: 1.5 s). A button named "stop"
+ * is taken for the page's stop control.
  */
 
 const MESSAGE_SELECTOR = '[data-message-author-role], [data-role], [data-author], article, [class*="message" i]';
+
+/** "Stop", "Stop generating", "stop-button", "stopResponse" — not "desktop". */
+const STOP_NAME = /(?:^|[^a-z])stop/i;
 
 function roleOf(el: Element): MessageRole {
   const described = [
@@ -49,6 +53,14 @@ export const generic = defineSite({
     return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
   },
   isGenerating: () => undefined,
+  // A button named "stop" (as the send button is guessed by its name); the last one, as the chat box is the last one.
+  // A button named so for something else only keeps the reply it stopped from running by itself; Run still works.
+  stopControl(doc) {
+    const named = Array.from(doc.querySelectorAll<HTMLElement>('button, [role="button"]')).filter((button) =>
+      STOP_NAME.test(['aria-label', 'title', 'data-testid'].map((name) => button.getAttribute(name) ?? '').join(' ')),
+    );
+    return named[named.length - 1] ?? null;
+  },
   conversationId(location) {
     return location.pathname.length > 1 ? location.pathname : null;
   },

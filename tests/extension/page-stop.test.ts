@@ -4,7 +4,7 @@ import { t } from '../../extension/ui/i18n';
 import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
 import { RunLedger } from '../../extension/scanner/blocks';
-import { chatgpt } from '../../extension/sites';
+import { chatgpt, generic } from '../../extension/sites';
 import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, memoryArea, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
@@ -1055,5 +1055,94 @@ describe('page: a stopped ChatGPT reply the person has the model continue (messa
     await finish();
     await until(() => page.submitted.length === 1);
     expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+  });
+});
+
+describe('page: a site the person enabled that has no module of its own (the generic adapter)', () => {
+  /** A plain chat page: articles for messages, a textarea, a send button, and a Stop button while a reply streams. */
+  function plainPage(): { thread: HTMLElement; textarea: HTMLTextAreaElement; submitted: string[]; setGenerating(on: boolean): void; stop(): HTMLElement | null } {
+    const thread = document.createElement('main');
+    const form = document.createElement('form');
+    const textarea = document.createElement('textarea');
+    const send = document.createElement('button');
+    send.type = 'submit';
+    send.setAttribute('aria-label', 'Send');
+    const stop = document.createElement('button');
+    stop.type = 'button';
+    stop.setAttribute('aria-label', 'Stop generating');
+    stop.textContent = '■';
+    const submitted: string[] = [];
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      submitted.push(textarea.value);
+      textarea.value = '';
+    });
+    form.append(textarea, send);
+    // Another button whose name holds the word only inside another word.
+    const app = Object.assign(document.createElement('button'), { type: 'button' });
+    app.setAttribute('aria-label', 'Open the desktop app');
+    document.body.replaceChildren(thread, form, app);
+    return {
+      thread,
+      textarea,
+      submitted,
+      setGenerating(on) {
+        if (on) form.append(stop);
+        else stop.remove();
+      },
+      stop: () => (stop.isConnected ? stop : null),
+    };
+  }
+
+  function article(role: 'user' | 'assistant', text = ''): HTMLElement {
+    const el = document.createElement('article');
+    el.setAttribute('data-role', role);
+    el.textContent = text;
+    return el;
+  }
+
+  function reply(el: HTMLElement, prose: string, code?: string): void {
+    el.replaceChildren(Object.assign(document.createElement('p'), { textContent: prose }));
+    if (code === undefined) return;
+    const pre = document.createElement('pre');
+    const codeEl = document.createElement('code');
+    codeEl.className = 'language-mcp-request';
+    codeEl.textContent = code;
+    pre.append(codeEl);
+    el.append(pre);
+  }
+
+  it('a trusted click on the page\'s Stop button stops the reply: nothing runs, nothing is sent', async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    // The person sends a question (Enter in the box); the reply streams in.
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'read it'));
+    page.setGenerating(true);
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    answer.append(Object.assign(document.createElement('p'), { textContent: 'While that runs, let me expl' }));
+    h.clock.now += 300;
+    await h.settle();
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toEqual([]);
+    expect(page.submitted).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
 });
