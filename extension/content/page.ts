@@ -113,6 +113,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
    * the time tells the reply (page-decide.ts stoppedElsewhere).
    */
   const shareStop = (messageKey: string, at: number): void => {
+    // A chat without an id yet is open in this tab only: another tab's new chat, under the same stand-in key, is
+    // another conversation.
+    if (ctx.conversation === null) return;
     void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
   };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs

@@ -329,6 +329,25 @@ describe('page: a reply the person stopped', () => {
     expect(h.page.submitted).toHaveLength(1);
   });
 
+  it("a Stop pressed in another tab's new chat (neither has a conversation id yet) does not stop this one's reply", async () => {
+    const area = memoryArea();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
+    const here = start(buildPage(), { area, pathname: '/' });
+    const answer = await begin(here);
+    await show(here, answer, parts);
+    pressStop(here);
+    await end(here);
+    stopPages();
+
+    // Another tab, another new chat, at the same time: another conversation.
+    const other = start(buildPage(), { area, pathname: '/' });
+    const reply = await begin(other);
+    await show(other, reply, [{ lang: 'mcp-request', code: LIST }]);
+    await end(other);
+    await until(() => other.page.submitted.length === 1);
+    expect(other.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+  });
+
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
     const h = start(buildPage(), { script: { respond: failed('PARSE_ERROR: mcp-request is not JSON') } });
     const answer = await begin(h);
