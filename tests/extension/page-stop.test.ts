@@ -348,6 +348,27 @@ describe('page: a reply the person stopped', () => {
     expect(other.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
 
+  it("a block another tab's new chat ran is not shown as this new chat's run (both have no conversation id yet)", async () => {
+    const area = memoryArea();
+    const script = { getRun: (runId: string): RunResponse => ({ runId, status: 'done', resultText: `RESULT OF ${runId}`, auditId: 'a' }) };
+    const here = start(buildPage(), { area, pathname: '/', script });
+    const answer = await begin(here);
+    await show(here, answer, [{ lang: 'mcp-request', code: READ }]);
+    await end(here);
+    await until(() => here.page.submitted.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stopPages();
+
+    const other = start(buildPage(), { area, pathname: '/', script });
+    const reply = await begin(other);
+    await show(other, reply, [{ lang: 'mcp-request', code: READ }]);
+    await end(other);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(chips()[0]?.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(noteOf(chips()[0])).not.toBe(t('note.ranElsewhere'));
+    expect(other.page.submitted).toEqual([]);
+  });
+
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {
     const h = start(buildPage(), { script: { respond: failed('PARSE_ERROR: mcp-request is not JSON') } });
     const answer = await begin(h);
