@@ -243,8 +243,8 @@ export function chipView(
     if (tracked.block.unfenced) note = t('note.unfenced');
     else if (holdsHidden(tracked.block.raw)) note = t('note.hidden');
     else if (tracked.cut) note = t(record.ending === 'stopped' ? 'note.stoppedInBlock' : 'note.endedInBlock');
-    else if (record.origin === 'history') note = t('note.history');
     else if (record.ending === 'stopped') note = t('note.stopped');
+    else if (record.origin === 'history') note = t('note.history');
     else if (record.ending === 'cut') note = t('note.endedEarly');
     else if (!autoRun()) note = t('note.autoRunOff');
   }

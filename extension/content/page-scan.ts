@@ -29,6 +29,12 @@ export interface Scanner {
   placeChips(record: MessageRecord): void;
   /** A reply being decided: its outlined blocks are read in full (parsed) from the markdown the last scan saw. */
   readInFull(record: MessageRecord): void;
+  /**
+   * A reply from before the page loaded (or the conversation was opened) that the person stopped, as the ledger keeps
+   * it by the site's message id (in ctx.stops): stopped — its chips say so, and Run types a result in without sending
+   * it. Whether it was marked now.
+   */
+  recallStop(record: MessageRecord): boolean;
   /** Candidates become live (or stop being watched) by the site's generating signal. */
   updateOrigins(): void;
   /** A route change to another conversation makes every record history; a new chat getting its id does not. */
@@ -164,11 +170,24 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal' && record.handledMarkdown !== serialized.markdown) record.ending = 'normal';
     if (record.origin === 'live') active.add(record);
+    recallStop(record);
     // A live reply is being written until it is decided: its blocks are only outlined (kind, place, complete or
     // not) on each rescan, never parsed — that was most of a rescan's cost, paid every few streamed tokens. They are
     // read in full once, when the reply is decided (readInFull); nothing auto-runs before that, and a Run click
     // sends the block's text, which the companion parses anyway.
     placeBlocks(record, serialized, record.origin === 'live' && record.handledMarkdown !== serialized.markdown, chips);
+  };
+
+  const recallStop: Scanner['recallStop'] = (record) => {
+    if (record.origin !== 'history' || record.role !== 'assistant' || record.ending !== 'normal' || record.markdown === null) return false;
+    const key = ctx.messageKeyOf(record);
+    // A position may name another message now.
+    const stop = isPositionKey(key) ? undefined : ctx.stops.get(key);
+    if (!stop) return false;
+    record.stop = stop;
+    record.ending = 'stopped';
+    record.handledMarkdown = record.markdown;
+    return true;
   };
 
   const readInFull: Scanner['readInFull'] = (record) => {
@@ -328,7 +347,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (liveChanged) hooks.liveChanged(changes.at);
   };
 
-  return { track, scan, placeChips, readInFull, updateOrigins, checkConversation, onChanges };
+  return { track, scan, placeChips, readInFull, recallStop, updateOrigins, checkConversation, onChanges };
 }
 
 /** A block refused only for naming a tool of the person's MCP servers is not faulty: the companion runs it. */

@@ -6,7 +6,7 @@ import { observeMessages } from '../scanner/observe';
 import { runInSlices, yieldToPage } from '../scanner/slices';
 import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
-import type { SiteMessage } from '../sites/define-site';
+import { isPositionKey, type SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
 import { holdStopped, isUndecided, replyEnding } from './page-decide';
 import { createDeliverer } from './page-deliver';
@@ -117,6 +117,16 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     // another conversation.
     if (ctx.conversation === null) return;
     void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+  };
+  // Replies the person stopped before this page (or before the conversation was opened), by the site's own message ids
+  // (a position may name another message now): still stopped here (page-scan.ts recallStop).
+  const recallStops = async (): Promise<void> => {
+    if (ctx.conversation === null) return;
+    const epoch = ctx.epoch;
+    const stops = await ctx.ledger.stops(ctx.conversationKey());
+    if (epoch !== ctx.epoch || signal.aborted) return;
+    for (const stop of stops) if (!isPositionKey(stop.key) && !ctx.stops.has(stop.key)) ctx.stops.set(stop.key, { at: stop.at, by: 'control' });
+    for (const record of records.values()) if (scanner.recallStop(record)) for (const tracked of record.blocks) show.render(record, tracked);
   };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs
   // nor auto-submits (page-decide.ts replyEnding).
@@ -240,6 +250,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       firstScanDone = true;
       performance.measure('chatbridge:first-scan', { start: scanStart, end: performance.now() });
       if (signal.aborted) return;
+      void recallStops().catch((error: unknown) => ctx.reportOnce('reading the run ledger failed', error));
       void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a reload failed', error));
     },
     (error: unknown) => {
@@ -280,6 +291,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     // while the person was elsewhere — are delivered now, as after a reload.
     if (resumedEpoch !== ctx.epoch && now() - ctx.switchedAt > SWITCH_GRACE_MS) {
       resumedEpoch = ctx.epoch;
+      void recallStops().catch((error: unknown) => ctx.reportOnce('reading the run ledger failed', error));
       void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a conversation switch failed', error));
     }
     scanner.updateOrigins();
