@@ -106,6 +106,13 @@ export function mcpRoute(deps: {
   }
 
   return async (c) => {
+    // Stateless, every answer goes back on its own POST: a GET's event stream could never carry anything. Opened and
+    // closed at once, it read as a dropped connection to the SDK's client, which opened it again every second for as
+    // long as it stayed connected; 405 is how the spec says the endpoint offers none, and the client then stops asking.
+    if (c.req.method === 'GET') {
+      const error = { code: -32000, message: 'Method not allowed: this server offers no event stream; send requests with POST' };
+      return c.json({ jsonrpc: '2.0', error, id: null }, 405, { Allow: 'POST, DELETE' });
+    }
     const parsedBody = await readJsonBody(c);
     const server = createServer();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -120,7 +127,7 @@ export function mcpRoute(deps: {
     // JSON mode: a POST's answer is complete once handleRequest resolves, and its server and transport hold no timer,
     // stream or pending handler after it; they are dropped with the request. close() would only clear their maps and
     // build a "connection closed" error for nobody — ~0.1 ms of CPU per call (driver, 3 × 1000 /mcp reads each way).
-    // Anything else (a GET's event stream) is closed as before.
+    // Anything else (a DELETE, a POST answered with an event stream) is closed as before.
     if (c.req.method !== 'POST' || response.headers.get('content-type')?.includes('text/event-stream')) void server.close();
     return response;
   };

@@ -157,3 +157,42 @@ describe('/mcp bodies the transport refuses', () => {
     expect((await post(big)).status).toBe(413);
   });
 });
+
+// Stateless: every answer goes back on its own POST, so there is no event stream to offer on a GET. One opened and
+// closed at once read as a dropped connection to the SDK's client, which opened it again and again for as long as it
+// stayed connected (every second with its default delays).
+describe('/mcp GET', () => {
+  it('is 405 allowing POST, so a connected SDK client asks for an event stream once and never again', async () => {
+    const gets: number[] = [];
+    const c = new Client({ name: 'conformance-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${world.token}` } },
+      // the client's default waits 1 s before opening the stream again; 20 ms shows the same in a short test
+      reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 20, reconnectionDelayGrowFactor: 1, maxRetries: 2 },
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (init?.method === 'GET') gets.push(response.status);
+        return response;
+      },
+    });
+    await c.connect(transport);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(gets).toEqual([405]);
+      // still connected and answering
+      expect((await c.callTool({ name: 'fs.ls', arguments: { path: world.root } })).isError).toBeFalsy();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('answers 405 with an Allow header and a JSON-RPC error, and still needs the token', async () => {
+    const get = (token: string) =>
+      fetch(`http://127.0.0.1:${served.port}/mcp`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    const response = await get(world.token);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST, DELETE');
+    expect(((await response.json()) as { error: { code: number; message: string } }).error.message).toMatch(/no event stream/);
+    expect((await get(world.token + 'x')).status).toBe(401);
+  });
+});
