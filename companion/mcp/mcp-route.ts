@@ -109,7 +109,8 @@ export function mcpRoute(deps: {
     // Stateless, every answer goes back on its own POST: a GET's event stream could never carry anything. Opened and
     // closed at once, it read as a dropped connection to the SDK's client, which opened it again every second for as
     // long as it stayed connected; 405 is how the spec says the endpoint offers none, and the client then stops asking.
-    if (c.req.method === 'GET') {
+    // Every other method the transport does not take gets the same answer, so no 405 names GET as allowed.
+    if (c.req.method !== 'POST' && c.req.method !== 'DELETE') {
       const error = { code: -32000, message: 'Method not allowed: this server offers no event stream; send requests with POST' };
       return c.json({ jsonrpc: '2.0', error, id: null }, 405, { Allow: 'POST, DELETE' });
     }

@@ -194,5 +194,10 @@ describe('/mcp GET', () => {
     expect(response.headers.get('allow')).toBe('POST, DELETE');
     expect(((await response.json()) as { error: { code: number; message: string } }).error.message).toMatch(/no event stream/);
     expect((await get(world.token + 'x')).status).toBe(401);
+    // no other method's 405 says GET is allowed
+    for (const method of ['HEAD', 'PUT', 'PATCH', 'OPTIONS']) {
+      const other = await fetch(`http://127.0.0.1:${served.port}/mcp`, { method, headers: { authorization: `Bearer ${world.token}` } });
+      expect([method, other.status, other.headers.get('allow')]).toEqual([method, 405, 'POST, DELETE']);
+    }
   });
 });
