@@ -371,8 +371,17 @@ export async function openForRead(resolved: string, policy: GuardPolicy): Promis
 // O_NONBLOCK: opening a FIFO planted in the workspace must not hang the companion (it is refused below).
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
+/** What a read says of a FIFO, socket or device: it is never read (a FIFO would wait for a writer, a device never end). */
+function notRegularFile(resolved: string): ToolError {
+  return new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is not a regular file (a FIFO, socket or device), so it is not read`, {
+    path: resolved,
+  });
+}
+
 function refusedOpen(error: unknown, resolved: string): never {
   if (isMissing(error)) throw new ToolError('NOT_FOUND', `path ${JSON.stringify(resolved)} does not exist`, { path: resolved });
+  // open(2) of a Unix socket fails with ENXIO
+  if (errnoOf(error) === 'ENXIO') throw notRegularFile(resolved);
   if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
     throw new ToolError('FORBIDDEN', `path ${JSON.stringify(resolved)} became a symlink after it was checked`, { path: resolved });
   }
@@ -388,11 +397,7 @@ function refusedOpen(error: unknown, resolved: string): never {
  */
 async function checkOpened(fd: number, resolved: string, policy: GuardPolicy): Promise<Stats> {
   const stat = await fstatFile(fd);
-  if (!stat.isFile() && !stat.isDirectory()) {
-    throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is not a regular file (a FIFO, socket or device), so it is not read`, {
-      path: resolved,
-    });
-  }
+  if (!stat.isFile() && !stat.isDirectory()) throw notRegularFile(resolved);
   const actual = openedLink(fd) ?? (await openedPathByInode(resolved, stat));
   if (actual !== resolved || !rootOf(actual, policy.roots)) {
     throw new ToolError(

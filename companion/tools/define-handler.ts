@@ -72,19 +72,22 @@ export async function readGuardedWithStat(resolved: string, policy: Policy): Pro
   const { fd, stat } = await openFdForReadWithStat(resolved, policy);
   try {
     if (stat.isDirectory()) throw new ToolError('INVALID_INPUT', `${JSON.stringify(resolved)} is a directory, not a file`, { path: resolved });
-    if (stat.size > policy.limits.maxFileBytes) {
-      throw new ToolError(
-        'LIMIT_EXCEEDED',
-        `${JSON.stringify(resolved)} is ${stat.size} bytes, over the limit of ${policy.limits.maxFileBytes} bytes (limits.maxFileBytes)`,
-        { path: resolved },
-      );
-    }
+    assertWithinFileLimit(resolved, stat.size, policy);
     return { bytes: await readKnownSize(fd, stat.size, policy.limits.maxFileBytes, resolved), stat };
   } finally {
     await closeFile(fd);
   }
 }
 
+/** A file over limits.maxFileBytes is never read, whichever tool names it (a sparse file may say it is 100 GB). */
+export function assertWithinFileLimit(resolved: string, size: number, policy: Pick<Policy, 'limits'>): void {
+  if (size <= policy.limits.maxFileBytes) return;
+  throw new ToolError(
+    'LIMIT_EXCEEDED',
+    `${JSON.stringify(resolved)} is ${size} bytes, over the limit of ${policy.limits.maxFileBytes} bytes (limits.maxFileBytes)`,
+    { path: resolved },
+  );
+}
 
 /**
  * The file's bytes, read with the size the descriptor's stat gave — one read(2) for a file that did not change,

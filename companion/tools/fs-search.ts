@@ -1,11 +1,12 @@
 import { ToolError } from '../../shared/errors';
 import { fsSearch } from '../../shared/tools/fs-search';
+import { lstatMaybe } from '../fsx/fs-calls';
 import { searchFiles, type SearchBackend, type SearchHit } from '../fsx/search';
 import { linesHoldingLiterals } from '../fsx/search/literal-lines';
 import { deniedBy } from '../policy/path-guard';
 import { mapSecrets, needsWholeText, spanningLiterals } from '../policy/redact';
 import type { Policy } from '../policy/schema';
-import { capText, defineHandler, readGuarded, resolvePath, resolvePathNow } from './define-handler';
+import { assertWithinFileLimit, capText, defineHandler, readGuarded, resolvePath, resolvePathNow } from './define-handler';
 
 const MAX_LINE_CHARS = 500;
 /** Hit files read at once to show their lines. */
@@ -182,6 +183,24 @@ function formatHits(hits: SearchHit[], files: Map<string, HitFile>, contextLines
   return groups.join('\n--\n');
 }
 
+/**
+ * A search starts at a directory or at one regular file within limits.maxFileBytes, as fs.read reads. ripgrep applies
+ * its --max-filesize only to the files its walk finds, not to one named on its command line: a sparse file that says
+ * it is 100 GB was read whole (minutes of a core) for its hits to be dropped afterwards for its size. A FIFO, socket or
+ * device is neither, and no backend reads it.
+ */
+async function assertSearchable(start: string, policy: Policy): Promise<void> {
+  const stat = await lstatMaybe(start);
+  if (stat === undefined) throw new ToolError('NOT_FOUND', `path ${JSON.stringify(start)} does not exist`, { path: start });
+  if (stat.isDirectory()) return;
+  if (!stat.isFile()) {
+    throw new ToolError('INVALID_INPUT', `${JSON.stringify(start)} is not a regular file or a directory (a FIFO, socket or device), so it is not searched`, {
+      path: start,
+    });
+  }
+  assertWithinFileLimit(start, stat.size, policy);
+}
+
 export const fsSearchHandler = defineHandler({
   contract: fsSearch,
   async plan(args, ctx) {
@@ -194,6 +213,7 @@ export const fsSearchHandler = defineHandler({
   async run(args, ctx) {
     // ripgrep's cwd and the JS walk follow the path as it is now, so it is resolved now (not carried from plan)
     const start = await resolvePathNow(args.path, ctx, { mustExist: true });
+    await assertSearchable(start, ctx.policy);
     if (args.regex) {
       try {
         new RegExp(args.query);
