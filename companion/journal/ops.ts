@@ -7,6 +7,7 @@ import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAto
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
 import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
 import { sha256File, shownSha256 } from '../fsx/sha256';
+import { assertWithinFileLimit } from '../policy/file-limit';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
 import { bytesHoldSecret } from '../policy/redact';
@@ -85,8 +86,12 @@ async function makeDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
   }
 }
 
-/** The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). */
-async function readNoFollow(p: string): Promise<Buffer> {
+/**
+ * The bytes of a regular file, opened without following a symlink at the end (the before-image of a change). With
+ * `policy`, a file over limits.maxFileBytes is refused before any of it is read: a before-image is held whole in
+ * memory and kept in the journal, and with no card (writes auto) nothing else had read it through the limit.
+ */
+async function readNoFollow(p: string, policy?: Pick<Policy, 'limits'>): Promise<Buffer> {
   // The path was just resolved and lstat'd, so opening it reads no disk, nor do fstat of the descriptor and closing
   // it; all follow the io-mode rule (fs-calls.ts)
   const fd = await openFile(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -96,6 +101,7 @@ async function readNoFollow(p: string): Promise<Buffer> {
     if (!stat.isFile()) {
       throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
     }
+    if (policy) assertWithinFileLimit(p, size, policy, '; its before-image would be kept for undo, so it is not changed');
     return await readWhole(fd, size);
   } finally {
     await closeFile(fd);
@@ -132,7 +138,7 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   await assertUnchanged(dir, rt.policy);
   const stat = await lstatMaybe(target);
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${json(target)} is a directory; fs.write writes files`, { path: target });
-  const existing = stat ? await readNoFollow(target) : undefined;
+  const existing = stat ? await readNoFollow(target, rt.policy) : undefined;
   if (op.expectedSha256 !== undefined) {
     // a file that holds a secret is known by its keyed digest only: its sha256 would be an offline oracle for the
     // secret, shown here or confirmed by a guess that matches

@@ -11,6 +11,7 @@ import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
 import { readFd } from '../fsx/fd';
 import { closeFile, lstatMaybe, readWhole } from '../fsx/fs-calls';
+import { assertWithinFileLimit } from '../policy/file-limit';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
@@ -77,16 +78,6 @@ export async function readGuardedWithStat(resolved: string, policy: Policy): Pro
   } finally {
     await closeFile(fd);
   }
-}
-
-/** A file over limits.maxFileBytes is never read, whichever tool names it (a sparse file may say it is 100 GB). */
-export function assertWithinFileLimit(resolved: string, size: number, policy: Pick<Policy, 'limits'>): void {
-  if (size <= policy.limits.maxFileBytes) return;
-  throw new ToolError(
-    'LIMIT_EXCEEDED',
-    `${JSON.stringify(resolved)} is ${size} bytes, over the limit of ${policy.limits.maxFileBytes} bytes (limits.maxFileBytes)`,
-    { path: resolved },
-  );
 }
 
 /**

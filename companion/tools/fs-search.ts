@@ -3,10 +3,11 @@ import { fsSearch } from '../../shared/tools/fs-search';
 import { lstatMaybe } from '../fsx/fs-calls';
 import { searchFiles, type SearchBackend, type SearchHit } from '../fsx/search';
 import { linesHoldingLiterals } from '../fsx/search/literal-lines';
+import { assertWithinFileLimit } from '../policy/file-limit';
 import { deniedBy } from '../policy/path-guard';
 import { mapSecrets, needsWholeText, spanningLiterals } from '../policy/redact';
 import type { Policy } from '../policy/schema';
-import { assertWithinFileLimit, capText, defineHandler, readGuarded, resolvePath, resolvePathNow } from './define-handler';
+import { capText, defineHandler, readGuarded, resolvePath, resolvePathNow } from './define-handler';
 
 const MAX_LINE_CHARS = 500;
 /** Hit files read at once to show their lines. */

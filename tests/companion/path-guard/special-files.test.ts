@@ -8,11 +8,21 @@
  * refused at once, naming the path and the rule (real companion, both search backends).
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import {
+  context,
+  journalEntries,
+  makeWorkspace,
+  mcpRequestBlock,
+  parseMcpResponse,
+  postBlock,
+  startCompanionProcess,
+  type CompanionProcess,
+  type Workspace,
+} from '../load/live-companion';
 
 const HUNDRED_GB = 100 * 1024 ** 3;
 const TEN_MB = 10 * 1024 * 1024;
@@ -72,5 +82,64 @@ describe.each(['auto', 'js'] as const)('attack: special files inside a root (rea
     const error = await refusal('fs.read', { path });
     expect(error?.data?.code).toBe('INVALID_INPUT');
     expect(error?.message).toContain(`${JSON.stringify(path)} is not a regular file (a FIFO, socket or device), so it is not read`);
+  });
+});
+
+/**
+ * Attack, where writes are `auto`: overwriting a file larger than limits.maxFileBytes. A card would have refused it
+ * (its diff reads the file through the limit), but without one the journal read the whole file for its before-image
+ * first: a sparse 1.5 GB file took 10 s, 1.7 GB of the companion's memory and 1.6 GB of the data dir, and a 100 GB
+ * one failed as an internal error with Node's buffer message. The journal now refuses a file over the limit before
+ * reading it, whoever asks for the write, and nothing is changed.
+ */
+describe('attack: overwriting a file over limits.maxFileBytes where writes are auto (real companion)', { timeout: 90_000 }, () => {
+  const ONE_MB = 1024 * 1024;
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+  const post = async (tool: string, args: Record<string, unknown>) => {
+    n++;
+    return postBlock(companion, 'mcp-request', mcpRequestBlock(`w${n}`, tool, args), context('conv-large', `m${n}`));
+  };
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-large-write-');
+    for (const [name, size] of [['disk.img', HUNDRED_GB], ['data.bin', 20 * ONE_MB], ['table.bin', 20 * ONE_MB]] as const) {
+      writeFileSync(join(ws.root, name), '');
+      truncateSync(join(ws.root, name), size);
+    }
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: { modes: { write: 'auto' }, limits: { maxFileBytes: ONE_MB } } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  /** No change of this path was applied (a refused change is in the journal as rolled back). */
+  const applied = async (path: string) => (await journalEntries(companion)).filter((entry) => entry.paths.includes(path) && entry.state === 'applied');
+
+  it.each([
+    ['disk.img', HUNDRED_GB],
+    ['data.bin', 20 * ONE_MB],
+  ] as const)('fs.write over %s is refused for its size before it is read; the file is as it was', async (name, size) => {
+    const path = join(ws.root, name);
+    const error = parseMcpResponse((await post('fs.write', { path, content: 'x', mode: 'overwrite' })).resultText).error;
+    expect(error?.data?.code).toBe('LIMIT_EXCEEDED');
+    expect(error?.message).toContain(`${JSON.stringify(path)} is ${size} bytes, over the limit of ${ONE_MB} bytes (limits.maxFileBytes)`);
+    expect(statSync(path).size).toBe(size);
+    expect(await applied(path)).toEqual([]);
+  });
+
+  it('an auto_coder plan creating the file over it fails that step the same way', async () => {
+    const path = join(ws.root, 'table.bin');
+    const plan = `#####--\n${JSON.stringify({ type: 'operate', metadata: { step_id: 's1', reason: 'reset' }, file_operations: [{ action_type: 'create_file', path: 'table.bin', file_content: 'x' }], program_operations: [] })}\n--#####`;
+    n++;
+    const run = await postBlock(companion, 'autocoder', plan, context('conv-large', `m${n}`));
+    const response = JSON.parse(/^#####--\n([\s\S]*)\n--#####$/.exec(run.resultText)![1]!) as { file_actions: Array<{ status: string; error?: string }> };
+    expect(response.file_actions[0]?.status).toBe('failure');
+    expect(response.file_actions[0]?.error).toContain(`LIMIT_EXCEEDED: ${JSON.stringify(path)} is ${20 * ONE_MB} bytes, over the limit of ${ONE_MB} bytes (limits.maxFileBytes)`);
+    expect(statSync(path).size).toBe(20 * ONE_MB);
+    expect(await applied(path)).toEqual([]);
   });
 });
