@@ -25,11 +25,24 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
       '**/.zprofile', '**/.zlogin', '**/.zlogout', '**/.kshrc', '**/.mkshrc', '**/.cshrc', '**/.tcshrc',
       '**/.config/fish/**', '**/.xprofile', '**/.xinitrc', '**/.xsession', '**/.xsessionrc', '**/.pam_environment',
       '**/.config/environment.d/**', '**/Documents/PowerShell/**', '**/Documents/WindowsPowerShell/**',
+      // Plasma sources its env scripts at login and ran autostart-scripts; i3, sway and Hyprland run their `exec` lines
+      '**/.config/plasma-workspace/env/**', '**/.config/autostart-scripts/**', '**/.config/i3/config', '**/.i3/config',
+      '**/.config/sway/config', '**/.config/hypr/hyprland.conf',
     ],
   ],
   [
     'an autostart entry or a scheduled job',
-    ['**/.config/autostart/**', '**/.config/systemd/user/**', '**/Library/LaunchAgents/**', '**/Start Menu/Programs/Startup/**', '**/crontab'],
+    [
+      '**/.config/autostart/**', '**/.config/systemd/user/**', '**/Library/LaunchAgents/**', '**/Start Menu/Programs/Startup/**', '**/crontab',
+      // systemd looks for user units and their drop-ins (an enabled service's override.conf) here too
+      '**/.config/systemd/user.control/**', '**/.local/share/systemd/user/**',
+    ],
+  ],
+  [
+    // the person's own entries come before the system's: a launcher named firefox.desktop is what the menu opens,
+    // and a service file for a bus name is what the session starts when a program calls on that name
+    'a desktop launcher or D-Bus service, which runs when you open that application or a program calls on it',
+    ['**/.local/share/applications/**', '**/.local/share/dbus-1/services/**'],
   ],
   [
     'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)',
@@ -60,6 +73,9 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
     [
       '**/.tmux.conf', '**/.config/tmux/tmux.conf', '**/.ipython/profile_*/startup/**', '**/.ipython/profile_*/ipython_config.py',
       '**/.Rprofile', '**/.gdbinit', '**/.config/gdb/gdbinit', '**/.irbrc', '**/.pryrc',
+      // each runs shell commands from it: psql `\!`, sqlite3 `.shell`, lldb `platform shell`, GHCi `:!`, screen
+      '**/.psqlrc', '**/.sqliterc', '**/.config/sqlite3/sqliterc', '**/.lldbinit', '**/.ghci', '**/.ghc/ghci.conf', '**/.screenrc',
+      '**/.julia/config/startup.jl',
     ],
   ],
   [
@@ -85,11 +101,12 @@ const PROGRAM = givenAndReal(path.join(path.dirname(fileURLToPath(import.meta.ur
  * The folders on this companion's PATH (absolute entries only: `.` or an empty entry would make every folder it is
  * started in one), as given and real. A program written into one runs whenever its name is typed — by the person, or
  * by a command this companion runs, an allow-listed `npm test` included (`~/.local/bin/npm`). The usual per-user
- * ones are also named above for a PATH this process does not share with the person's shell.
+ * ones are also named, for a PATH this process does not share with the person's shell: `~/.local/bin` above, and the
+ * home folder's `bin`, which Debian's and Ubuntu's stock `.profile` puts first on PATH once it exists (`~/bin/git`
+ * would run for every git typed after the next login).
  */
 const PATH_DIRS = new Set(
-  (process.env.PATH ?? '')
-    .split(path.delimiter)
+  [...(process.env.PATH ?? '').split(path.delimiter), path.join(homedir(), 'bin')]
     .filter((dir) => path.isAbsolute(dir))
     .flatMap(givenAndReal),
 );
