@@ -8,6 +8,7 @@ import { deniedBy } from '../policy/path-guard';
 import { redactedLineOf } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
+import { diffDeadline } from '../tools/define-handler';
 import type { FileOp, ToolContext } from '../types';
 import type { FileStep } from './autocoder-plan';
 import { errorLine } from './plan-errors';
@@ -100,7 +101,8 @@ export async function previewFileSteps(prepared: PreparedStep[], policy: Policy)
     }
   }
   const root = policy.roots[0] ?? '';
-  const diffs = planned.changes().map(({ absolute, before, after }) => unifiedDiff(path.relative(root, absolute), before, after));
+  const deadline = diffDeadline();
+  const diffs = planned.changes().map(({ absolute, before, after }) => unifiedDiff(path.relative(root, absolute), before, after, deadline));
   return capPreview([...notes, ...diffs].join('\n'));
 }
 

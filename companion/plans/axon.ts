@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AxonPayload } from '../../shared/protocols/types';
 import { formatAxonResult, type AxonActReport } from '../../shared/results';
+import { diffDeadline } from '../tools/define-handler';
 import type { FileOp, PlannedAction, ToolContext } from '../types';
 import { AXON_ACTS, actName, checkAct, pathParamOf } from './axon-acts';
 import { asPlanError, errorLine } from './plan-errors';
@@ -65,6 +66,7 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
 
     const root = ctx.policy.roots[0] ?? '';
     const changes = planned.changes();
+    const deadline = diffDeadline();
     const paths = [...new Set(actions.flatMap((action) => action.paths))];
     try {
       await ctx.authorize({
@@ -75,7 +77,7 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
           title: `Axon plan: ${acts.length} act${acts.length === 1 ? '' : 's'}, ${changes.length} file${changes.length === 1 ? '' : 's'} changed`,
           paths,
           ...(changes.length > 0
-            ? { diff: capPreview(changes.map((c) => unifiedDiff(path.relative(root, c.absolute), c.before, c.after)).join('\n')) }
+            ? { diff: capPreview(changes.map((c) => unifiedDiff(path.relative(root, c.absolute), c.before, c.after, deadline)).join('\n')) }
             : {}),
         },
       });

@@ -129,11 +129,28 @@ export async function currentText(resolved: string, policy: Policy): Promise<{ e
 /** Above this many characters (both sides together) a preview names the sizes instead of diffing. */
 const MAX_DIFF_INPUT_CHARS = 2_000_000;
 
-export function unifiedDiff(oldName: string, newName: string, oldText: string, newText: string, context = 3): string {
-  if (oldText.length + newText.length > MAX_DIFF_INPUT_CHARS) {
-    return `--- ${oldName}\n+++ ${newName}\n(too large to diff here: ${oldText.length} characters before, ${newText.length} after)\n`;
-  }
-  return createTwoFilesPatch(oldName, newName, oldText, newText, undefined, undefined, { context });
+/**
+ * How long the diffs of one card or one result may take in all. The library's time grows with the size of the texts
+ * times the number of lines that differ, on the companion's own thread: 10 000 lines against 10 000 others took 24 s,
+ * and the 2 MB allowed above would take hours, every run, approval and request of the companion waiting meanwhile.
+ */
+export const DIFF_MS = 1_000;
+
+/** When the diffs made from now on for one card or result must be done (unifiedDiff's `deadline`). */
+export function diffDeadline(): number {
+  return Date.now() + DIFF_MS;
+}
+
+/**
+ * A unified diff, or the sizes of both sides when they are too large, or so different that the diff is not done by
+ * `deadline` (shared by the diffs of one card, so a plan of many files is bounded as a whole).
+ */
+export function unifiedDiff(oldName: string, newName: string, oldText: string, newText: string, context = 3, deadline = diffDeadline()): string {
+  const sizes = `${oldText.length} characters before, ${newText.length} after`;
+  if (oldText.length + newText.length > MAX_DIFF_INPUT_CHARS) return `--- ${oldName}\n+++ ${newName}\n(too large to diff here: ${sizes})\n`;
+  const timeout = deadline - Date.now();
+  const patch = timeout > 0 ? createTwoFilesPatch(oldName, newName, oldText, newText, undefined, undefined, { context, timeout }) : undefined;
+  return patch ?? `--- ${oldName}\n+++ ${newName}\n(too different to diff here within ${DIFF_MS} ms: ${sizes})\n`;
 }
 
 /** Cuts text a model reads to `max` characters and says how to get the rest. */

@@ -23,7 +23,7 @@ import { deniedBy, escapedControlsIn, isInsideRoot, rootOf, unexpandedStart } fr
 import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
 import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
-import { currentText, defineHandler, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
+import { currentText, defineHandler, diffDeadline, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
 import { modelGlob } from '../fsx/model-glob';
 
 type Guarded = Pick<ToolContext, 'policy'>;
@@ -176,14 +176,15 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
     });
   }
   const shown = relativeToRoot(target, ctx);
+  const deadline = diffDeadline();
   return {
     target,
     before: before.text,
     after: result.content,
     /** for the person's approval */
-    diff: unifiedDiff(shown, shown, before.text, result.content),
+    diff: unifiedDiff(shown, shown, before.text, result.content, 3, deadline),
     /** for the model: both sides redacted line for line, so hunk context never shows a piece of a secret */
-    shownDiff: unifiedDiff(shown, shown, mapSecrets(before.text, ctx.policy).shown(), mapSecrets(result.content, ctx.policy).shown()),
+    shownDiff: unifiedDiff(shown, shown, mapSecrets(before.text, ctx.policy).shown(), mapSecrets(result.content, ctx.policy).shown(), 3, deadline),
   };
 }
 

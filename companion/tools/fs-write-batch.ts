@@ -1,6 +1,6 @@
 import { fsWriteBatch } from '../../shared/tools/fs-write-batch';
 import type { FileOp } from '../types';
-import { currentText, defineHandler, resolvePath, unifiedDiff } from './define-handler';
+import { currentText, defineHandler, diffDeadline, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteBatchHandler = defineHandler({
   contract: fsWriteBatch,
@@ -24,7 +24,10 @@ export const fsWriteBatchHandler = defineHandler({
     return {
       title: `Write ${args.files.length} file(s) all-or-nothing`,
       paths: [...new Set(paths)],
-      diffLater: async () => changes.map(({ path, before, after }) => unifiedDiff(path, path, before, after)).join('\n'),
+      diffLater: async () => {
+        const deadline = diffDeadline();
+        return changes.map(({ path, before, after }) => unifiedDiff(path, path, before, after, 3, deadline)).join('\n');
+      },
     };
   },
   async run(args, ctx) {
