@@ -8,7 +8,7 @@ import { deniedBy } from '../policy/path-guard';
 import { redactedLineOf } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
-import { diffDeadline } from '../tools/define-handler';
+import { diffDeadline, replaceDeadline, replaceWithin } from '../tools/define-handler';
 import type { FileOp, ToolContext } from '../types';
 import type { FileStep } from './autocoder-plan';
 import { errorLine } from './plan-errors';
@@ -61,6 +61,7 @@ export async function prepareFileSteps(steps: FileStep[], policy: Policy): Promi
 export async function previewFileSteps(prepared: PreparedStep[], policy: Policy): Promise<string> {
   const planned = createPlannedFiles(policy);
   const notes: string[] = [];
+  const replacing = replaceDeadline();
   for (const { step, target, error } of prepared) {
     if (!target) {
       notes.push(`# ${step.action} ${step.path}: will fail (${error})`);
@@ -76,7 +77,8 @@ export async function previewFileSteps(prepared: PreparedStep[], policy: Policy)
           if (before === null) throw new ToolError('NOT_FOUND', `${target.relative} does not exist`);
           let content = before;
           for (const block of step.blocks) {
-            const result = applyReplacement(content, block.oldContent, block.newContent);
+            const current = content;
+            const result = replaceWithin(replacing, () => applyReplacement(current, block.oldContent, block.newContent));
             if (!result.ok) throw new ToolError(result.code, `block ${JSON.stringify(block.identifier)}: ${result.message}`);
             content = result.content;
           }
@@ -106,8 +108,11 @@ export async function previewFileSteps(prepared: PreparedStep[], policy: Policy)
   return capPreview([...notes, ...diffs].join('\n'));
 }
 
-/** Runs one step for real; each step succeeds or fails on its own (seed 002), every change through the journal. */
-export async function runFileStep(prepared: PreparedStep, ctx: ToolContext): Promise<FileActionReport> {
+/**
+ * Runs one step for real; each step succeeds or fails on its own (seed 002), every change through the journal.
+ * `replacing`: when the plan's replacements must be done (tools/define-handler.ts replaceWithin), shared by its steps.
+ */
+export async function runFileStep(prepared: PreparedStep, ctx: ToolContext, replacing: number): Promise<FileActionReport> {
   const { step, target } = prepared;
   const report: FileActionReport = { status: 'success', action: step.action, path: step.path };
   if (!target) {
@@ -126,7 +131,7 @@ export async function runFileStep(prepared: PreparedStep, ctx: ToolContext): Pro
         return report;
       }
       case 'replace_file':
-        return await replaceInFile(step.blocks, target, ctx, report);
+        return await replaceInFile(step.blocks, target, ctx, report, replacing);
       case 'delete_file': {
         const kind = await entryKind(target.absolute);
         if (kind === 'absent') throw new ToolError('NOT_FOUND', `${step.path} does not exist`);
@@ -178,6 +183,7 @@ async function replaceInFile(
   target: PlanPath,
   ctx: ToolContext,
   report: FileActionReport,
+  replacing: number,
 ): Promise<FileActionReport> {
   const before = await readTextFile(target.absolute, target.relative, ctx.policy);
   if (before === null) {
@@ -194,7 +200,8 @@ async function replaceInFile(
       outcomes.push({ matches: 0, error: 'INVALID_INPUT: old_content and new_content are identical, so there is nothing to change' });
       continue;
     }
-    const result = applyReplacement(content, block.oldContent, block.newContent, { showLine });
+    const current = content;
+    const result = replaceWithin(replacing, () => applyReplacement(current, block.oldContent, block.newContent, { showLine }));
     if (result.ok) {
       content = result.content;
       outcomes.push({ matches: 1 });

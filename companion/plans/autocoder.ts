@@ -1,5 +1,6 @@
 import type { AutocoderPlan } from '../../shared/protocols/types';
 import { formatAutocoderResponse, type AutocoderResponse, type FileActionReport, type ProgramExecReport } from '../../shared/results';
+import { replaceDeadline } from '../tools/define-handler';
 import type { AuthorizationRequest, PlannedAction, ToolContext } from '../types';
 import { prepareFileSteps, previewFileSteps, riskOfFileStep, runFileStep, type PreparedStep } from './autocoder-files';
 import { readAutocoderPlan, type PlanMetadata, type ProgramStep, type ReadPlan } from './autocoder-plan';
@@ -97,7 +98,8 @@ async function operate(
     }
   }
   const file_actions: FileActionReport[] = [];
-  for (const step of prepared) file_actions.push(await runFileStep(step, ctx));
+  const replacing = replaceDeadline();
+  for (const step of prepared) file_actions.push(await runFileStep(step, ctx, replacing));
   const program_execs = read.programs.length > 0 ? await runPrograms(read.programs, ctx) : {};
   return { metadata: { ...read.metadata, summary: summarize(file_actions, program_execs) }, file_actions, program_execs };
 }

@@ -6,6 +6,7 @@ import { applyReplacement } from '../../shared/replace';
 import { redactedLineOf } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { realpathLoose } from '../policy/path-guard';
+import { replaceWithin } from '../tools/define-handler';
 import { resolvePlanPath } from './plan-path';
 import type { PlannedFiles } from './workspace-reader';
 
@@ -74,7 +75,8 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-export async function checkAct(rawName: string, args: readonly string[], planned: PlannedFiles, policy: ActPolicy): Promise<ActOutcome> {
+/** `replacing`: when the plan's replacements must be done (tools/define-handler.ts replaceWithin), shared by its acts. */
+export async function checkAct(rawName: string, args: readonly string[], planned: PlannedFiles, policy: ActPolicy, replacing: number): Promise<ActOutcome> {
   const name = actName(rawName);
   if (!isActName(name)) {
     throw new ToolError('INVALID_INPUT', `unknown act ${JSON.stringify(name)}. Supported acts: ${SUPPORTED}`);
@@ -88,7 +90,7 @@ export async function checkAct(rawName: string, args: readonly string[], planned
     case 'write_file':
       return writeFile(args[0]!, args[1]!, planned, policy);
     case 'replace':
-      return replace(args[0]!, args[1]!, args[2]!, planned, policy);
+      return replace(args[0]!, args[1]!, args[2]!, planned, policy, replacing);
   }
 }
 
@@ -158,14 +160,14 @@ async function writeFile(rawPath: string, content: string, planned: PlannedFiles
   };
 }
 
-async function replace(rawPath: string, oldRaw: string, newRaw: string, planned: PlannedFiles, policy: ActPolicy): Promise<ActOutcome> {
+async function replace(rawPath: string, oldRaw: string, newRaw: string, planned: PlannedFiles, policy: ActPolicy, replacing: number): Promise<ActOutcome> {
   const target = await resolvePlanPath(rawPath, policy, { forWrite: true });
   const before = await planned.read(target.absolute, target.relative);
   if (before === null) {
     throw new ToolError('NOT_FOUND', `${target.relative} does not exist; create it with write_file`, { path: target.relative });
   }
   // a mismatch quotes the file's closest lines back to the model: with its secrets hidden
-  const result = applyReplacement(before, stripOneNewline(oldRaw), stripOneNewline(newRaw), { showLine: redactedLineOf(policy) });
+  const result = replaceWithin(replacing, () => applyReplacement(before, stripOneNewline(oldRaw), stripOneNewline(newRaw), { showLine: redactedLineOf(policy) }));
   if (!result.ok) throw new ToolError(result.code, result.message, { path: target.relative });
   await planned.write(target.absolute, target.relative, result.content);
   const how = result.strategy === 'exact' ? '' : ` (${result.strategy === 'crlf' ? 'line endings normalized' : 'indentation-insensitive match'})`;

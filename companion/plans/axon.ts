@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AxonPayload } from '../../shared/protocols/types';
 import { formatAxonResult, type AxonActReport } from '../../shared/results';
-import { diffDeadline } from '../tools/define-handler';
+import { diffDeadline, replaceDeadline } from '../tools/define-handler';
 import type { FileOp, PlannedAction, ToolContext } from '../types';
 import { AXON_ACTS, actName, checkAct, pathParamOf } from './axon-acts';
 import { asPlanError, errorLine } from './plan-errors';
@@ -34,12 +34,13 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
     const planned = createPlannedFiles(ctx.policy);
     const actions: PlannedAction[] = [];
     const outcomes: Array<{ changes: boolean; message: string }> = [];
+    const replacing = replaceDeadline();
     for (const [i, act] of acts.entries()) {
       const index = i + 1;
       const name = typeof act?.act === 'string' ? actName(act.act) : String(act?.act);
       const args = Array.isArray(act?.args) ? act.args.map(String) : [];
       try {
-        const outcome = await checkAct(name, args, planned, ctx.policy);
+        const outcome = await checkAct(name, args, planned, ctx.policy, replacing);
         // each act is decided on its own class: a check reads, write_file and replace write
         actions.push({ risk: outcome.changes ? 'write' : 'read', label: `${name}${outcome.path !== undefined ? ` ${outcome.path}` : ''}`, paths: outcome.touched });
         outcomes.push(outcome);

@@ -1,12 +1,13 @@
 /**
  * defineHandler pairs a tool contract (shared/tools) with what the companion does for it, plus the few helpers
- * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs
- * and capping what a model reads.
+ * every handler needs: resolving paths through the guard, reading a file's text for a preview, unified diffs and
+ * replacements bounded in time, and capping what a model reads.
  */
 import type { Stats } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
+import type { ReplaceFailure } from '../../shared/replace';
 import { looksBinary } from '../fsx/binary';
 import { isMissing } from '../fsx/errno';
 import { readFd } from '../fsx/fd';
@@ -15,6 +16,7 @@ import { assertWithinFileLimit } from '../policy/file-limit';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
+import { runWithin } from '../watchdog';
 
 export function defineHandler<S extends z.ZodType>(handler: ToolHandler<S>): ToolHandler<S> {
   return handler;
@@ -151,6 +153,31 @@ export function unifiedDiff(oldName: string, newName: string, oldText: string, n
   const timeout = deadline - Date.now();
   const patch = timeout > 0 ? createTwoFilesPatch(oldName, newName, oldText, newText, undefined, undefined, { context, timeout }) : undefined;
   return patch ?? `--- ${oldName}\n+++ ${newName}\n(too different to diff here within ${DIFF_MS} ms: ${sizes})\n`;
+}
+
+/**
+ * How long the replacements of one call, or of one plan's check or run, may take in all. Matching old text against a
+ * file (shared/replace) is quick for text people write, but a file of many equal lines against old text of many such
+ * lines costs the product of their lengths on the companion's own thread: 300 000 lines against 3 000 held every
+ * run, approval and request for minutes, and a plan checks its replaces against its own earlier writes before any
+ * card is shown.
+ */
+export const REPLACE_MS = 1_000;
+
+export function replaceDeadline(): number {
+  return Date.now() + REPLACE_MS;
+}
+
+/** A replacement (applyReplacement, applyReplacements) under the watchdog until `deadline`; past it, LIMIT_EXCEEDED. */
+export function replaceWithin<R extends { ok: boolean }>(deadline: number, replace: () => R): R | ReplaceFailure {
+  const result = runWithin(deadline - Date.now(), replace);
+  if (result !== undefined) return result;
+  return {
+    ok: false,
+    code: 'LIMIT_EXCEEDED',
+    message: `matching the old text against the file took more than ${REPLACE_MS} ms (it repeats lines or characters the file repeats many times); give a shorter old text that occurs once`,
+    matches: 0,
+  };
 }
 
 /** Cuts text a model reads to `max` characters and says how to get the rest. */

@@ -23,7 +23,18 @@ import { deniedBy, escapedControlsIn, isInsideRoot, rootOf, unexpandedStart } fr
 import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
 import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
-import { currentText, defineHandler, diffDeadline, readGuarded, resolvePath, resolvePathNow, unifiedDiff, workspaceRoot } from './define-handler';
+import {
+  currentText,
+  defineHandler,
+  diffDeadline,
+  readGuarded,
+  replaceDeadline,
+  replaceWithin,
+  resolvePath,
+  resolvePathNow,
+  unifiedDiff,
+  workspaceRoot,
+} from './define-handler';
 import { modelGlob } from '../fsx/model-glob';
 
 type Guarded = Pick<ToolContext, 'policy'>;
@@ -166,10 +177,11 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
   const before = await currentText(target, ctx.policy);
   if (before.binary) throw new FilesystemFailure('ENCODING_ERROR', `${args.path} is not UTF-8 text; it cannot be edited as text`);
   // a MISMATCH quotes the closest lines, which a model reads (also in the preview's title): through the secrets
-  const result = applyReplacements(before.text, need(args.edits, 'edits'), { showLine: redactedLineOf(ctx.policy) });
+  const edits = need(args.edits, 'edits');
+  const result = replaceWithin(replaceDeadline(), () => applyReplacements(before.text, edits, { showLine: redactedLineOf(ctx.policy) }));
   if (!result.ok) {
     throw new FilesystemFailure(result.code, result.message, {
-      editIndex: result.editIndex,
+      ...('editIndex' in result ? { editIndex: result.editIndex } : {}),
       matches: result.matches,
       ...(result.lines ? { lines: result.lines } : {}),
       ...(result.closest ? { closest: result.closest } : {}),

@@ -27,7 +27,8 @@ export type ReplaceStrategy = 'exact' | 'crlf' | 'trimmed';
 
 export interface ReplaceFailure {
   ok: false;
-  code: 'MISMATCH' | 'AMBIGUOUS' | 'INVALID_INPUT';
+  /** LIMIT_EXCEEDED: not from here — the companion stops a matching that takes too long (tools/define-handler.ts) */
+  code: 'MISMATCH' | 'AMBIGUOUS' | 'INVALID_INPUT' | 'LIMIT_EXCEEDED';
   /** One line for the model: what did not match and what to do. */
   message: string;
   /** How many places matched (0 for MISMATCH and INVALID_INPUT). */
