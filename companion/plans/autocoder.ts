@@ -14,8 +14,10 @@ import { workspaceRoot } from './plan-path';
  *
  * `operate`: paths are resolved and every file action and every program is decided on its own class (a plan is
  * as strict as its strictest part, and a plan that changes files never runs a command on the allow-list alone);
- * where any part needs the person, the whole plan is shown once (the unified diffs, the commands); then the file operations run in order, each succeeding or failing on its own and
- * each change going through the journal, and then the programs run in parallel in the workspace root.
+ * a path the guard refuses in any file action refuses the whole plan before anything happens; where any part needs
+ * the person, the whole plan is shown once (the unified diffs, the commands); then the file operations run in order,
+ * each succeeding or failing on its own and each change going through the journal, and then the programs run in
+ * parallel in the workspace root.
  * `check_program`: stops this conversation's running programs by name. Anything malformed is answered, never
  * thrown: the model reads what was wrong.
  */
@@ -89,6 +91,15 @@ async function operate(
 ): Promise<AutocoderResponse> {
   const root = workspaceRoot(ctx.policy);
   const prepared = await prepareFileSteps(read.files, ctx.policy);
+  const refused = prepared.findIndex((p) => p.error !== undefined);
+  if (refused >= 0) {
+    // a path the guard refuses (outside the roots, a deny glob, "~") refuses the whole plan before any card: the
+    // plan is as strict as its strictest part, and the steps around it were written to go with it
+    const { step, error } = prepared[refused]!;
+    const [code, ...message] = error!.split(': ');
+    const line = `${code}: file action ${refused + 1} (${step.action} ${JSON.stringify(step.path)}) was refused, so no part of the plan ran: ${message.join(': ')}`;
+    return deniedResponse(read.metadata, prepared, read.programs, line);
+  }
   const runnable = prepared.filter((p) => p.target !== undefined);
   if (runnable.length > 0 || read.programs.length > 0) {
     try {

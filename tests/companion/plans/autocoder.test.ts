@@ -326,40 +326,40 @@ describe('auto_coder file actions', () => {
     }
   });
 
-  it('path attacks fail on their own and never reach the disk: "..", absolute outside, symlink out, deny glob, "~", "$HOME"', async () => {
+  it('a path attack in any file action refuses the whole plan before any card, and nothing reaches the disk: "..", absolute outside, symlink out, deny glob, "~", "$HOME"', async () => {
     const outside = join(world.root, '..', 'outside');
     await mkdir(outside);
     await symlink(outside, join(world.root, 'link-out'));
-    const response = await run({
-      type: 'operate',
-      file_operations: [
-        { action_type: 'create_file', path: '../escape.txt', file_content: 'x' },
-        { action_type: 'create_file', path: '../workspace/back-in.txt', file_content: 'x' },
-        { action_type: 'create_file', path: `${outside}/abs.txt`, file_content: 'x' },
-        { action_type: 'create_file', path: 'link-out/through.txt', file_content: 'x' },
-        { action_type: 'create_file', path: '.env', file_content: 'x' },
-        { action_type: 'create_file', path: '~/.bashrc', file_content: 'x' },
-        { action_type: 'create_file', path: '$HOME/.bashrc', file_content: 'x' },
-        { action_type: 'create_file', path: 'fine.txt', file_content: 'ok' },
-      ],
-    });
-    expect(response.file_actions.map((a: { error?: string }) => a.error?.split(':')[0])).toEqual([
-      'FORBIDDEN',
-      'FORBIDDEN',
-      'FORBIDDEN',
-      'FORBIDDEN',
-      'POLICY_BLOCKED',
-      'INVALID_INPUT',
-      'INVALID_INPUT',
-      undefined,
-    ]);
-    expect(response.file_actions[6].error).toContain('starts with "$HOME", which is not expanded');
+    const attacks = [
+      { path: '../escape.txt', code: 'FORBIDDEN' },
+      { path: '../workspace/back-in.txt', code: 'FORBIDDEN' },
+      { path: `${outside}/abs.txt`, code: 'FORBIDDEN' },
+      { path: 'link-out/through.txt', code: 'FORBIDDEN' },
+      { path: '.env', code: 'POLICY_BLOCKED' },
+      { path: '~/.bashrc', code: 'INVALID_INPUT' },
+      { path: '$HOME/.bashrc', code: 'INVALID_INPUT' },
+    ];
+    for (const attack of attacks) {
+      const response = await run({
+        type: 'operate',
+        file_operations: [
+          { action_type: 'create_file', path: 'before.txt', file_content: 'ok' },
+          { action_type: 'create_file', path: attack.path, file_content: 'x' },
+          { action_type: 'create_file', path: 'after.txt', file_content: 'ok' },
+        ],
+        program_operations: [{ name: 'check', command: 'echo ran > ran.txt', set_timeout: 5 }],
+      });
+      expect(response.file_actions.map((a: { status: string }) => a.status)).toEqual(['failure', 'failure', 'failure']);
+      expect(response.file_actions[1].error.split(':')[0]).toBe(attack.code);
+      for (const other of [response.file_actions[0], response.file_actions[2]]) {
+        expect(other.error).toContain(`${attack.code}: file action 2 (create_file ${JSON.stringify(attack.path)}) was refused, so no part of the plan ran`);
+      }
+      expect(response.program_execs.check.status).toBe('failure');
+      expect(response.metadata.summary).toMatch(/^Nothing was changed or run/);
+    }
+    expect(world.requests).toEqual([]);
     expect(await readdir(outside)).toEqual([]);
-    expect(await world.exists('.env')).toBe(false);
-    expect(await world.exists('$HOME')).toBe(false);
-    expect(await world.read('fine.txt')).toBe('ok');
-    // what was refused is not in the approval either
-    expect(world.requests[0]!.actions.flatMap((a) => a.paths)).toEqual([join(world.root, 'fine.txt')]);
+    for (const name of ['.env', '$HOME', 'before.txt', 'after.txt', 'ran.txt']) expect(await world.exists(name)).toBe(false);
   });
 
   it('a Windows path whose single backslashes JSON read as escapes is refused, not made into a file named with a line break', async () => {
@@ -372,17 +372,13 @@ describe('auto_coder file actions', () => {
   });
 
   it('an absolute path inside the workspace is accepted; the workspace root itself cannot be deleted', async () => {
-    const response = await run({
-      type: 'operate',
-      file_operations: [
-        { action_type: 'create_file', path: join(world.root, 'abs.txt'), file_content: 'abs' },
-        { action_type: 'delete_directory', path: '.' },
-        { action_type: 'delete_directory', path: world.root },
-      ],
-    });
-    expect(response.file_actions[0]).toEqual({ status: 'success', action: 'create_file', path: join(world.root, 'abs.txt') });
-    expect(response.file_actions[1].error).toMatch(/^INVALID_INPUT: path "\." names the workspace root itself/);
-    expect(response.file_actions[2].error).toMatch(/^FORBIDDEN: .* is a root itself/);
+    const accepted = await run({ type: 'operate', file_operations: [{ action_type: 'create_file', path: join(world.root, 'abs.txt'), file_content: 'abs' }] });
+    expect(accepted.file_actions[0]).toEqual({ status: 'success', action: 'create_file', path: join(world.root, 'abs.txt') });
+    expect(await world.read('abs.txt')).toBe('abs');
+    const dot = await run({ type: 'operate', file_operations: [{ action_type: 'delete_directory', path: '.' }] });
+    expect(dot.file_actions[0].error).toMatch(/^INVALID_INPUT: path "\." names the workspace root itself/);
+    const root = await run({ type: 'operate', file_operations: [{ action_type: 'delete_directory', path: world.root }] });
+    expect(root.file_actions[0].error).toMatch(/^FORBIDDEN: .* is a root itself/);
     expect(await world.read('abs.txt')).toBe('abs');
   });
 
