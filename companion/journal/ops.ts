@@ -7,6 +7,7 @@ import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAto
 import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
 import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
 import { sha256File, shownSha256 } from '../fsx/sha256';
+import { walkTreeBatches } from '../fsx/walk';
 import { assertWithinFileLimit } from '../policy/file-limit';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
@@ -17,7 +18,7 @@ import type { PathState, UndoRecord } from './records';
 
 export interface OpRuntime {
   /** `redact` (when given) tells a file that holds a secret, whose digest is shown keyed (fsx/sha256 shownSha256) */
-  policy: Pick<Policy, 'roots' | 'deny' | 'limits'> & Partial<Pick<Policy, 'redact'>>;
+  policy: Pick<Policy, 'roots' | 'deny' | 'limits'> & Partial<Pick<Policy, 'redact' | 'journal'>>;
   /**
    * Writes the records (and a restore-file record's before-image, `before`) and resolves only once they are
    * durable, together with the entry's intent the first time. Nothing in a person's folder changes before its
@@ -108,12 +109,16 @@ async function readNoFollow(p: string, policy?: Pick<Policy, 'limits'>): Promise
   }
 }
 
-/** rename, or copy + remove when the journal lives on another device than the roots */
-export async function moveAcross(from: string, to: string): Promise<void> {
+/**
+ * rename, or copy + remove when the journal lives on another device than the roots. `beforeCopy` runs before such a
+ * copy, and may refuse it.
+ */
+export async function moveAcross(from: string, to: string, beforeCopy?: () => Promise<void>): Promise<void> {
   try {
     await renamePath(from, to);
   } catch (error) {
     if (errnoOf(error) !== 'EXDEV') throw error;
+    await beforeCopy?.();
     await fs.cp(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true, errorOnExist: true, force: false });
     try {
       await fs.rm(from, { recursive: true, force: true });
@@ -130,6 +135,44 @@ export async function moveAcross(from: string, to: string): Promise<void> {
       throw error;
     }
   }
+}
+
+/**
+ * What a removal or a replaced target keeps for undo goes into the entry's trash: a rename, or a copy when the data
+ * dir is on another file system than the path. A copy is refused past journal.maxBytes before a byte of it is made,
+ * named with the size: a sparse file that says it is 100 GB would be written out whole, filling the data dir's disk
+ * for a removal the person may not even have been asked about.
+ */
+async function moveToTrash(from: string, ref: string, rt: OpRuntime): Promise<void> {
+  await moveAcross(from, rt.refPath(ref), async () => {
+    const limit = rt.policy.journal?.maxBytes;
+    if (limit === undefined) return;
+    const bytes = await bytesPast(from, limit);
+    if (bytes > limit) {
+      throw new ToolError(
+        'LIMIT_EXCEEDED',
+        `${json(from)} holds more than ${limit} bytes (journal.maxBytes), at least ${bytes}: removing or replacing it keeps a copy for undo, ` +
+          'and the data dir is on another file system, so that copy would be written out whole. Nothing was changed; ' +
+          'remove it yourself, or raise journal.maxBytes',
+        { path: from },
+      );
+    }
+  });
+}
+
+/** The bytes of the regular files at or under `start` (as their sizes say), counted until past `limit`. */
+async function bytesPast(start: string, limit: number): Promise<number> {
+  const stat = await lstatMaybe(start);
+  if (!stat?.isDirectory()) return stat?.isFile() ? stat.size : 0;
+  let bytes = 0;
+  for await (const batch of walkTreeBatches(start)) {
+    for (const entry of batch) {
+      if (!entry.dirent.isFile()) continue;
+      bytes += (await lstatMaybe(entry.path))?.size ?? 0;
+      if (bytes > limit) return bytes;
+    }
+  }
+  return bytes;
 }
 
 async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Promise<void> {
@@ -200,7 +243,7 @@ async function runRm(op: Extract<FileOp, { op: 'rm' }>, rt: OpRuntime): Promise<
   }
   const ref = rt.newRef('trash');
   await rt.record([{ type: 'return-from-trash', path: op.path, ref }]);
-  await moveAcross(op.path, rt.refPath(ref));
+  await moveToTrash(op.path, ref, rt);
   rt.defer(fsyncDir(path.dirname(op.path)));
   rt.defer(fsyncDir(path.dirname(rt.refPath(ref))));
 }
@@ -225,7 +268,7 @@ async function runMv(op: Extract<FileOp, { op: 'mv' }>, rt: OpRuntime): Promise<
     }
     const ref = rt.newRef('trash');
     await rt.record([{ type: 'return-from-trash', path: to, ref }]);
-    await moveAcross(to, rt.refPath(ref));
+    await moveToTrash(to, ref, rt);
     rt.defer(fsyncDir(path.dirname(rt.refPath(ref))));
   } else {
     await createDirs(await missingDirs(path.dirname(to)), rt);

@@ -354,6 +354,33 @@ describe.skipIf(!mountableProbe())('a workspace on another file system than the 
     }
     expect(readdirSync(join(ws.root, 'elsewhere'))).toEqual([]);
   }, 60_000);
+
+  it('removing or replacing what its undo copy could not hold: LIMIT_EXCEEDED naming the size, nothing copied, nothing changed', async () => {
+    splitWorkspace([]);
+    // sizes as a file says them: a sparse file takes no room on the tmpfs, but a copy writes it out whole
+    spawnSync('truncate', ['-s', '64M', join(ws.root, 'disk.img')]);
+    spawnSync('truncate', ['-s', '3M', join(ws.root, 'tree', 'a', 'big.bin')]);
+    writeFileSync(join(ws.root, 'small.txt'), 'small\n');
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: { ...ALL_AUTO, journal: { maxBytes: 2 * 1024 * 1024 } } });
+    const before = snapshot(ws.root);
+    const calls = [
+      ['rm-img', 'fs.rm', { path: join(ws.root, 'disk.img') }, join(ws.root, 'disk.img')],
+      ['rm-tree', 'fs.rm', { path: join(ws.root, 'tree'), recursive: true }, join(ws.root, 'tree')],
+      ['mv-over', 'fs.mv', { fromPath: join(ws.root, 'small.txt'), toPath: join(ws.root, 'disk.img'), overwrite: true }, join(ws.root, 'disk.img')],
+    ] as const;
+    for (const [key, name, args, named] of calls) {
+      const error = await failedCall(companion, name, args, key);
+      expect(error.code).toBe('LIMIT_EXCEEDED');
+      expect(error.message).toContain(`${JSON.stringify(named)} holds more than 2097152 bytes (journal.maxBytes)`);
+      expect(snapshot(ws.root)).toEqual(before);
+    }
+    const duOf = (dir: string) => Number(spawnSync('du', ['-sk', dir], { encoding: 'utf8' }).stdout.split('\t')[0]);
+    expect(duOf(join(ws.home, 'journal'))).toBeLessThan(1024);
+    // under the limit, a removal across file systems still keeps its copy and can be undone
+    const answer = await postBlock(companion, 'mcp-request', mcpRequestBlock('rm-small', 'fs.rm', { path: join(ws.root, 'small.txt') }), context('conv-exdev', 'rm-small'));
+    expect(answer.status).toBe('done');
+    expect(readdirSync(ws.root)).not.toContain('small.txt');
+  }, 60_000);
 });
 
 const runningAsRoot = process.getuid?.() === 0;
