@@ -125,8 +125,9 @@ export const BUILTIN_REDACTIONS: readonly RegExp[] = [
   spanning(/(?<=\b(?:machine[ \t]{1,64}\S+|default)(?:\s{1,64}(?:login|account|port)[ \t]{1,64}\S+)*\s{1,64}password[ \t]{1,64})\S+/g, 'password'),
   // Maven settings.xml and the like
   lineLocal(needs(/(?<=<(?:password|passphrase)>)[^<\n]+(?=<\/(?:password|passphrase)>)/gi, /<pass(?:word|phrase)>/i)),
-  // KEY=value as in .env files, INI and URLs (`DB_PASSWORD=hunter2`, `?api_key=…`): the value goes
-  lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}=)[^\\s"'&,;]+`, 'gi'), HAS_SECRET_KEY)),
+  // KEY=value as in .env files, INI and URLs (`DB_PASSWORD=hunter2`, `?api_key=…`, `Uid=sa;Pwd=…`): the value goes —
+  // but not the shell's working directory (`PWD=/home/me/app`, `OLDPWD=/…` in a program's `env` or `set`), a path
+  lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}=)(?!(?<=(?:^|[^A-Za-z0-9_])(?:old)?pwd=)/)[^\\s"'&,;]+`, 'gi'), HAS_SECRET_KEY)),
   // a quoted value after the key (`"password": "…"`, `secret = '…'`): only what is inside the quotes goes, so
   // JSON and code stay well-formed. Unquoted `password: string` or `password = req.body.password` is code, kept.
   lineLocal(needs(new RegExp(`(?<=${SECRET_KEY}["']?[ \\t]{0,64}[:=][ \\t]{0,64}["'])[^"'\\n]+(?=["'])`, 'gi'), HAS_SECRET_KEY)),

@@ -14,6 +14,8 @@ const table: Array<[string, string, string, string]> = [
   ['AWS key id', 'aws AKIAABCDEFGHIJKLMNOP end', 'AKIAABCD', 'aws [REDACTED] end'],
   ['private key block', 'a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\nxyz\n-----END RSA PRIVATE KEY-----\nb', 'MIIEabc', 'a\n[REDACTED]\nb'],
   ['password=', 'DB_URL=x password=hunter2 next', 'hunter2', 'password=[REDACTED] next'],
+  ['ODBC Pwd=', 'Driver={SQL};Uid=sa;Pwd=hunter2;', 'hunter2', 'Pwd=[REDACTED];'],
+  ['a password-named variable holding a path', 'DB_PWD=/hunter2 next', '/hunter2', 'DB_PWD=[REDACTED] next'],
   ['quoted json secret', '{"api_key": "abc123secret"}', 'abc123secret', '"api_key": "[REDACTED]"'],
   ['user pattern', 'ticket internal-1234 open', 'internal-1234', 'ticket [REDACTED] open'],
 ];
@@ -54,6 +56,12 @@ describe('redact', () => {
     const out = redact(input, policy);
     expect(out).not.toContain(secret);
     expect(out).toContain(expected);
+  });
+
+  it("leaves the shell's working directory alone: PWD and OLDPWD in a program's env output are paths", () => {
+    const env = 'HOME=/home/me\nOLDPWD=/home/me\nPWD=/home/me/app\nSHLVL=1\n';
+    expect(redact(env, policy)).toBe(env);
+    expect(redact('cd done; PWD=/srv/x OLDPWD=/srv', policy)).toBe('cd done; PWD=/srv/x OLDPWD=/srv');
   });
 
   it('leaves ordinary text alone', () => {
