@@ -6,9 +6,12 @@ import type { ProgramOutputEvent } from '../types';
  * Live program output on its way to the extension, redacted like every other result a model can read: auto_coder
  * runtime feedback is typed into the chat from these events. Patterns match within a line, so each stream is
  * cut at line ends; a line still being written is held back until its newline, until it grows past `maxHoldChars`,
- * or until `flushMs` pass without one (a progress bar), and then redacted alone. Offsets count the bytes of the
- * redacted stream the client receives, so its gap detection keeps working; a gap in the program's own stream is
- * passed on as a gap of the same size.
+ * or until `flushMs` pass without one (a progress bar). Then it goes out up to its last blank only, the word being
+ * written held for WORD_HOLDS more (a token printed in two writes with a pause is not sent in two pieces, each too
+ * short to be known), and each part of a line is redacted together with the end of the line sent before it
+ * (`Authorization: Bearer ` then the token: the token is still known by what precedes it). Offsets count the
+ * bytes of the redacted stream the client receives, so its gap detection keeps working; a gap in the program's own
+ * stream is passed on as a gap of the same size.
  */
 export interface OutputRedactor {
   push(event: ProgramOutputEvent): void;
@@ -20,11 +23,31 @@ export interface OutputRedactor {
 interface StreamState {
   event: Omit<ProgramOutputEvent, 'chunk' | 'offset'>;
   held: string;
+  /** the end of the current line as already sent (raw, at most CONTEXT_CHARS), redacted again with what follows */
+  line: string;
+  /** the held word was kept back once already: the next flush sends all */
+  keptBack: boolean;
   /** next byte offset expected from the program */
   sourceNext: number;
   /** next byte offset of what was published */
   published: number;
   timer?: NodeJS.Timeout | undefined;
+}
+
+/**
+ * How many hold times a word being written is kept back past the first: a program whose output is buffered can
+ * write a token in two parts with a pause, and a spinner with no blank is late by that much at most.
+ */
+const WORD_HOLDS = 7;
+
+/** How much of a line already sent is redacted again with its next part: more than any built-in pattern's lead-in. */
+const CONTEXT_CHARS = 1024;
+
+/** The length of the text both strings start with. */
+function sharedStart(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
 }
 
 export function createOutputRedactor(
@@ -38,7 +61,17 @@ export function createOutputRedactor(
 
   function send(state: StreamState, text: string): void {
     if (text === '') return;
-    const chunk = redact(text, policy);
+    let chunk = redact(text, policy);
+    if (state.line !== '') {
+      // what the line's end already sent and this part are redacted as one: of the result, what goes out is what
+      // differs from that end redacted alone — a secret begun in the part sent comes out as its marker here
+      const sent = redact(state.line, policy);
+      const whole = redact(state.line + text, policy);
+      chunk = whole.slice(sharedStart(sent, whole));
+    }
+    const lineEnd = text.lastIndexOf('\n');
+    state.line = (lineEnd >= 0 ? text.slice(lineEnd + 1) : state.line + text).slice(-CONTEXT_CHARS);
+    if (chunk === '') return;
     publish({ ...state.event, chunk, offset: state.published });
     state.published += Buffer.byteLength(chunk);
   }
@@ -46,9 +79,34 @@ export function createOutputRedactor(
   function flush(state: StreamState): void {
     clearTimeout(state.timer);
     state.timer = undefined;
+    state.keptBack = false;
     const held = state.held;
     state.held = '';
     send(state, held);
+  }
+
+  /** The hold time passed without a newline: out up to the last blank, the word after it held once more. */
+  function flushHeld(state: StreamState): void {
+    state.timer = undefined;
+    // the last blank before the word being written; the held text's last character when it ends in a blank
+    const lastBlank = state.held.search(/\s\S*$/);
+    if (state.keptBack || lastBlank + 1 === state.held.length) {
+      flush(state);
+      return;
+    }
+    state.keptBack = true;
+    if (lastBlank >= 0) {
+      const out = state.held.slice(0, lastBlank + 1);
+      state.held = state.held.slice(lastBlank + 1);
+      send(state, out);
+    }
+    arm(state, WORD_HOLDS * flushMs);
+  }
+
+  function arm(state: StreamState, ms = flushMs): void {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(() => flushHeld(state), ms);
+    state.timer.unref?.();
   }
 
   return {
@@ -56,7 +114,14 @@ export function createOutputRedactor(
       const key = `${event.programId}\0${event.stream}`;
       let state = streams.get(key);
       if (!state) {
-        state = { event: { programId: event.programId, name: event.name, stream: event.stream }, held: '', sourceNext: 0, published: 0 };
+        state = {
+          event: { programId: event.programId, name: event.name, stream: event.stream },
+          held: '',
+          line: '',
+          keptBack: false,
+          sourceNext: 0,
+          published: 0,
+        };
         streams.set(key, state);
       }
       const bytes = Buffer.byteLength(event.chunk);
@@ -65,6 +130,7 @@ export function createOutputRedactor(
         // the program's stream lost bytes (over its cap): the client is told of a gap of that size
         flush(state);
         state.published += event.offset - state.sourceNext;
+        state.line = '';
       }
       state.sourceNext = event.offset + bytes;
       state.held += event.chunk;
@@ -72,14 +138,14 @@ export function createOutputRedactor(
       if (lastNewline >= 0) {
         const complete = state.held.slice(0, lastNewline + 1);
         state.held = state.held.slice(lastNewline + 1);
+        state.keptBack = false;
         send(state, complete);
       }
       if (state.held.length > maxHoldChars) flush(state);
-      else if (state.held !== '' && !state.timer) {
-        const held = state;
-        state.timer = setTimeout(() => flush(held), flushMs);
-        state.timer.unref?.();
-      }
+      else if (state.held === '') {
+        clearTimeout(state.timer);
+        state.timer = undefined;
+      } else if (!state.timer) arm(state);
     },
     end(programId) {
       for (const stream of ['stdout', 'stderr'] as const) {

@@ -73,9 +73,26 @@ describe('attack: a secret in live program output', () => {
   });
 
   it('a line without a newline (a progress bar) still goes out after the hold time', async () => {
-    const events = await run(`printf 'progress 10%%'; sleep 0.6; printf '\\rprogress 100%%\\n'`, { flushMs: 100 });
-    const first = events.findIndex((e) => e.chunk.includes('progress 10%'));
-    expect(first).toBeGreaterThanOrEqual(0);
+    // the line up to its last blank after one hold time, the word being written after eight
+    const events = await run(`printf 'progress 10%%'; sleep 1.2; printf '\\rprogress 100%%\\n'`, { flushMs: 100 });
+    const done = events.findIndex((e) => e.chunk.includes('100%'));
+    expect(text(events.slice(0, done))).toBe('progress 10%');
     expect(text(events)).toBe('progress 10%\rprogress 100%\n');
+  });
+
+  it('a token printed in two writes with a pause longer than the hold time: neither part goes out', async () => {
+    const events = await run(`printf 'token=${TOKEN.slice(0, 12)}'; sleep 0.5; printf '${TOKEN.slice(12)} done\\n'`, { flushMs: 100 });
+    const out = text(events);
+    expect(out).not.toContain(TOKEN.slice(0, 12));
+    expect(out).not.toContain(TOKEN.slice(12));
+    expect(out).toBe('token=[REDACTED] done\n');
+  });
+
+  it('a secret known by what precedes it, printed after a pause: "Bearer " then the token', async () => {
+    const bearer = 'q8Zr2LmX0vTy7Np4Kd9Wc1Hs6Jb3Gf5A';
+    const events = await run(`printf 'Authorization: Bearer '; sleep 0.5; printf '${bearer}'; sleep 0.5; printf ' sent\\n'`, { flushMs: 100 });
+    const out = text(events);
+    expect(out).not.toContain(bearer.slice(0, 8));
+    expect(out).toBe('Authorization: Bearer [REDACTED] sent\n');
   });
 });
