@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { ToolError } from '../../shared/errors';
+import { READ_NO_FOLLOW } from './fd';
 
 export function sha256(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
@@ -24,10 +25,21 @@ export function shownSha256(bytes: Uint8Array, holdsSecret: boolean): string {
 /** Below this size (known from a stat) a file is hashed from one read: a stream costs several more trips. */
 const WHOLE_READ_BYTES = 1024 * 1024;
 
-/** Streams the file, so hashing a large file does not hold it in memory; `knownSize` lets a small one be read whole. */
+/**
+ * Streams the file, so hashing a large file does not hold it in memory; `knownSize` lets a small one be read whole.
+ * Callers found a regular file at `path` a moment before; what is opened must still be one, not followed through a
+ * symlink and not waited on: a FIFO swapped in meanwhile would hold a thread of the pool until something wrote to it.
+ */
 export async function sha256File(path: string, knownSize?: number): Promise<string> {
-  if (knownSize !== undefined && knownSize <= WHOLE_READ_BYTES) return sha256(await readFile(path));
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const handle = await open(path, READ_NO_FOLLOW);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new ToolError('INVALID_INPUT', `${JSON.stringify(path)} is no longer a regular file`, { path });
+    if (knownSize !== undefined && knownSize <= WHOLE_READ_BYTES) return sha256(await handle.readFile());
+    const hash = createHash('sha256');
+    for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
 }

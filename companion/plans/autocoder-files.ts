@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
+import { READ_NO_FOLLOW } from '../fsx/fd';
 import { applyReplacement } from '../../shared/replace';
 import type { DirTree, FileActionReport, ReplaceReport } from '../../shared/results';
 import type { Risk } from '../../shared/tools/define-tool';
@@ -230,7 +231,8 @@ async function replaceInFile(
     const line = errorLine(error);
     return { ...report, status: 'failure', error: line, replaces: notReplaced(blocks, line) };
   }
-  const onDisk = await fs.readFile(target.absolute, 'utf8').catch(() => null);
+  // read back as the guard reads: a symlink or FIFO swapped in since the write is not followed or waited on
+  const onDisk = await fs.readFile(target.absolute, { encoding: 'utf8', flag: READ_NO_FOLLOW }).catch(() => null);
   const verified = onDisk === content;
   return {
     ...report,

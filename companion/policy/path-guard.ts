@@ -23,11 +23,12 @@
  * which rests on the checks above being made at the final use; a run that hands a path to something that
  * follows it (a walk's start, a child's cwd) resolves it again right before.
  */
-import { constants, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { asToolError, errnoOf, isMissing, NAME_LIMITS, NAME_MAX_BYTES, PATH_MAX_BYTES } from '../fsx/errno';
 import { closeFile, fstatFile, openFile } from '../fsx/fs-calls';
+import { READ_NO_FOLLOW } from '../fsx/fd';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { onMountOf } from '../fsx/mount-gate';
@@ -368,8 +369,6 @@ export async function openForRead(resolved: string, policy: GuardPolicy): Promis
   return (await openForReadWithStat(resolved, policy)).handle;
 }
 
-// O_NONBLOCK: opening a FIFO planted in the workspace must not hang the companion (it is refused below).
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** What a read says of a FIFO, socket or device: it is never read (a FIFO would wait for a writer, a device never end). */
 function notRegularFile(resolved: string): ToolError {
@@ -413,7 +412,7 @@ async function checkOpened(fd: number, resolved: string, policy: GuardPolicy): P
 export async function openForReadWithStat(resolved: string, policy: GuardPolicy): Promise<{ handle: fs.FileHandle; stat: Stats }> {
   let handle: fs.FileHandle;
   try {
-    handle = await onMountOf(resolved, () => fs.open(resolved, READ_FLAGS));
+    handle = await onMountOf(resolved, () => fs.open(resolved, READ_NO_FOLLOW));
   } catch (error) {
     refusedOpen(error, resolved);
   }
@@ -436,7 +435,7 @@ export async function openFdForReadWithStat(resolved: string, policy: GuardPolic
   try {
     // on the main thread while this is the only call executing (fsx/io-mode.ts): the path was just resolved, so
     // its inode is in memory, and O_NONBLOCK keeps a FIFO from holding the open (it is refused right after)
-    fd = await openFile(resolved, READ_FLAGS);
+    fd = await openFile(resolved, READ_NO_FOLLOW);
   } catch (error) {
     refusedOpen(error, resolved);
   }

@@ -264,7 +264,7 @@ describe('subtree attacks through an auto_coder plan: delete_directory', () => {
   });
   afterEach(() => world.dispose());
 
-  it('delete_directory of a project holding a nested .git fails with POLICY_BLOCKED and removes nothing; a plain one goes', async () => {
+  it('delete_directory of a project holding a nested .git fails with POLICY_BLOCKED and refuses the plan: nothing removed; a plain one alone goes', async () => {
     const plan: AutocoderPlan = {
       type: 'operate',
       file_operations: [
@@ -275,9 +275,13 @@ describe('subtree attacks through an auto_coder plan: delete_directory', () => {
     const response = parseExecutorResponse(await runAutocoderPlan(plan, world.ctx(), { auditId: 'audit-1' }));
     expect(response.file_actions[0]).toMatchObject({ status: 'failure', action: 'delete_directory', path: 'project' });
     expect(response.file_actions[0].error).toMatch(/^POLICY_BLOCKED: .*project\/\.git.*deny glob "\*\*\/\.git\/\*\*"/);
-    expect(response.file_actions[1]).toEqual({ status: 'success', action: 'delete_directory', path: 'old' });
+    expect(response.file_actions[1]).toMatchObject({ status: 'failure', action: 'delete_directory', path: 'old' });
+    expect(response.file_actions[1].error).toMatch(/^POLICY_BLOCKED: file action 1 \(delete_directory "project"\) was refused, so no part of the plan ran/);
     expect(await world.read('project/.git/HEAD')).toBe('ref: refs/heads/main');
     expect(await world.read('project/src/a.ts')).toBe('a');
+    expect(await world.exists('old/x.txt')).toBe(true);
+    const alone = parseExecutorResponse(await runAutocoderPlan({ type: 'operate', file_operations: [plan.file_operations![1]!] }, world.ctx(), { auditId: 'audit-2' }));
+    expect(alone.file_actions[0]).toEqual({ status: 'success', action: 'delete_directory', path: 'old' });
     expect(await world.exists('old/x.txt')).toBe(false);
   });
 });
