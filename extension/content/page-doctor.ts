@@ -50,6 +50,11 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   /** The address the chat box was last seen at (the app may move to a page of the site with none, in the same tab). */
   let composerSeenAt: string | null = null;
   let emptyChecks = 0;
+  /** Checks in a row the same replies showed no answer the module finds (answerless), and how much they held then. */
+  let answerlessChecks = 0;
+  let answerlessSize = -1;
+  /** Checks in a row a box holding text, or a page writing a reply, showed neither a send nor a stop control. */
+  let sendMisses = 0;
 
   const userCount = (): number => {
     try {
@@ -73,6 +78,50 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     } catch {
       return 0;
     }
+  };
+
+  /**
+   * Replies whose answer the module does not find: the newest message is a reply with text but no answer in it, or a
+   * conversation of several messages has none read as a reply (a module that tells replies by their answer, as
+   * DeepSeek's does, then takes them for the person's). null while the page writes: a reply just begun, or still
+   * reasoning, has no answer yet. `size` is what the replies held, so a reply still changing is not counted yet.
+   */
+  const answerless = (): { size: number; detail?: string } | null => {
+    if (site.hosts.length === 0 || generating() === true) return null;
+    const newest = ctx.lastMessageEl ? ctx.records.get(ctx.lastMessageEl) : undefined;
+    if (!newest?.el.isConnected) return null;
+    if (newest.role === 'assistant') {
+      const size = (newest.el.textContent ?? '').trim().length;
+      let answer: Element | null = null;
+      try {
+        answer = site.answerRoot(newest.el);
+      } catch {
+        answer = null;
+      }
+      return size > 0 && answer === null ? { size } : null;
+    }
+    let shown = 0;
+    for (const record of ctx.records.values()) {
+      if (!record.el.isConnected) continue;
+      if (record.role === 'assistant') return null;
+      shown += 1;
+    }
+    return shown >= 2 ? { size: shown, detail: ctx.t('doctor.detailNoReplies') } : null;
+  };
+
+  /**
+   * The send control is missing: the box holds text, or the page says a reply is being written, and neither a send
+   * nor a stop control is found. Some sites draw none while the box is empty and idle (ChatGPT, Gemini): that needs
+   * none. The generic adapter's guess at a send button is no contract: a page without one is sent with Enter.
+   */
+  const sendMissing = (editor: HTMLElement): boolean => {
+    if (site.hosts.length === 0) return false;
+    try {
+      if (site.sendButton(doc) || site.stopControl(doc)) return false;
+    } catch {
+      return false;
+    }
+    return generating() === true || editorText(editor).trim() !== '';
   };
 
   const report = (): void => {
@@ -104,6 +153,9 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     const needed = misses === 0 || composerSeenAt === here || messageCount() > 0;
     if ((misses === 0 || !needed) && problems.has('no-composer')) setProblem('no-composer', null);
     else if (misses >= MISSES && needed && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
+    sendMisses = editor && sendMissing(editor) ? sendMisses + 1 : 0;
+    const noSend = sendMisses >= MISSES;
+    if (noSend !== problems.has('no-send-control')) setProblem('no-send-control', noSend ? problemFor('no-send-control') : null);
     // A conversation shown with its chat box in which no message is found: nothing in it is read, nothing runs. A new
     // chat has no conversation yet; the generic adapter has no conversation ids, only paths.
     let conversation: string | null = null;
@@ -120,6 +172,11 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     else if (editor) emptyChecks += 1;
     const noMessages = emptyChecks >= EMPTY_CHECKS;
     if (noMessages !== problems.has('no-messages')) setProblem('no-messages', noMessages ? problemFor('no-messages') : null);
+    const unanswered = answerless();
+    answerlessChecks = unanswered === null ? 0 : unanswered.size === answerlessSize ? answerlessChecks + 1 : 1;
+    answerlessSize = unanswered?.size ?? -1;
+    const noAnswer = answerlessChecks >= EMPTY_CHECKS ? unanswered : null;
+    if ((noAnswer !== null) !== problems.has('no-answer')) setProblem('no-answer', noAnswer ? problemFor('no-answer', noAnswer.detail) : null);
     if (handedOver !== null && (userCount() > handedOver || (editor && editorText(editor).trim() !== ''))) setProblem('insert-failed', null);
     let stuck = false;
     for (const record of ctx.records.values()) {

@@ -23,7 +23,17 @@ export const attemptSchema = z.object({
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
-export const PROBLEM_CODES = ['no-composer', 'no-messages', 'insert-failed', 'submit-unverified', 'code-unreadable', 'no-writing-signal', 'writing-signal-stuck'] as const;
+export const PROBLEM_CODES = [
+  'no-composer',
+  'no-send-control',
+  'no-messages',
+  'no-answer',
+  'insert-failed',
+  'submit-unverified',
+  'code-unreadable',
+  'no-writing-signal',
+  'writing-signal-stuck',
+] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 const problemSchema = z.object({ code: z.string().max(40), message: z.string().max(300) });
@@ -86,7 +96,9 @@ export type DoctorReport = z.infer<typeof doctorReportSchema>;
 export function problemFor(code: ProblemCode, detail?: string): DoctorProblem {
   const words: Record<ProblemCode, string> = {
     'no-composer': t('doctor.problemNoComposer'),
+    'no-send-control': t('doctor.problemNoSendControl'),
     'no-messages': t('doctor.problemNoMessages'),
+    'no-answer': t('doctor.problemNoAnswer'),
     'insert-failed': t('doctor.problemInsertFailed'),
     'submit-unverified': t('doctor.problemSubmitUnverified'),
     'code-unreadable': t('doctor.problemCodeUnreadable'),

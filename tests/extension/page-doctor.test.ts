@@ -161,6 +161,51 @@ describe('deliver: when the page fights back', () => {
     await until(() => h.problems.at(-1) === null, 3_000);
   }, 15_000);
 
+  it('replies whose answer markup the site renamed are named within seconds, not after the stuck-signal minute', async () => {
+    const page = buildPage();
+    const h = start(page, { deliverWaitMs: SHORT });
+    // DeepSeek tells a reply by its answer body: with .ds-markdown renamed, its replies read as the person's.
+    const reply = assistantRow();
+    reply.answer.className = 'ds-md-answer';
+    renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
+    page.list.append(userRow('do it'), reply.row);
+    await until(() => h.problems.at(-1)?.code === 'no-answer', 8_000);
+    expect(h.problems.at(-1)?.message).toContain('answer is not found');
+    expect(h.problems.at(-1)?.message).toContain('no message is read as a reply');
+    expect(h.runs).toEqual([]);
+    // A reply drawn as the module knows (the old layout back): the problem ends.
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.problems.at(-1) === null, 3_000);
+  }, 15_000);
+
+  it('a reply the module knows as one, with its answer body renamed, is named within seconds', async () => {
+    // A module that knows replies by their row, not by their answer (here: any row without the person's bubble).
+    const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
+    const h2 = start(buildPage(), { site, deliverWaitMs: SHORT });
+    const reply = assistantRow();
+    reply.answer.className = 'ds-md-answer';
+    renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
+    document.querySelector('.ds-virtual-list-items')!.append(userRow('do it'), reply.row);
+    await until(() => h2.problems.at(-1)?.code === 'no-answer', 8_000);
+    expect(h2.problems.at(-1)?.message).not.toContain('no message is read as a reply');
+  }, 12_000);
+
+  it('a send control the site renamed is named as soon as the box holds text, in the person\'s language', async () => {
+    useLocale('zh_CN');
+    const page = buildPage();
+    // A build that draws its send control as another element: the module's selectors find none.
+    page.send.removeAttribute('role');
+    const h = start(page, { pathname: '/', deliverWaitMs: SHORT });
+    // An empty, idle box needs no send control (some sites draw none then).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    page.type('what is in README?');
+    await until(() => h.problems.at(-1)?.code === 'no-send-control', 3_500);
+    expect(h.problems.at(-1)?.message).toContain('找不到发送按钮');
+    page.send.setAttribute('role', 'button');
+    await until(() => h.problems.at(-1) === null, 3_000);
+  }, 10_000);
+
   it('an empty new chat, and a conversation still loading its messages, raise nothing', async () => {
     const page = buildPage();
     const h = start(page, { pathname: '/', deliverWaitMs: SHORT });
