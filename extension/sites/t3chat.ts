@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
+import { commonAncestor, defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, outermost, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: christofflick/t3-chatnavigator and MCP-SuperAssistant 2025-06
@@ -10,7 +10,7 @@ import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, out
  *   user       div[role="article"][aria-label="Your message"] with .prose
  *   assistant  div[role="article"][aria-label="Assistant message"] with an sr-only "Assistant Reply:" prefix
  *   reasoning  a collapsible "Reasoning" section (details / [class*="reasoning"]) — never read
- *   answer     the reply's .prose outside the reasoning
+ *   answer     the reply's .prose parts outside the reasoning (a part before and after a tool's card)
  *   code       pre (> code); Shiki lines (span.line) joined with newlines; language from a class, data-language or
  *              the header beside the block
  *   composer   React textarea#chat-input ("Type your message here…"): native value setter
@@ -39,8 +39,10 @@ export const t3chat = defineSite({
   roleOf,
   messageNesting: 'outermost',
   answerRoot(msg) {
+    // A reply with tool use (a web search) draws a .prose part before and after the tool's card: the answer is all
+    // of them (the reasoning and the card's buttons inside their common box are skipped, skipSelector).
     const prose = outermost(Array.from(msg.querySelectorAll('.prose')).filter((md) => !md.closest(REASONING_SELECTOR)));
-    return prose[prose.length - 1] ?? null;
+    return prose.length > 0 ? commonAncestor(prose, msg) : null;
   },
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, ${REASONING_SELECTOR}`,
   codeBlockSelector: 'pre',

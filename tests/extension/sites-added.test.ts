@@ -22,7 +22,7 @@ import {
 } from '../../extension/sites';
 import { EDITOR_FAMILIES, type Site } from '../../extension/sites/define-site';
 import { ENABLED_BY_DEFAULT } from '../../extension/site-settings';
-import { describeFixtures, describeRoundTrips, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation, type FoundBlock } from './site-fixtures';
+import { answerBlocks, describeFixtures, describeRoundTrips, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation, type FoundBlock } from './site-fixtures';
 
 const ADDED: Site[] = [aistudio, grok, perplexity, copilot, mistral, doubao, yuanbao, zai, poe, huggingchat, openrouter, t3chat];
 
@@ -373,6 +373,22 @@ describe('the added site modules against saved DOM fixtures', () => {
       if (!file.includes('thinking-idle')) continue;
       expect(idsReadingEverything(want.site, loadFixture(file)), file).toContain('think');
     }
+  });
+});
+
+describe('T3 Chat: a reply in several parts', () => {
+  it('reads the blocks of every .prose part of the answer (text, a tool card, more text), never the reasoning', () => {
+    document.body.innerHTML =
+      '<div data-message-id="m-asst-9"><div role="article" aria-label="Assistant message"><span class="sr-only">Assistant Reply: </span>' +
+      '<div class="reasoning-block"><button>Reasoning</button><div class="prose"><pre><code class="language-mcp-request">' +
+      '{"jsonrpc":"2.0","id":"think","method":"tools/call","params":{"name":"fs.rm","arguments":{"path":"/"}}}</code></pre></div></div>' +
+      '<div class="prose"><p>First the file:</p><pre><code class="language-mcp-request">' +
+      '{"jsonrpc":"2.0","id":"part-1","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.md"}}}</code></pre></div>' +
+      '<div class="rounded border"><span>Searched the web</span><a href="#">3 results</a></div>' +
+      '<div class="prose"><p>Then the folder:</p><pre><code class="language-mcp-request">' +
+      '{"jsonrpc":"2.0","id":"part-2","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}</code></pre></div>' +
+      '</div></div>';
+    expect(answerBlocks(t3chat, document).map((b) => b.id)).toEqual(['part-1', 'part-2']);
   });
 });
 
