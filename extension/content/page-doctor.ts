@@ -219,7 +219,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     },
     replyFinished(record) {
       if (record.role !== 'assistant') return;
-      setProblem('code-unreadable', replyCodeProblem(site, record.el, record.blocks));
+      // A block the protocol leaves unrun (a second plan) is no code the page failed to show.
+      setProblem('code-unreadable', replyCodeProblem(site, record.el, record.blocks.filter((b) => !b.block.inert)));
     },
     setProblem,
     state() {

@@ -1,9 +1,10 @@
-import { blockKey, findBlocks, outlineBlocks, type Block } from '../../shared/protocols';
+import { blockKey, findBlocks, outlineBlocks, type Block, type InertReason } from '../../shared/protocols';
 import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { initialState, isFinishPlan, type MessageOrigin } from '../scanner/blocks';
 import type { PageChanges } from '../scanner/observe';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
+import type { MessageKey } from '../ui/i18n';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
 import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS } from './page-decide';
 import type { Show } from './page-show';
@@ -16,6 +17,8 @@ import type { Show } from './page-show';
 
 export const SWITCH_GRACE_MS = 1_500;
 const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
+/** Why the protocol leaves a block unrun (Block.inert), in the person's language. */
+const INERT_REASONS: Record<InertReason, MessageKey> = { 'later-plan': 'reason.laterPlan' };
 
 export interface Scanner {
   track(el: Element, origin: MessageOrigin, candidate: boolean, position: number, role?: MessageRole | null): MessageRecord | null;
@@ -225,7 +228,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       }
       // a block the protocol says never runs (a second plan in one reply) is shown like one that cannot be read:
       // its reason, and no Run — its raw text alone would parse as a runnable block in the companion
-      tracked.unreadable = located.codeSegments.find((s) => s.code?.partial)?.code?.partial ?? block.inert;
+      tracked.unreadable = located.codeSegments.find((s) => s.code?.partial)?.code?.partial ?? (block.inert && ctx.t(INERT_REASONS[block.inert]));
       if (isUnrun(tracked.state)) {
         tracked.state = initialState(block, tracked.unreadable);
         if (tracked.state === 'ready' && isFinishPlan(block)) {

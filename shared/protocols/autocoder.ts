@@ -197,7 +197,7 @@ export const autocoder = defineProtocol({
         if (planSeen) {
           block.error =
             'ignored: only the first plan in a reply runs (seed 002: one #####--…--##### command per reply)';
-          block.inert = block.error;
+          block.inert = 'later-plan';
         } else if (!(PLAN_TYPES as readonly unknown[]).includes(value.type)) {
           block.error = `plan type ${describeValue(value.type)} is not one of ${PLAN_TYPES.join(' / ')}`;
         }

@@ -16,6 +16,7 @@ export type {
   AxonPayload,
   FunctionCall,
   FunctionCallsPayload,
+  InertReason,
 } from './types';
 export { BLOCK_KINDS } from './types';
 export { blockKey, hashText, normalizeRaw } from './key';

@@ -28,17 +28,21 @@ export interface Block {
    */
   unfenced?: boolean;
   /**
-   * The protocol says this block never runs, with the reason (a second auto_coder plan in one reply: seed 002 runs
-   * only the first). Its raw text alone would parse as a runnable block, so the extension must never send it;
-   * its chip shows the reason and offers no Run.
+   * The protocol says this block never runs, and why (`later-plan`: a second auto_coder plan in one reply — seed 002
+   * runs only the first). Its raw text alone would parse as a runnable block, so the extension must never send it;
+   * its chip shows the reason in the person's language (`reason.<InertReason>` in the extension's locales) and offers
+   * no Run. `error` says the same to the model, in the protocol's words.
    */
-  inert?: string;
+  inert?: InertReason;
   /**
    * This block stands for the blocks of its kind past the per-reply bound (define-protocol.ts): how many were not
    * read. Its `error` says so and why; it has no payload and never runs.
    */
   notRead?: number;
 }
+
+/** Why the protocol says a block never runs (Block.inert). */
+export type InertReason = 'later-plan';
 
 /** mcp-request payload: the parsed JSON-RPC object as written (validated envelope when `error` is unset). */
 export interface McpRequestPayload {

@@ -6,6 +6,7 @@ import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { chatgpt, generic } from '../../extension/sites';
 import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, memoryArea, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { messageIn, useLocale } from './i18n-fake';
 
 /**
  * Issue 10 on a DeepSeek-like page: a reply the person stopped (a trusted click on the site's stop control, or
@@ -562,6 +563,21 @@ describe('page: a second auto_coder plan in one reply', () => {
     const chip = chips()[1];
     expect(noteOf(chip)).toMatch(/only the first plan in a reply runs/);
     expect(() => clickChip(roots, chip, 'run')).toThrow(/no run button/);
+    // The page is healthy: a plan the protocol leaves unrun is no code the page failed to show.
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    expect(h.ctl.doctor().problems).toEqual([]);
+  });
+
+  it("the chip says why in the person's language", async () => {
+    useLocale('zh_CN');
+    const h = start(buildPage());
+    const answer = await begin(h);
+    const second = PLAN.replace('"s1"', '"s2"').replace('a.txt', 'b.txt');
+    await show(h, answer, ['First:', { lang: 'json', code: PLAN }, 'and then:', { lang: 'json', code: second }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(noteOf(chips()[1])).toBe(messageIn('zh_CN', 'reason.laterPlan'));
+    expect(noteOf(chips()[1])).toMatch(/^已忽略/);
   });
 });
 
