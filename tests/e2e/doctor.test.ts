@@ -24,6 +24,7 @@ import {
   firstScanDone,
   quietPeriod,
   resultTextOf,
+  screenshotPath,
   setSiteSettings,
   stream,
   submitted,
@@ -85,6 +86,33 @@ async function popupFor(world: World, tabId: number): Promise<Page> {
 async function registrations(world: World): Promise<string[]> {
   const worker = await world.browser.serviceWorker();
   return worker.evaluate(async () => (await (globalThis as unknown as { chrome: Chrome }).chrome.scripting.getRegisteredContentScripts()).map((s) => s.id));
+}
+
+/**
+ * The popup about `page`'s tab, light and dark: the composer row names the long id, and no row or problem is wider
+ * than the popup (each fits its own box, the page scrolls no way but down); screenshots for a look.
+ */
+async function wrapsInPopup(world: World, page: Page, id: string, locale: string): Promise<void> {
+  const tabId = await tabIdOf(world, page);
+  for (const scheme of ['light', 'dark'] as const) {
+    const popup = await popupFor(world, tabId);
+    await popup.emulateMedia({ colorScheme: scheme });
+    await popup.setViewportSize({ width: 400, height: 900 });
+    await expect.poll(() => popup.locator('[data-doctor-row="composer"]').textContent(), { timeout: 15_000 }).toContain(id);
+    const wide = await popup.evaluate(() => {
+      const out: string[] = [];
+      const width = document.documentElement.clientWidth;
+      if (document.documentElement.scrollWidth > width) out.push(`the popup scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
+      for (const el of Array.from(document.querySelectorAll<HTMLElement>('#doctor [data-doctor-row], #doctor [data-doctor-problem]'))) {
+        const box = el.getBoundingClientRect();
+        if (el.scrollWidth > el.clientWidth + 1 || box.right > width) out.push(`${el.dataset.doctorRow ?? el.dataset.doctorProblem}: ${el.scrollWidth} in ${el.clientWidth}, right edge ${box.right}`);
+      }
+      return out;
+    });
+    expect(wide, `${locale}, ${scheme}`).toEqual([]);
+    await popup.locator('#doctor').screenshot({ path: screenshotPath(`doctor-${locale}-${scheme}.png`) });
+    await popup.close();
+  }
 }
 
 describeE2E('site doctor and any site', () => {
@@ -254,6 +282,30 @@ describeE2E('site doctor and any site', () => {
     expect(await submitted(page)).toHaveLength(2);
     await page.close();
   });
+
+  it("the popup's doctor keeps a long element name or address inside the popup, light and dark, in English and Chinese", async () => {
+    const { page, popup } = await enableHere('plain');
+    // A build that gives its chat box a long id, and a problem naming it: one word wider than the popup.
+    const id = `composer${'x'.repeat(52)}`;
+    await page.evaluate((long) => void document.querySelector('#prompt')?.setAttribute('id', long), id);
+    await popup.close();
+    await wrapsInPopup(world, page, id, 'en');
+    await page.close();
+    const zh = await createWorld({ granted: true, lang: 'zh-CN' });
+    try {
+      // What "Enable on this site" stores (the granted build has the host's permission already).
+      await setSiteSettings(zh, SITE_HOSTS.plain, { enabled: true });
+      const worker = await zh.browser.serviceWorker();
+      await worker.evaluate((host) => (globalThis as unknown as { chrome: { storage: { local: { set(items: object): Promise<void> } } } }).chrome.storage.local.set({ 'generic.hosts': [host] }), SITE_HOSTS.plain);
+      await expect.poll(() => registrations(zh), { timeout: 15_000 }).toContain('chatbridge-generic');
+      const other = await zh.open('plain');
+      await firstScanDone(other, 15_000);
+      await other.evaluate((long) => void document.querySelector('#prompt')?.setAttribute('id', long), id);
+      await wrapsInPopup(zh, other, id, 'zh_CN');
+    } finally {
+      await zh.dispose();
+    }
+  }, 180_000);
 
   // Last: it stops the companion.
   it('a tab whose page started (or whose problem ended) follows the global badge: the companion going away shows "off" there too', async () => {

@@ -273,6 +273,8 @@ export async function launchBrowser(options: {
   extension?: boolean;
   /** Which build to load (default EXTENSION_DIR). */
   extensionDir?: string;
+  /** The browser's UI language (`zh-CN`): the extension's words follow it (default: the machine's). */
+  lang?: string;
 }): Promise<Browser> {
   const withExtension = options.extension !== false;
   const extensionDir = options.extensionDir ?? EXTENSION_DIR;
@@ -284,7 +286,9 @@ export async function launchBrowser(options: {
     headless: true,
     ignoreHTTPSErrors: true,
     viewport: { width: 1100, height: 900 },
+    ...(options.lang ? { locale: options.lang, env: { ...process.env, LANGUAGE: options.lang.replace('-', '_') } } : {}),
     args: [
+      ...(options.lang ? [`--lang=${options.lang}`] : []),
       ...(withExtension ? [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`] : []),
       '--no-sandbox',
       '--disable-gpu',
@@ -334,6 +338,8 @@ export interface WorldOptions {
   companionConfig?: Record<string, unknown>;
   /** Load the build with every https host granted (opt-in sites, `enableSite`); default false. */
   granted?: boolean;
+  /** The browser's UI language, which the extension's words follow (`zh-CN`); default the machine's. */
+  lang?: string;
 }
 
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
@@ -364,6 +370,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
       replicaPort: replicas.port,
       userDataDir: path.join(scratch, 'profile'),
       ...(options.granted === true ? { extensionDir: GRANTED_EXTENSION_DIR } : {}),
+      ...(options.lang ? { lang: options.lang } : {}),
     });
     cleanups.unshift(() => browser.close());
     const world: World = {
