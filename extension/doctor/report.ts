@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { findBlocks } from '../../shared/protocols';
 import type { DoctorProblem } from '../companion/badge';
 import { EDITOR_FAMILIES, outermost, plainText, type Site } from '../sites/define-site';
 import { t } from '../ui/i18n';
@@ -130,7 +131,26 @@ export function replyCodeProblem(site: Site, message: Element, blocks: Array<{ u
   if (partial) return problemFor('code-unreadable', partial);
   const unknown = unrecognizedCode(site, answer);
   if (unknown > 0) return problemFor('code-unreadable', t('doctor.detailCodeMarkup', [unknown]));
+  const unlabelled = unlabelledCalls(site, answer);
+  if (unlabelled > 0) return problemFor('code-unreadable', t('doctor.detailNoLabel', [unlabelled]));
   return null;
+}
+
+/** The kinds a code block is only by its language label: one JSON call in a fence labelled with the kind. */
+const LABELLED_KINDS = ['mcp-request', 'flycode-call'] as const;
+
+/**
+ * How many of an answer's code blocks show no language label the module reads while their code is a call of a kind
+ * known only by that label: the site changed how it labels code, and every such call is read as plain code (nothing
+ * runs, no Run is offered). A block the model wrote without a language holds no such call.
+ */
+export function unlabelledCalls(site: Site, answer: Element): number {
+  const blocks = outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((el) => !el.closest(site.skipSelector));
+  return blocks.filter((el) => {
+    if (safe(() => site.codeLanguage(el), '').trim() !== '') return false;
+    const text = safe(() => site.codeText(el).text, '');
+    return LABELLED_KINDS.some((kind) => findBlocks(`\`\`\`${kind}\n${text}\n\`\`\``, kind).some((b) => b.payload !== undefined && b.error === undefined));
+  }).length;
 }
 
 /** How many places an answer draws code outside the module's code blocks (DRAWN_CODE): a changed code block markup. */

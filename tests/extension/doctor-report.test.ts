@@ -187,8 +187,11 @@ describe('site doctor: problems', () => {
           const answer = site.answerRoot(message.el);
           const blocks = answer ? outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((b) => site.codeText(b).text.trim() !== '') : [];
           if (blocks.length === 0) continue;
-          // The page as saved: its code is read, nothing to say.
-          expect(replyCodeProblem(site, message.el, []), `${site.id}/${file}`).toBeNull();
+          // The page as saved: its code is read, nothing to say — but where the build puts no language in the page
+          // (HuggingChat 2026, in its module's contract), a call in a labelled fence is plain code, and that is said.
+          const saved = replyCodeProblem(site, message.el, []);
+          if (site.id === 'huggingchat' && file.startsWith('2026')) expect(saved?.message, `${site.id}/${file}`).toContain('without the language label');
+          else expect(saved, `${site.id}/${file}`).toBeNull();
           // The same reply drawn by a new build: a header and a `code` element in new wrappers, no `pre` anywhere.
           for (const block of blocks) {
             const redrawn = doc.createElement('div');

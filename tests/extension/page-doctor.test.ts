@@ -129,6 +129,36 @@ describe('deliver: when the page fights back', () => {
     await until(() => h.problems.at(-1) === null);
   });
 
+  it("a reply whose code blocks' language label the module no longer finds is named: its calls cannot be told from code", async () => {
+    const page = buildPage();
+    const h = start(page, { deliverWaitMs: SHORT });
+    page.list.append(userRow('go'));
+    const { row, answer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(row);
+    await h.settle();
+    // A build that renames the banner and its label (hashed classes): the module reads no language for the block.
+    const draw = (code: string): void => {
+      answer.innerHTML = '<p class="ds-markdown-paragraph">Reading.</p><div class="md-code-block"><div class="md-code-head"><span class="e91a2c0f">mcp-request</span><button>复制</button></div><pre></pre></div>';
+      answer.querySelector('pre')!.textContent = code;
+    };
+    draw(READ.slice(0, 30));
+    h.clock.now += 50;
+    await h.settle();
+    draw(READ);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable');
+    expect(h.problems.at(-1)?.message).toContain('1 code block(s) without the language label');
+    expect(h.runs).toEqual([]);
+    // A block the model wrote without a language is plain code, not a problem.
+    await streamReply(h, ['Here:', { lang: '', code: 'ls -la' }, { lang: 'mcp-request', code: READ }]);
+    await until(() => h.problems.at(-1) === null);
+  });
+
   it('a page starting clears what the tab showed before; a page stopping clears its problems', async () => {
     const page = buildPage();
     const h = start(page, { deliverWaitMs: SHORT });
