@@ -65,6 +65,10 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
   const { report } = loaded;
   const reply = report.lastReply;
   const problems = report.problems;
+  // What the running page checks itself is marked when it says it is missing: an empty new chat has no messages, and
+  // some sites draw no send control while the box is empty. On a page chatbridge does not run, what is not found is.
+  const missing = (code: string, found: boolean): boolean => !found && (!report.running || problems.some((p) => p.code === code));
+  const sendMissing = missing('no-send-control', report.send.found) || (!report.send.found && !report.composer.found);
   return (
     <section id="doctor" class="card stack" data-state={problems.length > 0 ? 'problem' : 'ok'} aria-labelledby="doctor-title">
       <h2 id="doctor-title">{t('doctor.title')}</h2>
@@ -85,7 +89,7 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
         <Row
           name="messages"
           label={t('doctor.messages')}
-          ok={report.messages.count > 0}
+          ok={!missing('no-messages', report.messages.count > 0)}
           value={t('doctor.messagesValue', [report.messages.count, report.messages.user, report.messages.assistant])}
         />
         <Row
@@ -110,8 +114,18 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
         <Row
           name="send"
           label={t('doctor.send')}
-          ok={report.send.found}
-          value={report.send.found ? (report.send.disabled ? t('doctor.sendDisabled') : t('doctor.sendEnabled')) : t('doctor.notFound')}
+          ok={!sendMissing}
+          value={
+            report.send.found
+              ? report.send.disabled
+                ? t('doctor.sendDisabled')
+                : t('doctor.sendEnabled')
+              : sendMissing
+                ? t('doctor.notFound')
+                : report.stopControl
+                  ? t('doctor.sendIsStop')
+                  : t('doctor.sendNotShown')
+          }
         />
         <Row
           name="generating"

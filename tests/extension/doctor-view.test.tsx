@@ -65,6 +65,24 @@ describe('doctor view', () => {
     expect(row(root, 'submit').textContent).toBe('verified (click)');
   });
 
+  it('an empty new chat whose site draws no send control while the box is empty: nothing marked', async () => {
+    const empty = report({ messages: { count: 0, user: 0, assistant: 0 }, lastReply: null, send: { found: false }, lastInsert: null, lastSubmit: null });
+    const root = await mount({ load: async () => ({ report: empty }) });
+    expect(root.querySelector('#doctor')?.getAttribute('data-state')).toBe('ok');
+    for (const name of ['messages', 'last-reply', 'composer', 'send', 'insert', 'submit']) expect(row(root, name).getAttribute('data-ok'), name).toBe('true');
+    expect(row(root, 'send').textContent).toBe('not shown while the chat box is empty');
+    render(null, host!);
+    const writing = await mount({ load: async () => ({ report: { ...empty, stopControl: true, generating: 'yes' } }) });
+    expect(row(writing, 'send')).toMatchObject({ textContent: 'the stop control stands in its place while a reply is written' });
+    expect(row(writing, 'send').getAttribute('data-ok')).toBe('true');
+    render(null, host!);
+    // The running page's checks say when either is missing: then the row is marked.
+    const missing = report({ ...empty, problems: [problemFor('no-messages'), problemFor('no-send-control')] });
+    const again = await mount({ load: async () => ({ report: missing }) });
+    for (const name of ['messages', 'send']) expect(row(again, name).getAttribute('data-ok'), name).toBe('false');
+    expect(row(again, 'send').textContent).toBe('NOT found');
+  });
+
   it('a page whose composer was removed and whose submit was not verified: the problems in plain words, rows marked', async () => {
     const root = await mount({
       load: async () => ({
