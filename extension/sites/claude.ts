@@ -28,16 +28,29 @@ import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isBu
 const MESSAGE_SELECTOR = '[data-testid="user-message"], .font-user-message, .font-claude-response, .font-claude-message';
 const ASSISTANT_SELECTOR = '.font-claude-response, .font-claude-message';
 const ANSWER_BLOCK_SELECTOR = '.standard-markdown, .progressive-markdown';
+/** The box of a collapsible row: its toggle is a direct child (the "Thought process" row). */
+const COLLAPSIBLE_BOX = 'div:has(> button[aria-expanded])';
 // The thinking body reuses the response class, so anything nested in a response's own response class is reasoning;
 // so is anything in a collapsible region (a box whose direct child is an expand/collapse toggle), which the answer
 // never is — that rule holds even if the thinking body ever gets .standard-markdown of its own.
 const THINKING_SELECTOR =
-  '.font-claude-response .font-claude-response, .font-claude-message .font-claude-message, div:has(> button[aria-expanded]), [data-testid*="thinking" i], [class*="thinking" i]';
+  `.font-claude-response .font-claude-response, .font-claude-message .font-claude-message, ${COLLAPSIBLE_BOX}, [data-testid*="thinking" i], [class*="thinking" i]`;
 
 function roleOf(el: Element): MessageRole | null {
   if (el.matches('[data-testid="user-message"], .font-user-message')) return 'user';
-  if (el.matches(ASSISTANT_SELECTOR)) return 'assistant';
+  if (el.matches(ASSISTANT_SELECTOR) && !isThinkingBody(el)) return 'assistant';
   return null;
+}
+
+/**
+ * A response-classed element that is the body of a collapsible row (its box two or three levels up): the reasoning,
+ * never a message. Inside its reply it is skipped by nesting; a build that renames the reply's own class would
+ * otherwise make it the reply, and its blocks the answer.
+ */
+function isThinkingBody(el: Element): boolean {
+  let up = el.parentElement;
+  for (let depth = 0; up && depth < 3; depth += 1, up = up.parentElement) if (up.matches(COLLAPSIBLE_BOX)) return true;
+  return false;
 }
 
 

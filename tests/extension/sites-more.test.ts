@@ -198,6 +198,18 @@ describe('more site modules against saved DOM fixtures', () => {
     expect(answerBlocks(claude, document).map((b) => b.id)).toEqual(['first', 'answer']);
   });
 
+  it("Claude: a build that renames the reply's class leaves its reasoning body (which keeps it) no message of its own", () => {
+    const doc = loadFixture('claude/2026-11-thinking-idle.html');
+    for (const message of claude.messages(doc).filter((m) => m.role === 'assistant')) {
+      const renamed = doc.createElement('div');
+      renamed.append(...Array.from(message.el.childNodes));
+      message.el.replaceWith(renamed);
+    }
+    // The reasoning's decoy (fs.rm of /) is never read as a reply's answer.
+    expect(claude.messages(doc).map((m) => m.role)).toEqual(['user']);
+    expect(answerBlocks(claude, doc)).toEqual([]);
+  });
+
   it('picks the site by exact host', () => {
     expect(siteForHost('claude.ai')).toBe(claude);
     expect(siteForHost('gemini.google.com')).toBe(gemini);
