@@ -38,6 +38,8 @@ export interface PageDeps {
   copy?: (text: string) => Promise<void>;
   /** How long a result waits for the chat box to appear and for the send control (tests shorten them). */
   deliverWaitMs?: { editor?: number; sendButton?: number; verify?: number };
+  /** How often the site doctor looks at the page (default every second; tests shorten it). */
+  doctorCheckMs?: number;
   /** The first scan's slice budget in milliseconds (tests make it 0: one message per slice). */
   firstScanSliceMs?: number;
   /** How a first-scan slice gives the page its turn (default: scanner/slices.ts yieldToPage). */

@@ -194,7 +194,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   };
   // A page starting (a reload, the site switched on) starts clean: the tab's badge may still show the last page's problem.
   bridge.ask('doctor-problem', { problem: null }).catch(() => undefined);
-  const timer = setInterval(check, CHECK_MS);
+  const timer = setInterval(check, ctx.deps.doctorCheckMs ?? CHECK_MS);
   // Seen at once: a box the page takes away before the first interval was still there.
   check();
   signal.addEventListener(

@@ -211,6 +211,38 @@ describe('site doctor: problems', () => {
     expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
   });
 
+  it("every site module: a redesign that drops a call's language label is named, not passed over in silence", () => {
+    const checked = new Set<string>();
+    for (const site of SITES.filter((s) => s.hosts.length > 0)) {
+      // Finished replies (a reply still being written may hold half a call).
+      for (const file of readdirSync(join(FIXTURE_DIR, site.id)).filter((f) => f.includes('idle'))) {
+        const doc = loadFixture(`${site.id}/${file}`);
+        for (const message of site.messages(doc).filter((m) => m.role === 'assistant')) {
+          const answer = site.answerRoot(message.el);
+          const calls = answer ? outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((b) => site.codeLanguage(b) === 'mcp-request') : [];
+          if (calls.length === 0) continue;
+          // The label gone wherever a page puts it: a language- class, a data attribute, a header's text.
+          for (const block of calls) {
+            const scope = block.parentElement ?? block;
+            for (const el of Array.from(scope.querySelectorAll('*'))) {
+              for (const name of ['data-language', 'data-test-language']) el.removeAttribute(name);
+              for (const token of Array.from(el.classList)) if (token.startsWith('language-')) el.classList.remove(token);
+              if (el.children.length === 0 && el.textContent?.trim().toLowerCase() === 'mcp-request') el.textContent = '';
+            }
+          }
+          if (calls.some((b) => site.codeLanguage(b) !== '')) continue;
+          expect(replyCodeProblem(site, message.el, []), `${site.id}/${file}`).toMatchObject({
+            code: 'code-unreadable',
+            message: expect.stringContaining('without the language label'),
+          });
+          checked.add(site.id);
+        }
+      }
+    }
+    // Every module whose fixtures label a call (HuggingChat 2026 shows none; its 2025 page does).
+    expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
+  });
+
   it('inline code in a reply is no code block: nothing to say', () => {
     const row = document.createElement('div');
     row.className = 'ds-message';

@@ -223,6 +223,9 @@ export function start(
     site?: Site;
     copy?: PageDeps['copy'];
     deliverWaitMs?: PageDeps['deliverWaitMs'];
+    doctorCheckMs?: PageDeps['doctorCheckMs'];
+    /** the page's address (default: a DeepSeek conversation at `pathname`) */
+    href?: string;
     /** the first scan's slicing (default: the page's own budget and yield) */
     firstScan?: { sliceMs: number; yieldToPage: () => Promise<void> };
   } = {},
@@ -267,7 +270,7 @@ export function start(
   const controller = new AbortController();
   controllers.push(controller);
   const pathname = options.pathname ?? '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
-  const location = { href: `https://chat.deepseek.com${pathname}`, pathname };
+  const location = { href: options.href ?? `https://chat.deepseek.com${pathname}`, pathname };
   const ctl = startPage(controller.signal, {
     site: options.site ?? deepseek,
     doc: document,
@@ -278,6 +281,7 @@ export function start(
     now: () => clock.now,
     ...(options.copy ? { copy: options.copy } : {}),
     ...(options.deliverWaitMs ? { deliverWaitMs: options.deliverWaitMs } : {}),
+    ...(options.doctorCheckMs ? { doctorCheckMs: options.doctorCheckMs } : {}),
     ...(options.firstScan ? { firstScanSliceMs: options.firstScan.sliceMs, yieldToPage: options.firstScan.yieldToPage } : {}),
   });
   return {
