@@ -148,22 +148,24 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     const here = ctx.deps.location.pathname;
     if (editor) composerSeenAt = here;
     misses = editor ? 0 : misses + 1;
-    // A page of the site that is no chat (settings, a gallery) has no box and needs none, also when the person went
-    // there from a chat: only a box that went away from its page, or a conversation shown without one, is a problem.
-    const needed = misses === 0 || composerSeenAt === here || messageCount() > 0;
-    if ((misses === 0 || !needed) && problems.has('no-composer')) setProblem('no-composer', null);
-    else if (misses >= MISSES && needed && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
-    sendMisses = editor && sendMissing(editor) ? sendMisses + 1 : 0;
-    const noSend = sendMisses >= MISSES;
-    if (noSend !== problems.has('no-send-control')) setProblem('no-send-control', noSend ? problemFor('no-send-control') : null);
-    // A conversation shown with its chat box in which no message is found: nothing in it is read, nothing runs. A new
-    // chat has no conversation yet; the generic adapter has no conversation ids, only paths.
+    // The person's conversation the page shows (null: a new chat, or a page of the site that is none of the person's
+    // conversations — settings, a shared conversation). The generic adapter has no conversation ids, only paths.
     let conversation: string | null = null;
     try {
       conversation = site.hosts.length > 0 ? site.conversationId(ctx.deps.location) : null;
     } catch {
       conversation = null;
     }
+    // A page of the site that is no chat (settings, a gallery, a shared conversation anyone can read) has no box and
+    // needs none, also when the person went there from a chat: only a box that went away from its page, or one of the
+    // person's conversations shown without one, is a problem.
+    const needed = misses === 0 || composerSeenAt === here || ((conversation !== null || site.hosts.length === 0) && messageCount() > 0);
+    if ((misses === 0 || !needed) && problems.has('no-composer')) setProblem('no-composer', null);
+    else if (misses >= MISSES && needed && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
+    sendMisses = editor && sendMissing(editor) ? sendMisses + 1 : 0;
+    const noSend = sendMisses >= MISSES;
+    if (noSend !== problems.has('no-send-control')) setProblem('no-send-control', noSend ? problemFor('no-send-control') : null);
+    // A conversation shown with its chat box in which no message is found: nothing in it is read, nothing runs.
     const hasMessages = (): boolean => {
       for (const record of ctx.records.values()) if (record.el.isConnected) return true;
       return messageCount() > 0;

@@ -264,6 +264,19 @@ describe('deliver: when the page fights back', () => {
     expect(h.ctl.doctor().problems).toEqual([]);
   }, 10_000);
 
+  it('a shared conversation (messages, no chat box, no conversation of the person\'s) raises nothing', async () => {
+    const page = buildPage();
+    page.textarea.remove();
+    page.send.remove();
+    const reply = assistantRow();
+    renderReply(reply.answer, ['Here is what I found.']);
+    page.list.append(userRow('an earlier question'), reply.row);
+    const h = start(page, { pathname: '/share/0f1e2d3c-5b6a-4798-8a9b-0c1d2e3f4a5b', deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    expect(h.ctl.doctor().problems).toEqual([]);
+  });
+
   it('a page of the site with no chat on it (no box, no messages) raises nothing', async () => {
     const page = buildPage();
     page.textarea.remove();
