@@ -20,6 +20,7 @@ import {
   composerText,
   createWorld,
   describeE2E,
+  enableSite,
   fencedBody,
   firstScanDone,
   quietPeriod,
@@ -282,6 +283,41 @@ describeE2E('site doctor and any site', () => {
     expect(await submitted(page)).toHaveLength(2);
     await page.close();
   });
+
+  it('a DeepSeek build that renames the answer body, and a Z.ai build that renames its send button: each named within seconds, badge "!"', async () => {
+    const page = await world.open('deepseek');
+    await firstScanDone(page, 15_000);
+    const tabId = await tabIdOf(world, page);
+    await page.evaluate(() => window.__replica.addUserTurn('What is in my notes?'));
+    await stream(page, 'Just words, no blocks.');
+    await quietPeriod(1_500);
+    expect(await badgeOn(world, tabId)).toBe('');
+    // The new build's replies: the same rows, the answer body's class renamed.
+    await page.evaluate(() => {
+      for (const body of Array.from(document.querySelectorAll('.ds-markdown'))) body.classList.replace('ds-markdown', 'ds-md-2027');
+    });
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 12_000 }).toBe('!');
+    const popup = await popupFor(world, tabId);
+    await popup.waitForSelector('#doctor[data-state="problem"]');
+    expect(await popup.locator('[data-doctor-problem="no-answer"]').textContent()).toContain('answer is not found');
+    await popup.close();
+    await page.close();
+
+    await enableSite(world, 'zai');
+    const zai = await world.open('zai');
+    await firstScanDone(zai, 15_000);
+    const zaiTab = await tabIdOf(world, zai);
+    await quietPeriod(1_500);
+    expect(await badgeOn(world, zaiTab)).toBe('');
+    await zai.evaluate(() => document.querySelector('#send-message-button')?.setAttribute('id', 'send-2027'));
+    await expect.poll(() => badgeOn(world, zaiTab), { timeout: 6_000 }).toBe('!');
+    const zaiPopup = await popupFor(world, zaiTab);
+    await zaiPopup.waitForSelector('#doctor[data-state="problem"]');
+    expect(await zaiPopup.locator('[data-doctor-problem="no-send-control"]').textContent()).toContain('no send control is found');
+    expect(await zaiPopup.locator('[data-doctor-problem="writing-signal-stuck"]').count()).toBe(0);
+    await zaiPopup.close();
+    await zai.close();
+  }, 90_000);
 
   it("the popup's doctor keeps a long element name or address inside the popup, light and dark, in English and Chinese", async () => {
     const { page, popup } = await enableHere('plain');
