@@ -158,8 +158,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     }
     // A page of the site that is no chat (settings, a gallery, a shared conversation anyone can read) has no box and
     // needs none, also when the person went there from a chat: only a box that went away from its page, or one of the
-    // person's conversations shown without one, is a problem.
-    const needed = misses === 0 || composerSeenAt === here || ((conversation !== null || site.hosts.length === 0) && messageCount() > 0);
+    // person's conversations shown without one, is a problem — with its messages, or with none found either for as
+    // long as a conversation takes to show them (a build that renamed both).
+    const shown = conversation !== null || site.hosts.length === 0;
+    const needed = misses === 0 || composerSeenAt === here || (shown && (messageCount() > 0 || (conversation !== null && misses >= EMPTY_CHECKS)));
     if ((misses === 0 || !needed) && problems.has('no-composer')) setProblem('no-composer', null);
     else if (misses >= MISSES && needed && !problems.has('no-composer')) setProblem('no-composer', problemFor('no-composer'));
     sendMisses = editor && sendMissing(editor) ? sendMisses + 1 : 0;

@@ -236,6 +236,22 @@ describe('deliver: when the page fights back', () => {
     await until(() => h.problems.at(-1) === null, 3_000);
   }, 10_000);
 
+  it('a conversation whose messages and chat box a new build both renamed is named, not passed over', async () => {
+    const page = buildPage();
+    // The new build's box is another element (the module finds none) and its rows another class.
+    const box = document.createElement('div');
+    box.setAttribute('contenteditable', 'true');
+    page.textarea.replaceWith(box);
+    const reply = assistantRow();
+    renderReply(reply.answer, [{ lang: 'mcp-request', code: READ }]);
+    const rows = [userRow('do it'), reply.row];
+    for (const row of rows) row.className = 'ds-msg-row';
+    page.list.append(...rows);
+    const h = start(page, { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    await until(() => h.problems.at(-1)?.code === 'no-composer', 2_000);
+    expect(h.runs).toEqual([]);
+  });
+
   it('an empty new chat, and a conversation still loading its messages, raise nothing', async () => {
     const page = buildPage();
     const h = start(page, { pathname: '/', deliverWaitMs: SHORT });
@@ -280,7 +296,7 @@ describe('deliver: when the page fights back', () => {
   it('a page of the site with no chat on it (no box, no messages) raises nothing', async () => {
     const page = buildPage();
     page.textarea.remove();
-    const h = start(page, { deliverWaitMs: SHORT });
+    const h = start(page, { pathname: '/settings', deliverWaitMs: SHORT, doctorCheckMs: 100 });
     await new Promise((resolve) => setTimeout(resolve, 2_600));
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     expect(h.ctl.doctor().problems).toEqual([]);
