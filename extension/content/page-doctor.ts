@@ -81,7 +81,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   };
 
   /**
-   * Replies whose answer the module does not find: the newest message is a reply with text but no answer in it, or a
+   * Replies whose answer the module does not find: the newest message is a reply with text but no answer in it (and
+   * no other reply has one), or a
    * conversation of several messages has none read as a reply (a module that tells replies by their answer, as
    * DeepSeek's does, then takes them for the person's). null while the page writes: a reply just begun, or still
    * reasoning, has no answer yet. `size` is what the replies held, so a reply still changing is not counted yet.
@@ -90,15 +91,22 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     if (site.hosts.length === 0 || generating() === true) return null;
     const newest = ctx.lastMessageEl ? ctx.records.get(ctx.lastMessageEl) : undefined;
     if (!newest?.el.isConnected) return null;
+    const answerOf = (el: Element): Element | null => {
+      try {
+        return site.answerRoot(el);
+      } catch {
+        return null;
+      }
+    };
     if (newest.role === 'assistant') {
       const size = (newest.el.textContent ?? '').trim().length;
-      let answer: Element | null = null;
-      try {
-        answer = site.answerRoot(newest.el);
-      } catch {
-        answer = null;
+      if (size === 0 || answerOf(newest.el) !== null) return null;
+      // One reply without an answer among replies with one is a reply of another kind (an error notice, an image):
+      // a renamed markup leaves every reply without it.
+      for (const record of ctx.records.values()) {
+        if (record !== newest && record.role === 'assistant' && record.el.isConnected && answerOf(record.el) !== null) return null;
       }
-      return size > 0 && answer === null ? { size } : null;
+      return { size };
     }
     let shown = 0;
     for (const record of ctx.records.values()) {

@@ -220,6 +220,19 @@ describe('deliver: when the page fights back', () => {
     expect(h2.problems.at(-1)?.message).not.toContain('no message is read as a reply');
   }, 12_000);
 
+  it('one reply without an answer body among replies with one (an error, an image) is no renamed markup: nothing raised', async () => {
+    const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
+    const h = start(buildPage(), { site, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const answered = assistantRow();
+    renderReply(answered.answer, ['Here it is.']);
+    const failed = assistantRow();
+    failed.answer.className = 'ds-error-notice';
+    failed.answer.textContent = 'The server is busy. Please try again later.';
+    document.querySelector('.ds-virtual-list-items')!.append(userRow('first'), answered.row, userRow('second'), failed.row);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+  });
+
   it('a send control the site renamed is named as soon as the box holds text, in the person\'s language', async () => {
     useLocale('zh_CN');
     const page = buildPage();
