@@ -1,5 +1,6 @@
 import type { DoctorProblem } from '../companion/badge';
-import { problemFor, replyCodeProblem, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
+import { replyCodeProblem } from '../doctor/reply-code';
+import { problemFor, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
 import { editorText, holdsText } from '../inject/insert';
 import type { InsertResult } from '../inject/insert';
 import type { SubmitResult } from '../inject/submit';

@@ -2,13 +2,13 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerDoctor, doctorAnswerSchema } from '../../extension/doctor/answer';
+import { replyCodeProblem } from '../../extension/doctor/reply-code';
 import {
   OUTLINE_MAX_ELEMENTS,
   buildReport,
   doctorReportSchema,
   outlineOf,
   problemFor,
-  replyCodeProblem,
   reportText,
   topProblem,
   type DoctorPageState,
