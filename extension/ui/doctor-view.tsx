@@ -85,7 +85,7 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
       )}
       {!report.running && <p class="muted" style="margin:0">{t('doctor.off')}</p>}
       <dl class="doctor-rows" style="display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0">
-        <Row name="site" label={t('doctor.site')} ok value={`${report.site.name}${report.site.generic ? ` (${t('doctor.generic')})` : ''} — ${report.host}`} />
+        <Row name="site" label={t('doctor.site')} ok value={`${report.site.generic ? t('doctor.generic') : report.site.name} — ${report.host}`} />
         <Row
           name="messages"
           label={t('doctor.messages')}

@@ -116,6 +116,17 @@ async function wrapsInPopup(world: World, page: Page, id: string, locale: string
   }
 }
 
+/** The plain page's host enabled as "Enable on this site" stores it (the granted build has its permission already). */
+async function plainEnabled(world: World): Promise<void> {
+  await setSiteSettings(world, SITE_HOSTS.plain, { enabled: true });
+  const worker = await world.browser.serviceWorker();
+  await worker.evaluate(
+    (host) => (globalThis as unknown as { chrome: { storage: { local: { set(items: object): Promise<void> } } } }).chrome.storage.local.set({ 'generic.hosts': [host] }),
+    SITE_HOSTS.plain,
+  );
+  await expect.poll(() => registrations(world), { timeout: 15_000 }).toContain('chatbridge-generic');
+}
+
 describeE2E('site doctor and any site', () => {
   let world: World;
   let notes: string;
@@ -320,26 +331,20 @@ describeE2E('site doctor and any site', () => {
   }, 90_000);
 
   it("the popup's doctor keeps a long element name or address inside the popup, light and dark, in English and Chinese", async () => {
-    const { page, popup } = await enableHere('plain');
-    // A build that gives its chat box a long id, and a problem naming it: one word wider than the popup.
+    // A build that gives its chat box a long id: one word wider than the popup.
     const id = `composer${'x'.repeat(52)}`;
-    await page.evaluate((long) => void document.querySelector('#prompt')?.setAttribute('id', long), id);
-    await popup.close();
-    await wrapsInPopup(world, page, id, 'en');
-    await page.close();
-    const zh = await createWorld({ granted: true, lang: 'zh-CN' });
-    try {
-      // What "Enable on this site" stores (the granted build has the host's permission already).
-      await setSiteSettings(zh, SITE_HOSTS.plain, { enabled: true });
-      const worker = await zh.browser.serviceWorker();
-      await worker.evaluate((host) => (globalThis as unknown as { chrome: { storage: { local: { set(items: object): Promise<void> } } } }).chrome.storage.local.set({ 'generic.hosts': [host] }), SITE_HOSTS.plain);
-      await expect.poll(() => registrations(zh), { timeout: 15_000 }).toContain('chatbridge-generic');
-      const other = await zh.open('plain');
-      await firstScanDone(other, 15_000);
-      await other.evaluate((long) => void document.querySelector('#prompt')?.setAttribute('id', long), id);
-      await wrapsInPopup(zh, other, id, 'zh_CN');
-    } finally {
-      await zh.dispose();
+    for (const [lang, locale] of [[undefined, 'en'], ['zh-CN', 'zh_CN']] as const) {
+      const here = lang === undefined ? world : await createWorld({ granted: true, lang });
+      try {
+        await plainEnabled(here);
+        const page = await here.open('plain');
+        await firstScanDone(page, 15_000);
+        await page.evaluate((long) => void document.querySelector('#prompt')?.setAttribute('id', long), id);
+        await wrapsInPopup(here, page, id, locale);
+        await page.close();
+      } finally {
+        if (here !== world) await here.dispose();
+      }
     }
   }, 180_000);
 

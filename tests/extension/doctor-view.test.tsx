@@ -154,5 +154,7 @@ describe('doctor view', () => {
     const root = await mount({ load: async () => ({ report: report({ problems: [problemFor('no-composer')] }) }) });
     expect(root.querySelector('#doctor-title')?.textContent).toBe('网站诊断');
     expect(root.querySelector('[role="alert"]')?.textContent).toContain('找不到输入框');
+    // A site chatbridge has no module for is named in the person's words, not by the adapter's English name.
+    expect(row(root, 'site').textContent).toBe('通用适配 — chat.example.org');
   });
 });
