@@ -1,5 +1,6 @@
 import { insertIntoEditor } from '../inject/insert';
 import type { Site } from '../sites/define-site';
+import { t } from '../ui/i18n';
 
 /**
  * The popup's "Insert into chat" (prompt library, DESIGN §6.4): the popup sends the prompt text to the active tab's
@@ -25,12 +26,10 @@ export function isInsertPromptMessage(value: unknown): value is InsertPromptMess
 
 export async function insertPromptIntoPage(message: InsertPromptMessage, site: Site, doc: Document): Promise<InsertPromptReply> {
   const { text } = message;
-  if (typeof text !== 'string' || text.trim() === '') return { ok: false, error: 'the prompt is empty; nothing was inserted' };
-  if (text.length > MAX_PROMPT_CHARS) {
-    return { ok: false, error: `the prompt has ${text.length} characters, more than the ${MAX_PROMPT_CHARS} a chat box is given` };
-  }
+  if (typeof text !== 'string' || text.trim() === '') return { ok: false, error: t('prompts.empty') };
+  if (text.length > MAX_PROMPT_CHARS) return { ok: false, error: t('prompts.tooLong', [text.length, MAX_PROMPT_CHARS]) };
   const editor = site.editor(doc);
-  if (!editor) return { ok: false, error: `no chat box found on this ${site.name} page; open a conversation and try again` };
+  if (!editor) return { ok: false, error: t('prompts.noChatBox', [site.name]) };
   const inserted = await insertIntoEditor(editor, text, { pasteMaxChars: site.pasteMaxChars });
   return inserted.ok ? { ok: true, method: inserted.method } : { ok: false, error: inserted.reason };
 }

@@ -51,6 +51,19 @@ describe('content script: inserting a prompt into the chat box', () => {
     expect(reply).toEqual({ ok: false, error: 'no chat box found on this DeepSeek page; open a conversation and try again' });
   });
 
+  it("says why it inserted nothing in the person's language", async () => {
+    useLocale('zh_CN');
+    document.body.innerHTML = '<main><p>no editor here</p></main>';
+    expect(await insertPromptIntoPage({ type: INSERT_PROMPT_MESSAGE, text: prompt }, deepseek, document)).toEqual({
+      ok: false,
+      error: '此 DeepSeek 页面上找不到输入框：请打开一个对话后再试',
+    });
+    const doc = load('deepseek/2026-10-thinking-idle.html');
+    expect(await insertPromptIntoPage({ type: INSERT_PROMPT_MESSAGE, text: ' ' }, deepseek, doc)).toEqual({ ok: false, error: '提示词为空：什么也没有填入' });
+    const huge = await insertPromptIntoPage({ type: INSERT_PROMPT_MESSAGE, text: 'x'.repeat(MAX_PROMPT_CHARS + 1) }, deepseek, doc);
+    expect(huge).toEqual({ ok: false, error: `提示词有 ${MAX_PROMPT_CHARS + 1} 个字符，超过了输入框可接受的 ${MAX_PROMPT_CHARS} 个` });
+  });
+
   it('refuses an empty or oversized text without touching the editor', async () => {
     const doc = load('deepseek/2026-10-thinking-idle.html');
     const editor = deepseek.editor(doc)!;
