@@ -19,6 +19,11 @@ export interface PageDoctor {
   submitted(result: SubmitResult, text: string): void;
   /** A reply was decided (finished): are its code blocks readable? */
   replyFinished(record: MessageRecord): void;
+  /**
+   * The newest reply of a conversation as it opened: does the page draw its code as the module knows it? (A block a
+   * code viewer shows only in part there is its chip's to say: scrolled away, not a changed page.)
+   */
+  replyShown(record: MessageRecord): void;
   setProblem(code: ProblemCode, problem: DoctorProblem | null): void;
   state(): DoctorPageState;
 }
@@ -234,6 +239,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       if (record.role !== 'assistant') return;
       // A block the protocol leaves unrun (a second plan) is no code the page failed to show.
       setProblem('code-unreadable', replyCodeProblem(site, record.el, record.blocks.filter((b) => !b.block.inert)));
+    },
+    replyShown(record) {
+      if (record.role !== 'assistant') return;
+      setProblem('code-unreadable', replyCodeProblem(site, record.el, []));
     },
     setProblem,
     state() {

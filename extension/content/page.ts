@@ -251,6 +251,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       performance.measure('chatbridge:first-scan', { start: scanStart, end: performance.now() });
       if (signal.aborted) return;
       void recallStops().catch((error: unknown) => ctx.reportOnce('reading the run ledger failed', error));
+      // The conversation's newest reply says at once whether this page draws code as the module knows it: a redesign
+      // is named when the conversation opens, not at the next reply.
+      const newest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+      if (newest) doctor.replyShown(newest);
       void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a reload failed', error));
     },
     (error: unknown) => {

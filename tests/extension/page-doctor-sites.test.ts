@@ -71,11 +71,19 @@ function startOn(site: Site, fixture: { pathname: string; href: string }): Harne
   return start(null as unknown as Page, { site, pathname: fixture.pathname, href: fixture.href, doctorCheckMs: CHECK_MS });
 }
 
-async function namedOrHealthy(h: Harness, codes: string[], part: string, stillFound: boolean): Promise<void> {
+/**
+ * What the doctor says about a saved page as it is: nothing — but HuggingChat's 2026 builds put no language in the
+ * page (its module's contract), so a call in a labelled fence is plain code there, and that is said as it opens.
+ */
+function savedProblems(file: string): string[] {
+  return file === 'huggingchat/2026-11-thinking-idle.html' ? ['code-unreadable'] : [];
+}
+
+async function namedOrHealthy(h: Harness, file: string, codes: string[], part: string, stillFound: boolean): Promise<void> {
   if (stillFound) {
-    // The module's fallback still finds it: the page works, nothing to name.
+    // The module's fallback still finds it: the page works, nothing more to name.
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-    expect(h.problems.filter((p) => p !== null).map((p) => p!.code), part).toEqual([]);
+    expect(h.problems.filter((p) => p !== null).map((p) => p!.code), part).toEqual(savedProblems(file));
     return;
   }
   await until(() => codes.includes(h.problems.at(-1)?.code ?? ''), NAMED_WITHIN_MS).catch(() => {
@@ -92,7 +100,7 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     twoTurns(site, document);
     const h = startOn(site, fixture);
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).toEqual(savedProblems(fixture.file));
   });
 
   it('the messages', async () => {
@@ -101,7 +109,7 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     twoTurns(site, document);
     for (const message of site.messages(document)) rename(message.el);
     const h = startOn(site, fixture);
-    await namedOrHealthy(h, ['no-messages', 'no-answer'], 'messages', site.messages(document).length === 4);
+    await namedOrHealthy(h, fixture.file, ['no-messages', 'no-answer'], 'messages', site.messages(document).length === 4);
   });
 
   it("the replies' answer", async () => {
@@ -114,7 +122,7 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     }
     const h = startOn(site, fixture);
     const stillFound = site.messages(document).some((m) => m.role === 'assistant' && site.answerRoot(m.el) !== null);
-    await namedOrHealthy(h, ['no-messages', 'no-answer'], 'answer', stillFound);
+    await namedOrHealthy(h, fixture.file, ['no-messages', 'no-answer'], 'answer', stillFound);
   });
 
   it('the chat box', async () => {
@@ -123,7 +131,7 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     twoTurns(site, document);
     rename(site.editor(document)!);
     const h = startOn(site, fixture);
-    await namedOrHealthy(h, ['no-composer'], 'composer', site.editor(document) !== null);
+    await namedOrHealthy(h, fixture.file, ['no-composer'], 'composer', site.editor(document) !== null);
   });
 
   it('the send control, once the box holds text', async () => {
@@ -134,6 +142,6 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     if (send) rename(send);
     typeInto(site.editor(document)!, 'what is in README?');
     const h = startOn(site, fixture);
-    await namedOrHealthy(h, ['no-send-control'], 'send', site.sendButton(document) !== null || site.stopControl(document) !== null);
+    await namedOrHealthy(h, fixture.file, ['no-send-control'], 'send', site.sendButton(document) !== null || site.stopControl(document) !== null);
   });
 });

@@ -159,6 +159,18 @@ describe('deliver: when the page fights back', () => {
     await until(() => h.problems.at(-1) === null);
   });
 
+  it('a conversation opened after a redesign that draws code without a pre is named at once, not at the next reply', async () => {
+    const page = buildPage();
+    const reply = assistantRow();
+    reply.answer.innerHTML = '<p>Reading.</p><div class="code-viewer-2027"><div class="code-head">mcp-request</div><code></code></div>';
+    reply.answer.querySelector('code')!.textContent = READ.replace(',', ',\n');
+    page.list.append(userRow('do it'), reply.row);
+    const h = start(page, { deliverWaitMs: SHORT });
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable', 1_000);
+    expect(h.problems.at(-1)?.message).toContain("in a shape this site's module does not know");
+    expect(h.runs).toEqual([]);
+  });
+
   it('a page starting clears what the tab showed before; a page stopping clears its problems', async () => {
     const page = buildPage();
     const h = start(page, { deliverWaitMs: SHORT });
