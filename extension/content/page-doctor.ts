@@ -88,10 +88,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
 
   /**
    * Replies whose answer the module does not find: the newest message is a reply with text but no answer in it (and
-   * no other reply has one), or a
-   * conversation of several messages has none read as a reply (a module that tells replies by their answer, as
-   * DeepSeek's does, then takes them for the person's). null while the page writes: a reply just begun, or still
-   * reasoning, has no answer yet. `size` is what the replies held, so a reply still changing is not counted yet.
+   * no other reply has one), or a conversation of several messages has none read as a reply (a module that tells
+   * replies by their answer, as DeepSeek's does, then takes them for the person's). null while the page writes: a
+   * reply just begun, or still reasoning, has no answer yet. `size` is what the replies held, so a reply still
+   * changing is not counted yet.
    */
   const answerless = (): { size: number; detail?: string } | null => {
     if (site.hosts.length === 0 || generating() === true) return null;
