@@ -43,8 +43,15 @@ export interface CompanionClientOptions {
 export function createCompanionClient(options: CompanionClientOptions) {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
 
-  async function call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown, auth = true): Promise<z.infer<S>> {
-    const base = await options.baseUrl();
+  async function call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+    auth = true,
+    baseUrl?: string,
+  ): Promise<z.infer<S>> {
+    const base = baseUrl ?? (await options.baseUrl());
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (auth) {
@@ -88,7 +95,9 @@ export function createCompanionClient(options: CompanionClientOptions) {
 
   return {
     status: (): Promise<StatusResponse> => call('GET', '/v1/status', statusResponseSchema, undefined, false),
-    pair: async (code: string): Promise<string> => (await call('POST', '/v1/pair', pairResponseSchema, { code: code.trim() }, false)).token,
+    /** pairs with the companion at `baseUrl` (default: the stored one), so a new address is kept only once it paired */
+    pair: async (code: string, baseUrl?: string): Promise<string> =>
+      (await call('POST', '/v1/pair', pairResponseSchema, { code: code.trim() }, false, baseUrl)).token,
     run: (request: RunRequest): Promise<RunResponse> => call('POST', '/v1/run', runResponseSchema, request),
     getRun: (runId: string): Promise<RunResponse> => call('GET', `/v1/runs/${enc(runId)}`, runResponseSchema),
     approvals: (): Promise<Approval[]> => call('GET', '/v1/approvals', listOf(approvalSchema, 'approvals')),

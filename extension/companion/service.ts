@@ -181,8 +181,10 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       return info;
     },
     pair: async ({ code, companionUrl: url }) => {
-      if (url) await companionUrl.setValue(normalizeCompanionUrl(url));
-      const token = await client.pair(code);
+      // The address is stored with the token it paired for: a failed pairing leaves the one that worked.
+      const base = url ? normalizeCompanionUrl(url) : undefined;
+      const token = await client.pair(code, base);
+      if (base) await companionUrl.setValue(base);
       await companionToken.setValue(token);
       await socket.restart();
       return info;

@@ -77,6 +77,32 @@ describeE2E('pairing and connection end to end', () => {
     await page.close();
   });
 
+  it('a pairing that fails keeps the address that worked: the popup opened again pairs with the code alone', async () => {
+    const working = `http://127.0.0.1:${world.companion.port}`;
+    await pairThroughStorage(world);
+    await waitForConnection(world, 'connected');
+    const popup = await world.popup();
+    await popup.locator('details:has(#unpair-button) > summary').click();
+    await popup.locator('#unpair-button').click();
+    await expect.poll(() => popup.locator('#connection').getAttribute('data-state'), { timeout: 30_000 }).toBe('unpaired');
+    // A mistyped address: nothing listens on port 9 of this machine.
+    await popup.locator('details:has(#companion-url) > summary').click();
+    await popup.locator('#companion-url').fill('http://127.0.0.1:9');
+    await popup.locator('#pair-code').fill('ABCDEFGH');
+    await popup.locator('#pair-button').click();
+    await expect.poll(() => popup.locator('#error').textContent(), { timeout: 30_000 }).toContain('127.0.0.1:9');
+    expect((await getExtensionStorage(world, ['companion.url']))['companion.url']).toBe(working);
+    await popup.close();
+
+    const { code } = await world.companion.api<{ code: string }>('POST', '/v1/pair/code');
+    const again = await world.popup();
+    await expect(again.locator('#companion-url').inputValue()).resolves.toBe(working);
+    await again.locator('#pair-code').fill(code);
+    await again.locator('#pair-button').click();
+    await expect.poll(() => again.locator('#connection').getAttribute('data-state'), { timeout: 30_000 }).toBe('connected');
+    await again.close();
+  });
+
   it('shows "disconnected" when the companion stops mid-conversation and recovers when it is back', async () => {
     // Independent of the pairing test above: the preset token is what a pairing leaves behind.
     await pairThroughStorage(world);
