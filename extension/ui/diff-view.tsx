@@ -2,10 +2,12 @@ import { ColorSchemeType } from 'diff2html/lib/types';
 import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
 import 'diff2html/bundles/css/diff2html.min.css';
 import { useEffect, useRef } from 'preact/hooks';
+import { t } from './i18n';
 
 /**
  * A unified diff drawn by diff2html: one block per file, added and removed lines coloured, the code itself coloured
  * by highlight.js for the file's language. diff2html escapes every line, so file contents never become markup.
+ * Long lines wrap (styles.css), and the box scrolls from the keyboard too: it is a named stop of its own.
  */
 export function DiffView({ diff }: { diff: string }) {
   const target = useRef<HTMLDivElement>(null);
@@ -24,5 +26,5 @@ export function DiffView({ diff }: { diff: string }) {
     ui.draw();
     ui.highlightCode();
   }, [diff]);
-  return <div class="diff" ref={target} data-diff="" />;
+  return <div class="diff" ref={target} data-diff="" tabIndex={0} role="region" aria-label={t('panel.diff')} />;
 }

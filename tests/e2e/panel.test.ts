@@ -163,6 +163,52 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
+  it('a long change is read whole: its line numbers stay in the diff (not over Approve), a long line wraps, the diff scrolls from the keyboard, axe finds nothing (panel and popup)', async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `line ${i}`);
+    lines[3] = `const secret = "${'x'.repeat(400)}"; // END-OF-LONG-LINE`;
+    const chat = await world.open('chatgpt');
+    await stream(chat, `A long file.\n\n${mcpWrite(world, 'call-905', 'long.txt', `${lines.join('\n')}\n`)}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    for (const scheme of ['light', 'dark'] as const) {
+      const panel = await openPanel(world);
+      await panel.emulateMedia({ colorScheme: scheme });
+      const card = panel.locator('[data-approval]').first();
+      await card.locator('.d2h-ins').first().waitFor({ timeout: 30_000 });
+      // The line numbers stay inside the diff's box: nothing of a long diff lies over the card's buttons.
+      const approveUncovered = await card.locator('[data-decision="approve"]').evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+        return hit !== null && el.contains(hit);
+      });
+      expect(approveUncovered, `side panel (${scheme}): Approve is under the diff`).toBe(true);
+      // Nothing of a line is out of sight sideways: the file's diff is no wider than its box.
+      const sideways = await card.locator('.d2h-file-diff').evaluate((el) => el.scrollWidth - el.clientWidth);
+      expect(sideways, `side panel (${scheme}): the diff scrolls sideways by`).toBeLessThanOrEqual(0);
+      expect(await seriousViolations(panel), `side panel with a long diff (${scheme})`).toEqual([]);
+      // The diff's scrolling box takes the focus and moves with the arrow keys.
+      const box = card.locator('[data-diff]');
+      await box.focus();
+      const before = await box.evaluate((el) => el.scrollTop);
+      await panel.keyboard.press('PageDown');
+      await expect.poll(() => box.evaluate((el) => el.scrollTop)).toBeGreaterThan(before);
+      await panel.close();
+
+      const popup = await world.popup();
+      await popup.emulateMedia({ colorScheme: scheme });
+      await popup.setViewportSize({ width: 400, height: 600 });
+      await popup.locator('#approvals details > summary').first().click();
+      await popup.locator('#approvals .d2h-ins').first().waitFor({ timeout: 30_000 });
+      expect(await seriousViolations(popup), `popup with a long diff (${scheme})`).toEqual([]);
+      await popup.close();
+    }
+    const panel = await openPanel(world);
+    await panel.locator('[data-approval] [data-decision="deny"]').click();
+    await waitForChipState(chat, 0, ['failed', 'done']);
+    expect(await readWorkspaceFile(world, 'long.txt')).toBeNull();
+    await panel.close();
+    await chat.close();
+  });
+
   it('the badge says "off" while the companion is away and counts again when it is back', async () => {
     await world.companion.stop();
     await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
