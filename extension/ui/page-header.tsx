@@ -2,8 +2,9 @@ import type { ConnectionInfo } from '../messaging';
 import { t } from './i18n';
 
 /**
- * The top of the popup and the side panel: the icon, the name, the connection state (`#connection[data-state]`), the
- * reason under it when not connected, and the last error (`#error`, always present, empty when all is well).
+ * The top of the popup and the side panel: the icon, the name, the connection state (`#connection[data-state]`), when
+ * nothing answers where the companion should be what to do (`#connection-hint`), the reason under it when not
+ * connected, and the last error (`#error`, always present, empty when all is well).
  */
 export function PageHeader(props: { connection: ConnectionInfo | null; error: string }) {
   const state = props.connection?.state ?? 'connecting';
@@ -18,6 +19,11 @@ export function PageHeader(props: { connection: ConnectionInfo | null; error: st
           {props.connection ? t(`conn.${state}`) : '…'}
         </span>
       </header>
+      {state === 'disconnected' && (
+        <p class="warn" id="connection-hint" style="margin:0">
+          {t('conn.disconnectedHint', [props.connection?.companionUrl ?? ''])} <code>npx chatbridge start</code>
+        </p>
+      )}
       {detail && state !== 'connected' && (
         <div class="muted" id="connection-detail">
           {detail}

@@ -436,6 +436,25 @@ describe('popup', () => {
     expect(root.querySelector('#enable-here')).toBeNull();
   });
 
+  it('the companion not answering: the popup and the side panel say where nothing answers and how to start it, in English and Chinese', () => {
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    const popup = mount(<PopupView state={state({ connection: away })} deps={deps()} live={live} />);
+    const hint = popup.querySelector('#connection-hint');
+    expect(hint?.textContent).toContain('http://127.0.0.1:17890');
+    expect(hint?.textContent).toContain('npx chatbridge start');
+    const panel = mount(<SidePanelView state={state({ connection: away })} actions={{ decide: () => undefined, undo: () => undefined, stopProgram: () => undefined }} />);
+    expect(panel.querySelector('#connection-hint')?.textContent).toBe(hint?.textContent);
+
+    useLocale('zh_CN');
+    const zh = mount(<PopupView state={state({ connection: away })} deps={deps()} live={live} />);
+    expect(zh.querySelector('#connection-hint')?.textContent).toContain('本地助手');
+    expect(zh.querySelector('#connection-hint')?.textContent).toContain('http://127.0.0.1:17890');
+    // connected, connecting and not paired need no such line (not paired has its own steps)
+    for (const connection of [CONNECTED, { ...away, state: 'connecting' as const }, { ...away, state: 'unpaired' as const }]) {
+      expect(mount(<PopupView state={state({ connection })} deps={deps()} live={live} />).querySelector('#connection-hint')).toBeNull();
+    }
+  });
+
   it('Chinese when the browser is Chinese', () => {
     useLocale('zh_CN');
     const root = mount(<PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={live} />);
