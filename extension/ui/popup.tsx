@@ -29,10 +29,8 @@ export interface PopupDeps extends SiteStore {
 function Pairing(props: { companionUrl: string; onPair: (code: string, url: string) => Promise<void> }) {
   const [code, setCode] = useState('');
   const [url, setUrl] = useState(props.companionUrl);
-  const pair = async (): Promise<void> => {
-    await props.onPair(code, url);
-    setCode('');
-  };
+  // The code stays after a refusal, to be read and mended; once paired this step is not drawn at all.
+  const pair = (): Promise<void> => props.onPair(code, url);
   return (
     <section class="card stack" aria-labelledby="pair-title">
       <h2 id="pair-title">{t('popup.pairTitle')}</h2>

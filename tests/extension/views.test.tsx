@@ -355,6 +355,18 @@ describe('popup', () => {
     expect(paired.querySelector('#error')!.textContent).toBe('');
   });
 
+  it('a pairing that fails keeps the code typed, so a slip in it can be seen and mended', async () => {
+    const root = mount(<PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={{ ...live, pair: async () => undefined }} />);
+    const code = root.querySelector<HTMLInputElement>('#pair-code')!;
+    act(() => {
+      code.value = 'GGADXYNW';
+      code.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    // live.pair shows the companion's refusal in #error and resolves; the popup stays on the pairing step.
+    await act(async () => trustedClick(root.querySelector('#pair-button')!));
+    expect(root.querySelector<HTMLInputElement>('#pair-code')!.value).toBe('GGADXYNW');
+  });
+
   it('site cards: switches disabled until the settings are read, then they write what the person sets', async () => {
     const written: string[] = [];
     const root = mount(<PopupView state={state()} deps={deps({ written })} live={live} />);
