@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import {
   approvalDecisionRequestSchema,
+  forgetGrantRequestSchema,
   pairRequestSchema,
   runRequestSchema,
   type ApiError,
@@ -297,6 +298,13 @@ export function createApp(deps: AppDeps): CompanionApp {
   app.post('/v1/approvals/:id', async (c) => {
     const { decision, argsHash } = await readJson(c, approvalDecisionRequestSchema);
     return c.json({ approval: approvals.decide(c.req.param('id'), decision, argsHash) });
+  });
+
+  app.get('/v1/grants', (c) => c.json({ grants: approvals.grants() }));
+  app.post('/v1/grants/forget', async (c) => {
+    const grant = await readJson(c, forgetGrantRequestSchema);
+    approvals.forgetGrant(grant);
+    return c.json({ forgotten: grant });
   });
 
   app.get('/v1/journal', async (c) => c.json({ entries: await journal.list(limitParam(c, 50, 1000)) }));

@@ -3,6 +3,7 @@ import type {
   Approval,
   ApprovalDecision,
   AuditItem,
+  GrantItem,
   JournalItem,
   McpServerItem,
   ProgramItem,
@@ -37,6 +38,10 @@ export interface RequestMap {
   'get-run': { request: { runId: string }; response: RunResponse };
   approvals: { request: Record<string, never>; response: Approval[] };
   decide: { request: { id: string; decision: ApprovalDecision; argsHash: string }; response: unknown };
+  /** what "Approve for this conversation" granted (GET /v1/grants); extension pages only */
+  grants: { request: Record<string, never>; response: GrantItem[] };
+  /** takes one grant back (POST /v1/grants/forget): the next such call asks again */
+  'forget-grant': { request: { grant: GrantItem }; response: unknown };
   journal: { request: Record<string, never>; response: JournalItem[] };
   undo: { request: { id: string }; response: unknown };
   programs: { request: Record<string, never>; response: ProgramItem[] };
@@ -81,7 +86,7 @@ export type Request<T extends RequestType = RequestType> = { type: T } & Request
 export type Reply<T extends RequestType> = { ok: true; value: RequestMap[T]['response'] } | { ok: false; error: string };
 
 export const REQUEST_TYPES: readonly RequestType[] = [
-  'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'journal', 'undo', 'programs', 'stop-program', 'stop-run', 'recent-runs', 'tools',
+  'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'grants', 'forget-grant', 'journal', 'undo', 'programs', 'stop-program', 'stop-run', 'recent-runs', 'tools',
   'mcp-servers', 'audit', 'doctor-problem', 'doctor',
 ];
 

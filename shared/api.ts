@@ -134,6 +134,11 @@ export const approvalDecisionRequestSchema = z
   })
   .strict();
 
+/** What "Approve for this conversation" lets run without a card, until the companion stops or the person forgets it. */
+export const grantSchema = z.object({ site: z.string(), conversationId: z.string(), tool: z.string(), risk: riskSchema });
+export type GrantView = z.infer<typeof grantSchema>;
+export const forgetGrantRequestSchema = grantSchema.strict();
+
 // ---------------------------------------------------------------- journal, audit, programs, tools
 
 export const journalEntrySchema = z.object({

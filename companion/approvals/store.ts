@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ApprovalDecision, ApprovalView } from '../../shared/api';
+import type { ApprovalDecision, ApprovalView, GrantView } from '../../shared/api';
 import { grantsConversationWide } from '../../shared/conversation-key';
 import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
@@ -17,7 +17,8 @@ import { countBlankRuns, hiddenWarning, revealHidden } from '../../shared/reveal
  * never after a restart, and never in a chat with no conversation id yet (grantsConversationWide: all such
  * chats of a site share that key, so a grant there would reach the next new or temporary chat). A composite call
  * grants each class its card asked for, and a later one is covered only when every class it needs was granted.
- * Deny globs and `deny` modes still apply to granted calls.
+ * Deny globs and `deny` modes still apply to granted calls. The person sees what was granted and can take any of
+ * it back (`grants`, `forgetGrant`): the next such call asks again.
  */
 export type ApprovalOutcome = 'approve' | 'approve-conversation' | 'deny' | 'expired';
 
@@ -41,6 +42,10 @@ export interface ApprovalStore {
   get(id: string): ApprovalView | undefined;
   pending(): ApprovalView[];
   hasGrant(site: string, conversationId: string, tool: string, risk: Risk): boolean;
+  /** what "approve for this conversation" granted, oldest first */
+  grants(): GrantView[];
+  /** takes a grant back; throws ToolError NOT_FOUND naming it when there is no such grant */
+  forgetGrant(grant: GrantView): void;
   /** expires everything still pending (shutdown) */
   close(): void;
 }
@@ -165,6 +170,20 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     },
     hasGrant(site, conversationId, tool, risk) {
       return grants.has(grantKey(site, conversationId, tool, risk));
+    },
+    grants() {
+      return [...grants].map((key) => {
+        const [site, conversationId, tool, risk] = JSON.parse(key) as [string, string, string, Risk];
+        return { site, conversationId, tool, risk };
+      });
+    },
+    forgetGrant({ site, conversationId, tool, risk }) {
+      if (!grants.delete(grantKey(site, conversationId, tool, risk))) {
+        throw new ToolError(
+          'NOT_FOUND',
+          `nothing was approved for conversation ${JSON.stringify(conversationId)} on ${JSON.stringify(site)} for ${JSON.stringify(tool)} (${risk}): no such grant, or it was forgotten already`,
+        );
+      }
     },
     close() {
       for (const record of [...records.values()]) if (record.view.state === 'pending') finish(record.view.id, 'expired', 'expired');

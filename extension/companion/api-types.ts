@@ -7,6 +7,7 @@ import {
   DEFAULT_PORT,
   approvalSchema,
   auditRecordSchema,
+  grantSchema,
   journalEntrySchema,
   mcpServerHealthSchema,
   programInfoSchema,
@@ -19,6 +20,7 @@ export {
   DEFAULT_PORT,
   approvalSchema,
   auditRecordSchema,
+  grantSchema,
   journalEntrySchema,
   mcpServerHealthSchema,
   programInfoSchema,
@@ -44,6 +46,7 @@ export type Approval = z.infer<typeof approvalSchema>;
 export type ToolListing = z.infer<typeof toolInfoSchema>;
 export type AuditItem = z.infer<typeof auditRecordSchema>;
 export type McpServerItem = z.infer<typeof mcpServerHealthSchema>;
+export type GrantItem = z.infer<typeof grantSchema>;
 
 // Extension pages and content scripts forbid eval (CSP); zod must not even try its compiled fast path.
 z.config({ jitless: true });

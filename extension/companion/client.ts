@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   approvalSchema,
   auditRecordSchema,
+  grantSchema,
   journalEntrySchema,
   mcpServerHealthSchema,
   pairResponseSchema,
@@ -12,6 +13,7 @@ import {
   type Approval,
   type ApprovalDecision,
   type AuditItem,
+  type GrantItem,
   type JournalItem,
   type McpServerItem,
   type ProgramItem,
@@ -103,6 +105,8 @@ export function createCompanionClient(options: CompanionClientOptions) {
     approvals: (): Promise<Approval[]> => call('GET', '/v1/approvals', listOf(approvalSchema, 'approvals')),
     decide: (id: string, decision: ApprovalDecision, argsHash: string): Promise<unknown> =>
       call('POST', `/v1/approvals/${enc(id)}`, z.unknown(), { decision, argsHash }),
+    grants: (): Promise<GrantItem[]> => call('GET', '/v1/grants', listOf(grantSchema, 'grants')),
+    forgetGrant: (grant: GrantItem): Promise<unknown> => call('POST', '/v1/grants/forget', z.unknown(), grant),
     journal: (): Promise<JournalItem[]> => call('GET', '/v1/journal', listOf(journalEntrySchema, 'entries')),
     undo: (id: string): Promise<unknown> => call('POST', `/v1/journal/${enc(id)}/undo`, z.unknown(), {}),
     programs: (): Promise<ProgramItem[]> => call('GET', '/v1/programs', listOf(programInfoSchema, 'programs')),

@@ -230,6 +230,8 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       }
       return client.decide(id, decision, argsHash);
     },
+    grants: () => client.grants(),
+    'forget-grant': ({ grant }) => client.forgetGrant(grant),
     journal: () => client.journal(),
     undo: ({ id }) => client.undo(id),
     programs: async (_request, _sender, caller) => {

@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { useEffect, useState } from 'preact/hooks';
-import type { Approval, ApprovalDecision, AuditItem, JournalItem, ProgramItem, WsEvent } from '../companion/api-types';
+import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem, WsEvent } from '../companion/api-types';
 import { ask, PAGE_PORT, type ConnectionInfo, type PagePush, type RecentRun, type RequestMap, type RequestType } from '../messaging';
 
 /**
@@ -9,11 +9,13 @@ import { ask, PAGE_PORT, type ConnectionInfo, type PagePush, type RecentRun, typ
  * Program output arrives only as it is written, so a program started before the page opened shows what came since.
  */
 
-export type LivePart = 'approvals' | 'programs' | 'runs' | 'journal' | 'audit';
+export type LivePart = 'approvals' | 'grants' | 'programs' | 'runs' | 'journal' | 'audit';
 
 export interface LiveState {
   connection: ConnectionInfo | null;
   approvals: Approval[];
+  /** what "Approve for this conversation" granted, each to be taken back */
+  grants: GrantItem[];
   programs: ProgramItem[];
   runs: RecentRun[];
   journal: JournalItem[];
@@ -50,6 +52,7 @@ export interface Live {
   subscribe(listener: (state: LiveState) => void): () => void;
   refresh(): Promise<void>;
   decide(approval: Approval, decision: ApprovalDecision): Promise<void>;
+  forgetGrant(grant: GrantItem): Promise<void>;
   undo(journalId: string): Promise<void>;
   stopProgram(programId: string): Promise<void>;
   pair(code: string, companionUrl: string): Promise<void>;
@@ -62,7 +65,7 @@ function message(error: unknown): string {
 }
 
 export function createLive(source: LiveSource, parts: readonly LivePart[], options: { refreshMs?: number } = {}): Live {
-  let state: LiveState = { connection: null, approvals: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: false, error: '' };
+  let state: LiveState = { connection: null, approvals: [], grants: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: false, error: '' };
   const listeners = new Set<(state: LiveState) => void>();
   const set = (patch: Partial<LiveState>): void => {
     state = { ...state, ...patch };
@@ -101,6 +104,7 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
       }
       const patches = await Promise.all([
         load('approvals', 'approvals', 'approvals', {}, (list) => list.filter((a) => a.state === 'pending')),
+        load('grants', 'grants', 'grants', {}, (list) => list),
         load('programs', 'programs', 'programs', {}, (list) => list.filter((p) => p.status === 'running')),
         load('runs', 'runs', 'recent-runs', {}, (list) => list),
         load('journal', 'journal', 'journal', {}, (list) => list),
@@ -160,6 +164,7 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
     },
     refresh,
     decide: (approval, decision) => act(() => source.ask('decide', { id: approval.id, decision, argsHash: approval.argsHash })),
+    forgetGrant: (grant) => act(() => source.ask('forget-grant', { grant })),
     undo: (id) => act(() => source.ask('undo', { id })),
     stopProgram: (id) => act(() => source.ask('stop-program', { id })),
     pair: (code, companionUrl) => act(() => source.ask('pair', { code, companionUrl })),

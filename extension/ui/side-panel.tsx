@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { Approval, ApprovalDecision, AuditItem, JournalItem, ProgramItem } from '../companion/api-types';
+import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem } from '../companion/api-types';
 import { revealHidden } from '../../shared/reveal-hidden';
 import type { RecentRun } from '../messaging';
 import { ApprovalCard } from './approval-card';
@@ -11,13 +11,14 @@ import { trusted } from './trusted';
 
 /**
  * The side panel (Chrome's side panel, Firefox's sidebar): the work that needs room. Approvals with their diffs,
- * running programs with live output and Stop, recent runs, the journal with Undo, the audit log with a search.
+ * what was approved for a whole conversation (each to be forgotten), running programs with live output and Stop, recent runs, the journal with Undo, the audit log with a search.
  * Opened on one approval by the address `sidepanel.html#approval=<id>` (the card is scrolled to and focused).
  * Stable selectors are listed in ui/README.md.
  */
 
 export interface PanelActions {
   decide(approval: Approval, decision: ApprovalDecision): void;
+  forgetGrant(grant: GrantItem): void;
   undo(journalId: string): void;
   stopProgram(programId: string): void;
 }
@@ -66,6 +67,28 @@ function ProgramCard(props: { program: ProgramItem; output: string; onStop: () =
         {props.output || t('panel.noOutputYet')}
       </pre>
     </article>
+  );
+}
+
+/** One "Approve for this conversation": the tool and its class (named as the approval card names them), where. */
+function GrantRow(props: { grant: GrantItem; onForget: () => void }) {
+  const { grant: g } = props;
+  const what = revealHidden(`${g.tool} (${g.risk}) — ${g.site} · ${g.conversationId}`, { oneLine: true });
+  return (
+    <li class="row" data-grant={JSON.stringify([g.site, g.conversationId, g.tool, g.risk])}>
+      <strong class="mono">{revealHidden(g.tool, { oneLine: true })}</strong>
+      <span class="tag" data-risk={g.risk}>
+        {g.risk}
+      </span>
+      <span class="muted">{g.site}</span>
+      <span class="muted mono" title={g.conversationId}>
+        {shortId(revealHidden(g.conversationId, { oneLine: true }), 14)}
+      </span>
+      <span class="spacer" />
+      <button type="button" data-forget-grant="" aria-label={`${t('panel.forgetGrant')}: ${what}`} onClick={trusted(props.onForget)}>
+        {t('panel.forgetGrant')}
+      </button>
+    </li>
   );
 }
 
@@ -209,6 +232,19 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           )}
         </div>
       </Section>
+      <Section id="grants" title="panel.grants" count={state.grants.length}>
+        <div id="grants">
+          {state.grants.length === 0 ? (
+            <Empty loaded={state.loaded} text="panel.noGrants" />
+          ) : (
+            <ul class="stack plain">
+              {state.grants.map((g) => (
+                <GrantRow grant={g} onForget={() => actions.forgetGrant(g)} />
+              ))}
+            </ul>
+          )}
+        </div>
+      </Section>
       <Section id="programs" title="popup.programs" count={state.programs.length}>
         <div id="programs" class="stack">
           {state.programs.length === 0 ? (
@@ -273,7 +309,7 @@ export function SidePanel({ live }: { live: Live }) {
     <SidePanelView
       state={state}
       focusApproval={focus}
-      actions={{ decide: (a, d) => void live.decide(a, d), undo: (id) => void live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
+      actions={{ decide: (a, d) => void live.decide(a, d), forgetGrant: (g) => void live.forgetGrant(g), undo: (id) => void live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
     />
   );
 }

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clickChipAction, createWorld, describeE2E, getExtensionStorage, quietPeriod, readWorkspaceFile, screenshotPath, stream, waitForChipNote, waitForChipState, waitForSubmitted } from './harness';
+import { clickChipAction, createWorld, describeE2E, getExtensionStorage, openConversation, quietPeriod, readWorkspaceFile, screenshotPath, stream, waitForChipNote, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
 
 /** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
@@ -205,6 +205,30 @@ describeE2E('side panel and badge end to end', () => {
     await panel.locator('[data-approval] [data-decision="deny"]').click();
     await waitForChipState(chat, 0, ['failed', 'done']);
     expect(await readWorkspaceFile(world, 'long.txt')).toBeNull();
+    await panel.close();
+    await chat.close();
+  });
+
+  it('"Approve for this conversation" is listed in the side panel and Forget takes it back: the next write in that conversation asks again', async () => {
+    const chat = await openConversation(world, 'chatgpt', 'grant-1', [{ role: 'user', text: 'Keep notes.' }]);
+    await stream(chat, `Writing.\n\n${mcpWrite(world, 'call-906', 'granted-1.txt', 'one\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const panel = await openPanel(world);
+    await panel.locator('[data-approval] [data-decision="approve-conversation"]').click();
+    await waitForChipState(chat, 0, ['done']);
+    const grant = panel.locator('#grants [data-grant]');
+    await expect.poll(() => grant.count(), { timeout: 30_000 }).toBe(1);
+    expect(await grant.textContent()).toContain('fs.write');
+
+    // Forget it from the keyboard: the next write in the same conversation waits for a card again.
+    await grant.locator('[data-forget-grant]').focus();
+    await panel.keyboard.press('Enter');
+    await expect.poll(() => grant.count(), { timeout: 30_000 }).toBe(0);
+    await stream(chat, `Once more.\n\n${mcpWrite(world, 'call-907', 'granted-2.txt', 'two\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 1, ['approval']);
+    expect(await readWorkspaceFile(world, 'granted-2.txt')).toBeNull();
+    await panel.locator('[data-approval] [data-decision="deny"]').click();
+    await waitForChipState(chat, 1, ['failed', 'done']);
     await panel.close();
     await chat.close();
   });

@@ -87,7 +87,7 @@ function audit(over: Partial<AuditItem>): AuditItem {
 const CONNECTED: ConnectionInfo = { state: 'connected', companionUrl: 'http://127.0.0.1:17890' };
 
 function state(over: Partial<LiveState> = {}): LiveState {
-  return { connection: CONNECTED, approvals: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: true, error: '', ...over };
+  return { connection: CONNECTED, approvals: [], grants: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: true, error: '', ...over };
 }
 
 /** A click as a person's: happy-dom marks no event trusted, so the flag is set the way the browser would. */
@@ -202,6 +202,7 @@ describe('side panel', () => {
   const calls: string[] = [];
   const actions: PanelActions = {
     decide: (a, d) => calls.push(`decide ${a.id} ${d}`),
+    forgetGrant: (g) => calls.push(`forget ${g.site} ${g.conversationId} ${g.tool} ${g.risk}`),
     undo: (id) => calls.push(`undo ${id}`),
     stopProgram: (id) => calls.push(`stop ${id}`),
   };
@@ -209,17 +210,43 @@ describe('side panel', () => {
   it('before the first answer: every section is there, holding its place', () => {
     const root = mount(<SidePanelView state={state({ loaded: false, connection: null })} actions={actions} />);
     expect(root.querySelector('#connection')!.getAttribute('data-state')).toBe('connecting');
-    for (const id of ['approvals', 'programs', 'runs', 'changes', 'audit']) expect(root.querySelector(`#${id}`), id).not.toBeNull();
+    for (const id of ['approvals', 'grants', 'programs', 'runs', 'changes', 'audit']) expect(root.querySelector(`#${id}`), id).not.toBeNull();
     expect(root.querySelector('#approvals')!.textContent).toBe('…');
   });
 
   it('empty: says so in each section', () => {
     const root = mount(<SidePanelView state={state()} actions={actions} />);
     expect(root.querySelector('#approvals')!.textContent).toBe('Nothing waiting for you');
+    expect(root.querySelector('#grants')!.textContent).toBe('Nothing approved for a whole conversation; every such call asks');
     expect(root.querySelector('#programs')!.textContent).toBe('No programs running');
     expect(root.querySelector('#runs')!.textContent).toBe('No runs yet');
     expect(root.querySelector('#changes')!.textContent).toBe('No file changes yet');
     expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 0 records');
+  });
+
+  it('what was approved for a whole conversation is listed, each with a Forget that names it, in English and Chinese', () => {
+    calls.length = 0;
+    const grants = [
+      { site: 'chatgpt', conversationId: 'c-1', tool: 'fs.write', risk: 'write' as const },
+      { site: 'deepseek', conversationId: 'c-2', tool: 'shell.exec', risk: 'exec' as const },
+    ];
+    const root = mount(<SidePanelView state={state({ grants })} actions={actions} />);
+    const rows = root.querySelectorAll('#grants [data-grant]');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]!.textContent).toContain('shell.exec');
+    expect(rows[1]!.textContent).toContain('deepseek');
+    expect(root.querySelector('#grants-title .count')!.textContent).toBe('2');
+    const forget = rows[1]!.querySelector<HTMLButtonElement>('[data-forget-grant]')!;
+    expect(forget.getAttribute('aria-label')).toBe('Forget: shell.exec (exec) — deepseek · c-2');
+    forget.click(); // not trusted: nothing
+    expect(calls).toEqual([]);
+    act(() => trustedClick(forget));
+    expect(calls).toEqual(['forget deepseek c-2 shell.exec exec']);
+
+    useLocale('zh_CN');
+    const zh = mount(<SidePanelView state={state({ grants })} actions={actions} />);
+    expect(zh.querySelector('#grants-title')!.textContent).toContain('已对整个对话批准');
+    expect(zh.querySelector('[data-forget-grant]')!.textContent).toBe('撤销');
   });
 
   it('full: approvals with diffs, a program with its live output and Stop, runs with tool, duration, link and Undo, the journal', async () => {
@@ -454,7 +481,7 @@ describe('popup', () => {
     const hint = popup.querySelector('#connection-hint');
     expect(hint?.textContent).toContain('http://127.0.0.1:17890');
     expect(hint?.textContent).toContain('npx chatbridge start');
-    const panel = mount(<SidePanelView state={state({ connection: away })} actions={{ decide: () => undefined, undo: () => undefined, stopProgram: () => undefined }} />);
+    const panel = mount(<SidePanelView state={state({ connection: away })} actions={{ decide: () => undefined, forgetGrant: () => undefined, undo: () => undefined, stopProgram: () => undefined }} />);
     expect(panel.querySelector('#connection-hint')?.textContent).toBe(hint?.textContent);
 
     useLocale('zh_CN');

@@ -6,4 +6,4 @@ import { SidePanel } from '../../ui/side-panel';
 
 document.documentElement.lang = uiLanguage() === 'zh' ? 'zh-CN' : 'en';
 const app = document.getElementById('app');
-if (app) render(<SidePanel live={createLive(browserSource, ['approvals', 'programs', 'runs', 'journal', 'audit'])} />, app);
+if (app) render(<SidePanel live={createLive(browserSource, ['approvals', 'grants', 'programs', 'runs', 'journal', 'audit'])} />, app);

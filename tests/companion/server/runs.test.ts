@@ -193,6 +193,30 @@ describe('POST /v1/run — tool calls', () => {
     expect(exec.status).toBe('pending');
   });
 
+  it('approve-conversation can be taken back: GET /v1/grants lists it, POST /v1/grants/forget removes it and the next call asks again; a grant that is not there is named', async () => {
+    const w = world();
+    const first = await run(w, 'mcp-request', mcpCall('c1', 'fs.write', { path: join(w.root, '1.txt'), mode: 'overwrite', content: '1' }));
+    const [approval] = await pendingApprovals(w);
+    await decideApproval(w, approval!.id, 'approve-conversation', approval!.argsHash);
+    await finalRun(w, first.runId);
+    const grant = { site: approval!.site, conversationId: approval!.conversationId, tool: 'fs.write', risk: 'write' };
+    expect(((await (await w.request('/v1/grants')).json()) as { grants: unknown[] }).grants).toEqual([grant]);
+
+    const forgot = await w.post('/v1/grants/forget', grant);
+    expect(forgot.status).toBe(200);
+    expect(((await (await w.request('/v1/grants')).json()) as { grants: unknown[] }).grants).toEqual([]);
+    const next = await run(w, 'mcp-request', mcpCall('c2', 'fs.write', { path: join(w.root, '2.txt'), mode: 'overwrite', content: '2' }));
+    expect(next.status).toBe('pending');
+    expect(existsSync(join(w.root, '2.txt'))).toBe(false);
+
+    const again = await w.post('/v1/grants/forget', grant);
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toContain(JSON.stringify(grant.conversationId));
+    const bad = await w.post('/v1/grants/forget', { ...grant, risk: 'everything' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain('risk');
+  });
+
   it('policy deny: a path matching a deny glob is POLICY_BLOCKED without asking', async () => {
     const w = world();
     const res = await run(w, 'mcp-request', mcpCall('c1', 'fs.read', { path: join(w.root, '.env') }));
