@@ -59,7 +59,6 @@ export const CHIP_KEYS: Record<ChipAction | 'fold', string> = {
   fold: 'P',
 };
 
-const PREVIEW_CHARS = 600;
 const QUIET_STATES: ReadonlySet<BlockState> = new Set(['queued', 'running', 'done']);
 const QUIET_DRAW_MS = 250;
 
@@ -123,7 +122,7 @@ button { font: inherit; font-weight: 500; height: 26px; min-width: 64px; padding
 button:hover { border-color: var(--muted); }
 button.primary { background: var(--go); color: #fff; border-color: transparent; }
 button.danger { color: var(--red); }
-button:focus-visible, summary:focus-visible { outline: 2px solid var(--focus); outline-offset: 1px; }
+button:focus-visible, summary:focus-visible, pre:focus-visible { outline: 2px solid var(--focus); outline-offset: 1px; }
 kbd { font: 10px/1 ui-monospace, monospace; color: var(--muted); margin-left: 6px; } button.primary kbd { color: inherit; }
 .note { color: var(--muted); margin: 0 0 3px 24px; max-width: 72ch; }
 .progress { display: flex; align-items: center; gap: 6px; color: var(--muted); margin: 0 0 3px 24px; } .progress progress { width: 120px; }
@@ -334,8 +333,9 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     // the answer's first line of content, past the fence the result is wrapped in
     snippet.textContent = preview.split('\n').find((line) => line.trim() !== '' && !/^\s*(```|~~~)/.test(line))?.slice(0, 120) ?? '';
     summary.append(tag, snippet);
-    const pre = d.createElement('pre');
-    pre.textContent = preview.length > PREVIEW_CHARS ? `${preview.slice(0, PREVIEW_CHARS)}…` : preview;
+    // Whole: where the chat box and the clipboard both refused it, the person copies it from here.
+    const pre = scrollBox(d);
+    pre.textContent = preview;
     details.append(summary, pre);
     details.addEventListener('toggle', () => {
       previewOpen = details.open;
@@ -511,14 +511,14 @@ function approvalCard(
     card.append(list);
   }
   if (approval.command !== undefined) {
-    const pre = doc.createElement('pre');
+    const pre = scrollBox(doc);
     pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(in ${approval.cwd})` : ''}`;
     card.append(pre);
   }
   if (approval.diff !== undefined) {
     card.append(diffBlock(doc, approval.diff));
   } else if (approval.command === undefined && approval.paths.length > 0) {
-    const pre = doc.createElement('pre');
+    const pre = scrollBox(doc);
     pre.textContent = approval.paths.join('\n');
     card.append(pre);
   }
@@ -533,9 +533,16 @@ function approvalCard(
   return card;
 }
 
+/** A `pre` (at most 240 px high, scrolling past that) that is a keyboard stop, so its rest is reached without a mouse. */
+function scrollBox(doc: Document): HTMLPreElement {
+  const pre = doc.createElement('pre');
+  pre.tabIndex = 0;
+  return pre;
+}
+
 /** A unified diff with its added, removed and hunk lines coloured; every line is text. */
 function diffBlock(doc: Document, diff: string): HTMLElement {
-  const pre = doc.createElement('pre');
+  const pre = scrollBox(doc);
   for (const line of diff.split('\n')) {
     const span = doc.createElement('span');
     const kind = line.startsWith('+++') || line.startsWith('---') ? '' : line.startsWith('+') ? 'ins' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';

@@ -235,10 +235,11 @@ describe('chip result fold', () => {
     expect(root.querySelector('summary .snippet')?.textContent).toBe('{"jsonrpc":"2.0","id":"call-1"}');
   });
 
-  it('a long result is cut in the preview', () => {
+  it('a long result is shown whole, in a box the keyboard scrolls too', () => {
     const { chip, root } = chipWithRoot();
     chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'x'.repeat(5000) });
-    expect(root.querySelector('details pre')!.textContent).toBe(`${'x'.repeat(600)}…`);
+    expect(root.querySelector('details pre')!.textContent).toBe('x'.repeat(5000));
+    expect(root.querySelector<HTMLElement>('details pre')!.tabIndex).toBe(0);
   });
 });
 

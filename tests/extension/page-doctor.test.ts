@@ -4,7 +4,7 @@ import { aistudio, chatgpt } from '../../extension/sites';
 import { codeMirrorText, defineSite } from '../../extension/sites/define-site';
 import { useLocale } from './i18n-fake';
 import { loadFixture } from './site-fixtures';
-import { READ, assistantRow, buildPage, renderReply, start, stopPages, streamReply, until, userRow } from './page-harness';
+import { READ, assistantRow, buildPage, catchChipRoots, renderReply, start, stopPages, streamReply, until, userRow } from './page-harness';
 
 /**
  * Keeping the person working when the page fights back (issue 12, point 4) and the site doctor inside the page: a
@@ -14,6 +14,7 @@ import { READ, assistantRow, buildPage, renderReply, start, stopPages, streamRep
  */
 
 afterEach(stopPages);
+const roots = catchChipRoots();
 
 const chipNote = (): string => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') ?? '';
 const SHORT = { editor: 200, sendButton: 200, verify: 150 };
@@ -81,6 +82,25 @@ describe('deliver: when the page fights back', () => {
     await until(() => chipNote().includes('copying failed'));
     // The chip still holds the result for the person to copy.
     expect(h.runs).toHaveLength(1);
+  });
+
+  it('copying refused with a long result: the chip holds all of it, in a box the keyboard scrolls, for the person to copy', async () => {
+    const page = buildPage();
+    const resultText = `\`\`\`mcp-response\nBEGIN ${'long line of the file '.repeat(300)}END\n\`\`\``;
+    const h = start(page, {
+      copy: () => Promise.reject(new Error('Document is not focused')),
+      deliverWaitMs: SHORT,
+      script: { respond: (_run, n) => ({ runId: `run-${n}`, status: 'done', resultText, auditId: 'a' }) },
+    });
+    page.textarea.remove();
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => chipNote().includes('copying failed'));
+    const host = document.querySelector('[data-chatbridge-chip]')!;
+    // what the chip draws follows its attributes once it has held the state a moment (ui/README.md)
+    await until(() => roots.get(host)?.querySelector('details pre') != null);
+    const shown = roots.get(host)?.querySelector('details pre');
+    expect(shown?.textContent).toBe(resultText);
+    expect(shown?.getAttribute('tabindex')).toBe('0');
   });
 
   it('a send control that never enables: "inserted — press Enter", sent once by the person, and the problem ends', async () => {
