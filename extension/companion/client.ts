@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { t } from '../ui/i18n';
 import {
   approvalSchema,
   auditRecordSchema,
@@ -23,16 +24,35 @@ import {
   type ToolListing,
 } from './api-types';
 
-/** A failed call to the companion, with the HTTP status (0: not reachable) and the companion's error code. */
+/** A failed call to the companion, with the HTTP status (0: not reachable), the companion's error code and data. */
 export class CompanionError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = 'CompanionError';
   }
+}
+
+/**
+ * Why a pairing at `url` failed, in the person's language and with what to do next: the companion's refusals
+ * (`POST /v1/pair` answers FORBIDDEN with the reason and the tries left) and nothing answering there. Anything
+ * else keeps its own message.
+ */
+export function pairingRefusal(error: unknown, url: string): string {
+  if (!(error instanceof CompanionError)) return error instanceof Error ? error.message : String(error);
+  if (error.code === 'UNREACHABLE') return t('pairing.unreachable', [url]);
+  const data = (error.data ?? {}) as { reason?: unknown; triesLeft?: unknown };
+  if (error.code === 'FORBIDDEN') {
+    if (data.reason === 'wrong' && typeof data.triesLeft === 'number') return t('pairing.wrong', [data.triesLeft]);
+    if (data.reason === 'expired') return t('pairing.expired');
+    if (data.reason === 'exhausted') return t('pairing.exhausted');
+    if (data.reason === 'no-code') return t('pairing.noCode');
+  }
+  return error.message;
 }
 
 export interface CompanionClientOptions {
@@ -79,11 +99,12 @@ export function createCompanionClient(options: CompanionClientOptions) {
       throw new CompanionError(response.status, 'BAD_RESPONSE', `companion answered ${method} ${path} with non-JSON text`);
     }
     if (!response.ok) {
-      const error = (json as { error?: { code?: unknown; message?: unknown } }).error;
+      const error = (json as { error?: { code?: unknown; message?: unknown; data?: unknown } }).error;
       throw new CompanionError(
         response.status,
         typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
         typeof error?.message === 'string' ? error.message : `${method} ${path} failed with HTTP ${response.status}`,
+        error?.data,
       );
     }
     const parsed = schema.safeParse(json);

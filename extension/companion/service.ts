@@ -3,6 +3,7 @@ import { storage } from 'wxt/utils/storage';
 import { companionToken, companionUrl, normalizeCompanionUrl } from '../settings';
 import { DOCTOR_MESSAGE, doctorAnswerSchema, type DoctorMessage } from '../doctor/answer';
 import { startSiteScripts } from '../site-access';
+import { t } from '../ui/i18n';
 import {
   PAGE_PORT,
   isRequest,
@@ -17,7 +18,7 @@ import {
 import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
-import { CompanionError, createCompanionClient } from './client';
+import { CompanionError, createCompanionClient, pairingRefusal } from './client';
 import { onCommand } from './commands';
 import { startApprovalNotices } from './notices';
 import { CompanionSocket, type ConnectionState } from './socket';
@@ -182,8 +183,16 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     },
     pair: async ({ code, companionUrl: url }) => {
       // The address is stored with the token it paired for: a failed pairing leaves the one that worked.
-      const base = url ? normalizeCompanionUrl(url) : undefined;
-      const token = await client.pair(code, base);
+      let base: string | undefined;
+      try {
+        base = url ? normalizeCompanionUrl(url) : undefined;
+      } catch {
+        throw new Error(t('pairing.badUrl', [url ?? '']));
+      }
+      // What went wrong is said in the person's words, with what to do next.
+      const token = await client.pair(code, base).catch(async (error: unknown) => {
+        throw new Error(pairingRefusal(error, base ?? (await companionUrl.getValue())));
+      });
       if (base) await companionUrl.setValue(base);
       await companionToken.setValue(token);
       await socket.restart();

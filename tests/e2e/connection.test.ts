@@ -145,3 +145,43 @@ describeE2E('pairing and connection end to end', () => {
     await page.close();
   });
 });
+
+describeE2E('pairing in Chinese', () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld({ paired: false, lang: 'zh-CN' });
+  });
+  afterAll(async () => {
+    await world?.dispose();
+  });
+
+  it('a pairing that fails says why in Chinese, with what to do next; the right code then pairs', async () => {
+    const popup = await world.popup();
+    await popup.setViewportSize({ width: 420, height: 640 });
+    const error = popup.locator('#error');
+    await popup.locator('details:has(#companion-url) > summary').click();
+    // Nothing answers at this address.
+    await popup.locator('#companion-url').fill('http://127.0.0.1:9');
+    await popup.locator('#pair-code').fill('NOTTHIS1');
+    await popup.locator('#pair-button').click();
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe(
+      'http://127.0.0.1:9 没有响应：请在这台电脑上启动本地助手（npx chatbridge start），或检查“本地助手地址”。',
+    );
+    // An address that is not the companion's.
+    await popup.locator('#companion-url').fill('https://example.com');
+    await popup.locator('#pair-button').click();
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toContain('“https://example.com”不是本地助手的地址');
+    // The companion, and a wrong code.
+    await popup.locator('#companion-url').fill(`http://127.0.0.1:${world.companion.port}`);
+    await popup.locator('#pair-button').click();
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe('配对码不对：还可以再试 4 次。请输入本地助手显示的配对码。');
+
+    const { code } = await world.companion.api<{ code: string }>('POST', '/v1/pair/code');
+    await popup.locator('#pair-code').fill(code);
+    await popup.locator('#pair-button').click();
+    await expect.poll(() => popup.locator('#connection').textContent(), { timeout: 30_000 }).toBe('chatbridge 已连接');
+    expect(await error.textContent()).toBe('');
+    await popup.close();
+  });
+});

@@ -1,13 +1,18 @@
 // @vitest-environment node
 // The background service worker has no DOM; its link to the companion is tested in Node, with Node's fetch.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
-import { CompanionError, createCompanionClient } from '../../extension/companion/client';
+import { CompanionError, createCompanionClient, pairingRefusal } from '../../extension/companion/client';
 import { CompanionSocket, HEARTBEAT_MS, type ConnectionState } from '../../extension/companion/socket';
 import type { WsEvent } from '../../extension/companion/api-types';
 import { ProgramOutputBuffer } from '../../extension/content/program-output';
+import { startCompanionProcess } from '../../bench/companion-process';
+import { useLocale } from './i18n-fake';
 
 /**
  * The background's link to the companion against real local servers on an ephemeral port: an HTTP server that
@@ -74,6 +79,34 @@ describe('companion HTTP client', () => {
     const error = await client.programs().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CompanionError);
     expect(error).toMatchObject({ status: 0, code: 'UNREACHABLE' });
+  });
+});
+
+describe('pairing refusals', () => {
+  it("the companion's refusals and nothing answering are told in the person's language, with what to do next", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-pair-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(path.join(dir, 'root'));
+    const companion = await startCompanionProcess({ root: path.join(dir, 'root'), home: path.join(dir, 'home') });
+    cleanups.push(() => companion.stop());
+    const base = `http://127.0.0.1:${companion.port}`;
+    const client = createCompanionClient({ baseUrl: async () => base, token: async () => '' });
+
+    const wrong = await client.pair('NOTTHIS1').catch((e: unknown) => e);
+    expect(wrong).toMatchObject({ code: 'FORBIDDEN', data: { reason: 'wrong', triesLeft: 4 } });
+    expect(pairingRefusal(wrong, base)).toBe('Wrong pairing code: 4 tries left. Type the code the companion printed.');
+    useLocale('zh_CN');
+    expect(pairingRefusal(wrong, base)).toBe('配对码不对：还可以再试 4 次。请输入本地助手显示的配对码。');
+    for (let i = 0; i < 4; i += 1) await client.pair('NOTTHIS1').catch(() => undefined);
+    const spent = await client.pair('NOTTHIS1').catch((e: unknown) => e);
+    expect(pairingRefusal(spent, base)).toContain('chatbridge pair');
+    expect(pairingRefusal(spent, base)).toMatch(/^[^A-Za-z]*npx chatbridge pair[^A-Za-z]*$/);
+
+    await companion.stop();
+    const away = await client.pair('NOTTHIS1').catch((e: unknown) => e);
+    expect(pairingRefusal(away, base)).toBe(`${base} 没有响应：请在这台电脑上启动本地助手（npx chatbridge start），或检查“本地助手地址”。`);
+    useLocale('en');
+    expect(pairingRefusal(away, base)).toBe(`Nothing answers at ${base}: start the companion on this computer (npx chatbridge start), or check the companion URL.`);
   });
 });
 
