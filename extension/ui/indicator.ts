@@ -8,14 +8,14 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
   host.style.cssText = 'position:fixed;right:12px;bottom:12px;z-index:2147483646;pointer-events:none;';
   const root = host.attachShadow({ mode: 'closed' });
   const badge = doc.createElement('div');
-  badge.style.cssText =
-    'font:11px/1 system-ui,sans-serif;padding:4px 8px;border-radius:10px;color:#fff;background:#8c959f;opacity:.85;';
+  badge.style.cssText = 'font:11px/1 system-ui,sans-serif;padding:4px 8px;border-radius:10px;color:#fff;background:#59636e;';
   root.append(badge);
+  // White words on each at 4.5:1 or more, drawn opaque: see-through, they took the page's colour and read at 2.3:1.
   const colors: Record<ConnectionState, string> = {
     connected: '#1a7f37',
-    connecting: '#bf8700',
+    connecting: '#9a6700',
     disconnected: '#cf222e',
-    unpaired: '#8c959f',
+    unpaired: '#59636e',
   };
   return {
     host,
@@ -24,9 +24,7 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
       badge.style.background = colors[state];
       badge.textContent = t(`conn.${state}` as MessageKey);
       badge.title = detail ?? '';
-      // Connected is the quiet normal case: show it briefly, keep problems visible.
       badge.style.display = 'block';
-      badge.style.opacity = state === 'connected' ? '0.55' : '0.9';
     },
   };
 }

@@ -37,6 +37,48 @@ async function waitForDrawn(page: Page, state: string): Promise<void> {
   await page.waitForTimeout(400);
 }
 
+/**
+ * The connection indicator as the browser draws it: its background (the colour most of its box has) against its
+ * brightest pixel (the middle of its letters' strokes), as a WCAG contrast ratio. The indicator's root is closed;
+ * the picture of its box is what a person sees.
+ */
+async function indicatorContrast(page: Page): Promise<number> {
+  const box = await page.locator('[data-chatbridge-indicator]').evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  const png = (await page.screenshot({ clip: box })).toString('base64');
+  return page.evaluate(async (png) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${png}`;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d')!;
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const luminance = (at: number): number =>
+      [0, 1, 2]
+        .map((i) => pixels[at + i]! / 255)
+        .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i]!, 0);
+    const counts = new Map<number, number>();
+    let brightest = 0;
+    for (let at = 0; at < pixels.length; at += 4) {
+      const key = (pixels[at]! << 16) | (pixels[at + 1]! << 8) | pixels[at + 2]!;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      brightest = Math.max(brightest, luminance(at));
+    }
+    const background = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+    const bg = [16, 8, 0]
+      .map((shift) => ((background >> shift) & 255) / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+      .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i]!, 0);
+    return (Math.max(brightest, bg) + 0.05) / (Math.min(brightest, bg) + 0.05);
+  }, png);
+}
+
 describeE2E('the chip on the replicas: themes, keys, pictures', () => {
   let world: World;
 
@@ -135,6 +177,27 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     expect(await chipHost(chat).getAttribute('data-chatbridge-state')).toBe('approval');
     // The card says why the click did nothing, and where else to approve.
     expect(await chipHost(chat).getAttribute('data-chatbridge-note')).toMatch(/^not approved: .*side panel/);
+    await chat.close();
+  });
+
+  it("the connection indicator's words read at 4.5:1 on the light and the dark page, connected and not", async () => {
+    const chat = await world.open('chatgpt');
+    const indicator = chat.locator('[data-chatbridge-indicator][data-chatbridge-connection="connected"]');
+    await indicator.waitFor({ timeout: 30_000 });
+    for (const theme of ['light', 'dark'] as const) {
+      await chat.evaluate((theme) => window.__replica.setTheme?.(theme), theme);
+      await chat.waitForTimeout(300);
+      expect(await indicatorContrast(chat), `connected, ${theme} page`).toBeGreaterThanOrEqual(4.5);
+    }
+    await world.companion.stop();
+    await chat.locator('[data-chatbridge-indicator][data-chatbridge-connection="disconnected"]').waitFor({ timeout: 60_000 });
+    for (const theme of ['light', 'dark'] as const) {
+      await chat.evaluate((theme) => window.__replica.setTheme?.(theme), theme);
+      await chat.waitForTimeout(300);
+      expect(await indicatorContrast(chat), `disconnected, ${theme} page`).toBeGreaterThanOrEqual(4.5);
+    }
+    await world.companion.restart();
+    await indicator.waitFor({ timeout: 90_000 });
     await chat.close();
   });
 
