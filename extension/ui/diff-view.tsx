@@ -2,13 +2,20 @@ import { ColorSchemeType } from 'diff2html/lib/types';
 import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
 import 'diff2html/bundles/css/diff2html.min.css';
 import { useEffect, useRef } from 'preact/hooks';
-import { t } from './i18n';
+import { t, type MessageKey } from './i18n';
 
 /**
  * A unified diff drawn by diff2html: one block per file, added and removed lines coloured, the code itself coloured
  * by highlight.js for the file's language. diff2html escapes every line, so file contents never become markup.
  * Long lines wrap (styles.css), and the box scrolls from the keyboard too: it is a named stop of its own.
  */
+const TAGS: ReadonlyArray<[string, MessageKey]> = [
+  ['d2h-added-tag', 'diff.added'],
+  ['d2h-changed-tag', 'diff.changed'],
+  ['d2h-deleted-tag', 'diff.deleted'],
+  ['d2h-moved-tag', 'diff.renamed'],
+];
+
 export function DiffView({ diff }: { diff: string }) {
   const target = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -24,6 +31,8 @@ export function DiffView({ diff }: { diff: string }) {
       colorScheme: ColorSchemeType.AUTO,
     });
     ui.draw();
+    // diff2html writes its file tags in English; they are said in the person's language
+    for (const [tag, key] of TAGS) for (const el of target.current.querySelectorAll(`.${tag}`)) el.textContent = t(key);
     ui.highlightCode();
   }, [diff]);
   return <div class="diff" ref={target} data-diff="" tabIndex={0} role="region" aria-label={t('panel.diff')} />;

@@ -140,6 +140,16 @@ describe('approval card', () => {
     expect(decisions).toEqual(['approve', 'approve-conversation', 'deny']);
   });
 
+  it("the diff's file tag is in the person's language (diff2html writes English)", async () => {
+    useLocale('zh_CN');
+    const root = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} />);
+    const tag = await shown(root, '.d2h-tag');
+    expect(tag.textContent).toBe('修改');
+    useLocale('en');
+    const en = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} />);
+    expect((await shown(en, '.d2h-tag')).textContent).toBe('changed');
+  });
+
   it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
     const root = mount(<ApprovalCard approval={approval({ conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` })} onDecide={() => undefined} />);
     const decisions = [...root.querySelectorAll('[data-decision]')].map((button) => button.getAttribute('data-decision'));
