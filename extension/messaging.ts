@@ -77,6 +77,8 @@ export interface RecentRun {
   url: string;
   /** the result text, cut; empty until the run has one */
   result: string;
+  /** how many characters of the result were cut off (absent when it is whole) */
+  resultCut?: number;
   /** when the run ended (absent while pending or running) */
   endedAt?: number;
 }

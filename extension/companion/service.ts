@@ -365,9 +365,11 @@ async function rememberRunUpdate(result: RunResponse): Promise<void> {
 
 const RESULT_PREVIEW = 400;
 
-function resultOf(result: RunResponse): Pick<RecentRun, 'result' | 'endedAt'> {
+function resultOf(result: RunResponse): Pick<RecentRun, 'result' | 'resultCut' | 'endedAt'> {
   const ended = result.status === 'done' || result.status === 'error';
-  return { result: ended ? result.resultText.slice(0, RESULT_PREVIEW) : '', ...(ended ? { endedAt: Date.now() } : {}) };
+  if (!ended) return { result: '' };
+  const cut = result.resultText.length - RESULT_PREVIEW;
+  return { result: result.resultText.slice(0, RESULT_PREVIEW), ...(cut > 0 ? { resultCut: cut } : {}), endedAt: Date.now() };
 }
 
 function describeError(error: unknown): string {

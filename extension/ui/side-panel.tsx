@@ -128,6 +128,7 @@ function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: Jo
         <details>
           <summary>{t('panel.result')}</summary>
           <pre class="output">{r.result}</pre>
+          {r.resultCut !== undefined && <p class="muted">{t('panel.resultCut', [r.resultCut])}</p>}
         </details>
       )}
     </article>

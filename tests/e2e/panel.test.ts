@@ -233,6 +233,23 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
+  it('a recent run whose result is longer than the panel keeps says so, and where the whole result is', async () => {
+    await writeFile(path.join(world.root, 'long-read.txt'), `${'a line of the file\n'.repeat(100)}THE-LAST-LINE\n`);
+    const request = { jsonrpc: '2.0', id: 'call-908', method: 'tools/call', params: { name: 'fs.read', arguments: { path: path.join(world.root, 'long-read.txt') } } };
+    const chat = await world.open('chatgpt');
+    await stream(chat, 'Reading.\n\n```mcp-request\n' + JSON.stringify(request) + '\n```\n', { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['done']);
+    const panel = await openPanel(world);
+    const run = panel.locator('#runs [data-run][data-status="done"]').first();
+    await run.waitFor({ timeout: 30_000 });
+    await run.locator('details > summary').click();
+    const shown = await run.locator('details').textContent();
+    expect(shown).not.toContain('THE-LAST-LINE');
+    expect(shown).toMatch(/\d+ more characters are not kept here: the chip under the block in the chat has the whole result/);
+    await panel.close();
+    await chat.close();
+  });
+
   it('the badge says "off" while the companion is away and counts again when it is back', async () => {
     await world.companion.stop();
     await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
