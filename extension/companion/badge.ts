@@ -28,12 +28,15 @@ export interface Badge {
   title: string;
 }
 
+/** Each state's colour, under white words at 4.5:1 or more (Chrome draws a badge's words white unless told). */
 export const BADGE_COLORS: Record<Exclude<BadgeState, 'idle'>, string> = {
   approvals: '#cf222e',
   offline: '#6e7781',
   unpaired: '#6e7781',
-  problem: '#bf8700',
+  problem: '#9a6700',
 };
+/** Set, not left to the browser, so every browser draws the same words the colours above were chosen for. */
+export const BADGE_TEXT_COLOR = '#ffffff';
 
 /**
  * What needs the person first: approvals waiting (a number), then a companion that cannot be reached ("off") or
@@ -56,6 +59,8 @@ export function badgeFor(inputs: BadgeInputs): Badge {
 export interface BadgeApi {
   setBadgeText(details: { text: string; tabId?: number }): Promise<void> | void;
   setBadgeBackgroundColor(details: { color: string; tabId?: number }): Promise<void> | void;
+  /** Chrome 110+, Firefox */
+  setBadgeTextColor?(details: { color: string; tabId?: number }): Promise<void> | void;
   setTitle(details: { title: string; tabId?: number }): Promise<void> | void;
 }
 
@@ -84,6 +89,7 @@ export function createBadge(api: BadgeApi): BadgeKeeper {
     const quiet = (result: Promise<void> | void): void => void Promise.resolve(result).catch(() => undefined);
     quiet(api.setBadgeText({ text: badge.text, ...where }));
     quiet(api.setBadgeBackgroundColor({ color: badge.color, ...where }));
+    if (api.setBadgeTextColor) quiet(api.setBadgeTextColor({ color: BADGE_TEXT_COLOR, ...where }));
     quiet(api.setTitle({ title: badge.title, ...where }));
   };
   const current = (tabId?: number): Badge => badgeFor({ approvals, connection, problem: tabId === undefined ? null : (problems.get(tabId) ?? null) });

@@ -253,6 +253,11 @@ describeE2E('side panel and badge end to end', () => {
   it('the badge says "off" while the companion is away and counts again when it is back', async () => {
     await world.companion.stop();
     await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
+    // its words' colour is set (white), not left to the browser's choice
+    const worker = await world.browser.serviceWorker();
+    expect(
+      await worker.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeTextColor(d: object): Promise<number[]> } } }).chrome.action.getBadgeTextColor({})),
+    ).toEqual([255, 255, 255, 255]);
     await world.companion.restart();
     await expect.poll(() => badgeText(world), { timeout: 90_000 }).toBe('');
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BADGE_COLORS, badgeFor, createBadge, type BadgeApi } from '../../extension/companion/badge';
+import { BADGE_COLORS, BADGE_TEXT_COLOR, badgeFor, createBadge, type BadgeApi } from '../../extension/companion/badge';
+import { contrast } from './contrast';
 import { useLocale } from './i18n-fake';
 
 describe('toolbar badge: what it shows', () => {
@@ -28,6 +29,16 @@ describe('toolbar badge: what it shows', () => {
     expect(badgeFor({ approvals: 0, connection: 'connecting' }).text).toBe('');
     expect(badgeFor({ approvals: Number.NaN, connection: 'connected' }).text).toBe('');
     expect(badgeFor({ approvals: -4, connection: 'connected' }).text).toBe('');
+  });
+  it("every badge's words read at 4.5:1 on its colour, with the words' colour chosen here, not left to the browser", () => {
+    for (const [state, color] of Object.entries(BADGE_COLORS)) {
+      expect(contrast(BADGE_TEXT_COLOR, color), `${state}: ${BADGE_TEXT_COLOR} on ${color}`).toBeGreaterThanOrEqual(4.5);
+    }
+    const set: Array<{ color: string; tabId?: number }> = [];
+    const badge = createBadge({ setBadgeText: () => undefined, setBadgeBackgroundColor: () => undefined, setTitle: () => undefined, setBadgeTextColor: (d) => void set.push(d) });
+    badge.setConnection('connected');
+    badge.setProblem(3, { code: 'NO_EDITOR', message: 'no chat box' });
+    expect(set).toEqual([{ color: BADGE_TEXT_COLOR }, { color: BADGE_TEXT_COLOR, tabId: 3 }]);
   });
   it('the title is in the browser language', () => {
     useLocale('zh_CN');

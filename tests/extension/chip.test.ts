@@ -3,6 +3,7 @@ import { CHIP_COLORS, CHIP_KEYS, keyTarget, type ChipAction, type ChipModel } fr
 import { chipWithRoot } from './chip-root';
 import { readPageTheme, watchPageTheme } from '../../extension/ui/page-theme';
 import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, userRow } from './page-harness';
+import { contrast } from './contrast';
 
 /** A key pressed by a person while the chip (or a button in it) has the focus. */
 function press(target: EventTarget, key: string, init: KeyboardEventInit = {}): KeyboardEvent {
@@ -318,16 +319,6 @@ describe('chips on a page follow its theme', () => {
 });
 
 describe('chip colours', () => {
-  /** WCAG relative luminance and contrast ratio of two #rrggbb colours. */
-  const luminance = (hex: string): number => {
-    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
-    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-  };
-  const contrast = (a: string, b: string): number => {
-    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-    return (hi! + 0.05) / (lo! + 0.05);
-  };
-
   it.each(['light', 'dark'] as const)('%s: every text on its surface reads at 4.5:1, every state glyph at 3:1', (theme) => {
     const c = CHIP_COLORS[theme];
     const text: Array<[string, string, string]> = [
