@@ -4,7 +4,7 @@
  * goes back down. The popup and the panel pass axe-core with no serious or critical violation.
  */
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -229,6 +229,27 @@ describeE2E('side panel and badge end to end', () => {
     expect(await readWorkspaceFile(world, 'granted-2.txt')).toBeNull();
     await panel.locator('[data-approval] [data-decision="deny"]').click();
     await waitForChipState(chat, 1, ['failed', 'done']);
+    await panel.close();
+    await chat.close();
+  });
+
+  it('a path with no place to break keeps the popup and the side panel their width: it wraps, nothing scrolls sideways', async () => {
+    const folder = path.join(world.root, 'a'.repeat(120), 'b'.repeat(120));
+    await mkdir(folder, { recursive: true });
+    const chat = await world.open('chatgpt');
+    await stream(chat, `Writing.\n\n${mcpWrite(world, 'call-909', path.relative(world.root, path.join(folder, `${'c'.repeat(200)}.txt`)), 'hi\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const sideways = (page: Page): Promise<number> => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const panel = await openPanel(world);
+    await panel.locator('[data-approval] .d2h-ins').first().waitFor({ timeout: 30_000 });
+    expect(await sideways(panel), 'side panel wider than its window by').toBeLessThanOrEqual(0);
+    const popup = await world.popup();
+    await popup.setViewportSize({ width: 400, height: 600 });
+    await popup.locator('[data-approval]').first().waitFor({ timeout: 30_000 });
+    expect(await sideways(popup), 'popup wider than its window by').toBeLessThanOrEqual(0);
+    await popup.close();
+    await panel.locator('[data-approval] [data-decision="deny"]').click();
+    await waitForChipState(chat, 0, ['failed', 'done']);
     await panel.close();
     await chat.close();
   });
