@@ -3,7 +3,6 @@ import { storage } from 'wxt/utils/storage';
 import { companionToken, companionUrl, normalizeCompanionUrl } from '../settings';
 import { DOCTOR_MESSAGE, doctorAnswerSchema, type DoctorMessage } from '../doctor/answer';
 import { startSiteScripts } from '../site-access';
-import { t } from '../ui/i18n';
 import {
   PAGE_PORT,
   isRequest,
@@ -183,12 +182,7 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     },
     pair: async ({ code, companionUrl: url }) => {
       // The address is stored with the token it paired for: a failed pairing leaves the one that worked.
-      let base: string | undefined;
-      try {
-        base = url ? normalizeCompanionUrl(url) : undefined;
-      } catch {
-        throw new Error(t('pairing.badUrl', [url ?? '']));
-      }
+      const base = url ? normalizeCompanionUrl(url) : undefined;
       // What went wrong is said in the person's words, with what to do next.
       const token = await client.pair(code, base).catch(async (error: unknown) => {
         throw new Error(pairingRefusal(error, base ?? (await companionUrl.getValue())));

@@ -35,7 +35,7 @@ describe('companion URL', () => {
   });
   for (const bad of ['https://127.0.0.1:17890', 'http://evil.example:17890', 'http://127.0.0.1.evil.example', 'ws://127.0.0.1', 'not a url']) {
     it(`refuses ${bad} (the token must never leave the machine)`, () => {
-      expect(() => normalizeCompanionUrl(bad)).toThrow(/companion URL/);
+      expect(() => normalizeCompanionUrl(bad)).toThrow(`“${bad}” is not an address of the companion: it is http://127.0.0.1:PORT`);
     });
   }
 });

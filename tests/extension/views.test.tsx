@@ -6,6 +6,7 @@ import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } fro
 import { ApprovalCard } from '../../extension/ui/approval-card';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import { createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
+import { OptionsView } from '../../extension/ui/options';
 import { PopupView, type PopupDeps } from '../../extension/ui/popup';
 import { approvalFromHash, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
@@ -509,6 +510,28 @@ describe('popup', () => {
     const root = mount(<PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={live} />);
     expect(root.querySelector('#pair-button')!.textContent).toBe('配对');
     expect(root.querySelector('#connection')!.textContent).toBe('chatbridge 未配对');
+  });
+});
+
+describe('options', () => {
+  it("an address that is not the companion's is refused in the person's language and not saved", () => {
+    useLocale('zh_CN');
+    const saved: string[] = [];
+    const store = { sites: [], readSite: async (key: string) => defaultSiteSettings(key), writeSite: async () => undefined };
+    const root = mount(<OptionsView store={store} companionUrl="http://127.0.0.1:17890" saveUrl={async (url) => void saved.push(url)} />);
+    const input = root.querySelector<HTMLInputElement>('#companion-url')!;
+    act(() => {
+      input.value = 'https://example.com';
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    expect(saved).toEqual([]);
+    expect(root.querySelector('#error')!.textContent).toBe('“https://example.com”不是本地助手的地址：应为 http://127.0.0.1:端口（也可以用 localhost 或 [::1]）。');
+    act(() => {
+      input.value = 'http://localhost:17891/';
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    expect(saved).toEqual(['http://localhost:17891']);
+    expect(root.querySelector('#error')!.textContent).toBe('');
   });
 });
 
