@@ -24,7 +24,10 @@ import {
   type ToolListing,
 } from './api-types';
 
-/** A failed call to the companion, with the HTTP status (0: not reachable), the companion's error code and data. */
+/**
+ * A failed call to the companion, with the HTTP status (0: not reachable), the companion's error code and data.
+ * The two the extension finds by itself (NOT_PAIRED, UNREACHABLE) are worded for the person, in their language.
+ */
 export class CompanionError extends Error {
   constructor(
     readonly status: number,
@@ -78,7 +81,7 @@ export function createCompanionClient(options: CompanionClientOptions) {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (auth) {
       const token = await options.token();
-      if (!token) throw new CompanionError(401, 'UNAUTHORIZED', 'not paired: type the pairing code the companion printed into the popup');
+      if (!token) throw new CompanionError(401, 'NOT_PAIRED', t('conn.notPaired'));
       headers.authorization = `Bearer ${token}`;
     }
     let response: Response;
@@ -89,7 +92,7 @@ export function createCompanionClient(options: CompanionClientOptions) {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      throw new CompanionError(0, 'UNREACHABLE', `companion at ${base} is not reachable (${String(error)})`);
+      throw new CompanionError(0, 'UNREACHABLE', t('conn.unreachable', [base]));
     }
     const text = await response.text();
     let json: unknown;

@@ -367,6 +367,7 @@ function resultOf(result: RunResponse): Pick<RecentRun, 'result' | 'resultCut' |
 }
 
 function describeError(error: unknown): string {
+  if (error instanceof CompanionError && (error.code === 'NOT_PAIRED' || error.code === 'UNREACHABLE')) return error.message;
   if (error instanceof CompanionError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }

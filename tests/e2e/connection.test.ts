@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   STOP_GRACE_MS,
+  clickChipAction,
   createWorld,
   describeE2E,
   fencedBody,
@@ -16,6 +17,8 @@ import {
   setSiteSettings,
   stopServiceWorker,
   stream,
+  waitForChipNote,
+  waitForChipState,
   waitForConnection,
   waitForSubmitted,
   screenshotPath,
@@ -154,6 +157,17 @@ describeE2E('pairing in Chinese', () => {
   });
   afterAll(async () => {
     await world?.dispose();
+  });
+
+  it("Run before pairing: the chip says in Chinese that chatbridge is not paired and where to pair", async () => {
+    const chat = await world.open('chatgpt');
+    await stream(chat, '读取。\n\n' + readNotes(world, 'call-701'), { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['ready']);
+    await clickChipAction(chat, 0, 'run');
+    const chip = await waitForChipNote(chat, 0, /配对|paired/);
+    expect(chip.state).toBe('failed');
+    expect(chip.attributes['data-chatbridge-note']).toBe('尚未配对：请打开 chatbridge 弹窗，输入本地助手显示的配对码');
+    await chat.close();
   });
 
   it('a pairing that fails says why in Chinese, with what to do next; the right code then pairs', async () => {

@@ -56,7 +56,7 @@ describe('companion HTTP client', () => {
     const client = createCompanionClient({ baseUrl: async () => base, token: async () => token });
 
     await expect(client.run({ kind: 'mcp-request', text: 'x', context: { site: 's', url: '', conversationId: 'c', messageKey: 'm' } })).rejects.toMatchObject({
-      code: 'UNAUTHORIZED',
+      code: 'NOT_PAIRED',
     });
     expect((await client.status()).paired).toBe(true);
     token = await client.pair(' 123456 ');
