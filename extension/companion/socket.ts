@@ -1,3 +1,4 @@
+import { t } from '../ui/i18n';
 import { parseCompanionMessage, type WsEvent } from './api-types';
 
 export type ConnectionState = 'connected' | 'connecting' | 'disconnected' | 'unpaired';
@@ -97,7 +98,7 @@ export class CompanionSocket {
       this.ws = null;
       this.stopHeartbeat();
       if (event.code === 4401) {
-        this.setState('unpaired', 'the companion refused the token; pair again');
+        this.setState('unpaired', t('conn.tokenRefused'));
         return;
       }
       this.scheduleReconnect(event.reason || `closed (${event.code})`);

@@ -3,8 +3,8 @@ import { t } from './i18n';
 
 /**
  * The top of the popup and the side panel: the icon, the name, the connection state (`#connection[data-state]`), when
- * nothing answers where the companion should be what to do (`#connection-hint`), the reason under it when not
- * connected, and the last error (`#error`, always present, empty when all is well).
+ * nothing answers where the companion should be what to do (`#connection-hint`; the socket's reason stays in the
+ * state's tooltip), the reason under it when not paired or connecting, and the last error (`#error`, always present, empty when all is well).
  */
 export function PageHeader(props: { connection: ConnectionInfo | null; error: string }) {
   const state = props.connection?.state ?? 'connecting';
@@ -24,7 +24,7 @@ export function PageHeader(props: { connection: ConnectionInfo | null; error: st
           {t('conn.disconnectedHint', [props.connection?.companionUrl ?? ''])} <code>npx chatbridge start</code>
         </p>
       )}
-      {detail && state !== 'connected' && (
+      {detail && state !== 'connected' && state !== 'disconnected' && (
         <div class="muted" id="connection-detail">
           {detail}
         </div>

@@ -197,18 +197,23 @@ describe('companion socket', () => {
     expect(events).toHaveLength(2);
   });
 
-  it('stops retrying and says "unpaired" when the companion refuses the token', async () => {
+  it('stops retrying and says "unpaired" when the companion refuses the token, why in the person\'s language', async () => {
+    useLocale('zh_CN');
     let attempts = 0;
     const { base } = await wsServer((socket) => {
       attempts++;
       socket.close(4401, 'unauthorized');
     });
     const states: ConnectionState[] = [];
+    const details: Array<string | undefined> = [];
     const socket = new CompanionSocket({
       baseUrl: async () => base,
       token: async () => 'wrong',
       onEvent: () => undefined,
-      onState: (s) => states.push(s),
+      onState: (s, detail) => {
+        states.push(s);
+        details.push(detail);
+      },
       WebSocket: NodeWebSocket as unknown as typeof WebSocket,
       ...fast,
     });
@@ -217,6 +222,7 @@ describe('companion socket', () => {
     await until(() => states.includes('unpaired'));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(attempts).toBe(1);
+    expect(details.at(-1)).toBe('本地助手不再接受这个令牌（例如它的数据目录被重置了）：请重新配对');
   });
 
   it('does not connect at all without a token', async () => {

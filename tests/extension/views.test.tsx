@@ -492,6 +492,9 @@ describe('popup', () => {
     const hint = popup.querySelector('#connection-hint');
     expect(hint?.textContent).toContain('http://127.0.0.1:17890');
     expect(hint?.textContent).toContain('npx chatbridge start');
+    // the socket's own words ('closed (1006)') stay in the state's tooltip, not as a line of English under the hint
+    expect(popup.querySelector('#connection-detail')).toBeNull();
+    expect(popup.querySelector('#connection')!.getAttribute('title')).toBe('closed (1006)');
     const panel = mount(<SidePanelView state={state({ connection: away })} actions={{ decide: () => undefined, forgetGrant: () => undefined, undo: () => undefined, stopProgram: () => undefined }} />);
     expect(panel.querySelector('#connection-hint')?.textContent).toBe(hint?.textContent);
 
