@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { clickChipAction, createWorld, describeE2E, getExtensionStorage, openConversation, quietPeriod, readWorkspaceFile, screenshotPath, stream, waitForChipNote, waitForChipState, waitForSubmitted } from './harness';
 import type { World } from './harness';
+import { contrast } from '../extension/contrast';
 
 /** axe-core's browser build; evaluated through the DevTools protocol, as extension pages forbid inline scripts. */
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -50,6 +51,16 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** The WCAG contrast of the approvals count (a number on a coloured dot) as the page computes its colours. */
+async function countContrast(page: Page): Promise<number> {
+  const [color, background] = await page
+    .locator('.count[data-zero="false"]')
+    .first()
+    .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+  const hex = (rgb: string): string => `#${(rgb.match(/\d+/g) ?? []).slice(0, 3).map((n) => Number(n).toString(16).padStart(2, '0')).join('')}`;
+  return contrast(hex(color!), hex(background!));
 }
 
 describeE2E('side panel and badge end to end', () => {
@@ -295,6 +306,8 @@ describeE2E('side panel and badge end to end', () => {
       await popup.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
       await popup.locator('[data-setting="chatgpt.enabled"]:not([disabled])').waitFor();
       expect(await seriousViolations(popup), `popup (${scheme})`).toEqual([]);
+      // axe leaves a one-character text undecided ("too short"): the approvals count is measured here
+      expect(await countContrast(popup), `popup's approvals count (${scheme})`).toBeGreaterThanOrEqual(4.5);
       await popup.screenshot({ path: screenshotPath(`popup-${scheme}.png`), fullPage: true });
       if (scheme === 'light') {
         // Keyboard only: Tab reaches ChatGPT's auto-run switch, Space turns it off and on again.
@@ -323,6 +336,7 @@ describeE2E('side panel and badge end to end', () => {
       await panel.locator('[data-approval] .d2h-ins').first().waitFor({ timeout: 30_000 });
       await panel.locator('#connection[data-state="connected"]').waitFor({ timeout: 30_000 });
       expect(await seriousViolations(panel), `side panel (${scheme})`).toEqual([]);
+      expect(await countContrast(panel), `side panel's approvals count (${scheme})`).toBeGreaterThanOrEqual(4.5);
       if (scheme === 'dark') await panel.screenshot({ path: screenshotPath('sidepanel-dark.png'), fullPage: true });
       await panel.close();
     }
