@@ -95,7 +95,7 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
           <h2 id="approvals-title">{t('popup.approvals')}</h2>
           <div id="approvals" class="stack">
             {state.approvals.map((a) => (
-              <ApprovalCard approval={a} compact onDecide={(d) => void live.decide(a, d)} />
+              <ApprovalCard key={a.id} approval={a} compact onDecide={(d) => void live.decide(a, d)} />
             ))}
           </div>
         </section>

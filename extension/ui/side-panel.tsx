@@ -229,7 +229,8 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           {state.approvals.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noApprovals" />
           ) : (
-            state.approvals.map((a) => <ApprovalCard approval={a} focused={a.id === props.focusApproval} onDecide={(d) => actions.decide(a, d)} />)
+            // keyed: a card never takes over another approval's buttons (a focused Approve would decide the next one)
+            state.approvals.map((a) => <ApprovalCard key={a.id} approval={a} focused={a.id === props.focusApproval} onDecide={(d) => actions.decide(a, d)} />)
           )}
         </div>
       </Section>
@@ -306,11 +307,22 @@ export function SidePanel({ live }: { live: Live }) {
     card?.scrollIntoView({ block: 'start' });
     card?.focus();
   }, [focus, present]);
+  /** After a decision the focus, gone with the card, goes to the next card (or the one before): never to a button. */
+  const decide = (approval: Approval, decision: ApprovalDecision): void => {
+    const ids = state.approvals.map((a) => a.id);
+    const at = ids.indexOf(approval.id);
+    const next = ids[at + 1] ?? ids[at - 1];
+    void live.decide(approval, decision).then(() => {
+      const active = document.activeElement;
+      if (active && active !== document.body && active.isConnected) return;
+      (next === undefined ? null : document.querySelector<HTMLElement>(`[data-approval="${next}"]`))?.focus();
+    });
+  };
   return (
     <SidePanelView
       state={state}
       focusApproval={focus}
-      actions={{ decide: (a, d) => void live.decide(a, d), forgetGrant: (g) => void live.forgetGrant(g), undo: (id) => void live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
+      actions={{ decide, forgetGrant: (g) => void live.forgetGrant(g), undo: (id) => void live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
     />
   );
 }

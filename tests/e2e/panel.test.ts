@@ -244,6 +244,43 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
+  it('deciding an approval from the keyboard moves the focus to the next card, never onto its buttons: a second Enter decides nothing', async () => {
+    const first = await openConversation(world, 'chatgpt', 'keys-1', [{ role: 'user', text: 'one' }]);
+    await stream(first, `One.\n\n${mcpWrite(world, 'call-910', 'keys-1.txt', 'one\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(first, 0, ['approval']);
+    const second = await openConversation(world, 'chatgpt', 'keys-2', [{ role: 'user', text: 'two' }]);
+    await stream(second, `Two.\n\n${mcpWrite(world, 'call-911', 'keys-2.txt', 'two\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(second, 0, ['approval']);
+    const panel = await openPanel(world);
+    const cards = panel.locator('[data-approval]');
+    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(2);
+    const [firstId, secondId] = await cards.evaluateAll((els) => els.map((el) => el.getAttribute('data-approval')));
+    // Tab to the first card's Deny and press Enter, as a person without a mouse does.
+    const deny = panel.locator(`[data-approval="${firstId}"] [data-decision="deny"]`);
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i += 1) {
+      await panel.keyboard.press('Tab');
+      reached = await deny.evaluate((el) => el === document.activeElement);
+    }
+    expect(reached, 'Tab reaches Deny').toBe(true);
+    await panel.keyboard.press('Enter');
+    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => panel.evaluate(() => document.activeElement?.getAttribute('data-approval') ?? document.activeElement?.outerHTML.slice(0, 80)))
+      .toBe(secondId);
+    // The key pressed once more (a double press, a repeat) lands on the card, not on a button of an approval not read yet.
+    await panel.keyboard.press('Enter');
+    await quietPeriod(1_000);
+    expect(await cards.count()).toBe(1);
+    expect(await world.companion.api<{ approvals: Array<{ id: string }> }>('GET', '/v1/approvals').then((r) => r.approvals.map((a) => a.id))).toEqual([secondId]);
+    await panel.locator(`[data-approval="${secondId}"] [data-decision="deny"]`).click();
+    await waitForChipState(first, 0, ['failed', 'done']);
+    await waitForChipState(second, 0, ['failed', 'done']);
+    await panel.close();
+    await first.close();
+    await second.close();
+  });
+
   it('a path with no place to break keeps the popup and the side panel their width: it wraps, nothing scrolls sideways', async () => {
     const folder = path.join(world.root, 'a'.repeat(120), 'b'.repeat(120));
     await mkdir(folder, { recursive: true });

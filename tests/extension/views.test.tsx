@@ -475,6 +475,17 @@ describe('popup', () => {
     await shown(root, '#approvals [data-approval="confirm-1"] details .d2h-ins');
   });
 
+  it("a decided card goes with its buttons: the next approval's card never takes over a focused Approve", () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const both = [approval(), approval({ id: 'confirm-9', preview: { title: 'Overwrite /w/b.txt', paths: ['/w/b.txt'] } })];
+    act(() => render(<PopupView state={state({ approvals: both })} deps={deps()} live={live} />, root));
+    const approve = root.querySelector<HTMLButtonElement>('[data-approval="confirm-1"] [data-decision="approve"]')!;
+    approve.focus();
+    act(() => render(<PopupView state={state({ approvals: [both[1]!] })} deps={deps()} live={live} />, root));
+    expect(approve.isConnected).toBe(false);
+    expect(root.querySelector('[data-approval="confirm-9"] [data-decision="approve"]')).not.toBe(approve);
+  });
+
   it('the enable-here button asks for the host and goes away once granted', async () => {
     const asked: string[] = [];
     const root = mount(
