@@ -191,7 +191,7 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
         ) : (
           <ul class="stack plain">
           {matches.slice(0, AUDIT_SHOWN).map((r) => (
-            <li class="card" data-audit={r.auditId} data-outcome={r.outcome}>
+            <li key={r.auditId} class="card" data-audit={r.auditId} data-outcome={r.outcome}>
               <div class="row">
                 <span class="muted">{clockTime(r.time)}</span>
                 <strong class="mono">{r.tool}</strong>
@@ -229,7 +229,8 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           {state.approvals.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noApprovals" />
           ) : (
-            // keyed: a card never takes over another approval's buttons (a focused Approve would decide the next one)
+            // Every list is keyed: a row never takes over another's buttons when one comes or goes above it (a focused
+            // Approve, Undo or Stop would act on another approval, change or program).
             state.approvals.map((a) => <ApprovalCard key={a.id} approval={a} focused={a.id === props.focusApproval} onDecide={(d) => actions.decide(a, d)} />)
           )}
         </div>
@@ -241,7 +242,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           ) : (
             <ul class="stack plain">
               {state.grants.map((g) => (
-                <GrantRow grant={g} onForget={() => actions.forgetGrant(g)} />
+                <GrantRow key={JSON.stringify([g.site, g.conversationId, g.tool, g.risk])} grant={g} onForget={() => actions.forgetGrant(g)} />
               ))}
             </ul>
           )}
@@ -252,7 +253,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           {state.programs.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noPrograms" />
           ) : (
-            state.programs.map((p) => <ProgramCard program={p} output={state.output[p.id] ?? ''} onStop={() => actions.stopProgram(p.id)} />)
+            state.programs.map((p) => <ProgramCard key={p.id} program={p} output={state.output[p.id] ?? ''} onStop={() => actions.stopProgram(p.id)} />)
           )}
         </div>
       </Section>
@@ -261,7 +262,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           {state.runs.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noRuns" />
           ) : (
-            state.runs.slice(0, 30).map((r) => <RunRow run={r} audit={auditByRun.get(r.runId)} entry={journalByRun.get(r.runId)} onUndo={actions.undo} />)
+            state.runs.slice(0, 30).map((r) => <RunRow key={r.runId} run={r} audit={auditByRun.get(r.runId)} entry={journalByRun.get(r.runId)} onUndo={actions.undo} />)
           )}
         </div>
       </Section>
@@ -272,7 +273,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           ) : (
             <ul class="stack plain">
               {state.journal.map((j) => (
-                <JournalRow entry={j} onUndo={() => actions.undo(j.id)} />
+                <JournalRow key={j.id} entry={j} onUndo={() => actions.undo(j.id)} />
               ))}
             </ul>
           )}

@@ -296,6 +296,25 @@ describe('side panel', () => {
     expect(calls).toEqual(['stop p-1', 'undo j-1', 'undo j-1', 'decide confirm-2 deny']);
   });
 
+  it('a button keeps its own row when the lists change under it: a focused Undo, Stop or Forget never turns into another one', () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const grant = { site: 'chatgpt', conversationId: 'c-1', tool: 'fs.write', risk: 'write' as const };
+    const draw = (over: Partial<LiveState>) => act(() => render(<SidePanelView state={state(over)} actions={actions} />, root));
+    draw({ journal: [JOURNAL], programs: [PROGRAM], grants: [grant] });
+    const undo = root.querySelector<HTMLButtonElement>('[data-undo="j-1"]')!;
+    const stop = root.querySelector<HTMLButtonElement>('[data-stop-program="p-1"]')!;
+    const forget = root.querySelector<HTMLButtonElement>('[data-forget-grant]')!;
+    // A newer change, program and grant arrive above them (each list is newest first).
+    draw({
+      journal: [{ ...JOURNAL, id: 'j-2', label: 'fs.write /w/b.txt' }, JOURNAL],
+      programs: [{ ...PROGRAM, id: 'p-2', name: 'tests' }, PROGRAM],
+      grants: [{ ...grant, conversationId: 'c-2' }, grant],
+    });
+    expect(undo.getAttribute('data-undo')).toBe('j-1');
+    expect(stop.getAttribute('data-stop-program')).toBe('p-1');
+    expect(forget.closest('[data-grant]')?.getAttribute('data-grant')).toBe(JSON.stringify(['chatgpt', 'c-1', 'fs.write', 'write']));
+  });
+
   it('what a model chose shows its hidden characters: a change to undo, a running program, an audit record, each on its own line', () => {
     const root = mount(
       <SidePanelView
