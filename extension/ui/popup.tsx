@@ -77,6 +77,8 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
     if (deps.prompts && prompts.current && !prompts.current.contains(deps.prompts)) prompts.current.append(deps.prompts);
   }, [deps.prompts]);
   const [enableHere, setEnableHere] = useState(deps.enableHere);
+  // Forgetting the token cannot be undone here (pairing again needs a new code from the terminal): it asks first.
+  const [forgetting, setForgetting] = useState(false);
   return (
     <main class="stack" style="padding:12px;gap:12px">
       <PageHeader connection={state.connection} error={state.error} />
@@ -128,8 +130,8 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
           <div class="row" style="padding-top:6px">
             <span class="mono">{state.connection?.companionUrl || deps.companionUrl}</span>
             <span class="spacer" />
-            <button id="unpair-button" type="button" onClick={trusted(() => void live.unpair())}>
-              {t('popup.unpair')}
+            <button id="unpair-button" type="button" onClick={trusted(() => (forgetting ? void live.unpair() : setForgetting(true)))}>
+              {t(forgetting ? 'popup.unpairConfirm' : 'popup.unpair')}
             </button>
           </div>
         </details>

@@ -86,6 +86,7 @@ describeE2E('pairing and connection end to end', () => {
     await waitForConnection(world, 'connected');
     const popup = await world.popup();
     await popup.locator('details:has(#unpair-button) > summary').click();
+    await popup.locator('#unpair-button').click(); // asks first
     await popup.locator('#unpair-button').click();
     await expect.poll(() => popup.locator('#connection').getAttribute('data-state'), { timeout: 30_000 }).toBe('unpaired');
     // A mistyped address: nothing listens on port 9 of this machine.

@@ -424,6 +424,17 @@ describe('popup', () => {
     expect(root.querySelector<HTMLInputElement>('#pair-code')!.value).toBe('GGADXYNW');
   });
 
+  it('Forget token asks first: one click only asks, the second forgets (pairing again needs a new code)', () => {
+    const calls: string[] = [];
+    const root = mount(<PopupView state={state()} deps={deps()} live={{ ...live, unpair: async () => void calls.push('unpair') }} />);
+    const button = root.querySelector<HTMLButtonElement>('#unpair-button')!;
+    act(() => trustedClick(button));
+    expect(calls).toEqual([]);
+    expect(button.textContent).toBe('Forget the token? Pairing again needs a new code');
+    act(() => trustedClick(button));
+    expect(calls).toEqual(['unpair']);
+  });
+
   it('site cards: switches disabled until the settings are read, then they write what the person sets', async () => {
     const written: string[] = [];
     const root = mount(<PopupView state={state()} deps={deps({ written })} live={live} />);
