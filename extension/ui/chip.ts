@@ -103,7 +103,8 @@ const STYLE = `
 :host([data-chatbridge-theme="dark"]) { ${cssVariables(CHIP_COLORS.dark)} color-scheme: dark; }
 :host(:focus) { outline: none; } :host(:focus-visible) .chip { outline: 2px solid var(--focus); outline-offset: 1px; }
 .chip { --accent: var(--grey); box-sizing: border-box; width: fit-content; max-width: 100%; background: var(--bg);
-  border: 1px solid var(--line); border-left: 3px solid var(--accent); border-radius: 8px; padding: 3px 8px 3px 6px; }
+  border: 1px solid var(--line); border-left: 3px solid var(--accent); border-radius: 8px; padding: 3px 8px 3px 6px;
+  overflow-wrap: anywhere; }
 .s-queued, .s-running { --accent: var(--blue); } .s-done { --accent: var(--green); } .s-failed, .s-unreadable { --accent: var(--red); }
 .s-approval { --accent: var(--amber); } .s-ready { --accent: var(--fg); }
 .row { display: flex; align-items: center; flex-wrap: wrap; gap: 4px 8px; min-height: 28px; }

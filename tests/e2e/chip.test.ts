@@ -180,6 +180,23 @@ describeE2E('the chip on the replicas: themes, keys, pictures', () => {
     await chat.close();
   });
 
+  it("a plan's approval card wraps a path or command with no place to break: nothing runs out of the chip or the page", async () => {
+    const chat = await world.open('chatgpt');
+    const plan = {
+      metadata: { step_id: 'wide_001', reason: 'a long name', summary: '' },
+      type: 'operate',
+      file_operations: [{ action_type: 'create_file', path: `${'q'.repeat(240)}/file.txt`, file_content: 'hi\n' }],
+      program_operations: [{ name: 'p', command: `echo ${'z'.repeat(250)}`, set_timeout: 10 }],
+    };
+    await stream(chat, 'A plan.\n\n```\n#####--' + JSON.stringify(plan) + '--#####\n```\n', { replaceAtEnd: false });
+    await waitForDrawn(chat, 'approval');
+    expect(await chat.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 'page wider than its window by').toBeLessThanOrEqual(0);
+    await clickChipAction(chat, 0, 'deny');
+    await waitForChipState(chat, 0, ['failed', 'done']);
+    expect(await readWorkspaceFile(world, `${'q'.repeat(240)}/file.txt`)).toBeNull();
+    await chat.close();
+  });
+
   it("the connection indicator's words read at 4.5:1 on the light and the dark page, connected and not", async () => {
     const chat = await world.open('chatgpt');
     const indicator = chat.locator('[data-chatbridge-indicator][data-chatbridge-connection="connected"]');
