@@ -4,9 +4,15 @@ import { t } from './i18n';
 /**
  * The top of the popup and the side panel: the icon, the name, the connection state (`#connection[data-state]`), when
  * nothing answers where the companion should be what to do (`#connection-hint`; the socket's reason stays in the
- * state's tooltip), the reason under it when not paired or connecting, and the last error (`#error`, always present, empty when all is well).
+ * state's tooltip) or, on a page without the pairing step, where to pair; the reason under it when not paired or
+ * connecting, and the last error (`#error`, always present, empty when all is well).
  */
-export function PageHeader(props: { connection: ConnectionInfo | null; error: string }) {
+export function PageHeader(props: {
+  connection: ConnectionInfo | null;
+  error: string;
+  /** the page has no pairing step of its own (the side panel): when not paired it says where to pair */
+  pairElsewhere?: boolean;
+}) {
   const state = props.connection?.state ?? 'connecting';
   const detail = props.connection?.detail;
   return (
@@ -22,6 +28,11 @@ export function PageHeader(props: { connection: ConnectionInfo | null; error: st
       {state === 'disconnected' && (
         <p class="warn" id="connection-hint" style="margin:0">
           {t('conn.disconnectedHint', [props.connection?.companionUrl ?? ''])} <code>npx chatbridge start</code>
+        </p>
+      )}
+      {state === 'unpaired' && props.pairElsewhere && (
+        <p class="warn" id="connection-hint" style="margin:0">
+          {t('conn.unpairedHint')}
         </p>
       )}
       {detail && state !== 'connected' && state !== 'disconnected' && (

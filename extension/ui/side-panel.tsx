@@ -223,7 +223,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
   const journalByRun = new Map(state.journal.filter((j) => j.origin).map((j) => [j.origin!.runId, j]));
   return (
     <main class="stack" style="padding:12px;gap:16px">
-      <PageHeader connection={state.connection} error={state.error} />
+      <PageHeader connection={state.connection} error={state.error} pairElsewhere />
       <Section id="approvals" title="popup.approvals" count={state.approvals.length}>
         <div id="approvals" class="stack">
           {state.approvals.length === 0 ? (

@@ -235,6 +235,15 @@ describe('side panel', () => {
     expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 0 records');
   });
 
+  it('not paired: the panel says where to pair (the popup has the pairing step itself, so it does not say it twice)', () => {
+    const unpaired: ConnectionInfo = { state: 'unpaired', companionUrl: 'http://127.0.0.1:17890' };
+    const panel = mount(<SidePanelView state={state({ connection: unpaired })} actions={actions} />);
+    expect(panel.querySelector('#connection-hint')?.textContent).toBe("Pair in chatbridge's popup: click its icon in the toolbar and type the code the companion printed.");
+    useLocale('zh_CN');
+    const zh = mount(<SidePanelView state={state({ connection: unpaired })} actions={actions} />);
+    expect(zh.querySelector('#connection-hint')?.textContent).toBe('请在 chatbridge 弹窗中配对：点击工具栏里的图标，输入本地助手显示的配对码。');
+  });
+
   it('what was approved for a whole conversation is listed, each with a Forget that names it, in English and Chinese', () => {
     calls.length = 0;
     const grants = [
