@@ -302,6 +302,34 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
+  it('an Undo refused far down the panel is said where the person is looking, not only at the top of the page', async () => {
+    await writeFile(path.join(world.root, 'undo-me.txt'), 'before\n');
+    const chat = await world.open('chatgpt');
+    await stream(chat, `Changing it.\n\n${mcpWrite(world, 'call-912', 'undo-me.txt', 'after\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const panel = await openPanel(world);
+    await panel.setViewportSize({ width: 420, height: 300 });
+    await panel.locator('[data-approval] [data-decision="approve"]').click();
+    await waitForChipState(chat, 0, ['done']);
+    // Changed again since: its undo is refused (CONFLICT).
+    await writeFile(path.join(world.root, 'undo-me.txt'), 'edited by the person\n');
+    const undo = panel.locator('#changes [data-undo]').first();
+    await undo.waitFor({ timeout: 30_000 });
+    await undo.scrollIntoViewIfNeeded();
+    expect(await panel.evaluate(() => window.scrollY), 'the panel is scrolled down to the change').toBeGreaterThan(0);
+    await undo.click();
+    const error = panel.locator('#error');
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toMatch(/CONFLICT/);
+    const seen = await error.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+    });
+    expect(seen, 'the refusal is in view').toBe(true);
+    expect(await readWorkspaceFile(world, 'undo-me.txt')).toBe('edited by the person\n');
+    await panel.close();
+    await chat.close();
+  });
+
   it('a recent run whose result is longer than the panel keeps says so, and where the whole result is', async () => {
     await writeFile(path.join(world.root, 'long-read.txt'), `${'a line of the file\n'.repeat(100)}THE-LAST-LINE\n`);
     const request = { jsonrpc: '2.0', id: 'call-908', method: 'tools/call', params: { name: 'fs.read', arguments: { path: path.join(world.root, 'long-read.txt') } } };
