@@ -27,7 +27,7 @@ export function PageHeader(props: {
       </header>
       {state === 'disconnected' && (
         <p class="warn" id="connection-hint" style="margin:0">
-          {t('conn.disconnectedHint', [props.connection?.companionUrl ?? ''])} <code>npx chatbridge start</code>
+          {t('conn.disconnectedHint', [props.connection?.companionUrl ?? ''])} <code>npm start</code>
         </p>
       )}
       {state === 'unpaired' && props.pairElsewhere && (

@@ -36,7 +36,7 @@ function Pairing(props: { companionUrl: string; onPair: (code: string, url: stri
       <h2 id="pair-title">{t('popup.pairTitle')}</h2>
       <ol class="muted" style="margin:0;padding-left:18px">
         <li>
-          {t('popup.pairStep1')} <code>npx chatbridge start</code>
+          {t('popup.pairStep1')} <code>npm start</code>
         </li>
         <li>{t('popup.pairStep2')}</li>
       </ol>

@@ -181,7 +181,7 @@ describeE2E('pairing in Chinese', () => {
     await popup.locator('#pair-code').fill('NOTTHIS1');
     await popup.locator('#pair-button').click();
     await expect.poll(() => error.textContent(), { timeout: 30_000 }).toBe(
-      'http://127.0.0.1:9 没有响应：请在这台电脑上启动本地助手（npx chatbridge start），或检查“本地助手地址”。',
+      'http://127.0.0.1:9 没有响应：请在这台电脑上启动本地助手（在 chatbridge 文件夹中运行 npm start），或检查“本地助手地址”。',
     );
     // An address that is not the companion's.
     await popup.locator('#companion-url').fill('https://example.com');

@@ -541,7 +541,7 @@ describe('popup', () => {
     const popup = mount(<PopupView state={state({ connection: away })} deps={deps()} live={live} />);
     const hint = popup.querySelector('#connection-hint');
     expect(hint?.textContent).toContain('http://127.0.0.1:17890');
-    expect(hint?.textContent).toContain('npx chatbridge start');
+    expect(hint?.textContent).toContain('npm start');
     // the socket's own words ('closed (1006)') stay in the state's tooltip, not as a line of English under the hint
     expect(popup.querySelector('#connection-detail')).toBeNull();
     expect(popup.querySelector('#connection')!.getAttribute('title')).toBe('closed (1006)');
