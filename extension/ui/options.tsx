@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { normalizeCompanionUrl } from '../settings';
+import { normalizeCompanionUrl } from '../companion/url';
 import { t } from './i18n';
 import { Sites, type SiteStore } from './site-cards';
 
