@@ -168,7 +168,12 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (record.ending === 'stopped' && record.handledMarkdown !== serialized.markdown && record.el === ctx.lastMessageEl && site.isGenerating(doc) === true) {
       record.stop = null;
       record.continuedAt = changedAt;
-      ctx.stops.delete(ctx.messageKeyOf(record));
+      const key = ctx.messageKeyOf(record);
+      ctx.stops.delete(key);
+      // A page loaded later recalls the Stops of the site's message ids (recallStop): this one is continued since.
+      if (ctx.conversation !== null && !isPositionKey(key)) {
+        void ctx.ledger.markContinued(ctx.conversationKey(), key, changedAt).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      }
     }
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal' && record.handledMarkdown !== serialized.markdown) record.ending = 'normal';

@@ -125,7 +125,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     const epoch = ctx.epoch;
     const stops = await ctx.ledger.stops(ctx.conversationKey());
     if (epoch !== ctx.epoch || signal.aborted) return;
-    for (const stop of stops) if (!isPositionKey(stop.key) && !ctx.stops.has(stop.key)) ctx.stops.set(stop.key, { at: stop.at, by: 'control' });
+    for (const stop of stops) {
+      // A reply continued after its Stop was written on since: no longer a stopped one.
+      if (!isPositionKey(stop.key) && stop.continuedAt === undefined && !ctx.stops.has(stop.key)) ctx.stops.set(stop.key, { at: stop.at, by: 'control' });
+    }
     for (const record of records.values()) if (scanner.recallStop(record)) for (const tracked of record.blocks) show.render(record, tracked);
   };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs

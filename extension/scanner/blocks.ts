@@ -343,7 +343,21 @@ export class RunLedger {
       const key = stoppedKey(conversationId);
       const stops = sharedStops((await this.area.get([key]))[key]).filter((stop) => stop.key !== messageKey || stop.at !== at);
       stops.push({ key: messageKey, at });
-      await this.area.set({ [key]: stops.slice(-STOPPED_KEPT) });
+      await this.area.set({ [key]: stops.slice(-STOPPED_KEPT).map(storedStop) });
+    });
+  }
+
+  /**
+   * The person had the model continue a reply they stopped (its message key; `at`: when the site began writing it
+   * again): its Stops from before then are kept (a result whose run began before one is still not sent), marked as
+   * continued, so a page loaded later does not take the reply, written on since, for a stopped one.
+   */
+  markContinued(conversationId: string, messageKey: string, at: number): Promise<void> {
+    return this.serialize(async () => {
+      const key = stoppedKey(conversationId);
+      const stops = sharedStops((await this.area.get([key]))[key]);
+      const continued = stops.map((stop) => (stop.key === messageKey && stop.at <= at && stop.continuedAt === undefined ? { ...stop, continuedAt: at } : stop));
+      if (continued.some((stop, i) => stop !== stops[i])) await this.area.set({ [key]: continued.map(storedStop) });
     });
   }
 
@@ -442,10 +456,14 @@ function numberRecord(value: unknown): Record<string, number> {
   return out;
 }
 
-/** A Stop the person pressed in one tab of a conversation: the reply's message key, and when (Date.now). */
+/**
+ * A Stop the person pressed in one tab of a conversation: the reply's message key, and when (Date.now); `continuedAt`
+ * when the person had the model continue that reply since (markContinued).
+ */
 export interface SharedStop {
   key: string;
   at: number;
+  continuedAt?: number;
 }
 
 /** Stored Stops; a bare message key (kept before Stops had a time) still stops its own message, never a later writing. */
@@ -455,11 +473,17 @@ function sharedStops(value: unknown): SharedStop[] {
   for (const item of value) {
     if (typeof item === 'string') out.push({ key: item, at: Number.NEGATIVE_INFINITY });
     else if (item && typeof item === 'object') {
-      const { key, at } = item as { key?: unknown; at?: unknown };
-      if (typeof key === 'string' && typeof at === 'number' && Number.isFinite(at)) out.push({ key, at });
+      const { key, at, continuedAt } = item as { key?: unknown; at?: unknown; continuedAt?: unknown };
+      if (typeof key !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
+      out.push(typeof continuedAt === 'number' && Number.isFinite(continuedAt) ? { key, at, continuedAt } : { key, at });
     }
   }
   return out;
+}
+
+/** A Stop as stored: a bare key's time (kept before Stops had one) is not a number JSON can hold, so it stays bare. */
+function storedStop(stop: SharedStop): string | SharedStop {
+  return Number.isFinite(stop.at) ? stop : stop.key;
 }
 
 /** A run the chat still owes a result, how the reply it was run for ended, and when it began (when known). */

@@ -279,4 +279,19 @@ describe('run ledger', () => {
     await ledger.add('b', ['k']);
     expect(area.data.has('ledger:s:a')).toBe(false);
   });
+
+  it('a continued reply keeps its Stop, marked continued; a Stop pressed after the continuation is not', async () => {
+    const area = memoryArea();
+    const ledger = new RunLedger(area);
+    await ledger.markStopped('a', 'm-1', 1_000);
+    await ledger.markStopped('a', 'm-2', 1_500);
+    await ledger.markContinued('a', 'm-1', 2_000);
+    await ledger.markStopped('a', 'm-1', 3_000);
+    await ledger.markContinued('a', 'm-1', 2_500);
+    expect(await new RunLedger(area).stops('a')).toEqual([
+      { key: 'm-1', at: 1_000, continuedAt: 2_000 },
+      { key: 'm-2', at: 1_500 },
+      { key: 'm-1', at: 3_000 },
+    ]);
+  });
 });

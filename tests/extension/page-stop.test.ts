@@ -1151,6 +1151,73 @@ describe('page: a stopped ChatGPT reply the person has the model continue (messa
     await until(() => page.submitted.length === 1);
     expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
+
+  it('after a reload, the continued reply is not taken for stopped: a run of its new block approved then is sent', async () => {
+    const area = memoryArea();
+    const conversation = '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70';
+    let decided = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+      approvals: [APPROVAL],
+      getRun: (runId: string): RunResponse =>
+        decided
+          ? { runId, status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' }
+          : { runId, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' },
+    };
+    const page = chatgptPage();
+    const h = start(page as never, { area, site: chatgpt, pathname: conversation, settings: { approvalWaitMs: 100 }, script });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    page.setGenerating(true);
+    const turn = chatgptTurn('assistant', 'a-1');
+    page.thread.append(turn);
+    await h.settle();
+    const message = turn.querySelector<HTMLElement>('[data-message-author-role]')!;
+    const step = async (parts: Part[]): Promise<void> => {
+      chatgptAnswer(message, parts);
+      h.clock.now += 50;
+      await h.settle();
+    };
+    const finish = async (): Promise<void> => {
+      page.setGenerating(false);
+      h.clock.now += 500;
+      await h.settle();
+      h.clock.now += 10_000;
+      await h.settle();
+    };
+    await step(['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    await finish();
+    page.setGenerating(true);
+    await step(['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will write it.']);
+    await step(['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will write it.', { lang: 'mcp-request', code: WRITE }]);
+    await finish();
+    // The write waits for the person's approval; its answer "pending" went in.
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + WRITE + '\n```']);
+    const pendingKey = `ledger:r:${conversation.slice(3)}`;
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const rows = page.thread.innerHTML;
+    const later = h.clock.now + 1_000;
+    stopPages();
+
+    // The person reloads the tab, then approves the write.
+    const again = chatgptPage();
+    again.thread.innerHTML = rows;
+    for (const chip of Array.from(again.thread.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const reloaded = start(again as never, { area, site: chatgpt, pathname: conversation, settings: { approvalWaitMs: 100 }, script });
+    reloaded.clock.now = later;
+    await reloaded.settle();
+    await until(() => chipStates().includes('approval'));
+    decided = true;
+    reloaded.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await until(() => again.submitted.length > 0 || again.textarea.value === 'WRITTEN LATER');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.submitted).toEqual(['WRITTEN LATER']);
+    expect(noteOf(chips()[1])).not.toBe(t('note.insertedStopped'));
+    // The Stop itself is kept: a page loaded later still holds back a result whose run began before it.
+    expect((await new RunLedger(area).stops(conversation.slice(3))).map((stop) => stop.key)).toEqual(['m:a-1']);
+  });
 });
 
 describe('page: a site the person enabled that has no module of its own (the generic adapter)', () => {
