@@ -42,6 +42,17 @@ const EMPTY_CHECKS = 5;
  */
 export const STUCK_SIGNAL_MS = 60_000;
 
+/** Whether `root` shows text outside the elements `skip` names (a reply's reasoning, buttons, our chips). */
+function showsText(root: Element, skip: string): boolean {
+  const walker = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if ((node.nodeValue ?? '').trim() === '') continue;
+    const skipped = node.parentElement?.closest(skip);
+    if (!skipped || !root.contains(skipped)) return true;
+  }
+  return false;
+}
+
 export function createPageDoctor(ctx: PageContext): PageDoctor {
   const { site, doc, bridge, signal, now } = ctx;
   const problems = new Map<ProblemCode, DoctorProblem>();
@@ -90,8 +101,9 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
    * Replies whose answer the module does not find: the newest message is a reply with text but no answer in it (and
    * no other reply has one), or a conversation of several messages has none read as a reply (a module that tells
    * replies by their answer, as DeepSeek's does, then takes them for the person's). null while the page writes: a
-   * reply just begun, or still reasoning, has no answer yet. `size` is what the replies held, so a reply still
-   * changing is not counted yet.
+   * reply just begun, or still reasoning, has no answer yet; null too when the newest message shows nothing outside
+   * what the module skips (a reply the person stopped while the model was reasoning holds only its reasoning).
+   * `size` is what the replies held, so a reply still changing is not counted yet.
    */
   const answerless = (): { size: number; detail?: string } | null => {
     if (site.hosts.length === 0 || generating() === true) return null;
@@ -106,7 +118,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     };
     if (newest.role === 'assistant') {
       const size = (newest.el.textContent ?? '').trim().length;
-      if (size === 0 || answerOf(newest.el) !== null) return null;
+      if (size === 0 || answerOf(newest.el) !== null || !showsText(newest.el, site.skipSelector)) return null;
       // One reply without an answer among replies with one is a reply of another kind (an error notice, an image):
       // a renamed markup leaves every reply without it.
       for (const record of ctx.records.values()) {
@@ -120,7 +132,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       if (record.role === 'assistant') return null;
       shown += 1;
     }
-    return shown >= 2 ? { size: shown, detail: ctx.t('doctor.detailNoReplies') } : null;
+    return shown >= 2 && showsText(newest.el, site.skipSelector) ? { size: shown, detail: ctx.t('doctor.detailNoReplies') } : null;
   };
 
   /**

@@ -265,6 +265,27 @@ describe('deliver: when the page fights back', () => {
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
   });
 
+  it('a first reply the person stopped while the model was still reasoning (no answer yet) raises nothing', async () => {
+    // DeepSeek draws the reasoning in the reply's row before its answer; stopped then, the row holds only that.
+    const thinking = (): HTMLElement => {
+      const row = document.createElement('div');
+      row.className = 'ds-message';
+      row.innerHTML = '<div class="ds-think-content"><div class="ds-markdown"><p>The person wants the README. Let me</p></div></div>';
+      return row;
+    };
+    const h = start(buildPage(), { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), thinking());
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    stopPages();
+    // The same with a module that knows a reply by its row, not by its answer.
+    const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
+    const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), thinking());
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h2.problems.filter((p) => p !== null)).toEqual([]);
+  });
+
   it('a send control the site renamed is named as soon as the box holds text, in the person\'s language', async () => {
     useLocale('zh_CN');
     const page = buildPage();
