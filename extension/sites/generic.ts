@@ -54,11 +54,17 @@ export const generic = defineSite({
   },
   isGenerating: () => undefined,
   // A button named "stop" (as the send button is guessed by its name); the last one, as the chat box is the last one.
-  // A button named so for something else only keeps the reply it stopped from running by itself; Run still works.
+  // One inside a message is that message's ("Stop reading aloud"), never the page's: each click of it would count as
+  // the person stopping a reply, and a result arriving after it would be typed in, not sent. (The guessed message
+  // markup may hold the chat box too: a button beside the box counts.) A button outside the messages named so for
+  // something else keeps results after its click from being sent by themselves; Run still works.
   stopControl(doc) {
-    const named = Array.from(doc.querySelectorAll<HTMLElement>('button, [role="button"]')).filter((button) =>
-      STOP_NAME.test(['aria-label', 'title', 'data-testid'].map((name) => button.getAttribute(name) ?? '').join(' ')),
-    );
+    const box = this.editor(doc);
+    const named = Array.from(doc.querySelectorAll<HTMLElement>('button, [role="button"]')).filter((button) => {
+      if (!STOP_NAME.test(['aria-label', 'title', 'data-testid'].map((name) => button.getAttribute(name) ?? '').join(' '))) return false;
+      const message = button.closest(MESSAGE_SELECTOR);
+      return !message || (box !== null && message.contains(box));
+    });
     return named[named.length - 1] ?? null;
   },
   conversationId(location) {

@@ -1307,4 +1307,42 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(page.submitted).toEqual([]);
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
+
+  it("a button named stop inside a message (a reply's 'Stop reading aloud') is not the page's Stop: a result after its click is sent", async () => {
+    const page = plainPage();
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+      approvals: [APPROVAL],
+      getRun: (runId: string): RunResponse => ({ runId, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+    };
+    const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 100 }, script });
+    await h.settle();
+    page.textarea.value = 'write it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'write it'));
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Writing');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Writing it.', WRITE);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    // The write waits for approval; its answer "pending" went in.
+    await until(() => page.submitted.length === 1);
+    // The person has the reply read aloud, and stops the reading with the button the site draws in the reply.
+    const reading = Object.assign(document.createElement('button'), { type: 'button', textContent: '■' });
+    reading.setAttribute('aria-label', 'Stop reading aloud');
+    answer.append(reading);
+    await h.settle();
+    reading.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    reading.remove();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await until(() => page.submitted.length === 2 || page.textarea.value === 'WRITTEN');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual(['PENDING[ap-1]', 'WRITTEN']);
+  });
 });
