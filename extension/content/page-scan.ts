@@ -70,6 +70,8 @@ export interface ScannerHooks {
    * no longer finds the site's stop control, and nothing will auto-run; true when a reply is seen being written.
    */
   writingSignal(works: boolean): void;
+  /** A new chat got its id (the same conversation, not a switch): what was kept to this tab until then can be told. */
+  chatNamed(): void;
 }
 
 export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks): Scanner {
@@ -285,6 +287,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // history renders in without the site's generating signal, so it still never becomes live.
     if (ctx.conversation === null) {
       ctx.conversation = id;
+      hooks.chatNamed();
       return;
     }
     ctx.conversation = id;

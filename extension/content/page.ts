@@ -62,6 +62,11 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const scanner = createScanner(ctx, show, {
     liveChanged: (changedAt) => tickWhenSettled(changedAt),
     writingSignal: (works) => doctor.setProblem('no-writing-signal', works ? null : problemFor('no-writing-signal')),
+    // The Stops pressed in the chat before it had its id, kept to this tab until then, are told under it now: a reload
+    // recalls them (recallStop), and another tab that opens the chat knows them.
+    chatNamed: () => {
+      for (const [key, stop] of ctx.stops) if (stop.by === 'control' && stop.at >= ctx.switchedAt) shareStop(key, stop.at);
+    },
   });
 
   // The person's MCP servers' tool names, so a block calling one is not taken for an unknown tool: read when the

@@ -1066,6 +1066,52 @@ describe('page: a ChatGPT page whose stop button changed (the site doctor)', () 
   });
 });
 
+describe('page: a ChatGPT reply stopped in a new chat before the chat had its id, after the tab is reloaded', () => {
+  it('its chip still says the reply was stopped, and Run types the result in without sending it', async () => {
+    const area = memoryArea();
+    const page = chatgptPage();
+    const h = start(page as never, { area, site: chatgpt, pathname: '/' });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    page.setGenerating(true);
+    const turn = chatgptTurn('assistant', 'a-1');
+    page.thread.append(turn);
+    await h.settle();
+    chatgptAnswer(turn.querySelector<HTMLElement>('[data-message-author-role]')!, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    h.clock.now += 50;
+    await h.settle();
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    // The site gives the new chat its address only then (and draws the page again).
+    h.navigate('/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70');
+    page.thread.append(chatgptTurn('user', 'u-2'));
+    page.thread.lastElementChild!.remove();
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rows = page.thread.innerHTML;
+    const later = h.clock.now + 60_000;
+    stopPages();
+
+    const again = chatgptPage();
+    again.thread.innerHTML = rows;
+    for (const chip of Array.from(again.thread.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const reloaded = start(again as never, { area, site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    reloaded.clock.now = later;
+    await reloaded.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    clickChip(roots, chips()[0], 'run');
+    await until(() => again.textarea.value === 'RESULT[mcp-request:1]' || again.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.submitted).toEqual([]);
+  });
+});
+
 describe('page: a stopped reply the person has the model continue', () => {
   it('the continued reply runs its new blocks once it ends; the block from before the Stop waits for Run', async () => {
     const h = start(buildPage());
