@@ -86,6 +86,11 @@ export interface MessageRecord {
   /** The site's "generating" signal was on while this was the newest message (its turning off finishes it). */
   seenGenerating: boolean;
   firstSeenAt: number;
+  /**
+   * Since when this page saw the reply's turn: when the person's message it answers arrived, when the page saw that
+   * (the site may show its stop control from the send on, before the reply's row); else firstSeenAt.
+   */
+  turnSeenAt: number;
   lastChangeAt: number;
   /** How many scans found its text changed since it was first seen (a reply being written: many; one mounted: one). */
   timesGrown: number;

@@ -141,18 +141,19 @@ export function replyEnding(input: EndingInput): { ending: ReplyEnding; cut: Blo
 /**
  * Whether a Stop another tab of the conversation told through the ledger stopped this reply as it is being written
  * now: a Stop of its own message (by the site's id), or — where a key is a position, which may name another message
- * in another tab — any Stop pressed while this page saw the reply being written. A Stop from before the person had
- * the model continue the reply is not this writing's.
+ * in another tab — any Stop pressed while this page saw the reply's turn (from the person's message on, when it saw
+ * that arrive: a Stop pressed before the reply's row was drawn stops it too). A Stop from before the person had the
+ * model continue the reply is not this writing's.
  */
 export function stoppedElsewhere(
   stops: readonly SharedStop[],
   messageKey: string,
-  record: Pick<MessageRecord, 'firstSeenAt' | 'continuedAt'>,
+  record: Pick<MessageRecord, 'turnSeenAt' | 'continuedAt'>,
 ): boolean {
   return stops.some((stop) => {
     if (stop.key === messageKey && !isPositionKey(messageKey)) return stop.at >= (record.continuedAt ?? Number.NEGATIVE_INFINITY);
     if (!isPositionKey(stop.key) && !isPositionKey(messageKey)) return false;
-    return stop.at >= (record.continuedAt ?? record.firstSeenAt);
+    return stop.at >= (record.continuedAt ?? record.turnSeenAt);
   });
 }
 

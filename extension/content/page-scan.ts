@@ -87,6 +87,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       candidate,
       seenGenerating: false,
       firstSeenAt: now(),
+      turnSeenAt: now(),
       lastChangeAt: now(),
       timesGrown: 0,
       text: null,
@@ -320,6 +321,9 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       const candidate = atEnd && now() - ctx.switchedAt > SWITCH_GRACE_MS;
       const record = track(el, 'history', candidate, records.size);
       if (!record) continue;
+      // A reply drawn right after the person's message this page saw arrive: its turn began with that message.
+      const before = candidate && record.role === 'assistant' && ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+      if (before?.role === 'user' && (before.candidate || before.origin === 'live')) record.turnSeenAt = before.firstSeenAt;
       if (atEnd) ctx.lastMessageEl = el;
       // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
       // a position key could belong to another message after a virtual list unmounted rows.

@@ -44,6 +44,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     candidate: true,
     seenGenerating: true,
     firstSeenAt: 0,
+    turnSeenAt: 0,
     lastChangeAt: 0,
     timesGrown: 2,
     text: '',

@@ -240,6 +240,63 @@ describe('page: a reply the person stopped', () => {
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
 
+  it("Stop pressed before the reply's row is drawn holds in the conversation's other tab too (messages keyed by position)", async () => {
+    const area = memoryArea();
+    const here = start(buildPage(), { area });
+    await here.settle();
+    here.page.list.append(userRow('do it'));
+    here.page.setGenerating(true);
+    here.clock.now += 50;
+    await here.settle();
+    pressStop(here);
+    const stoppedAt = here.clock.now;
+    const { row, answer } = assistantRow();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    here.page.list.append(row);
+    here.clock.now += 50;
+    await here.settle();
+    await end(here);
+    expect(here.runs).toEqual([]);
+    stopPages();
+
+    // The other tab, which the site showed the person's message and then the reply: the row came after the Stop.
+    const other = start(buildPage(), { area });
+    await other.settle();
+    other.page.list.append(userRow('do it'));
+    other.page.setGenerating(true);
+    await other.settle();
+    other.clock.now = stoppedAt + 100;
+    const mirrored = assistantRow();
+    renderReply(mirrored.answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    other.page.list.append(mirrored.row);
+    await other.settle();
+    await end(other);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(other.runs).toEqual([]);
+    expect(other.page.submitted).toEqual([]);
+  });
+
+  it("a Stop pressed in another tab just before the person's next message arrived does not stop that message's reply (messages keyed by position)", async () => {
+    const area = memoryArea();
+    const here = start(buildPage(), { area });
+    const answer = await begin(here);
+    await show(here, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl']);
+    pressStop(here);
+    const stoppedAt = here.clock.now;
+    await end(here);
+    stopPages();
+
+    // The other tab: the person's next message arrives a moment after the Stop, and its reply after it.
+    const other = start(buildPage(), { area });
+    await other.settle();
+    other.clock.now = stoppedAt + 100;
+    const next = await begin(other);
+    await show(other, next, [{ lang: 'mcp-request', code: LIST }]);
+    await end(other);
+    await until(() => other.page.submitted.length === 1);
+    expect(other.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+  });
+
   it('Stop pressed before any reply was drawn does not stop the reply to the next message', async () => {
     const h = start(buildPage());
     await h.settle();
