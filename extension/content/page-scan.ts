@@ -247,6 +247,12 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     });
     for (const dropped of record.blocks.slice(found.length)) dropped.chip?.remove();
     for (const old of record.blocks) if (!next.includes(old)) old.chip?.remove();
+    // A stopped reply the site writes again (page-scan scan): a block it held at the Stop that the writing no longer
+    // shows was taken back (a regenerate starts over); written again, it is the new writing's and may run once. One
+    // the writing kept ("Continue" writes on after it) stays held.
+    if (record.continuedAt !== null && serialized.markdown.trim() !== '') {
+      for (const old of record.blocks) if (ctx.heldByStop.has(old.key) && !next.some((b) => b.key === old.key)) ctx.heldByStop.delete(old.key);
+    }
     record.blocks = next;
     if (chips) placeChips(record);
   };

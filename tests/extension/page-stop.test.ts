@@ -1190,6 +1190,23 @@ describe('page: a stopped reply the person has the model continue', () => {
     expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('run');
   });
 
+  it('a stopped reply regenerated in the same message: the block the new writing writes again runs once', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+
+    // "Regenerate": the site writes the reply again from its start in the same message.
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me']);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+  });
+
   it('a continued reply the person stops again: nothing runs, nothing is sent', async () => {
     const h = start(buildPage());
     const answer = await begin(h);
