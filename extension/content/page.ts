@@ -353,7 +353,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         const at = record.stop?.at ?? now();
         ctx.stops.set(ctx.messageKeyOf(record), { at, by: 'control' });
         holdStopped(ctx.heldByStop, record);
-        if (record.stop?.by !== 'control') shareStop(ctx.messageKeyOf(record), at);
+        // Told under the reply's own key also after a click: a Stop pressed before the reply's row was drawn was told
+        // under the person's message, which a reload does not recall for the reply (the ledger keeps a Stop once).
+        shareStop(ctx.messageKeyOf(record), at);
       }
       if (end.ending !== 'normal') {
         for (const tracked of record.blocks) {

@@ -1169,6 +1169,51 @@ describe('page: a ChatGPT reply stopped in a new chat before the chat had its id
   });
 });
 
+describe("page: a ChatGPT reply stopped before its row was drawn, after the tab is reloaded", () => {
+  it('its chip still says the reply was stopped, and Run types the result in without sending it', async () => {
+    const area = memoryArea();
+    const conversation = '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70';
+    const page = chatgptPage();
+    const h = start(page as never, { area, site: chatgpt, pathname: conversation });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    // The person presses Stop while the page shows only their message; the reply drawn right after is stopped.
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    const turn = chatgptTurn('assistant', 'a-1');
+    chatgptAnswer(turn.querySelector<HTMLElement>('[data-message-author-role]')!, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    page.thread.append(turn);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    h.clock.now += 10_000;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rows = page.thread.innerHTML;
+    const later = h.clock.now + 60_000;
+    stopPages();
+
+    const again = chatgptPage();
+    again.thread.innerHTML = rows;
+    for (const chip of Array.from(again.thread.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const reloaded = start(again as never, { area, site: chatgpt, pathname: conversation });
+    reloaded.clock.now = later;
+    await reloaded.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    clickChip(roots, chips()[0], 'run');
+    await until(() => again.textarea.value === 'RESULT[mcp-request:1]' || again.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.submitted).toEqual([]);
+  });
+});
+
 describe('page: a stopped reply the person has the model continue', () => {
   it('the continued reply runs its new blocks once it ends; the block from before the Stop waits for Run', async () => {
     const h = start(buildPage());
