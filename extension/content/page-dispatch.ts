@@ -175,6 +175,10 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         }
         if (text !== null) results.push(text);
       }
+      // Claimed as the reply finished, they never ran: the ledger does not keep them as run (a reload offered Re-run).
+      if (notStarted.size > 0) {
+        void ledger.forget(conv, [...notStarted].map((b) => b.key)).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      }
       const combined = combineResults(results);
       if (combined && startedIn === ctx.epoch) await deliver(record, blocks.filter((b) => !notStarted.has(b)), combined, stopsBefore);
       // Blocks that still owe their real result deliver it later (runUnit); the rest are settled.

@@ -332,6 +332,16 @@ export class RunLedger {
     if (dropped.length > 0) await this.area.remove(dropped.flatMap((id) => [conversationKey(id), pendingKey(id), stoppedKey(id), runsKey(id)]));
   }
 
+  /** Keys claimed that never ran after all (an auto-run reply's blocks the person's Stop kept from starting). */
+  forget(conversationId: string, keys: string[]): Promise<void> {
+    return this.serialize(async () => {
+      const own = conversationKey(conversationId);
+      const stored = stringList((await this.area.get([own]))[own]);
+      const kept = stored.filter((key) => !keys.includes(key));
+      if (kept.length !== stored.length) await this.area.set({ [own]: kept });
+    });
+  }
+
   /**
    * The Stops the person pressed in a conversation, each with the reply's message key and when (the newest
    * STOPPED_KEPT): another tab of the conversation showing the same reply never runs it by itself nor sends a result

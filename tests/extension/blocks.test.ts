@@ -280,6 +280,13 @@ describe('run ledger', () => {
     expect(area.data.has('ledger:s:a')).toBe(false);
   });
 
+  it('forgets claimed keys that never ran, and only those', async () => {
+    const ledger = new RunLedger(memoryArea());
+    await ledger.add('a', ['k1', 'k2', 'k3']);
+    await ledger.forget('a', ['k2', 'k9']);
+    expect([...(await ledger.ranKeys('a'))]).toEqual(['k1', 'k3']);
+  });
+
   it('a continued reply keeps its Stop, marked continued; a Stop pressed after the continuation is not', async () => {
     const area = memoryArea();
     const ledger = new RunLedger(area);

@@ -903,9 +903,11 @@ describe('page: a ChatGPT turn written as several assistant messages (a tool ste
     expect(page.submitted).toEqual([]);
   });
 
-  it("the person stops the turn while the first message's first block runs: its next block is not started", async () => {
+  it("the person stops the turn while the first message's first block runs: its next block is not started (after a reload, not taken for one that ran)", async () => {
+    const area = memoryArea();
     const page = chatgptPage();
     const h = start(page as never, {
+      area,
       site: chatgpt,
       pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70',
       script: { respond: (_run, n) => ({ runId: `run-${n}`, status: n === 1 ? 'running' : 'done', resultText: `RESULT ${n}`, auditId: 'a' }) },
@@ -946,6 +948,16 @@ describe('page: a ChatGPT turn written as several assistant messages (a tool ste
     expect(chips()[1]?.getAttribute('data-chatbridge-state')).toBe('ready');
     expect(chips()[1]?.getAttribute('data-chatbridge-actions')).toBe('run');
     expect(noteOf(chips()[1])).toBe(t('note.notStartedAfterStop'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const rows = page.thread.innerHTML;
+    stopPages();
+    const again = chatgptPage();
+    again.thread.innerHTML = rows;
+    for (const chip of Array.from(again.thread.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    start(again as never, { area, site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The first block ran (Re-run, after a question); the second never did: Run, as before the reload.
+    expect(chips().map((c) => c.getAttribute('data-chatbridge-actions'))).toEqual(['rerun', 'run']);
   });
 });
 
