@@ -13,6 +13,7 @@ import type { Job, RunManager } from '../runs/run-manager';
 import { callTool, type ToolHandlers } from '../runs/tool-call';
 import { listAllTools } from '../runs/tool-list';
 import type { ExternalTools } from '../types';
+import { MCP_SITE } from '../../shared/site-ids';
 
 /**
  * `/mcp`: Streamable HTTP for real MCP clients, over the same tool registry, policy, approvals, audit and journal
@@ -20,7 +21,7 @@ import type { ExternalTools } from '../types';
  * bearer token anyway, and nothing here needs a session. Calls count as site `mcp`, conversation `mcp`, so
  * "approve for this conversation" and per-site overrides work for MCP clients too.
  */
-export const MCP_SITE = 'mcp';
+export { MCP_SITE };
 
 /**
  * A POST's JSON body, read the Node adapter's direct way; undefined when the transport should read it itself. The

@@ -67,6 +67,9 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       return `${path === '(top level)' ? 'top level' : path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
         .map((k) => `"${k}"`)
         .join(', ')} — not a setting here`;
+    case 'invalid_key':
+      // a record's key (a site id under `sites`): the key is the value the rule is about
+      return `${path}: key ${JSON.stringify(String(issue.path.at(-1)))} — ${issue.issues.map((inner) => inner.message).join('; ')}`;
     case 'invalid_value':
       rule = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
       break;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mcpServersConfigSchema } from '../mcp-servers/config-schema';
+import { SITE_IDS } from '../../shared/site-ids';
 
 /**
  * The person's policy (DESIGN §5.3). Every field has an embedded default, so chatbridge runs with no config
@@ -236,7 +237,17 @@ export const configSchema = z
       .describe('extra regular expressions whose matches are replaced by [REDACTED] in results'),
     approvalWaitMs: z.number().int().nonnegative().default(120_000),
     approvalTtlMs: z.number().int().positive().default(30 * 60_000),
-    sites: z.record(z.string(), siteOverrideSchema).default({}),
+    sites: z
+      .record(
+        // a misspelt site would be an override nothing ever asks for: `"deepsek": {"modes": {"exec": "deny"}}` left
+        // DeepSeek's programs under the global mode with nothing said
+        z.string().refine((id) => (SITE_IDS as readonly string[]).includes(id), {
+          message: `must be a site id: ${SITE_IDS.map((id) => JSON.stringify(id)).join(', ')}`,
+        }),
+        siteOverrideSchema,
+      )
+      .default({})
+      .describe('per-site overrides, keyed by site id'),
     journal: z
       .object({
         maxAgeDays: z.number().positive().default(14),

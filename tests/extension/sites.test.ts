@@ -6,6 +6,7 @@ import { serializeMessage } from '../../extension/scanner/serialize';
 import { SITES, chatgpt, deepseek, generic, siteForHost } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { renderLikeSite } from './render-like-site';
+import { MCP_SITE, SITE_IDS } from '../../shared/site-ids';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'sites');
 
@@ -155,6 +156,10 @@ describe('site modules against saved DOM fixtures', () => {
       });
     });
   }
+
+  it("every module's id is a site id the companion takes in a config's per-site overrides, and there is none other but mcp", () => {
+    expect([...[...SITES, generic].map((site) => site.id), MCP_SITE].sort()).toEqual([...SITE_IDS].sort());
+  });
 
   it('picks the site by exact host', () => {
     expect(siteForHost('chatgpt.com')).toBe(chatgpt);

@@ -79,6 +79,7 @@ describe('loadPolicy', () => {
     ['unknown nested key', { modes: { run: 'auto' } }, ['modes', 'unknown key "run"']],
     ['array element type', { allowCommands: ['npm test', 7] }, ['allowCommands[1]', '7', 'must be string']],
     ['site override mode', { sites: { chatgpt: { modes: { exec: 'yes' } } } }, ['sites.chatgpt.modes.exec', '"yes"', 'must be one of']],
+    ['misspelt site id', { sites: { deepsek: { modes: { exec: 'deny' } } } }, ['sites.deepsek', 'key "deepsek"', 'must be a site id', '"deepseek"', '"generic"', '"mcp"']],
     ['empty root string', { roots: [''] }, ['roots[0]', '""', '≥ 1 characters long']],
   ];
   it.each(errors)('config error names key, value and rule: %s', (_name, config, expected) => {
