@@ -118,13 +118,25 @@ export function parseStartArgs(args: string[]): StartOptions {
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** `npm start` on a fresh clone: the extension is built once so there is a folder to load. */
-function ensureExtensionBuilt(io: Io): string {
-  const dist = join(packageRoot, 'dist', 'chrome-mv3');
-  if (existsSync(join(dist, 'manifest.json'))) return dist;
+function ensureExtensionBuilt(io: Io, dist: string): void {
+  if (existsSync(join(dist, 'manifest.json'))) return;
   io.out('building the extension (npx wxt build)…');
   const result = spawnSync('npx', ['wxt', 'build'], { cwd: packageRoot, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) io.err(`the extension build failed (exit ${String(result.status)}); run \`npm run build\` to see why`);
-  return dist;
+}
+
+/**
+ * Where to load the extension from — or, when that folder holds no build (`--no-build` on a fresh clone, a build
+ * that failed), that there is nothing to load yet and how to make it: a folder named as if it were there sent a
+ * new person to Load unpacked with nothing to pick.
+ */
+function tellExtensionFolder(io: Io, dist: string, packageDir: string): void {
+  if (existsSync(join(dist, 'manifest.json'))) {
+    io.out(`load the extension from: ${dist}`);
+    io.out(`  (chrome://extensions → Developer mode → Load unpacked)`);
+    return;
+  }
+  io.err(`the extension is not built: ${dist} holds no manifest.json. Run \`npm run build\` in ${packageDir}, then load that folder (chrome://extensions → Developer mode → Load unpacked); the companion is running meanwhile`);
 }
 
 export interface ServeOptions {
@@ -198,7 +210,8 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   // process knows in plain text never show in an answer, whatever path their bytes take
   const ownConfig = configFile === undefined ? undefined : resolve(cwd, configFile);
   const policy = withOwnSecrets(protectDataDir(loaded, home, ownConfig), [cliToken, presetToken]);
-  const extensionDir = options.build ? ensureExtensionBuilt(io) : join(packageRoot, 'dist', 'chrome-mv3');
+  const extensionDir = join(packageRoot, 'dist', 'chrome-mv3');
+  if (options.build) ensureExtensionBuilt(io, extensionDir);
 
   const journal = createJournal({
     dir: paths.journal,
@@ -286,8 +299,7 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
     io.out(`MCP servers: ${servers.map((s) => s.name).join(', ')} (starting in the background; chatbridge mcp list)`);
     for (const broken of servers.filter((s) => s.transport === 'invalid')) io.out(`  ${broken.name} cannot start: ${broken.lastError ?? ''}`);
   }
-  io.out(`load the extension from: ${extensionDir}`);
-  io.out(`  (chrome://extensions → Developer mode → Load unpacked)`);
+  tellExtensionFolder(io, extensionDir, packageRoot);
   io.out(`pairing code: ${code}  (type it into the extension's popup; valid until ${new Date(expiresAt).toLocaleTimeString()}, 5 tries)`);
 
   return { port, server, shutdown };
