@@ -33,6 +33,7 @@ import { revealHidden } from '../shared/reveal-hidden';
 import type { Journal, ProcessManager } from './types';
 import { createEventHub, type EventHub } from './ws/event-hub';
 import { wsRoute } from './ws/ws-route';
+import { commandHow } from './how-to-run';
 
 export interface AppDeps {
   policy: Policy;
@@ -250,9 +251,9 @@ export function createApp(deps: AppDeps): CompanionApp {
     const result = pairing.exchange(code);
     if (!result.ok) {
       const why = {
-        'no-code': 'there is no pairing code; run `chatbridge pair` for a new one',
-        expired: 'the pairing code expired; run `chatbridge pair` for a new one',
-        exhausted: 'too many wrong codes; this code is void now; run `chatbridge pair` for a new one',
+        'no-code': `there is no pairing code; run ${commandHow('pair')} for a new one`,
+        expired: `the pairing code expired; run ${commandHow('pair')} for a new one`,
+        exhausted: `too many wrong codes; this code is void now; run ${commandHow('pair')} for a new one`,
         wrong: `wrong pairing code; ${result.triesLeft} tries left`,
       }[result.reason];
       return c.json(errorBody('FORBIDDEN', why, { reason: result.reason, triesLeft: result.triesLeft }), 403);

@@ -24,6 +24,7 @@ import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from
 import { requestTimeoutOptions, type RequestTimeouts } from './request-timeouts';
 import { toolHandlers } from './tools';
 import { createWebSocketServer } from './ws/ws-route';
+import { START_HOW, commandHow } from './how-to-run';
 
 /**
  * The `chatbridge` command line (DESIGN §5.1). Every command but `start` talks to the running companion over
@@ -248,7 +249,7 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   const wss = createWebSocketServer();
   const server = await serveCompanion({ fetch: companion.app.fetch, port: options.port, wss }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE'
-      ? new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (chatbridge status)? Or pick another with --port N (0 = any free port)`)
+      ? new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (${commandHow('status')})? Or pick another with --port N (0 = any free port)`)
       : error;
   });
   port = (server.address() as AddressInfo).port;
@@ -312,16 +313,16 @@ interface Client {
 
 function findCompanion(io: Io): Client {
   const paths = homePaths(resolveHome(io.env));
-  if (!existsSync(paths.runtime)) throw new ToolError('NOT_FOUND', `chatbridge is not running (no ${paths.runtime}); start it with \`chatbridge start\``);
+  if (!existsSync(paths.runtime)) throw new ToolError('NOT_FOUND', `chatbridge is not running (no ${paths.runtime}); start it with ${START_HOW}`);
   let runtime: { port?: unknown };
   try {
     runtime = JSON.parse(readFileSync(paths.runtime, 'utf8')) as { port?: unknown };
   } catch (error) {
-    throw new ToolError('INVALID_INPUT', `${paths.runtime} is not the runtime file a running companion writes (${error instanceof Error ? error.message : String(error)}); start the companion again (chatbridge start) to rewrite it`);
+    throw new ToolError('INVALID_INPUT', `${paths.runtime} is not the runtime file a running companion writes (${error instanceof Error ? error.message : String(error)}); start the companion again (${START_HOW}) to rewrite it`);
   }
   const port = runtime?.port;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ToolError('INVALID_INPUT', `${paths.runtime} has no port (a port is an integer from 1 to 65535); start the companion again (chatbridge start) to rewrite it`);
+    throw new ToolError('INVALID_INPUT', `${paths.runtime} has no port (a port is an integer from 1 to 65535); start the companion again (${START_HOW}) to rewrite it`);
   }
   // the CLI token is written by the running companion itself, so it is right even when CHATBRIDGE_TOKEN is stale
   const token = existsSync(paths.cliToken) ? readFileSync(paths.cliToken, 'utf8').trim() : io.env.CHATBRIDGE_TOKEN || undefined;
@@ -340,7 +341,7 @@ async function call(client: Client, method: 'GET' | 'POST', path: string, body?:
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
   } catch {
-    throw new ToolError('NOT_FOUND', `chatbridge is not answering on port ${client.port}; start it with \`chatbridge start\``);
+    throw new ToolError('NOT_FOUND', `chatbridge is not answering on port ${client.port}; start it with ${START_HOW}`);
   }
   const json = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
   if (!response.ok) throw new ToolError('INTERNAL', `${json.error?.code ?? response.status}: ${json.error?.message ?? response.statusText}`);
@@ -424,7 +425,7 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
           return 1;
         }
         const status = (await call(client, 'GET', '/v1/status')) as { version: string; paired: boolean; mcp?: { servers: number; ready: number; failing: number; tools: number } };
-        io.out(`chatbridge ${status.version} running on http://127.0.0.1:${client.port}; ${status.paired ? 'an extension is paired' : 'no extension paired yet (chatbridge pair)'}`);
+        io.out(`chatbridge ${status.version} running on http://127.0.0.1:${client.port}; ${status.paired ? 'an extension is paired' : `no extension paired yet (${commandHow('pair')})`}`);
         if (client.token) {
           const programs = (await call(client, 'GET', '/v1/programs')) as { programs: Array<{ status: string }> };
           const approvals = (await call(client, 'GET', '/v1/approvals')) as { approvals: unknown[] };

@@ -3,6 +3,7 @@ import { ToolError } from '../shared/errors';
 import { asToolError, errnoOf } from './fsx/errno';
 import { sameInstance } from './processes';
 import { bootId, readProc } from './processes/proc-table';
+import { commandHow } from './how-to-run';
 
 interface LockRecord {
   pid: number;
@@ -48,7 +49,7 @@ export function lockHome(home: string, file: string): () => void {
     if (holder && holderRuns(holder, boot)) {
       throw new ToolError(
         'CONFLICT',
-        `another chatbridge companion (pid ${holder.pid}) is using the data dir ${home}; stop it first (chatbridge status shows where it listens), or give this one its own CHATBRIDGE_HOME. If pid ${holder.pid} is not a chatbridge companion, remove ${file}`,
+        `another chatbridge companion (pid ${holder.pid}) is using the data dir ${home}; stop it first (${commandHow('status')} shows where it listens), or give this one its own CHATBRIDGE_HOME. If pid ${holder.pid} is not a chatbridge companion, remove ${file}`,
       );
     }
     // its holder is gone, or the file is torn: nobody holds the data dir

@@ -105,6 +105,12 @@ describe('chatbridge start', { timeout: 90_000 }, () => {
     expect(undo.stdout).toContain('nothing to undo');
   });
 
+  it('a second start on the port in use says how to see what runs there, with a command that exists in the chatbridge folder', async () => {
+    const second = await runCli(['start', '--port', String(companion.port), '--no-build'], { CHATBRIDGE_HOME: join(base, 'home-second') });
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(`port ${companion.port} is in use — is chatbridge already running (\`npx chatbridge status\` in the chatbridge folder)?`);
+  });
+
   it('SIGTERM exits cleanly (code 0) and removes the runtime file', async () => {
     expect(existsSync(join(home, 'companion.json'))).toBe(true);
     const done = exited(companion.child);
@@ -113,6 +119,9 @@ describe('chatbridge start', { timeout: 90_000 }, () => {
     expect(existsSync(join(home, 'companion.json'))).toBe(false);
     const status = await runCli(['status']);
     expect(status.stdout).toContain('not running');
+    // a clone puts no `chatbridge` on the PATH: the way to start it is one a shell can run
+    expect(status.stdout).toContain('start it with `npm start` in the chatbridge folder');
+    expect(status.stdout).not.toContain('`chatbridge start`');
   });
 });
 
@@ -196,7 +205,7 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
       for (const res of results) {
         expect(res.code).not.toBe(0);
         expect(res.stdout + res.stderr).toContain(join(damagedHome, 'companion.json'));
-        expect(res.stdout + res.stderr).toContain('chatbridge start');
+        expect(res.stdout + res.stderr).toContain('start the companion again (`npm start` in the chatbridge folder)');
         expect(res.stderr).not.toMatch(/\n\s+at |TypeError|SyntaxError/);
       }
     }

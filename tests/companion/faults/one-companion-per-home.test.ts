@@ -58,7 +58,7 @@ describe('one companion per data dir', () => {
     // the same port (the default case: `npm start` twice), then any free port
     for (const args of [['--port', String(first.port)], []]) {
       const message = await refused(args);
-      expect(message).toContain(`another chatbridge companion (pid ${first.pid}) is using the data dir ${ws.home}`);
+      expect(message).toContain(`another chatbridge companion (pid ${first.pid}) is using the data dir ${ws.home}; stop it first (\`npx chatbridge status\` in the chatbridge folder shows where it listens)`);
       expect(message).toContain(`If pid ${first.pid} is not a chatbridge companion, remove ${join(ws.home, 'companion.lock')}`);
       expect(message).not.toMatch(/journal: rolled back/);
     }
