@@ -154,17 +154,27 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
 async function list(flags: Flags, io: McpCommandIo): Promise<number> {
   const file = configFile(flags, io);
   const live = flags.config ? undefined : await io.liveHealth();
+  const servers = serversOf(readConfigObject(file), file);
   if (live) {
-    if (live.length === 0) io.out(`no MCP servers configured (add one with chatbridge mcp add, or chatbridge mcp import)`);
+    // the running companion has the servers of its start; the file may have changed since (`mcp add`, `remove`),
+    // and a list of the running ones alone said 'no MCP servers configured' right after an add
+    const running = new Set(live.map((server) => server.name));
+    const added = Object.keys(servers).filter((name) => !running.has(name));
+    if (live.length === 0 && added.length === 0) io.out(`no MCP servers configured (add one with chatbridge mcp add, or chatbridge mcp import)`);
     for (const server of live) {
       io.out(`${server.name}  ${server.state}  ${server.tools} tool${server.tools === 1 ? '' : 's'}  ${server.transport}${server.restarts > 0 ? `  restarts: ${server.restarts}` : ''}`);
       if (server.lastError) io.out(`    last error: ${server.lastError}`);
       for (const note of server.notes) if (note !== server.lastError) io.out(`    note: ${note}`);
       if (server.log) io.out(`    log: ${server.log}`);
+      if (!Object.hasOwn(servers, server.name)) io.out(`    note: not in ${file}; it runs until chatbridge restarts`);
+    }
+    for (const name of added) {
+      const parsed = parseMcpServer(name, servers[name]);
+      io.out(`${name}  not started  ${parsed.ok ? `${parsed.spec.disabled ? 'disabled  ' : ''}${describeSpec(parsed.spec)}` : `invalid  ${parsed.problems.join('; ')}`}`);
+      io.out(`    note: in ${file}, not in the running chatbridge (added since it started, or it was started with another --config); restart it to start this server`);
     }
     return 0;
   }
-  const servers = serversOf(readConfigObject(file), file);
   const parsed = parseMcpServers(servers);
   if (Object.keys(servers).length === 0) {
     io.out(`no MCP servers in ${file} (add one with chatbridge mcp add, or chatbridge mcp import)`);

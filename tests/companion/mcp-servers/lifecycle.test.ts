@@ -86,6 +86,38 @@ describe('the person’s MCP servers live and die with the companion', { timeout
     rmSync(join(workspace.home, 'config.json'));
   });
 
+  it('mcp list while it runs also names a server added or removed since its start, instead of "no MCP servers configured"', async () => {
+    const tag = `listed-${randomBytes(4).toString('hex')}`;
+    mkdirSync(workspace.home, { recursive: true });
+    const configPath = join(workspace.home, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ mcpServers: { features: serverEntry(tag) } }));
+    const companion = await start();
+    try {
+      await listedWhileRunning(companion, configPath);
+    } finally {
+      await companion.stop();
+      await companion.exited;
+      await waitUntil('the server is gone', () => processesWith(tag).length === 0, 10_000);
+      rmSync(configPath);
+    }
+  });
+
+  async function listedWhileRunning(companion: CompanionProcess, configPath: string): Promise<void> {
+    await waitUntil('features is ready', async () => ((await status(companion, false)).mcp as { ready?: number } | undefined)?.ready === 1);
+
+    const added = await cli(['mcp', 'add', 'later', '--', process.execPath, fixture('features.mjs')], workspace.home);
+    expect(added.code).toBe(0);
+    const listed = await cli(['mcp', 'list'], workspace.home);
+    expect(listed.stdout).toMatch(/^features {2}ready {2}\d+ tools {2}stdio/m);
+    expect(listed.stdout).toContain(`later  not started  ${process.execPath} ${fixture('features.mjs')}\n`);
+    expect(listed.stdout).toContain(`in ${configPath}, not in the running chatbridge (added since it started, or it was started with another --config); restart it to start this server`);
+    expect(listed.stdout).not.toContain('no MCP servers configured');
+
+    expect((await cli(['mcp', 'remove', 'features'], workspace.home)).code).toBe(0);
+    const afterRemove = await cli(['mcp', 'list'], workspace.home);
+    expect(afterRemove.stdout).toMatch(/^features {2}ready {2}\d+ tools {2}stdio\n(?: {4}.*\n)*? {4}note: not in .*config\.json; it runs until chatbridge restarts$/m);
+  }
+
   it('a companion killed outright leaves its servers; the next start stops them', async () => {
     const tag = `killed-${randomBytes(4).toString('hex')}`;
     const grandchild = `grandchild-${tag}`;
