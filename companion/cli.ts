@@ -116,6 +116,24 @@ export function parseStartArgs(args: string[]): StartOptions {
   return options;
 }
 
+/**
+ * `npm start --port 8000` gives the option to npm: it keeps `--port` for itself (`npm_config_port=true` in the
+ * script's environment) and passes on `8000` alone, and `--port=8000` or `--no-build` not at all — the companion
+ * said '"8000" is an unknown option', or started on the default port as if nothing had been asked. Throws naming
+ * the options npm kept and where they go.
+ */
+export function refuseOptionsNpmKept(env: NodeJS.ProcessEnv): void {
+  const script = env.npm_lifecycle_event;
+  if (script === undefined) return;
+  const kept = ['root', 'port', 'config', 'token', 'build'].filter((name) => env[`npm_config_${name}`] !== undefined);
+  if (kept.length === 0) return;
+  const run = script === 'start' ? 'npm start --' : `npm run ${script} -- start`;
+  throw new ToolError(
+    'INVALID_INPUT',
+    `npm kept ${kept.map((name) => (name === 'build' ? '--no-build' : `--${name}`)).join(', ')} for itself (an option before "--" is npm's): write the options for start after "--", as in ${run} --port 8000`,
+  );
+}
+
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** `npm start` on a fresh clone: the extension is built once so there is a folder to load. */
@@ -249,7 +267,10 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   const wss = createWebSocketServer();
   const server = await serveCompanion({ fetch: companion.app.fetch, port: options.port, wss }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE'
-      ? new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (${commandHow('status')})? Or pick another with --port N (0 = any free port)`)
+      ? new ToolError(
+          'CONFLICT',
+          `port ${options.port} is in use — is chatbridge already running (${commandHow('status')})? Or pick another with ${io.env.npm_lifecycle_event === 'start' ? 'npm start -- --port N' : '--port N'} (0 = any free port)`,
+        )
       : error;
   });
   port = (server.address() as AddressInfo).port;
@@ -390,6 +411,7 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         io.out(readVersion());
         return 0;
       case 'start': {
+        refuseOptionsNpmKept(io.env);
         const running = await startCompanion(parseStartArgs(rest), io);
         let stopping = false;
         const stop = (signal: string) => {

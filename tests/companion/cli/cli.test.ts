@@ -126,6 +126,27 @@ describe('chatbridge start', { timeout: 90_000 }, () => {
 });
 
 describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
+  it('npm start with options before "--" (npm keeps them) is refused, saying where they go, instead of "unknown option" for their values', async () => {
+    for (const [args, kept] of [
+      [['--port', '8000'], '--port'],
+      [['--root', root, '--no-build'], '--root, --no-build'],
+    ] as const) {
+      const npm = await new Promise<{ code: number | null; stderr: string }>((resolvePromise) => {
+        const child = spawn('npm', ['start', ...args], { env: { ...env, CHATBRIDGE_HOME: join(base, 'home-npm') }, cwd: repo });
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += String(d)));
+        // a start that went ahead anyway is not left running
+        const timer = setTimeout(() => child.kill('SIGTERM'), 30_000);
+        child.on('exit', (code) => {
+          clearTimeout(timer);
+          resolvePromise({ code, stderr });
+        });
+      });
+      expect(npm.code).not.toBe(0);
+      expect(npm.stderr).toContain(`chatbridge: npm kept ${kept} for itself (an option before "--" is npm's): write the options for start after "--", as in npm start -- --port 8000`);
+    }
+  });
+
   it('--help prints the commands', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
