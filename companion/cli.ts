@@ -322,6 +322,10 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
     for (const broken of servers.filter((s) => s.transport === 'invalid')) io.out(`  ${broken.name} cannot start: ${broken.lastError ?? ''}`);
   }
   tellExtensionFolder(io, extensionDir, packageRoot);
+  if (port !== DEFAULT_PORT) {
+    // the popup pairs with the default address until told another: a code typed there went to a port nobody listens on
+    io.out(`the popup looks for the companion at http://127.0.0.1:${DEFAULT_PORT}: before Pair, open its "Companion URL" and type http://127.0.0.1:${port}`);
+  }
   io.out(`pairing code: ${code}  (type it into the extension's popup; valid until ${new Date(expiresAt).toLocaleTimeString()}, 5 tries)`);
 
   return { port, server, shutdown };
