@@ -24,6 +24,7 @@ import { createProcessManager, createProgramRecords, stopLeftoverPrograms } from
 import { requestTimeoutOptions, type RequestTimeouts } from './request-timeouts';
 import { toolHandlers } from './tools';
 import { createWebSocketServer } from './ws/ws-route';
+import { extensionBuildIsCurrent } from './extension-build';
 import { START_HOW, commandHow } from './how-to-run';
 
 /**
@@ -136,12 +137,17 @@ export function refuseOptionsNpmKept(env: NodeJS.ProcessEnv): void {
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** `npm start` on a fresh clone: the extension is built once so there is a folder to load. */
+/**
+ * `npm start` on a fresh clone: the extension is built so there is a folder to load; after an update (its sources
+ * newer than the build) it is built again, and the browser, which keeps what it loaded, is to reload it.
+ */
 function ensureExtensionBuilt(io: Io, dist: string): void {
-  if (existsSync(join(dist, 'manifest.json'))) return;
-  io.out('building the extension (npx wxt build)…');
+  if (extensionBuildIsCurrent(packageRoot, dist)) return;
+  const rebuild = existsSync(join(dist, 'manifest.json'));
+  io.out(rebuild ? 'the extension is older than its sources: building it again (npx wxt build)…' : 'building the extension (npx wxt build)…');
   const result = spawnSync('npx', ['wxt', 'build'], { cwd: packageRoot, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) io.err(`the extension build failed (exit ${String(result.status)}); run \`npm run build\` to see why`);
+  else if (rebuild) io.out('  built again: press the reload arrow on chatbridge in chrome://extensions, where it was loaded before');
 }
 
 /**

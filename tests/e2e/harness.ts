@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { conversationPath } from './replica/api';
 import { startReplicaServer } from './replica/server';
 import type { ReplicaServer } from './replica/server';
 import { STATIC_SITE_IDS } from '../../extension/sites';
+import { extensionBuildIsCurrent } from '../../companion/extension-build';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -67,16 +68,6 @@ export const describeE2E = describe.skipIf(!chromiumPresent);
 
 // ------------------------------------------------------------------------------------------- extension build
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 const builds = new Map<string, Promise<void>>();
 
 /**
@@ -89,12 +80,7 @@ export function ensureExtensionBuilt(variant: 'default' | 'granted' = 'default')
   if (existing) return existing;
   const build = (async () => {
     const manifest = path.join(outDir, 'manifest.json');
-    const sources = Math.max(
-      newestMtime(path.join(REPO, 'extension')),
-      newestMtime(path.join(REPO, 'shared')),
-      statSync(path.join(REPO, 'wxt.config.ts')).mtimeMs,
-    );
-    if (existsSync(manifest) && statSync(manifest).mtimeMs >= sources) return;
+    if (extensionBuildIsCurrent(REPO, outDir)) return;
     const args = ['wxt', 'build', ...(variant === 'granted' ? ['--mode', 'granted'] : [])];
     const { code, output } = await runCommand('npx', args, REPO);
     if (code !== 0 || !existsSync(manifest)) throw new Error(`npx ${args.join(' ')} failed (exit ${code}):\n${output}`);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,9 +20,9 @@ const dist = join(pkg, 'dist', 'chrome-mv3');
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** Starts the copy, reads what it prints up to the pairing code, and stops it. */
-function startAndStop(home: string): Promise<{ stdout: string; stderr: string }> {
+function startAndStop(home: string, build = false): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(pkg, 'bin', 'chatbridge.js'), 'start', '--port', '0', '--no-build'], {
+    const child = spawn(process.execPath, [join(pkg, 'bin', 'chatbridge.js'), 'start', '--port', '0', ...(build ? [] : ['--no-build'])], {
       env: { ...process.env, CHATBRIDGE_HOME: home, CHATBRIDGE_TOKEN: '' },
       cwd: workspace,
     });
@@ -56,5 +56,17 @@ describe('chatbridge start with no built extension', { timeout: 90_000 }, () => 
     const { stdout, stderr } = await startAndStop(join(base, 'home-built'));
     expect(stdout).toContain(`load the extension from: ${dist}\n`);
     expect(stderr).not.toContain('not built');
+  });
+
+  it('a build older than its sources (after an update) is built again, not named as it is', async () => {
+    const current = await startAndStop(join(base, 'home-current'), true);
+    expect(current.stdout).not.toContain('building');
+    expect(current.stdout).toContain(`load the extension from: ${dist}\n`);
+
+    // the sources changed after the build (a git pull): this copy has no extension to build, so the build fails
+    utimesSync(join(dist, 'manifest.json'), new Date('2020-01-01'), new Date('2020-01-01'));
+    const { stdout, stderr } = await startAndStop(join(base, 'home-stale'), true);
+    expect(stdout).toContain('the extension is older than its sources: building it again (npx wxt build)…');
+    expect(stderr).toContain('the extension build failed (exit 1); run `npm run build` to see why');
   });
 });
