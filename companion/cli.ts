@@ -15,7 +15,7 @@ import { lockHome } from './home-lock';
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
 import { createMcpServers } from './mcp-servers/registry';
-import { runMcpCommand } from './mcp-servers/mcp-command';
+import { MCP_HELP, runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
 import { protectDataDir } from './policy/data-dir';
 import { withOwnSecrets } from './policy/redact';
@@ -51,6 +51,8 @@ Environment:
   CHATBRIDGE_TOKEN  a bearer token (16+ characters) that 'start' accepts, for scripted use; the other commands
                     use the token the running companion writes to <home>/cli.token, else this one
 `;
+
+const COMMANDS = new Set(['start', 'pair', 'status', 'undo', 'audit', 'mcp']);
 
 /** a preset token guards a daemon with shell access: no short ones */
 export const MIN_TOKEN_LENGTH = 16;
@@ -404,11 +406,24 @@ export function parseAuditArgs(args: string[]): { limit: number } {
   return { limit };
 }
 
+/**
+ * `--help` (or `-h`) among a command's own options, before a `--` (what follows one is a server's command line in
+ * `mcp add`): `start --help` was refused as an unknown option, and `status -h` too.
+ */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
 /** Runs one command; resolves to the exit code (start resolves once listening and keeps the process alive). */
 export async function runCli(argv: string[], terminal: Io): Promise<number> {
   // what a model chose (a path, a command, a label) reaches these lines: a terminal never gets an escape from them
   const io: Io = { ...terminal, out: (line) => terminal.out(revealHidden(line)), err: (line) => terminal.err(revealHidden(line)) };
   const [command, ...rest] = argv;
+  if (command !== undefined && COMMANDS.has(command) && asksForHelp(rest)) {
+    io.out(command === 'mcp' ? MCP_HELP : HELP);
+    return 0;
+  }
   try {
     switch (command) {
       case undefined:

@@ -157,6 +157,26 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     for (const word of ['start', 'pair', 'status', 'undo', 'audit', '--root', '--port', '--config', '--token', 'CHATBRIDGE_HOME']) expect(help.stdout).toContain(word);
   });
 
+  it('--help or -h after a command prints the help and exits 0 (start does not start); after "--" it is the server\'s', async () => {
+    const asked = await Promise.all(
+      [['start', '--help'], ['start', '--port', '0', '-h'], ['status', '--help'], ['pair', '-h'], ['undo', '--help'], ['audit', '--limit', '3', '--help']].map((args) => runCli(args, { CHATBRIDGE_HOME: join(base, 'home-help') })),
+    );
+    for (const res of asked) {
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain('chatbridge start [--root DIR]... [--port N]');
+      expect(res.stdout).not.toContain('listening on');
+    }
+    expect(existsSync(join(base, 'home-help', 'companion.json'))).toBe(false);
+    const mcpHelp = await runCli(['mcp', 'list', '--help']);
+    expect(mcpHelp.code).toBe(0);
+    expect(mcpHelp.stdout).toContain('chatbridge mcp add NAME');
+    // a server's own --help, after "--", is part of its command line
+    const config = join(base, 'help-servers.json');
+    const added = await runCli(['mcp', 'add', 'tool', '--config', config, '--', 'some-server', '--help']);
+    expect(added.code).toBe(0);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ mcpServers: { tool: { command: 'some-server', args: ['--help'] } } });
+  });
+
   it('an unknown command exits 2 with help', async () => {
     const res = await runCli(['launch']);
     expect(res.code).toBe(2);
