@@ -325,10 +325,10 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   }
   if (configFile) io.out(`config: ${configFile}`);
   const servers = mcpServers.health();
-  if (servers.length > 0) {
-    io.out(`MCP servers: ${servers.map((s) => s.name).join(', ')} (starting in the background; chatbridge mcp list)`);
-    for (const broken of servers.filter((s) => s.transport === 'invalid')) io.out(`  ${broken.name} cannot start: ${broken.lastError ?? ''}`);
-  }
+  // a broken entry is not starting: it is named with its problem instead
+  const starting = servers.filter((s) => s.transport !== 'invalid' && s.state !== 'disabled');
+  if (starting.length > 0) io.out(`MCP servers: ${starting.map((s) => s.name).join(', ')} (starting in the background; ${commandHow('mcp list')})`);
+  for (const broken of servers.filter((s) => s.transport === 'invalid')) io.out(`MCP server ${broken.name} cannot start: ${broken.lastError ?? ''}`);
   tellExtensionFolder(io, extensionDir, packageRoot);
   if (port !== DEFAULT_PORT) {
     // the popup pairs with the default address until told another: a code typed there went to a port nobody listens on

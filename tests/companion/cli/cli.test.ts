@@ -193,6 +193,18 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     expect(res.stderr).toContain('must be one of');
   });
 
+  it('a broken MCP server entry is named with its problem, not among the servers starting; the rest starts', async () => {
+    const config = join(base, 'broken-server.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { bad: { command: '' }, off: { command: 'x', disabled: true } } }));
+    const started = await start(['--config', config], { CHATBRIDGE_HOME: join(base, 'home-broken-server') });
+    const done = exited(started.child);
+    started.child.kill('SIGTERM');
+    await done;
+    expect(started.stdout()).toContain('MCP server bad cannot start: mcpServers.bad.command: value "" — must not be empty');
+    expect(started.stdout()).not.toContain('MCP servers: ');
+    expect(started.stdout()).not.toContain('starting in the background');
+  });
+
   it('a missing root exits 2 naming it', async () => {
     const res = await runCli(['start', '--port', '0', '--no-build', '--root', join(base, 'nope')]);
     expect(res.code).toBe(2);

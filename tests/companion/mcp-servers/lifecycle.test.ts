@@ -67,7 +67,7 @@ describe('the person’s MCP servers live and die with the companion', { timeout
     // the start is known from its first line; the rest of the banner may come in a later chunk of stdout
     await waitUntil('the banner names the MCP servers', () => companion.output().includes('MCP servers:'));
     expect(companion.output()).toContain(`config: ${join(workspace.home, 'config.json')}`);
-    expect(companion.output()).toContain('MCP servers: features (starting in the background; chatbridge mcp list)');
+    expect(companion.output()).toContain('MCP servers: features (starting in the background; `npx chatbridge mcp list` in the chatbridge folder)');
     await waitUntil('features is ready', async () => ((await status(companion, false)).mcp as { ready?: number } | undefined)?.ready === 1);
 
     const answer = await call(companion, 'features.spawn-child', { marker: grandchild });
