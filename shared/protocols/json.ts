@@ -203,9 +203,16 @@ const FULL_WIDTH_COLON = 0xff1a;
 
 /**
  * A key with its colon: JSON that goes on after words. In curly quotes only before an ASCII colon, since Chinese prose
- * writes “术语”：.
+ * writes “术语”：. A key in single or back quotes counts too, as the library reads it, and a bare key when a value starts
+ * after its colon (`cwd: "sub"`, not `http://` or `10:30`).
  */
-const KEY_AHEAD = /"[^"\n]*"\s*[:\uff1a]|[\u201c\u201d][^"\u201c\u201d\n]*[\u201c\u201d]\s*:/;
+const KEY_AHEAD =
+  /"[^"\n]*"\s*[:\uff1a]|[\u201c\u201d][^"\u201c\u201d\n]*[\u201c\u201d]\s*:|'[^'\n]*'\s*[:\uff1a]|[\u2018\u2019`\u00b4][^'\u2018\u2019`\u00b4\n]*[\u2018\u2019`\u00b4]\s*:|(?<![\p{L}\p{N}_$-])[A-Za-z_$][\w$-]*\s*[:\uff1a]\s*(?:["'\u201c\u201d\u2018\u2019`{[\d-]|true\b|false\b|null\b)/u;
+
+/** ‘ ’ ` ´: quotes to the repair library, which ends a string opened by one at any of them (or at '). */
+function isSingleQuoteLike(code: number): boolean {
+  return code === 0x2018 || code === 0x2019 || code === 0x60 || code === 0xb4;
+}
 
 /** “ ” and the full-width ＂: double quotes to a writer, not to JSON. */
 function isCurlyQuote(code: number): boolean {
@@ -287,12 +294,15 @@ function backslashesAreLiteral(text: string, from: number): boolean {
   return invalid && WINDOWS_PATH.test(text.slice(from, j));
 }
 
-/** The closing `'` of a single-quoted string opened before `from`, on the same line (backslash escapes skipped); -1 if none. */
-function singleQuotedEnd(text: string, from: number): number {
+/**
+ * The closing quote of a single-quoted string opened before `from`, on the same line (backslash escapes skipped); -1 if
+ * none. Opened by `'`, it closes at `'`; opened by one of ‘ ’ ` ´, at any of those or `'`, as the library reads it.
+ */
+function singleQuotedEnd(text: string, from: number, opener: number): number {
   for (let j = from; j < text.length; j++) {
     const d = text.charCodeAt(j);
     if (d === BACKSLASH) j++;
-    else if (d === APOSTROPHE) return j;
+    else if (d === APOSTROPHE || (opener !== APOSTROPHE && isSingleQuoteLike(d))) return j;
     else if (d === NEWLINE) return -1;
   }
   return -1;
@@ -308,7 +318,7 @@ function goesOnAfterQuote(text: string, from: number): boolean {
   while (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09) k++;
   const next = text[k];
   if (next === undefined) return false;
-  if (next === "'" || next === '"') return k === from;
+  if (/['"\u2018\u2019`\u00b4\u201c\u201d]/.test(next)) return k === from;
   return /[\p{L}\p{N}_]/u.test(next);
 }
 
@@ -423,7 +433,8 @@ export function prepareForRepair(text: string): PreparedText {
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
     // so the text is refused with the words named.
-    if (c > 0x7f && (last === COMMA || isValueEnd(last))) {
+    // A key or value in curly single quotes after a comma is JSON, read below like one in straight single quotes.
+    if (c > 0x7f && (last === COMMA || isValueEnd(last)) && !(last === COMMA && isSingleQuoteLike(c))) {
       const lineEnd = lineEndFrom(i);
       const words = text.slice(i, lineEnd);
       const keyAfter = KEY_AHEAD.exec(words);
@@ -454,8 +465,13 @@ export function prepareForRepair(text: string): PreparedText {
       out.push(',');
       copyFrom = i + 1;
     }
-    if (c === APOSTROPHE && (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)) {
-      const close = singleQuotedEnd(text, i + 1);
+    // ‘it’s’ or `it`s` is the same guess for the library, which wrote the apostrophe as a double quote ("it\"s").
+    // A fence's ``` is no quote.
+    if (
+      (c === APOSTROPHE || (isSingleQuoteLike(c) && !text.startsWith('```', i))) &&
+      (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)
+    ) {
+      const close = singleQuotedEnd(text, i + 1, c);
       if (close !== -1) {
         // `'Don't panic'`: the quote that would close it is an apostrophe inside a word or before more words, and the
         // library read the rest as another key (a plan wrote "Don" to the file). Where such a string ends is a guess.

@@ -156,6 +156,19 @@ describe('a full-width comma or colon, or a wide space, between the keys of a ca
     expect(block?.error).toContain('the words "注意" stand between its values with more of the JSON after them on their line');
   });
 
+  it.each([
+    ['in single quotes', "'cwd': '/work/app/sub'"],
+    ['in curly single quotes', '\u2018cwd\u2019: "/work/app/sub"'],
+    ['written bare', 'cwd: "/work/app/sub"'],
+    ['written bare, before a full-width colon', 'cwd：“/work/app/sub”'],
+  ])('words followed on their line by a key %s are refused too, instead of dropping that key', (_how, cwd) => {
+    const [block] = findBlocks(
+      `${F}mcp-request\n{"jsonrpc":"2.0","id":"call-007","method":"tools/call","params":{"name":"shell.exec","arguments":{\n  "command": "rm -rf build", 注意 ${cwd},\n  "timeoutMs": 30000\n}}}\n${F}`,
+    );
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the words "注意" stand between its values with more of the JSON after them on their line');
+  });
+
   it('seed 002\'s note after a value is still dropped with its line', () => {
     const [block] = findBlocks('#####--\n{\n  "type": "operate",  执行编辑文件，执行程序，读取文件内容时使用“operate”：\n  "file_operations": [{"action_type": "read_file", "path": "a.py"}]\n}\n--#####');
     expect(block?.error).toBeUndefined();
@@ -208,6 +221,29 @@ describe('Python-style single quotes around text holding an apostrophe', () => {
     const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain('holds an apostrophe, so where it ends is a guess; write the string in double quotes');
+  });
+
+  it.each([
+    ['curly single quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': \u2018it\u2019s ok\u2019}}"],
+    ['a closing curly quote as the opening one', '{"id": "call-1", "tool": "fs.write", "args": {"path": "/tmp/a.txt", "content": \u2019it\u2019s ok\u2019}}'],
+    ['back quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': `it`s ok`}}"],
+    ['acute accents', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': \u00b4it\u00b4s ok\u00b4}}"],
+  ])('a string in %s holding an apostrophe is refused, not written with a double quote for it', (_what, call) => {
+    const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('holds an apostrophe, so where it ends is a guess; write the string in double quotes');
+  });
+
+  it('a key in curly single quotes on its own line is read, not dropped as a note after the comma', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "shell.exec", "args": {\n  "command": "rm -rf build",\n  \u2018cwd\u2019: \u2018/work/app/sub\u2019,\n  "timeoutMs": 30000\n}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'rm -rf build', cwd: '/work/app/sub', timeoutMs: 30000 });
+  });
+
+  it('keys and values in curly single or back quotes that end where JSON goes on are read', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{\u2018id\u2019: \u2018call-1\u2019, \u2018tool\u2019: \u2018fs.read\u2019, \u2018args\u2019: {\`path\`: \`/tmp/a.txt\`}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.read', args: { path: '/tmp/a.txt' } });
   });
 
   it('single-quoted strings that end where JSON goes on are still read, an escaped apostrophe included', () => {
