@@ -11,7 +11,8 @@ import type { ProgramOutputEvent } from '../types';
  * short to be known), and each part of a line is redacted together with the end of the line sent before it
  * (`Authorization: Bearer ` then the token: the token is still known by what precedes it). Offsets count the
  * bytes of the redacted stream the client receives, so its gap detection keeps working; a gap in the program's own
- * stream is passed on as a gap of the same size.
+ * stream is passed on as a gap of the same size. A private key block spans lines: from its BEGIN line on, every part
+ * is redacted after that line until its END line has gone by (a key printed a line at a time went out but its first).
  */
 export interface OutputRedactor {
   push(event: ProgramOutputEvent): void;
@@ -25,6 +26,8 @@ interface StreamState {
   held: string;
   /** the end of the current line as already sent (raw, at most CONTEXT_CHARS), redacted again with what follows */
   line: string;
+  /** the BEGIN line of a private key block sent without its END line yet; redacted again with what follows */
+  openKey: string;
   /** the held word was kept back once already: the next flush sends all */
   keptBack: boolean;
   /** next byte offset expected from the program */
@@ -42,6 +45,18 @@ const WORD_HOLDS = 7;
 
 /** How much of a line already sent is redacted again with its next part: more than any built-in pattern's lead-in. */
 const CONTEXT_CHARS = 1024;
+
+/** A private key block's first and last lines, as the built-in redaction knows them (policy/redact.ts). */
+const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g;
+const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
+
+/** The BEGIN line of the last private key block `text` opens and does not end; '' when there is none. */
+function openKeyIn(text: string): string {
+  let begin: RegExpExecArray | undefined;
+  for (const match of text.matchAll(KEY_BEGIN)) begin = match;
+  if (begin === undefined || KEY_END.test(text.slice(begin.index + begin[0].length))) return '';
+  return `${begin[0]}\n`;
+}
 
 /** The length of the text both strings start with. */
 function sharedStart(a: string, b: string): number {
@@ -62,13 +77,16 @@ export function createOutputRedactor(
   function send(state: StreamState, text: string): void {
     if (text === '') return;
     let chunk = redact(text, policy);
-    if (state.line !== '') {
-      // what the line's end already sent and this part are redacted as one: of the result, what goes out is what
-      // differs from that end redacted alone — a secret begun in the part sent comes out as its marker here
-      const sent = redact(state.line, policy);
-      const whole = redact(state.line + text, policy);
+    const before = state.openKey + state.line;
+    if (before !== '') {
+      // what the line's end already sent (and an open key block's BEGIN line) and this part are redacted as one: of
+      // the result, what goes out is what differs from that end redacted alone — a secret begun in the part sent
+      // comes out as its marker here
+      const sent = redact(before, policy);
+      const whole = redact(before + text, policy);
       chunk = whole.slice(sharedStart(sent, whole));
     }
+    state.openKey = openKeyIn(before + text);
     const lineEnd = text.lastIndexOf('\n');
     state.line = (lineEnd >= 0 ? text.slice(lineEnd + 1) : state.line + text).slice(-CONTEXT_CHARS);
     if (chunk === '') return;
@@ -118,6 +136,7 @@ export function createOutputRedactor(
           event: { programId: event.programId, name: event.name, stream: event.stream },
           held: '',
           line: '',
+          openKey: '',
           keptBack: false,
           sourceNext: 0,
           published: 0,

@@ -95,4 +95,15 @@ describe('attack: a secret in live program output', () => {
     expect(out).not.toContain(bearer.slice(0, 8));
     expect(out).toBe('Authorization: Bearer [REDACTED] sent\n');
   });
+
+  it('a private key printed a line at a time: no line of it goes out, and what follows its end does', async () => {
+    const body = ['b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 'QyNTUxOQAAACDxX2vQ7Yp0Lm3Nk8Rt5Wq1Zs4Hc9Jf2Ab6Gd0Ke7PuIwAAAJjZ8x1g2fMd'];
+    const events = await run(
+      `echo '-----BEGIN OPENSSH PRIVATE KEY-----'; sleep 0.1; echo '${body[0]}'; sleep 0.1; echo '${body[1]}'; sleep 0.1; echo '-----END OPENSSH PRIVATE KEY-----'; sleep 0.1; echo after`,
+    );
+    expect(events.length).toBeGreaterThan(2);
+    const out = text(events);
+    for (const line of body) expect(out).not.toContain(line.slice(0, 12));
+    expect(out).toBe('[REDACTED]\nafter\n');
+  });
 });
