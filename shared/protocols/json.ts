@@ -295,15 +295,15 @@ function backslashesAreLiteral(text: string, from: number): boolean {
 }
 
 /**
- * The closing quote of a single-quoted string opened before `from`, on the same line (backslash escapes skipped); -1 if
- * none. Opened by `'`, it closes at `'`; opened by one of ‘ ’ ` ´, at any of those or `'`, as the library reads it.
+ * The closing quote of a single-quoted string opened before `from` (backslash escapes skipped), on that line or a later
+ * one as the library reads it; -1 if none. Opened by `'`, it closes at `'`; opened by one of ‘ ’ ` ´, at any of those
+ * or `'`.
  */
 function singleQuotedEnd(text: string, from: number, opener: number): number {
   for (let j = from; j < text.length; j++) {
     const d = text.charCodeAt(j);
     if (d === BACKSLASH) j++;
     else if (d === APOSTROPHE || (opener !== APOSTROPHE && isSingleQuoteLike(d))) return j;
-    else if (d === NEWLINE) return -1;
   }
   return -1;
 }
@@ -332,8 +332,9 @@ export interface PreparedText {
 /**
  * The linear repair pass described above. Double-quoted strings are tracked across lines, so a `#` inside a
  * string (`"# 其他代码..."`) is kept. A single-quoted string (Python-style plans, `{'command': 'curl http://…'}`) is
- * skipped over only where a value or key starts (after `{`, `[`, `,`, `:` or at the start) and when it closes on the
- * same line, so its `//` or `#` is not taken for a comment while an apostrophe in prose still swallows nothing.
+ * skipped over where a value or key starts (after `{`, `[`, `,`, `:` or at the start), also when it runs over lines
+ * (file content in a Python-style plan), so its `#` or `//` line is not taken for a comment nor its full-width
+ * punctuation for JSON's.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened; `endsInString`:
  * inside a double-quoted string.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a

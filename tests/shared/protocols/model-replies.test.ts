@@ -246,6 +246,21 @@ describe('Python-style single quotes around text holding an apostrophe', () => {
     expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.read', args: { path: '/tmp/a.txt' } });
   });
 
+  it('a Python-style plan whose file content in single quotes runs over lines writes that content, its # line and punctuation kept', () => {
+    const content = '# 价格表\n价格：100，数量\u00a02\n';
+    const [block] = findBlocks(
+      `#####--\n{'type': 'operate', 'file_operations': [{'action_type': 'create_file', 'path': 'PRICES.md', 'file_content': '${content}'}]}\n--#####`,
+    );
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { file_operations: Array<{ file_content: string }> }).file_operations[0]?.file_content).toBe(content);
+  });
+
+  it('an apostrophe in single-quoted text that runs over lines is refused like one on a line', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': 'first line\nDon't panic'}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('holds an apostrophe, so where it ends is a guess; write the string in double quotes');
+  });
+
   it('single-quoted strings that end where JSON goes on are still read, an escaped apostrophe included', () => {
     const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/tmp/a.txt', 'content': 'I said \\'hi\\'', 'mode': 'overwrite'}}\n${F}`);
     expect(block?.error).toBeUndefined();
