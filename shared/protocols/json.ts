@@ -214,6 +214,9 @@ function isSingleQuoteLike(code: number): boolean {
   return code === 0x2018 || code === 0x2019 || code === 0x60 || code === 0xb4;
 }
 
+/** A name and an opening bracket where a value starts: the library reads `echo("rm -rf build")` as `"rm -rf build"`. */
+const FUNCTION_CALL = /[A-Za-z_$][\w$]*\s*\(/y;
+
 /** “ ” and the full-width ＂: double quotes to a writer, not to JSON. */
 function isCurlyQuote(code: number): boolean {
   return code === 0x201c || code === 0x201d || code === 0xff02;
@@ -339,7 +342,7 @@ export interface PreparedText {
  * inside a double-quoted string.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
  * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe, `...` in place of a
- * key or value); the pass stops there.
+ * key or value, a value wrapped in a function call); the pass stops there.
  */
 export function prepareForRepair(text: string): PreparedText {
   const n = text.length;
@@ -430,6 +433,16 @@ export function prepareForRepair(text: string): PreparedText {
     ) {
       const shown = c === ELLIPSIS ? '"…"' : '"..."';
       return { text, cutShort, unrepairable: `${shown} stands where something was left out; write the call in full` };
+    }
+    // A value wrapped in a function call (`echo("rm -rf build")`, `make (all)`, MongoDB's `ObjectId("…")`): the library
+    // keeps what is inside the brackets and drops the name, so the call would run with another value than the one meant.
+    if ((last === COMMA || last === COLON || last === 0x5b) && c < 128) {
+      FUNCTION_CALL.lastIndex = i;
+      const call = FUNCTION_CALL.exec(text);
+      if (call !== null) {
+        const why = 'wraps a value in a function call, which JSON has no way to write; write the value itself';
+        return { text, cutShort, unrepairable: `${JSON.stringify(call[0])} ${why}` };
+      }
     }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,

@@ -284,6 +284,24 @@ describe('"..." where the writer left something out', () => {
   });
 });
 
+describe('a value wrapped in a function call', () => {
+  it.each([
+    ['echo("rm -rf build")', 'echo('],
+    ['make (all)', 'make ('],
+    ['ObjectId("5f1")', 'ObjectId('],
+  ])('%s is refused, not run as the value inside it', (value, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "shell.exec", "args": {"command": ${value}, "cwd": "/w"}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`${JSON.stringify(shown)} wraps a value in a function call, which JSON has no way to write; write the value itself`);
+  });
+
+  it('an unquoted value with a bracket later is still read as the library reads it', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.read', 'args': {'path': '/w/a (1).txt'}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a (1).txt' });
+  });
+});
+
 describe('double quotes left unescaped inside a string', () => {
   it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
     const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
