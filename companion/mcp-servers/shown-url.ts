@@ -37,6 +37,8 @@ export function urlSecrets(url: string): string[] {
     ...parsed.pathname.split('/').filter(looksLikeKey),
     ...[...parsed.searchParams.values()].filter((value) => value.length >= 4),
     parsed.search.slice(1),
+    // a token is often given as the user name (https://<token>@host/…), and fetch refuses such a URL quoting it whole
+    parsed.username,
     parsed.password,
     parsed.hash.slice(1),
   ].filter((part) => part.length >= 4);

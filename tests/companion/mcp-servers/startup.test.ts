@@ -17,6 +17,8 @@ let http: ChildProcess;
 let redirecting: Server;
 const PATH_KEY = 'ZjA3NzE2YmItMjQ4ZS00NTk5LWI1ODUtZTQ3NzFmMDQ5ZDk2';
 const QUERY_KEY = 'qk-8d9e0f1a2b3c4d5e';
+/** a token given as the URL's user name (https://<token>@host/…), as some hosted servers and git hosts take it */
+const USER_KEY = 'u7Kq2Xz9Lm4Np8Rt';
 
 interface Health {
   name: string;
@@ -49,6 +51,7 @@ beforeAll(async () => {
         ssewrong: { url, type: 'sse', headers: { Authorization: 'Bearer wrong-token' } },
         nobody: { url: 'http://127.0.0.1:9/mcp' },
         keyed: { url: keyed },
+        userkeyed: { url: `http://${USER_KEY}@127.0.0.1:9/mcp` },
         exits: { command: process.execPath, args: ['-e', 'process.stderr.write("starting\\nerror: set NOTES_DIR to the folder of your notes\\n"); process.exit(2)'] },
         silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
         // its own start timeouts: shorter than the 2 s every other server gets, and longer for one that needs 3 s
@@ -59,7 +62,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -115,6 +118,14 @@ describe('a server that does not come up says why', () => {
       expect(shown).not.toContain(PATH_KEY);
       expect(shown).not.toContain(QUERY_KEY);
     }
+  });
+
+  it("a key given as the URL's user name is not shown by the health, the log or a call's answer either", async () => {
+    const health = await healthOf('userkeyed');
+    expect(health.lastError).toContain('includes credentials: http://…@127.0.0.1:9/mcp');
+    const run = await world.run('mcp-request', mcpCall('k2', 'userkeyed.anything', {}));
+    const log = readFileSync(join(world.home, 'mcp-logs', 'userkeyed.log'), 'utf8');
+    for (const shown of [health.lastError, run.resultText, log]) expect(shown).not.toContain(USER_KEY);
   });
 
   it('the right token works', async () => {
