@@ -243,6 +243,23 @@ function curlyQuotedEnd(text: string, from: number): number {
   return ends || next === FULL_WIDTH_COLON || next === FULL_WIDTH_COMMA ? j : -1;
 }
 
+/**
+ * Whether a term in curly quotes opened before `from` is followed on its line by words in a script other than Latin
+ * (`“finish”表示任务完成`, `‘operate’ 表示执行`): a note, not a string. Latin letters after the quote are left to the
+ * string rules, since there the quote may be an apostrophe (`‘it’s ok’`).
+ */
+function wordsAfterQuotedTerm(text: string, from: number): boolean {
+  let j = from;
+  while (j < text.length && !isCurlyQuote(text.charCodeAt(j)) && !isSingleQuoteLike(text.charCodeAt(j))) {
+    if (text.charCodeAt(j) === NEWLINE) return false;
+    j++;
+  }
+  let k = j + 1;
+  while (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09) k++;
+  const next = text.codePointAt(k);
+  return next !== undefined && next > 0x7f && /\p{L}/u.test(String.fromCodePoint(next));
+}
+
 /** No-break, ideographic and the other Unicode spaces (Zs) that JSON does not take as whitespace. */
 function isWideSpace(code: number): boolean {
   return (
@@ -404,10 +421,13 @@ export function prepareForRepair(text: string): PreparedText {
       i = copyFrom = close === -1 ? n : close + 2;
       continue;
     }
+    // A note after a comma may start with a term in curly quotes (`"type": "finish",  “finish”表示任务完成`): words
+    // right after its closing quote make it prose, handled below with the other notes.
+    const note = last === COMMA && c > 0x7f && (isCurlyQuote(c) || isSingleQuoteLike(c)) && wordsAfterQuotedTerm(text, i + 1);
     // A key or value in curly quotes (“path”: “a.txt”, as an input method or a word processor writes them) is that
     // string when it holds no other quote, backslash or line break and a colon, comma or bracket follows it; anything
     // else would be a guess at where it ends, so the text is refused saying so.
-    if (isCurlyQuote(c) && (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)) {
+    if (isCurlyQuote(c) && !note && (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)) {
       const close = curlyQuotedEnd(text, i + 1);
       if (close === -1) {
         const shown = JSON.stringify(cut(text.slice(i, lineEndFrom(i)).trim(), 40));
@@ -448,7 +468,7 @@ export function prepareForRepair(text: string): PreparedText {
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
     // so the text is refused with the words named.
     // A key or value in curly single quotes after a comma is JSON, read below like one in straight single quotes.
-    if (c > 0x7f && (last === COMMA || isValueEnd(last)) && !(last === COMMA && isSingleQuoteLike(c))) {
+    if (c > 0x7f && (last === COMMA || isValueEnd(last)) && (note || !(last === COMMA && isSingleQuoteLike(c)))) {
       const lineEnd = lineEndFrom(i);
       const words = text.slice(i, lineEnd);
       const keyAfter = KEY_AHEAD.exec(words);

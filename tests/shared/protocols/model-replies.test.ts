@@ -169,6 +169,15 @@ describe('a full-width comma or colon, or a wide space, between the keys of a ca
     expect(block?.error).toContain('the words "注意" stand between its values with more of the JSON after them on their line');
   });
 
+  it.each([
+    ['curly quotes', '“finish”表示任务完成'],
+    ['curly single quotes', '‘finish’ 表示任务完成'],
+  ])('a note after a comma that starts with a term in %s is dropped with its line, as seed 002\'s notes are', (_how, note) => {
+    const [block] = findBlocks(`#####--\n{\n  "type": "finish",  ${note}\n  "metadata": {"step_id": "s9", "reason": "done"}\n}\n--#####`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toMatchObject({ type: 'finish', metadata: { step_id: 's9', reason: 'done' } });
+  });
+
   it('seed 002\'s note after a value is still dropped with its line', () => {
     const [block] = findBlocks('#####--\n{\n  "type": "operate",  执行编辑文件，执行程序，读取文件内容时使用“operate”：\n  "file_operations": [{"action_type": "read_file", "path": "a.py"}]\n}\n--#####');
     expect(block?.error).toBeUndefined();
