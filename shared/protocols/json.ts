@@ -421,9 +421,18 @@ export function prepareForRepair(text: string): PreparedText {
       i = copyFrom = close === -1 ? n : close + 2;
       continue;
     }
-    // A note after a comma may start with a term in curly quotes (`"type": "finish",  “finish”表示任务完成`): words
-    // right after its closing quote make it prose, handled below with the other notes.
-    const note = last === COMMA && c > 0x7f && (isCurlyQuote(c) || isSingleQuoteLike(c)) && wordsAfterQuotedTerm(text, i + 1);
+    // A note after a comma or a value may start with a term in curly quotes (`"type": "finish",  “finish”表示任务完成`):
+    // words right after its closing quote make it prose, handled below with the other notes. Otherwise, right after a
+    // value, it is the next key or value with its comma left out (an input method's JSON on several lines): the comma
+    // goes in, as before a straight quote.
+    const quoted = c > 0x7f && (isCurlyQuote(c) || isSingleQuoteLike(c));
+    const note = quoted && (last === COMMA || isValueEnd(last)) && wordsAfterQuotedTerm(text, i + 1);
+    if (quoted && !note && isValueEnd(last)) {
+      copyUpTo(i);
+      out.push(',');
+      copyFrom = i;
+      last = COMMA;
+    }
     // A key or value in curly quotes (“path”: “a.txt”, as an input method or a word processor writes them) is that
     // string when it holds no other quote, backslash or line break and a colon, comma or bracket follows it; anything
     // else would be a guess at where it ends, so the text is refused saying so.

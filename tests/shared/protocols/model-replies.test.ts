@@ -208,6 +208,15 @@ describe('keys and values in curly quotes', () => {
     expect(block?.error).toContain('opens a string with a curly quote and holds another quote, a backslash or a line break before it ends');
   });
 
+  it.each([
+    ['curly quotes and full-width colons', '{“id”：“call-1”， “tool”：“shell.exec”， “args”：{\n  “command”：“rm -rf build”\n  “cwd”：“/w/sub”\n}}'],
+    ['curly single quotes', '{"id": "call-1", "tool": "shell.exec", "args": {\n  "command": "rm -rf build"\n  ‘cwd’: ‘/w/sub’\n}}'],
+  ])('a key in %s on the next line after a value with no comma is read, not dropped as a note', (_how, call) => {
+    const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ id: 'call-1', tool: 'shell.exec', args: { command: 'rm -rf build', cwd: '/w/sub' } });
+  });
+
   it('curly quotes inside a straight-quoted string stay part of the text', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-004", "tool": "fs.write", "args": {"path": "/tmp/a.txt", "content": "“引号”",}}\n${F}`);
     expect((block?.payload as { args: unknown }).args).toEqual({ path: '/tmp/a.txt', content: '“引号”' });
