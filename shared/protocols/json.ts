@@ -57,7 +57,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   } catch (error) {
     strictError = errorMessage(error);
   }
-  const { text: prepared, cutShort, endsInString, unrepairable } = prepareForRepair(text);
+  const strings: string[] = [];
+  const { text: prepared, cutShort, endsInString, unrepairable } = prepareForRepair(text, strings);
   if (unrepairable !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${unrepairable}` };
   // The library would happily close a cut-off text; a plan or call cut short must not run half-written.
   if (cutShort) {
@@ -102,6 +103,16 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
         reason: `${strictError}; not repaired: reading it would make ${JSON.stringify(cut(invented, 40))} a key, which the text does not write as one (a double quote inside a string that is not escaped as \\"?)`,
       };
     }
+    // The library ends a string elsewhere than at its closing quote when the quote is followed by a closing bracket and
+    // the string holds an opening one (`"x = 1 // set {"}` read as "x = 1"): every double-quoted string of the text must
+    // still be in the value, whole (joined strings, `"a" + "b"`, are).
+    const changed = stringNotKept(value, strings);
+    if (changed !== undefined) {
+      return {
+        ok: false,
+        reason: `${strictError}; not repaired: reading it would change the string ${JSON.stringify(cut(changed, 40))} (the repair would end it before its closing quote); write the call as strict JSON`,
+      };
+    }
     if (isContainer(value)) return { ok: true, value, repaired: true };
   } catch {
     // The library's own message describes its repaired text, not the writer's; report the strict one.
@@ -140,6 +151,29 @@ function keyNotWritten(value: unknown, text: string): string | undefined {
         stack.push(inner);
       }
     }
+  }
+  return undefined;
+}
+
+/** The first of `strings` (double-quoted strings as the text writes them) that no key or string of `value` holds. */
+function stringNotKept(value: unknown, strings: readonly string[]): string | undefined {
+  const kept: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') kept.push(next);
+    else if (Array.isArray(next)) stack.push(...next);
+    else if (isContainer(next)) {
+      for (const [key, inner] of Object.entries(next as Record<string, unknown>)) {
+        kept.push(key);
+        stack.push(inner);
+      }
+    }
+  }
+  const all = kept.join('\0');
+  for (const written of strings) {
+    const decoded = tryParse(`"${written}"`)?.value;
+    if (typeof decoded === 'string' && decoded !== '' && !all.includes(decoded)) return decoded;
   }
   return undefined;
 }
@@ -355,13 +389,14 @@ export interface PreparedText {
  * skipped over where a value or key starts (after `{`, `[`, `,`, `:` or at the start), also when it runs over lines
  * (file content in a Python-style plan), so its `#` or `//` line is not taken for a comment nor its full-width
  * punctuation for JSON's.
+ * `strings`, when given, gets what each complete double-quoted string became (its JSON text, without the quotes).
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened; `endsInString`:
  * inside a double-quoted string.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
  * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe, `...` in place of a
  * key or value, a value wrapped in a function call); the pass stops there.
  */
-export function prepareForRepair(text: string): PreparedText {
+export function prepareForRepair(text: string, strings?: string[]): PreparedText {
   const n = text.length;
   const out: string[] = [];
   // Text from `copyFrom` up to the current position is still to be copied unchanged.
@@ -530,6 +565,13 @@ export function prepareForRepair(text: string): PreparedText {
     }
     if (c === QUOTE) {
       const literal = backslashesAreLiteral(text, i + 1);
+      // what the string becomes is collected for `strings`: its chunks of `out`, from here to its closing quote
+      let first = -1;
+      if (strings !== undefined) {
+        copyUpTo(i + 1);
+        copyFrom = i + 1;
+        first = out.length;
+      }
       let j = i + 1;
       for (; j < n; j++) {
         const d = text.charCodeAt(j);
@@ -563,6 +605,10 @@ export function prepareForRepair(text: string): PreparedText {
       if (j >= n) {
         cutShort = true;
         endsInString = true;
+      } else if (strings !== undefined) {
+        copyUpTo(j);
+        copyFrom = j;
+        strings.push(out.slice(first).join(''));
       }
       last = QUOTE;
       i = j + 1;

@@ -328,6 +328,21 @@ describe('double quotes left unescaped inside a string', () => {
     expect(block?.error).toContain('reading it would make "PORT =" a key, which the text does not write as one');
   });
 
+  it.each([
+    ['a comment marker and an open brace', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': \"// config {\"}}", '"// config {"'],
+    ['code with a line comment and an open brace', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.c', 'content': \"x = 1 // set {\"}}", '"x = 1 // set {"'],
+  ])('a double-quoted string holding %s before a closing bracket is refused, not cut where the repair guesses', (_what, call, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`reading it would change the string ${shown}`);
+  });
+
+  it('strings the repair joins (\"a\" + \"b\") are still read', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.txt', 'content': "a {" + "b"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.txt', content: 'a {b' });
+  });
+
   it('quotes the repair reads back into their string still run as written', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.html", "content": "<a href="x.html">x</a>"}}\n${F}`);
     expect(block?.error).toBeUndefined();
