@@ -362,6 +362,11 @@ function singleQuotedEnd(text: string, from: number, opener: number): number {
   return -1;
 }
 
+/** A single-quoted string's text as a double-quoted JSON string's (`\'` an apostrophe, `"` escaped, line breaks as `\n`). */
+function singleQuotedAsJson(inner: string): string {
+  return inner.replace(/\\'|"|[\u0000-\u001f]/g, (found) => (found === "\\'" ? "'" : found === '"' ? '\\"' : escapeControl(found.charCodeAt(0))));
+}
+
 /**
  * Whether text goes on right after a closing quote at `from - 1` as no JSON does: a letter, digit or `_` (past spaces),
  * or a quote with nothing between. A delimiter, a comment, the end of the line or a quote after a space (a missing comma)
@@ -389,7 +394,8 @@ export interface PreparedText {
  * skipped over where a value or key starts (after `{`, `[`, `,`, `:` or at the start), also when it runs over lines
  * (file content in a Python-style plan), so its `#` or `//` line is not taken for a comment nor its full-width
  * punctuation for JSON's.
- * `strings`, when given, gets what each complete double-quoted string became (its JSON text, without the quotes).
+ * `strings`, when given, gets each complete string's JSON text (without the quotes): double-quoted as it became, and
+ * in curly or single quotes as a double-quoted one would be written.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened; `endsInString`:
  * inside a double-quoted string.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
@@ -480,6 +486,7 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
       }
       copyUpTo(i);
       out.push(`"${text.slice(i + 1, close)}"`);
+      strings?.push(text.slice(i + 1, close));
       last = QUOTE;
       i = copyFrom = close + 1;
       continue;
@@ -558,6 +565,7 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
           const why = 'holds an apostrophe, so where it ends is a guess; write the string in double quotes';
           return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and ${why}` };
         }
+        strings?.push(singleQuotedAsJson(text.slice(i + 1, close)));
         last = QUOTE;
         i = close + 1;
         continue;

@@ -331,7 +331,9 @@ describe('double quotes left unescaped inside a string', () => {
   it.each([
     ['a comment marker and an open brace', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': \"// config {\"}}", '"// config {"'],
     ['code with a line comment and an open brace', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.c', 'content': \"x = 1 // set {\"}}", '"x = 1 // set {"'],
-  ])('a double-quoted string holding %s before a closing bracket is refused, not cut where the repair guesses', (_what, call, shown) => {
+    ['a comment marker and an open brace, in single quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': '// config {'}}", '"// config {"'],
+    ['a comment marker and an open brace, in curly quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': “// config {”}}", '"// config {"'],
+  ])('a string holding %s before a closing bracket is refused, not cut where the repair guesses', (_what, call, shown) => {
     const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain(`reading it would change the string ${shown}`);
