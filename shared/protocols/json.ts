@@ -57,8 +57,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   } catch (error) {
     strictError = errorMessage(error);
   }
-  const strings: string[] = [];
-  const { text: prepared, cutShort, endsInString, unrepairable } = prepareForRepair(text, strings);
+  const written: WrittenParts = { strings: [], keys: [] };
+  const { text: prepared, cutShort, endsInString, unrepairable } = prepareForRepair(text, written);
   if (unrepairable !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${unrepairable}` };
   // The library would happily close a cut-off text; a plan or call cut short must not run half-written.
   if (cutShort) {
@@ -86,6 +86,13 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     }
     budget.left -= prepared.length;
   }
+  if (written.bracketGuess !== undefined) {
+    const shown = JSON.stringify(cut(tryParse(`"${written.bracketGuess}"`)?.value as string ?? written.bracketGuess, 40));
+    return {
+      ok: false,
+      reason: `${strictError}; not repaired: the string ${shown} opens a bracket it does not close and ends right before a closing one, so where the repair would end it is a guess; write the call as strict JSON`,
+    };
+  }
   try {
     const value = JSON.parse(jsonrepair(prepared)) as unknown;
     // The library reads values one after another as a list (`{…}\nDone.` → `[{…}, "Done."]`): an object followed by
@@ -106,11 +113,20 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     // The library ends a string elsewhere than at its closing quote when the quote is followed by a closing bracket and
     // the string holds an opening one (`"x = 1 // set {"}` read as "x = 1"): every double-quoted string of the text must
     // still be in the value, whole (joined strings, `"a" + "b"`, are).
-    const changed = stringNotKept(value, strings);
+    const changed = stringNotKept(value, written.strings);
     if (changed !== undefined) {
       return {
         ok: false,
         reason: `${strictError}; not repaired: reading it would change the string ${JSON.stringify(cut(changed, 40))} (the repair would end it before its closing quote); write the call as strict JSON`,
+      };
+    }
+    // Nor may a key the text writes go missing: the library reads a key with no comma before it into the string before
+    // it (`"path": "a" content: "b"`), or a string that holds an open bracket on into the keys after it.
+    const dropped = keyNotKept(value, written.keys);
+    if (dropped !== undefined) {
+      return {
+        ok: false,
+        reason: `${strictError}; not repaired: reading it would leave out the key ${JSON.stringify(cut(dropped, 40))}; is a comma missing before it?`,
       };
     }
     if (isContainer(value)) return { ok: true, value, repaired: true };
@@ -151,6 +167,27 @@ function keyNotWritten(value: unknown, text: string): string | undefined {
         stack.push(inner);
       }
     }
+  }
+  return undefined;
+}
+
+/** The first of `keys` (JSON string texts) that is no key of `value`. */
+function keyNotKept(value: unknown, keys: readonly string[]): string | undefined {
+  const kept = new Set<string>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (Array.isArray(next)) stack.push(...next);
+    else if (isContainer(next)) {
+      for (const [key, inner] of Object.entries(next as Record<string, unknown>)) {
+        kept.add(key);
+        stack.push(inner);
+      }
+    }
+  }
+  for (const written of keys) {
+    const decoded = tryParse(`"${written}"`)?.value;
+    if (typeof decoded === 'string' && !kept.has(decoded)) return decoded;
   }
   return undefined;
 }
@@ -381,6 +418,20 @@ function goesOnAfterQuote(text: string, from: number): boolean {
   return /[\p{L}\p{N}_]/u.test(next);
 }
 
+/** The strings and keys a text writes, each as the text of a JSON string without its quotes (prepareForRepair). */
+export interface WrittenParts {
+  strings: string[];
+  keys: string[];
+  /**
+   * The first string that holds a `{` or `[` it does not close and ends right before a `}` or `]` (a trailing comma
+   * between, which goes): the library takes that quote for one inside the string and guesses where the string ends.
+   */
+  bracketGuess?: string;
+}
+
+/** A bare key: a name with a colon after it (not the `://` of an address). */
+const BARE_KEY = /[A-Za-z_$][\w$-]*(?=[ \t]*[:\uff1a](?!\/\/))/y;
+
 export interface PreparedText {
   text: string;
   cutShort: boolean;
@@ -394,15 +445,16 @@ export interface PreparedText {
  * skipped over where a value or key starts (after `{`, `[`, `,`, `:` or at the start), also when it runs over lines
  * (file content in a Python-style plan), so its `#` or `//` line is not taken for a comment nor its full-width
  * punctuation for JSON's.
- * `strings`, when given, gets each complete string's JSON text (without the quotes): double-quoted as it became, and
- * in curly or single quotes as a double-quoted one would be written.
+ * `written`, when given, gets each complete string's JSON text (without the quotes): double-quoted as it became, in
+ * curly or single quotes as a double-quoted one would be written; and among its keys each string with a colon after it
+ * and each bare key.
  * `cutShort`: the text ends inside a string or a comment, or before closing every bracket it opened; `endsInString`:
  * inside a double-quoted string.
  * `unrepairable`: why the text cannot be repaired without guessing (words with more keys after them on their line, a
  * string in curly quotes that holds another quote, a single-quoted string holding an apostrophe, `...` in place of a
  * key or value, a value wrapped in a function call); the pass stops there.
  */
-export function prepareForRepair(text: string, strings?: string[]): PreparedText {
+export function prepareForRepair(text: string, written?: WrittenParts): PreparedText {
   const n = text.length;
   const out: string[] = [];
   // Text from `copyFrom` up to the current position is still to be copied unchanged.
@@ -420,6 +472,18 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
   let depth = 0;
   let cutShort = false;
   let endsInString: true | undefined;
+  const strings = written?.strings;
+  /** a string's JSON text for `written`, a key too when a colon follows its closing quote at `end - 1` */
+  /** the last string's JSON text while nothing but a comma followed it (for `bracketGuess`) */
+  let lastString: string | undefined;
+  const noteString = (json: string, end: number): void => {
+    if (!written) return;
+    written.strings.push(json);
+    lastString = json;
+    let k = end;
+    while (k < n && /\s/.test(text[k]!)) k++;
+    if (text[k] === ':' || text[k] === '\uff1a') written.keys.push(json);
+  };
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
@@ -486,7 +550,7 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
       }
       copyUpTo(i);
       out.push(`"${text.slice(i + 1, close)}"`);
-      strings?.push(text.slice(i + 1, close));
+      noteString(text.slice(i + 1, close), close + 1);
       last = QUOTE;
       i = copyFrom = close + 1;
       continue;
@@ -515,6 +579,12 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
         return { text, cutShort, unrepairable: `${JSON.stringify(call[0])} ${why}` };
       }
     }
+    // a bare key where one starts, or after a value and a blank (its comma left out)
+    if (written && c < 128 && (last === 0x7b || last === COMMA || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))) {
+      BARE_KEY.lastIndex = i;
+      const key = BARE_KEY.exec(text);
+      if (key !== null) written.keys.push(key[0]);
+    }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
     // so the text is refused with the words named.
@@ -537,6 +607,11 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
       out.push(',');
       copyFrom = i;
     }
+    if ((c === 0x7d || c === 0x5d) && lastString !== undefined && written && written.bracketGuess === undefined) {
+      const [open, close] = c === 0x7d ? ['{', '}'] : ['[', ']'];
+      if (lastString.split(open).length > lastString.split(close).length) written.bracketGuess = lastString;
+    }
+    if (c !== COMMA) lastString = undefined;
     if (c === 0x7d || c === 0x5d) {
       depth--;
       if (pendingComma !== -1) out[pendingComma] = '';
@@ -565,7 +640,7 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
           const why = 'holds an apostrophe, so where it ends is a guess; write the string in double quotes';
           return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and ${why}` };
         }
-        strings?.push(singleQuotedAsJson(text.slice(i + 1, close)));
+        noteString(singleQuotedAsJson(text.slice(i + 1, close)), close + 1);
         last = QUOTE;
         i = close + 1;
         continue;
@@ -616,7 +691,7 @@ export function prepareForRepair(text: string, strings?: string[]): PreparedText
       } else if (strings !== undefined) {
         copyUpTo(j);
         copyFrom = j;
-        strings.push(out.slice(first).join(''));
+        noteString(out.slice(first).join(''), j + 1);
       }
       last = QUOTE;
       i = j + 1;

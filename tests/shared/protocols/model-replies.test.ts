@@ -336,7 +336,19 @@ describe('double quotes left unescaped inside a string', () => {
   ])('a string holding %s before a closing bracket is refused, not cut where the repair guesses', (_what, call, shown) => {
     const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
     expect(block?.payload).toBeUndefined();
-    expect(block?.error).toContain(`reading it would change the string ${shown}`);
+    expect(block?.error).toContain(`the string ${shown} opens a bracket it does not close and ends right before a closing one`);
+  });
+
+  it('a string with an open brace ending right before a closing one, in a call the library must repair, is refused, not run with "} after it', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "see {x"}, "note": None}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the string "see {x" opens a bracket it does not close and ends right before a closing one');
+  });
+
+  it('a bare key after a value with no comma is refused, not read into the value before it', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'shell.exec', 'args': {'command': "rm -rf build" cwd: 'sub', "timeoutMs": 5000}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('reading it would leave out the key "cwd"; is a comma missing before it?');
   });
 
   it('strings the repair joins (\"a\" + \"b\") are still read', () => {
