@@ -551,6 +551,8 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       copyUpTo(i);
       out.push(`"${text.slice(i + 1, close)}"`);
       noteString(text.slice(i + 1, close), close + 1);
+      // the comma before it is no trailing comma: the bracket after it must not take it away
+      pendingComma = -1;
       last = QUOTE;
       i = copyFrom = close + 1;
       continue;

@@ -12,6 +12,7 @@ describe('parseJsonLenient', () => {
     ['single quotes (library)', "{'a': 'b'}", { a: 'b' }],
     ['unquoted keys (library)', '{a: 1, b: [true, null]}', { a: 1, b: [true, null] }],
     ['a markdown fence around the JSON (library)', '```json\n{"a": 1}\n```', { a: 1 }],
+    ['a comma before the last item, in curly quotes, of a list typed with an input method', '{“a”：[222，“x”]}', { a: [222, 'x'] }],
   ];
   it.each(repaired)('repairs %s', (_name, text, value) => {
     expect(parseJsonLenient(text)).toEqual({ ok: true, value, repaired: true });
