@@ -171,23 +171,26 @@ function keyNotWritten(value: unknown, text: string): string | undefined {
   return undefined;
 }
 
-/** The first of `keys` (JSON string texts) that is no key of `value`. */
+/** The first of `keys` (JSON string texts) that `value` has fewer times as a key than the text writes it. */
 function keyNotKept(value: unknown, keys: readonly string[]): string | undefined {
-  const kept = new Set<string>();
+  const kept = new Map<string, number>();
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const next = stack.pop();
     if (Array.isArray(next)) stack.push(...next);
     else if (isContainer(next)) {
       for (const [key, inner] of Object.entries(next as Record<string, unknown>)) {
-        kept.add(key);
+        kept.set(key, (kept.get(key) ?? 0) + 1);
         stack.push(inner);
       }
     }
   }
   for (const written of keys) {
     const decoded = tryParse(`"${written}"`)?.value;
-    if (typeof decoded === 'string' && !kept.has(decoded)) return decoded;
+    if (typeof decoded !== 'string') continue;
+    const left = kept.get(decoded) ?? 0;
+    if (left === 0) return decoded;
+    kept.set(decoded, left - 1);
   }
   return undefined;
 }
@@ -429,6 +432,9 @@ export interface WrittenParts {
   bracketGuess?: string;
 }
 
+/** Python's True, False and None, which the library reads as true, false and null. */
+const PYTHON_KEYWORD = /^(?:True|False|None)(?![\w$])/;
+
 /** A bare key: a name with a colon after it (not the `://` of an address). */
 const BARE_KEY = /[A-Za-z_$][\w$-]*(?=[ \t]*[:\uff1a](?!\/\/))/y;
 
@@ -530,8 +536,12 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     // words right after its closing quote make it prose, handled below with the other notes. Otherwise, right after a
     // value, it is the next key or value with its comma left out (an input method's JSON on several lines): the comma
     // goes in, as before a straight quote.
-    const quoted = c > 0x7f && (isCurlyQuote(c) || isSingleQuoteLike(c));
-    const note = quoted && (last === COMMA || isValueEnd(last)) && wordsAfterQuotedTerm(text, i + 1);
+    // The same for a string in single or back quotes after a value and a blank: read as tokens, its commas and colons
+    // would be JSON's.
+    const quoted =
+      (c > 0x7f && (isCurlyQuote(c) || isSingleQuoteLike(c))) ||
+      ((c === APOSTROPHE || (c === 0x60 && !text.startsWith('```', i))) && /\s/.test(text[i - 1] ?? ''));
+    const note = quoted && c > 0x7f && (last === COMMA || isValueEnd(last)) && wordsAfterQuotedTerm(text, i + 1);
     if (quoted && !note && isValueEnd(last)) {
       copyUpTo(i);
       out.push(',');
@@ -604,12 +614,18 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       i = copyFrom = lineEnd;
       continue;
     }
-    if (c < 128 && VALUE_START[c] === 1 && isValueEnd(last) && !(WORD[text.charCodeAt(i - 1)] === 1)) {
+    if (
+      c < 128 &&
+      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6))) &&
+      isValueEnd(last) &&
+      !(WORD[text.charCodeAt(i - 1)] === 1)
+    ) {
       copyUpTo(i);
       out.push(',');
       copyFrom = i;
     }
-    if ((c === 0x7d || c === 0x5d) && lastString !== undefined && written && written.bracketGuess === undefined) {
+    // (not the text's last bracket: there the library, finding no later quote, ends the string where it should)
+    if ((c === 0x7d || c === 0x5d) && lastString !== undefined && written && written.bracketGuess === undefined && !(depth === 1 && text.slice(i + 1).trim() === '')) {
       const [open, close] = c === 0x7d ? ['{', '}'] : ['[', ']'];
       if (lastString.split(open).length > lastString.split(close).length) written.bracketGuess = lastString;
     }

@@ -351,6 +351,27 @@ describe('double quotes left unescaped inside a string', () => {
     expect(block?.error).toContain('reading it would leave out the key "cwd"; is a comma missing before it?');
   });
 
+  it('a key with no comma before it, whose name the call writes elsewhere too, is refused, not read over the one before', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.writeBatch', 'args': {'files': [{'path': '/w/a', 'content': "x" path: '/w/b'}, {"path": "/w/c", "content": "y"}]}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('not repaired: reading it would');
+  });
+
+  it.each([
+    ['in single quotes', `'fix: a，b'`],
+    ['in back quotes', '`fix: a，b`'],
+  ])('an item %s after another with no comma keeps its full-width comma', (_how, item) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "process.run", "args": {"command": "git", "args": ["commit", "-m" ${item}], "x": True}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: { args: unknown } }).args.args).toEqual(['commit', '-m', 'fix: a，b']);
+  });
+
+  it('Python\'s None after an item with no comma is null, not read into the item', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "process.run", "args": {"command": "ls", "args": ["-l" None], "x": True}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'ls', args: ['-l', null], x: true });
+  });
+
   it('strings the repair joins (\"a\" + \"b\") are still read', () => {
     const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.txt', 'content': "a {" + "b"}}\n${F}`);
     expect(block?.error).toBeUndefined();
