@@ -616,9 +616,9 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     }
     if (
       c < 128 &&
-      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6))) &&
       isValueEnd(last) &&
-      !(WORD[text.charCodeAt(i - 1)] === 1)
+      !(WORD[text.charCodeAt(i - 1)] === 1) &&
+      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6)))
     ) {
       copyUpTo(i);
       out.push(',');
