@@ -318,13 +318,16 @@ function curlyQuotedEnd(text: string, from: number): number {
 }
 
 /**
- * Whether a term in curly quotes opened before `from` is followed on its line by words in a script other than Latin
- * (`“finish”表示任务完成`, `‘operate’ 表示执行`): a note, not a string. Latin letters after the quote are left to the
+ * Whether a term in quotes opened before `from` is followed on its line by words in a script other than Latin
+ * (`“finish”表示任务完成`, `‘operate’ 表示执行`, `'operate' 表示执行`): a note, not a string. Latin letters after the quote are left to the
  * string rules, since there the quote may be an apostrophe (`‘it’s ok’`).
  */
-function wordsAfterQuotedTerm(text: string, from: number): boolean {
+function wordsAfterQuotedTerm(text: string, from: number, opener: number): boolean {
+  // the quotes that close it: “ ” at each other; ' at '; ‘ ’ ` ´ at any of those or '
+  const closes = (code: number): boolean =>
+    isCurlyQuote(opener) ? isCurlyQuote(code) : code === APOSTROPHE || (opener !== APOSTROPHE && isSingleQuoteLike(code));
   let j = from;
-  while (j < text.length && !isCurlyQuote(text.charCodeAt(j)) && !isSingleQuoteLike(text.charCodeAt(j))) {
+  while (j < text.length && !closes(text.charCodeAt(j))) {
     if (text.charCodeAt(j) === NEWLINE) return false;
     j++;
   }
@@ -541,7 +544,11 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     const quoted =
       (c > 0x7f && (isCurlyQuote(c) || isSingleQuoteLike(c))) ||
       ((c === APOSTROPHE || (c === 0x60 && !text.startsWith('```', i))) && /\s/.test(text[i - 1] ?? ''));
-    const note = quoted && c > 0x7f && (last === COMMA || isValueEnd(last)) && wordsAfterQuotedTerm(text, i + 1);
+    const note =
+      (isCurlyQuote(c) || isSingleQuoteLike(c) || c === APOSTROPHE) &&
+      !text.startsWith('```', i) &&
+      (last === COMMA || isValueEnd(last)) &&
+      wordsAfterQuotedTerm(text, i + 1, c);
     if (quoted && !note && isValueEnd(last)) {
       copyUpTo(i);
       out.push(',');
@@ -601,7 +608,7 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
     // so the text is refused with the words named.
     // A key or value in curly single quotes after a comma is JSON, read below like one in straight single quotes.
-    if (c > 0x7f && (last === COMMA || isValueEnd(last)) && (note || !(last === COMMA && isSingleQuoteLike(c)))) {
+    if ((c > 0x7f || note) && (last === COMMA || isValueEnd(last)) && (note || !(last === COMMA && isSingleQuoteLike(c)))) {
       const lineEnd = lineEndFrom(i);
       const words = text.slice(i, lineEnd);
       const keyAfter = KEY_AHEAD.exec(words);

@@ -172,6 +172,8 @@ describe('a full-width comma or colon, or a wide space, between the keys of a ca
   it.each([
     ['curly quotes', '“finish”表示任务完成'],
     ['curly single quotes', '‘finish’ 表示任务完成'],
+    ['single quotes', "'finish' 表示任务完成"],
+    ['back quotes', '`finish`表示任务完成'],
   ])('a note after a comma that starts with a term in %s is dropped with its line, as seed 002\'s notes are', (_how, note) => {
     const [block] = findBlocks(`#####--\n{\n  "type": "finish",  ${note}\n  "metadata": {"step_id": "s9", "reason": "done"}\n}\n--#####`);
     expect(block?.error).toBeUndefined();
