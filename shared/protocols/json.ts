@@ -87,7 +87,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     budget.left -= prepared.length;
   }
   if (written.bracketGuess !== undefined) {
-    const shown = JSON.stringify(cut(tryParse(`"${written.bracketGuess}"`)?.value as string ?? written.bracketGuess, 40));
+    const guessed = tryParse(`"${written.bracketGuess}"`)?.value;
+    const shown = JSON.stringify(cut(typeof guessed === 'string' ? guessed : written.bracketGuess, 40));
     return {
       ok: false,
       reason: `${strictError}; not repaired: the string ${shown} opens a bracket it does not close and ends right before a closing one, so where the repair would end it is a guess; write the call as strict JSON`,
@@ -111,8 +112,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
       };
     }
     // The library ends a string elsewhere than at its closing quote when the quote is followed by a closing bracket and
-    // the string holds an opening one (`"x = 1 // set {"}` read as "x = 1"): every double-quoted string of the text must
-    // still be in the value, whole (joined strings, `"a" + "b"`, are).
+    // the string holds an opening one (`"x = 1 // set {"}` read as "x = 1"): every string the text writes must still be
+    // in the value, whole (joined strings, `"a" + "b"`, are).
     const changed = stringNotKept(value, written.strings);
     if (changed !== undefined) {
       return {
@@ -195,7 +196,7 @@ function keyNotKept(value: unknown, keys: readonly string[]): string | undefined
   return undefined;
 }
 
-/** The first of `strings` (double-quoted strings as the text writes them) that no key or string of `value` holds. */
+/** The first of `strings` (the strings the text writes, as JSON string texts) that no key or string of `value` holds. */
 function stringNotKept(value: unknown, strings: readonly string[]): string | undefined {
   const kept: string[] = [];
   const stack: unknown[] = [value];
@@ -318,9 +319,9 @@ function curlyQuotedEnd(text: string, from: number): number {
 }
 
 /**
- * Whether a term in quotes opened before `from` is followed on its line by words in a script other than Latin
- * (`“finish”表示任务完成`, `‘operate’ 表示执行`, `'operate' 表示执行`): a note, not a string. Latin letters after the quote are left to the
- * string rules, since there the quote may be an apostrophe (`‘it’s ok’`).
+ * Whether a term in quotes opened by `opener` before `from` is followed on its line by words in a script other than
+ * Latin (`“finish”表示任务完成`, `‘operate’ 表示执行`, `'operate' 表示执行`): a note, not a string. Latin letters after
+ * the quote are left to the string rules, since there the quote may be an apostrophe (`‘it’s ok’`).
  */
 function wordsAfterQuotedTerm(text: string, from: number, opener: number): boolean {
   // the quotes that close it: “ ” at each other; ' at '; ‘ ’ ` ´ at any of those or '
@@ -482,9 +483,9 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
   let cutShort = false;
   let endsInString: true | undefined;
   const strings = written?.strings;
-  /** a string's JSON text for `written`, a key too when a colon follows its closing quote at `end - 1` */
   /** the last string's JSON text while nothing but a comma followed it (for `bracketGuess`) */
   let lastString: string | undefined;
+  /** a string's JSON text for `written`, a key too when a colon follows its closing quote at `end - 1` */
   const noteString = (json: string, end: number): void => {
     if (!written) return;
     written.strings.push(json);
@@ -631,10 +632,12 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       out.push(',');
       copyFrom = i;
     }
-    // (not the text's last bracket: there the library, finding no later quote, ends the string where it should)
-    if ((c === 0x7d || c === 0x5d) && lastString !== undefined && written && written.bracketGuess === undefined && !(depth === 1 && text.slice(i + 1).trim() === '')) {
+    // A string holding an open bracket right before a closing one (`bracketGuess`); not the text's last bracket, where
+    // the library, finding no later quote, ends the string where it should.
+    if ((c === 0x7d || c === 0x5d) && lastString !== undefined && written && written.bracketGuess === undefined) {
       const [open, close] = c === 0x7d ? ['{', '}'] : ['[', ']'];
-      if (lastString.split(open).length > lastString.split(close).length) written.bracketGuess = lastString;
+      const unclosed = lastString.split(open).length > lastString.split(close).length;
+      if (unclosed && !(depth === 1 && text.slice(i + 1).trim() === '')) written.bracketGuess = lastString;
     }
     if (c !== COMMA) lastString = undefined;
     if (c === 0x7d || c === 0x5d) {
