@@ -8,7 +8,7 @@ import { randomId } from '../random-id';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
 import { EntryFile, expectLine, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
-import { applyUndo, assertUndoTargetsUnmoved, capturePathState, describeChange, runOp, type ExpectedFile, type OpRuntime, type RefReader } from './ops';
+import { applyUndo, assertUndoTargetsUnmoved, bytesUnder, capturePathState, describeChange, runOp, type ExpectedFile, type OpRuntime, type RefReader } from './ops';
 import {
   INLINE_BEFORE_BYTES,
   intentRecordSchema,
@@ -593,15 +593,6 @@ export function createJournal(options: JournalOptions): Journal {
     }
   }
 
-  async function sizeOf(p: string): Promise<number> {
-    const stat = await fs.lstat(p).catch(() => undefined);
-    if (!stat) return 0;
-    if (!stat.isDirectory()) return stat.size;
-    let total = 0;
-    for (const name of await fs.readdir(p)) total += await sizeOf(path.join(p, name));
-    return total;
-  }
-
   async function prune(): Promise<void> {
     const cutoff = now().getTime() - policy.journal.maxAgeDays * 24 * 60 * 60 * 1000;
     const kept: Array<{ id: string; size: number }> = [];
@@ -620,7 +611,7 @@ export function createJournal(options: JournalOptions): Journal {
         await removeEntry(id);
         continue;
       }
-      kept.push({ id, size: (await sizeOf(entryDir(id))) + (await sizeOf(entryFile(id))) });
+      kept.push({ id, size: (await bytesUnder(entryDir(id))) + (await bytesUnder(entryFile(id))) });
     }
     let total = kept.reduce((sum, entry) => sum + entry.size, 0);
     for (const entry of kept) {

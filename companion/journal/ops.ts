@@ -147,7 +147,7 @@ async function moveToTrash(from: string, ref: string, rt: OpRuntime): Promise<vo
   await moveAcross(from, rt.refPath(ref), async () => {
     const limit = rt.policy.journal?.maxBytes;
     if (limit === undefined) return;
-    const bytes = await bytesPast(from, limit);
+    const bytes = await bytesUnder(from, limit);
     if (bytes > limit) {
       throw new ToolError(
         'LIMIT_EXCEEDED',
@@ -160,8 +160,11 @@ async function moveToTrash(from: string, ref: string, rt: OpRuntime): Promise<vo
   });
 }
 
-/** The bytes of the regular files at or under `start` (as their sizes say), counted until past `limit`. */
-async function bytesPast(start: string, limit: number): Promise<number> {
+/**
+ * The bytes of the regular files at or under `start` (as their sizes say, so a sparse file counts whole), counted
+ * until past `limit`: an undo copy about to be made, a journal entry being pruned.
+ */
+export async function bytesUnder(start: string, limit = Number.POSITIVE_INFINITY): Promise<number> {
   const stat = await lstatMaybe(start);
   if (!stat?.isDirectory()) return stat?.isFile() ? stat.size : 0;
   let bytes = 0;
