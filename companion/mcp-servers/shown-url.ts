@@ -1,4 +1,6 @@
-import { BUILTIN_REDACTIONS } from '../policy/redact';
+import { BUILTIN_REDACTIONS, containsSecret } from '../policy/redact';
+
+const BUILTIN_SECRETS = { redact: [...BUILTIN_REDACTIONS] };
 
 /**
  * An MCP server's URL as chatbridge shows it — `chatbridge mcp list`, `add` and `import`, the server's health, its
@@ -67,10 +69,5 @@ export function withoutUrlSecrets(text: string, secrets: readonly string[]): str
 function looksLikeKey(part: string): boolean {
   if (part.length >= 32 && !/^[a-z]+(?:[-_.][a-z]+)*$/.test(part)) return true;
   if (part.length >= 16 && /\d/.test(part) && /[A-Za-z]/.test(part)) return true;
-  return BUILTIN_REDACTIONS.some((pattern) => {
-    pattern.lastIndex = 0;
-    const found = pattern.test(part);
-    pattern.lastIndex = 0;
-    return found;
-  });
+  return containsSecret(part, BUILTIN_SECRETS);
 }
