@@ -144,14 +144,22 @@ const JOURNAL_STATE: Record<JournalItem['state'], MessageKey> = {
 function JournalRow(props: { entry: JournalItem; onUndo: () => void }) {
   const { entry: j } = props;
   return (
-    <li class="row" data-journal={j.id} data-state={j.state}>
-      <span class="muted">{clockTime(j.time)}</span>
-      <span>{revealHidden(j.label, { oneLine: true })}</span>
-      <span class="tag">{t(JOURNAL_STATE[j.state])}</span>
-      <span class="spacer" />
-      <button type="button" data-undo={j.id} disabled={j.state !== 'applied'} onClick={trusted(props.onUndo)}>
-        {t('popup.undo')}
-      </button>
+    <li class="stack" data-journal={j.id} data-state={j.state}>
+      <div class="row">
+        <span class="muted">{clockTime(j.time)}</span>
+        <span>{revealHidden(j.label, { oneLine: true })}</span>
+        <span class="tag">{t(JOURNAL_STATE[j.state])}</span>
+        <span class="spacer" />
+        <button type="button" data-undo={j.id} disabled={j.state !== 'applied'} onClick={trusted(props.onUndo)}>
+          {t('popup.undo')}
+        </button>
+      </div>
+      {/* which files Undo puts back: every change of a tool has the same label */}
+      <div class="muted mono" data-journal-paths>
+        {j.paths.map((p) => (
+          <div>{revealHidden(p, { oneLine: true })}</div>
+        ))}
+      </div>
     </li>
   );
 }

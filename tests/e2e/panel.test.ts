@@ -313,7 +313,8 @@ describeE2E('side panel and badge end to end', () => {
     await waitForChipState(chat, 0, ['done']);
     // Changed again since: its undo is refused (CONFLICT).
     await writeFile(path.join(world.root, 'undo-me.txt'), 'edited by the person\n');
-    const undo = panel.locator('#changes [data-undo]').first();
+    // This change's own row: the list also holds earlier tests' changes, and it may not show this one yet.
+    const undo = panel.locator('#changes [data-journal]', { hasText: 'undo-me.txt' }).locator('[data-undo]');
     await undo.waitFor({ timeout: 30_000 });
     await undo.scrollIntoViewIfNeeded();
     expect(await panel.evaluate(() => window.scrollY), 'the panel is scrolled down to the change').toBeGreaterThan(0);

@@ -324,6 +324,23 @@ describe('side panel', () => {
     expect(forget.closest('[data-grant]')?.getAttribute('data-grant')).toBe(JSON.stringify(['chatgpt', 'c-1', 'fs.write', 'write']));
   });
 
+  it('each change to undo names the files it puts back: every write of a tool has the same label', () => {
+    const root = mount(
+      <SidePanelView
+        state={state({
+          journal: [
+            { ...JOURNAL, id: 'j-2', label: 'filesystem write', paths: ['/w/b.txt'] },
+            { ...JOURNAL, label: 'filesystem write', paths: ['/w/a.txt', '/w/notes\nforged line'] },
+          ],
+        })}
+        actions={actions}
+      />,
+    );
+    const paths = (id: string) => [...root.querySelectorAll(`[data-journal="${id}"] [data-journal-paths] > div`)].map((line) => line.textContent);
+    expect(paths('j-2')).toEqual(['/w/b.txt']);
+    expect(paths('j-1')).toEqual(['/w/a.txt', '/w/notes⟨U+000A⟩forged line']);
+  });
+
   it('what a model chose shows its hidden characters: a change to undo, a running program, an audit record, each on its own line', () => {
     const root = mount(
       <SidePanelView
