@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
+import { expect } from 'vitest';
 import type { CompanionProcess } from '../../../bench/companion-process';
 
 export { mcpRequestBlock, mcpResultText, parseMcpResponse, startCompanionProcess } from '../../../bench/companion-process';
@@ -128,6 +129,23 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+}
+
+/**
+ * For attacks that try to hold the companion's thread: `/v1/status` still answers `afterMs` into the call (checked
+ * here), and the call's answer comes — or null when it did not come within `withinMs`.
+ */
+export async function answeredWhileResponsive<T>(
+  companion: CompanionProcess,
+  answer: Promise<T>,
+  { afterMs = 300, withinMs = 15_000 }: { afterMs?: number; withinMs?: number } = {},
+): Promise<T | null> {
+  await new Promise((r) => setTimeout(r, afterMs));
+  const status = await fetch(`http://127.0.0.1:${companion.port}/v1/status`, { signal: AbortSignal.timeout(3_000) })
+    .then((r) => r.status)
+    .catch((e: Error) => e.name);
+  expect(status, 'the companion answers /v1/status while the call runs').toBe(200);
+  return Promise.race([answer, new Promise<null>((r) => setTimeout(() => r(null), withinMs))]);
 }
 
 /** Waits until the companion reports each of these MCP servers ready (`GET /v1/mcp-servers`). */

@@ -10,7 +10,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, makeWorkspace, postBlock, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { answeredWhileResponsive, context, makeWorkspace, postBlock, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const FILE = 'x\n'.repeat(300_000);
 const OLD = `${'x\n'.repeat(3_000)}y`;
@@ -30,14 +30,6 @@ describe('attack: a replace over a file of many equal lines (real companion)', {
     rmSync(ws.base, { recursive: true, force: true });
   });
 
-  /** Checks that /v1/status answers while `answer` is on its way, and gives the answer (null when none came in time). */
-  async function whileItRuns<T>(answer: Promise<T>): Promise<T | null> {
-    await new Promise((r) => setTimeout(r, 300));
-    const status = await fetch(`http://127.0.0.1:${companion.port}/v1/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status).catch((e: Error) => e.name);
-    expect(status).toBe(200);
-    return Promise.race([answer, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
-  }
-
   const fence = (name: string, body: string) => `~~~~~${name}\n${body}\n~~~~~`;
 
   it('an Axon plan writing the file and replacing in it is answered soon: the replace fails LIMIT_EXCEEDED, nothing is written', async () => {
@@ -45,7 +37,7 @@ describe('attack: a replace over a file of many equal lines (real companion)', {
       fence('act', 'write_file'), fence('path', 'big.txt'), fence('text', FILE),
       fence('act', 'replace'), fence('path', 'big.txt'), fence('text', OLD), fence('text', 'z'),
     ].join('\n');
-    const run = await whileItRuns(postBlock(companion, 'axon', plan, context('conv-replace', 'm1')));
+    const run = await answeredWhileResponsive(companion, postBlock(companion, 'axon', plan, context('conv-replace', 'm1')));
     expect(run).not.toBeNull();
     expect(run?.resultText).toMatch(/2 replace big\.txt: LIMIT_EXCEEDED: matching the old text .* took more than 1000 ms/);
     expect(existsSync(join(ws.root, 'big.txt'))).toBe(false);
@@ -61,7 +53,7 @@ describe('attack: a replace over a file of many equal lines (real companion)', {
       ],
       program_operations: [],
     })}\n--#####`;
-    const pending = await whileItRuns(postPending(companion, 'autocoder', plan, context('conv-replace', 'm2')));
+    const pending = await answeredWhileResponsive(companion, postPending(companion, 'autocoder', plan, context('conv-replace', 'm2')));
     expect(pending).not.toBeNull();
     expect(pending?.approval.preview.diff).toMatch(/replace_file big2\.txt: will fail \(LIMIT_EXCEEDED: block "b1": matching the old text/);
   });

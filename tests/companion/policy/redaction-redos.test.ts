@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_REDACTIONS, redact } from '../../../companion/policy/redact';
-import { context, makeWorkspace, mcpRequestBlock, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { answeredWhileResponsive, context, makeWorkspace, mcpRequestBlock, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const FILES: Record<string, string> = {
   'spaces.txt': `Authorization: Bearer${' '.repeat(300_000)}\n`,
@@ -52,10 +52,7 @@ describe('attack: fs.read of such a file (real companion)', { timeout: 90_000 },
 
   it.each(Object.keys(FILES))('%s: the companion keeps answering, and the read ends', async (name) => {
     const read = postBlock(companion, 'mcp-request', mcpRequestBlock(`r-${name}`, 'fs.read', { path: join(ws.root, name) }), context('conv-redos', name));
-    await new Promise((r) => setTimeout(r, 200));
-    const status = await fetch(`http://127.0.0.1:${companion.port}/v1/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status).catch((e: Error) => e.name);
-    expect(status).toBe(200);
-    const run = await Promise.race([read, new Promise<null>((r) => setTimeout(() => r(null), 20_000))]);
+    const run = await answeredWhileResponsive(companion, read, { afterMs: 200, withinMs: 20_000 });
     expect(run).not.toBeNull();
   });
 });

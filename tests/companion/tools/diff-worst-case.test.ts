@@ -10,7 +10,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, makeWorkspace, mcpRequestBlock, postBlock, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { answeredWhileResponsive, context, makeWorkspace, mcpRequestBlock, postBlock, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const LINES = 20_000;
 const lines = (prefix: string) => Array.from({ length: LINES }, (_, i) => `${prefix} ${i}`).join('\n') + '\n';
@@ -32,17 +32,9 @@ describe('attack: a diff of two texts whose every line differs (real companion)'
     rmSync(ws.base, { recursive: true, force: true });
   });
 
-  /** Checks that /v1/status answers while `answer` is on its way, and gives the answer (null when none came in time). */
-  async function whileItRuns<T>(answer: Promise<T>): Promise<T | null> {
-    await new Promise((r) => setTimeout(r, 300));
-    const status = await fetch(`http://127.0.0.1:${companion.port}/v1/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status).catch((e: Error) => e.name);
-    expect(status).toBe(200);
-    return Promise.race([answer, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
-  }
-
   it('fs.diff of a file against inline content whose every line differs answers soon, naming the sizes', async () => {
     const block = mcpRequestBlock('d', 'fs.diff', { leftPath: join(ws.root, 'left.txt'), rightContent: lines('right') });
-    const run = await whileItRuns(postBlock(companion, 'mcp-request', block, context('conv-diff', 'm1')));
+    const run = await answeredWhileResponsive(companion, postBlock(companion, 'mcp-request', block, context('conv-diff', 'm1')));
     expect(run).not.toBeNull();
     expect(run?.resultText).toMatch(/too different to diff here/);
     expect(run?.resultText).toContain(`${lines('left').length} characters before, ${lines('right').length} after`);
@@ -50,7 +42,7 @@ describe('attack: a diff of two texts whose every line differs (real companion)'
 
   it("an auto_coder plan rewriting every line of a file gets its card soon, the card's diff naming the sizes", async () => {
     const plan = `#####--\n${JSON.stringify({ type: 'operate', metadata: { step_id: 's1', reason: 'rewrite' }, file_operations: [{ action_type: 'create_file', path: 'table.txt', file_content: lines('col') }], program_operations: [] })}\n--#####`;
-    const pending = await whileItRuns(postPending(companion, 'autocoder', plan, context('conv-diff', 'm2')));
+    const pending = await answeredWhileResponsive(companion, postPending(companion, 'autocoder', plan, context('conv-diff', 'm2')));
     expect(pending).not.toBeNull();
     expect(pending?.approval.preview.diff).toMatch(/too different to diff here/);
   });
