@@ -8,8 +8,9 @@ import type { ProgramOutputEvent } from '../types';
  * cut at line ends; a line still being written is held back until its newline, until it grows past `maxHoldChars`,
  * or until `flushMs` pass without one (a progress bar). Then it goes out up to its last blank only, the word being
  * written held for WORD_HOLDS more (a token printed in two writes with a pause is not sent in two pieces, each too
- * short to be known), and each part of a line is redacted together with the end of the line sent before it
- * (`Authorization: Bearer ` then the token: the token is still known by what precedes it). Offsets count the
+ * short to be known), and each part is redacted together with the end of what was sent before it, earlier lines
+ * included (`Authorization: Bearer ` then the token, or a .netrc's `machine host` line then `password secret` on a
+ * write of its own: the secret is still known by what precedes it, as in the whole text). Offsets count the
  * bytes of the redacted stream the client receives, so its gap detection keeps working; a gap in the program's own
  * stream is passed on as a gap of the same size. A private key block spans lines: from its BEGIN line on, every part
  * is redacted after that line until its END line has gone by (a key printed a line at a time went out but its first).
@@ -24,8 +25,8 @@ export interface OutputRedactor {
 interface StreamState {
   event: Omit<ProgramOutputEvent, 'chunk' | 'offset'>;
   held: string;
-  /** the end of the current line as already sent (raw, at most CONTEXT_CHARS), redacted again with what follows */
-  line: string;
+  /** the end of what was already sent (raw, at most CONTEXT_CHARS, over lines), redacted again with what follows */
+  context: string;
   /** the BEGIN line of a private key block sent without its END line yet; redacted again with what follows */
   openKey: string;
   /** the held word was kept back once already: the next flush sends all */
@@ -43,7 +44,10 @@ interface StreamState {
  */
 const WORD_HOLDS = 7;
 
-/** How much of a line already sent is redacted again with its next part: more than any built-in pattern's lead-in. */
+/**
+ * How much of what was already sent is redacted again with the next part: more than any built-in pattern's lead-in,
+ * a .netrc entry's lines above its password included.
+ */
 const CONTEXT_CHARS = 1024;
 
 /** A private key block's first and last lines, as the built-in redaction knows them (policy/redact.ts). */
@@ -77,9 +81,9 @@ export function createOutputRedactor(
   function send(state: StreamState, text: string): void {
     if (text === '') return;
     let chunk = redact(text, policy);
-    const before = state.openKey + state.line;
+    const before = state.openKey + state.context;
     if (before !== '') {
-      // what the line's end already sent (and an open key block's BEGIN line) and this part are redacted as one: of
+      // the end of what was already sent (and an open key block's BEGIN line) and this part are redacted as one: of
       // the result, what goes out is what differs from that end redacted alone — a secret begun in the part sent
       // comes out as its marker here
       const sent = redact(before, policy);
@@ -87,8 +91,7 @@ export function createOutputRedactor(
       chunk = whole.slice(sharedStart(sent, whole));
     }
     state.openKey = openKeyIn(before + text);
-    const lineEnd = text.lastIndexOf('\n');
-    state.line = (lineEnd >= 0 ? text.slice(lineEnd + 1) : state.line + text).slice(-CONTEXT_CHARS);
+    state.context = (state.context + text).slice(-CONTEXT_CHARS);
     if (chunk === '') return;
     publish({ ...state.event, chunk, offset: state.published });
     state.published += Buffer.byteLength(chunk);
@@ -135,7 +138,7 @@ export function createOutputRedactor(
         state = {
           event: { programId: event.programId, name: event.name, stream: event.stream },
           held: '',
-          line: '',
+          context: '',
           openKey: '',
           keptBack: false,
           sourceNext: 0,
@@ -149,7 +152,7 @@ export function createOutputRedactor(
         // the program's stream lost bytes (over its cap): the client is told of a gap of that size
         flush(state);
         state.published += event.offset - state.sourceNext;
-        state.line = '';
+        state.context = '';
       }
       state.sourceNext = event.offset + bytes;
       state.held += event.chunk;

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
+import { redact } from '../../../companion/policy/redact';
 import { createProcessManager } from '../../../companion/processes';
 import { createOutputRedactor } from '../../../companion/processes/redacted-output';
 import type { ProgramOutputEvent } from '../../../companion/types';
@@ -105,5 +106,14 @@ describe('attack: a secret in live program output', () => {
     const out = text(events);
     for (const line of body) expect(out).not.toContain(line.slice(0, 12));
     expect(out).toBe('[REDACTED]\nafter\n');
+  });
+
+  it('a .netrc printed a line at a time: the password alone on its write is still known by the machine line above', async () => {
+    const events = await run(`echo 'machine api.example.com'; sleep 0.1; echo '  login me'; sleep 0.1; echo '  password s3cr3t-netrc'; sleep 0.1; echo done`);
+    expect(events.length).toBeGreaterThan(2);
+    const out = text(events);
+    expect(out).not.toContain('s3cr3t');
+    expect(out).toBe(redact('machine api.example.com\n  login me\n  password s3cr3t-netrc\ndone\n', policy));
+    expect(out).toBe('machine api.example.com\n  login me\n  password [REDACTED]\ndone\n');
   });
 });
