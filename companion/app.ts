@@ -172,13 +172,14 @@ export function createApp(deps: AppDeps): CompanionApp {
     onChange: (change, approval) => hub.publish({ type: 'approval', change, approval }),
   });
   const audit = createAuditLog({ dir: paths.audit, clock });
+  const runStore = createRunStore({ file: paths.runs, clock });
   const runs = createRunManager({
     policy,
     journal,
     processes: deps.processes,
     approvals,
     audit,
-    store: createRunStore({ file: paths.runs, clock }),
+    store: runStore,
     publish: (event) => hub.publish(event),
     clock,
   });
@@ -351,6 +352,8 @@ export function createApp(deps: AppDeps): CompanionApp {
       stopServerChange?.();
       approvals.close();
       await runs.stopAll();
+      // after the runs' last answers: what the run log still owes is tried once more, or named
+      runStore.close();
       await audit.flush();
     },
   };

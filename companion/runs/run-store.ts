@@ -34,6 +34,11 @@ export interface RunStore {
   track(record: RunRecord): void;
   /** forget the key → run mapping (a deliberate re-run) */
   forgetKey(key: string): void;
+  /**
+   * The companion stops: answers still owed to the log are tried once more, and those it still cannot hold are named
+   * on stderr, with what a restart will say of them.
+   */
+  close(): void;
 }
 
 const MAX_RUNS = 2_000;
@@ -51,7 +56,9 @@ export const INTERRUPTED_TEXT =
  * An answer the log cannot hold (the data dir's disk full, or gone read-only) is kept in memory and owed to the
  * log: written before the next line, and tried every OWED_RETRY_MS meanwhile, so once there is room again a restart
  * answers the run with its result instead of "interrupted" (its running line is in the log). A line cut short by the
- * failure is ended with a line break before the next, so it costs only itself.
+ * failure is ended with a line break before the next, so it costs only itself. There is nowhere else to keep them
+ * (the data dir is the companion's only store): a companion stopped before there is room tries them a last time and
+ * says which runs a restart will report as unknown; one that is killed says nothing, and they are unknown too.
  */
 export function createRunStore(options: { file?: string; clock?: () => number } = {}): RunStore {
   const clock = options.clock ?? Date.now;
@@ -166,7 +173,9 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
           }
         }, OWED_RETRY_MS);
         retry.unref();
-        console.error(`chatbridge: cannot record run ${record.runId} in ${options.file}: ${String(error)}; it is written there once there is room`);
+        console.error(
+          `chatbridge: cannot record run ${record.runId} in ${options.file}: ${String(error)}; it is written there once there is room (stopped before then, chatbridge reports its result as unknown after the next start)`,
+        );
         return;
       }
       if (lines > MAX_RUNS * 4) {
@@ -180,6 +189,20 @@ export function createRunStore(options: { file?: string; clock?: () => number } 
     track: remember,
     forgetKey(key) {
       keys.delete(key);
+    },
+    close() {
+      clearInterval(retry);
+      retry = undefined;
+      if (owed.size === 0) return;
+      try {
+        writeOwed();
+        console.error(`chatbridge: ${options.file} had room again at the stop; every answer it could not hold is recorded now`);
+      } catch (error) {
+        failed();
+        console.error(
+          `chatbridge: the answers of ${owed.size === 1 ? 'run' : 'runs'} ${[...owed.keys()].join(', ')} are not in ${options.file} (${String(error)}): after the next start ${owed.size === 1 ? 'it says its' : 'they say their'} result is unknown. Each answer was given when its run ended; free room in that folder before stopping chatbridge to keep them.`,
+        );
+      }
     },
   };
 }

@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { INTERRUPTED_TEXT } from '../../../companion/runs/run-store';
+import type { RunResponse } from '../../../shared/api';
 import { ERROR_CODES } from '../../../shared/errors';
 import {
   ALL_AUTO,
@@ -232,6 +234,48 @@ describe.skipIf(!mountableProbe())('an answer the run log could not hold', () =>
     const after = await getRun(companion, ran.runId);
     expect(after.status).toBe('done');
     expect(after.resultText).toBe(ran.resultText);
+  }, 60_000);
+
+  /** A companion on a 2 MiB data dir whose program ended while the disk was full: its answer is owed to the log. */
+  async function answerOwed(): Promise<{ filler: string; ran: RunResponse }> {
+    ws = makeWorkspace('cb-fault-run-log-stop-');
+    mkdirSync(ws.home);
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', ws.home]).status).toBe(0);
+    mounts.push(ws.home);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    const filler = join(ws.home, 'filler');
+    const slow = mcpRequestBlock('slow', 'process.run', { command: 'sh', args: ['-c', 'sleep 1; echo the program said this; seq 1 2000'], cwd: ws.root });
+    const posted = postBlock(companion, 'mcp-request', slow, context('conv-log', 'slow'));
+    await new Promise((r) => setTimeout(r, 300));
+    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k'], { stdio: 'ignore' });
+    const ran = await posted;
+    expect(ran.status).toBe('done');
+    await waitUntil('the companion says it could not record the run', () => companion!.output().includes(`cannot record run ${ran.runId}`));
+    return { filler, ran };
+  }
+
+  // Once a gap: a companion stopped while an answer was owed dropped it without a word (a retry comes every 2 s),
+  // though there was room again at the stop; and with none, nothing said that the run would be reported as unknown.
+  it('is written at the stop when there is room by then', async () => {
+    const { filler, ran } = await answerOwed();
+    rmSync(filler);
+    await companion!.stop();
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    const after = await getRun(companion, ran.runId);
+    expect(after.status).toBe('done');
+    expect(after.resultText).toBe(ran.resultText);
+  }, 60_000);
+
+  it('stopped while there is still no room: the stop names the run a restart reports as unknown', async () => {
+    const { filler, ran } = await answerOwed();
+    const stopped = companion!;
+    await stopped.stop();
+    expect(stopped.output()).toContain(`the answers of run ${ran.runId} are not in ${join(ws.home, 'runs.jsonl')} (`);
+    expect(stopped.output()).toMatch(/ENOSPC[^\n]*after the next start it says its result is unknown/);
+    rmSync(filler);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    const after = await getRun(companion, ran.runId);
+    expect(after).toMatchObject({ status: 'error', resultText: INTERRUPTED_TEXT });
   }, 60_000);
 });
 
