@@ -159,11 +159,23 @@ export function configuredMode(policy: ServerPolicy, tool: string): Mode | undef
   return policy.tools && Object.hasOwn(policy.tools, tool) ? policy.tools[tool] : undefined;
 }
 
+/** What a value is, never what it holds (it may hold tokens). */
+export function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/** Keys whose values are credentials (an Authorization header, an API key in env): a problem never quotes them. */
+const CREDENTIAL_KEYS: readonly PropertyKey[] = ['headers', 'env'];
+
 function describeIssue(at: string, issue: z.core.$ZodIssue, raw: unknown): string {
   const path = `${at}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
   const given = valueAt(raw, issue.path);
   // a URL refused is still shown as every URL of a server is: it may hold a key (shown-url.ts)
   const value = describeValue(issue.path.length === 1 && issue.path[0] === 'url' && typeof given === 'string' ? shownUrl(given) : given);
+  if (CREDENTIAL_KEYS.includes(issue.path[0] ?? '') && issue.code !== 'unrecognized_keys') {
+    const rule = issue.code === 'invalid_type' ? `must be ${issue.expected === 'record' ? 'an object of strings' : issue.expected}` : issue.message;
+    return `${path}: ${kindOf(given)} (not shown: headers and env hold credentials) — ${rule}`;
+  }
   switch (issue.code) {
     case 'unrecognized_keys':
       return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} — a server takes command, args, env, cwd (a program) or url, headers (HTTP), and policy, timeoutMs, startTimeoutMs, disabled`;

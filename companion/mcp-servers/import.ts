@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { canonicalJson } from '../approvals/args-hash';
 import { readHandEditedText } from '../hand-edited-file';
-import { parseMcpServer } from './config';
+import { kindOf, parseMcpServer } from './config';
 import { serverNameProblem, suggestServerName } from './names';
 
 /**
@@ -78,11 +78,6 @@ const APPROVAL_KEYS = ['autoApprove', 'alwaysAllow', 'autoapprove'];
 
 /** Keys a desktop entry may have that mean the same here. */
 const KEPT_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled'] as const;
-
-/** What a value is, never what it holds (it may hold tokens). */
-function kindOf(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-}
 
 /**
  * JSON as the desktop clients write it: VS Code's mcp.json is JSON with comments and trailing commas, read here by

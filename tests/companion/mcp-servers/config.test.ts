@@ -65,7 +65,7 @@ describe('mcpServers entries are checked one by one', () => {
     ['neither', { args: [] }, 'mcpServers.neither: has neither "command" nor "url"'],
     ['notobject', 'npx foo', 'mcpServers.notobject: value "npx foo" — must be an object with "command"'],
     ['args', { command: 'x', args: 'a b' }, 'mcpServers.args.args: value "a b" — must be array'],
-    ['env', { command: 'x', env: { A: 1 } }, 'mcpServers.env.env.A: value 1 — must be string'],
+    ['env', { command: 'x', env: { A: 1 } }, 'mcpServers.env.env.A: a number (not shown: headers and env hold credentials) — must be string'],
     ['unknown', { command: 'x', autoApprove: ['y'] }, 'mcpServers.unknown: unknown key "autoApprove"'],
     ['url', { url: 'ftp://x/y' }, 'mcpServers.url.url: value "ftp://x/y" — must be an http:// or https:// URL'],
     ['mode', { command: 'x', policy: { tools: { t: 'always' } } }, 'mcpServers.mode.policy.tools.t: value "always" — must be one of "auto", "confirm", "deny"'],

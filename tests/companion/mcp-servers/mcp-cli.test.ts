@@ -186,6 +186,28 @@ describe('chatbridge mcp add / list / remove', () => {
     const { out } = await cli('mcp', 'list');
     expect(out).toContain('bad  invalid  mcpServers.bad.args: value "y" — must be array');
   });
+
+  // Once a gap: a headers or env value of the wrong type was quoted back as the problem, so an Authorization header
+  // written as one string, or an API key given as a number, was printed to the terminal
+  it('list and import show a wrongly-typed headers or env value by its kind, never what it holds', async () => {
+    const entries = {
+      whole: { url: 'https://mcp.example.com/mcp', headers: 'Authorization: Bearer tok-7Hq2xWk9' },
+      listed: { url: 'https://mcp.example.com/mcp', headers: { Authorization: ['Bearer tok-3Pz8mRv1'] } },
+      numeric: { command: 'x', env: { API_KEY: 4417883190 } },
+      line: { command: 'x', env: 'API_KEY=tok-5Lc0nYd4' },
+    };
+    writeJson(configFile, { mcpServers: entries });
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), { mcpServers: entries });
+    const listed = await cli('mcp', 'list');
+    const imported = await cli('mcp', 'import');
+    for (const { out } of [listed, imported]) {
+      expect(out).not.toMatch(/tok-|4417883190/);
+      expect(out).toContain('mcpServers.whole.headers: a string (not shown: headers and env hold credentials) — must be an object of strings');
+      expect(out).toContain('mcpServers.listed.headers.Authorization: an array (not shown: headers and env hold credentials) — must be string');
+      expect(out).toContain('mcpServers.numeric.env.API_KEY: a number (not shown: headers and env hold credentials) — must be string');
+      expect(out).toContain('mcpServers.line.env: a string (not shown: headers and env hold credentials) — must be an object of strings');
+    }
+  });
 });
 
 describe('chatbridge mcp import', () => {
