@@ -1,4 +1,3 @@
-import { promises as fs, type Stats } from 'node:fs';
 import { ToolError } from '../../shared/errors';
 
 export function errnoOf(error: unknown): string | undefined {
@@ -8,16 +7,6 @@ export function errnoOf(error: unknown): string | undefined {
 export function isMissing(error: unknown): boolean {
   const code = errnoOf(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/** lstat, or undefined when nothing is there; any other failure is thrown. */
-export async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
-  try {
-    return await fs.lstat(p);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
 }
 
 /** NAME_MAX and PATH_MAX of Linux (macOS allows names as long, paths of 1023 bytes): what ENAMETOOLONG means. */

@@ -12,8 +12,9 @@ import { remoteMountAt, type Mount } from './mounts';
  * of them together: a local file always has a thread. A call past that waits for its turn, up to TURN_WAIT_MS, and is
  * then refused naming the mount — it is not made, so it takes no thread. On a share that answers, a turn comes in
  * the time of a call. What is gated: resolving a path (lstat, readlink), opening, listing, lstat, mkdir and rename by
- * path — the calls that reach a dead mount first; a call on a descriptor already open there is not (it was opened
- * while the share answered).
+ * path — the calls that reach a dead mount first, the subtree check's walk and the journal's look at a change's
+ * paths (an undo's) among them; a call on a descriptor already open there is not (it was opened while the share
+ * answered), nor a copy or removal of a whole tree (fs.cp, fs.rm), which only follows gated calls on the same paths.
  */
 const PER_MOUNT = 2;
 const POOL_THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;

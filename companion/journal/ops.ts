@@ -4,8 +4,9 @@ import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
-import { asToolError, errnoOf, lstatOrUndefined } from '../fsx/errno';
+import { asToolError, errnoOf } from '../fsx/errno';
 import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
+import { onMountOf } from '../fsx/mount-gate';
 import { sha256File, shownSha256 } from '../fsx/sha256';
 import { walkTreeBatches } from '../fsx/walk';
 import { assertWithinFileLimit } from '../policy/file-limit';
@@ -372,7 +373,7 @@ export async function applyUndo(undo: UndoRecord, refs: RefReader): Promise<void
   switch (undo.type) {
     case 'restore-file': {
       const bytes = await refs.read(undo.ref);
-      const current = await lstatOrUndefined(undo.path);
+      const current = await lstatMaybe(undo.path);
       // The op this reverses may never have changed the file (it failed, or the crash came first). Rewriting it
       // anyway would need a temp file in its directory — which fails where the op failed for lack of permission.
       if (current?.isFile() && (current.mode & 0o7777) === undo.mode && (await holdsBytes(undo.path, current.size, bytes))) return;
@@ -381,7 +382,7 @@ export async function applyUndo(undo: UndoRecord, refs: RefReader): Promise<void
       return;
     }
     case 'remove-created': {
-      const current = await lstatOrUndefined(undo.path);
+      const current = await lstatMaybe(undo.path);
       if (!current) return;
       if (undo.dir && current.isDirectory()) {
         await fs.rmdir(undo.path);
@@ -392,17 +393,17 @@ export async function applyUndo(undo: UndoRecord, refs: RefReader): Promise<void
     }
     case 'return-from-trash': {
       const stored = refPath(undo.ref);
-      if (!(await lstatOrUndefined(stored)) || (await lstatOrUndefined(undo.path))) return;
+      if (!(await lstatMaybe(stored)) || (await lstatMaybe(undo.path))) return;
       await moveAcross(stored, undo.path);
       return;
     }
     case 'move-back': {
-      if (!(await lstatOrUndefined(undo.to)) || (await lstatOrUndefined(undo.from))) return;
+      if (!(await lstatMaybe(undo.to)) || (await lstatMaybe(undo.from))) return;
       await moveAcross(undo.to, undo.from);
       return;
     }
     case 'chmod': {
-      const current = await lstatOrUndefined(undo.path);
+      const current = await lstatMaybe(undo.path);
       if (current && (current.mode & 0o7777) !== undo.mode) {
         // the name may have become a second link to another file since: restoring a mode would change that file
         await chmodSingleLink(undo.path, undo.mode, current, 'restored');
@@ -440,11 +441,11 @@ async function assertNoSymlinkOnTheWay(dir: string): Promise<void> {
  * move put in place, whose undo moves back whatever the folder holds by then.
  */
 export async function capturePathState(p: string, options: { tree?: boolean } = {}): Promise<PathState> {
-  const stat = await lstatOrUndefined(p);
+  const stat = await lstatMaybe(p);
   if (!stat) return { kind: 'absent' };
-  if (stat.isSymbolicLink()) return { kind: 'symlink', target: await fs.readlink(p) };
+  if (stat.isSymbolicLink()) return { kind: 'symlink', target: await onMountOf(p, () => fs.readlink(p)) };
   if (stat.isDirectory()) {
-    const entries = (await fs.readdir(p)).sort();
+    const entries = (await onMountOf(p, () => fs.readdir(p))).sort();
     // a tree that cannot be read (a folder made unreadable meanwhile) gets a digest nothing equals: undo then refuses
     const tree = options.tree ? await treeDigest(p).catch(() => `unreadable ${randomUUID()}`) : undefined;
     return { kind: 'dir', entries, mode: stat.mode & 0o7777, ...(tree !== undefined ? { tree } : {}) };
@@ -457,17 +458,18 @@ export async function capturePathState(p: string, options: { tree?: boolean } = 
  * A digest of everything under a directory: each path below it (sorted), its kind, mode, and for a file its size,
  * inode and modification time, for a symlink its target. A file written by chatbridge is a new inode (temp file +
  * rename); one changed in place has a new size or time. Read with lstat only: a moved folder has at most the
- * 10 000 entries the move's check allows (policy/subtree-guard.ts).
+ * 10 000 entries the move's check allows (policy/subtree-guard.ts). A network or FUSE mount inside the folder is
+ * walked in its turns (mount-gate.ts).
  */
 export async function treeDigest(dir: string): Promise<string> {
   const hash = createHash('sha256');
   const walk = async (folder: string, relative: string): Promise<void> => {
-    for (const name of (await fs.readdir(folder)).sort()) {
+    for (const name of (await onMountOf(folder, () => fs.readdir(folder))).sort()) {
       const full = path.join(folder, name);
       const rel = relative === '' ? name : `${relative}/${name}`;
-      const stat = await fs.lstat(full, { bigint: true });
+      const stat = await onMountOf(full, () => fs.lstat(full, { bigint: true }));
       const mode = (stat.mode & 0o7777n).toString(8);
-      if (stat.isSymbolicLink()) hash.update(`l ${rel} ${await fs.readlink(full)}\0`);
+      if (stat.isSymbolicLink()) hash.update(`l ${rel} ${await onMountOf(full, () => fs.readlink(full))}\0`);
       else if (stat.isDirectory()) {
         hash.update(`d ${rel} ${mode}\0`);
         await walk(full, rel);

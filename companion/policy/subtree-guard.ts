@@ -22,7 +22,9 @@
 import { promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { errnoOf, isMissing, lstatOrUndefined } from '../fsx/errno';
+import { errnoOf, isMissing } from '../fsx/errno';
+import { lstatMaybe } from '../fsx/fs-calls';
+import { onMountOf } from '../fsx/mount-gate';
 import { assertUnchanged, deniedBy } from './path-guard';
 import { runsCode } from './runs-code';
 
@@ -170,9 +172,11 @@ async function walk(
     const dir = under(top, relative);
     let dirents: Dirent[];
     try {
-      dirents = await fs.readdir(dir, { withFileTypes: true });
+      dirents = await onMountOf(dir, () => fs.readdir(dir, { withFileTypes: true }));
     } catch (error) {
       if (isMissing(error) && relative !== '') continue; // removed meanwhile: nothing left there to protect
+      // a network or FUSE mount that did not answer in time: refused by its turns, naming the mount
+      if (error instanceof ToolError) throw new Refused(error);
       throw new Refused(
         new ToolError(
           'FORBIDDEN',
@@ -213,13 +217,13 @@ async function inspect(change: SubtreeChange, policy: GuardPolicy, options: Subt
     const top = subtreeHit(change, '', policy);
     if (top) throw new Refused(subtreeRefusal(change, top, policy), top);
     const source = sourceOf(change);
-    const stat = await lstatOrUndefined(source);
+    const stat = await lstatMaybe(source);
     const directory = stat?.isDirectory() ?? false;
     const runsCodeAt: string[] = [];
     let entries = directory ? await walk(change, source, 'source', policy, limit, options.signal, runsCodeAt) : 0;
     if (change.kind === 'move' || change.kind === 'copy') {
       // an existing directory at the destination is replaced (overwrite), that is, removed with all it holds
-      const target = await lstatOrUndefined(change.to);
+      const target = await lstatMaybe(change.to);
       if (target?.isDirectory()) {
         const replaced = subtreeHit(change, '', policy, 'replaced');
         if (replaced) throw new Refused(subtreeRefusal(change, replaced, policy), replaced);

@@ -9,17 +9,20 @@
  * comes, until the descriptor is closed. It needs root and /dev/fuse (the CI machine has both); elsewhere it skips.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ALL_AUTO,
   context,
+  journalEntries,
   makeWorkspace,
   mcpRequestBlock,
   mcpResultText,
   parseMcpResponse,
   startCompanionProcess,
   type CompanionProcess,
+  undo,
   type Workspace,
 } from '../load/live-companion';
 
@@ -224,5 +227,147 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, inside a
     const refused = (await timed('the calls waiting for the mount', 30_000, () => Promise.race(stuck))) as { status: string; resultText: string };
     expect(refused.status).toBe('error');
     expect(parseMcpResponse(refused.resultText).error?.message).toMatch(new RegExp(`the file system mounted at ${share} \\(fuse\\.chatbridge-test\\) has not answered`));
+  }, 60_000);
+});
+
+// Once a gap: the journal looked at the paths of a change to undo (lstat, and a moved folder's whole tree) outside the
+// turns of calls on a mount, so an undo of a change on a share that stopped answering held a thread of libuv's pool
+// beside the three the gate lets such calls hold, and every file tool of the companion waited with them.
+describe.skipIf(!canMount)('a mounted file system that does not answer, under a change to undo', () => {
+  let ws: Workspace;
+  const shares: Record<'written' | 'inner' | 'third', { dir: string; fuse?: number | undefined }> = {
+    written: { dir: '' },
+    inner: { dir: '' },
+    third: { dir: '' },
+  };
+  let companion: CompanionProcess;
+  let n = 0;
+  let written: string;
+  let moved: string;
+
+  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    n += 1;
+    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-undo', `m${n}`), waitMs: 60_000 }),
+      signal,
+    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
+  };
+  const stuck = (name: string, args: Record<string, unknown>) => {
+    const call = run(name, args, AbortSignal.timeout(60_000));
+    call.catch(() => undefined);
+    return call;
+  };
+  const undoing = (id: string) => {
+    const call = undo(companion, id);
+    call.catch(() => undefined);
+    return call;
+  };
+  const localRead = () => timed('fs.read of a local file', 5_000, (signal) => run('fs.read', { path: join(ws.root, 'local.txt') }, signal));
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-hung-undo-');
+    writeFileSync(join(ws.root, 'local.txt'), 'on the local disk\n');
+    shares.written.dir = join(ws.root, 'share');
+    shares.third.dir = join(ws.root, 'third');
+    shares.inner.dir = join(ws.root, 'moved', 'inner');
+    for (const dir of [shares.written.dir, shares.third.dir, join(ws.root, 'source', 'inner')]) mkdirSync(dir, { recursive: true });
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+    // two changes made while their folders were local: a file written, a folder moved
+    expect((await run('fs.write', { path: join(shares.written.dir, 'notes.txt'), content: 'x\n', mode: 'overwrite' }, AbortSignal.timeout(10_000))).status).toBe('done');
+    expect((await run('fs.mv', { fromPath: join(ws.root, 'source'), toPath: join(ws.root, 'moved') }, AbortSignal.timeout(10_000))).status).toBe('done');
+    const entries = await journalEntries(companion);
+    written = entries.find((e) => e.label === 'fs.write')!.id;
+    moved = entries.find((e) => e.label === 'fs.mv')!.id;
+    // then the file systems mounted there stop answering; the companion reads the mount table again every 5 s
+    for (const share of Object.values(shares)) share.fuse = mountUnanswered(share.dir);
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const share of Object.values(shares)) {
+      if (share.fuse !== undefined) closeSync(share.fuse);
+      unmount(share.dir);
+    }
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('an undo of a file written there waits its turn like the reads there: local files stay readable', async (ctx) => {
+    if (Object.values(shares).some((share) => share.fuse === undefined)) ctx.skip();
+    const undone = undoing(written);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // as many calls on the mounts as the gate lets them hold threads: two on the share, one on another
+    const reads = [stuck('fs.read', { path: join(shares.written.dir, 'a.txt') }), stuck('fs.read', { path: join(shares.written.dir, 'b.txt') })];
+    stuck('fs.read', { path: join(shares.third.dir, 'c.txt') });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mcpResultText((await localRead()).resultText)).toBe('on the local disk\n');
+    // the share's server goes: everything waiting on it fails, the undo with it, and the journal is free again
+    closeSync(shares.written.fuse!);
+    shares.written.fuse = undefined;
+    await timed('the undo once the share is gone', 30_000, () => undone);
+    await timed('the reads once the share is gone', 30_000, () => Promise.all(reads));
+  }, 60_000);
+
+  it("an undo of a moved folder with a mount inside: its tree's walk waits its turn too", async (ctx) => {
+    if (shares.inner.fuse === undefined || shares.third.fuse === undefined) ctx.skip();
+    // the read on the third mount still holds its thread
+    undoing(moved);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stuck('fs.read', { path: join(shares.inner.dir, 'a.txt') });
+    stuck('fs.read', { path: join(shares.inner.dir, 'b.txt') });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mcpResultText((await localRead()).resultText)).toBe('on the local disk\n');
+  }, 60_000);
+});
+
+// Once a gap: the check of what a removal, move or chmod of a folder would touch read its folders outside the turns of
+// calls on a mount, so four removals of a folder holding a share that stopped answering took every thread of the pool.
+describe.skipIf(!canMount)('a mounted file system that does not answer, inside a folder to remove', () => {
+  let ws: Workspace;
+  let share: string;
+  let fuse: number | undefined;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    n += 1;
+    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-rm', `m${n}`), waitMs: 60_000 }),
+      signal,
+    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
+  };
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-hung-rm-');
+    writeFileSync(join(ws.root, 'local.txt'), 'on the local disk\n');
+    share = join(ws.root, 'holder', 'share');
+    mkdirSync(share, { recursive: true });
+    fuse = mountUnanswered(share);
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (fuse !== undefined) closeSync(fuse);
+    unmount(share);
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('removals of the folder leave local files readable, and the ones past their turn are told why', async (ctx) => {
+    if (fuse === undefined) ctx.skip();
+    // as many as libuv's pool has threads, each checking what is under the folder before anything is removed
+    const removals = Array.from({ length: 4 }, () => run('fs.rm', { path: join(ws.root, 'holder'), recursive: true }, AbortSignal.timeout(60_000)));
+    for (const call of removals) call.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const local = await timed('fs.read of a local file while they wait', 5_000, (signal) => run('fs.read', { path: join(ws.root, 'local.txt') }, signal));
+    expect(mcpResultText(local.resultText)).toBe('on the local disk\n');
+    const refused = (await timed('the removals waiting for the mount', 30_000, () => Promise.race(removals))) as { status: string; resultText: string };
+    expect(refused.status).toBe('error');
+    expect(parseMcpResponse(refused.resultText).error?.message).toMatch(new RegExp(`the file system mounted at ${share} \\(fuse\\.chatbridge-test\\) has not answered`));
+    expect(readdirSync(join(ws.root, 'holder'))).toEqual(['share']);
   }, 60_000);
 });
