@@ -19,12 +19,14 @@ import { shownUrl } from './shown-url';
 export const MCP_HELP = `chatbridge mcp — your own MCP servers, usable from any chat under chatbridge's policy
 
   chatbridge mcp list                               servers, state, tools, last error
-  chatbridge mcp add NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]
-  chatbridge mcp add NAME --url URL [--header "Name: value"]... [--sse]
+  chatbridge mcp add NAME [--env K=V]... [--cwd DIR] [--start-timeout-ms MS] -- COMMAND [ARGS...]
+  chatbridge mcp add NAME --url URL [--header "Name: value"]... [--sse] [--start-timeout-ms MS]
   chatbridge mcp remove NAME
   chatbridge mcp import [--yes]                     servers from Claude Desktop, Claude Code, Cursor, Windsurf, VS Code
 
-  --config FILE   the config file to read and change (default <home>/config.json)
+  --start-timeout-ms MS   how long the server may take to start and list its tools (its startTimeoutMs:
+                          1000–600000, default 30000); more for one that downloads itself first (npx -y, docker run)
+  --config FILE           the config file to read and change (default <home>/config.json)
 Tools are named <server>.<tool>. Every call asks for approval unless the server's "policy" in the config says
 otherwise (see the README, "Your MCP servers"). Restart chatbridge after a change.
 `;
@@ -44,6 +46,7 @@ interface Flags {
   headers: string[];
   cwd?: string;
   url?: string;
+  startTimeoutMs?: string;
   sse: boolean;
   yes: boolean;
   /** everything after `--` */
@@ -78,6 +81,9 @@ function parseFlags(args: string[]): Flags {
         break;
       case '--url':
         flags.url = value();
+        break;
+      case '--start-timeout-ms':
+        flags.startTimeoutMs = value();
         break;
       case '--sse':
         flags.sse = true;
@@ -210,6 +216,10 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
       }
       entry.cwd = cwd;
     }
+  }
+  if (flags.startTimeoutMs !== undefined) {
+    // a number as written goes to the config's rule (whole, 1000–600000), which names the key, the value and the bound
+    entry.startTimeoutMs = /^-?\d+(?:\.\d+)?$/.test(flags.startTimeoutMs) ? Number(flags.startTimeoutMs) : flags.startTimeoutMs;
   }
   const checked = parseMcpServer(name, entry);
   if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.problems.join('\n'));

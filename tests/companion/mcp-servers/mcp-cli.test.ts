@@ -108,11 +108,33 @@ describe('chatbridge mcp add / list / remove', () => {
     [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--": chatbridge mcp add x -- npx pkg/],
     [['mcp', 'add', 'x', '--url', 'ftp://a'], 2, /must be an http:\/\/ or https:\/\/ URL/],
     [['mcp', 'add', 'x', '--env', 'NOEQUALS', '--', 'npx'], 2, /--env "NOEQUALS" must look like KEY=value/],
+    [['mcp', 'add', 'x', '--start-timeout-ms', '10', '--', 'npx'], 2, /mcpServers\.x\.startTimeoutMs: value 10 — must be ≥ 1000/],
+    [['mcp', 'add', 'x', '--start-timeout-ms', '3600000', '--url', 'https://a.example/mcp'], 2, /mcpServers\.x\.startTimeoutMs: value 3600000 — must be ≤ 600000/],
+    [['mcp', 'add', 'x', '--start-timeout-ms', '2m', '--', 'npx'], 2, /mcpServers\.x\.startTimeoutMs: value "2m" — must be number/],
+    [['mcp', 'add', 'x', '--start-timeout-ms', '1500.5', '--', 'npx'], 2, /mcpServers\.x\.startTimeoutMs: value 1500\.5 — must be int/],
+    [['mcp', 'add', 'x', '--', 'npx', '--start-timeout-ms'], 0, /^$/],
+    [['mcp', 'add', 'x', '--start-timeout-ms'], 2, /--start-timeout-ms needs a value/],
     [['mcp', 'frobnicate'], 2, /unknown mcp command "frobnicate"/],
   ])('%j exits %i with a message naming the rule', async (argv, code, message) => {
     const result = await cli(...argv);
     expect(result.code).toBe(code);
     expect(result.err).toMatch(message);
+  });
+
+  it('add --start-timeout-ms sets the server\'s own start timeout, for a program or a URL; list shows it', async () => {
+    const program = await cli('mcp', 'add', 'docker', '--start-timeout-ms', '180000', '--', 'docker', 'run', '-i', 'mcp/git');
+    expect(program.code).toBe(0);
+    expect(program.out).toContain(`added docker to ${configFile}: docker run -i mcp/git  (start timeout: 180000 ms)`);
+    const hosted = await cli('mcp', 'add', 'hosted', '--url', 'https://mcp.example.com/mcp', '--start-timeout-ms', '5000');
+    expect(hosted.code).toBe(0);
+    expect(config().mcpServers).toEqual({
+      docker: { command: 'docker', args: ['run', '-i', 'mcp/git'], startTimeoutMs: 180_000 },
+      hosted: { url: 'https://mcp.example.com/mcp', startTimeoutMs: 5_000 },
+    });
+    expect((await cli('mcp', 'list')).out).toContain('hosted  configured  https://mcp.example.com/mcp  (start timeout: 5000 ms)');
+    // refused: nothing is written
+    expect((await cli('mcp', 'add', 'slow', '--start-timeout-ms', '999', '--', 'npx')).code).toBe(2);
+    expect(Object.keys(config().mcpServers as object)).toEqual(['docker', 'hosted']);
   });
 
   it('adding a name twice is refused; remove takes it out; removing it again names the servers left', async () => {
