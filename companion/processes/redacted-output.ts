@@ -1,4 +1,4 @@
-import { redact } from '../policy/redact';
+import { redact, spanningLiterals } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramOutputEvent } from '../types';
 
@@ -78,10 +78,23 @@ export function createOutputRedactor(
   const maxHoldChars = options.maxHoldChars ?? 8192;
   const streams = new Map<string, StreamState>();
 
+  /**
+   * What of the end already sent is redacted again with `text`: all of it when a pattern that spans lines may match
+   * there (the person's own patterns, or a built-in one's literal is in it: `password` of a .netrc entry), else the
+   * current line's end, all a pattern within a line can need — redacting a kilobyte again with every line of a
+   * chatty program cost more than twice the time.
+   */
+  function contextFor(state: StreamState, text: string): string {
+    const literals = spanningLiterals(policy);
+    const both = state.context + text;
+    if (literals === undefined || literals.some((literal) => both.includes(literal))) return state.context;
+    return state.context.slice(state.context.lastIndexOf('\n') + 1);
+  }
+
   function send(state: StreamState, text: string): void {
     if (text === '') return;
     let chunk = redact(text, policy);
-    const before = state.openKey + state.context;
+    const before = state.openKey + contextFor(state, text);
     if (before !== '') {
       // the end of what was already sent (and an open key block's BEGIN line) and this part are redacted as one: of
       // the result, what goes out is what differs from that end redacted alone — a secret begun in the part sent
