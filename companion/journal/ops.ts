@@ -446,8 +446,14 @@ export async function capturePathState(p: string, options: { tree?: boolean } = 
   if (stat.isSymbolicLink()) return { kind: 'symlink', target: await onMountOf(p, () => fs.readlink(p)) };
   if (stat.isDirectory()) {
     const entries = (await onMountOf(p, () => fs.readdir(p))).sort();
-    // a tree that cannot be read (a folder made unreadable meanwhile) gets a digest nothing equals: undo then refuses
-    const tree = options.tree ? await treeDigest(p).catch(() => `unreadable ${randomUUID()}`) : undefined;
+    // a tree that cannot be read (a folder made unreadable meanwhile) gets a digest nothing equals: undo then refuses;
+    // a mount inside that did not answer in its turn (mount-gate.ts) is said as it is, not as a change to the folder
+    const tree = options.tree
+      ? await treeDigest(p).catch((error: unknown) => {
+          if (error instanceof ToolError) throw error;
+          return `unreadable ${randomUUID()}`;
+        })
+      : undefined;
     return { kind: 'dir', entries, mode: stat.mode & 0o7777, ...(tree !== undefined ? { tree } : {}) };
   }
   if (!stat.isFile()) return { kind: 'other' };
