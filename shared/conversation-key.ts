@@ -1,7 +1,7 @@
 /**
  * What a chat page with no conversation id yet (a new chat, a temporary one, a site that keeps every chat at one
- * address) is keyed by, before its host and path: every such page of a site shares the key, so it names no one
- * conversation — the companion grants nothing "for this conversation" there.
+ * address) is keyed by, before its host, path and the name the tab gives its new chat: no address names such a
+ * chat, and it may never get one, so the companion grants nothing "for this conversation" there.
  */
 export const UNSAVED_CONVERSATION_PREFIX = 'new:';
 

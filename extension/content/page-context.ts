@@ -44,6 +44,11 @@ export interface PageDeps {
   firstScanSliceMs?: number;
   /** How a first-scan slice gives the page its turn (default: scanner/slices.ts yieldToPage). */
   yieldToPage?: () => Promise<void>;
+  /**
+   * The tab's own storage (sessionStorage: kept across the tab's reloads, not seen by its other tabs), where the name
+   * of the new chat it shows is kept (newChatName). Without it each page names its new chat afresh.
+   */
+  tabStorage?: Pick<Storage, 'getItem' | 'setItem'> | undefined;
 }
 
 export interface TrackedBlock {
@@ -168,6 +173,11 @@ export interface PageContext {
    */
   readonly heldByStop: Set<string>;
   conversation: string | null;
+  /**
+   * The new chat this page shows while `conversation` is null (newChatName): another tab's new chat, or this tab's
+   * next one, is another conversation, with its own runs in the ledger.
+   */
+  newChat: string;
   switchedAt: number;
   /** Bumped on every conversation switch (not when a new chat gets its id): results never cross it. */
   epoch: number;
@@ -229,6 +239,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     decided: new Map(),
     heldByStop: new Set(),
     conversation: site.conversationId(deps.location),
+    newChat: newChatName(deps.tabStorage, false),
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     personStops: 0,
@@ -252,11 +263,36 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     // conversation — its "Approve for this conversation" grants, its earlier runs, its ledger.
     conversationKey: () => {
       const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
-      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${deps.location.pathname}`;
+      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${deps.location.pathname}#${ctx.newChat}`;
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };
   return ctx;
+}
+
+const NEW_CHAT_ITEM = 'chatbridge:new-chat';
+const NEW_CHAT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The name of the new chat (no conversation id yet) a tab shows: the one kept in the tab's storage, so a reload is
+ * still the same chat, or (`fresh`: the person opened another new chat) a new one, kept from then on. Every new chat
+ * of a site is at the same address, and a site without message ids keys its first reply by its place: under one
+ * shared name, a block another tab's new chat ran counted as run in this one, which then never ran it.
+ */
+export function newChatName(storage: PageDeps['tabStorage'], fresh: boolean): string {
+  try {
+    const kept = fresh ? null : storage?.getItem(NEW_CHAT_ITEM);
+    if (kept && NEW_CHAT_NAME.test(kept)) return kept;
+  } catch {
+    // storage the page does not let us read: this page's own name
+  }
+  const name = crypto.randomUUID();
+  try {
+    storage?.setItem(NEW_CHAT_ITEM, name);
+  } catch {
+    // not kept: a reload names the chat afresh
+  }
+  return name;
 }
 
 function hostOf(href: string): string {

@@ -106,7 +106,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
    * run's id once the companion answered it, so it is looked for a few times.
    */
   const showRunElsewhere = async (record: MessageRecord, tracked: TrackedBlock): Promise<void> => {
-    // A chat without an id yet is this tab's only (another tab's new chat has the same stand-in key).
+    // A chat without an id yet is this tab's only: no other tab runs its blocks.
     if (ctx.conversation === null) return;
     const conv = ctx.conversationKey();
     const startedIn = ctx.epoch;

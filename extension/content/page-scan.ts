@@ -5,7 +5,7 @@ import type { PageChanges } from '../scanner/observe';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
-import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
+import { newChatName, type MessageRecord, type PageContext, type TrackedBlock } from './page-context';
 import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS } from './page-decide';
 import type { Show } from './page-show';
 
@@ -298,6 +298,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       return;
     }
     ctx.conversation = id;
+    // Another new chat opened in this tab: not the one this tab showed before it had its id.
+    if (id === null) ctx.newChat = newChatName(ctx.deps.tabStorage, true);
     ctx.switchedAt = now();
     ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     ctx.epoch += 1;

@@ -118,8 +118,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
    * the time tells the reply (page-decide.ts stoppedElsewhere).
    */
   const shareStop = (messageKey: string, at: number): void => {
-    // A chat without an id yet is open in this tab only: another tab's new chat, under the same stand-in key, is
-    // another conversation.
+    // A chat without an id yet is open in this tab only: no other tab to tell (chatNamed tells its Stops once it has one).
     if (ctx.conversation === null) return;
     void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
   };

@@ -10,6 +10,15 @@ import { insertPromptIntoPage } from './insert-prompt';
 import { startPage, type PageBridge, type PageController } from './page';
 import { isRunLatestMessage, type RunLatestReply } from './run-latest';
 
+/** The tab's sessionStorage, if the page lets it be read (page-context.ts newChatName). */
+function tabStorage(): Storage | undefined {
+  try {
+    return globalThis.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The content script's starter: picks the site module for this host, keeps its settings fresh, connects to the
  * background, and runs the page while the site is enabled. Aborting `signal` (navigation away, extension reload)
@@ -34,7 +43,7 @@ export async function start(signal: AbortSignal): Promise<void> {
     if (settings.enabled && !page) {
       page = new AbortController();
       signal.addEventListener('abort', () => page?.abort(), { once: true });
-      controller = startPage(page.signal, { site, doc: document, location, settings: () => settings, bridge, ledger });
+      controller = startPage(page.signal, { site, doc: document, location, settings: () => settings, bridge, ledger, tabStorage: tabStorage() });
     } else if (!settings.enabled && page) {
       page.abort();
       page = null;

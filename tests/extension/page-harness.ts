@@ -181,6 +181,12 @@ export function memoryArea(): KeyValueArea {
   };
 }
 
+/** A tab's sessionStorage: what it keeps across the tab's reloads. */
+export function tabStorage(): NonNullable<PageDeps['tabStorage']> {
+  const items = new Map<string, string>();
+  return { getItem: (key) => items.get(key) ?? null, setItem: (key, value) => void items.set(key, value) };
+}
+
 export interface Harness {
   page: Page;
   ctl: PageController;
@@ -228,6 +234,8 @@ export function start(
     href?: string;
     /** the first scan's slicing (default: the page's own budget and yield) */
     firstScan?: { sliceMs: number; yieldToPage: () => Promise<void> };
+    /** the tab's sessionStorage (default: none — each page is a tab of its own; pass one to reload the same tab) */
+    tabStorage?: PageDeps['tabStorage'];
   } = {},
 ): Harness {
   const runs: Harness['runs'] = [];
@@ -282,6 +290,7 @@ export function start(
     ...(options.copy ? { copy: options.copy } : {}),
     ...(options.deliverWaitMs ? { deliverWaitMs: options.deliverWaitMs } : {}),
     ...(options.doctorCheckMs ? { doctorCheckMs: options.doctorCheckMs } : {}),
+    ...(options.tabStorage ? { tabStorage: options.tabStorage } : {}),
     ...(options.firstScan ? { firstScanSliceMs: options.firstScan.sliceMs, yieldToPage: options.firstScan.yieldToPage } : {}),
   });
   return {

@@ -421,10 +421,32 @@ describe('page: a reply the person stopped', () => {
     const reply = await begin(other);
     await show(other, reply, [{ lang: 'mcp-request', code: READ }]);
     await end(other);
+    // Its own run, its own result: nothing of the other chat's run.
+    await until(() => other.page.submitted.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(chips()[0]?.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(other.runs).toHaveLength(1);
     expect(noteOf(chips()[0])).not.toBe(t('note.ranElsewhere'));
-    expect(other.page.submitted).toEqual([]);
+    expect(other.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+
+  it("the same block written in another tab's new chat runs there too (neither chat has an id yet; both are keyed by position)", async () => {
+    const area = memoryArea();
+    const here = start(buildPage(), { area, pathname: '/' });
+    const answer = await begin(here);
+    await show(here, answer, [{ lang: 'mcp-request', code: READ }]);
+    await end(here);
+    await until(() => here.page.submitted.length === 1);
+    const first = here.runs[0]!.context.conversationId;
+    stopPages();
+
+    // Another tab, its own new chat: the model starts it with the same call, in the same place.
+    const other = start(buildPage(), { area, pathname: '/' });
+    const reply = await begin(other);
+    await show(other, reply, [{ lang: 'mcp-request', code: READ }]);
+    await end(other);
+    await until(() => other.page.submitted.length === 1);
+    expect(other.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+    expect(other.runs[0]!.context.conversationId).not.toBe(first);
   });
 
   it("Stop inside a block's JSON (the page shows the fence closed): Run sends it as it stands, the chat gets nothing", async () => {

@@ -19,6 +19,7 @@ import {
   start,
   stopPages,
   streamReply,
+  tabStorage,
   until,
   userRow,
   WRITE,
@@ -313,7 +314,7 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.runs[0]!.context.conversationId).toBe('11111111-2222-4333-8444-555555555555');
   });
 
-  it('every chat without an id yet sends the same conversation key (so the companion grants nothing conversation-wide there)', async () => {
+  it('a chat without an id yet sends a key the companion grants nothing conversation-wide for, its own in each tab', async () => {
     const keys: string[] = [];
     for (let chat = 0; chat < 2; chat++) {
       const h = start(buildPage(), { pathname: '/' });
@@ -332,7 +333,54 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
       stopPages();
       document.body.replaceChildren();
     }
-    expect(keys).toEqual([`${UNSAVED_CONVERSATION_PREFIX}/`, `${UNSAVED_CONVERSATION_PREFIX}/`]);
+    for (const key of keys) expect(key.startsWith(`${UNSAVED_CONVERSATION_PREFIX}/#`)).toBe(true);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it('a new chat reloaded while its block runs is the same chat: the run is delivered after the reload', async () => {
+    const area = memoryArea();
+    const tab = tabStorage();
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse =>
+        done ? { runId, status: 'done', resultText: 'LONG RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' },
+    };
+    const first = start(buildPage(), { area, script, pathname: '/', tabStorage: tab });
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    const conversation = first.runs[0]!.context.conversationId;
+    const pendingKey = `ledger:r:${conversation}`;
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const html = row.previousElementSibling!.outerHTML + row.outerHTML;
+    stopPages();
+
+    done = true;
+    const again = buildPage();
+    again.list.innerHTML = html;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script, pathname: '/', tabStorage: tab });
+    await second.settle();
+    await until(() => again.submitted.length === 1 || again.textarea.value !== '', 5_000);
+    expect(second.runs).toEqual([]);
+    expect(again.submitted).toEqual(['LONG RESULT']);
+  });
+
+  it('the next new chat opened in the same tab is another chat: the block the first one ran before it had its id runs there too', async () => {
+    const h = start(buildPage(), { pathname: '/', tabStorage: tabStorage() });
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.page.submitted.length === 1);
+    // The site names the chat once the reply has ended; later the person opens a new chat in the tab.
+    h.navigate('/a/chat/s/11111111-2222-4333-8444-555555555555');
+    await h.settle();
+    h.navigate('/');
+    h.page.list.replaceChildren();
+    await h.settle();
+    h.clock.now += 10_000;
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.page.submitted.length === 2);
+    expect(h.runs).toHaveLength(2);
+    expect(h.runs[1]!.context.conversationId).not.toBe(h.runs[0]!.context.conversationId);
   });
 
   it('switching conversation makes what renders in history, even a reply the site resumes streaming', async () => {
