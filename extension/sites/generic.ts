@@ -12,6 +12,23 @@ const MESSAGE_SELECTOR = '[data-message-author-role], [data-role], [data-author]
 /** "Stop", "Stop generating", "stop-button", "stopResponse" — not "desktop". */
 const STOP_NAME = /(?:^|[^a-z])stop/i;
 
+/** Query parameters a link adds to say where the visit came from (analytics and ad click ids): no chat's name. */
+const TRACKING_PARAM = /^(?:utm_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|yclid|twclid|igshid|mc_cid|mc_eid|_ga|_gl|ref|ref_src)$/i;
+
+/** The query of a page's address without its tracking parameters, sorted by name ('' when none is left). */
+function chatQuery(href: string | undefined): string {
+  if (!href) return '';
+  let params: URLSearchParams;
+  try {
+    params = new URL(href).searchParams;
+  } catch {
+    return '';
+  }
+  const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name)));
+  kept.sort();
+  return kept.toString();
+}
+
 function roleOf(el: Element): MessageRole {
   const described = [
     el.getAttribute('data-message-author-role'),
@@ -67,8 +84,14 @@ export const generic = defineSite({
     });
     return named[named.length - 1] ?? null;
   },
+  // The path and the query: a page may keep its chats at one path and name each in the query (/chat?id=1, /?c=2),
+  // which without it were one conversation — a block run in one counted as run in the other, and "Approve for this
+  // conversation" in one held in the other. Parameters that only tell where the person came from are not part of it,
+  // and the order the parameters are written in does not matter.
   conversationId(location) {
-    return location.pathname.length > 1 ? location.pathname : null;
+    const query = chatQuery(location.href);
+    const id = `${location.pathname}${query === '' ? '' : `?${query}`}`;
+    return id.length > 1 ? id : null;
   },
   messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,

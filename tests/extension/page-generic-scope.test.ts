@@ -24,7 +24,7 @@ afterEach(() => {
 
 type RunReq = RequestMap['run']['request']['run'];
 
-async function runOn(host: string, pathname: string): Promise<RunReq> {
+async function runOn(host: string, pathname: string, search = '', area = memoryArea()): Promise<RunReq> {
   document.body.innerHTML = '<article data-role="assistant"><pre><code class="language-mcp-request"></code></pre></article><textarea></textarea>';
   document.querySelector('code')!.textContent = READ;
   const runs: RunReq[] = [];
@@ -45,10 +45,10 @@ async function runOn(host: string, pathname: string): Promise<RunReq> {
   const ctl = startPage(controller.signal, {
     site: generic,
     doc: document,
-    location: { href: `https://${host}${pathname}`, pathname },
+    location: { href: `https://${host}${pathname}${search}`, pathname },
     settings: () => settings,
     bridge,
-    ledger: new RunLedger(memoryArea()),
+    ledger: new RunLedger(area),
   });
   await until(() => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-state') === 'ready');
   clickChip(roots, document.querySelector('[data-chatbridge-chip]')!, 'run');
@@ -93,4 +93,42 @@ describe('the generic adapter: one conversation per host', () => {
       store.close();
     });
   }
+});
+
+describe('the generic adapter: one conversation per address, its query included', () => {
+  it('chats told apart only by their query (?chat=1, ?chat=2) are two conversations: a block run in one is not run in the other', async () => {
+    const area = memoryArea();
+    const one = await runOn('llm.home.arpa', '/chat', '?chat=1', area);
+    const two = await runOn('llm.home.arpa', '/chat', '?chat=2', area);
+    expect(two.context.conversationId).not.toBe(one.context.conversationId);
+
+    // The same block in the same place of a third chat: its chip offers Run, not Re-run as for a block that ran.
+    document.body.innerHTML = '<article data-role="assistant"><pre><code class="language-mcp-request"></code></pre></article><textarea></textarea>';
+    document.querySelector('code')!.textContent = READ;
+    const controller = new AbortController();
+    controllers.push(controller);
+    const settings = { ...defaultSiteSettings('llm.home.arpa'), enabled: true };
+    startPage(controller.signal, {
+      site: generic,
+      doc: document,
+      location: { href: 'https://llm.home.arpa/chat?chat=3', pathname: '/chat' },
+      settings: () => settings,
+      bridge: { ask: async () => [] as never, onPush: () => () => undefined },
+      ledger: new RunLedger(area),
+    });
+    await until(() => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-state') === 'ready');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(document.querySelector('[data-chatbridge-chip]')!.getAttribute('data-chatbridge-actions')).toBe('run');
+  });
+
+  it('parameters that only say where the visit came from, and their order, do not make another conversation', () => {
+    const at = (search: string): string | null => generic.conversationId({ pathname: '/chat', href: `https://llm.home.arpa/chat${search}` });
+    expect(at('?chat=1&utm_source=news&fbclid=x')).toBe(at('?chat=1'));
+    expect(at('?model=a&chat=1')).toBe(at('?chat=1&model=a'));
+    expect(at('?chat=1')).not.toBe(at('?chat=2'));
+    expect(at('?utm_source=news')).toBe('/chat');
+    // At / the query alone names the chat; a bare / is a chat with no id yet.
+    expect(generic.conversationId({ pathname: '/', href: 'https://llm.home.arpa/?c=7' })).toBe('/?c=7');
+    expect(generic.conversationId({ pathname: '/', href: 'https://llm.home.arpa/?utm_medium=mail' })).toBeNull();
+  });
 });
