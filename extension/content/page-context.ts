@@ -96,6 +96,12 @@ export interface MessageRecord {
    * (the site may show its stop control from the send on, before the reply's row); else firstSeenAt.
    */
   turnSeenAt: number;
+  /**
+   * The message key of the person's message this reply was drawn right after, at the end of the conversation (null
+   * when the page did not see it so): a Stop another tab told under it, pressed before that tab drew the reply's row,
+   * is this reply's (page-decide.ts stoppedElsewhere).
+   */
+  answers: string | null;
   lastChangeAt: number;
   /** How many scans found its text changed since it was first seen (a reply being written: many; one mounted: one). */
   timesGrown: number;
@@ -216,6 +222,13 @@ export interface PageContext {
   reportOnce(what: string, error: unknown): void;
   /** The conversation id, or a stand-in for a new chat that has none yet. */
   conversationKey(): string;
+  /**
+   * Tells the conversation's other tabs that the person stopped a reply (its message key, when): another tab showing
+   * the same reply (the site streams it to each) runs and sends none of it. The Stop is told with its time: a position
+   * key can name another message in another tab's virtual list, so there the time tells the reply
+   * (page-decide.ts stoppedElsewhere).
+   */
+  shareStop(messageKey: string, at: number): void;
   messageKeyOf(record: MessageRecord): string;
 }
 
@@ -264,6 +277,11 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     conversationKey: () => {
       const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
       return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${deps.location.pathname}#${ctx.newChat}`;
+    },
+    shareStop: (messageKey, at) => {
+      // A chat without an id yet is open in this tab only: no other tab to tell (page.ts tells its Stops once it has one).
+      if (ctx.conversation === null) return;
+      void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };

@@ -139,20 +139,24 @@ export function replyEnding(input: EndingInput): { ending: ReplyEnding; cut: Blo
 }
 
 /**
- * Whether a Stop another tab of the conversation told through the ledger stopped this reply as it is being written
- * now: a Stop of its own message (by the site's id), or — where a key is a position, which may name another message
- * in another tab — any Stop pressed while this page saw the reply's turn (from the person's message on, when it saw
- * that arrive: a Stop pressed before the reply's row was drawn stops it too). A Stop from before the person had the
- * model continue the reply is not this writing's.
+ * The Stop another tab of the conversation told through the ledger that stopped this reply as it is being written
+ * now, if one did: a Stop of its own message (by the site's id); one the other tab pressed before it drew the reply's
+ * row, told under the person's message this reply was drawn after (by the site's id), when this page drew the row at
+ * most STOP_BEFORE_ROW_MS after it (a reply regenerated later is another writing); or — where a key is a position,
+ * which may name another message in another tab — any Stop pressed while this page saw the reply's turn (from the
+ * person's message on, when it saw that arrive: a Stop pressed before the reply's row was drawn stops it too). A Stop
+ * from before the person had the model continue the reply is not this writing's.
  */
 export function stoppedElsewhere(
   stops: readonly SharedStop[],
   messageKey: string,
-  record: Pick<MessageRecord, 'turnSeenAt' | 'continuedAt'>,
-): boolean {
-  return stops.some((stop) => {
+  record: Pick<MessageRecord, 'turnSeenAt' | 'continuedAt' | 'firstSeenAt' | 'answers'>,
+): SharedStop | undefined {
+  return stops.find((stop) => {
     if (stop.key === messageKey && !isPositionKey(messageKey)) return stop.at >= (record.continuedAt ?? Number.NEGATIVE_INFINITY);
-    if (!isPositionKey(stop.key) && !isPositionKey(messageKey)) return false;
+    if (!isPositionKey(stop.key) && !isPositionKey(messageKey)) {
+      return stop.key === record.answers && record.continuedAt === null && record.firstSeenAt - stop.at <= STOP_BEFORE_ROW_MS;
+    }
     return stop.at >= (record.continuedAt ?? record.turnSeenAt);
   });
 }

@@ -1,7 +1,7 @@
 import { grantsConversationWide } from '../../shared/conversation-key';
 import { formatRuntimeFeedback } from '../../shared/results';
 import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
-import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit } from '../scanner/blocks';
+import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit, type SharedStop } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
@@ -82,8 +82,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // one read of storage between a reply finishing and its blocks being sent
     const { ran, stops } = await ledger.claimView(conv);
     // The person stopped this very reply in another tab of the conversation: here it is stopped too.
-    if (record.ending === 'normal' && stoppedElsewhere(stops, ctx.messageKeyOf(record), record)) {
-      markStoppedElsewhere(record);
+    const stop = record.ending === 'normal' ? stoppedElsewhere(stops, ctx.messageKeyOf(record), record) : undefined;
+    if (stop) {
+      markStoppedElsewhere(record, stop);
       return [];
     }
     const outcome = claimBlocks({ settings, record, ran, held: ctx.heldByStop, guard: loopGuard, conversation: conv });
@@ -129,9 +130,12 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     show.note(record, [tracked], t('note.ranElsewhere'));
   };
 
-  const markStoppedElsewhere = (record: MessageRecord): void => {
+  const markStoppedElsewhere = (record: MessageRecord, stop: SharedStop): void => {
     const key = ctx.messageKeyOf(record);
     record.stop = { at: now(), by: 'control' };
+    // Told under the person's message (the other tab had not drawn the reply's row yet): told under the reply's own
+    // id too, which a reload recalls (page.ts recallStops).
+    if (stop.key !== key && !isPositionKey(key)) ctx.shareStop(key, stop.at);
     record.ending = 'stopped';
     ctx.stops.set(key, record.stop);
     ctx.decided.set(key, { markdown: record.markdown ?? '', ending: 'stopped' });

@@ -88,6 +88,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       seenGenerating: false,
       firstSeenAt: now(),
       turnSeenAt: now(),
+      answers: null,
       lastChangeAt: now(),
       timesGrown: 0,
       text: null,
@@ -332,6 +333,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       // A reply drawn right after the person's message this page saw arrive: its turn began with that message.
       const before = candidate && record.role === 'assistant' && ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
       if (before?.role === 'user' && (before.candidate || before.origin === 'live')) record.turnSeenAt = before.firstSeenAt;
+      if (before?.role === 'user') record.answers = ctx.messageKeyOf(before);
       if (atEnd) ctx.lastMessageEl = el;
       // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
       // a position key could belong to another message after a virtual list unmounted rows.

@@ -65,7 +65,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     // The Stops pressed in the chat before it had its id, kept to this tab until then, are told under it now: a reload
     // recalls them (recallStop), and another tab that opens the chat knows them.
     chatNamed: () => {
-      for (const [key, stop] of ctx.stops) if (stop.by === 'control' && stop.at >= ctx.switchedAt) shareStop(key, stop.at);
+      for (const [key, stop] of ctx.stops) if (stop.by === 'control' && stop.at >= ctx.switchedAt) ctx.shareStop(key, stop.at);
     },
   });
 
@@ -112,16 +112,6 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   doc.addEventListener('pointerdown', onSendPress, { capture: true, signal });
   doc.addEventListener('click', onSendPress, { capture: true, signal });
 
-  /**
-   * Another tab of the conversation showing the same reply (the site streams it to each) runs and sends none of it.
-   * The Stop is told with its time: a position key can name another message in another tab's virtual list, so there
-   * the time tells the reply (page-decide.ts stoppedElsewhere).
-   */
-  const shareStop = (messageKey: string, at: number): void => {
-    // A chat without an id yet is open in this tab only: no other tab to tell (chatNamed tells its Stops once it has one).
-    if (ctx.conversation === null) return;
-    void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
-  };
   // Replies the person stopped before this page (or before the conversation was opened), by the site's own message ids
   // (a position may name another message now): still stopped here (page-scan.ts recallStop).
   const recallStops = async (): Promise<void> => {
@@ -143,7 +133,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     if (!latest || !follows) {
       // A reply this page does not follow (being written since before a reload, or when the conversation was opened)
       // is live in a tab that saw it arrive: a click on the stop control is told there all the same.
-      if (by === 'control') shareStop(latest ? ctx.messageKeyOf(latest) : '', now());
+      if (by === 'control') ctx.shareStop(latest ? ctx.messageKeyOf(latest) : '', now());
       return;
     }
     if (latest.stop?.by === 'control') return;
@@ -154,7 +144,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     ctx.stops.set(key, latest.stop);
     // A click on the stop control stops the reply for good: told to the conversation's other tabs at once (Escape is
     // told when it turns out to have stopped the reply).
-    if (by === 'control') shareStop(key, latest.stop.at);
+    if (by === 'control') ctx.shareStop(key, latest.stop.at);
   };
   watchStops(signal, {
     site,
@@ -354,7 +344,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         holdStopped(ctx.heldByStop, record);
         // Told under the reply's own key also after a click: a Stop pressed before the reply's row was drawn was told
         // under the person's message, which a reload does not recall for the reply (the ledger keeps a Stop once).
-        shareStop(ctx.messageKeyOf(record), at);
+        ctx.shareStop(ctx.messageKeyOf(record), at);
       }
       if (end.ending !== 'normal') {
         for (const tracked of record.blocks) {

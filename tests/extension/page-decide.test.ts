@@ -6,6 +6,7 @@ import {
   CANDIDATE_GRACE_MS,
   CANDIDATE_MAX_MS,
   ESCAPE_CONFIRM_MS,
+  STOP_BEFORE_ROW_MS,
   blockCutAtEnd,
   candidateVerdict,
   chipView,
@@ -15,6 +16,7 @@ import {
   keepsBlock,
   replyEnding,
   stoppedByPerson,
+  stoppedElsewhere,
 } from '../../extension/content/page-decide';
 import { LoopGuard, type BlockState } from '../../extension/scanner/blocks';
 import { t } from '../../extension/ui/i18n';
@@ -45,6 +47,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     seenGenerating: true,
     firstSeenAt: 0,
     turnSeenAt: 0,
+    answers: null,
     lastChangeAt: 0,
     timesGrown: 2,
     text: '',
@@ -236,6 +239,18 @@ describe('stoppedByPerson', () => {
     expect(stoppedByPerson({ at: 1_000, by: 'escape' }, 1_000 + ESCAPE_CONFIRM_MS)).toBe(true);
     // Escape that closed a menu while the reply went on streaming for a long time is not a stop.
     expect(stoppedByPerson({ at: 1_000, by: 'escape' }, 1_000 + ESCAPE_CONFIRM_MS + 1)).toBe(false);
+  });
+});
+
+describe("stoppedElsewhere: another tab's Stop told under the person's message (pressed before that tab drew the reply's row)", () => {
+  const record = reply([], { answers: 'm:u-1', firstSeenAt: 10_000, turnSeenAt: 9_000 });
+  it("stops the reply drawn after that message a moment after the Stop", () => {
+    expect(stoppedElsewhere([{ key: 'm:u-1', at: 9_900 }], 'm:a-1', record)).toEqual({ key: 'm:u-1', at: 9_900 });
+  });
+  it('not a reply drawn after another message, nor one the site drew long after the Stop (a regenerate)', () => {
+    expect(stoppedElsewhere([{ key: 'm:u-0', at: 9_900 }], 'm:a-1', record)).toBeUndefined();
+    expect(stoppedElsewhere([{ key: 'm:u-1', at: 10_000 - STOP_BEFORE_ROW_MS - 1 }], 'm:a-1', record)).toBeUndefined();
+    expect(stoppedElsewhere([{ key: 'm:u-1', at: 9_900 }], 'm:a-1', { ...record, continuedAt: 20_000 })).toBeUndefined();
   });
 });
 

@@ -1248,6 +1248,65 @@ describe("page: a ChatGPT reply stopped before its row was drawn, after the tab 
   });
 });
 
+describe("page: a ChatGPT reply stopped before its row was drawn, in the conversation's other tab", () => {
+  it('the other tab, which drew the row only after the Stop, neither runs the reply nor sends anything', async () => {
+    const area = memoryArea();
+    const conversation = '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70';
+    // The tab where the person presses Stop while it shows only their message; the tab is closed right after.
+    const page = chatgptPage();
+    const h = start(page as never, { area, site: chatgpt, pathname: conversation });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    const stoppedAt = h.clock.now;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stopPages();
+
+    // The conversation's other tab: the person's message, then the reply the model wrote before the Stop reached it.
+    const other = chatgptPage();
+    const o = start(other as never, { area, site: chatgpt, pathname: conversation });
+    await o.settle();
+    o.clock.now = stoppedAt - 20;
+    other.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    other.setGenerating(true);
+    await o.settle();
+    o.clock.now = stoppedAt + 100;
+    const turn = chatgptTurn('assistant', 'a-1');
+    chatgptAnswer(turn.querySelector<HTMLElement>('[data-message-author-role]')!, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    other.thread.append(turn);
+    await o.settle();
+    other.setGenerating(false);
+    o.clock.now += 500;
+    await o.settle();
+    o.clock.now += 10_000;
+    await o.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(o.runs).toEqual([]);
+    expect(other.submitted).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+
+    // That tab reloaded: the reply is still the stopped one, and Run types its result in without sending it.
+    const rows = other.thread.innerHTML;
+    const later = o.clock.now + 60_000;
+    stopPages();
+    const again = chatgptPage();
+    again.thread.innerHTML = rows;
+    for (const chip of Array.from(again.thread.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const reloaded = start(again as never, { area, site: chatgpt, pathname: conversation });
+    reloaded.clock.now = later;
+    await reloaded.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    clickChip(roots, chips()[0], 'run');
+    await until(() => again.textarea.value === 'RESULT[mcp-request:1]' || again.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.submitted).toEqual([]);
+  });
+});
+
 describe('page: a stopped reply the person has the model continue', () => {
   it('the continued reply runs its new blocks once it ends; the block from before the Stop waits for Run', async () => {
     const h = start(buildPage());
