@@ -168,6 +168,11 @@ export interface PageContext {
    */
   readonly stops: Map<string, StopMark>;
   /**
+   * Replies the person stopped before this page (or before the conversation was opened) whose key is a position, by
+   * what they said (page-decide.ts stoppedReplyText): a position may name another message now.
+   */
+  readonly stoppedTexts: Map<string, StopMark>;
+  /**
    * Message keys of replies decided in this page, with the markdown decided on and how the reply ended: the same
    * reply mounted again with that markdown is not decided again (what did not auto-run then — auto-run off, the loop
    * guard, a stop — does not run now).
@@ -228,7 +233,7 @@ export interface PageContext {
    * key can name another message in another tab's virtual list, so there the time tells the reply
    * (page-decide.ts stoppedElsewhere).
    */
-  shareStop(messageKey: string, at: number): void;
+  shareStop(messageKey: string, at: number, text?: string): void;
   messageKeyOf(record: MessageRecord): string;
 }
 
@@ -249,6 +254,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     active: new Set(),
     liveKeys: new Set(),
     stops: new Map(),
+    stoppedTexts: new Map(),
     decided: new Map(),
     heldByStop: new Set(),
     conversation: site.conversationId(deps.location),
@@ -278,10 +284,10 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
       const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
       return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${deps.location.pathname}#${ctx.newChat}`;
     },
-    shareStop: (messageKey, at) => {
+    shareStop: (messageKey, at, text) => {
       // A chat without an id yet is open in this tab only: no other tab to tell (page.ts tells its Stops once it has one).
       if (ctx.conversation === null) return;
-      void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at, text).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };

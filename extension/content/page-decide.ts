@@ -1,4 +1,4 @@
-import { scanFences } from '../../shared/protocols';
+import { hashText, normalizeRaw, scanFences } from '../../shared/protocols';
 import { prepareForRepair } from '../../shared/protocols/json';
 import type { Block } from '../../shared/protocols/types';
 import { holdsHidden } from '../../shared/reveal-hidden';
@@ -159,6 +159,15 @@ export function stoppedElsewhere(
     }
     return stop.at >= (record.continuedAt ?? record.turnSeenAt);
   });
+}
+
+/**
+ * What a reply decided stopped said, as the ledger keeps it with the Stop where the reply's key is a position: a
+ * reloaded page (or a virtual list that mounts other rows) may put another message at that position, so there the
+ * reply is told by its text (page-scan.ts recallStop). Undefined where the key is the site's message id.
+ */
+export function stoppedReplyText(messageKey: string, markdown: string | null): string | undefined {
+  return isPositionKey(messageKey) && markdown ? hashText(normalizeRaw(markdown)) : undefined;
 }
 
 /** A reply decided stopped: the blocks it holds now never auto-run, whatever is written after (heldByStop). */

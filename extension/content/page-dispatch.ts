@@ -5,7 +5,7 @@ import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunU
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
-import { claimBlocks, holdStopped, stoppedElsewhere } from './page-decide';
+import { claimBlocks, holdStopped, stoppedElsewhere, stoppedReplyText } from './page-decide';
 import type { Deliverer } from './page-deliver';
 import type { Show } from './page-show';
 import { ProgramOutputBuffer } from './program-output';
@@ -134,8 +134,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const key = ctx.messageKeyOf(record);
     record.stop = { at: now(), by: 'control' };
     // Told under the person's message (the other tab had not drawn the reply's row yet): told under the reply's own
-    // id too, which a reload recalls (page.ts recallStops).
-    if (stop.key !== key && !isPositionKey(key)) ctx.shareStop(key, stop.at);
+    // id too, which a reload recalls (page.ts recallStops); where the key is a position, with what the reply said.
+    const text = stoppedReplyText(key, record.markdown);
+    if ((stop.key !== key && !isPositionKey(key)) || (text !== undefined && stop.text !== text)) ctx.shareStop(key, stop.at, text);
     record.ending = 'stopped';
     ctx.stops.set(key, record.stop);
     ctx.decided.set(key, { markdown: record.markdown ?? '', ending: 'stopped' });

@@ -6,7 +6,7 @@ import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } 
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
 import { newChatName, type MessageRecord, type PageContext, type TrackedBlock } from './page-context';
-import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS } from './page-decide';
+import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
 import type { Show } from './page-show';
 
 /**
@@ -193,8 +193,9 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
   const recallStop: Scanner['recallStop'] = (record) => {
     if (record.origin !== 'history' || record.role !== 'assistant' || record.ending !== 'normal' || record.markdown === null) return false;
     const key = ctx.messageKeyOf(record);
-    // A position may name another message now.
-    const stop = isPositionKey(key) ? undefined : ctx.stops.get(key);
+    // A position may name another message now: there the reply is told by what it said.
+    const text = stoppedReplyText(key, record.markdown);
+    const stop = text === undefined ? ctx.stops.get(key) : ctx.stoppedTexts.get(text);
     if (!stop) return false;
     record.stop = stop;
     record.ending = 'stopped';

@@ -8,7 +8,7 @@ import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
 import { isPositionKey, type SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
-import { holdStopped, isUndecided, replyEnding } from './page-decide';
+import { holdStopped, isUndecided, replyEnding, stoppedReplyText } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
 import { createPageDoctor } from './page-doctor';
@@ -112,8 +112,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   doc.addEventListener('pointerdown', onSendPress, { capture: true, signal });
   doc.addEventListener('click', onSendPress, { capture: true, signal });
 
-  // Replies the person stopped before this page (or before the conversation was opened), by the site's own message ids
-  // (a position may name another message now): still stopped here (page-scan.ts recallStop).
+  // Replies the person stopped before this page (or before the conversation was opened), by the site's own message ids,
+  // or where a key is a position (which may name another message now) by what the reply said: still stopped here
+  // (page-scan.ts recallStop).
   const recallStops = async (): Promise<void> => {
     if (ctx.conversation === null) return;
     const epoch = ctx.epoch;
@@ -121,7 +122,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     if (epoch !== ctx.epoch || signal.aborted) return;
     for (const stop of stops) {
       // A reply continued after its Stop was written on since: no longer a stopped one.
-      if (!isPositionKey(stop.key) && stop.continuedAt === undefined && !ctx.stops.has(stop.key)) ctx.stops.set(stop.key, { at: stop.at, by: 'control' });
+      if (stop.continuedAt !== undefined) continue;
+      if (!isPositionKey(stop.key)) {
+        if (!ctx.stops.has(stop.key)) ctx.stops.set(stop.key, { at: stop.at, by: 'control' });
+      } else if (stop.text !== undefined && !ctx.stoppedTexts.has(stop.text)) ctx.stoppedTexts.set(stop.text, { at: stop.at, by: 'control' });
     }
     for (const record of records.values()) if (scanner.recallStop(record)) for (const tracked of record.blocks) show.render(record, tracked);
   };
@@ -343,8 +347,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
         ctx.stops.set(ctx.messageKeyOf(record), { at, by: 'control' });
         holdStopped(ctx.heldByStop, record);
         // Told under the reply's own key also after a click: a Stop pressed before the reply's row was drawn was told
-        // under the person's message, which a reload does not recall for the reply (the ledger keeps a Stop once).
-        ctx.shareStop(ctx.messageKeyOf(record), at);
+        // under the person's message, which a reload does not recall for the reply (the ledger keeps a Stop once). Where
+        // the key is a position, with what the reply said: a reload recalls it by that.
+        ctx.shareStop(ctx.messageKeyOf(record), at, stoppedReplyText(ctx.messageKeyOf(record), record.markdown));
       }
       if (end.ending !== 'normal') {
         for (const tracked of record.blocks) {

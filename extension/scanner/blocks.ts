@@ -346,13 +346,14 @@ export class RunLedger {
    * The Stops the person pressed in a conversation, each with the reply's message key and when (the newest
    * STOPPED_KEPT): another tab of the conversation showing the same reply never runs it by itself nor sends a result
    * after it. The time tells the reply of a site without message ids (its position key may name another message in
-   * another tab), and a reply the person had the model continue after the Stop.
+   * another tab), and a reply the person had the model continue after the Stop. `text`: what the reply decided stopped
+   * said, which tells it after a reload where its key is a position (page-decide.ts stoppedReplyText).
    */
-  markStopped(conversationId: string, messageKey: string, at: number): Promise<void> {
+  markStopped(conversationId: string, messageKey: string, at: number, text?: string): Promise<void> {
     return this.serialize(async () => {
       const key = stoppedKey(conversationId);
       const stops = sharedStops((await this.area.get([key]))[key]).filter((stop) => stop.key !== messageKey || stop.at !== at);
-      stops.push({ key: messageKey, at });
+      stops.push(text === undefined ? { key: messageKey, at } : { key: messageKey, at, text });
       await this.area.set({ [key]: stops.slice(-STOPPED_KEPT).map(storedStop) });
     });
   }
@@ -474,6 +475,8 @@ export interface SharedStop {
   key: string;
   at: number;
   continuedAt?: number;
+  /** The stopped reply's text as decided (page-decide.ts stoppedReplyText), told where its key is a position. */
+  text?: string;
 }
 
 /** Stored Stops; a bare message key (kept before Stops had a time) still stops its own message, never a later writing. */
@@ -483,9 +486,12 @@ function sharedStops(value: unknown): SharedStop[] {
   for (const item of value) {
     if (typeof item === 'string') out.push({ key: item, at: Number.NEGATIVE_INFINITY });
     else if (item && typeof item === 'object') {
-      const { key, at, continuedAt } = item as { key?: unknown; at?: unknown; continuedAt?: unknown };
+      const { key, at, continuedAt, text } = item as { key?: unknown; at?: unknown; continuedAt?: unknown; text?: unknown };
       if (typeof key !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
-      out.push(typeof continuedAt === 'number' && Number.isFinite(continuedAt) ? { key, at, continuedAt } : { key, at });
+      const stop: SharedStop = { key, at };
+      if (typeof continuedAt === 'number' && Number.isFinite(continuedAt)) stop.continuedAt = continuedAt;
+      if (typeof text === 'string') stop.text = text;
+      out.push(stop);
     }
   }
   return out;

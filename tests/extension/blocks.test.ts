@@ -280,6 +280,15 @@ describe('run ledger', () => {
     expect(area.data.has('ledger:s:a')).toBe(false);
   });
 
+  it("keeps what a stopped reply keyed by position said with its Stop, told again with the same time as one Stop", async () => {
+    const area = memoryArea();
+    const ledger = new RunLedger(area);
+    await ledger.markStopped('a', 'p:3', 1_000);
+    await ledger.markStopped('a', 'p:3', 1_000, 'h-1');
+    await ledger.markContinued('a', 'p:3', 2_000);
+    expect(await new RunLedger(area).stops('a')).toEqual([{ key: 'p:3', at: 1_000, text: 'h-1', continuedAt: 2_000 }]);
+  });
+
   it('forgets claimed keys that never ran, and only those', async () => {
     const ledger = new RunLedger(memoryArea());
     await ledger.add('a', ['k1', 'k2', 'k3']);

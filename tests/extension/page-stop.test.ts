@@ -170,6 +170,82 @@ describe('page: a reply the person stopped', () => {
     expect(noteOf(chips()[0])).toBe(t('note.insertedStopped'));
   });
 
+  it('a stopped reply is still stopped after a reload (messages keyed by position), though the list mounts fewer rows: Run types the result in', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area });
+    h.page.list.append(userRow('hello'), userRow('earlier'));
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rows = Array.from(h.page.list.children).slice(-2).map((row) => row.outerHTML).join('');
+    stopPages();
+
+    // Reloaded: the list mounts only the last two rows, so the reply's place among the rows is another.
+    const page = buildPage();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const again = start(page, { area });
+    again.clock.now += 60_000;
+    await again.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    clickChip(roots, chips()[0], 'run');
+    await until(() => page.state() === 'RESULT[mcp-request:1]' || page.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual([]);
+  });
+
+  it("a reply stopped by another tab's Stop is still stopped after this tab's reload (messages keyed by position)", async () => {
+    const area = memoryArea();
+    const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will'];
+    // The tab where the person presses Stop, closed before the reply ended there.
+    const here = start(buildPage(), { area });
+    const answer = await begin(here);
+    await show(here, answer, parts);
+    pressStop(here);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stopPages();
+
+    const other = start(buildPage(), { area });
+    const mirrored = await begin(other);
+    await show(other, mirrored, parts);
+    await end(other);
+    expect(other.runs).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rows = other.page.list.innerHTML;
+    stopPages();
+
+    const page = buildPage();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    start(page, { area });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+  });
+
+  it('after a reload, a reply with other text at the stopped reply\'s place is not taken for it (messages keyed by position)', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    stopPages();
+
+    // Another reply now sits where the stopped one was (a virtual list with other rows mounted).
+    const page = buildPage();
+    const other = assistantRow();
+    renderReply(other.answer, ['Listing.', { lang: 'mcp-request', code: LIST }]);
+    page.list.append(userRow('do it'), other.row);
+    start(page, { area });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(noteOf(chips()[0])).not.toBe(t('note.stopped'));
+  });
+
   it('a reply the person stopped in another tab of the conversation, its result arriving here: typed in, not sent', async () => {
     const area = memoryArea();
     const h = start(buildPage(), { area, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
