@@ -193,9 +193,13 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
   const recallStop: Scanner['recallStop'] = (record) => {
     if (record.origin !== 'history' || record.role !== 'assistant' || record.ending !== 'normal' || record.markdown === null) return false;
     const key = ctx.messageKeyOf(record);
-    // A position may name another message now: there the reply is told by what it said.
-    const text = stoppedReplyText(key, record.markdown);
-    const stop = text === undefined ? ctx.stops.get(key) : ctx.stoppedTexts.get(text);
+    // A position may name another message now: there the reply is told by what it said (hashed only when the ledger
+    // keeps such a Stop: the first scan of a long conversation reads every reply here).
+    const stop = !isPositionKey(key)
+      ? ctx.stops.get(key)
+      : ctx.stoppedTexts.size > 0
+        ? ctx.stoppedTexts.get(stoppedReplyText(key, record.markdown) ?? '')
+        : undefined;
     if (!stop) return false;
     record.stop = stop;
     record.ending = 'stopped';
