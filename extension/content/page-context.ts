@@ -9,6 +9,7 @@ import type { DoctorPageState } from '../doctor/report';
 import type { Chip, ChipApproval, ChipProgress } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
 import type { PageTheme } from '../ui/page-theme';
+import { escapedSince } from './page-decide';
 import type { RunLatestReply } from './run-latest';
 
 /**
@@ -78,6 +79,16 @@ export interface TrackedBlock {
 export interface StopMark {
   at: number;
   by: 'control' | 'escape';
+}
+
+/**
+ * An Escape the person pressed while a reply this page follows was being written, and whether it stopped that reply:
+ * null until the reply ends (page-decide.ts escapedSince).
+ */
+export interface Escape {
+  stop: StopMark;
+  record: MessageRecord;
+  stopped: boolean | null;
 }
 
 export interface MessageRecord {
@@ -193,10 +204,17 @@ export interface PageContext {
   /** Bumped on every conversation switch (not when a new chat gets its id): results never cross it. */
   epoch: number;
   /**
-   * Bumped each time the person stops a reply (page-stop.ts): a result whose run or delivery began before a stop is
-   * typed in and never sent — whichever reply the stop was for (a turn written as several messages, a late result).
+   * Bumped each time the person stops a reply (page-stop.ts; an Escape on a reply this page follows is in `escapes`): a
+   * result whose run or delivery began before a stop is typed in and never sent — whichever reply the stop was for (a
+   * turn written as several messages, a late result).
    */
   personStops: number;
+  /**
+   * Escapes pressed on a reply this page follows, which count as Stops for results (stoppedSince) only when they
+   * stopped it: Escape also closes menus, and a reply written on after it was not stopped. personStops counts the
+   * other Stops (a click on the stop control; an Escape with no reply of this page to tell by).
+   */
+  readonly escapes: Escape[];
   /**
    * A Stop pressed while the newest message was still the person's own (the site shows its stop control from the
    * send on, before the reply's row is drawn): the reply drawn right after it is stopped (page-scan.ts).
@@ -262,10 +280,13 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     personStops: 0,
+    escapes: [],
     stopBeforeReply: null,
     stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
     stoppedSince: async (mark) =>
-      ctx.personStops !== mark.count || (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at),
+      ctx.personStops !== mark.count ||
+      escapedSince(ctx.escapes, mark.at) ||
+      (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,

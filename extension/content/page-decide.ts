@@ -6,7 +6,7 @@ import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type Rep
 import { isPositionKey } from '../sites/define-site';
 import type { SiteSettings } from '../site-settings';
 import { t, type MessageKey } from '../ui/i18n';
-import type { MessageRecord, StopMark, TrackedBlock } from './page-context';
+import type { Escape, MessageRecord, StopMark, TrackedBlock } from './page-context';
 
 /**
  * The page's decisions as pure functions of what the scan saw: whether a block at a place is still the same block,
@@ -85,11 +85,29 @@ export const STOP_BEFORE_ROW_MS = 5_000;
 
 /** Escape also closes menus: it counts as a stop when the reply's last change came at most this long after it. */
 export const ESCAPE_CONFIRM_MS = 3_000;
+/** Escapes that stopped a reply, kept for the results of runs that began before them (the newest). */
+const ESCAPES_KEPT = 20;
 
 /** Whether the person stopped the reply: a click on the stop control always; Escape when the reply ended right after. */
 export function stoppedByPerson(stop: StopMark | null, lastChangeAt: number): boolean {
   if (!stop) return false;
   return stop.by === 'control' || lastChangeAt <= stop.at + ESCAPE_CONFIRM_MS;
+}
+
+/**
+ * Whether an Escape the person pressed stopped anything since `since`: one whose reply ended right after it did; one
+ * whose reply went on being written did not (it closed a menu); one whose reply has not ended yet, while its changes
+ * do not tell it went on, counts (a result is not sent on a guess).
+ */
+export function escapedSince(escapes: readonly Escape[], since: number): boolean {
+  return escapes.some((escape) => escape.stop.at >= since && (escape.stopped ?? stoppedByPerson(escape.stop, escape.record.lastChangeAt)));
+}
+
+/** The reply an Escape was pressed on is decided: whether the Escape stopped it is known (one that did not is dropped). */
+export function settleEscapes(escapes: Escape[], record: MessageRecord): void {
+  for (const escape of escapes) if (escape.record === record && escape.stopped === null) escape.stopped = stoppedByPerson(escape.stop, record.lastChangeAt);
+  const stopped = escapes.filter((escape) => escape.stopped !== false);
+  escapes.splice(0, escapes.length, ...stopped.slice(-ESCAPES_KEPT));
 }
 
 /**

@@ -8,7 +8,7 @@ import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
 import { isPositionKey, type SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
-import { holdStopped, isUndecided, replyEnding, stoppedReplyText } from './page-decide';
+import { holdStopped, isUndecided, replyEnding, settleEscapes, stoppedReplyText } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
 import { createPageDoctor } from './page-doctor';
@@ -130,20 +130,27 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     for (const record of records.values()) if (scanner.recallStop(record)) for (const tracked of record.blocks) show.render(record, tracked);
   };
   // The person stopped the reply being generated (the newest message, while it is not decided yet): it never auto-runs
-  // nor auto-submits (page-decide.ts replyEnding).
+  // nor auto-submits (page-decide.ts replyEnding). A click counts as the person's Stop at once (ctx.personStops); so
+  // does an Escape whose reply cannot tell whether it stopped it (page-context.ts escapes).
   const markStopped = (by: StopMark['by']): void => {
+    if (by === 'control') ctx.personStops += 1;
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
     const follows = latest && (latest.candidate || latest.origin === 'live') && !(latest.markdown !== null && latest.handledMarkdown === latest.markdown);
     if (!latest || !follows) {
       // A reply this page does not follow (being written since before a reload, or when the conversation was opened)
       // is live in a tab that saw it arrive: a click on the stop control is told there all the same.
       if (by === 'control') ctx.shareStop(latest ? ctx.messageKeyOf(latest) : '', now());
+      else ctx.personStops += 1;
       return;
     }
     if (latest.stop?.by === 'control') return;
     latest.stop = { at: now(), by };
     // No reply drawn yet (the newest message is the person's): the Stop is for the reply the page draws next.
     if (latest.role !== 'assistant') ctx.stopBeforeReply = latest.stop;
+    if (by === 'escape') {
+      if (latest.role === 'assistant') ctx.escapes.push({ stop: latest.stop, record: latest, stopped: null });
+      else ctx.personStops += 1;
+    }
     const key = ctx.messageKeyOf(latest);
     ctx.stops.set(key, latest.stop);
     // A click on the stop control stops the reply for good: told to the conversation's other tabs at once (Escape is
@@ -153,10 +160,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   watchStops(signal, {
     site,
     doc,
-    onStop: (by) => {
-      ctx.personStops += 1;
-      markStopped(by);
-    },
+    onStop: markStopped,
   });
 
   // Everything on the page now is history. It is scanned in slices of at most FIRST_SCAN_SLICE_MS of main thread with
@@ -340,6 +344,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       performance.mark('chatbridge:reply-finished');
       const end = replyEnding({ stop: record.stop, lastChangeAt: record.lastChangeAt, markdown: record.markdown ?? '', blocks: record.blocks.map((b) => b.block) });
       record.ending = end.ending;
+      settleEscapes(ctx.escapes, record);
       ctx.decided.set(ctx.messageKeyOf(record), { markdown: record.markdown ?? '', ending: end.ending });
       // Decided stopped: the same reply mounted again later is stopped whatever its new element's timing says.
       if (end.ending === 'stopped') {

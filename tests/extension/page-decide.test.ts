@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
 import type { Block } from '../../shared/protocols/types';
-import type { MessageRecord, TrackedBlock } from '../../extension/content/page-context';
+import type { Escape, MessageRecord, TrackedBlock } from '../../extension/content/page-context';
 import {
   CANDIDATE_GRACE_MS,
   CANDIDATE_MAX_MS,
   ESCAPE_CONFIRM_MS,
+  escapedSince,
+  settleEscapes,
   STOP_BEFORE_ROW_MS,
   blockCutAtEnd,
   candidateVerdict,
@@ -251,6 +253,31 @@ describe("stoppedElsewhere: another tab's Stop told under the person's message (
     expect(stoppedElsewhere([{ key: 'm:u-0', at: 9_900 }], 'm:a-1', record)).toBeUndefined();
     expect(stoppedElsewhere([{ key: 'm:u-1', at: 10_000 - STOP_BEFORE_ROW_MS - 1 }], 'm:a-1', record)).toBeUndefined();
     expect(stoppedElsewhere([{ key: 'm:u-1', at: 9_900 }], 'm:a-1', { ...record, continuedAt: 20_000 })).toBeUndefined();
+  });
+});
+
+describe('escapedSince: an Escape counts for results only when it stopped its reply', () => {
+  it('while the reply is written: counts until a change after ESCAPE_CONFIRM_MS tells the reply went on', () => {
+    const record = reply([], { lastChangeAt: 1_000 });
+    const escapes: Escape[] = [{ stop: { at: 1_000, by: 'escape' }, record, stopped: null }];
+    expect(escapedSince(escapes, 500)).toBe(true);
+    expect(escapedSince(escapes, 1_001)).toBe(false);
+    record.lastChangeAt = 1_000 + ESCAPE_CONFIRM_MS + 1;
+    expect(escapedSince(escapes, 500)).toBe(false);
+  });
+  it('once the reply is decided: one that stopped it is kept, one that did not is dropped', () => {
+    const stopped = reply([], { lastChangeAt: 1_200 });
+    const wentOn = reply([], { lastChangeAt: 9_000 });
+    const escapes: Escape[] = [
+      { stop: { at: 1_000, by: 'escape' }, record: stopped, stopped: null },
+      { stop: { at: 2_000, by: 'escape' }, record: wentOn, stopped: null },
+    ];
+    settleEscapes(escapes, wentOn);
+    settleEscapes(escapes, stopped);
+    // a later change (the person had the model continue) does not undo a Stop that was
+    stopped.lastChangeAt = 50_000;
+    expect(escapes.map((e) => e.stopped)).toEqual([true]);
+    expect(escapedSince(escapes, 500)).toBe(true);
   });
 });
 

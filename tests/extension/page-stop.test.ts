@@ -611,6 +611,29 @@ describe('page: a run that began before the person pressed Stop, whose result co
     expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
   });
 
+  for (const escape of ['stopped', 'closed a menu'] as const) {
+    it(`an Escape that ${escape === 'stopped' ? 'stopped the reply being written: the real result is typed in, never sent' : 'did not stop the reply being written (it went on streaming): the real result is sent'}`, async () => {
+      const h = start(buildPage(), {
+        settings: { approvalWaitMs: 100 },
+        script: { respond: () => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }), approvals: [APPROVAL] },
+      });
+      const answer = await begin(h);
+      await show(h, answer, ['Writing it.', { lang: 'mcp-request', code: WRITE }]);
+      await end(h);
+      await until(() => h.page.submitted.length === 1);
+      // The model answers the pending answer; the person presses Escape while it writes.
+      const next = await begin(h);
+      await show(h, next, ['Waiting for your approval, meanwhile']);
+      pressEscape();
+      if (escape === 'closed a menu') await show(h, next, ['Waiting for your approval, meanwhile I will explain the plan step by step.'], 5_000);
+      await end(h);
+      h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+      await until(() => h.page.textarea.value === 'WRITTEN LATER' || h.page.submitted.length > 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(h.page.submitted).toEqual(escape === 'stopped' ? ['PENDING[ap-1]'] : ['PENDING[ap-1]', 'WRITTEN LATER']);
+    });
+  }
+
   it('…also when the tab was reloaded after the Stop: the result followed after the reload is typed in, not sent', async () => {
     const area = memoryArea();
     let decided = false;
