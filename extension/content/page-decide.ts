@@ -207,17 +207,25 @@ export interface ClaimInput {
 export interface ClaimOutcome {
   /** The blocks that auto-run now, in order (each recorded with the loop guard). */
   run: TrackedBlock[];
-  /** Blocks refused for a reason the chip says (loop guard, already ran, held by a Stop). */
-  refused: Array<{ tracked: TrackedBlock; note: string | undefined; ranBefore: boolean; reason: 'loop-guard' | 'already-ran' | 'reply-stopped' }>;
+  /** Blocks refused for a reason the chip says (loop guard, already ran, held by a Stop, the same call again). */
+  refused: Array<{ tracked: TrackedBlock; note: string | undefined; ranBefore: boolean; reason: 'loop-guard' | 'already-ran' | 'reply-stopped' | 'repeated' }>;
 }
 
 /** DESIGN §6.2 over the ready blocks of a finished reply. */
 export function claimBlocks(input: ClaimInput): ClaimOutcome {
   const { settings, record, ran, held = new Set<string>(), guard, conversation } = input;
   const outcome: ClaimOutcome = { run: [], refused: [] };
-  for (const tracked of record.blocks) {
+  for (const [index, tracked] of record.blocks.entries()) {
     if (tracked.state !== 'ready') continue;
     const signature = callSignature(tracked.block);
+    // The same call right after itself in one reply was written before the first one's result could be seen: not a
+    // retry (the loop guard counts those, across replies) but a call written twice. The first runs; the second waits
+    // for Re-run, which runs it again for real. (Axon statements are one plan, run whole.)
+    const previous = record.blocks[index - 1];
+    if (previous && tracked.block.kind !== 'axon' && outcome.run.includes(previous) && callSignature(previous.block) === signature) {
+      outcome.refused.push({ tracked, note: t('note.repeatedInReply'), ranBefore: true, reason: 'repeated' });
+      continue;
+    }
     const decision = decideAutoRun({
       siteEnabled: settings.enabled,
       autoRun: settings.autoRun,

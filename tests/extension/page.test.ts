@@ -4,6 +4,7 @@ import type { RunResponse } from '../../extension/companion/api-types';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
+import { t } from '../../extension/ui/i18n';
 import {
   APPROVAL,
   LIST,
@@ -12,7 +13,9 @@ import {
   SERVE_PROGRAM,
   assistantRow,
   buildPage,
+  catchChipRoots,
   chipStates,
+  clickChip,
   controllers,
   memoryArea,
   renderReply,
@@ -32,6 +35,8 @@ import {
  */
 
 afterEach(stopPages);
+
+const roots = catchChipRoots();
 
 describe('page: auto-run rules on a DeepSeek-like page', () => {
   it('a block already on the page at load is history: Run button, nothing runs', async () => {
@@ -475,6 +480,32 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     h.page.type('');
     await until(() => h.page.submitted.length === 1, 3_000);
     expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+
+  it('a call a reply writes twice in a row runs once by itself; the second says why and runs again on Re-run', async () => {
+    const h = start(buildPage());
+    const again = READ.replace('call-001', 'call-002');
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Reading it.', { lang: 'mcp-request', code: again }]);
+    await until(() => h.page.submitted.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+    const second = Array.from(document.querySelectorAll('[data-chatbridge-chip]'))[1]!;
+    expect(second.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(second.getAttribute('data-chatbridge-note')).toBe(t('note.repeatedInReply'));
+    expect(second.getAttribute('data-chatbridge-actions')).toBe('rerun');
+    // Re-run asks first (a second click), then the call runs again as a new request.
+    clickChip(roots, second, 'rerun');
+    clickChip(roots, second, 'rerun');
+    await until(() => h.runs.length === 2);
+    expect(h.runs[1]!.text).toBe('```mcp-request\n' + again + '\n```');
+    expect(h.runs[1]!.context.messageKey).not.toBe(h.runs[0]!.context.messageKey);
+  });
+
+  it('the same call again after another one in the reply (read, write, read again) runs each by itself', async () => {
+    const h = start(buildPage());
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }, { lang: 'mcp-request', code: LIST }, { lang: 'mcp-request', code: READ }]);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs).toHaveLength(3);
   });
 
   it('the loop guard stops the same call coming back again and again', async () => {
