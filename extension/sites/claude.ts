@@ -19,10 +19,15 @@ import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isBu
  *              2024: pre > div > label div + Copy + pre.code-block__code > code.language-xxx
  *   composer   fieldset div.ProseMirror[contenteditable="true"] (data-testid="chat-input" on some builds)
  *   send       button[aria-label="Send message"] (2024: "Send Message"), disabled while the composer is empty
- *   generating button[aria-label="Stop response"] (also "Stop Response"); the turn wrapper says data-is-streaming="true"
+ *   generating button[aria-label="Stop response"] (also "Stop Response"; in the composer, labelled in the page's
+ *              language, it draws the stop icon: a square in a circle); the turn wrapper says data-is-streaming="true"
  *   url        /new → /chat/<uuid>
  *   keys       no message ids in the DOM: position among messages
  */
+
+/** The composer's button drawing the stop icon (a square in a circle), labelled in the page's language. */
+const STOP_ICON_BUTTON =
+  'fieldset button:has(path[d="M128,20A108,108,0,1,0,236,128,108.12,108.12,0,0,0,128,20Zm0,192a84,84,0,1,1,84-84A84.09,84.09,0,0,1,128,212Zm40-112v56a12,12,0,0,1-12,12H100a12,12,0,0,1-12-12V100a12,12,0,0,1,12-12h56A12,12,0,0,1,168,100Z"])';
 
 // 2026-11: newest layout first; .font-claude-message is the 2024 class.
 const MESSAGE_SELECTOR = '[data-testid="user-message"], .font-user-message, .font-claude-response, .font-claude-message';
@@ -109,8 +114,9 @@ export const claude = defineSite({
     return firstMatch(doc, ['button[aria-label="Stop response"]', 'button[aria-label="Stop Response"]', '[data-is-streaming="true"]']) !== null;
   },
   stopControl(doc) {
-    // 2026-02 (OCP, PAR in SITES-MORE.md): the send slot holds "Stop response" while a reply streams.
-    return firstMatch(doc, ['button[aria-label="Stop response"]', 'button[aria-label="Stop Response"]']);
+    // 2026-02 (OCP, PAR in SITES-MORE.md): the send slot holds "Stop response" while a reply streams. The label is in
+    // the page's language; the composer's button showing the stop icon (CWC) is the same button in any language.
+    return firstMatch(doc, ['button[aria-label="Stop response"]', 'button[aria-label="Stop Response"]', STOP_ICON_BUTTON]);
   },
   conversationId(location) {
     return idAfter(location.pathname, '/chat/');

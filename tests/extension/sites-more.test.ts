@@ -544,6 +544,22 @@ function el(tag: string, attributes: Record<string, string> = {}, text?: string)
   return node;
 }
 
+describe("Claude's stop control where the page is not in English", () => {
+  it('is the composer button showing the stop icon, whatever its label says', () => {
+    const doc = loadFixture('claude/2026-11-generating.html');
+    const button = doc.querySelector('fieldset button[aria-label="Stop response"]')!;
+    for (const label of ['停止响应', 'Arrêter la réponse']) {
+      button.setAttribute('aria-label', label);
+      expect(claude.stopControl(doc)).toBe(button);
+    }
+    // The same icon outside the composer (in a message) is not the page's stop control.
+    button.remove();
+    const message = doc.querySelector('.font-claude-response')!;
+    message.append(button);
+    expect(claude.stopControl(doc)).toBeNull();
+  });
+});
+
 describe('serializer round trip on these sites: findBlocks(serialize(renderLikeSite(md))) equals findBlocks(md)', () => {
   describeRoundTrips(
     Object.fromEntries(
