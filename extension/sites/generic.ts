@@ -1,3 +1,4 @@
+import { hashText } from '../../shared/protocols/key';
 import { defineSite, firstMatch, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
@@ -15,6 +16,12 @@ const STOP_NAME = /(?:^|[^a-z])stop/i;
 /** Query parameters a link adds to say where the visit came from (analytics and ad click ids): no chat's name. */
 const TRACKING_PARAM = /^(?:utm_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|yclid|twclid|igshid|mc_cid|mc_eid|_ga|_gl|ref|ref_src)$/i;
 
+/**
+ * The longest query kept as written in the conversation's name; a longer one (a page that carries the question itself
+ * in its address) is named by its hash, so the name stays within what the companion takes for a conversation id.
+ */
+const QUERY_SHOWN_MAX = 120;
+
 /** The query of a page's address without its tracking parameters, sorted by name ('' when none is left). */
 function chatQuery(href: string | undefined): string {
   if (!href) return '';
@@ -26,7 +33,8 @@ function chatQuery(href: string | undefined): string {
   }
   const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name)));
   kept.sort();
-  return kept.toString();
+  const query = kept.toString();
+  return query.length > QUERY_SHOWN_MAX ? `~${hashText(query)}` : query;
 }
 
 function roleOf(el: Element): MessageRole {
