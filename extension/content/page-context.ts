@@ -196,8 +196,9 @@ export interface PageContext {
   readonly heldByStop: Set<string>;
   conversation: string | null;
   /**
-   * The new chat this page shows while `conversation` is null (newChatName): another tab's new chat, or this tab's
-   * next one, is another conversation, with its own runs in the ledger.
+   * The new chat this page shows while `conversation` is null: the address it was opened at and its name
+   * (newChatName). Another tab's new chat, or this tab's next one, is another conversation, with its own runs in the
+   * ledger; the same chat once the site gave it its id (its address changed) is the one that was opened here.
    */
   newChat: string;
   switchedAt: number;
@@ -276,7 +277,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     decided: new Map(),
     heldByStop: new Set(),
     conversation: site.conversationId(deps.location),
-    newChat: newChatName(deps.tabStorage, false),
+    newChat: `${deps.location.pathname}#${newChatName(deps.tabStorage, false)}`,
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     personStops: 0,
@@ -303,7 +304,7 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     // conversation — its "Approve for this conversation" grants, its earlier runs, its ledger.
     conversationKey: () => {
       const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
-      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${deps.location.pathname}#${ctx.newChat}`;
+      return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${ctx.newChat}`;
     },
     shareStop: (messageKey, at, text) => {
       // A chat without an id yet is open in this tab only: no other tab to tell (page.ts tells its Stops once it has one).

@@ -70,8 +70,11 @@ export interface ScannerHooks {
    * no longer finds the site's stop control, and nothing will auto-run; true when a reply is seen being written.
    */
   writingSignal(works: boolean): void;
-  /** A new chat got its id (the same conversation, not a switch): what was kept to this tab until then can be told. */
-  chatNamed(): void;
+  /**
+   * A new chat got its id (the same conversation, not a switch; `standIn`: the name it had until then): what was kept
+   * under that name moves to the id, and what was kept to this tab can be told.
+   */
+  chatNamed(standIn: string): void;
 }
 
 export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks): Scanner {
@@ -299,13 +302,14 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // same conversation, not a switch. Opening an old conversation from an empty new chat lands here too; its
     // history renders in without the site's generating signal, so it still never becomes live.
     if (ctx.conversation === null) {
+      const standIn = ctx.conversationKey();
       ctx.conversation = id;
-      hooks.chatNamed();
+      hooks.chatNamed(standIn);
       return;
     }
     ctx.conversation = id;
     // Another new chat opened in this tab: not the one this tab showed before it had its id.
-    if (id === null) ctx.newChat = newChatName(ctx.deps.tabStorage, true);
+    if (id === null) ctx.newChat = `${ctx.deps.location.pathname}#${newChatName(ctx.deps.tabStorage, true)}`;
     ctx.switchedAt = now();
     ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     ctx.epoch += 1;

@@ -1,3 +1,4 @@
+import { moveBlockKey } from '../../shared/protocols';
 import { problemFor } from '../doctor/report';
 import { isEditorEmpty } from '../inject/insert';
 import type { PagePush } from '../messaging';
@@ -62,9 +63,18 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const scanner = createScanner(ctx, show, {
     liveChanged: (changedAt) => tickWhenSettled(changedAt),
     writingSignal: (works) => doctor.setProblem('no-writing-signal', works ? null : problemFor('no-writing-signal')),
-    // The Stops pressed in the chat before it had its id, kept to this tab until then, are told under it now: a reload
-    // recalls them (recallStop), and another tab that opens the chat knows them.
-    chatNamed: () => {
+    chatNamed: (standIn) => {
+      // The blocks' keys name the conversation: what ran in the chat before it had its id, and the runs that still owe
+      // it a result, are the id's now — for this page and, in the ledger, for a reload under the id.
+      const named = ctx.conversationKey();
+      const rekey = (key: string): string => moveBlockKey(key, site.id, standIn, named);
+      for (const record of records.values()) for (const tracked of record.blocks) tracked.key = rekey(tracked.key);
+      const held = [...ctx.heldByStop].map(rekey);
+      ctx.heldByStop.clear();
+      for (const key of held) ctx.heldByStop.add(key);
+      void ctx.ledger.named(standIn, named, rekey).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      // The Stops pressed in the chat before it had its id, kept to this tab until then, are told under it now: a
+      // reload recalls them (recallStop), and another tab that opens the chat knows them.
       for (const [key, stop] of ctx.stops) if (stop.by === 'control' && stop.at >= ctx.switchedAt) ctx.shareStop(key, stop.at);
     },
   });

@@ -297,15 +297,71 @@ export class RunLedger {
 
   /** Read-modify-write of one storage area; chained so two adds in one page never lose each other's keys. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** New chats of this page's tab that got their id since (stand-in name → id): see named. */
+  private readonly aliases = new Map<string, string>();
+  /** The last move of a new chat's records to its id: reads wait for it. */
+  private moved: Promise<unknown> = Promise.resolve();
+
+  /** The conversation a name stands for now (a new chat's stand-in name, once the chat has its id: the id). */
+  private own(conversationId: string): string {
+    return this.aliases.get(conversationId) ?? conversationId;
+  }
+
+  /**
+   * A new chat of this tab got its id (`from`, its stand-in name, is now `to`): what the ledger keeps under the stand-in
+   * — the keys that ran, the runs that still owe the chat a result, the run of each block, the Stops — moves to the id,
+   * each block key renamed (`rekey`), so a reload under the id knows it; calls that still name the stand-in (work that
+   * began before) reach the id from now on.
+   */
+  named(from: string, to: string, rekey: (key: string) => string): Promise<void> {
+    if (from === to) return Promise.resolve();
+    this.aliases.set(from, to);
+    const move = this.serialize(async () => {
+      const kinds = [conversationKey, pendingKey, runsKey, stoppedKey];
+      const stored = await this.area.get([...kinds.flatMap((kind) => [kind(from), kind(to)]), INDEX_KEY]);
+      const items: Record<string, unknown> = {};
+      const ranFrom = stringList(stored[conversationKey(from)]).map(rekey);
+      if (ranFrom.length > 0) {
+        const ran = stringList(stored[conversationKey(to)]);
+        for (const key of ranFrom) if (!ran.includes(key)) ran.push(key);
+        items[conversationKey(to)] = ran.slice(-this.limits.maxKeysPerConversation);
+        const index = numberRecord(stored[INDEX_KEY]);
+        delete index[from];
+        index[to] = this.now();
+        items[INDEX_KEY] = index;
+      }
+      for (const kind of [pendingKey, runsKey]) {
+        const moving = stored[kind(from)];
+        if (!moving || typeof moving !== 'object') continue;
+        const merged = { ...(stored[kind(to)] && typeof stored[kind(to)] === 'object' ? (stored[kind(to)] as Record<string, unknown>) : {}) };
+        for (const [key, value] of Object.entries(moving as Record<string, unknown>)) merged[rekey(key)] = value;
+        items[kind(to)] = merged;
+      }
+      const stopsFrom = sharedStops(stored[stoppedKey(from)]);
+      if (stopsFrom.length > 0) {
+        const stops = sharedStops(stored[stoppedKey(to)]);
+        for (const stop of stopsFrom) if (!stops.some((s) => s.key === stop.key && s.at === stop.at)) stops.push(stop);
+        items[stoppedKey(to)] = stops.slice(-STOPPED_KEPT).map(storedStop);
+      }
+      if (Object.keys(items).length === 0) return;
+      await this.area.set(items);
+      await this.area.remove(kinds.map((kind) => kind(from)));
+    });
+    this.moved = move.catch(() => undefined);
+    return move;
+  }
 
   /** Every key that ran in a conversation, in one read (a page scan asks for many blocks at once). */
   async ranKeys(conversationId: string): Promise<Set<string>> {
-    const key = conversationKey(conversationId);
+    await this.moved;
+    const key = conversationKey(this.own(conversationId));
     return new Set(stringList((await this.area.get([key]))[key]));
   }
 
   /** What a claim reads, in one read of storage: the keys that ran and the Stops the person pressed (markStopped). */
   async claimView(conversationId: string): Promise<{ ran: Set<string>; stops: SharedStop[] }> {
+    await this.moved;
+    conversationId = this.own(conversationId);
     const ran = conversationKey(conversationId);
     const stopped = stoppedKey(conversationId);
     const stored = await this.area.get([ran, stopped]);
@@ -313,7 +369,8 @@ export class RunLedger {
   }
 
   add(conversationId: string, newKeys: string[]): Promise<void> {
-    return this.serialize(() => this.addNow(conversationId, newKeys));
+    const own = this.own(conversationId);
+    return this.serialize(() => this.addNow(own, newKeys));
   }
 
   private async addNow(conversationId: string, newKeys: string[]): Promise<void> {
@@ -334,8 +391,9 @@ export class RunLedger {
 
   /** Keys claimed that never ran after all (an auto-run reply's blocks the person's Stop kept from starting). */
   forget(conversationId: string, keys: string[]): Promise<void> {
+    const id = this.own(conversationId);
     return this.serialize(async () => {
-      const own = conversationKey(conversationId);
+      const own = conversationKey(id);
       const stored = stringList((await this.area.get([own]))[own]);
       const kept = stored.filter((key) => !keys.includes(key));
       if (kept.length !== stored.length) await this.area.set({ [own]: kept });
@@ -350,8 +408,9 @@ export class RunLedger {
    * said, which tells it after a reload where its key is a position (page-decide.ts stoppedReplyText).
    */
   markStopped(conversationId: string, messageKey: string, at: number, text?: string): Promise<void> {
+    const id = this.own(conversationId);
     return this.serialize(async () => {
-      const key = stoppedKey(conversationId);
+      const key = stoppedKey(id);
       const stops = sharedStops((await this.area.get([key]))[key]).filter((stop) => stop.key !== messageKey || stop.at !== at);
       stops.push(text === undefined ? { key: messageKey, at } : { key: messageKey, at, text });
       await this.area.set({ [key]: stops.slice(-STOPPED_KEPT).map(storedStop) });
@@ -364,8 +423,9 @@ export class RunLedger {
    * continued, so a page loaded later does not take the reply, written on since, for a stopped one.
    */
   markContinued(conversationId: string, messageKey: string, at: number): Promise<void> {
+    const id = this.own(conversationId);
     return this.serialize(async () => {
-      const key = stoppedKey(conversationId);
+      const key = stoppedKey(id);
       const stops = sharedStops((await this.area.get([key]))[key]);
       const continued = stops.map((stop) => (stop.key === messageKey && stop.at <= at && stop.continuedAt === undefined ? { ...stop, continuedAt: at } : stop));
       if (continued.some((stop, i) => stop !== stops[i])) await this.area.set({ [key]: continued.map(storedStop) });
@@ -373,7 +433,8 @@ export class RunLedger {
   }
 
   async stops(conversationId: string): Promise<SharedStop[]> {
-    const key = stoppedKey(conversationId);
+    await this.moved;
+    const key = stoppedKey(this.own(conversationId));
     return sharedStops((await this.area.get([key]))[key]);
   }
 
@@ -383,6 +444,11 @@ export class RunLedger {
    * reply that was stopped or ended early, types it in without sending it, as the page before the reload would have.
    */
   async pendingRuns(conversationId: string): Promise<Record<string, PendingRun>> {
+    await this.moved;
+    return this.readPending(this.own(conversationId));
+  }
+
+  private async readPending(conversationId: string): Promise<Record<string, PendingRun>> {
     const key = pendingKey(conversationId);
     const value = (await this.area.get([key]))[key];
     const out: Record<string, PendingRun> = {};
@@ -400,6 +466,7 @@ export class RunLedger {
    * run's id is also kept after its result reached the chat (runOf): another tab shows the run it did not start.
    */
   startedRun(conversationId: string, keys: string[], runId: string, ending: ReplyEnding = 'normal', startedAt?: number): Promise<void> {
+    conversationId = this.own(conversationId);
     return this.serialize(async () => {
       await this.changePending(conversationId, (pending) => {
         for (const key of keys) pending[key] = startedAt === undefined ? { runId, ending } : { runId, ending, startedAt };
@@ -417,7 +484,8 @@ export class RunLedger {
 
   /** The run a block key was last run as (startedRun), if the ledger still knows it. */
   async runOf(conversationId: string, key: string): Promise<string | undefined> {
-    const own = runsKey(conversationId);
+    await this.moved;
+    const own = runsKey(this.own(conversationId));
     return stringRecord((await this.area.get([own]))[own])[key];
   }
 
@@ -428,11 +496,12 @@ export class RunLedger {
   }
 
   private updatePending(conversationId: string, change: (pending: Record<string, PendingRun>) => void): Promise<void> {
-    return this.serialize(() => this.changePending(conversationId, change));
+    const own = this.own(conversationId);
+    return this.serialize(() => this.changePending(own, change));
   }
 
   private async changePending(conversationId: string, change: (pending: Record<string, PendingRun>) => void): Promise<void> {
-    const pending = await this.pendingRuns(conversationId);
+    const pending = await this.readPending(conversationId);
     change(pending);
     const keys = Object.keys(pending);
     if (keys.length === 0) await this.area.remove([pendingKey(conversationId)]);

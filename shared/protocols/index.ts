@@ -19,7 +19,7 @@ export type {
   InertReason,
 } from './types';
 export { BLOCK_KINDS } from './types';
-export { blockKey, hashText, normalizeRaw } from './key';
+export { blockKey, hashText, moveBlockKey, normalizeRaw } from './key';
 export type { BlockKeyParts } from './key';
 export { validateMcpRequest, MCP_METHODS } from './mcp-request';
 export type { McpRequestCheck } from './mcp-request';

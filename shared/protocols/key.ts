@@ -43,3 +43,12 @@ export function blockKey(parts: BlockKeyParts): string {
     '|',
   );
 }
+
+/**
+ * A block key of conversation `from` as the same block's key in conversation `to` (a new chat that got its id: its
+ * stand-in name becomes the id); a key of another site or conversation is returned as it is.
+ */
+export function moveBlockKey(key: string, site: string, from: string, to: string): string {
+  const prefix = `${site}|${from}|`;
+  return key.startsWith(prefix) ? `${site}|${to}|${key.slice(prefix.length)}` : key;
+}

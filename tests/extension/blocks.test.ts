@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { moveBlockKey } from '../../shared/protocols';
 import {
   LoopGuard,
   MAX_AUTO_CALLS,
@@ -287,6 +288,24 @@ describe('run ledger', () => {
     await ledger.markStopped('a', 'p:3', 1_000, 'h-1');
     await ledger.markContinued('a', 'p:3', 2_000);
     expect(await new RunLedger(area).stops('a')).toEqual([{ key: 'p:3', at: 1_000, text: 'h-1', continuedAt: 2_000 }]);
+  });
+
+  it("a new chat's records move to its id once it has one, their keys renamed; calls still naming the stand-in reach the id", async () => {
+    const area = memoryArea();
+    const ledger = new RunLedger(area);
+    const rekey = (key: string): string => moveBlockKey(key, 's', 'new:/#n', 'c1');
+    await ledger.add('c1', ['s|c1|p:1|0|h0']);
+    await ledger.add('new:/#n', ['s|new:/#n|p:3|0|h1']);
+    await ledger.startedRun('new:/#n', ['s|new:/#n|p:3|0|h1'], 'run-1', 'normal', 5);
+    await ledger.named('new:/#n', 'c1', rekey);
+    expect([...(await ledger.ranKeys('c1'))]).toEqual(['s|c1|p:1|0|h0', 's|c1|p:3|0|h1']);
+    expect(await ledger.pendingRuns('c1')).toEqual({ 's|c1|p:3|0|h1': { runId: 'run-1', ending: 'normal', startedAt: 5 } });
+    expect(await ledger.runOf('c1', 's|c1|p:3|0|h1')).toBe('run-1');
+    // work that began under the stand-in settles under the id
+    await ledger.delivered('new:/#n', ['s|c1|p:3|0|h1']);
+    expect(await new RunLedger(area).pendingRuns('c1')).toEqual({});
+    expect(area.data.has('ledger:c:new:/#n')).toBe(false);
+    expect(area.data.has('ledger:u:new:/#n')).toBe(false);
   });
 
   it('forgets claimed keys that never ran, and only those', async () => {

@@ -371,6 +371,47 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(again.submitted).toEqual(['LONG RESULT']);
   });
 
+  it('a new chat that got its id while its block ran, reloaded then: the run is delivered after the reload and the block shows it ran', async () => {
+    const area = memoryArea();
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse =>
+        done ? { runId, status: 'done', resultText: 'LONG RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' },
+    };
+    const first = start(buildPage(), { area, script, pathname: '/' });
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The site names the chat once the reply has ended; the person reloads while the run goes on.
+    first.navigate('/a/chat/s/11111111-2222-4333-8444-555555555555');
+    await first.settle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const html = row.previousElementSibling!.outerHTML + row.outerHTML;
+    stopPages();
+
+    done = true;
+    const again = buildPage();
+    again.list.innerHTML = html;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script, pathname: '/a/chat/s/11111111-2222-4333-8444-555555555555' });
+    await second.settle();
+    await until(() => again.submitted.length === 1 || again.textarea.value !== '', 5_000);
+    expect(second.runs).toEqual([]);
+    expect(again.submitted).toEqual(['LONG RESULT']);
+
+    // Loaded once more: the block is one that ran (Re-run, which asks first), and nothing is delivered again.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stopPages();
+    const third = buildPage();
+    third.list.innerHTML = html;
+    for (const chip of Array.from(third.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    start(third, { area, script, pathname: '/a/chat/s/11111111-2222-4333-8444-555555555555' });
+    await until(() => third.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-actions') === 'rerun');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(third.submitted).toEqual([]);
+  });
+
   it('the next new chat opened in the same tab is another chat: the block the first one ran before it had its id runs there too', async () => {
     const h = start(buildPage(), { pathname: '/', tabStorage: tabStorage() });
     await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
@@ -616,6 +657,33 @@ describe('page: approvals and long runs', () => {
     await h.settle();
     h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
     await until(() => h.page.submitted.includes('FINAL'));
+  });
+
+  it('…and a reload under the id after it arrived delivers nothing again, and shows the block ran', async () => {
+    const area = memoryArea();
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse => ({ runId, status: 'done', resultText: 'FINAL', auditId: 'a' }),
+    };
+    const h = start(buildPage(), { area, pathname: '/', script });
+    const row = await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.runs.length === 1);
+    h.navigate('/a/chat/s/22222222-2222-4333-8444-555555555555');
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.submitted.includes('FINAL'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const html = row.previousElementSibling!.outerHTML + row.outerHTML;
+    stopPages();
+
+    const page = buildPage();
+    page.list.innerHTML = html;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    start(page, { area, script, pathname: '/a/chat/s/22222222-2222-4333-8444-555555555555' });
+    await until(() => page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-actions') === 'rerun');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(page.submitted).toEqual([]);
+    expect(page.textarea.value).toBe('');
   });
 
   it('a result never crosses into another conversation the person switched to', async () => {
