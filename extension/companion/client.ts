@@ -58,6 +58,27 @@ export function pairingRefusal(error: unknown, url: string): string {
   return error.message;
 }
 
+/**
+ * A refusal of the companion's as the person reads it (a chip's note, the popup's and the side panel's error line):
+ * the codes the extension can word itself are said in the person's language, for what was asked (`request`), with
+ * the companion's own message after it where that names the facts (a path, a size). Any other code is named with
+ * the companion's message. NOT_PAIRED and UNREACHABLE are worded where they are found.
+ */
+export function companionRefusal(error: unknown, request?: string): string {
+  if (!(error instanceof CompanionError)) return error instanceof Error ? error.message : String(error);
+  const { code, message } = error;
+  if (code === 'NOT_PAIRED' || code === 'UNREACHABLE') return message;
+  if (code === 'UNAUTHORIZED') return t('conn.tokenRefused');
+  if (request === 'decide' && (code === 'CONFLICT' || code === 'NOT_FOUND')) return t('refusal.approvalGone');
+  if (request === 'decide' && code === 'MISMATCH') return t('refusal.approvalChanged');
+  if (request === 'undo' && (code === 'CONFLICT' || code === 'FORBIDDEN' || code === 'NOT_FOUND')) return t('refusal.undo', [message]);
+  if (request === 'stop-program' && code === 'NOT_FOUND') return t('refusal.programEnded');
+  if (code === 'LIMIT_EXCEEDED') return t('refusal.tooLarge', [message]);
+  if (code === 'INTERNAL') return t('refusal.internal');
+  if (code === 'BAD_RESPONSE') return t('refusal.badResponse', [message]);
+  return t('refusal.other', [code, message]);
+}
+
 export interface CompanionClientOptions {
   baseUrl: () => Promise<string>;
   token: () => Promise<string>;

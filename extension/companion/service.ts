@@ -17,7 +17,7 @@ import {
 import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
-import { CompanionError, createCompanionClient, pairingRefusal } from './client';
+import { companionRefusal, createCompanionClient, pairingRefusal } from './client';
 import { onCommand } from './commands';
 import { startApprovalNotices } from './notices';
 import { CompanionSocket, type ConnectionState } from './socket';
@@ -291,7 +291,7 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     const handler = handlers[message.type] as (r: Request, s: Browser.runtime.MessageSender, c: Caller) => Promise<unknown>;
     return handler(message, sender, caller).then(
       (value): Reply<RequestType> => ({ ok: true, value }) as Reply<RequestType>,
-      (error: unknown): Reply<RequestType> => ({ ok: false, error: describeError(error) }),
+      (error: unknown): Reply<RequestType> => ({ ok: false, error: companionRefusal(error, message.type) }),
     );
   });
 
@@ -366,8 +366,3 @@ function resultOf(result: RunResponse): Pick<RecentRun, 'result' | 'resultCut' |
   return { result: result.resultText.slice(0, RESULT_PREVIEW), ...(cut > 0 ? { resultCut: cut } : {}), endedAt: Date.now() };
 }
 
-function describeError(error: unknown): string {
-  if (error instanceof CompanionError && (error.code === 'NOT_PAIRED' || error.code === 'UNREACHABLE')) return error.message;
-  if (error instanceof CompanionError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
-}

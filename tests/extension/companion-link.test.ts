@@ -1,17 +1,17 @@
 // @vitest-environment node
 // The background service worker has no DOM; its link to the companion is tested in Node, with Node's fetch.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
-import { CompanionError, createCompanionClient, pairingRefusal } from '../../extension/companion/client';
+import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from '../../extension/companion/client';
 import { CompanionSocket, HEARTBEAT_MS, type ConnectionState } from '../../extension/companion/socket';
 import type { WsEvent } from '../../extension/companion/api-types';
 import { ProgramOutputBuffer } from '../../extension/content/program-output';
-import { startCompanionProcess } from '../../bench/companion-process';
+import { runRequest, startCompanionProcess } from '../../bench/companion-process';
 import { useLocale } from './i18n-fake';
 
 /**
@@ -108,6 +108,54 @@ describe('pairing refusals', () => {
     expect(pairingRefusal(away, base)).toBe(`${base} 没有响应：请在这台电脑上启动本地助手（在 chatbridge 文件夹中运行 npm start），或检查“本地助手地址”。`);
     useLocale('en');
     expect(pairingRefusal(away, base)).toBe(`Nothing answers at ${base}: start the companion on this computer (npm start in the chatbridge folder), or check the companion URL.`);
+  });
+
+  it("the companion's refusals a person meets on a card, a chip or a page are worded in their language, its facts kept", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-refusal-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const root = path.join(dir, 'root');
+    mkdirSync(root);
+    const companion = await startCompanionProcess({ root, home: path.join(dir, 'home') });
+    cleanups.push(() => companion.stop());
+    const base = `http://127.0.0.1:${companion.port}`;
+    const client = createCompanionClient({ baseUrl: async () => base, token: async () => companion.token });
+    const request = { ...runRequest('fs.write', { path: path.join(root, 'a.txt'), content: 'one\n', mode: 'overwrite' }), kind: 'mcp-request' as const };
+    const stale = await createCompanionClient({ baseUrl: async () => base, token: async () => 'not-the-token' })
+      .run(request)
+      .catch((e: unknown) => e);
+    expect(stale).toMatchObject({ code: 'UNAUTHORIZED' });
+
+    // a write under the default policy asks: approved once, then decided again (the card of a second tab, say)
+    const pending = await client.run({ ...request, waitMs: 0 });
+    expect(pending.status, pending.resultText).toBe('pending');
+    const [card] = await client.approvals();
+    await client.decide(card!.id, 'approve', card!.argsHash);
+    const twice = await client.decide(card!.id, 'deny', card!.argsHash).catch((e: unknown) => e);
+    expect(twice).toMatchObject({ code: 'CONFLICT' });
+    for (let i = 0; i < 100 && (await client.journal()).length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    const [entry] = await client.journal();
+    writeFileSync(path.join(root, 'a.txt'), 'changed by hand\n');
+    const undo = await client.undo(entry!.id).catch((e: unknown) => e);
+    expect(undo).toMatchObject({ code: 'CONFLICT' });
+    const ended = await client.stopProgram('p-gone').catch((e: unknown) => e);
+    expect(ended).toMatchObject({ code: 'NOT_FOUND' });
+    const other = await client.getRun('r-gone').catch((e: unknown) => e);
+    expect(other).toMatchObject({ code: 'NOT_FOUND' });
+
+    useLocale('zh_CN');
+    expect(companionRefusal(stale, 'run')).toBe('本地助手不再接受这个令牌（例如它的数据目录被重置了）：请重新配对');
+    expect(companionRefusal(twice, 'decide')).toBe('这个批准已不在等待：它已被决定过，或已过期；这次什么也没有决定');
+    expect(companionRefusal(ended, 'stop-program')).toBe('这个程序已经结束了');
+    // an Undo's refusal keeps the companion's words after its own: they name the file and what changed
+    const refusedUndo = companionRefusal(undo, 'undo');
+    expect(refusedUndo.startsWith('没有撤销：')).toBe(true);
+    expect(refusedUndo).toContain(path.join(root, 'a.txt'));
+    expect(companionRefusal(other, 'get-run')).toBe('本地助手拒绝了这个请求（NOT_FOUND）：no run "r-gone"');
+    useLocale('en');
+    expect(companionRefusal(twice, 'decide')).toBe('This approval is no longer waiting: it was decided already, or it expired; nothing was decided now');
+    expect(companionRefusal(undo, 'undo')).toBe(`Not undone: ${(undo as Error).message}`);
+    expect(companionRefusal(ended, 'stop-program')).toBe('This program has already ended');
+    expect(companionRefusal(stale, 'run')).toBe('the companion no longer takes this token (its data directory was reset, for one): pair again');
   });
 });
 
