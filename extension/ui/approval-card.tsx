@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { grantsConversationWide } from '../../shared/conversation-key';
 import type { Approval, ApprovalDecision } from '../companion/api-types';
 import type { DiffView } from './diff-view';
-import { t } from './i18n';
+import { riskName, t } from './i18n';
 import { trusted } from './trusted';
 
 let loadedDiffView: typeof DiffView | undefined;
@@ -46,7 +46,7 @@ export function ApprovalCard(props: {
       tabIndex={-1}
     >
       <div class="row">
-        <span class="tag" data-risk={a.risk}>{a.risk}</span>
+        <span class="tag" data-risk={a.risk}>{riskName(a.risk)}</span>
         <strong class="mono">{a.tool}</strong>
         <span class="spacer" />
         <span class="muted">{a.site}</span>
@@ -61,7 +61,7 @@ export function ApprovalCard(props: {
         <ul class="stack" data-actions="" style="margin:0;padding-left:16px">
           {preview.actions.map((action) => (
             <li>
-              <span class="tag" data-risk={action.risk}>{action.risk}</span> {action.label}
+              <span class="tag" data-risk={action.risk}>{riskName(action.risk)}</span> {action.label}
             </li>
           ))}
         </ul>

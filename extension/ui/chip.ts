@@ -506,14 +506,14 @@ function approvalCard(
     list.className = 'actions';
     for (const action of approval.actions) {
       const item = doc.createElement('li');
-      item.textContent = `[${action.risk}] ${action.label}`;
+      item.textContent = `[${t(`risk.${action.risk}` as MessageKey) || action.risk}] ${action.label}`;
       list.append(item);
     }
     card.append(list);
   }
   if (approval.command !== undefined) {
     const pre = scrollBox(doc);
-    pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(in ${approval.cwd})` : ''}`;
+    pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}`;
     card.append(pre);
   }
   if (approval.diff !== undefined) {

@@ -17,6 +17,11 @@ export function t(key: MessageKey, substitutions?: Array<string | number>): stri
   return substitutions ? (i18n.t as (k: string, s: string[]) => string)(key, substitutions.map(String)) : (i18n.t as (k: string) => string)(key);
 }
 
+/** A class of action (read, write, delete, exec) as a card, a plan's action list and a grant name it. */
+export function riskName(risk: 'read' | 'write' | 'delete' | 'exec'): string {
+  return t(`risk.${risk}`);
+}
+
 export type Language = 'zh' | 'en';
 
 export function languageFor(tag: string | undefined): Language {

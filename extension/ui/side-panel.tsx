@@ -4,7 +4,7 @@ import { revealHidden } from '../../shared/reveal-hidden';
 import type { RecentRun } from '../messaging';
 import { ApprovalCard } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
-import { t, type MessageKey } from './i18n';
+import { riskName, t, type MessageKey } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { trusted } from './trusted';
@@ -73,12 +73,12 @@ function ProgramCard(props: { program: ProgramItem; output: string; onStop: () =
 /** One "Approve for this conversation": the tool and its class (named as the approval card names them), where. */
 function GrantRow(props: { grant: GrantItem; onForget: () => void }) {
   const { grant: g } = props;
-  const what = revealHidden(`${g.tool} (${g.risk}) — ${g.site} · ${g.conversationId}`, { oneLine: true });
+  const what = revealHidden(`${g.tool} (${riskName(g.risk)}) — ${g.site} · ${g.conversationId}`, { oneLine: true });
   return (
     <li class="row" data-grant={JSON.stringify([g.site, g.conversationId, g.tool, g.risk])}>
       <strong class="mono">{revealHidden(g.tool, { oneLine: true })}</strong>
       <span class="tag" data-risk={g.risk}>
-        {g.risk}
+        {riskName(g.risk)}
       </span>
       <span class="muted">{g.site}</span>
       <span class="muted mono" title={g.conversationId}>

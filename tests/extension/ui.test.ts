@@ -64,6 +64,29 @@ describe('chip', () => {
     expect(text).toContain('+evil');
   });
 
+  it("on a Chinese screen the card names each action's class and the working directory in Chinese", () => {
+    useLocale('zh_CN');
+    const { chip, root } = chipWithRoot(() => undefined);
+    chip.update({
+      kind: 'autocoder',
+      state: 'approval',
+      actions: ['stop'],
+      approval: {
+        tool: 'autocoder',
+        title: 'auto_coder plan s1: 1 file change, 1 program',
+        paths: ['/w/a.txt'],
+        command: 'tests: npm test',
+        cwd: '/w',
+        actions: [
+          { risk: 'write', label: 'create_file a.txt' },
+          { risk: 'exec', label: 'run tests: npm test' },
+        ],
+      },
+    });
+    expect(Array.from(root.querySelectorAll('.card .actions li')).map((li) => li.textContent)).toEqual(['[写入] create_file a.txt', '[执行] run tests: npm test']);
+    expect(root.querySelector('.card pre')!.textContent).toBe('$ tests: npm test\n(目录 /w)');
+  });
+
   it('ignores clicks a page script dispatches (attack: page clicks Approve)', () => {
     const actions: ChipAction[] = [];
     // Reach into the closed root the way only our own code could, to dispatch at the real button.

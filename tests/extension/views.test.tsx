@@ -183,6 +183,11 @@ describe('approval card', () => {
       'write create_file a.txt',
       'exec run tests: npm test',
     ]);
+    // a Chinese screen names the classes in Chinese, on the card, its actions and what was granted
+    useLocale('zh_CN');
+    const zh = mount(<ApprovalCard approval={plan} onDecide={() => undefined} />);
+    expect([...zh.querySelectorAll('[data-actions] li')].map((li) => li.textContent)).toEqual(['写入 create_file a.txt', '执行 run tests: npm test']);
+    expect(zh.querySelector('.row .tag')!.textContent).toBe('写入');
   });
 
   it('shows the companion\'s warning about hidden characters above the title, as an alert; none without one', () => {
