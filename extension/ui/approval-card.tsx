@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { grantsConversationWide } from '../../shared/conversation-key';
 import type { Approval, ApprovalDecision } from '../companion/api-types';
 import type { DiffView } from './diff-view';
@@ -24,6 +24,21 @@ function LazyDiff({ diff }: { diff: string }) {
 }
 
 /**
+ * Decides `approval`, then puts the focus, gone with its card, on the next card (or the one before), else on
+ * `fallback`: never onto a button, so a second press of Enter decides nothing. Left alone if the person has moved it.
+ */
+export function decideThenFocus(approvals: readonly Approval[], approval: Approval, decide: () => Promise<void>, fallback?: () => HTMLElement | null): void {
+  const ids = approvals.map((a) => a.id);
+  const at = ids.indexOf(approval.id);
+  const next = ids[at + 1] ?? ids[at - 1];
+  void decide().then(() => {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    (next === undefined ? fallback?.() : document.querySelector<HTMLElement>(`[data-approval="${next}"]`))?.focus();
+  });
+}
+
+/**
  * One approval waiting for the person: what would happen (each action of a plan with its class, the command and
  * its working directory, the diff of every file), then Approve / Approve for this conversation / Deny.
  * Stable selectors: `[data-approval=<id>]`, buttons `[data-decision=approve|approve-conversation|deny]`.
@@ -38,6 +53,19 @@ export function ApprovalCard(props: {
   const { approval: a, compact } = props;
   const { preview } = a;
   const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} />;
+  // Folded (the popup), the diff is shown before anything is approved: the first Approve opens it, the next decides.
+  const folds = compact === true && preview.diff !== undefined;
+  const [seen, setSeen] = useState(!folds);
+  const fold = useRef<HTMLDetailsElement>(null);
+  const approve = (decision: 'approve' | 'approve-conversation') => (): void => {
+    if (seen) return props.onDecide(decision);
+    setSeen(true);
+    const details = fold.current;
+    if (!details) return;
+    details.open = true;
+    details.querySelector('summary')?.focus();
+    details.scrollIntoView?.({ block: 'nearest' });
+  };
   return (
     <article
       class={`card stack${props.focused ? ' focused' : ''}`}
@@ -74,14 +102,32 @@ export function ApprovalCard(props: {
           </div>
         </div>
       )}
-      {diff && (compact ? <details><summary>{t('panel.showDiff')}</summary>{diff}</details> : diff)}
+      {diff &&
+        (folds ? (
+          <details ref={fold} onToggle={(e) => e.currentTarget.open && setSeen(true)}>
+            <summary>{t('panel.showDiff')}</summary>
+            {diff}
+          </details>
+        ) : (
+          diff
+        ))}
+      {!seen && (
+        <p class="muted" id={`read-first-${a.id}`} data-read-first="">
+          {t('panel.readFirst')}
+        </p>
+      )}
       {preview.command === undefined && preview.diff === undefined && preview.paths.length > 0 && <pre class="command">{preview.paths.join('\n')}</pre>}
       <div class="row">
-        <button type="button" class="primary" data-decision="approve" onClick={trusted(() => props.onDecide('approve'))}>
+        <button type="button" class="primary" data-decision="approve" aria-describedby={seen ? undefined : `read-first-${a.id}`} onClick={trusted(approve('approve'))}>
           {t('action.approve')}
         </button>
         {grantsConversationWide(a.conversationId) && (
-          <button type="button" data-decision="approve-conversation" onClick={trusted(() => props.onDecide('approve-conversation'))}>
+          <button
+            type="button"
+            data-decision="approve-conversation"
+            aria-describedby={seen ? undefined : `read-first-${a.id}`}
+            onClick={trusted(approve('approve-conversation'))}
+          >
             {t('action.approveConversation')}
           </button>
         )}

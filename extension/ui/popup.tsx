@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApprovalCard } from './approval-card';
+import { ApprovalCard, decideThenFocus } from './approval-card';
 import { t } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
@@ -97,7 +97,13 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
           <h2 id="approvals-title">{t('popup.approvals')}</h2>
           <div id="approvals" class="stack">
             {state.approvals.map((a) => (
-              <ApprovalCard key={a.id} approval={a} compact onDecide={(d) => void live.decide(a, d)} />
+              <ApprovalCard
+                key={a.id}
+                approval={a}
+                compact
+                // the focus goes to the next card, after the last to the side panel's button with its count: never to a decision
+                onDecide={(d) => decideThenFocus(state.approvals, a, () => live.decide(a, d), () => document.querySelector('#open-sidepanel'))}
+              />
             ))}
           </div>
         </section>

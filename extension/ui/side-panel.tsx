@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem } from '../companion/api-types';
 import { revealHidden } from '../../shared/reveal-hidden';
 import type { RecentRun } from '../messaging';
-import { ApprovalCard } from './approval-card';
+import { ApprovalCard, decideThenFocus } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, type MessageKey } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
@@ -317,16 +317,7 @@ export function SidePanel({ live }: { live: Live }) {
     card?.focus();
   }, [focus, present]);
   /** After a decision the focus, gone with the card, goes to the next card (or the one before): never to a button. */
-  const decide = (approval: Approval, decision: ApprovalDecision): void => {
-    const ids = state.approvals.map((a) => a.id);
-    const at = ids.indexOf(approval.id);
-    const next = ids[at + 1] ?? ids[at - 1];
-    void live.decide(approval, decision).then(() => {
-      const active = document.activeElement;
-      if (active && active !== document.body && active.isConnected) return;
-      (next === undefined ? null : document.querySelector<HTMLElement>(`[data-approval="${next}"]`))?.focus();
-    });
-  };
+  const decide = (approval: Approval, decision: ApprovalDecision): void => decideThenFocus(state.approvals, approval, () => live.decide(approval, decision));
   return (
     <SidePanelView
       state={state}

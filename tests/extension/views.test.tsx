@@ -547,6 +547,51 @@ describe('popup', () => {
     expect(root.querySelector('[data-approval="confirm-9"] [data-decision="approve"]')).not.toBe(approve);
   });
 
+  it("Approve on a card whose diff is folded shows the diff first: nothing is approved that was never seen", async () => {
+    const decided: string[] = [];
+    const root = mount(
+      <PopupView state={state({ approvals: [approval(), EXEC] })} deps={deps()} live={{ ...live, decide: async (a, d) => void decided.push(`${a.id} ${d}`) }} />,
+    );
+    const card = root.querySelector('[data-approval="confirm-1"]')!;
+    const details = card.querySelector('details')!;
+    expect(details.open).toBe(false);
+    await act(async () => trustedClick(card.querySelector('[data-decision="approve"]')!));
+    expect(decided).toEqual([]);
+    expect(details.open).toBe(true);
+    await shown(card, 'details .d2h-ins');
+    await act(async () => trustedClick(card.querySelector('[data-decision="approve"]')!));
+    expect(decided).toEqual(['confirm-1 approve']);
+    // opened by the person, the diff was seen: Approve for this conversation decides at once; a command is shown whole
+    const other = mount(<PopupView state={state({ approvals: [approval(), EXEC] })} deps={deps()} live={{ ...live, decide: async (a, d) => void decided.push(`${a.id} ${d}`) }} />);
+    const folded = other.querySelector<HTMLDetailsElement>('[data-approval="confirm-1"] details')!;
+    await act(async () => {
+      folded.open = true;
+      folded.dispatchEvent(new Event('toggle'));
+    });
+    await act(async () => trustedClick(other.querySelector('[data-approval="confirm-1"] [data-decision="approve-conversation"]')!));
+    await act(async () => trustedClick(other.querySelector('[data-approval="confirm-2"] [data-decision="approve"]')!));
+    expect(decided).toEqual(['confirm-1 approve', 'confirm-1 approve-conversation', 'confirm-2 approve']);
+  });
+
+  it('after a decision the focus goes to the next card, never onto its buttons; after the last, to the side panel button', async () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const both = [approval(), approval({ id: 'confirm-9', preview: { title: 'Overwrite /w/b.txt', paths: ['/w/b.txt'] } })];
+    const draw = (approvals: Approval[]): void => {
+      const decide = async (a: Approval): Promise<void> => draw(approvals.filter((x) => x.id !== a.id));
+      act(() => render(<PopupView state={state({ approvals })} deps={deps({ openSidePanel: () => undefined })} live={{ ...live, decide }} />, root));
+    };
+    draw(both);
+    const deny = root.querySelector<HTMLButtonElement>('[data-approval="confirm-1"] [data-decision="deny"]')!;
+    deny.focus();
+    await act(async () => trustedClick(deny));
+    expect(document.activeElement).toBe(root.querySelector('[data-approval="confirm-9"]'));
+    const last = root.querySelector<HTMLButtonElement>('[data-approval="confirm-9"] [data-decision="deny"]')!;
+    last.focus();
+    await act(async () => trustedClick(last));
+    expect(root.querySelector('[data-approval]')).toBeNull();
+    expect(document.activeElement).toBe(root.querySelector('#open-sidepanel'));
+  });
+
   it('the enable-here button asks for the host and goes away once granted', async () => {
     const asked: string[] = [];
     const root = mount(
