@@ -1,15 +1,38 @@
 import type { ConnectionState } from '../companion/socket';
 import { t, type MessageKey } from './i18n';
 
-/** A small connected/disconnected badge in the page corner (closed shadow root; state on the host for tests). */
+// The tip shows on hover and on keyboard focus: a title on the badge never showed, its host letting the pointer through.
+const STYLE = `
+[data-badge] { font: 11px/1 system-ui, sans-serif; padding: 4px 8px; border-radius: 10px; color: #fff; background: #59636e; outline-offset: 2px; }
+[data-badge]:focus-visible { outline: 2px solid #0969da; }
+[role="tooltip"] { display: none; position: absolute; right: 0; bottom: calc(100% + 6px); width: max-content; max-width: min(320px, 80vw);
+  font: 12px/1.4 system-ui, sans-serif; padding: 6px 8px; border-radius: 6px; color: #fff; background: #1f2328; overflow-wrap: anywhere; }
+[data-badge]:hover + [role="tooltip"]:not([data-dismissed]), [data-badge]:focus-visible + [role="tooltip"]:not([data-dismissed]) { display: block; }
+`;
+
+/**
+ * A small connected/disconnected badge in the page corner (closed shadow root; state on the host for tests). While
+ * not connected it is a keyboard stop described by a tip (why, and what to do) that hovering or focusing shows;
+ * connected it takes no focus and lets clicks through to the page under it.
+ */
 export function createIndicator(doc: Document): { host: HTMLElement; update(state: ConnectionState, detail?: string): void } {
   const host = doc.createElement('div');
   host.setAttribute('data-chatbridge-indicator', '');
   host.style.cssText = 'position:fixed;right:12px;bottom:12px;z-index:2147483646;pointer-events:none;';
   const root = host.attachShadow({ mode: 'closed' });
+  const style = doc.createElement('style');
+  style.textContent = STYLE;
   const badge = doc.createElement('div');
-  badge.style.cssText = 'font:11px/1 system-ui,sans-serif;padding:4px 8px;border-radius:10px;color:#fff;background:#59636e;';
-  root.append(badge);
+  badge.setAttribute('data-badge', '');
+  const tip = doc.createElement('div');
+  tip.id = 'chatbridge-connection-tip';
+  tip.setAttribute('role', 'tooltip');
+  root.append(style, badge, tip);
+  // Escape hides the tip until the pointer or the focus comes back
+  badge.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') tip.setAttribute('data-dismissed', '');
+  });
+  for (const type of ['mouseleave', 'blur']) badge.addEventListener(type, () => tip.removeAttribute('data-dismissed'));
   // White words on each at 4.5:1 or more, drawn opaque: see-through, they took the page's colour and read at 2.3:1.
   const colors: Record<ConnectionState, string> = {
     connected: '#1a7f37',
@@ -23,8 +46,22 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
       host.setAttribute('data-chatbridge-connection', state);
       badge.style.background = colors[state];
       badge.textContent = t(`conn.${state}` as MessageKey);
-      badge.title = detail ?? '';
-      badge.style.display = 'block';
+      tip.textContent = tipFor(state, detail);
+      const tells = tip.textContent !== '';
+      badge.tabIndex = tells ? 0 : -1;
+      badge.style.pointerEvents = tells ? 'auto' : 'none';
+      if (tells) badge.setAttribute('aria-describedby', tip.id);
+      else badge.removeAttribute('aria-describedby');
     },
   };
+}
+
+/**
+ * Why the badge says what it says, and what to do: not paired, the reason the connection gave (a refused token) or
+ * how to pair; not answering, how to start the companion, the socket's own words after it. Connected: nothing.
+ */
+function tipFor(state: ConnectionState, detail: string | undefined): string {
+  if (state === 'unpaired') return detail ?? t('conn.notPaired');
+  if (state === 'disconnected') return detail ? `${t('conn.disconnectedTip')} (${detail})` : t('conn.disconnectedTip');
+  return detail ?? '';
 }

@@ -160,6 +160,57 @@ describeE2E('pairing in Chinese', () => {
     await world?.dispose();
   });
 
+  it('the in-page indicator says why it is not connected on hover, on keyboard focus and to a screen reader, in Chinese', async () => {
+    const chat = await world.open('chatgpt');
+    await expect.poll(() => indicatorState(chat), { timeout: 30_000 }).toBe('unpaired');
+    const host = chat.locator('[data-chatbridge-indicator]');
+    const box = (await host.boundingBox())!;
+    // the tip is drawn above the badge (its root is closed: what a person sees is the picture)
+    const tipPixels = async (): Promise<number> => {
+      const clip = { x: Math.max(0, box.x + box.width - 330), y: Math.max(0, box.y - 120), width: 330, height: 114 };
+      const png = (await chat.screenshot({ clip })).toString('base64');
+      return chat.evaluate(async (png) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${png}`;
+        await image.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext('2d')!;
+        context.drawImage(image, 0, 0);
+        const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0;
+        for (let at = 0; at < pixels.length; at += 4) if (pixels[at] === 0x1f && pixels[at + 1] === 0x23 && pixels[at + 2] === 0x28) count += 1;
+        return count;
+      }, png);
+    };
+    expect(await tipPixels()).toBe(0);
+    // the pointer reaches the badge (a title on a badge the pointer went through never showed)
+    const under = ({ x, y }: { x: number; y: number }) => document.elementFromPoint(x, y) === document.querySelector('[data-chatbridge-indicator]');
+    expect(await chat.evaluate(under, { x: box.x + box.width / 2, y: box.y + box.height / 2 })).toBe(true);
+    await chat.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(tipPixels, { timeout: 5_000 }).toBeGreaterThan(1000);
+    await chat.screenshot({ path: screenshotPath('indicator-tip-zh.png'), clip: { x: box.x + box.width - 360, y: box.y - 130, width: 380, height: 130 + box.height + 12 } });
+    await chat.mouse.move(10, 10);
+    await expect.poll(tipPixels, { timeout: 5_000 }).toBe(0);
+
+    // from the keyboard: the badge is the page's last stop (Shift+Tab from nothing focused), and its tip shows
+    await chat.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await chat.keyboard.press('Shift+Tab');
+    expect(await host.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(tipPixels, { timeout: 5_000 }).toBeGreaterThan(1000);
+    await chat.keyboard.press('Escape');
+    await expect.poll(tipPixels, { timeout: 5_000 }).toBe(0);
+
+    // a screen reader is given the state and, as its description, why and what to do
+    const cdp = await world.browser.context.newCDPSession(chat);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: Array<{ name?: { value?: string }; description?: { value?: string } }> };
+    const badge = nodes.find((n) => n.name?.value === 'chatbridge 未配对' && n.description?.value);
+    expect(badge?.description?.value).toBe('尚未配对：请打开 chatbridge 弹窗，输入本地助手显示的配对码');
+    await cdp.detach();
+    await chat.close();
+  });
+
   it("Run before pairing: the chip says in Chinese that chatbridge is not paired and where to pair", async () => {
     const chat = await world.open('chatgpt');
     await stream(chat, '读取。\n\n' + readNotes(world, 'call-701'), { replaceAtEnd: false });

@@ -134,6 +134,41 @@ describe('indicator', () => {
     indicator.update('connected');
     expect(indicator.host.getAttribute('data-chatbridge-connection')).toBe('connected');
   });
+
+  it("says why it is not connected where a mouse, the keyboard and a screen reader reach it, in the person's language", () => {
+    useLocale('zh_CN');
+    const original = Element.prototype.attachShadow;
+    let root: ShadowRoot | null = null;
+    Element.prototype.attachShadow = function (init) {
+      root = original.call(this, init);
+      return root;
+    };
+    const indicator = createIndicator(document);
+    Element.prototype.attachShadow = original;
+    document.body.replaceChildren(indicator.host);
+    const shadow = root as unknown as ShadowRoot;
+    const badge = () => shadow.querySelector<HTMLElement>('[data-badge]')!;
+    const tip = () => shadow.getElementById(badge().getAttribute('aria-describedby') ?? '');
+
+    indicator.update('disconnected', 'closed (1006)');
+    expect(badge().textContent).toBe('chatbridge 未连接');
+    expect(badge().tabIndex).toBe(0);
+    expect(getComputedStyle(badge()).pointerEvents).toBe('auto');
+    expect(tip()?.textContent).toBe(`${t('conn.disconnectedTip')} (closed (1006))`);
+    // shown on hover and on keyboard focus, not only as a title a pointer-events:none badge never showed
+    const css = shadow.querySelector('style')!.textContent!;
+    expect(css).toMatch(/\[data-badge\]:hover \+ \[role="tooltip"\][^{]*\[data-badge\]:focus-visible \+ \[role="tooltip"\][^{]*\{[^}]*display: block/);
+
+    indicator.update('unpaired', t('conn.tokenRefused'));
+    expect(tip()?.textContent).toBe(t('conn.tokenRefused'));
+    indicator.update('unpaired');
+    expect(tip()?.textContent).toBe(t('conn.notPaired'));
+    // connected, there is nothing more to say: no keyboard stop on every chat page, and clicks pass through
+    indicator.update('connected');
+    expect(badge().tabIndex).toBe(-1);
+    expect(badge().hasAttribute('aria-describedby')).toBe(false);
+    expect(getComputedStyle(badge()).pointerEvents).toBe('none');
+  });
 });
 
 describe('i18n', () => {
