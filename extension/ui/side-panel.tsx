@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem } from '../companion/api-types';
 import { revealHidden } from '../../shared/reveal-hidden';
+import { ERROR_CODES } from '../../shared/errors';
 import type { RecentRun } from '../messaging';
 import { ApprovalCard, decideThenFocus } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
@@ -164,9 +165,33 @@ function JournalRow(props: { entry: JournalItem; onUndo: () => void }) {
   );
 }
 
-/** Every field a person might search the audit log by, in one lower-case string. */
+const DECISIONS: Readonly<Record<string, MessageKey>> = {
+  auto: 'auditDecision.auto',
+  approve: 'auditDecision.approve',
+  'approve-conversation': 'auditDecision.approveConversation',
+  'conversation-grant': 'auditDecision.conversationGrant',
+  deny: 'auditDecision.deny',
+  expired: 'auditDecision.expired',
+  'policy-deny': 'auditDecision.policyDeny',
+  none: 'auditDecision.none',
+};
+
+/** An audit record's decision in the person's words; one this page does not know, as the companion wrote it. */
+function decisionWords(decision: string): string {
+  const key = DECISIONS[decision];
+  return key ? t(key) : decision;
+}
+
+/** An audit record's outcome (ok, pending or an error code) in the person's words; an unknown code as it is. */
+function outcomeWords(outcome: string): string {
+  if (outcome === 'ok' || outcome === 'pending' || Object.hasOwn(ERROR_CODES, outcome)) return t(`outcome.${outcome}` as MessageKey);
+  return outcome;
+}
+
+/** Every field a person might search the audit log by (the decision and outcome as written and as shown), in one lower-case string. */
 function auditText(record: AuditItem): string {
-  return [record.time, record.site, record.conversationId, record.kind, record.tool, record.decision, record.outcome, ...record.paths, ...record.commands]
+  const { decision, outcome } = record;
+  return [record.time, record.site, record.conversationId, record.kind, record.tool, decision, decisionWords(decision), outcome, outcomeWords(outcome), ...record.paths, ...record.commands]
     .join(' ')
     .toLowerCase();
 }
@@ -203,9 +228,9 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
               <div class="row">
                 <span class="muted">{clockTime(r.time)}</span>
                 <strong class="mono">{r.tool}</strong>
-                <span class="tag">{r.decision}</span>
+                <span class="tag">{decisionWords(r.decision)}</span>
                 <span class="status" data-status={r.outcome === 'ok' ? 'done' : r.outcome === 'pending' ? 'pending' : 'error'}>
-                  {r.outcome}
+                  {outcomeWords(r.outcome)}
                 </span>
                 <span class="spacer" />
                 <span class="muted">{duration(r.durationMs)}</span>

@@ -394,6 +394,28 @@ describe('side panel', () => {
     expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 3 records');
   });
 
+  it("the audit log's decisions and outcomes are in the person's language, and searched in it too", () => {
+    useLocale('zh_CN');
+    const records = [
+      audit({ auditId: 'a-1', tool: 'fs.write', paths: ['/w/notes.txt'] }),
+      audit({ auditId: 'a-2', tool: 'shell.exec', paths: [], commands: ['npm test'], decision: 'auto', outcome: 'TIMEOUT' }),
+      audit({ auditId: 'a-3', tool: 'git.status', paths: [], decision: 'policy-deny', outcome: 'POLICY_BLOCKED' }),
+      audit({ auditId: 'a-4', tool: 'fs.rm', paths: ['/w/x'], decision: 'deny', outcome: 'DENIED' }),
+    ];
+    const root = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
+    const words = (id: string): string[] => [...root.querySelectorAll(`[data-audit="${id}"] .tag, [data-audit="${id}"] .status`)].map((el) => el.textContent!);
+    expect(words('a-1')).toEqual(['已批准', '成功']);
+    expect(words('a-2')).toEqual(['自动', '超时']);
+    expect(words('a-3')).toEqual(['策略拒绝', '策略阻止']);
+    expect(words('a-4')).toEqual(['已拒绝', '被拒绝']);
+    const search = root.querySelector<HTMLInputElement>('#audit-search')!;
+    act(() => {
+      search.value = '超时';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    expect([...root.querySelectorAll('#audit [data-audit]')].map((el) => el.getAttribute('data-audit'))).toEqual(['a-2']);
+  });
+
   it('reads the approval to open on from its address, and nothing else', () => {
     expect(approvalFromHash('#approval=confirm-0123abcd')).toBe('confirm-0123abcd');
     expect(approvalFromHash('#approval=')).toBeUndefined();
