@@ -29,7 +29,7 @@ const AUDIT_SHOWN = 200;
 function Section(props: { id: string; title: MessageKey; count?: number; children: preact.ComponentChildren }) {
   return (
     <section class="stack" aria-labelledby={`${props.id}-title`}>
-      <h2 id={`${props.id}-title`}>
+      <h2 id={`${props.id}-title`} tabIndex={-1}>
         {t(props.title)}
         {props.count !== undefined && (
           <span class="count" data-zero={String(props.count === 0)}>
@@ -341,8 +341,12 @@ export function SidePanel({ live }: { live: Live }) {
     card?.scrollIntoView({ block: 'start' });
     card?.focus();
   }, [focus, present]);
-  /** After a decision the focus, gone with the card, goes to the next card (or the one before): never to a button. */
-  const decide = (approval: Approval, decision: ApprovalDecision): void => decideThenFocus(state.approvals, approval, () => live.decide(approval, decision));
+  /**
+   * After a decision the focus, gone with the card, goes to the next card (or the one before), after the last to the
+   * approvals' heading with its count: never to a button.
+   */
+  const decide = (approval: Approval, decision: ApprovalDecision): void =>
+    decideThenFocus(state.approvals, approval, () => live.decide(approval, decision), () => document.getElementById('approvals-title'));
   return (
     <SidePanelView
       state={state}

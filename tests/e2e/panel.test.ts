@@ -274,6 +274,8 @@ describeE2E('side panel and badge end to end', () => {
     expect(await cards.count()).toBe(1);
     expect(await world.companion.api<{ approvals: Array<{ id: string }> }>('GET', '/v1/approvals').then((r) => r.approvals.map((a) => a.id))).toEqual([secondId]);
     await panel.locator(`[data-approval="${secondId}"] [data-decision="deny"]`).click();
+    // after the last card the focus goes to the approvals' heading, which says none is left, not to the page's body
+    await expect.poll(() => panel.evaluate(() => document.activeElement?.id ?? null), { timeout: 30_000 }).toBe('approvals-title');
     await waitForChipState(first, 0, ['failed', 'done']);
     await waitForChipState(second, 0, ['failed', 'done']);
     await panel.close();
