@@ -709,6 +709,10 @@ describe('live data for the popup and side panel', () => {
     source.push({ type: 'event', event: { type: 'output-dropped', programId: 'p-1', name: 'dev', stream: 'stdout', offset: 4, dropped: 100 } });
     source.push({ type: 'event', event: { type: 'program-output', programId: 'p-1', name: 'dev', stream: 'stdout', chunk: 'two\n', offset: 104 } });
     expect(live.get().output['p-1']).toBe('one\n\n[… 100 bytes not shown …]\ntwo\n');
+    // what was left out is said in the person's language (the program's own output is as it came)
+    useLocale('zh_CN');
+    source.push({ type: 'event', event: { type: 'output-dropped', programId: 'p-1', name: 'dev', stream: 'stdout', offset: 108, dropped: 7 } });
+    expect(live.get().output['p-1']).toBe('one\n\n[… 100 bytes not shown …]\ntwo\n\n[… 另有 7 字节未显示 …]\n');
     const before = source.asked.filter((type) => type === 'approvals').length;
     source.push({ type: 'event', event: { type: 'approval', change: 'decided', approval: approval({ state: 'approved' }) } });
     await live.refresh();
