@@ -57,17 +57,20 @@ export function ApprovalCard(props: {
   const folds = compact === true && preview.diff !== undefined;
   const [seen, setSeen] = useState(!folds);
   const fold = useRef<HTMLDetailsElement>(null);
+  const card = useRef<HTMLElement>(null);
   const approve = (decision: 'approve' | 'approve-conversation') => (): void => {
     if (seen) return props.onDecide(decision);
     setSeen(true);
     const details = fold.current;
     if (!details) return;
     details.open = true;
-    details.querySelector('summary')?.focus();
+    // on the card a second Enter does nothing; on the fold's summary it would fold the diff again
+    card.current?.focus();
     details.scrollIntoView?.({ block: 'nearest' });
   };
   return (
     <article
+      ref={card}
       class={`card stack${props.focused ? ' focused' : ''}`}
       data-approval={a.id}
       aria-label={`${t('panel.approval')}: ${a.tool} — ${preview.title}`}

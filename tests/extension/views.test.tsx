@@ -580,6 +580,8 @@ describe('popup', () => {
     await act(async () => trustedClick(card.querySelector('[data-decision="approve"]')!));
     expect(decided).toEqual([]);
     expect(details.open).toBe(true);
+    // the focus goes to the card, where a second Enter does nothing (on the fold's summary it would fold the diff again)
+    expect(document.activeElement).toBe(card);
     await shown(card, 'details .d2h-ins');
     await act(async () => trustedClick(card.querySelector('[data-decision="approve"]')!));
     expect(decided).toEqual(['confirm-1 approve']);
