@@ -22,6 +22,7 @@ import {
   waitForConnection,
   waitForSubmitted,
   screenshotPath,
+  setExtensionStorage,
 } from './harness';
 import type { World } from './harness';
 
@@ -219,6 +220,20 @@ describeE2E('pairing in Chinese', () => {
     const chip = await waitForChipNote(chat, 0, /配对|paired/);
     expect(chip.state).toBe('failed');
     expect(chip.attributes['data-chatbridge-note']).toBe('尚未配对：请打开 chatbridge 弹窗，输入本地助手显示的配对码');
+    await chat.close();
+  });
+
+  it('Run with a token the companion no longer takes: the chip says so in Chinese, not the companion\'s code and English', async () => {
+    await setExtensionStorage(world, { 'companion.url': `http://127.0.0.1:${world.companion.port}`, 'companion.token': 'e2e-a-token-from-before-a-reset' });
+    const chat = await world.open('chatgpt');
+    await expect.poll(() => indicatorState(chat), { timeout: 30_000 }).toBe('unpaired');
+    await stream(chat, '读取。\n\n' + readNotes(world, 'call-702'), { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['ready']);
+    await clickChipAction(chat, 0, 'run');
+    const chip = await waitForChipNote(chat, 0, /令牌|token/);
+    expect(chip.state).toBe('failed');
+    expect(chip.attributes['data-chatbridge-note']).toBe('本地助手不再接受这个令牌（例如它的数据目录被重置了）：请重新配对');
+    await setExtensionStorage(world, { 'companion.token': '' });
     await chat.close();
   });
 
