@@ -85,26 +85,36 @@ function ServerSwitches(props: { tools: PromptTools; off: ReadonlySet<string>; o
   return (
     <fieldset id="prompt-servers" class="stack" hidden={counts.size === 0}>
       <legend>{t('prompts.servers')}</legend>
-      {[...counts].map(([server, count]) => {
+      {[...counts].map(([server, count], index) => {
         const health = props.tools.servers?.find((s) => s.name === server);
+        // why a server is not ready is written under its switch (a title on a disabled switch reached only a mouse)
+        const why = health?.lastError !== undefined && health.state !== 'ready' ? `prompt-server-error-${index}` : undefined;
         return (
-          <label class="switch" title={health?.lastError}>
-            <input
-              type="checkbox"
-              role="switch"
-              data-prompt-server={server}
-              checked={!props.off.has(server) && count > 0}
-              disabled={count === 0}
-              onChange={(e) => props.onToggle(server, e.currentTarget.checked)}
-            />
-            <span class="switch-track" aria-hidden="true" />
-            <span class="switch-label">{`${server} (${t('prompts.serverTools', [count])})`}</span>
-            {health && (
-              <span class="tag" data-server-state={health.state}>
-                {t(`mcpState.${health.state}`)}
-              </span>
+          <div key={server}>
+            <label class="switch">
+              <input
+                type="checkbox"
+                role="switch"
+                data-prompt-server={server}
+                checked={!props.off.has(server) && count > 0}
+                disabled={count === 0}
+                aria-describedby={why}
+                onChange={(e) => props.onToggle(server, e.currentTarget.checked)}
+              />
+              <span class="switch-track" aria-hidden="true" />
+              <span class="switch-label">{`${server} (${t('prompts.serverTools', [count])})`}</span>
+              {health && (
+                <span class="tag" data-server-state={health.state}>
+                  {t(`mcpState.${health.state}`)}
+                </span>
+              )}
+            </label>
+            {why && (
+              <div class="muted mono" id={why} data-server-error="">
+                {health?.lastError}
+              </div>
             )}
-          </label>
+          </div>
         );
       })}
     </fieldset>

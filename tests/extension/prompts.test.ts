@@ -253,7 +253,7 @@ describe('popup: the Prompts section', () => {
     expect(saved).toEqual([['memory', 'git'], ['git']]);
   });
 
-  it("shows each server's state; a failing server without tools is listed, its switch off and disabled, its error in the title", async () => {
+  it("shows each server's state; a failing server without tools is listed, its switch off and disabled, its error written under it", async () => {
     const view = promptsView(
       deps({
         loadTools: async () => ({
@@ -271,7 +271,10 @@ describe('popup: the Prompts section', () => {
     const db = view.element.querySelector<HTMLInputElement>('[data-prompt-server="db"]')!;
     expect(db.disabled).toBe(true);
     expect(db.checked).toBe(false);
-    expect(db.closest('label')!.getAttribute('title')).toBe('spawn pg-mcp ENOENT');
+    // the error is text on the page, describing the switch: a title on a disabled switch's row reached only a mouse
+    const why = view.element.querySelector(`#${db.getAttribute('aria-describedby')}`);
+    expect(why?.textContent).toBe('spawn pg-mcp ENOENT');
+    expect(why?.closest('[hidden]')).toBeNull();
     expect(db.closest('label')!.querySelector('[data-server-state]')!.textContent).toBe('failing');
     expect(view.element.querySelector('[data-prompt-server="git"]')!.closest('label')!.querySelector('[data-server-state]')!.textContent).toBe('ready');
   });
