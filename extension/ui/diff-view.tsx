@@ -1,4 +1,5 @@
-import { ColorSchemeType } from 'diff2html/lib/types';
+import { parse } from 'diff2html/lib/diff-parser';
+import { ColorSchemeType, type DiffFile } from 'diff2html/lib/types';
 import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
 import 'diff2html/bundles/css/diff2html.min.css';
 import { useEffect, useRef } from 'preact/hooks';
@@ -16,11 +17,22 @@ const TAGS: ReadonlyArray<[string, MessageKey]> = [
   ['d2h-moved-tag', 'diff.renamed'],
 ];
 
+/**
+ * The files of a unified diff; one from /dev/null is new and one to /dev/null deleted. diff2html knows that only from a
+ * git header, so a plain diff's created file (fs.write, a plan's create) was tagged renamed: its two names differ.
+ */
+function diffFiles(diff: string): DiffFile[] {
+  const devNull = (name: string): boolean => name === '/dev/null' || name === 'dev/null';
+  return parse(diff).map((file) =>
+    devNull(file.oldName) ? { ...file, isNew: true } : devNull(file.newName) ? { ...file, isDeleted: true } : file,
+  );
+}
+
 export function DiffView({ diff }: { diff: string }) {
   const target = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!target.current) return;
-    const ui = new Diff2HtmlUI(target.current, diff, {
+    const ui = new Diff2HtmlUI(target.current, diffFiles(diff), {
       outputFormat: 'line-by-line',
       drawFileList: false,
       matching: 'none',

@@ -149,6 +149,14 @@ describe('approval card', () => {
     useLocale('en');
     const en = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} />);
     expect((await shown(en, '.d2h-tag')).textContent).toBe('changed');
+    // a file the call creates: the companion diffs it from /dev/null, and the card says new
+    const created = approval({ id: 'confirm-new', preview: { title: 'Create /w/new.txt', paths: ['/w/new.txt'], diff: '--- /dev/null\n+++ /w/new.txt\n@@ -0,0 +1,1 @@\n+hi\n' } });
+    const fresh = mount(<ApprovalCard approval={created} onDecide={() => undefined} />);
+    expect((await shown(fresh, '.d2h-tag')).textContent).toBe('new');
+    // and a file a plan deletes, to /dev/null, is deleted (diff2html took both for renames)
+    const removed = approval({ id: 'confirm-rm', preview: { title: 'plan', paths: ['/w/old.txt'], diff: '--- a/old.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n' } });
+    const gone = mount(<ApprovalCard approval={removed} onDecide={() => undefined} />);
+    expect((await shown(gone, '.d2h-tag')).textContent).toBe('deleted');
   });
 
   it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
