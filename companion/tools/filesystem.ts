@@ -338,7 +338,8 @@ export const filesystemHandler = defineHandler({
     if (action === 'write') {
       const before = await currentText(paths[0]!, ctx.policy);
       const shown = relativeToRoot(paths[0]!, ctx);
-      return { title: `filesystem write ${shown}`, paths, diff: unifiedDiff(shown, shown, before.text, args.content ?? '') };
+      // a file not there yet is diffed from /dev/null: the card tags it new, not changed
+      return { title: `filesystem write ${shown}`, paths, diff: unifiedDiff(before.exists ? shown : '/dev/null', shown, before.text, args.content ?? '') };
     }
     if (action === 'edit') {
       try {

@@ -9,24 +9,26 @@ export const fsWriteBatchHandler = defineHandler({
     return { risk: 'write', paths: [...new Set(paths)] };
   },
   async preview(args, ctx) {
-    const changes: Array<{ path: string; before: string; after: string }> = [];
+    const changes: Array<{ path: string; before: string; after: string; created: boolean }> = [];
     // Later files in the batch see the earlier ones, as the batch applies them in order.
     const pending = new Map<string, string>();
     const paths: string[] = [];
     for (const file of args.files) {
       const path = await resolvePath(file.path, ctx, { forWrite: true });
       paths.push(path);
-      const before = pending.get(path) ?? (await currentText(path, ctx.policy)).text;
+      const current = pending.has(path) ? undefined : await currentText(path, ctx.policy);
+      const before = pending.get(path) ?? current?.text ?? '';
       const after = file.mode === 'append' ? before + file.content : file.content;
       pending.set(path, after);
-      changes.push({ path, before, after });
+      changes.push({ path, before, after, created: current?.exists === false });
     }
     return {
       title: `Write ${args.files.length} file(s) all-or-nothing`,
       paths: [...new Set(paths)],
       diffLater: async () => {
         const deadline = diffDeadline();
-        return changes.map(({ path, before, after }) => unifiedDiff(path, path, before, after, 3, deadline)).join('\n');
+        // a file the batch creates is diffed from /dev/null, so the card tags it new
+        return changes.map(({ path, before, after, created }) => unifiedDiff(created ? '/dev/null' : path, path, before, after, 3, deadline)).join('\n');
       },
     };
   },

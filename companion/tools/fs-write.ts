@@ -17,7 +17,9 @@ export const fsWriteHandler = defineHandler({
       async diffLater() {
         const before = await currentText(path, ctx.policy);
         const after = args.mode === 'append' ? before.text + args.content : args.content;
-        return before.binary ? `(binary file ${path} would be replaced by ${Buffer.byteLength(after)} bytes of text)` : unifiedDiff(path, path, before.text, after);
+        // a file not there yet is diffed from /dev/null, as the plans' cards do: the card tags it new, not changed
+        if (before.binary) return `(binary file ${path} would be replaced by ${Buffer.byteLength(after)} bytes of text)`;
+        return unifiedDiff(before.exists ? path : '/dev/null', path, before.text, after);
       },
     };
   },

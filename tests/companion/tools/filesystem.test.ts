@@ -86,6 +86,9 @@ describe('filesystem (PromptX manual)', () => {
       world.ctx,
     );
     expect(preview.diff).toContain('+new line');
+    // a write of a file not there yet is diffed from /dev/null: the card tags it new, not changed
+    const created = await toolHandlers.filesystem.preview({ action: 'write', path: 'resource/role/new.md', content: 'hi\n' }, world.ctx);
+    expect(created.diff).toContain('\n--- /dev/null\n+++ resource/role/new.md\n');
     const real = await call({ action: 'edit', path: 'resource/role/test.md', edits: [{ oldText: 'old line', newText: 'new line' }] });
     expect(real.success).toBe(true);
     expect(await world.read('resource/role/test.md')).toBe('# Role\nnew line\n');

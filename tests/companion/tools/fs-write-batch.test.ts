@@ -21,7 +21,10 @@ describe('fs.writeBatch', () => {
     ];
     const preview = await toolHandlers['fs.writeBatch'].preview({ files }, world.ctx);
     expect(preview.diff).toBeUndefined();
-    expect((await preview.diffLater!()).match(/^\+\+\+ /gm)).toHaveLength(3);
+    const diff = await preview.diffLater!();
+    expect(diff.match(/^\+\+\+ /gm)).toHaveLength(3);
+    // the file the batch creates is diffed from /dev/null (the card tags it new); the others from themselves
+    expect(diff.match(/^--- .*$/gm)).toEqual([`--- ${files[0]!.path}`, `--- ${files[1]!.path}`, '--- /dev/null']);
     const out = await world.call('fs.writeBatch', { files });
     expect(out.text).toBe('WRITE_BATCH_SUCCESS');
     expect([await world.read('a.txt'), await world.read('b.txt'), await world.read('new/c.txt')]).toEqual(['A2\n', 'B\nmore\n', '']);

@@ -57,6 +57,9 @@ describe('fs.write', () => {
     expect(diff).toContain('+new');
     const created = await handler.preview({ path: path.join(world.root, 'new.txt'), mode: 'overwrite', content: 'x' }, world.ctx);
     expect(created.title).toBe(`Create ${path.join(world.root, 'new.txt')}`);
+    // a file that does not exist yet is diffed from /dev/null, so the card tags it new rather than changed
+    expect(await created.diffLater!()).toContain(`\n--- /dev/null\n+++ ${path.join(world.root, 'new.txt')}\n`);
+    expect(diff).toContain(`\n--- ${file}\n+++ ${file}\n`);
     await fs.mkdir(path.join(world.root, 'folder'));
     for (const mode of ['overwrite', 'append'] as const) {
       await expect(handler.preview({ path: path.join(world.root, 'folder'), mode, content: 'x' }, world.ctx)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
