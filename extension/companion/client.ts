@@ -42,12 +42,14 @@ export class CompanionError extends Error {
 
 /**
  * Why a pairing at `url` failed, in the person's language and with what to do next: the companion's refusals
- * (`POST /v1/pair` answers FORBIDDEN with the reason and the tries left) and nothing answering there. Anything
- * else keeps its own message.
+ * (`POST /v1/pair` answers FORBIDDEN with the reason and the tries left, INVALID_INPUT for what is no code at all)
+ * and nothing answering there. Anything else keeps its own message.
  */
 export function pairingRefusal(error: unknown, url: string): string {
   if (!(error instanceof CompanionError)) return error instanceof Error ? error.message : String(error);
   if (error.code === 'UNREACHABLE') return t('pairing.unreachable', [url]);
+  // the field left empty, or far longer than a code: the companion's schema refuses it before any try is counted
+  if (error.code === 'INVALID_INPUT') return t('pairing.notACode');
   const data = (error.data ?? {}) as { reason?: unknown; triesLeft?: unknown };
   if (error.code === 'FORBIDDEN') {
     if (data.reason === 'wrong' && typeof data.triesLeft === 'number') return t('pairing.wrong', [data.triesLeft]);

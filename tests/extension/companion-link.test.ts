@@ -97,6 +97,12 @@ describe('pairing refusals', () => {
     expect(pairingRefusal(wrong, base)).toBe('Wrong pairing code: 4 tries left. Type the code the companion printed.');
     useLocale('zh_CN');
     expect(pairingRefusal(wrong, base)).toBe('配对码不对：还可以再试 4 次。请输入本地助手显示的配对码。');
+    // Pair with the field left empty, or with something far longer than a code pasted into it
+    for (const typed of ['  ', 'x'.repeat(40)]) {
+      const notACode = await client.pair(typed).catch((e: unknown) => e);
+      expect(notACode).toMatchObject({ code: 'INVALID_INPUT' });
+      expect(pairingRefusal(notACode, base)).toBe('这不是配对码：请输入本地助手显示的配对码（8 个字符）。');
+    }
     for (let i = 0; i < 4; i += 1) await client.pair('NOTTHIS1').catch(() => undefined);
     const spent = await client.pair('NOTTHIS1').catch((e: unknown) => e);
     expect(pairingRefusal(spent, base)).toContain('chatbridge pair');
