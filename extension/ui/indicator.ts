@@ -6,7 +6,8 @@ const STYLE = `
 [data-badge] { font: 11px/1 system-ui, sans-serif; padding: 4px 8px; border-radius: 10px; color: #fff; background: #59636e; outline-offset: 2px; }
 [data-badge]:focus-visible { outline: 2px solid #0969da; }
 [role="tooltip"] { display: none; position: absolute; right: 0; bottom: calc(100% + 6px); width: max-content; max-width: min(320px, 80vw);
-  font: 12px/1.4 system-ui, sans-serif; padding: 6px 8px; border-radius: 6px; color: #fff; background: #1f2328; overflow-wrap: anywhere; }
+  font: 12px/1.4 system-ui, sans-serif; padding: 6px 8px; border-radius: 6px; color: #fff; background: #1f2328; border: 1px solid #8c959f;
+  overflow-wrap: anywhere; }
 [data-badge]:hover + [role="tooltip"]:not([data-dismissed]), [data-badge]:focus-visible + [role="tooltip"]:not([data-dismissed]) { display: block; }
 `;
 
@@ -28,9 +29,12 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
   tip.id = 'chatbridge-connection-tip';
   tip.setAttribute('role', 'tooltip');
   root.append(style, badge, tip);
-  // Escape hides the tip until the pointer or the focus comes back
+  // Escape hides the tip until the pointer or the focus comes back; like a key the chip takes, it does not reach the page
   badge.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') tip.setAttribute('data-dismissed', '');
+    if (event.key !== 'Escape' || tip.hasAttribute('data-dismissed')) return;
+    tip.setAttribute('data-dismissed', '');
+    event.preventDefault();
+    event.stopPropagation();
   });
   for (const type of ['mouseleave', 'blur']) badge.addEventListener(type, () => tip.removeAttribute('data-dismissed'));
   // White words on each at 4.5:1 or more, drawn opaque: see-through, they took the page's colour and read at 2.3:1.

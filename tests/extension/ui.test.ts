@@ -159,6 +159,15 @@ describe('indicator', () => {
     const css = shadow.querySelector('style')!.textContent!;
     expect(css).toMatch(/\[data-badge\]:hover \+ \[role="tooltip"\][^{]*\[data-badge\]:focus-visible \+ \[role="tooltip"\][^{]*\{[^}]*display: block/);
 
+    // Escape hides the tip and, like a key the chip takes, does not reach the page
+    const reached: string[] = [];
+    document.addEventListener('keydown', (event) => reached.push(event.key));
+    badge().dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true }));
+    expect(tip()?.hasAttribute('data-dismissed')).toBe(true);
+    expect(reached).toEqual([]);
+    badge().dispatchEvent(new FocusEvent('blur'));
+    expect(tip()?.hasAttribute('data-dismissed')).toBe(false);
+
     indicator.update('unpaired', t('conn.tokenRefused'));
     expect(tip()?.textContent).toBe(t('conn.tokenRefused'));
     indicator.update('unpaired');
