@@ -2,7 +2,7 @@ import { parse } from 'diff2html/lib/diff-parser';
 import { ColorSchemeType, type DiffFile } from 'diff2html/lib/types';
 import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
 import 'diff2html/bundles/css/diff2html.min.css';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { t, type MessageKey } from './i18n';
 
 /**
@@ -30,9 +30,13 @@ function diffFiles(diff: string): DiffFile[] {
 
 export function DiffView({ diff }: { diff: string }) {
   const target = useRef<HTMLDivElement>(null);
+  const files = useMemo(() => diffFiles(diff), [diff]);
+  // Text with no change in it for diff2html to draw (an MCP server tool's arguments, a file too large to diff here
+  // and why) is shown as it is: diff2html drew nothing of it, and the card showed no arguments at all.
+  const drawn = files.some((file) => file.blocks.length > 0);
   useEffect(() => {
-    if (!target.current) return;
-    const ui = new Diff2HtmlUI(target.current, diffFiles(diff), {
+    if (!target.current || !drawn) return;
+    const ui = new Diff2HtmlUI(target.current, files, {
       outputFormat: 'line-by-line',
       drawFileList: false,
       matching: 'none',
@@ -46,6 +50,13 @@ export function DiffView({ diff }: { diff: string }) {
     // diff2html writes its file tags in English; they are said in the person's language
     for (const [tag, key] of TAGS) for (const el of target.current.querySelectorAll(`.${tag}`)) el.textContent = t(key);
     ui.highlightCode();
-  }, [diff]);
+  }, [files, drawn]);
+  if (!drawn) {
+    return (
+      <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={t('panel.diff')}>
+        {diff}
+      </pre>
+    );
+  }
   return <div class="diff" ref={target} data-diff="" tabIndex={0} role="region" aria-label={t('panel.diff')} />;
 }

@@ -62,6 +62,14 @@ describeE2E('the person\'s MCP server on the chatgpt replica', () => {
 
     const waiting = await waitForChipState(page, 0, ['approval']);
     expect(waiting.kind).toBe('mcp-request');
+    // the side panel's card shows the arguments the person approves (sent in place of a diff)
+    const panel = await world.browser.context.newPage();
+    await panel.goto(`chrome-extension://${world.browser.extensionId}/sidepanel.html`);
+    const card = panel.locator('[data-approval]').first();
+    // once the diff renderer is loaded: drawn by diff2html (data-diff="") or as text (data-diff="text")
+    await card.locator('[data-diff=""], [data-diff="text"]').waitFor({ timeout: 30_000 });
+    expect(await card.textContent()).toContain('"message": "hello from the chat"');
+    await panel.close();
     await clickChipAction(page, 0, 'approve');
     const [message] = await waitForSubmitted(page, 1);
     const response = JSON.parse(fencedBody(message ?? '', 'mcp-response') ?? 'null') as { id: string; result?: { content: Array<{ text: string }>; meta: { auditId: string } } };

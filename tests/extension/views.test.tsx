@@ -159,6 +159,16 @@ describe('approval card', () => {
     expect((await shown(gone, '.d2h-tag')).textContent).toBe('deleted');
   });
 
+  it("an MCP server tool's arguments, which its card shows in place of a diff, are shown whole (diff2html drew nothing of them)", async () => {
+    const args = JSON.stringify({ query: 'DROP TABLE users', database: 'prod' }, null, 2);
+    const call = approval({ id: 'confirm-mcp', tool: 'db.query', risk: 'exec', preview: { title: 'db.query — MCP server "db", tool "query"', paths: [], diff: args } });
+    const panel = mount(<ApprovalCard approval={call} onDecide={() => undefined} />);
+    // once the diff renderer is loaded (until then the text is shown as it is)
+    await shown(panel, '[data-approval="confirm-mcp"] [data-diff="text"]');
+    expect(panel.querySelector('[data-approval="confirm-mcp"]')!.textContent).toContain('"query": "DROP TABLE users"');
+    expect(panel.querySelector('[data-approval="confirm-mcp"]')!.textContent).toContain('"database": "prod"');
+  });
+
   it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
     const root = mount(<ApprovalCard approval={approval({ conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` })} onDecide={() => undefined} />);
     const decisions = [...root.querySelectorAll('[data-decision]')].map((button) => button.getAttribute('data-decision'));
