@@ -167,6 +167,10 @@ describe('approval card', () => {
     await shown(panel, '[data-approval="confirm-mcp"] [data-diff="text"]');
     expect(panel.querySelector('[data-approval="confirm-mcp"]')!.textContent).toContain('"query": "DROP TABLE users"');
     expect(panel.querySelector('[data-approval="confirm-mcp"]')!.textContent).toContain('"database": "prod"');
+    // so is a file too large to diff here, with the reason
+    const big = approval({ id: 'confirm-big', preview: { title: 'Overwrite /w/big.txt', paths: ['/w/big.txt'], diff: '--- /w/big.txt\n+++ /w/big.txt\n(too large to diff here: 3000000 characters before, 10 after)\n' } });
+    const large = mount(<ApprovalCard approval={big} onDecide={() => undefined} />);
+    expect((await shown(large, '[data-diff="text"]')).textContent).toContain('too large to diff here: 3000000 characters before, 10 after');
   });
 
   it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
