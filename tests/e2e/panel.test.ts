@@ -283,6 +283,27 @@ describeE2E('side panel and badge end to end', () => {
     await second.close();
   });
 
+  it("the popup's Approve on a folded diff opens it and decides nothing; the next click, on a change now seen, approves", async () => {
+    const chat = await world.open('chatgpt');
+    await stream(chat, `Writing.\n\n${mcpWrite(world, 'call-915', 'seen-first.txt', 'read me first\n')}\n`, { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const popup = await world.popup();
+    await popup.setViewportSize({ width: 400, height: 600 });
+    const card = popup.locator('#approvals [data-approval]').first();
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.locator('details').evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    await card.locator('[data-decision="approve"]').click();
+    await card.locator('details .d2h-ins').first().waitFor({ timeout: 30_000 });
+    expect(await card.locator('[data-read-first]').count()).toBe(0);
+    await quietPeriod(1_000);
+    expect((await world.companion.api<{ approvals: unknown[] }>('GET', '/v1/approvals')).approvals).toHaveLength(1);
+    await card.locator('[data-decision="approve"]').click();
+    await waitForSubmitted(chat, 1);
+    expect(await readWorkspaceFile(world, 'seen-first.txt')).toBe('read me first\n');
+    await popup.close();
+    await chat.close();
+  });
+
   it('a path with no place to break keeps the popup and the side panel their width: it wraps, nothing scrolls sideways', async () => {
     const folder = path.join(world.root, 'a'.repeat(120), 'b'.repeat(120));
     await mkdir(folder, { recursive: true });
