@@ -4,7 +4,8 @@
  * the result text.
  *
  * Environment: only the names in policy.envAllow are copied from the companion's own environment (so its
- * secrets do not leak into programs), then the call's `env` is added on top. Because an allow-listed command
+ * secrets do not leak into programs; PATH without its relative entries, plans/program-env.ts), then the call's
+ * `env` is added on top. Because an allow-listed command
  * with a different environment is a different command (NODE_OPTIONS, LD_PRELOAD, PATH…), the command shown to
  * the policy carries the call's variables as `NAME=value` in front: `npm test` with env is never the
  * allow-listed `npm test`, and the approval shows them.
@@ -12,6 +13,7 @@
 import { promises as fs } from 'node:fs';
 import { quote } from 'shell-quote';
 import { ToolError } from '../../shared/errors';
+import { programEnv } from '../plans/program-env';
 import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramResult, ProgramSpec, ToolContext, ToolOutput } from '../types';
@@ -35,11 +37,7 @@ export function timeoutFor(args: ExecArgs, policy: Pick<Policy, 'limits'>): numb
 }
 
 export function environmentFor(args: ExecArgs, policy: Pick<Policy, 'envAllow'>, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of policy.envAllow) {
-    const value = base[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env = programEnv(policy, base);
   for (const [name, value] of Object.entries(args.env ?? {})) env[checkedName(name)] = value;
   return env;
 }
