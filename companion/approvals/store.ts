@@ -16,11 +16,23 @@ import { countBlankRuns, hiddenWarning, revealHidden } from '../../shared/reveal
  * conversation on the same site, for as long as this companion runs — never other tools, never a wider risk,
  * never after a restart, and never in a chat with no conversation id yet (grantsConversationWide: all such
  * chats of a site share that key, so a grant there would reach the next new or temporary chat). A composite call
- * grants each class its card asked for, and a later one is covered only when every class it needs was granted.
+ * grants each class its card asked for, and a later one is covered only when every class it needs was granted. A
+ * write decided as exec because the file runs code later (policy/runs-code.ts) is granted as such a write
+ * (`write-runs-code`), shown as exec: it lets later writes of that kind through, never a program — an auto_coder plan
+ * writing .vscode/tasks.json approved for the conversation let every later plan of it run any command with no card —
+ * while a granted exec (a program the card showed) covers such writes too.
  * Deny globs and `deny` modes still apply to granted calls. The person sees what was granted and can take any of
  * it back (`grants`, `forgetGrant`): the next such call asks again.
  */
 export type ApprovalOutcome = 'approve' | 'approve-conversation' | 'deny' | 'expired';
+
+/** What a grant is filed under: a risk class, or a write decided as exec because the file it writes runs code. */
+export type GrantClass = Risk | 'write-runs-code';
+
+/** the class a grant of this kind shows as: the class its card showed */
+function shownRisk(grant: GrantClass): Risk {
+  return grant === 'write-runs-code' ? 'exec' : grant;
+}
 
 export interface NewApproval {
   runId: string;
@@ -30,7 +42,7 @@ export interface NewApproval {
   /** the highest class of the call's actions, shown on the card */
   risk: Risk;
   /** the classes "approve for this conversation" grants: those of the actions that needed the person (default: risk) */
-  grants?: Risk[];
+  grants?: GrantClass[];
   args: unknown;
   preview: Preview;
 }
@@ -41,10 +53,10 @@ export interface ApprovalStore {
   decide(id: string, decision: ApprovalDecision, argsHash: string): ApprovalView;
   get(id: string): ApprovalView | undefined;
   pending(): ApprovalView[];
-  hasGrant(site: string, conversationId: string, tool: string, risk: Risk): boolean;
+  hasGrant(site: string, conversationId: string, tool: string, grant: GrantClass): boolean;
   /** what "approve for this conversation" granted, oldest first */
   grants(): GrantView[];
-  /** takes a grant back; throws ToolError NOT_FOUND naming it when there is no such grant */
+  /** takes a grant back (an exec one with the writes that run code granted beside it); throws ToolError NOT_FOUND naming it when there is no such grant */
   forgetGrant(grant: GrantView): void;
   /** expires everything still pending (shutdown) */
   close(): void;
@@ -88,9 +100,9 @@ function shownPreview(preview: Preview): Preview {
 
 export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStore {
   const clock = options.clock ?? Date.now;
-  const records = new Map<string, { view: ApprovalView; grants: Risk[]; settle: (outcome: ApprovalOutcome) => void; timer: NodeJS.Timeout }>();
+  const records = new Map<string, { view: ApprovalView; grants: GrantClass[]; settle: (outcome: ApprovalOutcome) => void; timer: NodeJS.Timeout }>();
   const grants = new Set<string>();
-  const grantKey = (site: string, conversationId: string, tool: string, risk: Risk) => JSON.stringify([site, conversationId, tool, risk]);
+  const grantKey = (site: string, conversationId: string, tool: string, grant: GrantClass) => JSON.stringify([site, conversationId, tool, grant]);
 
   function finish(id: string, state: ApprovalView['state'], outcome: ApprovalOutcome): ApprovalView {
     const record = records.get(id);
@@ -168,17 +180,23 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     pending() {
       return [...records.values()].filter((r) => r.view.state === 'pending').map((r) => r.view);
     },
-    hasGrant(site, conversationId, tool, risk) {
-      return grants.has(grantKey(site, conversationId, tool, risk));
+    hasGrant(site, conversationId, tool, grant) {
+      if (grants.has(grantKey(site, conversationId, tool, grant))) return true;
+      return grant === 'write-runs-code' && grants.has(grantKey(site, conversationId, tool, 'exec'));
     },
     grants() {
-      return [...grants].map((key) => {
-        const [site, conversationId, tool, risk] = JSON.parse(key) as [string, string, string, Risk];
-        return { site, conversationId, tool, risk };
-      });
+      const shown = new Map<string, GrantView>();
+      for (const key of grants) {
+        const [site, conversationId, tool, grant] = JSON.parse(key) as [string, string, string, GrantClass];
+        const view = { site, conversationId, tool, risk: shownRisk(grant) };
+        shown.set(grantKey(site, conversationId, tool, view.risk), view);
+      }
+      return [...shown.values()];
     },
     forgetGrant({ site, conversationId, tool, risk }) {
-      if (!grants.delete(grantKey(site, conversationId, tool, risk))) {
+      const forgot = grants.delete(grantKey(site, conversationId, tool, risk));
+      const forgotWrites = risk === 'exec' && grants.delete(grantKey(site, conversationId, tool, 'write-runs-code'));
+      if (!forgot && !forgotWrites) {
         throw new ToolError(
           'NOT_FOUND',
           `nothing was approved for conversation ${JSON.stringify(conversationId)} on ${JSON.stringify(site)} for ${JSON.stringify(tool)} (${risk}): no such grant, or it was forgotten already`,

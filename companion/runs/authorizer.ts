@@ -1,7 +1,7 @@
 import type { ApprovalView } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
 import { changedSince, shownStates } from '../approvals/shown-state';
-import type { ApprovalStore } from '../approvals/store';
+import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
 import type { AuthorizationRequest, CallOrigin, Preview } from '../types';
@@ -64,8 +64,15 @@ export function createAuthorize(
       info.decision = 'auto';
       return;
     }
-    const toConfirm = [...new Set(decisions.filter((d) => d.decision === 'confirm').map((d) => d.action.risk))];
-    if (toConfirm.every((risk) => deps.approvals.hasGrant(origin.site, origin.conversationId, request.tool, risk))) {
+    // what a grant for this card holds: a write that runs code is granted as that, not as every exec (store.ts)
+    const toConfirm = [
+      ...new Set(
+        decisions.flatMap((d, i): GrantClass[] =>
+          d.decision !== 'confirm' ? [] : [d.action.risk === 'exec' && request.actions[i]?.risk === 'write' ? 'write-runs-code' : d.action.risk],
+        ),
+      ),
+    ];
+    if (toConfirm.every((grant) => deps.approvals.hasGrant(origin.site, origin.conversationId, request.tool, grant))) {
       info.decision = 'conversation-grant';
       return;
     }

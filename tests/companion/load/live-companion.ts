@@ -77,7 +77,12 @@ export async function postPending(
 }
 
 /** Decides an approval as the person would (quoting its args hash), and waits for its run to end. */
-export async function decideApproval(companion: CompanionProcess, approval: ApprovalView, decision: 'approve' | 'deny', runId: string): Promise<RunResponse> {
+export async function decideApproval(
+  companion: CompanionProcess,
+  approval: ApprovalView,
+  decision: 'approve' | 'approve-conversation' | 'deny',
+  runId: string,
+): Promise<RunResponse> {
   const answer = await call(companion, 'POST', `/v1/approvals/${approval.id}`, { decision, argsHash: approval.argsHash });
   if (answer.status !== 200) throw new Error(`POST /v1/approvals/${approval.id} answered HTTP ${answer.status}: ${JSON.stringify(answer.json)}`);
   let final = await getRun(companion, runId);
@@ -94,6 +99,15 @@ export interface JournalEntryView {
   paths: string[];
   state: 'applied' | 'undone' | 'rolled-back';
   origin?: { runId: string };
+}
+
+/** What "Approve for this conversation" granted (GET /v1/grants), and taking one back (POST /v1/grants/forget). */
+export async function grants(companion: CompanionProcess): Promise<Array<{ site: string; conversationId: string; tool: string; risk: string }>> {
+  return ((await call(companion, 'GET', '/v1/grants')).json as { grants: Array<{ site: string; conversationId: string; tool: string; risk: string }> }).grants;
+}
+
+export async function forgetGrant(companion: CompanionProcess, grant: { site: string; conversationId: string; tool: string; risk: string }): Promise<number> {
+  return (await call(companion, 'POST', '/v1/grants/forget', grant)).status;
 }
 
 export async function journalEntries(companion: CompanionProcess): Promise<JournalEntryView[]> {
