@@ -49,9 +49,14 @@ export interface NewApproval {
 
 export interface ApprovalStore {
   create(input: NewApproval): { approval: ApprovalView; outcome: Promise<ApprovalOutcome> };
-  /** Throws ToolError NOT_FOUND (unknown id), CONFLICT (already decided / expired), MISMATCH (other arguments). */
+  /** Throws ToolError NOT_FOUND (unknown id), CONFLICT (already decided / expired / withdrawn), MISMATCH (other arguments). */
   decide(id: string, decision: ApprovalDecision, argsHash: string): ApprovalView;
   get(id: string): ApprovalView | undefined;
+  /**
+   * Ends a pending approval nobody may decide any more — its run was stopped — as expired; a decision after it is
+   * refused naming `why`. Nothing when it is no longer pending.
+   */
+  withdraw(id: string, why: string): void;
   pending(): ApprovalView[];
   hasGrant(site: string, conversationId: string, tool: string, grant: GrantClass): boolean;
   /** what "approve for this conversation" granted, oldest first */
@@ -102,6 +107,8 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
   const clock = options.clock ?? Date.now;
   const records = new Map<string, { view: ApprovalView; grants: GrantClass[]; settle: (outcome: ApprovalOutcome) => void; timer: NodeJS.Timeout }>();
   const grants = new Set<string>();
+  /** why an approval was withdrawn, for the refusal of a decision that comes after */
+  const withdrawn = new Map<string, string>();
   const grantKey = (site: string, conversationId: string, tool: string, grant: GrantClass) => JSON.stringify([site, conversationId, tool, grant]);
 
   function finish(id: string, state: ApprovalView['state'], outcome: ApprovalOutcome): ApprovalView {
@@ -117,7 +124,10 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
 
   function prune(): void {
     const decided = [...records.values()].filter((r) => r.view.state !== 'pending');
-    for (const record of decided.slice(0, Math.max(0, decided.length - KEEP_DECIDED))) records.delete(record.view.id);
+    for (const record of decided.slice(0, Math.max(0, decided.length - KEEP_DECIDED))) {
+      records.delete(record.view.id);
+      withdrawn.delete(record.view.id);
+    }
   }
 
   return {
@@ -152,6 +162,8 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       const record = records.get(id);
       if (!record) throw new ToolError('NOT_FOUND', `no approval ${JSON.stringify(id)}; it may have been decided long ago or never existed`);
       if (record.view.state !== 'pending') {
+        const why = withdrawn.get(id);
+        if (why !== undefined) throw new ToolError('CONFLICT', `approval ${id} can no longer be decided: ${why}; nothing was done`);
         throw new ToolError('CONFLICT', `approval ${id} was already ${record.view.state}; an approval is single-use`);
       }
       if (clock() >= Date.parse(record.view.expiresAt)) {
@@ -176,6 +188,11 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     },
     get(id) {
       return records.get(id)?.view;
+    },
+    withdraw(id, why) {
+      if (records.get(id)?.view.state !== 'pending') return;
+      withdrawn.set(id, why);
+      finish(id, 'expired', 'expired');
     },
     pending() {
       return [...records.values()].filter((r) => r.view.state === 'pending').map((r) => r.view);

@@ -41,10 +41,17 @@ function refuseNul(request: AuthorizationRequest): void {
 /**
  * `ctx.authorize` for one run: the policy decides each action of the call (pure), and where any says confirm,
  * the person does — once, on one card that lists every action — unless they already approved this tool for
- * each risk class that needs it in this conversation. Throws ToolError POLICY_BLOCKED or DENIED.
+ * each risk class that needs it in this conversation. Throws ToolError POLICY_BLOCKED or DENIED, and CANCELLED
+ * when the run is stopped (`signal`) while its card waits: the card is withdrawn, so an Approve given afterwards
+ * (in the side panel, the popup, another tab) is refused instead of running what the person stopped.
  */
+function stopReason(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'stopped';
+}
+
 export function createAuthorize(
-  deps: { policy: Policy; approvals: ApprovalStore },
+  deps: { policy: Policy; approvals: ApprovalStore; signal?: AbortSignal },
   origin: CallOrigin,
   info: AuthorizationInfo,
   hooks: AuthorizerHooks,
@@ -96,9 +103,18 @@ export function createAuthorize(
       preview,
     });
     hooks.onPending(approval);
+    const signal = deps.signal;
+    const stopped = () => deps.approvals.withdraw(approval.id, `its run was stopped while the card waited (${stopReason(signal)})`);
+    signal?.addEventListener('abort', stopped, { once: true });
+    if (signal?.aborted) stopped();
     const result = await outcome;
+    signal?.removeEventListener('abort', stopped);
     hooks.onResumed();
     info.decision = result;
+    if (signal?.aborted) {
+      info.decision = 'stopped';
+      throw new ToolError('CANCELLED', `${request.tool} was stopped while approval ${approval.id} waited (${stopReason(signal)}); nothing was done`);
+    }
     if (result === 'approve' || result === 'approve-conversation') {
       const changed = await changedSince(asShown);
       if (changed === undefined) return;

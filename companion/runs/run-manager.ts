@@ -152,7 +152,7 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
 
     const origin: CallOrigin = { runId, site: job.site, conversationId: job.conversationId, messageKey: job.messageKey };
     const info: AuthorizationInfo = { paths: [], commands: [], decision: 'none' };
-    const authorize = createAuthorize({ policy: deps.policy, approvals: deps.approvals }, origin, info, {
+    const authorize = createAuthorize({ policy: deps.policy, approvals: deps.approvals, signal: controller.signal }, origin, info, {
       onPending: (approval) => {
         callExecuting(-1);
         update(run, { status: 'pending', pendingConfirmationId: approval.id, resultText: job.pendingText(approval, auditId) });
