@@ -1,7 +1,7 @@
 import type { ProgramExecReport } from '../../shared/results';
 import type { ProgramResult, ToolContext } from '../types';
 import type { ProgramStep, StopStep } from './autocoder-plan';
-import { errorLine } from './plan-errors';
+import { errorLine, stoppedLine } from './plan-errors';
 import { workspaceRoot } from './plan-path';
 import { programEnv } from './program-env';
 import { redact } from '../policy/redact';
@@ -31,9 +31,12 @@ export function programTimeoutMs(step: ProgramStep, limits: ToolContext['policy'
 /**
  * Starts every program at once (seed 002: programs run in parallel), through the shell, in the workspace root,
  * owned by this conversation so check_program and the person's Stop can find them. Resolves when all have ended.
- * If the run is aborted (shutdown, the person cancels), its programs are stopped with it.
+ * If the run is aborted (shutdown, the person cancels), its programs are stopped with it — and none is started
+ * once it was: a Stop while the plan's file actions were applied started them all and killed them at once.
  */
 export async function runPrograms(steps: ProgramStep[], ctx: ToolContext): Promise<Record<string, ProgramExecReport>> {
+  const stopped = stoppedLine(ctx.signal);
+  if (stopped !== undefined) return Object.fromEntries(steps.map((step) => [step.name, failedExec(stopped)]));
   const root = workspaceRoot(ctx.policy);
   const env = programEnv(ctx.policy);
   const started = steps.map((step) => {

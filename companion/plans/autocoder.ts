@@ -5,7 +5,7 @@ import type { AuthorizationRequest, PlannedAction, ToolContext } from '../types'
 import { prepareFileSteps, previewFileSteps, riskOfFileStep, runFileStep, type PreparedStep } from './autocoder-files';
 import { readAutocoderPlan, type PlanMetadata, type ProgramStep, type ReadPlan } from './autocoder-plan';
 import { failedExec, runPrograms, stopPrograms } from './autocoder-programs';
-import { errorLine } from './plan-errors';
+import { errorLine, stoppedLine } from './plan-errors';
 import { workspaceRoot } from './plan-path';
 
 /**
@@ -110,7 +110,12 @@ async function operate(
   }
   const file_actions: FileActionReport[] = [];
   const replacing = replaceDeadline();
-  for (const step of prepared) file_actions.push(await runFileStep(step, ctx, replacing));
+  for (const next of prepared) {
+    // after a Stop, what is left is not done; what was done stays done (each action is its own change to undo)
+    const stopped = stoppedLine(ctx.signal);
+    const { action, path } = next.step;
+    file_actions.push(stopped === undefined ? await runFileStep(next, ctx, replacing) : { status: 'failure', action, path, error: stopped });
+  }
   const program_execs = read.programs.length > 0 ? await runPrograms(read.programs, ctx) : {};
   return { metadata: { ...read.metadata, summary: summarize(file_actions, program_execs) }, file_actions, program_execs };
 }

@@ -5,6 +5,7 @@ import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
 import type { AuthorizationRequest, CallOrigin, Preview } from '../types';
+import { stopReason } from './stop-reason';
 
 /** What the audit record says about the authorization of one run. */
 export interface AuthorizationInfo {
@@ -45,11 +46,6 @@ function refuseNul(request: AuthorizationRequest): void {
  * when the run is stopped (`signal`) while its card waits: the card is withdrawn, so an Approve given afterwards
  * (in the side panel, the popup, another tab) is refused instead of running what the person stopped.
  */
-function stopReason(signal: AbortSignal | undefined): string {
-  const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'stopped';
-}
-
 export function createAuthorize(
   deps: { policy: Policy; approvals: ApprovalStore; signal?: AbortSignal },
   origin: CallOrigin,
