@@ -1,4 +1,5 @@
 import { ToolError } from '../../shared/errors';
+import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
 import type { Outcome } from '../../shared/results/outcome';
 import { isToolName, validateToolArgs, type Risk } from '../../shared/tools';
 import { capResult, hideOutsidePaths, redact } from '../policy/redact';
@@ -27,6 +28,12 @@ function moreHint(tool: string): string | ((shown: number) => string) {
  */
 export async function callTool(name: string, args: unknown, ctx: ToolContext, handlers: ToolHandlers, external?: ExternalTools): Promise<Outcome> {
   try {
+    // what the block parsers refuse in the text (shared/protocols/json.ts), refused here for every way a call comes in:
+    // checking or describing such a value recursed past the stack, an INTERNAL error for what is bad input
+    if (valueNestingExceeds(args, MAX_NESTING)) {
+      const message = `${name}: its arguments are nested deeper than ${MAX_NESTING} levels of arrays and objects; no tool takes that`;
+      return inToolWords(name, undefined, { ok: false, code: 'INVALID_INPUT', message }, handlers, ctx);
+    }
     // a name that is not a built-in may be a tool of the person's own MCP server (`<server>.<tool>`)
     const mounted = external !== undefined && !isToolName(name) ? await external.resolve(name, ctx.signal) : undefined;
     const valid = mounted ? mounted.validate(args) : validateToolArgs(name, args);

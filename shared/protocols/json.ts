@@ -219,6 +219,24 @@ function stringNotKept(value: unknown, strings: readonly string[]): string | und
   return undefined;
 }
 
+/**
+ * Whether a value already parsed nests arrays and objects deeper than `limit` (`[]` is one level), for calls whose
+ * arguments did not come through parseJsonLenient: a `<function_calls>` block's JSON lines and XML parameters, an
+ * MCP client's tools/call. Walked without recursion, since the value may be too deep to recurse on; bytes are leaves.
+ */
+export function valueNestingExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<{ item: object; depth: number }> = [];
+  const visit = (item: unknown, depth: number) => {
+    if (item !== null && typeof item === 'object' && !ArrayBuffer.isView(item)) stack.push({ item, depth });
+  };
+  visit(value, 1);
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.depth > limit) return true;
+    for (const child of Array.isArray(next.item) ? next.item : Object.values(next.item)) visit(child, next.depth + 1);
+  }
+  return false;
+}
+
 /** Whether brackets outside double-quoted strings nest deeper than `limit`; stops at the first excess. */
 function nestingExceeds(text: string, limit: number): boolean {
   let depth = 0;
