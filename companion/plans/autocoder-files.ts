@@ -6,7 +6,7 @@ import { applyReplacement } from '../../shared/replace';
 import type { DirTree, FileActionReport, ReplaceReport } from '../../shared/results';
 import type { Risk } from '../../shared/tools/define-tool';
 import { deniedBy } from '../policy/path-guard';
-import { redactedLineOf } from '../policy/redact';
+import { replaceOptionsFor } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import { diffDeadline, replaceDeadline, replaceWithin } from '../tools/define-handler';
@@ -63,6 +63,8 @@ export async function previewFileSteps(prepared: PreparedStep[], policy: Policy)
   const planned = createPlannedFiles(policy);
   const notes: string[] = [];
   const replacing = replaceDeadline();
+  // the card shows what will be done: a block whose old text reaches into a secret fails there too (runFileStep)
+  const options = replaceOptionsFor(policy);
   for (const { step, target, error } of prepared) {
     if (!target) {
       notes.push(`# ${step.action} ${step.path}: will fail (${error})`);
@@ -79,7 +81,7 @@ export async function previewFileSteps(prepared: PreparedStep[], policy: Policy)
           let content = before;
           for (const block of step.blocks) {
             const current = content;
-            const result = replaceWithin(replacing, () => applyReplacement(current, block.oldContent, block.newContent));
+            const result = replaceWithin(replacing, () => applyReplacement(current, block.oldContent, block.newContent, options));
             if (!result.ok) throw new ToolError(result.code, `block ${JSON.stringify(block.identifier)}: ${result.message}`);
             content = result.content;
           }
@@ -193,8 +195,9 @@ async function replaceInFile(
   }
   let content = before;
   const outcomes: Array<{ matches: number; error?: string }> = [];
-  // a mismatch quotes the file's closest lines back to the model: with its secrets hidden
-  const showLine = redactedLineOf(ctx.policy);
+  // a mismatch quotes the file's closest lines back to the model with its secrets hidden, and old text that reaches
+  // into a secret matches nothing
+  const options = replaceOptionsFor(ctx.policy);
   // Every block is tried (on the text with the earlier good blocks applied), so one reply names every mismatch.
   for (const block of blocks) {
     if (block.oldContent === block.newContent) {
@@ -202,7 +205,7 @@ async function replaceInFile(
       continue;
     }
     const current = content;
-    const result = replaceWithin(replacing, () => applyReplacement(current, block.oldContent, block.newContent, { showLine }));
+    const result = replaceWithin(replacing, () => applyReplacement(current, block.oldContent, block.newContent, options));
     if (result.ok) {
       content = result.content;
       outcomes.push({ matches: 1 });

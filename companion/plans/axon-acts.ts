@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { AXON_ARITY, type AxonAct } from '../../shared/protocols';
 import { applyReplacement } from '../../shared/replace';
-import { redactedLineOf } from '../policy/redact';
+import { replaceOptionsFor } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { realpathLoose } from '../policy/path-guard';
 import { replaceWithin } from '../tools/define-handler';
@@ -166,8 +166,9 @@ async function replace(rawPath: string, oldRaw: string, newRaw: string, planned:
   if (before === null) {
     throw new ToolError('NOT_FOUND', `${target.relative} does not exist; create it with write_file`, { path: target.relative });
   }
-  // a mismatch quotes the file's closest lines back to the model: with its secrets hidden
-  const result = replaceWithin(replacing, () => applyReplacement(before, stripOneNewline(oldRaw), stripOneNewline(newRaw), { showLine: redactedLineOf(policy) }));
+  // a mismatch quotes the file's closest lines back to the model with its secrets hidden, and old text that reaches
+  // into a secret matches nothing
+  const result = replaceWithin(replacing, () => applyReplacement(before, stripOneNewline(oldRaw), stripOneNewline(newRaw), replaceOptionsFor(policy)));
   if (!result.ok) throw new ToolError(result.code, result.message, { path: target.relative });
   await planned.write(target.absolute, target.relative, result.content);
   const how = result.strategy === 'exact' ? '' : ` (${result.strategy === 'crlf' ? 'line endings normalized' : 'indentation-insensitive match'})`;

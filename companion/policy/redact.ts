@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { escapeRegExp } from '../../shared/regexp';
+import type { ReplaceOptions } from '../../shared/replace';
 import { rootOf } from './path-guard';
 import type { Policy } from './schema';
 
@@ -371,14 +372,17 @@ export function mapSecrets(text: string, policy: Pick<Policy, 'redact'>, within?
 }
 
 /**
- * Line [start, end) of a text as a model may see it, for code that quotes lines of texts it is handed one after
- * another (shared/replace's closest lines); each text's secrets are found once.
+ * What a replacement is told of a file's secrets (shared/replace ReplaceOptions), for code that replaces in texts it
+ * is handed one after another: line [start, end) as a model may see it (the closest lines a MISMATCH quotes), and
+ * whether a match reaches into a secret (then it is not taken: it would confirm a guess at the secret). Each text's
+ * secrets are found once.
  */
-export function redactedLineOf(policy: Pick<Policy, 'redact'>): (text: string, start: number, end: number) => string {
+export function replaceOptionsFor(policy: Pick<Policy, 'redact'>): Required<ReplaceOptions> {
   let last: SecretMap | undefined;
-  return (text, start, end) => {
-    if (last?.text !== text) last = mapSecrets(text, policy);
-    return last.window(start, end);
+  const mapOf = (text: string): SecretMap => (last?.text === text ? last : (last = mapSecrets(text, policy)));
+  return {
+    showLine: (text, start, end) => mapOf(text).window(start, end),
+    hidden: (text, start, end) => mapOf(text).touches(start, end),
   };
 }
 

@@ -20,7 +20,7 @@ import { lstatMaybe } from '../fsx/fs-calls';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
 import { deniedBy, escapedControlsIn, isInsideRoot, rootOf, unexpandedStart } from '../policy/path-guard';
-import { hideOutsidePaths, mapSecrets, redactedLineOf, refuseEncodedSecrets } from '../policy/redact';
+import { hideOutsidePaths, mapSecrets, refuseEncodedSecrets, replaceOptionsFor } from '../policy/redact';
 import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
 import type { ToolContext } from '../types';
 import {
@@ -178,7 +178,7 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
   if (before.binary) throw new FilesystemFailure('ENCODING_ERROR', `${args.path} is not UTF-8 text; it cannot be edited as text`);
   // a MISMATCH quotes the closest lines, which a model reads (also in the preview's title): through the secrets
   const edits = need(args.edits, 'edits');
-  const result = replaceWithin(replaceDeadline(), () => applyReplacements(before.text, edits, { showLine: redactedLineOf(ctx.policy) }));
+  const result = replaceWithin(replaceDeadline(), () => applyReplacements(before.text, edits, replaceOptionsFor(ctx.policy)));
   if (!result.ok) {
     throw new FilesystemFailure(result.code, result.message, {
       ...('editIndex' in result ? { editIndex: result.editIndex } : {}),

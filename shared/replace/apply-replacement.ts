@@ -50,9 +50,14 @@ export interface TextEdit {
  * How a failure may quote the file. `showLine` gives line [start, end) of `content` as the model may see it (the
  * companion redacts secrets there); closest lines are scored and quoted on that text, so what a MISMATCH says
  * never depends on what was hidden. Without it a line is shown as it is.
+ *
+ * `hidden` says whether [start, end) of `content` reaches into text the model is not shown (a redacted secret): a
+ * match there is not taken, so old text that guessed a secret, or its first characters, answers as a wrong guess
+ * does instead of confirming it. Without it every match counts.
  */
 export interface ReplaceOptions {
   showLine?: (content: string, start: number, end: number) => string;
+  hidden?: (content: string, start: number, end: number) => boolean;
 }
 
 export type ReplacementsResult =
@@ -256,8 +261,10 @@ export function applyReplacement(content: string, oldText: string, newText: stri
     ['crlf', () => (/[\r\n]/.test(oldText) ? findAnyEol(content, oldText) : [])],
     ['trimmed', () => findTrimmed(content, fileLines, oldText)],
   ];
+  const hidden = options.hidden;
   for (const [strategy, find] of attempts) {
-    const matches = find();
+    const found = find();
+    const matches = hidden === undefined ? found : found.filter((match) => !hidden(content, match.start, match.end));
     if (matches.length === 0) continue;
     const lines = matches.slice(0, MAX_LISTED_MATCHES).map((match) => lineAt(fileLines, match.start));
     if (matches.length > 1) {
