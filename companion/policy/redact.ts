@@ -374,15 +374,15 @@ export function mapSecrets(text: string, policy: Pick<Policy, 'redact'>, within?
 /**
  * What a replacement is told of a file's secrets (shared/replace ReplaceOptions), for code that replaces in texts it
  * is handed one after another: line [start, end) as a model may see it (the closest lines a MISMATCH quotes), and
- * whether a match reaches into a secret (then it is not taken: it would confirm a guess at the secret). Each text's
- * secrets are found once.
+ * where the secrets are — a match that reaches into one is not taken (it would confirm a guess at it), and a
+ * replacement after which one would be shown is refused. Each text's secrets are found once.
  */
 export function replaceOptionsFor(policy: Pick<Policy, 'redact'>): Required<ReplaceOptions> {
   let last: SecretMap | undefined;
   const mapOf = (text: string): SecretMap => (last?.text === text ? last : (last = mapSecrets(text, policy)));
   return {
     showLine: (text, start, end) => mapOf(text).window(start, end),
-    hidden: (text, start, end) => mapOf(text).touches(start, end),
+    hiddenSpans: (text) => mapOf(text).secrets,
   };
 }
 

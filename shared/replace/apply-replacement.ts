@@ -27,8 +27,11 @@ export type ReplaceStrategy = 'exact' | 'crlf' | 'trimmed';
 
 export interface ReplaceFailure {
   ok: false;
-  /** LIMIT_EXCEEDED: not from here — the companion stops a matching that takes too long (tools/define-handler.ts) */
-  code: 'MISMATCH' | 'AMBIGUOUS' | 'INVALID_INPUT' | 'LIMIT_EXCEEDED';
+  /**
+   * LIMIT_EXCEEDED: not from here — the companion stops a matching that takes too long (tools/define-handler.ts);
+   * POLICY_BLOCKED: the replacement would show text the file keeps hidden (ReplaceOptions.hiddenSpans)
+   */
+  code: 'MISMATCH' | 'AMBIGUOUS' | 'INVALID_INPUT' | 'LIMIT_EXCEEDED' | 'POLICY_BLOCKED';
   /** One line for the model: what did not match and what to do. */
   message: string;
   /** How many places matched (0 for MISMATCH and INVALID_INPUT). */
@@ -51,13 +54,14 @@ export interface TextEdit {
  * companion redacts secrets there); closest lines are scored and quoted on that text, so what a MISMATCH says
  * never depends on what was hidden. Without it a line is shown as it is.
  *
- * `hidden` says whether [start, end) of `content` reaches into text the model is not shown (a redacted secret): a
- * match there is not taken, so old text that guessed a secret, or its first characters, answers as a wrong guess
- * does instead of confirming it. Without it every match counts.
+ * `hiddenSpans` gives the parts of a text the model is not shown (redacted secrets), in order. A match that reaches
+ * into one is not taken, so old text that guessed a secret, or its first characters, answers as a wrong guess does
+ * instead of confirming it; and a replacement after which one of them would be shown — old text beside it rewrote
+ * what makes it a secret (`db_password=` made `db_note=`) — is refused, POLICY_BLOCKED. Without it every match counts.
  */
 export interface ReplaceOptions {
   showLine?: (content: string, start: number, end: number) => string;
-  hidden?: (content: string, start: number, end: number) => boolean;
+  hiddenSpans?: (content: string) => ReadonlyArray<{ start: number; end: number }>;
 }
 
 export type ReplacementsResult =
@@ -242,6 +246,22 @@ const STRATEGY_WORDS: Record<ReplaceStrategy, string> = {
   trimmed: 'with each line trimmed',
 };
 
+/**
+ * The first hidden span of the old text that the new text shows: each sits where the replacement moved it (no span
+ * reaches into the match), and must lie inside a hidden span of the new text.
+ */
+function firstShown(
+  before: ReadonlyArray<{ start: number; end: number }>,
+  match: Match,
+  shift: number,
+  after: ReadonlyArray<{ start: number; end: number }>,
+): { start: number; end: number } | undefined {
+  return before.find((span) => {
+    const moved = span.start >= match.end ? { start: span.start + shift, end: span.end + shift } : span;
+    return !after.some((hidden) => hidden.start <= moved.start && hidden.end >= moved.end);
+  });
+}
+
 export function applyReplacement(content: string, oldText: string, newText: string, options: ReplaceOptions = {}): ReplaceResult {
   if (typeof content !== 'string' || typeof oldText !== 'string' || typeof newText !== 'string') {
     return { ok: false, code: 'INVALID_INPUT', message: 'content, old text and new text must all be strings', matches: 0 };
@@ -261,10 +281,10 @@ export function applyReplacement(content: string, oldText: string, newText: stri
     ['crlf', () => (/[\r\n]/.test(oldText) ? findAnyEol(content, oldText) : [])],
     ['trimmed', () => findTrimmed(content, fileLines, oldText)],
   ];
-  const hidden = options.hidden;
+  const hidden = options.hiddenSpans?.(content) ?? [];
   for (const [strategy, find] of attempts) {
     const found = find();
-    const matches = hidden === undefined ? found : found.filter((match) => !hidden(content, match.start, match.end));
+    const matches = hidden.length === 0 ? found : found.filter((match) => !hidden.some((span) => span.start < match.end && span.end > match.start));
     if (matches.length === 0) continue;
     const lines = matches.slice(0, MAX_LISTED_MATCHES).map((match) => lineAt(fileLines, match.start));
     if (matches.length > 1) {
@@ -283,12 +303,22 @@ export function applyReplacement(content: string, oldText: string, newText: stri
       strategy === 'trimmed'
         ? reindent(newText.replace(/\r\n/g, '\n'), oldText, content, fileLines, (match as TrimmedMatch).first)
         : newText;
-    return {
-      ok: true,
-      content: content.slice(0, match.start) + withEol(written, eol) + content.slice(match.end),
-      strategy,
-      line: lines[0] as number,
-    };
+    const replacement = withEol(written, eol);
+    const replaced = content.slice(0, match.start) + replacement + content.slice(match.end);
+    const shown = hidden.length === 0 ? undefined : firstShown(hidden, match, replacement.length - (match.end - match.start), options.hiddenSpans!(replaced));
+    if (shown !== undefined) {
+      const line = lineAt(fileLines, shown.start);
+      return {
+        ok: false,
+        code: 'POLICY_BLOCKED',
+        message:
+          `the change would show what line ${line} keeps hidden as [REDACTED]: the old text rewrites what makes it a secret ` +
+          '(its key or the text around it), so it is not made; change that line around the hidden part in a way that keeps it hidden, or leave it to the person',
+        matches: 1,
+        lines: [line],
+      };
+    }
+    return { ok: true, content: replaced, strategy, line: lines[0] as number };
   }
   const closest = closestLines(content, fileLines, oldText, options);
   const hint =

@@ -1,9 +1,11 @@
 /**
- * Attack: a replacement's old text as an oracle for a secret. A file's secret is shown to the model as [REDACTED],
+ * Attack: a replacement's old text as an oracle for a secret, or as a way to take the secret out of hiding. A file's secret is shown to the model as [REDACTED],
  * but an Axon `replace` or an auto_coder `replace_file` whose old text guessed the start of it ("db_password=s")
  * was applied, and a wrong guess ("db_password=x") answered MISMATCH — where writes are auto, with no card, and
  * with old text equal to new text, without even changing the file: the secret read a character at a time. A right
- * guess and a wrong guess must answer the same, and the file must stay as it is (real companion process).
+ * guess and a wrong guess must answer the same, and the file must stay as it is (real companion process). And old
+ * text beside a secret, which touches none of it, rewrote what makes it one — `db_password=` made `db_note=` — so
+ * the next fs.read showed the password: such a replacement is refused and the file stays as it is.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,6 +78,39 @@ describe('attack: a replacement\'s old text guesses a secret (real companion, wr
     expect(right.replace(/"id":"edit-\d+"/, '')).toBe(wrong.replace(/"id":"edit-\d+"/, '').replaceAll('db_password=xyz', `db_password=${PASSWORD.slice(0, 3)}`));
     expect(right).toContain('MISMATCH');
     expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+  });
+
+  const read = async () => {
+    const answer = await run('mcp-request', mcpRequestBlock(`read-${n}`, 'fs.read', { path: join(ws.root, 'settings.ini') }));
+    expect(answer).not.toContain(PASSWORD);
+    return answer;
+  };
+
+  it.each([
+    ['Axon replace', () => axon('db_password=', 'db_note=')],
+    ['auto_coder replace_file', () => autocoder('db_password=', 'db_note=')],
+    [
+      'PromptX filesystem edit',
+      () =>
+        mcpRequestBlock(`edit-${n}`, 'promptx_tool', {
+          tool_resource: '@tool://filesystem',
+          parameters: { action: 'edit', path: 'settings.ini', edits: [{ oldText: '[db]\ndb_password', newText: '[db]\n# old: db' }] },
+        }),
+    ],
+  ])('%s: old text that rewrites the key of a secret is refused, naming the rule, and the secret stays hidden', async (_how, block) => {
+    const answer = await run(block().startsWith('```mcp-request') ? 'mcp-request' : block().startsWith('~') ? 'axon' : 'autocoder', block());
+    expect(answer).toContain('POLICY_BLOCKED');
+    expect(answer).toContain('keeps hidden as [REDACTED]');
+    expect(answer).not.toContain(PASSWORD);
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+    expect(await read()).toContain('[REDACTED]');
+  });
+
+  it('a change around a secret that keeps it a secret is made', async () => {
+    const answer = await run('axon', axon('[db]\ndb_password=', '[database]\ndb_password='));
+    expect(answer).toContain('ok (replaced at line 1)');
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(`[database]\ndb_password=${PASSWORD}\nport=5432\n`);
+    expect(await read()).toContain('db_password=[REDACTED]');
   });
 
   it('text beside the secret is still replaced: the key and the other lines', async () => {
