@@ -8,12 +8,14 @@ import { toolCallOf } from '../../shared/tools/promptx-tool';
 import type { ExternalTools, ToolContext } from '../types';
 import type { AuthorizationInfo } from './authorizer';
 import type { JobResult } from './run-manager';
+import { stopReason } from './stop-reason';
 import { callTool, refusedCall, type ToolHandlers } from './tool-call';
 import { listAllTools, type ToolListing } from './tool-list';
 
 /**
  * Runs the calls of one `<function_calls>` block (shared/protocols/function-calls.ts) in order, each through the
- * same pipeline as any call (policy, approval, audit, caps), and answers one `<function_result>` per call.
+ * same pipeline as any call (policy, approval, audit, caps), and answers one `<function_result>` per call. Once the
+ * run is stopped, the calls left are not run; each is answered CANCELLED.
  */
 export interface FunctionCallsRun {
   execute(ctx: ToolContext, auditId: string, info: AuthorizationInfo): Promise<JobResult>;
@@ -56,9 +58,11 @@ export function functionCallsRun(
         const args = payload.form === 'xml' ? readXmlArguments(call.arguments, listing?.inputSchema) : call.arguments;
         const resolved = toolCallOf(name, args);
         info.tool = resolved.ok ? resolved.tool : name;
-        const outcome: Outcome = resolved.ok
-          ? await callTool(resolved.tool, resolved.args, ctx, deps.tools, deps.external)
-          : refusedCall(resolved, ctx, deps.tools);
+        const outcome: Outcome = ctx.signal.aborted
+          ? { ok: false, code: 'CANCELLED', message: `not run: the block was stopped before this call (${stopReason(ctx.signal)})` }
+          : resolved.ok
+            ? await callTool(resolved.tool, resolved.args, ctx, deps.tools, deps.external)
+            : refusedCall(resolved, ctx, deps.tools);
         const meta: ResultMeta = { auditId, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) };
         answered.push({ callId: call.callId, name: call.name, outcome, meta });
         if (!outcome.ok) failed ??= outcome;
