@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../shared/errors';
 import { asToolError } from '../fsx/errno';
-import { stopReason } from '../runs/stop-reason';
+import { stopReason } from '../stop-reason';
 
 /** `CODE: message`, the one-line form every plan reply uses for an error. */
 export function errorLine(error: unknown): string {

@@ -5,7 +5,7 @@ import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
 import type { AuthorizationRequest, CallOrigin, Preview } from '../types';
-import { stopReason } from './stop-reason';
+import { stopReason, throwIfStopped } from '../stop-reason';
 
 /** What the audit record says about the authorization of one run. */
 export interface AuthorizationInfo {
@@ -57,6 +57,8 @@ export function createAuthorize(
     info.paths = [...new Set(request.actions.flatMap((action) => action.paths))];
     info.commands = request.actions.flatMap(({ command: c }) => (c ? [(c.shell ?? (c.argv ?? []).join(' ')) + ` (cwd ${c.cwd})`] : []));
     refuseNul(request);
+    // a Stop that came while the call was read and planned: nothing of it starts, and no card is shown
+    throwIfStopped(deps.signal, request.tool);
     const decisions = decideActions(request, deps.policy, origin.site);
     const decision = strictest(decisions);
     if (typeof decision === 'object') {
@@ -113,7 +115,7 @@ export function createAuthorize(
     }
     if (result === 'approve' || result === 'approve-conversation') {
       const changed = await changedSince(asShown);
-      if (changed === undefined) return;
+      if (changed === undefined) return throwIfStopped(deps.signal, request.tool);
       throw new ToolError(
         'CONFLICT',
         `${JSON.stringify(changed)} changed while approval ${approval.id} waited: the card showed it as it was, so what was approved is not what would be done now; nothing was done — send the call again for a new card`,

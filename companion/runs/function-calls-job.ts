@@ -8,7 +8,7 @@ import { toolCallOf } from '../../shared/tools/promptx-tool';
 import type { ExternalTools, ToolContext } from '../types';
 import type { AuthorizationInfo } from './authorizer';
 import type { JobResult } from './run-manager';
-import { stopReason } from './stop-reason';
+import { stopReason } from '../stop-reason';
 import { callTool, refusedCall, type ToolHandlers } from './tool-call';
 import { listAllTools, type ToolListing } from './tool-list';
 

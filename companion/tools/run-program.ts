@@ -14,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import { quote } from 'shell-quote';
 import { ToolError } from '../../shared/errors';
 import { programEnv } from '../plans/program-env';
+import { throwIfStopped } from '../stop-reason';
 import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramResult, ProgramSpec, ToolContext, ToolOutput } from '../types';
@@ -110,6 +111,8 @@ export async function runProgram(
   // the child's cwd follows the path as it is now, so it is resolved now (not carried from plan)
   const cwd = await resolveCwd(args.cwd, ctx, resolvePathNow);
   const timeoutMs = timeoutFor(args, ctx.policy);
+  // the Stop listener below is added once the program runs; a Stop before that is kept here
+  throwIfStopped(ctx.signal, name);
   const handle = ctx.processes.start({
     name,
     ...command,
