@@ -113,34 +113,53 @@ const PATH_DIRS = new Set(
 
 const SERVER_PROGRAM = "the program of one of your MCP servers, which runs at the companion's next start";
 
-const serverProgramsOf = new WeakMap<object, ReadonlySet<string>>();
+interface ServerPrograms {
+  files: ReadonlySet<string>;
+  /** folders whose every file is the program (a Python package run with -m) */
+  folders: readonly string[];
+}
+
+const serverProgramsOf = new WeakMap<object, ServerPrograms>();
+
+/** A dotted Python module name, as `python -m` takes it. */
+const PYTHON_MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
  * The files the person's stdio MCP servers run, given and real: the command and every argument that is not a flag
  * (a flag's `=value` too), resolved against the server's cwd (the companion's own when it has none) — `node
  * tools/server.mjs` runs `tools/server.mjs` at every start and every restart after a crash, so writing it is
- * writing code that runs. A word that names no file costs nothing; a file the program imports is not named here.
+ * writing code that runs. So is the module of `python -m mcp_server_x`: Python looks for it in the working directory
+ * first, so `mcp_server_x.py` or a folder `mcp_server_x/` there is what runs, before the installed one. A word that
+ * names no file costs nothing; a file the program imports is not named here.
  */
-function serverPrograms(servers: Policy['mcpServers'] | undefined): ReadonlySet<string> {
-  if (servers === undefined) return new Set();
+function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerPrograms {
+  if (servers === undefined) return { files: new Set(), folders: [] };
   const known = serverProgramsOf.get(servers);
   if (known) return known;
   const files = new Set<string>();
+  const folders: string[] = [];
   for (const entry of Object.values(servers)) {
     if (entry === null || typeof entry !== 'object') continue;
     const { command, args, cwd } = entry as { command?: unknown; args?: unknown; cwd?: unknown };
     if (typeof command !== 'string') continue;
     const home = (word: string) => (word === '~' ? homedir() : word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : word);
     const base = typeof cwd === 'string' && path.isAbsolute(home(cwd)) ? home(cwd) : process.cwd();
-    for (const word of [command, ...(Array.isArray(args) ? args : [])]) {
-      if (typeof word !== 'string') continue;
+    const words = [command, ...(Array.isArray(args) ? args : [])];
+    words.forEach((word, i) => {
+      if (typeof word !== 'string') return;
       const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
-      if (value === '' || value.includes('\0')) continue;
+      if (value === '' || value.includes('\0')) return;
       for (const file of givenAndReal(path.resolve(base, home(value)))) files.add(file);
-    }
+      if (words[i - 1] === '-m' && PYTHON_MODULE.test(value)) {
+        const top = value.split('.')[0] as string;
+        for (const file of givenAndReal(path.join(base, `${top}.py`))) files.add(file);
+        folders.push(...givenAndReal(path.join(base, top)));
+      }
+    });
   }
-  serverProgramsOf.set(servers, files);
-  return files;
+  const programs = { files, folders };
+  serverProgramsOf.set(servers, programs);
+  return programs;
 }
 
 /**
@@ -149,7 +168,8 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ReadonlySet<
  */
 export function runsCode(resolved: string, servers?: Policy['mcpServers']): string | undefined {
   if (PROGRAM.some((dir) => isInsideRoot(resolved, dir))) return "chatbridge's own program, which runs at its next start";
-  if (serverPrograms(servers).has(resolved)) return SERVER_PROGRAM;
+  const programs = serverPrograms(servers);
+  if (programs.files.has(resolved) || programs.folders.some((dir) => isInsideRoot(resolved, dir))) return SERVER_PROGRAM;
   if (PATH_DIRS.has(path.dirname(resolved))) return 'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)';
   const set = globSet(GLOBS, OPTIONS);
   const slashed = resolved.replace(/\\/g, '/');

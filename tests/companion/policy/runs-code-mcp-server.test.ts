@@ -5,6 +5,7 @@
  * with the person's rights. The config file is reserved for this very reason (a model must not add an MCP server
  * the next start runs); the program a configured server runs is the same thing. A write to it is exec.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,13 +52,65 @@ describe("attack: rewriting the program of the person's MCP server (real compani
   });
 });
 
+describe.runIf(spawnSync('python3', ['--version']).status === 0)(
+  "attack: a module file beside a Python MCP server run with -m, in its working directory (real companion)",
+  { timeout: 120_000 },
+  () => {
+    let ws: Workspace;
+    let companion: CompanionProcess;
+
+    beforeAll(async () => {
+      ws = makeWorkspace('cb-runs-code-mcp-py-');
+      companion = await startCompanionProcess({
+        root: ws.root,
+        home: ws.home,
+        config: { modes: { write: 'auto', exec: 'confirm' }, mcpServers: { py: { command: 'python3', args: ['-m', 'cb_probe_server'], cwd: ws.root } } },
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await companion?.stop();
+      rmSync(ws.base, { recursive: true, force: true });
+    });
+
+    it('python -m runs a module of that name in its working directory first, so writing one there asks on an exec card', async () => {
+      // what makes it code that runs: Python's own lookup, shown with the same working directory
+      const marker = join(ws.base, 'ran');
+      writeFileSync(join(ws.base, 'cb_probe_server.py'), `open(${JSON.stringify(marker)}, 'w').write('x')\n`);
+      spawnSync('python3', ['-m', 'cb_probe_server'], { cwd: ws.base });
+      expect(existsSync(marker)).toBe(true);
+
+      for (const [i, file] of [join(ws.root, 'cb_probe_server.py'), join(ws.root, 'cb_probe_server', '__main__.py')].entries()) {
+        const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(`py-${i}`, 'fs.write', { path: file, content: 'import os\n', mode: 'overwrite' }), context('conv-mcp-py', `m${i}`));
+        expect(approval.risk).toBe('exec');
+        expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
+        await decideApproval(companion, approval, 'deny', run.runId);
+        expect(existsSync(file)).toBe(false);
+      }
+    });
+  },
+);
+
 describe("which files are an MCP server's program", () => {
   const servers = {
     mine: { command: 'node', args: ['tools/server.mjs', '--config=/home/you/p/srv.json', '--verbose'], cwd: '/home/you/p' },
     local: { command: '/home/you/bin/my-server' },
     remote: { url: 'https://mcp.example.com/mcp' },
+    python: { command: 'python3', args: ['-m', 'mcp_server_git.cli', '--repository', '.'], cwd: '/home/you/q' },
   };
-  it.each(['/home/you/p/tools/server.mjs', '/home/you/p/srv.json', '/home/you/bin/my-server'])('%s is one', (file) => expect(runsCode(file, servers)).toMatch(/MCP servers/));
-  it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md'])('%s is not', (file) => expect(runsCode(file, servers)).toBeUndefined());
+  it.each([
+    '/home/you/p/tools/server.mjs',
+    '/home/you/p/srv.json',
+    '/home/you/bin/my-server',
+    // python -m looks in its working directory first: a module file or package folder there is what runs
+    '/home/you/q/mcp_server_git.py',
+    '/home/you/q/mcp_server_git',
+    '/home/you/q/mcp_server_git/__init__.py',
+    '/home/you/q/mcp_server_git/cli.py',
+  ])('%s is one', (file) => expect(runsCode(file, servers)).toMatch(/MCP servers/));
+  it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md', '/home/you/q/mcp_server_gitx.py', '/home/you/q/other.py'])(
+    '%s is not',
+    (file) => expect(runsCode(file, servers)).toBeUndefined(),
+  );
   it('without servers nothing changes', () => expect(runsCode('/home/you/p/tools/server.mjs')).toBeUndefined());
 });
