@@ -115,7 +115,7 @@ const SERVER_PROGRAM = "the program of one of your MCP servers, which runs at th
 
 interface ServerPrograms {
   files: ReadonlySet<string>;
-  /** folders whose every file is the program (a Python package run with -m) */
+  /** folders whose every file is the program (a Python package run with -m, the packages npx finds first) */
   folders: readonly string[];
 }
 
@@ -129,8 +129,10 @@ const PYTHON_MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
  * (a flag's `=value` too), resolved against the server's cwd (the companion's own when it has none) — `node
  * tools/server.mjs` runs `tools/server.mjs` at every start and every restart after a crash, so writing it is
  * writing code that runs. So is the module of `python -m mcp_server_x`: Python looks for it in the working directory
- * first, so `mcp_server_x.py` or a folder `mcp_server_x/` there is what runs, before the installed one. A word that
- * names no file costs nothing; a file the program imports is not named here.
+ * first, so `mcp_server_x.py` or a folder `mcp_server_x/` there is what runs, before the installed one. And npx
+ * (`npx -y @scope/server`) runs a package's program from the working directory's `node_modules` (its `.bin`) before
+ * fetching one, so that folder is the program of a server npx starts. A word that names no file costs nothing; a
+ * file the program imports is not named here.
  */
 function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerPrograms {
   if (servers === undefined) return { files: new Set(), folders: [] };
@@ -145,6 +147,7 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
     const home = (word: string) => (word === '~' ? homedir() : word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : word);
     const base = typeof cwd === 'string' && path.isAbsolute(home(cwd)) ? home(cwd) : process.cwd();
     const words = [command, ...(Array.isArray(args) ? args : [])];
+    if (/^(npx|bunx)(\.cmd|\.exe)?$/i.test(path.basename(command))) folders.push(...givenAndReal(path.join(base, 'node_modules')));
     words.forEach((word, i) => {
       if (typeof word !== 'string') return;
       const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;

@@ -91,12 +91,41 @@ describe.runIf(spawnSync('python3', ['--version']).status === 0)(
   },
 );
 
+describe("attack: a program planted in node_modules where an npx-started MCP server runs (real companion)", { timeout: 120_000 }, () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-runs-code-mcp-npx-');
+    companion = await startCompanionProcess({
+      root: ws.root,
+      home: ws.home,
+      config: { modes: { write: 'auto', exec: 'confirm' }, mcpServers: { files: { command: 'npx', args: ['-y', '--offline', 'cb-probe-srv'], cwd: ws.root } } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it("a write into the working directory's node_modules asks on an exec card", async () => {
+    const file = join(ws.root, 'node_modules', '.bin', 'cb-probe-srv');
+    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock('npx', 'fs.write', { path: file, content: '#!/bin/sh\n', mode: 'overwrite' }), context('conv-mcp-npx', 'm1'));
+    expect(approval.risk).toBe('exec');
+    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
+    await decideApproval(companion, approval, 'deny', run.runId);
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
 describe("which files are an MCP server's program", () => {
   const servers = {
     mine: { command: 'node', args: ['tools/server.mjs', '--config=/home/you/p/srv.json', '--verbose'], cwd: '/home/you/p' },
     local: { command: '/home/you/bin/my-server' },
     remote: { url: 'https://mcp.example.com/mcp' },
     python: { command: 'python3', args: ['-m', 'mcp_server_git.cli', '--repository', '.'], cwd: '/home/you/q' },
+    fetched: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/you/docs'], cwd: '/home/you/r' },
   };
   it.each([
     '/home/you/p/tools/server.mjs',
@@ -107,8 +136,11 @@ describe("which files are an MCP server's program", () => {
     '/home/you/q/mcp_server_git',
     '/home/you/q/mcp_server_git/__init__.py',
     '/home/you/q/mcp_server_git/cli.py',
+    // npx runs what the working directory's node_modules holds before it fetches the package
+    '/home/you/r/node_modules/.bin/mcp-server-filesystem',
+    '/home/you/r/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
   ])('%s is one', (file) => expect(runsCode(file, servers)).toMatch(/MCP servers/));
-  it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md', '/home/you/q/mcp_server_gitx.py', '/home/you/q/other.py'])(
+  it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md', '/home/you/q/mcp_server_gitx.py', '/home/you/q/other.py', '/home/you/r/src/index.js', '/home/you/p/node_modules/x/index.js'])(
     '%s is not',
     (file) => expect(runsCode(file, servers)).toBeUndefined(),
   );
