@@ -310,6 +310,44 @@ function isSingleQuoteLike(code: number): boolean {
 /** A name and an opening bracket where a value starts: the library reads `echo("rm -rf build")` as `"rm -rf build"`. */
 const FUNCTION_CALL = /[A-Za-z_$][\w$]*\s*\(/y;
 
+/** Where a value starts, what the library reads as a number: a sign, digits, a point, an exponent, each maybe without digits. */
+const NUMBER_AHEAD = /[-+]?(?:(?:\d+\.?\d*|\.\d*)(?:[eE][+-]?\d*)?)?/y;
+
+/** A number in another base where a value starts, which the library reads as the string it writes (`0x1F` → "0x1F"). */
+const OTHER_BASE_AHEAD = /[-+]?0(?:[xX][\da-fA-F]*|[oO][0-7]*|[bB][01]*)/y;
+
+/** A number whose value is the one its text writes: `2.`, `.5` and `-.5` too, as JavaScript and Python read them. */
+const WHOLE_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Why the value starting at `from` is a number the repair would change, or undefined. The library ends a sign, point
+ * or exponent with no digits after it with a 0 (`-` and `.` became 0, `1e` and `1e+` 1), reads a number in another
+ * base as a string and gives up at a plus sign. Only a token the library reads as a value counts: one followed by a
+ * bracket, comma or blank and, past blanks, by more of the text that is not a colon (a bare key). A token at the end of
+ * the text is left to the cut-short rule.
+ */
+function numberNotAsWritten(text: string, from: number): string | undefined {
+  OTHER_BASE_AHEAD.lastIndex = from;
+  const based = OTHER_BASE_AHEAD.exec(text)?.[0];
+  NUMBER_AHEAD.lastIndex = from;
+  const token = based ?? NUMBER_AHEAD.exec(text)?.[0] ?? '';
+  if (token === '' || (based === undefined && WHOLE_NUMBER.test(token))) return undefined;
+  let k = from + token.length;
+  if (k < text.length && !/[\s,[\]{}()/+]/.test(text[k]!)) return undefined;
+  while (k < text.length && /\s/.test(text[k]!)) k++;
+  if (k >= text.length || text[k] === ':' || text[k] === '\uff1a') return undefined;
+  const shown = JSON.stringify(token);
+  if (based !== undefined) {
+    const base = /[xX]/.test(based) ? 'a hexadecimal' : /[oO]/.test(based) ? 'an octal' : 'a binary';
+    return `the value ${shown} is ${base} number, which JSON has no way to write; write it in decimal, or in double quotes if it is text`;
+  }
+  if (token.startsWith('+') && WHOLE_NUMBER.test(token.slice(1))) {
+    return `the value ${shown} starts with a plus sign, which JSON numbers do not have; write ${token.slice(1)}`;
+  }
+  const why = 'has a sign, point or exponent with no digit after it, and the repair would add a 0 the writer never wrote';
+  return `the value ${shown} ${why}; write the number in full, or in double quotes if it is text`;
+}
+
 /** “ ” and the full-width ＂: double quotes to a writer, not to JSON. */
 function isCurlyQuote(code: number): boolean {
   return code === 0x201c || code === 0x201d || code === 0xff02;
@@ -616,6 +654,12 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
         const why = 'wraps a value in a function call, which JSON has no way to write; write the value itself';
         return { text, cutShort, unrepairable: `${JSON.stringify(call[0])} ${why}` };
       }
+    }
+    // A number the repair would change (`"line": -` read as 0, `"offset": 1e` as 1, `0x1F` as a string): the call would
+    // run with a value its writer did not write.
+    if ((last === COMMA || last === COLON || last === 0x5b) && (c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x30 && c <= 0x39))) {
+      const changed = numberNotAsWritten(text, i);
+      if (changed !== undefined) return { text, cutShort, unrepairable: changed };
     }
     // a bare key where one starts, or after a value and a blank (its comma left out)
     if (written && c < 128 && (last === 0x7b || last === COMMA || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))) {

@@ -322,6 +322,51 @@ describe('a value wrapped in a function call', () => {
   });
 });
 
+describe('a number the repair would change', () => {
+  it.each([
+    ['a lone minus sign', '"line": -', '"-"'],
+    ['a lone minus sign before another key', '"head": -, "path": "/w/a.txt"', '"-"'],
+    ['a lone point', '"tail": .', '"."'],
+    ['a minus sign and a point', '"line": -.', '"-."'],
+    ['a point before an exponent', '"tail": .e3', '".e3"'],
+    ['an exponent with no digits', '"head": 1e', '"1e"'],
+    ['an exponent with a sign and no digits', '"head": 2E+', '"2E+"'],
+  ])('%s is refused, naming the value, not read as a number the writer never wrote', (_what, args, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "/w/a.txt", ${args}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the value ${shown} has a sign, point or exponent with no digit after it`);
+  });
+
+  it('a lone minus sign among the items of a list is refused, not run as 0', () => {
+    const [block] = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"process.run","arguments":{"command":"cat","args":["-n", -]}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the value "-" has a sign, point or exponent with no digit after it');
+  });
+
+  it.each([
+    ['0x1F', 'a hexadecimal'],
+    ['0x', 'a hexadecimal'],
+    ['0o17', 'an octal'],
+    ['0b101', 'a binary'],
+  ])('%s is refused as %s number JSON cannot write, not passed on as the string it writes', (value, base) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "/w/a.txt", "head": ${value}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the value ${JSON.stringify(value)} is ${base} number, which JSON has no way to write`);
+  });
+
+  it('a plus sign is refused, saying which number to write', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "/w/a.txt", "line": +5,}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the value "+5" starts with a plus sign, which JSON numbers do not have; write 5');
+  });
+
+  it('numbers that keep their value, and words starting with a minus sign, are read as before', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'process.run', 'args': {'command': 'ls', 'args': [-la, '-'], 'a': 2., 'b': .5, 'c': -.5, 'd': 1e3, 'e': -Infinity}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'ls', args: ['-la', '-'], a: 2, b: 0.5, c: -0.5, d: 1000, e: '-Infinity' });
+  });
+});
+
 describe('double quotes left unescaped inside a string', () => {
   it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
     const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
