@@ -495,6 +495,9 @@ export interface WrittenParts {
 /** Python's True, False and None, which the library reads as true, false and null. */
 const PYTHON_KEYWORD = /^(?:True|False|None)(?![\w$])/;
 
+/** JavaScript's undefined where a value starts (not a bare key), which the library reads as null. */
+const UNDEFINED = /^undefined(?![\w$])(?!\s*[:\uff1a])/;
+
 /** A bare key: a name with a colon after it (not the `://` of an address). */
 const BARE_KEY = /[A-Za-z_$][\w$-]*(?=[ \t]*[:\uff1a](?!\/\/))/y;
 
@@ -660,6 +663,18 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     if ((last === COMMA || last === COLON || last === 0x5b) && (c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x30 && c <= 0x39))) {
       const changed = numberNotAsWritten(text, i);
       if (changed !== undefined) return { text, cutShort, unrepairable: changed };
+    }
+    // A key with no value after its colon (`"content": ,`, `"cwd": }`), or JavaScript's `undefined`: the library writes
+    // null there, a value the writer never wrote (null is not "left out" to every tool).
+    if (last === COLON && (c === COMMA || c === 0x7d || c === 0x5d)) {
+      const colon = Math.max(text.lastIndexOf(':', i), text.lastIndexOf('\uff1a', i));
+      const key = Math.max(...[',', '\uff0c', '{', '\n'].map((before) => text.lastIndexOf(before, colon - 1))) + 1;
+      const shown = JSON.stringify(cut(text.slice(key, i + 1).replace(/\s+/g, ' ').trim(), 40));
+      return { text, cutShort, unrepairable: `a key has no value after its colon (${shown}); write the value, or leave the key out` };
+    }
+    if ((last === COMMA || last === COLON || last === 0x5b) && c === 0x75 && UNDEFINED.test(text.slice(i, i + 10))) {
+      const why = "is no JSON value, and the repair would write null; leave the key out, or write null if that is what is meant";
+      return { text, cutShort, unrepairable: `the value "undefined" ${why}` };
     }
     // a bare key where one starts, or after a value and a blank (its comma left out)
     if (written && c < 128 && (last === 0x7b || last === COMMA || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))) {

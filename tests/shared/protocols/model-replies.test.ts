@@ -367,6 +367,29 @@ describe('a number the repair would change', () => {
   });
 });
 
+describe('a key written with no value', () => {
+  it.each([
+    ['before a comma', '"content": , "mode": "overwrite"', '"\\"content\\": ,"'],
+    ['before the closing brace, on the next line', '"mode": "overwrite", "content":\n', '"\\"content\\": }"'],
+  ])('%s is refused, naming the key, not written as null', (_where, args, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.txt", ${args}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`a key has no value after its colon (${shown}); write the value, or leave the key out`);
+  });
+
+  it('JavaScript\'s undefined is refused, not passed on as null', () => {
+    const [block] = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"/w/a.txt","range":undefined}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the value "undefined" is no JSON value, and the repair would write null');
+  });
+
+  it('the word undefined in a string is read as before', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{id: "call-1", tool: "shell.exec", args: {command: "echo undefined", cwd: "/w",},}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'echo undefined', cwd: '/w' });
+  });
+});
+
 describe('double quotes left unescaped inside a string', () => {
   it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
     const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
