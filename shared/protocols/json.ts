@@ -53,7 +53,10 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   }
   let strictError: string;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown, repaired: false };
+    const value = JSON.parse(text) as unknown;
+    const inexact = integerNotKept(text);
+    if (inexact !== undefined) return { ok: false, reason: inexact };
+    return { ok: true, value, repaired: false };
   } catch (error) {
     strictError = errorMessage(error);
   }
@@ -67,6 +70,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   }
   const fromPrepared = tryParse(prepared);
   if (fromPrepared !== undefined && isContainer(fromPrepared.value)) {
+    const inexact = integerNotKept(prepared);
+    if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     return { ok: true, value: fromPrepared.value, repaired: true };
   }
   // What the library could still turn into an object starts with a bracket or a markdown fence around JSON.
@@ -95,7 +100,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     };
   }
   try {
-    const value = JSON.parse(jsonrepair(prepared)) as unknown;
+    const repairedText = jsonrepair(prepared);
+    const value = JSON.parse(repairedText) as unknown;
     // The library reads values one after another as a list (`{…}\nDone.` → `[{…}, "Done."]`): an object followed by
     // more is not a list its writer wrote, and would be answered as a batch.
     if (Array.isArray(value) && first.startsWith('{')) {
@@ -130,6 +136,8 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
         reason: `${strictError}; not repaired: reading it would leave out the key ${JSON.stringify(cut(dropped, 40))}; is a comma missing before it?`,
       };
     }
+    const inexact = integerNotKept(repairedText);
+    if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     if (isContainer(value)) return { ok: true, value, repaired: true };
   } catch {
     // The library's own message describes its repaired text, not the writer's; report the strict one.
@@ -235,6 +243,35 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
     for (const child of Array.isArray(next.item) ? next.item : Object.values(next.item)) visit(child, next.depth + 1);
   }
   return false;
+}
+
+/** A run of 16 digits: the fewest an integer needs to be past what a number holds exactly (2^53). */
+const LONG_DIGITS = /\d{16}/;
+
+/** In JSON text: a string (skipped) or a number. */
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * Why a JSON text's value differs from what it writes: an integer past 2^53 that a number cannot hold (`"message_id":
+ * 1189234567890123456` read as 1189234567890123500, another message's id; one it holds, as 1e20, is kept as written);
+ * undefined when none.
+ * `json` is valid JSON. Looks further only when the text has a run of 16 digits somewhere (linear either way).
+ */
+function integerNotKept(json: string): string | undefined {
+  if (!LONG_DIGITS.test(json)) return undefined;
+  for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
+    if (token.startsWith('"') || token.length < 16 || /[.eE]/.test(token)) continue;
+    const read = String(Number(token));
+    if (significantDigits(read) === significantDigits(token)) continue;
+    const why = `more digits than a number keeps exactly, and would be read as ${read}`;
+    return `the integer ${token} has ${why}; write it in double quotes`;
+  }
+  return undefined;
+}
+
+/** A number's digits without sign, point, exponent and the zeros at either end: `-1.2300e+21` → `123`. */
+function significantDigits(number: string): string {
+  return number.replace(/[eE].*$/, '').replace(/[-.]/g, '').replace(/^0+|0+$/g, '');
 }
 
 /** Whether brackets outside double-quoted strings nest deeper than `limit`; stops at the first excess. */

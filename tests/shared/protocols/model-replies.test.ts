@@ -390,6 +390,22 @@ describe('a key written with no value', () => {
   });
 });
 
+describe('an integer past what a number holds exactly', () => {
+  it.each([
+    ['strict JSON', '{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"/w/a.txt","head":1189234567890123456}}}', '1189234567890123456', '1189234567890123500'],
+    ['JSON the repair reads', "{'jsonrpc':'2.0','id':'c1','method':'tools/call','params':{'name':'fs.read','arguments':{'path':'/w/a.txt','head':9007199254740993,}}}", '9007199254740993', '9007199254740992'],
+  ])('in %s is refused, naming it, not run with the nearest number', (_how, call, written, read) => {
+    const [block] = findBlocks(`${F}mcp-request\n${call}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the integer ${written} has more digits than a number keeps exactly, and would be read as ${read}; write it in double quotes`);
+  });
+
+  it('the same digits in a string, and large integers a number holds exactly, are read', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-1","tool":"fs.write","args":{"path":"/w/ids.txt","content":"1189234567890123456"},"n":100000000000000000000}\n${F}`);
+    expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/w/ids.txt', content: '1189234567890123456' }, n: 1e20 });
+  });
+});
+
 describe('double quotes left unescaped inside a string', () => {
   it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
     const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
