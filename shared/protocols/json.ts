@@ -54,7 +54,7 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   let strictError: string;
   try {
     const value = JSON.parse(text) as unknown;
-    const inexact = integerNotKept(text);
+    const inexact = notAsWritten(text);
     if (inexact !== undefined) return { ok: false, reason: inexact };
     return { ok: true, value, repaired: false };
   } catch (error) {
@@ -70,7 +70,7 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   }
   const fromPrepared = tryParse(prepared);
   if (fromPrepared !== undefined && isContainer(fromPrepared.value)) {
-    const inexact = integerNotKept(prepared);
+    const inexact = notAsWritten(prepared);
     if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     return { ok: true, value: fromPrepared.value, repaired: true };
   }
@@ -102,6 +102,9 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   try {
     const repairedText = jsonrepair(prepared);
     const value = JSON.parse(repairedText) as unknown;
+    // A key the text writes twice, or an integer a number cannot hold, is that already in what the library wrote.
+    const inexact = notAsWritten(repairedText);
+    if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     // The library reads values one after another as a list (`{…}\nDone.` → `[{…}, "Done."]`): an object followed by
     // more is not a list its writer wrote, and would be answered as a batch.
     if (Array.isArray(value) && first.startsWith('{')) {
@@ -136,8 +139,6 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
         reason: `${strictError}; not repaired: reading it would leave out the key ${JSON.stringify(cut(dropped, 40))}; is a comma missing before it?`,
       };
     }
-    const inexact = integerNotKept(repairedText);
-    if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     if (isContainer(value)) return { ok: true, value, repaired: true };
   } catch {
     // The library's own message describes its repaired text, not the writer's; report the strict one.
@@ -243,6 +244,39 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
     for (const child of Array.isArray(next.item) ? next.item : Object.values(next.item)) visit(child, next.depth + 1);
   }
   return false;
+}
+
+/** Why the value of a JSON text is not the one it writes (see the two checks below); undefined when it is. */
+function notAsWritten(json: string): string | undefined {
+  return integerNotKept(json) ?? keyWrittenTwice(json);
+}
+
+/** In JSON text: a string, with the colon after it when it is a key, or a bracket. */
+const KEY_OR_BRACKET = /"(?:[^"\\]|\\.)*"(\s*:)?|[{}[\]]/g;
+
+/**
+ * Why a JSON text's value leaves out part of what it writes: a key written twice in one object, of which only the
+ * last counts (`"file_operations": […], …, "file_operations": […]` ran only the second list, `"path"` twice read
+ * the second path); undefined when none. `json` is valid JSON.
+ */
+function keyWrittenTwice(json: string): string | undefined {
+  // per open bracket, the keys of its object so far (null for an array)
+  const open: Array<Set<string> | null> = [];
+  for (const match of json.matchAll(KEY_OR_BRACKET)) {
+    const token = match[0];
+    if (token === '{') open.push(new Set());
+    else if (token === '[') open.push(null);
+    else if (token === '}' || token === ']') open.pop();
+    else if (match[1] !== undefined) {
+      const keys = open[open.length - 1];
+      const key = JSON.parse(token.slice(0, token.length - match[1].length)) as string;
+      if (keys?.has(key)) {
+        return `the key ${JSON.stringify(cut(key, 40))} is written twice in one object, and only the last would count; write it once`;
+      }
+      keys?.add(key);
+    }
+  }
+  return undefined;
 }
 
 /** A run of 16 digits: the fewest an integer needs to be past what a number holds exactly (2^53). */

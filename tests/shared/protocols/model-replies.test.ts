@@ -406,6 +406,29 @@ describe('an integer past what a number holds exactly', () => {
   });
 });
 
+describe('a key written twice in one object', () => {
+  it('an auto_coder plan with two file_operations lists is refused, not run with the second list only', () => {
+    const plan =
+      '{"metadata":{"step_id":"s1","reason":"r"},"type":"operate",' +
+      '"file_operations":[{"action_type":"create_file","path":"a.py","file_content":"x = 1\\n"}],' +
+      '"file_operations":[{"action_type":"delete_file","path":"old.py"}]}';
+    const [block] = findBlocks(`${F}\n#####--\n${plan}\n--#####\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the key "file_operations" is written twice in one object, and only the last would count; write it once');
+  });
+
+  it('a flycode-call naming two paths is refused, in JSON the repair reads too', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.read', 'args': {'path': '/w/a.txt', 'path': '/w/.env',}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the key "path" is written twice in one object');
+  });
+
+  it('the same key in different objects, or inside a string, is read', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-1","tool":"fs.writeBatch","args":{"files":[{"path":"/w/a","content":"\\"path\\": 1"},{"path":"/w/b","content":""}]}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+  });
+});
+
 describe('double quotes left unescaped inside a string', () => {
   it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
     const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
@@ -440,7 +463,7 @@ describe('double quotes left unescaped inside a string', () => {
   it('a key with no comma before it, whose name the call writes elsewhere too, is refused, not read over the one before', () => {
     const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.writeBatch', 'args': {'files': [{'path': '/w/a', 'content': "x" path: '/w/b'}, {"path": "/w/c", "content": "y"}]}}\n${F}`);
     expect(block?.payload).toBeUndefined();
-    expect(block?.error).toContain('not repaired: reading it would');
+    expect(block?.error).toContain('not repaired: the key "path" is written twice in one object');
   });
 
   it.each([
