@@ -2,13 +2,14 @@ import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
+import { argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
  * ```` ```flycode-call ```` (seed 001, DESIGN §3.2): `{"id":"call-001","tool":"fs.read","args":{…}}`.
  * `id` is a non-empty string, `tool` one of TOOL_NAMES, `args` an object (missing `args` is taken as `{}`;
- * the tool's own schema then says which arguments it needs). Non-JSON such as `/fs.read /tmp/a.txt --head 200`
+ * the tool's own schema then says which arguments it needs; arguments under another key, `"arguments"` or
+ * `"parameters"`, are refused saying where they go). Non-JSON such as `/fs.read /tmp/a.txt --head 200`
  * is refused. The payload is kept when the JSON parsed, even with an error, so the reply can echo the id.
  * `tool` may also be PromptX's runner (`promptx_tool` with `tool_resource: "@tool://filesystem"`, seed 004): the
  * call is then the `filesystem` tool's (tools/promptx-tool.ts).
@@ -40,6 +41,16 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
       ok: false,
       code: 'INVALID_REQUEST',
       message: `id is required and must be a non-empty string such as "call-001"; got ${describeValue(id)}`,
+    };
+  }
+  // before the tool's name is looked at: a call to one of the person's MCP servers is refused here too
+  // (tool-name-only.ts), or it would run with no arguments
+  const elsewhere = args === undefined && !isPromptxRunner(tool) ? argumentsUnder(value, ['arguments', 'params', 'parameters', 'input']) : undefined;
+  if (elsewhere !== undefined) {
+    return {
+      ok: false,
+      code: 'INVALID_INPUT',
+      message: `the call's arguments go under "args" (seed 001: {"id", "tool", "args"}); it puts them under "${elsewhere}"`,
     };
   }
   if (!isToolName(tool) && !isPromptxRunner(tool) && !isFilesystemAlias(tool)) {

@@ -135,6 +135,15 @@ function parseBeforeFenceLine(content: string, budget: RepairBudget): JsonParseR
   return parsed.ok && isPlainObject(parsed.value) ? parsed : undefined;
 }
 
+/**
+ * The first of `keys` under which `call` holds an object, when the call has none where its protocol puts the arguments:
+ * the arguments written under another name (`"arguments"` in a flycode-call, `"args"` in an mcp-request), which would
+ * otherwise be left out and the tool called with none.
+ */
+export function argumentsUnder(call: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  return keys.find((key) => isPlainObject(call[key]));
+}
+
 function addReplyWarnings(markdown: string, blocks: Block[], kind: BlockKind, seed: string): void {
   if (blocks.length === 0) return;
   const warnings: string[] = [];

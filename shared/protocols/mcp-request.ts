@@ -2,7 +2,7 @@ import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
+import { argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -22,7 +22,8 @@ export type McpRequestCheck =
 
 /**
  * Checks a parsed mcp-request (a Block's `payload`; `undefined` means the block was not JSON). On success
- * `request` is the request with `params.arguments` defaulted to `{}` for tools/call. A tools/call of PromptX's
+ * `request` is the request with `params.arguments` defaulted to `{}` for tools/call (arguments written under
+ * `params.args` or `params.parameters` instead are refused, saying where they go). A tools/call of PromptX's
  * runner (`promptx_tool` with `tool_resource: "@tool://filesystem"`, seed 004) is a call of the `filesystem` tool
  * (tools/promptx-tool.ts); its resource is checked here, its envelope and the tool's arguments by the companion,
  * which answers those in the manual's JSON.
@@ -79,6 +80,17 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
         ok: false,
         code: 'INVALID_INPUT',
         message: `tools/call needs params.name, a tool name string; got ${describeValue(name)}`,
+      };
+    }
+    // before the name is looked at: a call to one of the person's MCP servers is refused here too (tool-name-only.ts),
+    // or it would run with no arguments
+    const elsewhere =
+      params?.arguments === undefined && !isPromptxRunner(name) ? argumentsUnder(params ?? {}, ['args', 'parameters', 'input']) : undefined;
+    if (elsewhere !== undefined) {
+      return {
+        ok: false,
+        code: 'INVALID_INPUT',
+        message: `the arguments of ${name} go under params.arguments (seed 000); the call puts them under params.${elsewhere}`,
       };
     }
     if (!isToolName(name) && !isPromptxRunner(name) && !isFilesystemAlias(name)) {

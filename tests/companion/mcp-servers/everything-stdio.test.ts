@@ -112,6 +112,20 @@ describe('everything over stdio', () => {
     expect((await (await world.request('/v1/approvals')).json()).approvals).toEqual([]);
   });
 
+  it('arguments written under another key than the protocol\'s are refused, saying where they go, not run as none', async () => {
+    // trigger-long-running-operation has defaults for every argument: with none it would run for 10 s in 5 steps
+    const wanted = { duration: 1, steps: 1 };
+    const fly = await world.run('flycode-call', '```flycode-call\n' + JSON.stringify({ id: 'a1', tool: 'everything.trigger-long-running-operation', arguments: wanted }) + '\n```');
+    expect(fly.status).toBe('error');
+    expect(fly.resultText).toContain(`[error] INVALID_INPUT: the call's arguments go under "args" (seed 001: {"id", "tool", "args"}); it puts them under "arguments"`);
+    const params = { name: 'everything.trigger-long-running-operation', args: wanted };
+    const mcp = await world.run('mcp-request', '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id: 'a2', method: 'tools/call', params }) + '\n```');
+    expect(mcpJson(mcp.resultText).error?.message).toBe(
+      'INVALID_INPUT: the arguments of everything.trigger-long-running-operation go under params.arguments (seed 000); the call puts them under params.args',
+    );
+    expect((await (await world.request('/v1/approvals')).json()).approvals).toEqual([]);
+  });
+
   it('an unknown tool is NOT_FOUND naming the tools and the closest one', async () => {
     const typo = await world.run('mcp-request', mcpCall('u1', 'everything.ehco', { message: 'x' }));
     expect(mcpJson(typo.resultText).error?.message).toMatch(/^NOT_FOUND: MCP server everything has no tool "ehco"; its tools are .*everything\.echo.* \(did you mean "everything\.echo"\?\)$/);
