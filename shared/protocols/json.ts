@@ -533,9 +533,24 @@ function singleQuotedEnd(text: string, from: number, opener: number): number {
   return -1;
 }
 
-/** A single-quoted string's text as a double-quoted JSON string's (`\'` an apostrophe, `"` escaped, line breaks as `\n`). */
+/**
+ * A single-quoted string's text as a double-quoted JSON string's (`\'` an apostrophe, `"` escaped, line breaks as `\n`),
+ * its backslashes read as in a double-quoted one: one before a character JSON does not escape (`'\d+'`), or any in a
+ * Windows path (`'C:\Users\me\notes.txt'`), is a backslash (the library dropped it: "d+", "C:Usersme" and a line break).
+ */
 function singleQuotedAsJson(inner: string): string {
-  return inner.replace(/\\'|"|[\u0000-\u001f]/g, (found) => (found === "\\'" ? "'" : found === '"' ? '\\"' : escapeControl(found.charCodeAt(0))));
+  let invalid = false;
+  for (let j = inner.indexOf('\\'); j !== -1 && !invalid; j = inner.indexOf('\\', j + 2)) invalid = !isJsonEscape(inner, j);
+  const literal = invalid && WINDOWS_PATH.test(inner);
+  return inner.replace(/\\[\s\S]?|"|[\u0000-\u001f]/g, (found, at: number) => {
+    if (found === '"') return '\\"';
+    if (found.charCodeAt(0) !== BACKSLASH) return escapeControl(found.charCodeAt(0));
+    const e = found.charCodeAt(1);
+    if (e === APOSTROPHE) return "'";
+    if (Number.isNaN(e)) return '\\\\';
+    if (e === QUOTE || e === BACKSLASH || !(literal || !isJsonEscape(inner, at))) return found;
+    return '\\\\' + (e < 0x20 ? escapeControl(e) : found[1]);
+  });
 }
 
 /**
@@ -747,11 +762,13 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       const why = "is no JSON value, and the repair would write null; leave the key out, or write null if that is what is meant";
       return { text, cutShort, unrepairable: `the value "undefined" ${why}` };
     }
-    // a bare key where one starts, or after a value and a blank (its comma left out)
-    if (written && c < 128 && (last === 0x7b || last === COMMA || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))) {
+    // a bare key where one starts, or after a value and a blank (its comma left out, put in below)
+    let bareKeyAfterValue = false;
+    if (c < 128 && (last === 0x7b || last === COMMA || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))) {
       BARE_KEY.lastIndex = i;
       const key = BARE_KEY.exec(text);
-      if (key !== null) written.keys.push(key[0]);
+      if (key !== null) written?.keys.push(key[0]);
+      bareKeyAfterValue = key !== null && isValueEnd(last);
     }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
@@ -774,7 +791,7 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       c < 128 &&
       isValueEnd(last) &&
       !(WORD[text.charCodeAt(i - 1)] === 1) &&
-      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6)))
+      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6)) || bareKeyAfterValue)
     ) {
       copyUpTo(i);
       out.push(',');
@@ -816,9 +833,13 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
           const why = 'holds an apostrophe, so where it ends is a guess; write the string in double quotes';
           return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and ${why}` };
         }
-        noteString(singleQuotedAsJson(text.slice(i + 1, close)), close + 1);
+        // written as the double-quoted string it is, so its backslashes keep the meaning they have above
+        const json = singleQuotedAsJson(text.slice(i + 1, close));
+        copyUpTo(i);
+        out.push(`"${json}"`);
+        noteString(json, close + 1);
         last = QUOTE;
-        i = close + 1;
+        i = copyFrom = close + 1;
         continue;
       }
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../../shared/protocols';
+import { LIBRARY_REPAIR_LIMIT } from '../../../shared/protocols/json';
 
 /** Replies as models write them when they get a detail of the JSON wrong, read through findBlocks. */
 const F = '```';
@@ -23,6 +24,22 @@ describe('JSON a model gets slightly wrong keeps its arguments', () => {
     expect((block?.payload as { program_operations: Array<{ command: string }> }).program_operations[0]?.command).toBe(
       'python C:\\Users\\me\\proj\\main.py',
     );
+  });
+
+  it('a Python-style call keeps the backslashes of a Windows path and a regex in single quotes', () => {
+    const reply = `${F}flycode-call\n{'id': 'call-1', 'tool': 'process.run', 'args': {'command': 'python', 'args': ['C:\\Users\\me\\notes.py', '\\d+\\.\\d+', 'a\\tb']}}\n${F}`;
+    const [block] = findBlocks(reply);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: { args: unknown } }).args.args).toEqual(['C:\\Users\\me\\notes.py', '\\d+\\.\\d+', 'a\tb']);
+  });
+
+  it('a Python-style auto_coder plan writing a file over the repair limit is read, not refused', () => {
+    const content = 'print("x")\n'.repeat(600);
+    const plan = `{'metadata': {'step_id': 's1', 'reason': 'r'}, 'type': 'operate', 'file_operations': [{'action_type': 'create_file', 'path': 'a.py', 'file_content': '${content.replace(/\n/g, '\\n')}'}]}`;
+    expect(plan.length).toBeGreaterThan(LIBRARY_REPAIR_LIMIT);
+    const [block] = findBlocks(`${F}\n#####--\n${plan}\n--#####\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { file_operations: Array<{ file_content: string }> }).file_operations[0]?.file_content).toBe(content);
   });
 
   it('a Python-style flycode-call with a URL in single quotes is read, not refused', () => {
@@ -438,14 +455,24 @@ describe('double quotes left unescaped inside a string', () => {
   });
 
   it.each([
-    ['a comment marker and an open brace', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': \"// config {\"}}", '"// config {"'],
-    ['code with a line comment and an open brace', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.c', 'content': \"x = 1 // set {\"}}", '"x = 1 // set {"'],
-    ['a comment marker and an open brace, in single quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': '// config {'}}", '"// config {"'],
-    ['a comment marker and an open brace, in curly quotes', "{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': “// config {”}}", '"// config {"'],
-  ])('a string holding %s before a closing bracket is refused, not cut where the repair guesses', (_what, call, shown) => {
+    ['a comment marker and an open brace', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: \"// config {\"}}", '"// config {"'],
+    ['code with a line comment and an open brace', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.c', content: \"x = 1 // set {\"}}", '"x = 1 // set {"'],
+    ['a comment marker and an open brace, in single quotes', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: '// config {'}}", '"// config {"'],
+    ['a comment marker and an open brace, in curly quotes', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: “// config {”}}", '"// config {"'],
+  ])('a string holding %s before a closing bracket, in a call with bare keys, is refused, not cut where the repair guesses', (_what, call, shown) => {
     const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain(`the string ${shown} opens a bracket it does not close and ends right before a closing one`);
+  });
+
+  it.each([
+    ['in double quotes', '"// config {"'],
+    ['in single quotes', "'// config {'"],
+    ['in curly quotes', '“// config {”'],
+  ])('the same string %s, in a call whose keys are all quoted, is written whole', (_how, content) => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': ${content}}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.js', content: '// config {' });
   });
 
   it('a string with an open brace ending right before a closing one, in a call the library must repair, is refused, not run with "} after it', () => {
@@ -454,10 +481,10 @@ describe('double quotes left unescaped inside a string', () => {
     expect(block?.error).toContain('the string "see {x" opens a bracket it does not close and ends right before a closing one');
   });
 
-  it('a bare key after a value with no comma is refused, not read into the value before it', () => {
+  it('a bare key after a value with no comma is that key, not read into the value before it', () => {
     const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'shell.exec', 'args': {'command': "rm -rf build" cwd: 'sub', "timeoutMs": 5000}}\n${F}`);
-    expect(block?.payload).toBeUndefined();
-    expect(block?.error).toContain('reading it would leave out the key "cwd"; is a comma missing before it?');
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'rm -rf build', cwd: 'sub', timeoutMs: 5000 });
   });
 
   it('a key with no comma before it, whose name the call writes elsewhere too, is refused, not read over the one before', () => {
