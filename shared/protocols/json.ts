@@ -143,7 +143,20 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   } catch {
     // The library's own message describes its repaired text, not the writer's; report the strict one.
   }
-  return { ok: false, reason: strictError };
+  return { ok: false, reason: strictError + quoteInsideString(text, strictError) };
+}
+
+/**
+ * Where the strict parser stopped right after a double quote at words or a bracket (`"print("hello")"`): most likely a
+ * quote inside a string its writer did not escape, which the error's position alone does not say. The hint, or ''.
+ */
+function quoteInsideString(text: string, strictError: string): string {
+  const at = /at position (\d+)/.exec(strictError);
+  if (at === null) return '';
+  const position = Number(at[1]);
+  if (text[position - 1] !== '"' || !/[\p{L}\p{N}_$(){}[\]<>.\\/-]/u.test(text[position] ?? '')) return '';
+  const shown = cut(text.slice(position - 1, lineEndOf(text, position)), 24);
+  return `; if the double quote that starts ${shown} is part of a string, write it as \\"`;
 }
 
 /**
@@ -306,6 +319,11 @@ function integerNotKept(json: string): string | undefined {
 /** A number's digits without sign, point, exponent and the zeros at either end: `-1.2300e+21` → `123`. */
 function significantDigits(number: string): string {
   return number.replace(/[eE].*$/, '').replace(/[-.]/g, '').replace(/^0+|0+$/g, '');
+}
+
+function lineEndOf(text: string, from: number): number {
+  const newline = text.indexOf('\n', from);
+  return newline === -1 ? text.length : newline;
 }
 
 /** Whether brackets outside double-quoted strings nest deeper than `limit`; stops at the first excess. */

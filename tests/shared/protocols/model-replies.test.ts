@@ -447,6 +447,12 @@ describe('a key written twice in one object', () => {
 });
 
 describe('double quotes left unescaped inside a string', () => {
+  it('code with a quote the repair cannot place is refused, saying which quote to escape', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.py", "content": "print("hello")\\n"}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('if the double quote that starts "hello")\\n"}} is part of a string, write it as \\"');
+  });
+
   it('an auto_coder file whose content the repair would cut into another key is refused, not written cut', () => {
     const [block] = findBlocks('#####--\n{"type": "operate", "file_operations": [{"action_type": "create_file", "path": "config.py", "file_content": "HOST = "localhost", PORT = "8080""}]}\n--#####');
     expect(block?.kind).toBe('autocoder');
