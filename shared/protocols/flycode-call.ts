@@ -45,7 +45,8 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
   }
   // before the tool's name is looked at: a call to one of the person's MCP servers is refused here too
   // (tool-name-only.ts), or it would run with no arguments
-  const elsewhere = args === undefined && !isPromptxRunner(tool) ? argumentsUnder(value, ['arguments', 'params', 'parameters', 'input']) : undefined;
+  const elsewhere =
+    args === undefined && !isPromptxRunner(tool) ? argumentsUnder(value, ['arguments', 'params', 'parameters', 'input']) : undefined;
   if (elsewhere !== undefined) {
     return {
       ok: false,

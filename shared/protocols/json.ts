@@ -108,7 +108,9 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     // The library reads values one after another as a list (`{…}\nDone.` → `[{…}, "Done."]`): an object followed by
     // more is not a list its writer wrote, and would be answered as a batch.
     if (Array.isArray(value) && first.startsWith('{')) {
-      return { ok: false, reason: `${strictError}; not repaired: text follows the JSON object` };
+      const objects = value.every((item) => isContainer(item) && !Array.isArray(item));
+      const calls = objects ? `, ${value.length} objects one after another; write each call in a block of its own` : '';
+      return { ok: false, reason: `${strictError}; not repaired: text follows the JSON object${calls}` };
     }
     // A double quote left unescaped inside a string (`"HOST = "localhost", PORT = "8080""`) makes the library guess
     // where the string ends, and its guess turns the rest into a key nobody wrote as one: a plan wrote `HOST = "localhost`
@@ -284,7 +286,8 @@ function keyWrittenTwice(json: string): string | undefined {
       const keys = open[open.length - 1];
       const key = JSON.parse(token.slice(0, token.length - match[1].length)) as string;
       if (keys?.has(key)) {
-        return `the key ${JSON.stringify(cut(key, 40))} is written twice in one object, and only the last would count; write it once`;
+        const why = 'is written twice in one object, and only the last would count; write it once';
+        return `the key ${JSON.stringify(cut(key, 40))} ${why}`;
       }
       keys?.add(key);
     }
@@ -764,7 +767,8 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     }
     // A number the repair would change (`"line": -` read as 0, `"offset": 1e` as 1, `0x1F` as a string): the call would
     // run with a value its writer did not write.
-    if ((last === COMMA || last === COLON || last === 0x5b) && (c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x30 && c <= 0x39))) {
+    const numberStart = c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x30 && c <= 0x39);
+    if ((last === COMMA || last === COLON || last === 0x5b) && numberStart) {
       const changed = numberNotAsWritten(text, i);
       if (changed !== undefined) return { text, cutShort, unrepairable: changed };
     }
@@ -774,7 +778,8 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       const colon = Math.max(text.lastIndexOf(':', i), text.lastIndexOf('\uff1a', i));
       const key = Math.max(...[',', '\uff0c', '{', '\n'].map((before) => text.lastIndexOf(before, colon - 1))) + 1;
       const shown = JSON.stringify(cut(text.slice(key, i + 1).replace(/\s+/g, ' ').trim(), 40));
-      return { text, cutShort, unrepairable: `a key has no value after its colon (${shown}); write the value, or leave the key out` };
+      const why = 'write the value, or leave the key out';
+      return { text, cutShort, unrepairable: `a key has no value after its colon (${shown}); ${why}` };
     }
     if ((last === COMMA || last === COLON || last === 0x5b) && c === 0x75 && UNDEFINED.test(text.slice(i, i + 10))) {
       const why = "is no JSON value, and the repair would write null; leave the key out, or write null if that is what is meant";

@@ -84,8 +84,8 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
     }
     // before the name is looked at: a call to one of the person's MCP servers is refused here too (tool-name-only.ts),
     // or it would run with no arguments
-    const elsewhere =
-      params?.arguments === undefined && !isPromptxRunner(name) ? argumentsUnder(params ?? {}, ['args', 'parameters', 'input']) : undefined;
+    const misplaced = params?.arguments === undefined && !isPromptxRunner(name);
+    const elsewhere = misplaced ? argumentsUnder(params ?? {}, ['args', 'parameters', 'input']) : undefined;
     if (elsewhere !== undefined) {
       return {
         ok: false,

@@ -137,7 +137,7 @@ describe('words after the JSON inside an mcp-request fence', () => {
   it('a second object after the first is refused the same way: one call per block', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id":"c1","tool":"fs.read","args":{"path":"/a"}}\n{"id":"c2","tool":"fs.rm","args":{"path":"/a"}}\n${F}`);
     expect(block?.payload).toBeUndefined();
-    expect(block?.error).toContain('text follows the JSON object');
+    expect(block?.error).toContain('text follows the JSON object, 2 objects one after another; write each call in a block of its own');
   });
 });
 
