@@ -152,6 +152,25 @@ function codeBlockLocator(fences: readonly Fence[]): (start: number, end: number
   };
 }
 
+/**
+ * The one closed fence that is all a candidate holds between `from` (after `#####--`) and `to` (its `--#####`), spaces
+ * aside: the markers written as paragraphs around a ```` ```json ```` block of the plan. The page shows that JSON as a
+ * code block, text intact, and it is read from the fence's content as strict JSON first, as a fenced plan is.
+ */
+function soleFence(markdown: string, fences: readonly Fence[], from: number, to: number): Fence | undefined {
+  let low = 0;
+  let high = fences.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((fences[middle] as Fence).start < from) low = middle + 1;
+    else high = middle;
+  }
+  const fence = fences[low];
+  if (fence === undefined || !fence.closed || fence.end > to) return undefined;
+  const around = markdown.slice(from, fence.start) + markdown.slice(fence.end, to);
+  return around.trim() === '' ? fence : undefined;
+}
+
 const OVER_BUDGET = Symbol('over budget');
 
 export const autocoder = defineProtocol({
@@ -163,12 +182,15 @@ export const autocoder = defineProtocol({
     const inFence = codeBlockLocator(fences);
     let planSeen = false;
     const push = (block: Block) => {
-      if (!inFence(block.start, block.end)) block.unfenced = true;
+      const close = block.end - CLOSE.length;
+      const wrapped = block.complete && soleFence(markdown, fences, block.start + OPEN.length, close) !== undefined;
+      if (!inFence(block.start, block.end) && !wrapped) block.unfenced = true;
       blocks.push(block);
     };
 
     const read = (opener: Opener, close: number): Reading => {
-      const text = markdown.slice(opener.at + OPEN.length, close).trim();
+      const fence = soleFence(markdown, fences, opener.at + OPEN.length, close);
+      const text = (fence === undefined ? markdown.slice(opener.at + OPEN.length, close) : fence.content).trim();
       return { opener, text, parsed: parseJsonLenient(text, budget) };
     };
 

@@ -69,3 +69,18 @@ describe('JSON typed with a Chinese input method, read from the page', () => {
     });
   }
 });
+
+describe('an auto_coder plan whose markers stand around a ```json block', () => {
+  // #####-- and --##### as paragraphs, the plan's JSON in a code block between them: the page shows that JSON intact
+  const content = 'print("x")\n'.repeat(500);
+  const plan = { metadata: { step_id: 's1', reason: 'r' }, type: 'operate', file_operations: [{ action_type: 'create_file', path: 'a.py', file_content: content }] };
+  for (const layout of LAYOUTS) {
+    it(`${layout}: is read from the code block, not as a plan in prose, a file over the repair limit included`, () => {
+      const [block, ...rest] = blocksOnPage(`好的：\n\n#####--\n\`\`\`json\n${JSON.stringify(plan, null, 2)}\n\`\`\`\n--#####\n\n执行完告诉我结果。`, layout);
+      expect(rest).toEqual([]);
+      expect(block).toMatchObject({ kind: 'autocoder', complete: true, payload: plan });
+      expect(block!.error).toBeUndefined();
+      expect(block!.unfenced).toBeUndefined();
+    });
+  }
+});
