@@ -820,6 +820,24 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       out.push(',');
       copyFrom = i;
     }
+    // Python's True, False and None where a value starts are JSON's true, false and null, here rather than by the
+    // library, whose size limit a Python-style plan writing a file goes over
+    if (
+      (c === 0x54 || c === 0x46 || c === 0x4e) &&
+      (last === COLON || last === COMMA || last === 0x5b || isValueEnd(last)) &&
+      !(WORD[text.charCodeAt(i - 1)] === 1)
+    ) {
+      const keyword = PYTHON_KEYWORD.exec(text.slice(i, i + 6))?.[0];
+      if (keyword !== undefined && !/^\s*[:\uff1a]/.test(text.slice(i + keyword.length, i + keyword.length + 8))) {
+        copyUpTo(i);
+        out.push(keyword === 'None' ? 'null' : keyword.toLowerCase());
+        i = copyFrom = i + keyword.length;
+        last = 0x65;
+        lastString = undefined;
+        pendingComma = -1;
+        continue;
+      }
+    }
     // A string holding an open bracket right before a closing one (`bracketGuess`); not the text's last bracket, where
     // the library, finding no later quote, ends the string where it should.
     if ((c === 0x7d || c === 0x5d) && lastString !== undefined && written && written.bracketGuess === undefined) {

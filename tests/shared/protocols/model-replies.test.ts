@@ -482,9 +482,23 @@ describe('double quotes left unescaped inside a string', () => {
   });
 
   it('a string with an open brace ending right before a closing one, in a call the library must repair, is refused, not run with "} after it', () => {
-    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "see {x"}, "note": None}\n${F}`);
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "see {x"}, note: 1}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain('the string "see {x" opens a bracket it does not close and ends right before a closing one');
+  });
+
+  it('the same call with Python\'s None, which needs no library, is read as written', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "see {x"}, "note": None}\n${F}`);
+    expect(block?.payload).toEqual({ id: 'call-1', tool: 'fs.write', args: { path: '/w/a.md', content: 'see {x' }, note: null });
+  });
+
+  it('a plan with Python\'s True and None writing a file over the repair limit is read, not refused', () => {
+    const content = 'x = 1\n'.repeat(1000);
+    const plan = `{"metadata": {"step_id": "s1", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "create_file", "path": "a.py", "file_content": ${JSON.stringify(content)}, "overwrite": True, "note": None}]}`;
+    expect(plan.length).toBeGreaterThan(LIBRARY_REPAIR_LIMIT);
+    const [block] = findBlocks(`${F}\n#####--\n${plan}\n--#####\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { file_operations: unknown[] }).file_operations[0]).toEqual({ action_type: 'create_file', path: 'a.py', file_content: content, overwrite: true, note: null });
   });
 
   it('a bare key after a value with no comma is that key, not read into the value before it', () => {
