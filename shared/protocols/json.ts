@@ -54,7 +54,7 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   let strictError: string;
   try {
     const value = JSON.parse(text) as unknown;
-    const inexact = notAsWritten(text);
+    const inexact = notAsWritten(text, value);
     if (inexact !== undefined) return { ok: false, reason: inexact };
     return { ok: true, value, repaired: false };
   } catch (error) {
@@ -70,7 +70,7 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   }
   const fromPrepared = tryParse(prepared);
   if (fromPrepared !== undefined && isContainer(fromPrepared.value)) {
-    const inexact = notAsWritten(prepared);
+    const inexact = notAsWritten(prepared, fromPrepared.value);
     if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     return { ok: true, value: fromPrepared.value, repaired: true };
   }
@@ -103,7 +103,7 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     const repairedText = jsonrepair(prepared);
     const value = JSON.parse(repairedText) as unknown;
     // A key the text writes twice, or an integer a number cannot hold, is that already in what the library wrote.
-    const inexact = notAsWritten(repairedText);
+    const inexact = notAsWritten(repairedText, value);
     if (inexact !== undefined) return { ok: false, reason: `${strictError}; not repaired: ${inexact}` };
     // The library reads values one after another as a list (`{…}\nDone.` → `[{…}, "Done."]`): an object followed by
     // more is not a list its writer wrote, and would be answered as a batch.
@@ -262,8 +262,35 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
 }
 
 /** Why the value of a JSON text is not the one it writes (see the two checks below); undefined when it is. */
-function notAsWritten(json: string): string | undefined {
-  return integerNotKept(json) ?? keyWrittenTwice(json);
+function notAsWritten(json: string, value: unknown): string | undefined {
+  return integerNotKept(json) ?? (keyColons(json) > keyCount(value) ? keyWrittenTwice(json) : undefined);
+}
+
+/** The colons in `json`: at least the keys it writes (strings may hold more). */
+function keyColons(json: string): number {
+  let count = 0;
+  for (let at = json.indexOf(':'); at !== -1; at = json.indexOf(':', at + 1)) count++;
+  return count;
+}
+
+/** The keys of every object in `value`; fewer than the text writes only when a key is written twice in one object. */
+function keyCount(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) {
+      for (const item of next) if (typeof item === 'object' && item !== null) stack.push(item);
+      continue;
+    }
+    for (const key in next) {
+      count++;
+      const inner = (next as Record<string, unknown>)[key];
+      if (typeof inner === 'object' && inner !== null) stack.push(inner);
+    }
+  }
+  return count;
 }
 
 /** In JSON text: a string, with the colon after it when it is a key, or a bracket. */
@@ -284,7 +311,8 @@ function keyWrittenTwice(json: string): string | undefined {
     else if (token === '}' || token === ']') open.pop();
     else if (match[1] !== undefined) {
       const keys = open[open.length - 1];
-      const key = JSON.parse(token.slice(0, token.length - match[1].length)) as string;
+      const quoted = token.slice(0, token.length - match[1].length);
+      const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
       if (keys?.has(key)) {
         const why = 'is written twice in one object, and only the last would count; write it once';
         return `the key ${JSON.stringify(cut(key, 40))} ${why}`;
