@@ -587,15 +587,19 @@ function singleQuotedEnd(text: string, from: number, opener: number): number {
  * its backslashes read as in a double-quoted one: one before a character JSON does not escape (`'\d+'`), or any in a
  * Windows path (`'C:\Users\me\notes.txt'`), is a backslash (the library dropped it: "d+", "C:Usersme" and a line break).
  */
-function singleQuotedAsJson(inner: string): string {
+function singleQuotedAsJson(inner: string, opener: number): string {
+  // `\'`, and `\`` in a string in back quotes, is the quote itself
+  const quote = (code: number): boolean => code === APOSTROPHE || (code === 0x60 && opener === 0x60);
   let invalid = false;
-  for (let j = inner.indexOf('\\'); j !== -1 && !invalid; j = inner.indexOf('\\', j + 2)) invalid = !isJsonEscape(inner, j);
+  for (let j = inner.indexOf('\\'); j !== -1 && !invalid; j = inner.indexOf('\\', j + 2)) {
+    invalid = !quote(inner.charCodeAt(j + 1)) && !isJsonEscape(inner, j);
+  }
   const literal = invalid && WINDOWS_PATH.test(inner);
   return inner.replace(/\\[\s\S]?|"|[\u0000-\u001f]/g, (found, at: number) => {
     if (found === '"') return '\\"';
     if (found.charCodeAt(0) !== BACKSLASH) return escapeControl(found.charCodeAt(0));
     const e = found.charCodeAt(1);
-    if (e === APOSTROPHE) return "'";
+    if (quote(e)) return found[1] as string;
     if (Number.isNaN(e)) return '\\\\';
     if (e === QUOTE || e === BACKSLASH || !(literal || !isJsonEscape(inner, at))) return found;
     return '\\\\' + (e < 0x20 ? escapeControl(e) : found[1]);
@@ -903,7 +907,7 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
           return { text, cutShort, unrepairable: `${shown} opens a string with a single quote and ${why}` };
         }
         // written as the double-quoted string it is, so its backslashes keep the meaning they have above
-        const json = singleQuotedAsJson(text.slice(i + 1, close));
+        const json = singleQuotedAsJson(text.slice(i + 1, close), c);
         copyUpTo(i);
         out.push(`"${json}"`);
         noteString(json, close + 1);

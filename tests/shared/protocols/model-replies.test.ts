@@ -33,6 +33,12 @@ describe('JSON a model gets slightly wrong keeps its arguments', () => {
     expect((block?.payload as { args: { args: unknown } }).args.args).toEqual(['C:\\Users\\me\\notes.py', '\\d+\\.\\d+', 'a\tb']);
   });
 
+  it('an escaped back quote in a string in back quotes is that quote, as JavaScript reads it', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "shell.exec", "args": {"command": \`echo \\\`date\\\`\`}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'echo `date`' });
+  });
+
   it('a Python-style auto_coder plan writing a file over the repair limit is read, not refused', () => {
     const content = 'print("x")\n'.repeat(600);
     const plan = `{'metadata': {'step_id': 's1', 'reason': 'r'}, 'type': 'operate', 'file_operations': [{'action_type': 'create_file', 'path': 'a.py', 'file_content': '${content.replace(/\n/g, '\\n')}'}]}`;
