@@ -634,6 +634,13 @@ export interface WrittenParts {
 /** Python's True, False and None, which the library reads as true, false and null. */
 const PYTHON_KEYWORD = /^(?:True|False|None)(?![\w$])/;
 
+/** The double-quoted string that ends before `at` (spaces between), as written, for messages. */
+function lastStringText(text: string, at: number): string {
+  const close = text.lastIndexOf('"', at);
+  const open = close > 0 ? text.lastIndexOf('"', close - 1) : -1;
+  return open === -1 ? '' : text.slice(open + 1, close);
+}
+
 /** JavaScript's undefined where a value starts (not a bare key), which the library reads as null. */
 const UNDEFINED = /^undefined(?![\w$])(?!\s*[:\uff1a])/;
 
@@ -803,6 +810,12 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     if ((last === COMMA || last === COLON || last === 0x5b) && numberStart) {
       const changed = numberNotAsWritten(text, i);
       if (changed !== undefined) return { text, cutShort, unrepairable: changed };
+    }
+    // A `+` after a string that joins it to nothing (`"line 1\n" +` and then `}`): the library drops it, and the call
+    // would run without the part its writer meant to add.
+    if (c === 0x2b && last === QUOTE && /^\s*(?:[,}\]]|$)/.test(text.slice(i + 1, i + 80))) {
+      const why = 'joins the string before it to nothing, so a part of it is missing; write the whole string';
+      return { text, cutShort, unrepairable: `the "+" after ${JSON.stringify(cut(lastStringText(text, i), 40))} ${why}` };
     }
     // A key with no value after its colon (`"content": ,`, `"cwd": }`), or JavaScript's `undefined`: the library writes
     // null there, a value the writer never wrote (null is not "left out" to every tool).

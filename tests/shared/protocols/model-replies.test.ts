@@ -377,6 +377,12 @@ describe('a number the repair would change', () => {
     expect(block?.error).toContain(`the value ${JSON.stringify(value)} is ${base} number, which JSON has no way to write`);
   });
 
+  it('a + after a string that joins it to nothing is refused, not run without the missing part', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.txt", "content": "line 1\\n" +\n}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the "+" after "line 1\\\\n" joins the string before it to nothing, so a part of it is missing');
+  });
+
   it('a plus sign is refused, saying which number to write', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "/w/a.txt", "line": +5,}}\n${F}`);
     expect(block?.payload).toBeUndefined();
