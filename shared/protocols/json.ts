@@ -10,8 +10,9 @@ import { cut } from './describe-value';
  *    library does not know or handles slowly: `#` comments (seed 002), `//` and block comments, raw control
  *    characters inside strings (seed 002 §三's multi-line `old_content`), zero-width spaces and BOMs between
  *    tokens, no-break and full-width spaces, full-width commas and colons between tokens, prose after a value
- *    (seed 002 §二: `"type": "operate/finish",  执行编辑文件…`), trailing commas and missing commas.
- * 2. If that still is not JSON, the `jsonrepair` package (single quotes, unquoted keys, truncation, …).
+ *    (seed 002 §二: `"type": "operate/finish",  执行编辑文件…`), trailing commas and missing commas, strings in
+ *    single, curly or back quotes and Python's True, False and None.
+ * 2. If that still is not JSON, the `jsonrepair` package (unquoted keys and values, joined strings, …).
  *    Its running time grows with the square of the input on some inputs (every inserted comma copies the
  *    output: 8 KB of `[{a:'b'} …]` takes ~30 ms, 64 KB ~250 ms, 256 KB ~20 s), so it only sees texts up to
  *    `LIBRARY_REPAIR_LIMIT` characters (a few ms at worst, which keeps the whole parse linear), and each JSON
@@ -657,9 +658,9 @@ export interface PreparedText {
 /**
  * The linear repair pass described above. Double-quoted strings are tracked across lines, so a `#` inside a
  * string (`"# 其他代码..."`) is kept. A single-quoted string (Python-style plans, `{'command': 'curl http://…'}`) is
- * skipped over where a value or key starts (after `{`, `[`, `,`, `:` or at the start), also when it runs over lines
- * (file content in a Python-style plan), so its `#` or `//` line is not taken for a comment nor its full-width
- * punctuation for JSON's.
+ * written as the double-quoted string it stands for where a value or key starts (after `{`, `[`, `,`, `:` or at the
+ * start), also when it runs over lines (file content in a Python-style plan), so its `#` or `//` line is not taken for
+ * a comment nor its full-width punctuation for JSON's.
  * `written`, when given, gets each complete string's JSON text (without the quotes): double-quoted as it became, in
  * curly or single quotes as a double-quoted one would be written; and among its keys each string with a colon after it
  * and each bare key.
