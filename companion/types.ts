@@ -2,6 +2,7 @@
  * The seams between the companion's parts. Tools, plans, the journal and the process manager are built
  * separately and wired together in app.ts; these interfaces are what each side may rely on.
  */
+import type { PreviewHeading } from '../shared/api';
 import type { ErrorCode } from '../shared/errors';
 import type { Risk, ToolContract } from '../shared/tools/define-tool';
 import type { Mode, Policy } from './policy/schema';
@@ -184,7 +185,11 @@ export interface ToolOutput {
 export interface Preview {
   /** set by the approval store when the preview held characters a person cannot see (shared/reveal-hidden.ts) */
   warning?: string;
+  /** the same characters counted, by code point, set with `warning` */
+  hidden?: Array<{ codePoint: number; count: number }>;
   title: string;
+  /** what the title says, as its kind and facts, for the extension to word in the person's language */
+  heading?: PreviewHeading;
   paths: string[];
   diff?: string;
   /**

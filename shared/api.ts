@@ -92,10 +92,41 @@ export type RunResponse = z.infer<typeof runResponseSchema>;
 
 export const riskSchema = z.enum(['read', 'write', 'delete', 'exec']);
 
+/**
+ * What a card's title says, as its kind and facts, for the extension to word in the person's language; `title` is
+ * its English form, kept for older clients and for the answers to models. Facts are shown as the title shows them
+ * (hidden characters as ⟨U+XXXX⟩). A kind this extension does not know is dropped, and the card shows `title`.
+ */
+export const previewHeadingSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('write'), mode: z.enum(['create', 'overwrite', 'append']), path: z.string() }),
+  z.object({ kind: z.literal('write-batch'), files: z.number().int().nonnegative() }),
+  z.object({ kind: z.literal('run'), program: z.string(), timeoutMs: z.number().int().nonnegative() }),
+  z.object({ kind: z.literal('shell'), timeoutMs: z.number().int().nonnegative() }),
+  z.object({ kind: z.literal('mkdir'), path: z.string(), parents: z.boolean() }),
+  z.object({ kind: z.literal('read'), path: z.string() }),
+  z.object({ kind: z.literal('list'), path: z.string() }),
+  z.object({ kind: z.literal('axon'), acts: z.number().int().nonnegative(), files: z.number().int().nonnegative() }),
+  z.object({
+    kind: z.literal('autocoder'),
+    step: z.string().optional(),
+    changes: z.number().int().nonnegative(),
+    reads: z.number().int().nonnegative(),
+    programs: z.number().int().nonnegative(),
+  }),
+  z.object({ kind: z.literal('mcp'), server: z.string(), tool: z.string() }),
+]);
+export type PreviewHeading = z.infer<typeof previewHeadingSchema>;
+
+/** How many of each character a person cannot see a preview held, for the extension to word its warning. */
+export const hiddenCharactersSchema = z.array(z.object({ codePoint: z.number().int().min(0).max(0x10ffff), count: z.number().int().positive() }));
+
 export const previewSchema = z.object({
   /** set when the preview held characters a person cannot see (shown as ⟨U+XXXX⟩ in it): which, and that they run */
   warning: z.string().optional(),
+  /** the same characters counted, by code point (`warning` is its English form) */
+  hidden: hiddenCharactersSchema.optional().catch(undefined),
   title: z.string(),
+  heading: previewHeadingSchema.optional().catch(undefined),
   paths: z.array(z.string()),
   diff: z.string().optional(),
   command: z.string().optional(),

@@ -105,18 +105,27 @@ export function countBlankRuns(command: string): string {
   return command.replace(/\n(?:[ \t]*\n){2,}/g, (run) => `\n⟨${run.split('\n').length - 2} blank lines⟩\n`);
 }
 
-/** The sentence a preview shows above everything else when it held any: which characters, how many, and what runs. */
-export function hiddenWarning(found: ReadonlyMap<number, number>): string | undefined {
-  if (found.size === 0) return undefined;
+/**
+ * The characters found, each by code point, name and count (`U+202E RIGHT-TO-LEFT OVERRIDE ×2, U+200B …`), and how
+ * many in all: the facts of the warning, which the extension words in the person's language.
+ */
+export function hiddenKinds(found: Iterable<readonly [number, number]>): { total: number; kinds: string } {
   let total = 0;
   const kinds = [...found].sort((a, b) => a[0] - b[0]).map(([codePoint, count]) => {
     total += count;
     const name = NAMES[codePoint];
     return `${codePointLabel(codePoint)}${name ? ` ${name}` : ''}${count > 1 ? ` ×${count}` : ''}`;
   });
+  return { total, kinds: kinds.join(', ') };
+}
+
+/** The sentence a preview shows above everything else when it held any: which characters, how many, and what runs. */
+export function hiddenWarning(found: ReadonlyMap<number, number>): string | undefined {
+  if (found.size === 0) return undefined;
+  const { total, kinds } = hiddenKinds(found);
   return (
     `This holds ${total === 1 ? 'a character' : `${total} characters`} you could not see or that change how text around ` +
-    `${total === 1 ? 'it is' : 'them is'} shown (${kinds.join(', ')}); each is shown as ⟨U+…⟩ where it stands. ` +
+    `${total === 1 ? 'it is' : 'them is'} shown (${kinds}); each is shown as ⟨U+…⟩ where it stands. ` +
     'What runs holds them as they are.'
   );
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ApprovalDecision, ApprovalView, GrantView } from '../../shared/api';
+import type { ApprovalDecision, ApprovalView, GrantView, PreviewHeading } from '../../shared/api';
 import { grantsConversationWide } from '../../shared/conversation-key';
 import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
@@ -89,6 +89,8 @@ function shownPreview(preview: Preview): Preview {
   const shown: Preview = {
     ...preview,
     title: line(preview.title),
+    // the title's facts as the title shows them; its hidden characters are counted there once
+    ...(preview.heading ? { heading: revealHeading(preview.heading) } : {}),
     paths: preview.paths.map(line),
     ...(preview.command !== undefined ? { command: countBlankRuns(revealHidden(preview.command, { found })) } : {}),
     ...(preview.cwd !== undefined ? { cwd: line(preview.cwd) } : {}),
@@ -100,7 +102,13 @@ function shownPreview(preview: Preview): Preview {
     shown.diff = omitted > 0 ? `${diff.slice(0, MAX_PREVIEW_CHARS)}\n… (${omitted} more characters of diff not shown)` : diff;
   }
   const warning = hiddenWarning(found);
-  return warning ? { warning, ...shown } : shown;
+  const hidden = [...found].sort((a, b) => a[0] - b[0]).map(([codePoint, count]) => ({ codePoint, count }));
+  return warning ? { warning, hidden, ...shown } : shown;
+}
+
+function revealHeading(heading: PreviewHeading): PreviewHeading {
+  const entries = Object.entries(heading).map(([key, value]) => [key, key !== 'kind' && typeof value === 'string' ? revealHidden(value, { oneLine: true }) : value]);
+  return Object.fromEntries(entries) as PreviewHeading;
 }
 
 export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStore {

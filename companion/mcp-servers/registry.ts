@@ -199,7 +199,12 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       },
       async preview(args) {
         // the person approves exactly these arguments (the approval is bound to their hash)
-        return { title: `${entry.name} — MCP server "${entry.server}", tool "${entry.tool}"`, paths: [], diff: JSON.stringify(args, null, 2) };
+        return {
+          title: `${entry.name} — MCP server "${entry.server}", tool "${entry.tool}"`,
+          heading: { kind: 'mcp', server: entry.server, tool: entry.tool },
+          paths: [],
+          diff: JSON.stringify(args, null, 2),
+        };
       },
       async run(args, ctx: ToolContext) {
         const result = await connection.call(entry.tool, args, {

@@ -147,6 +147,13 @@ async function authorizationFor(
     actions,
     preview: {
       title: `auto_coder plan${read.metadata.step_id ? ` ${read.metadata.step_id}` : ''}: ${counts.join(', ')}`,
+      heading: {
+        kind: 'autocoder',
+        ...(read.metadata.step_id ? { step: read.metadata.step_id } : {}),
+        changes,
+        reads: runnable.length - changes,
+        programs: read.programs.length,
+      },
       paths,
       ...(diff ? { diff } : {}),
       ...(command ? { command, cwd: root } : {}),

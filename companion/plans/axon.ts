@@ -76,6 +76,7 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
         actions,
         preview: {
           title: `Axon plan: ${acts.length} act${acts.length === 1 ? '' : 's'}, ${changes.length} file${changes.length === 1 ? '' : 's'} changed`,
+          heading: { kind: 'axon', acts: acts.length, files: changes.length },
           paths,
           ...(changes.length > 0
             ? { diff: capPreview(changes.map((c) => unifiedDiff(path.relative(root, c.absolute), c.before, c.after, deadline)).join('\n')) }

@@ -68,7 +68,7 @@ export const fsLsHandler = defineHandler({
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { mustExist: true });
-    return { title: `List ${path}`, paths: [path] };
+    return { title: `List ${path}`, heading: { kind: 'list', path }, paths: [path] };
   },
   async run(args, ctx) {
     // the walk follows the path as it is now, so it is resolved now (not carried from plan)

@@ -9,7 +9,11 @@ export const fsMkdirHandler = defineHandler({
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { forWrite: true });
-    return { title: `Create directory ${path}${args.parents ? ' (and missing parents)' : ''}`, paths: [path] };
+    return {
+      title: `Create directory ${path}${args.parents ? ' (and missing parents)' : ''}`,
+      heading: { kind: 'mkdir', path, parents: args.parents === true },
+      paths: [path],
+    };
   },
   async run(args, ctx) {
     const path = await resolvePath(args.path, ctx, { forWrite: true });

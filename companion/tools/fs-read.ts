@@ -76,7 +76,7 @@ export const fsReadHandler = defineHandler({
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { mustExist: true });
-    return { title: `Read ${path}`, paths: [path] };
+    return { title: `Read ${path}`, heading: { kind: 'read', path }, paths: [path] };
   },
   async run(args, ctx) {
     const path = await resolvePath(args.path, ctx, { mustExist: true });

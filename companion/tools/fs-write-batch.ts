@@ -24,6 +24,7 @@ export const fsWriteBatchHandler = defineHandler({
     }
     return {
       title: `Write ${args.files.length} file(s) all-or-nothing`,
+      heading: { kind: 'write-batch', files: args.files.length },
       paths: [...new Set(paths)],
       diffLater: async () => {
         const deadline = diffDeadline();

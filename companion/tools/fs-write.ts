@@ -13,6 +13,7 @@ export const fsWriteHandler = defineHandler({
     const verb = args.mode === 'append' ? 'Append to' : exists ? 'Overwrite' : 'Create';
     return {
       title: `${verb} ${path}`,
+      heading: { kind: 'write', mode: args.mode === 'append' ? 'append' : exists ? 'overwrite' : 'create', path },
       paths: [path],
       async diffLater() {
         const before = await currentText(path, ctx.policy);

@@ -12,8 +12,10 @@ export const processRunHandler = defineHandler({
   async preview(args, ctx) {
     const cwd = await resolveCwd(args.cwd, ctx);
     const argv = [...envPrefix(args), args.command, ...(args.args ?? [])];
+    const timeoutMs = timeoutFor(args, ctx.policy);
     return {
-      title: `Run ${args.command} (timeout ${timeoutFor(args, ctx.policy)} ms)`,
+      title: `Run ${args.command} (timeout ${timeoutMs} ms)`,
+      heading: { kind: 'run', program: args.command, timeoutMs },
       paths: [cwd],
       command: argv.map((word) => JSON.stringify(word)).join(' '),
       cwd,

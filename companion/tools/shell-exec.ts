@@ -10,7 +10,14 @@ export const shellExecHandler = defineHandler({
   },
   async preview(args, ctx) {
     const cwd = await resolveCwd(args.cwd, ctx);
-    return { title: `Run in a shell (timeout ${timeoutFor(args, ctx.policy)} ms)`, paths: [cwd], command: shellPrefix(args) + args.command, cwd };
+    const timeoutMs = timeoutFor(args, ctx.policy);
+    return {
+      title: `Run in a shell (timeout ${timeoutMs} ms)`,
+      heading: { kind: 'shell', timeoutMs },
+      paths: [cwd],
+      command: shellPrefix(args) + args.command,
+      cwd,
+    };
   },
   async run(args, ctx) {
     return runProgram('shell.exec', { shell: args.command }, args, ctx);

@@ -2,6 +2,7 @@ import { browser } from 'wxt/browser';
 import { storage } from 'wxt/utils/storage';
 import type { Approval } from './api-types';
 import { t } from '../ui/i18n';
+import { approvalTitle } from '../ui/preview-words';
 import { approvalIdOf, approvalsToNotify, conversationKey, noticeId, noticesToClear, panelPathFor, type TabFacts } from './notify';
 
 /**
@@ -67,7 +68,7 @@ export function startApprovalNotices(signal: AbortSignal): ApprovalNotices {
           type: 'basic',
           iconUrl: browser.runtime.getURL('/icon/128.png'),
           title: t('notify.approvalTitle'),
-          message: t('notify.approvalBody', [`${approval.tool}: ${approval.preview.title}`.slice(0, 200), approval.site]),
+          message: t('notify.approvalBody', [`${approval.tool}: ${approvalTitle(approval.preview)}`.slice(0, 200), approval.site]),
         })
         .catch((error: unknown) => console.warn('[chatbridge] showing a notification failed', error));
     }

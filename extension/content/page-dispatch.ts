@@ -4,6 +4,7 @@ import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/ap
 import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit, type SharedStop } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
+import { approvalTitle, approvalWarning } from '../ui/preview-words';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
 import { claimBlocks, holdStopped, stoppedElsewhere, stoppedReplyText } from './page-decide';
 import type { Deliverer } from './page-deliver';
@@ -562,8 +563,8 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     id: approval.id,
     argsHash: approval.argsHash,
     tool: approval.tool,
-    warning: approval.preview.warning,
-    title: approval.preview.title,
+    warning: approvalWarning(approval.preview),
+    title: approvalTitle(approval.preview),
     paths: approval.preview.paths,
     diff: approval.preview.diff,
     command: approval.preview.command,

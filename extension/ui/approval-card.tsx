@@ -3,6 +3,7 @@ import { grantsConversationWide } from '../../shared/conversation-key';
 import type { Approval, ApprovalDecision } from '../companion/api-types';
 import type { DiffView } from './diff-view';
 import { riskName, t } from './i18n';
+import { approvalTitle, approvalWarning } from './preview-words';
 import { trusted } from './trusted';
 
 let loadedDiffView: typeof DiffView | undefined;
@@ -52,6 +53,8 @@ export function ApprovalCard(props: {
 }) {
   const { approval: a, compact } = props;
   const { preview } = a;
+  const title = approvalTitle(preview);
+  const warning = approvalWarning(preview);
   const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} />;
   // Folded (the popup), the diff is shown before anything is approved: the first Approve opens it, the next decides.
   const folds = compact === true && preview.diff !== undefined;
@@ -73,7 +76,7 @@ export function ApprovalCard(props: {
       ref={card}
       class={`card stack${props.focused ? ' focused' : ''}`}
       data-approval={a.id}
-      aria-label={`${t('panel.approval')}: ${a.tool} — ${preview.title}`}
+      aria-label={`${t('panel.approval')}: ${a.tool} — ${title}`}
       tabIndex={-1}
     >
       <div class="row">
@@ -82,12 +85,12 @@ export function ApprovalCard(props: {
         <span class="spacer" />
         <span class="muted">{a.site}</span>
       </div>
-      {preview.warning !== undefined && (
+      {warning !== undefined && (
         <p class="warning" role="alert" data-warning="">
-          {preview.warning}
+          {warning}
         </p>
       )}
-      <div>{preview.title}</div>
+      <div data-title="">{title}</div>
       {preview.actions && (
         <ul class="stack" data-actions="" style="margin:0;padding-left:16px">
           {preview.actions.map((action) => (

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
-import type { RunResponse } from '../../extension/companion/api-types';
+import type { Approval, RunResponse } from '../../extension/companion/api-types';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
 import { t } from '../../extension/ui/i18n';
+import { useLocale } from './i18n-fake';
 import {
   APPROVAL,
   LIST,
@@ -584,6 +585,28 @@ describe('page: approvals and long runs', () => {
     await until(() => h.page.submitted.length === 1);
     expect(h.page.submitted).toEqual(['WRITTEN']);
     expect(chip.getAttribute('data-chatbridge-state')).toBe('done');
+  });
+
+  it("on a Chinese screen the chat's card words the approval's title and hidden-characters warning in Chinese", async () => {
+    useLocale('zh_CN');
+    const worded: Approval = {
+      ...APPROVAL,
+      preview: {
+        ...APPROVAL.preview,
+        warning: 'This holds a character you could not see (U+202E RIGHT-TO-LEFT OVERRIDE); …',
+        hidden: [{ codePoint: 0x202e, count: 1 }],
+        title: 'Overwrite /w/a⟨U+202E⟩.txt',
+        heading: { kind: 'write', mode: 'overwrite', path: '/w/a⟨U+202E⟩.txt' },
+      },
+    };
+    const h = start(buildPage(), { script: { respond: pending, approvals: [worded] } });
+    await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    await until(() => chipStates().includes('approval'));
+    const card = roots.get(document.querySelector('[data-chatbridge-chip]')!)!.querySelector('.card')!;
+    expect(card.querySelector('.title')!.textContent).toBe('fs.write: 覆盖 /w/a⟨U+202E⟩.txt');
+    expect(card.querySelector('.warning')!.textContent).toBe(
+      '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+202E RIGHT-TO-LEFT OVERRIDE）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
+    );
   });
 
   it('in a chat without a conversation id the chip offers no "approve for this conversation" (the companion grants nothing there)', async () => {

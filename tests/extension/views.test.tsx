@@ -227,6 +227,35 @@ describe('approval card', () => {
     expect(shown.nextElementSibling?.textContent).toBe('Overwrite /w/a⟨U+202E⟩.txt');
   });
 
+  it("words the title and the hidden-characters warning in the person's language from the companion's facts", () => {
+    const hidden = { warning: 'This holds a character you could not see (U+200B ZERO WIDTH SPACE); …', hidden: [{ codePoint: 0x200b, count: 1 }] };
+    const write = approval({ preview: { ...hidden, title: 'Create /w/a⟨U+200B⟩.txt', heading: { kind: 'write', mode: 'create', path: '/w/a⟨U+200B⟩.txt' }, paths: [], diff: DIFF } });
+    const shell = approval({ id: 'confirm-2', tool: 'shell.exec', risk: 'exec', preview: { title: 'Run in a shell (timeout 60000 ms)', heading: { kind: 'shell', timeoutMs: 60000 }, paths: [], command: 'npm test', cwd: '/w' } });
+    const older = approval({ id: 'confirm-3', preview: { title: 'Overwrite /w/b.txt', paths: ['/w/b.txt'] } });
+    const cards = () => (
+      <>
+        <ApprovalCard approval={write} onDecide={() => undefined} compact />
+        <ApprovalCard approval={shell} onDecide={() => undefined} />
+        <ApprovalCard approval={older} onDecide={() => undefined} />
+      </>
+    );
+    useLocale('zh_CN');
+    const zh = mount(cards());
+    const title = (root: HTMLElement, id: string) => root.querySelector(`[data-approval="${id}"] [data-title]`)!.textContent;
+    expect(title(zh, 'confirm-1')).toBe('新建 /w/a⟨U+200B⟩.txt');
+    expect(title(zh, 'confirm-2')).toBe('在 shell 中运行（超时 60000 毫秒）');
+    // a companion that sends no facts: its English title, as before
+    expect(title(zh, 'confirm-3')).toBe('Overwrite /w/b.txt');
+    expect(zh.querySelector('[data-approval="confirm-1"]')!.getAttribute('aria-label')).toContain('新建 /w/a⟨U+200B⟩.txt');
+    expect(zh.querySelector('[data-approval="confirm-1"] [data-warning]')!.textContent).toBe(
+      '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+200B ZERO WIDTH SPACE）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
+    );
+    useLocale('en');
+    const en = mount(cards());
+    expect(title(en, 'confirm-1')).toBe('Create /w/a⟨U+200B⟩.txt');
+    expect(title(en, 'confirm-2')).toBe('Run in a shell (timeout 60000 ms)');
+  });
+
     it('every button has a name, in Chinese too', () => {
     useLocale('zh_CN');
     const root = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} />);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countBlankRuns, hiddenWarning, revealHidden } from '../../../shared/reveal-hidden';
-import type { ApprovalView, RunResponse } from '../../../shared/api';
+import { approvalSchema, type ApprovalView, type RunResponse } from '../../../shared/api';
 import { context, decideApproval, makeWorkspace, mcpRequestBlock, parseMcpResponse, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const RLO = '\u202E';
@@ -141,6 +141,27 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(run.resultText).toContain('⟨U+200B⟩');
     await decideOn(approval, 'deny', run);
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('a title comes with its kind and facts for the card to word, facts shown as the title shows them, and the hidden characters counted', async () => {
+    const path = join(ws.root, `notes${ZWSP}.md`);
+    const write = await pendingCall('fs.write', { path, content: 'x\n', mode: 'overwrite' });
+    const shownPath = join(ws.root, 'notes⟨U+200B⟩.md');
+    expect(write.approval.preview.title).toBe(`Create ${shownPath}`);
+    expect(approvalSchema.parse(write.approval).preview).toMatchObject({
+      heading: { kind: 'write', mode: 'create', path: shownPath },
+      hidden: [{ codePoint: 0x200b, count: 2 }],
+    });
+    await decideOn(write.approval, 'deny', write.run);
+    const shell = await pendingCall('shell.exec', { command: 'true', cwd: ws.root, timeoutMs: 4321 });
+    expect(shell.approval.preview.title).toBe('Run in a shell (timeout 4321 ms)');
+    expect(approvalSchema.parse(shell.approval).preview.heading).toEqual({ kind: 'shell', timeoutMs: 4321 });
+    expect(shell.approval.preview.hidden).toBeUndefined();
+    await decideOn(shell.approval, 'deny', shell.run);
+    const program = await pendingCall('process.run', { command: `no${RLO}de`, args: ['-v'], cwd: ws.root });
+    expect(approvalSchema.parse(program.approval).preview.heading).toMatchObject({ kind: 'run', program: 'no⟨U+202E⟩de' });
+    expect(JSON.stringify(program.approval.preview)).not.toMatch(RAW_HIDDEN);
+    await decideOn(program.approval, 'deny', program.run);
   });
 
   it('a command padded with blank lines shows its tail on the card\'s next line', async () => {

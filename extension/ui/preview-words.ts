@@ -1,0 +1,46 @@
+import type { PreviewHeading } from '../../shared/api';
+import { hiddenKinds } from '../../shared/reveal-hidden';
+import type { Approval } from '../companion/api-types';
+import { t } from './i18n';
+
+type Preview = Approval['preview'];
+
+function headingText(heading: PreviewHeading): string {
+  switch (heading.kind) {
+    case 'write':
+      return t(`heading.${heading.mode}`, [heading.path]);
+    case 'write-batch':
+      return t('heading.writeBatch', [heading.files]);
+    case 'run':
+      return t('heading.run', [heading.program, heading.timeoutMs]);
+    case 'shell':
+      return t('heading.shell', [heading.timeoutMs]);
+    case 'mkdir':
+      return t(heading.parents ? 'heading.mkdirParents' : 'heading.mkdir', [heading.path]);
+    case 'read':
+      return t('heading.read', [heading.path]);
+    case 'list':
+      return t('heading.list', [heading.path]);
+    case 'axon':
+      return t('heading.axon', [heading.acts, heading.files]);
+    case 'autocoder':
+      return t('heading.autocoder', [heading.step ? ` ${heading.step}` : '', heading.changes, heading.reads, heading.programs]);
+    case 'mcp':
+      return t('heading.mcp', [heading.server, heading.tool]);
+  }
+}
+
+/**
+ * An approval card's title in the person's language (popup, side panel, the chat's card), worded from the kind and
+ * facts the companion sends with it; the companion's English title when it sent none (an older companion).
+ */
+export function approvalTitle(preview: Preview): string {
+  return (preview.heading && headingText(preview.heading)) || preview.title;
+}
+
+/** The card's warning of characters a person cannot see, in the person's language; the companion's English one else. */
+export function approvalWarning(preview: Preview): string | undefined {
+  if (preview.warning === undefined || !preview.hidden?.length) return preview.warning;
+  const { total, kinds } = hiddenKinds(preview.hidden.map(({ codePoint, count }) => [codePoint, count] as const));
+  return t('heading.hidden', [total, kinds]);
+}
