@@ -2,19 +2,21 @@ import type { ConnectionState } from '../companion/socket';
 import { t, type MessageKey } from './i18n';
 
 // The tip shows on hover and on keyboard focus: a title on the badge never showed, its host letting the pointer through.
+// Hover is the pointer over the badge's box (`data-hover`), as the badge lets the pointer through to the page.
 const STYLE = `
 [data-badge] { font: 11px/1 system-ui, sans-serif; padding: 4px 8px; border-radius: 10px; color: #fff; background: #59636e; outline-offset: 2px; }
 [data-badge]:focus-visible { outline: 2px solid #0969da; }
 [role="tooltip"] { display: none; position: absolute; right: 0; bottom: calc(100% + 6px); width: max-content; max-width: min(320px, 80vw);
   font: 12px/1.4 system-ui, sans-serif; padding: 6px 8px; border-radius: 6px; color: #fff; background: #1f2328; border: 1px solid #8c959f;
   overflow-wrap: anywhere; }
-[data-badge]:hover + [role="tooltip"]:not([data-dismissed]), [data-badge]:focus-visible + [role="tooltip"]:not([data-dismissed]) { display: block; }
+[data-badge][data-hover] + [role="tooltip"]:not([data-dismissed]), [data-badge]:focus-visible + [role="tooltip"]:not([data-dismissed]) { display: block; }
 `;
 
 /**
  * A small connected/disconnected badge in the page corner (closed shadow root; state on the host for tests). While
  * not connected it is a keyboard stop described by a tip (why, and what to do) that hovering or focusing shows;
- * connected it takes no focus and lets clicks through to the page under it.
+ * connected it takes no focus. It never takes the pointer: a site's own control in that corner (a help button, the
+ * Send button of a narrow window) is clicked through it, and hovering is told by where the pointer is.
  */
 export function createIndicator(doc: Document): { host: HTMLElement; update(state: ConnectionState, detail?: string): void } {
   const host = doc.createElement('div');
@@ -36,7 +38,8 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
     event.preventDefault();
     event.stopPropagation();
   });
-  for (const type of ['mouseleave', 'blur']) badge.addEventListener(type, () => tip.removeAttribute('data-dismissed'));
+  badge.addEventListener('blur', () => tip.removeAttribute('data-dismissed'));
+  const hover = followHover(doc, host, badge, () => tip.removeAttribute('data-dismissed'));
   // White words on each at 4.5:1 or more, drawn opaque: see-through, they took the page's colour and read at 2.3:1.
   const colors: Record<ConnectionState, string> = {
     connected: '#1a7f37',
@@ -53,11 +56,46 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
       tip.textContent = tipFor(state, detail);
       const tells = tip.textContent !== '';
       badge.tabIndex = tells ? 0 : -1;
-      badge.style.pointerEvents = tells ? 'auto' : 'none';
+      hover(tells);
       if (tells) badge.setAttribute('aria-describedby', tip.id);
       else badge.removeAttribute('aria-describedby');
     },
   };
+}
+
+/**
+ * Marks `badge` with `data-hover` while the pointer is over its box, when `on`: it lets the pointer through, so it
+ * gets no hover of its own. The box is measured again after a resize (the badge is fixed in the corner); `left` runs
+ * when the pointer leaves it. Stops following once the badge is gone from the page.
+ */
+function followHover(doc: Document, host: HTMLElement, badge: HTMLElement, left: () => void): (on: boolean) => void {
+  const view = doc.defaultView;
+  let box: DOMRect | undefined;
+  const set = (over: boolean): void => {
+    if (over === badge.hasAttribute('data-hover')) return;
+    badge.toggleAttribute('data-hover', over);
+    if (!over) left();
+  };
+  const move = (event: PointerEvent): void => {
+    if (!host.isConnected) return follow(false);
+    box ??= badge.getBoundingClientRect();
+    set(event.clientX >= box.left && event.clientX < box.right && event.clientY >= box.top && event.clientY < box.bottom);
+  };
+  const out = (event: PointerEvent): void => {
+    if (event.relatedTarget === null) set(false);
+  };
+  const resize = (): void => {
+    box = undefined;
+  };
+  const follow = (on: boolean): void => {
+    box = undefined;
+    const method = on ? 'addEventListener' : 'removeEventListener';
+    view?.[method]('pointermove', move as EventListener, { capture: true });
+    view?.[method]('pointerout', out as EventListener, { capture: true });
+    view?.[method]('resize', resize);
+    if (!on) set(false);
+  };
+  return follow;
 }
 
 /**
