@@ -28,14 +28,79 @@ function diffFiles(diff: string): DiffFile[] {
   );
 }
 
+/** A line inside a hunk as diff2html draws it: a change, a context line or the no-newline note. */
+const CONTENT = /^[-+ \\]/;
+
+/**
+ * The diff cut where diff2html draws a change and where it draws nothing: the files with hunks, and the text it would
+ * leave out — a file with no hunk (too large or too different to diff here, with the reason: diff2html showed it as
+ * "File without changes"), a note after a file's hunks (that the diff was cut), an MCP tool's arguments. A file
+ * begins where diff2html begins one: `--- `, then `+++ `, then a hunk or anything not inside one; the `Index:` and
+ * `====` lines before it, which diff2html skips and which say nothing its header does not, are left out.
+ */
+export function diffParts(diff: string): Array<{ drawn: boolean; text: string }> {
+  const lines = diff.split('\n');
+  const header = (at: number): boolean =>
+    (lines[at] ?? '').startsWith('--- ') && (lines[at + 1] ?? '').startsWith('+++ ') && ((lines[at + 2] ?? '').startsWith('@@') || !CONTENT.test(lines[at + 2] ?? ''));
+  const parts: Array<{ drawn: boolean; lines: string[] }> = [];
+  const add = (drawn: boolean, added: string[]): void => {
+    const last = parts.at(-1);
+    if (last?.drawn === drawn) last.lines.push(...added);
+    else parts.push({ drawn, lines: [...added] });
+  };
+  let file: string[] | undefined;
+  let hunks = false;
+  const endFile = (): void => {
+    if (file) add(hunks, file);
+    file = undefined;
+    hunks = false;
+  };
+  for (let at = 0; at < lines.length; at += 1) {
+    const line = lines[at]!;
+    if (header(at)) {
+      endFile();
+      file = [line, lines[at + 1]!];
+      at += 1;
+    } else if (/^=+$/.test(line) && header(at + 1)) {
+      continue;
+    } else if (line.startsWith('Index: ') && /^=+$/.test(lines[at + 1] ?? '') && header(at + 2)) {
+      continue;
+    } else if (file && (line.startsWith('@@') || (hunks && CONTENT.test(line)))) {
+      hunks = true;
+      file.push(line);
+    } else {
+      // a line diff2html would not draw: the file before it keeps its place, the line is shown as text after it
+      endFile();
+      add(false, [line]);
+    }
+  }
+  endFile();
+  return parts.map((part) => ({ drawn: part.drawn, text: part.lines.join('\n') })).filter((part) => part.text.trim() !== '');
+}
+
 export function DiffView({ diff }: { diff: string }) {
+  // Text with no change in it for diff2html to draw (an MCP server tool's arguments, a file too large to diff here
+  // and why, a note that the diff was cut) is shown as it is, where it stands: diff2html drew nothing of it.
+  const parts = useMemo(() => diffParts(diff), [diff]);
+  if (!parts.some((part) => part.drawn)) {
+    return (
+      <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={t('panel.diff')}>
+        {diff}
+      </pre>
+    );
+  }
+  return (
+    <div class="diff" data-diff="" tabIndex={0} role="region" aria-label={t('panel.diff')}>
+      {parts.map((part) => (part.drawn ? <DrawnDiff diff={part.text} /> : <pre data-diff="text">{part.text}</pre>))}
+    </div>
+  );
+}
+
+function DrawnDiff({ diff }: { diff: string }) {
   const target = useRef<HTMLDivElement>(null);
   const files = useMemo(() => diffFiles(diff), [diff]);
-  // Text with no change in it for diff2html to draw (an MCP server tool's arguments, a file too large to diff here
-  // and why) is shown as it is: diff2html drew nothing of it, and the card showed no arguments at all.
-  const drawn = files.some((file) => file.blocks.length > 0);
   useEffect(() => {
-    if (!target.current || !drawn) return;
+    if (!target.current) return;
     const ui = new Diff2HtmlUI(target.current, files, {
       outputFormat: 'line-by-line',
       drawFileList: false,
@@ -50,13 +115,6 @@ export function DiffView({ diff }: { diff: string }) {
     // diff2html writes its file tags in English; they are said in the person's language
     for (const [tag, key] of TAGS) for (const el of target.current.querySelectorAll(`.${tag}`)) el.textContent = t(key);
     ui.highlightCode();
-  }, [files, drawn]);
-  if (!drawn) {
-    return (
-      <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={t('panel.diff')}>
-        {diff}
-      </pre>
-    );
-  }
-  return <div class="diff" ref={target} data-diff="" tabIndex={0} role="region" aria-label={t('panel.diff')} />;
+  }, [files]);
+  return <div ref={target} />;
 }

@@ -173,6 +173,27 @@ describe('approval card', () => {
     expect((await shown(large, '[data-diff="text"]')).textContent).toContain('too large to diff here: 3000000 characters before, 10 after');
   });
 
+  it('a file too large to diff beside one with changes, and a diff cut to size, still say so: diff2html draws only the changes', async () => {
+    // fs.writeBatch (or a plan) that changes a small file and overwrites a large one; the companion cut the diff
+    const diff =
+      '--- /w/a.txt\n+++ /w/a.txt\n@@ -1,1 +1,1 @@\n-old line\n+new line\n' +
+      '--- /w/big.txt\n+++ /w/big.txt\n(too large to diff here: 3000000 characters before, 10 after)\n' +
+      '--- /w/c.txt\n+++ /w/c.txt\n@@ -1,1 +1,1 @@\n-c old\n+c new\n… (52000 more characters of diff not shown)';
+    const batch = approval({ id: 'confirm-batch', tool: 'fs.writeBatch', preview: { title: 'Write 3 file(s) all-or-nothing', paths: ['/w/a.txt', '/w/big.txt', '/w/c.txt'], diff } });
+    const root = mount(<ApprovalCard approval={batch} onDecide={() => undefined} />);
+    const card = root.querySelector('[data-approval="confirm-batch"]')!;
+    await shown(card, '.d2h-ins');
+    const text = card.textContent!;
+    expect(text).toContain('new line');
+    expect(text).toContain('c new');
+    expect(text).toContain('too large to diff here: 3000000 characters before, 10 after');
+    expect(text).toContain('/w/big.txt');
+    expect(text).toContain('52000 more characters of diff not shown');
+    // in the order of the diff: the large file's reason between the two drawn files, the cut at the end
+    const order = ['new line', 'too large to diff here', 'c new', '52000 more characters'].map((part) => text.indexOf(part));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
   it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
     const root = mount(<ApprovalCard approval={approval({ conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` })} onDecide={() => undefined} />);
     const decisions = [...root.querySelectorAll('[data-decision]')].map((button) => button.getAttribute('data-decision'));
