@@ -114,6 +114,12 @@ export const previewHeadingSchema = z.discriminatedUnion('kind', [
     programs: z.number().int().nonnegative(),
   }),
   z.object({ kind: z.literal('mcp'), server: z.string(), tool: z.string() }),
+  /** `entries`: a directory's, none protected */
+  z.object({ kind: z.literal('delete'), path: z.string(), what: z.enum(['file', 'missing', 'directory']), entries: z.number().int().nonnegative().optional() }),
+  z.object({ kind: z.literal('move'), from: z.string(), to: z.string(), overwrite: z.boolean(), entries: z.number().int().nonnegative().optional() }),
+  z.object({ kind: z.literal('chmod'), mode: z.string(), path: z.string(), current: z.string(), entries: z.number().int().nonnegative().optional() }),
+  /** `query` as the title quotes it (JSON) */
+  z.object({ kind: z.literal('search'), path: z.string(), query: z.string() }),
 ]);
 export type PreviewHeading = z.infer<typeof previewHeadingSchema>;
 

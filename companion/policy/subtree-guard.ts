@@ -256,18 +256,18 @@ export async function assertSubtreeMayChange(change: SubtreeChange, policy: Guar
 /**
  * For an approval card: what the change covers below the path, or why it will be refused — a protected path
  * that appeared since plan() checked, a subtree too big to check. `protectedPaths` lists what the card should
- * name. Empty phrase for a file or a symlink.
+ * name. Empty phrase for a file or a symlink; `entries` counts a directory's that is not refused.
  */
 export async function describeSubtree(
   change: SubtreeChange,
   policy: GuardPolicy,
   options: SubtreeOptions = {},
-): Promise<{ phrase: string; protectedPaths: string[]; refused: boolean }> {
+): Promise<{ phrase: string; protectedPaths: string[]; refused: boolean; entries?: number }> {
   const result = await inspect(change, policy, options);
   if (result.ok) {
     if (!result.directory) return { phrase: '', protectedPaths: [], refused: false };
     const n = result.entries;
-    return { phrase: `a directory with ${n} ${n === 1 ? 'entry' : 'entries'}, none protected by a deny glob`, protectedPaths: [], refused: false };
+    return { phrase: `a directory with ${n} ${n === 1 ? 'entry' : 'entries'}, none protected by a deny glob`, protectedPaths: [], refused: false, entries: n };
   }
   if (result.hit) {
     const { hit } = result;

@@ -35,10 +35,15 @@ export const fsRmHandler = defineHandler({
     if (stat?.isDirectory()) {
       const subtree = await describeSubtree({ kind: 'remove', path }, ctx.policy, { signal: ctx.signal });
       const what = subtree.refused ? subtree.phrase : `${subtree.phrase}; all of it goes to the undo trash`;
-      return { title: `Delete ${path} — ${what}`, paths: [path, ...subtree.protectedPaths] };
+      return {
+        title: `Delete ${path} — ${what}`,
+        // a refusal's reason is the companion's own words: the card shows the title
+        ...(subtree.entries !== undefined ? { heading: { kind: 'delete', path, what: 'directory', entries: subtree.entries } as const } : {}),
+        paths: [path, ...subtree.protectedPaths],
+      };
     }
     const what = !stat ? 'nothing (does not exist)' : 'a file';
-    return { title: `Delete ${path} — ${what}; it goes to the undo trash`, paths: [path] };
+    return { title: `Delete ${path} — ${what}; it goes to the undo trash`, heading: { kind: 'delete', path, what: stat ? 'file' : 'missing' }, paths: [path] };
   },
   async run(args, ctx) {
     // the deny check walks the tree as it is now, so the path is resolved now (not carried from plan)

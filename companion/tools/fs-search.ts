@@ -209,7 +209,7 @@ export const fsSearchHandler = defineHandler({
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { mustExist: true });
-    return { title: `Search ${path} for ${JSON.stringify(args.query)}`, paths: [path] };
+    return { title: `Search ${path} for ${JSON.stringify(args.query)}`, heading: { kind: 'search', path, query: JSON.stringify(args.query) }, paths: [path] };
   },
   async run(args, ctx) {
     // ripgrep's cwd and the JS walk follow the path as it is now, so it is resolved now (not carried from plan)

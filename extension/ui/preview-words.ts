@@ -27,7 +27,21 @@ function headingText(heading: PreviewHeading): string {
       return t('heading.autocoder', [heading.step ? ` ${heading.step}` : '', heading.changes, heading.reads, heading.programs]);
     case 'mcp':
       return t('heading.mcp', [heading.server, heading.tool]);
+    case 'delete':
+      if (heading.what === 'directory') return t('heading.deleteDirectory', [heading.path, heading.entries ?? 0]);
+      return t(heading.what === 'file' ? 'heading.deleteFile' : 'heading.deleteMissing', [heading.path]);
+    case 'move':
+      return t(heading.overwrite ? 'heading.moveReplacing' : 'heading.move', [heading.from, heading.to]) + directory(heading.entries);
+    case 'chmod':
+      return t('heading.chmod', [heading.mode, heading.path, heading.current]) + directory(heading.entries);
+    case 'search':
+      return t('heading.search', [heading.path, heading.query]);
   }
+}
+
+/** What a move or a mode change covers below a directory, after the title. */
+function directory(entries: number | undefined): string {
+  return entries === undefined ? '' : ` — ${t('heading.directory', [entries])}`;
 }
 
 /**

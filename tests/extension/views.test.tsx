@@ -275,6 +275,19 @@ describe('approval card', () => {
     const en = mount(cards());
     expect(title(en, 'confirm-1')).toBe('Create /w/a⟨U+200B⟩.txt');
     expect(title(en, 'confirm-2')).toBe('Run in a shell (timeout 60000 ms)');
+
+    // a removal and a move of a directory: what it covers, said in Chinese too
+    useLocale('zh_CN');
+    const rm = approval({ id: 'confirm-rm', tool: 'fs.rm', risk: 'delete', preview: { title: 'Delete /w/src — …', heading: { kind: 'delete', path: '/w/src', what: 'directory', entries: 12 }, paths: ['/w/src'] } });
+    const mv = approval({ id: 'confirm-mv', preview: { title: 'Move /w/a → /w/b …', heading: { kind: 'move', from: '/w/a', to: '/w/b', overwrite: true, entries: 3 }, paths: ['/w/a', '/w/b'] } });
+    const moved = mount(
+      <>
+        <ApprovalCard approval={rm} onDecide={() => undefined} />
+        <ApprovalCard approval={mv} onDecide={() => undefined} />
+      </>,
+    );
+    expect(title(moved, 'confirm-rm')).toBe('删除 /w/src —— 一个含 12 项的文件夹，其中没有受拒绝规则保护的路径；全部进入撤销回收站');
+    expect(title(moved, 'confirm-mv')).toBe('移动 /w/a → /w/b（目标已存在时替换它） — 一个含 3 项的文件夹，其中没有受拒绝规则保护的路径');
   });
 
     it('every button has a name, in Chinese too', () => {

@@ -197,13 +197,20 @@ describe('subtree attacks: a change to a directory is checked for every path und
     const args = { fromPath: R(world, 'plain'), toPath: R(world, 'plain2') };
     const preview = await toolHandlers['fs.mv'].preview(args, world.ctx);
     expect(preview.title).toMatch(/a directory with 3 entries, none protected by a deny glob/);
+    // the card words the title from these in the person's language
+    expect(preview.heading).toEqual({ kind: 'move', from: R(world, 'plain'), to: R(world, 'plain2'), overwrite: false, entries: 3 });
+    const removal = await toolHandlers['fs.rm'].preview({ path: R(world, 'plain'), recursive: true }, world.ctx);
+    expect(removal.heading).toEqual({ kind: 'delete', path: R(world, 'plain'), what: 'directory', entries: 3 });
     await world.write('plain/.git/HEAD', 'ref');
     const warned = await toolHandlers['fs.mv'].preview(args, world.ctx);
     expect(warned.title).toContain(R(world, 'plain', '.git'));
     expect(warned.title).toMatch(/protected.*deny glob "\*\*\/\.git\/\*\*".*will be refused/);
     expect(warned.paths).toContain(R(world, 'plain', '.git'));
+    // a refusal's reason has no wording of the card's own: the card shows the title that names it
+    expect(warned.heading).toBeUndefined();
     const rm = await toolHandlers['fs.rm'].preview({ path: R(world, 'docs'), recursive: true }, world.ctx);
     expect(rm.title).toMatch(/will be refused/);
+    expect(rm.heading).toBeUndefined();
   });
 
   it('a plain directory (nothing protected inside) still moves, chmods and is removed', async () => {
