@@ -275,4 +275,22 @@ describeE2E('pairing in Chinese', () => {
     expect(await error.textContent()).toBe('');
     await popup.close();
   });
+
+  it("an approval card's title is in Chinese, worded from the companion's facts (it sent English only)", async () => {
+    await waitForConnection(world, 'connected');
+    await setSiteSettings(world, 'chatgpt', { enabled: true, autoRun: true, autoSubmit: true });
+    const chat = await world.open('chatgpt');
+    const target = path.join(world.root, 'zh-title.txt');
+    const request = { jsonrpc: '2.0', id: 'call-720', method: 'tools/call', params: { name: 'fs.write', arguments: { path: target, mode: 'overwrite', content: '你好\n' } } };
+    await stream(chat, '写入。\n\n```mcp-request\n' + JSON.stringify(request) + '\n```', { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const popup = await world.popup();
+    const card = popup.locator('#approvals [data-approval]').first();
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.locator('[data-title]').textContent()).toBe(`新建 ${target}`);
+    await card.locator('[data-decision="deny"]').click();
+    await waitForChipState(chat, 0, ['failed', 'done']);
+    await popup.close();
+    await chat.close();
+  });
 });
