@@ -24,7 +24,7 @@ function headingText(heading: PreviewHeading): string {
     case 'axon':
       return t('heading.axon', [heading.acts, heading.files]);
     case 'autocoder':
-      return t('heading.autocoder', [heading.step ? ` ${heading.step}` : '', heading.changes, heading.reads, heading.programs]);
+      return t('heading.autocoder', [heading.step ? ` ${heading.step}` : '', planCounts(heading)]);
     case 'mcp':
       return t('heading.mcp', [heading.server, heading.tool]);
     case 'delete':
@@ -37,6 +37,19 @@ function headingText(heading: PreviewHeading): string {
     case 'search':
       return t('heading.search', [heading.path, heading.query]);
   }
+}
+
+/** An auto_coder plan's file changes, reads and programs, each only if there are any (as the companion's title). */
+function planCounts(heading: Extract<PreviewHeading, { kind: 'autocoder' }>): string {
+  const counts: Array<[number, 'heading.fileChanges' | 'heading.reads' | 'heading.programs']> = [
+    [heading.changes, 'heading.fileChanges'],
+    [heading.reads, 'heading.reads'],
+    [heading.programs, 'heading.programs'],
+  ];
+  return counts
+    .filter(([count]) => count > 0)
+    .map(([count, key]) => t(key, [count]))
+    .join(t('heading.separator'));
 }
 
 /** What a move or a mode change covers below a directory, after the title. */

@@ -287,6 +287,9 @@ describe('approval card', () => {
       </>,
     );
     expect(title(moved, 'confirm-rm')).toBe('删除 /w/src —— 一个含 12 项的文件夹，其中没有受拒绝规则保护的路径；全部进入撤销回收站');
+    const plan = approval({ id: 'confirm-plan', tool: 'autocoder', preview: { title: 'auto_coder plan s1: 2 file changes, 1 program', heading: { kind: 'autocoder', step: 's1', changes: 2, reads: 0, programs: 1 }, paths: [] } });
+    const planned = mount(<ApprovalCard approval={plan} onDecide={() => undefined} />);
+    expect(title(planned, 'confirm-plan')).toBe('auto_coder 计划 s1：改动 2 个文件，运行 1 个程序');
     expect(title(moved, 'confirm-mv')).toBe('移动 /w/a → /w/b（目标已存在时替换它） — 一个含 3 项的文件夹，其中没有受拒绝规则保护的路径');
   });
 
