@@ -2,14 +2,15 @@ import type { ConnectionState } from '../companion/socket';
 import { t, type MessageKey } from './i18n';
 
 // The tip shows on hover and on keyboard focus: a title on the badge never showed, its host letting the pointer through.
-// Hover is the pointer over the badge's box (`data-hover`), as the badge lets the pointer through to the page.
+// Hover is the pointer over the badge's box (`data-hover`), as the badge lets the pointer through to the page. A tip
+// with nothing to say (connected, the badge still focused from before) is not drawn: it was an empty dark box.
 const STYLE = `
 [data-badge] { font: 11px/1 system-ui, sans-serif; padding: 4px 8px; border-radius: 10px; color: #fff; background: #59636e; outline-offset: 2px; }
 [data-badge]:focus-visible { outline: 2px solid #0969da; }
 [role="tooltip"] { display: none; position: absolute; right: 0; bottom: calc(100% + 6px); width: max-content; max-width: min(320px, 80vw);
   font: 12px/1.4 system-ui, sans-serif; padding: 6px 8px; border-radius: 6px; color: #fff; background: #1f2328; border: 1px solid #8c959f;
   overflow-wrap: anywhere; }
-[data-badge][data-hover] + [role="tooltip"]:not([data-dismissed]), [data-badge]:focus-visible + [role="tooltip"]:not([data-dismissed]) { display: block; }
+[data-badge][data-hover] + [role="tooltip"]:not([data-dismissed], :empty), [data-badge]:focus-visible + [role="tooltip"]:not([data-dismissed], :empty) { display: block; }
 `;
 
 /**

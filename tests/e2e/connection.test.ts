@@ -33,6 +33,26 @@ function indicatorState(page: Page): Promise<string | null> {
   );
 }
 
+/** How many pixels of the indicator's tip (its background colour) show above the badge whose box is `box`. */
+async function indicatorTipPixels(page: Page, box: { x: number; y: number; width: number; height: number }): Promise<number> {
+  const clip = { x: Math.max(0, box.x + box.width - 330), y: Math.max(0, box.y - 120), width: 330, height: 114 };
+  const png = (await page.screenshot({ clip })).toString('base64');
+  return page.evaluate(async (png) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${png}`;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d')!;
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    let count = 0;
+    for (let at = 0; at < pixels.length; at += 4) if (pixels[at] === 0x1f && pixels[at + 1] === 0x23 && pixels[at + 2] === 0x28) count += 1;
+    return count;
+  }, png);
+}
+
 function readNotes(world: World, id: string): string {
   const request = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fs.read', arguments: { path: path.join(world.root, 'notes.txt') } } };
   return '```mcp-request\n' + JSON.stringify(request) + '\n```';
@@ -121,9 +141,17 @@ describeE2E('pairing and connection end to end', () => {
     await world.companion.stop();
     const stopped = world.companion.lastStop();
     await expect.poll(() => indicatorState(page), { timeout: 60_000 }).toBe('disconnected');
+    // the person reads why from the keyboard: the badge is the page's last stop, its tip shows
+    const box = (await page.locator('[data-chatbridge-indicator]').boundingBox())!;
+    const onBadge = () => page.evaluate(() => document.activeElement === document.querySelector('[data-chatbridge-indicator]'));
+    for (let presses = 0; presses < 60 && !(await onBadge()); presses += 1) await page.keyboard.press('Tab');
+    expect(await onBadge()).toBe(true);
+    await expect.poll(() => indicatorTipPixels(page, box), { timeout: 5_000 }).toBeGreaterThan(1000);
 
     await world.companion.restart();
     await expect.poll(() => indicatorState(page), { timeout: 90_000 }).toBe('connected');
+    // connected, there is nothing to tell: no tip, not even an empty box, though the badge still has the focus
+    await expect.poll(() => indicatorTipPixels(page, box), { timeout: 5_000 }).toBe(0);
     await stream(page, readNotes(world, 'call-502'));
     const all = await waitForSubmitted(page, 2);
     const body = fencedBody(all[1] ?? '', 'mcp-response');
@@ -167,24 +195,7 @@ describeE2E('pairing in Chinese', () => {
     const host = chat.locator('[data-chatbridge-indicator]');
     const box = (await host.boundingBox())!;
     // the tip is drawn above the badge (its root is closed: what a person sees is the picture)
-    const tipPixels = async (): Promise<number> => {
-      const clip = { x: Math.max(0, box.x + box.width - 330), y: Math.max(0, box.y - 120), width: 330, height: 114 };
-      const png = (await chat.screenshot({ clip })).toString('base64');
-      return chat.evaluate(async (png) => {
-        const image = new Image();
-        image.src = `data:image/png;base64,${png}`;
-        await image.decode();
-        const canvas = document.createElement('canvas');
-        canvas.width = image.width;
-        canvas.height = image.height;
-        const context = canvas.getContext('2d')!;
-        context.drawImage(image, 0, 0);
-        const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
-        let count = 0;
-        for (let at = 0; at < pixels.length; at += 4) if (pixels[at] === 0x1f && pixels[at + 1] === 0x23 && pixels[at + 2] === 0x28) count += 1;
-        return count;
-      }, png);
-    };
+    const tipPixels = (): Promise<number> => indicatorTipPixels(chat, box);
     expect(await tipPixels()).toBe(0);
     // a site's own control in that corner (a help button; a narrow window's Send) is under the badge: hovering shows
     // the tip (a title on the badge never showed), and a click reaches the site's control, not the badge
