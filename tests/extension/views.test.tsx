@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Approval, AuditItem, JournalItem, ProgramItem } from '../../extension/companion/api-types';
+import { approvalSchema, type Approval, type AuditItem, type JournalItem, type ProgramItem } from '../../extension/companion/api-types';
 import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } from '../../extension/messaging';
 import { ApprovalCard } from '../../extension/ui/approval-card';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
@@ -267,6 +267,10 @@ describe('approval card', () => {
     expect(title(zh, 'confirm-2')).toBe('在 shell 中运行（超时 60000 毫秒）');
     // a companion that sends no facts: its English title, as before
     expect(title(zh, 'confirm-3')).toBe('Overwrite /w/b.txt');
+    // and one that sends a kind this extension does not know: the approval is kept, its English title shown
+    const newer = approvalSchema.parse({ ...older, preview: { ...older.preview, heading: { kind: 'teleport', to: '/w' } } });
+    expect(newer.preview.heading).toBeUndefined();
+    expect(newer.preview.title).toBe('Overwrite /w/b.txt');
     expect(zh.querySelector('[data-approval="confirm-1"]')!.getAttribute('aria-label')).toContain('新建 /w/a⟨U+200B⟩.txt');
     expect(zh.querySelector('[data-approval="confirm-1"] [data-warning]')!.textContent).toBe(
       '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+200B ZERO WIDTH SPACE）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
