@@ -118,6 +118,8 @@ export const previewHeadingSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('delete'), path: z.string(), what: z.enum(['file', 'missing', 'directory']), entries: z.number().int().nonnegative().optional() }),
   z.object({ kind: z.literal('move'), from: z.string(), to: z.string(), overwrite: z.boolean(), entries: z.number().int().nonnegative().optional() }),
   z.object({ kind: z.literal('chmod'), mode: z.string(), path: z.string(), current: z.string(), entries: z.number().int().nonnegative().optional() }),
+  /** without `right`, `left` is compared with content the call gives */
+  z.object({ kind: z.literal('compare'), left: z.string(), right: z.string().optional() }),
   /** `query` as the title quotes it (JSON) */
   z.object({ kind: z.literal('search'), path: z.string(), query: z.string() }),
 ]);

@@ -25,7 +25,12 @@ export const fsDiffHandler = defineHandler({
   },
   async preview(args, ctx) {
     const paths = await pathsOf(args, ctx);
-    return { title: `Compare ${paths.join(' with ')}${args.rightContent !== undefined ? ' with the given content' : ''}`, paths };
+    const [left = '', right] = paths;
+    return {
+      title: `Compare ${paths.join(' with ')}${args.rightContent !== undefined ? ' with the given content' : ''}`,
+      heading: right !== undefined ? { kind: 'compare', left, right } : { kind: 'compare', left },
+      paths,
+    };
   },
   async run(args, ctx) {
     const left = await readText(args.leftPath, ctx);

@@ -34,6 +34,8 @@ function headingText(heading: PreviewHeading): string {
       return t(heading.overwrite ? 'heading.moveReplacing' : 'heading.move', [heading.from, heading.to]) + directory(heading.entries);
     case 'chmod':
       return t('heading.chmod', [heading.mode, heading.path, heading.current]) + directory(heading.entries);
+    case 'compare':
+      return heading.right !== undefined ? t('heading.compare', [heading.left, heading.right]) : t('heading.compareGiven', [heading.left]);
     case 'search':
       return t('heading.search', [heading.path, heading.query]);
   }

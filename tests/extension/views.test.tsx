@@ -294,6 +294,8 @@ describe('approval card', () => {
     const plan = approval({ id: 'confirm-plan', tool: 'autocoder', preview: { title: 'auto_coder plan s1: 2 file changes, 1 program', heading: { kind: 'autocoder', step: 's1', changes: 2, reads: 0, programs: 1 }, paths: [] } });
     const planned = mount(<ApprovalCard approval={plan} onDecide={() => undefined} />);
     expect(title(planned, 'confirm-plan')).toBe('auto_coder 计划 s1：改动 2 个文件，运行 1 个程序');
+    const compare = approval({ id: 'confirm-cmp', tool: 'fs.diff', risk: 'read', preview: { title: 'Compare /w/a with the given content', heading: { kind: 'compare', left: '/w/a' }, paths: ['/w/a'] } });
+    expect(title(mount(<ApprovalCard approval={compare} onDecide={() => undefined} />), 'confirm-cmp')).toBe('比较 /w/a 与给出的内容');
     expect(title(moved, 'confirm-mv')).toBe('移动 /w/a → /w/b（目标已存在时替换它） — 一个含 3 项的文件夹，其中没有受拒绝规则保护的路径');
   });
 

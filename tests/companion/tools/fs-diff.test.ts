@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toolHandlers } from '../../../companion/tools';
 import { createWorld, type World } from './world';
 
 describe('fs.diff', () => {
@@ -26,6 +27,16 @@ describe('fs.diff', () => {
     expect(out.text).toContain('@@ -6,2 +6,2 @@');
     expect(out.text).not.toContain(' a\n');
     expect((await world.call('fs.diff', { leftPath: left, rightContent: 'a\nb\nc\nd\ne\nf\ng\n' })).text).toBe('No differences.');
+  });
+
+  it("its card's title comes with the files compared, for the card to word in the person's language", async () => {
+    const handler = toolHandlers['fs.diff'];
+    const files = await handler.preview({ leftPath: left, rightPath: right }, world.ctx);
+    expect(files.title).toBe(`Compare ${left} with ${right}`);
+    expect(files.heading).toEqual({ kind: 'compare', left, right });
+    const given = await handler.preview({ leftPath: left, rightContent: 'x' }, world.ctx);
+    expect(given.title).toBe(`Compare ${left} with the given content`);
+    expect(given.heading).toEqual({ kind: 'compare', left });
   });
 
   it('errors: both or neither right side INVALID_INPUT, missing NOT_FOUND, binary INVALID_INPUT, outside FORBIDDEN', async () => {
