@@ -17,6 +17,14 @@ export function t(key: MessageKey, substitutions?: Array<string | number>): stri
   return substitutions ? (i18n.t as (k: string, s: string[]) => string)(key, substitutions.map(String)) : (i18n.t as (k: string) => string)(key);
 }
 
+/**
+ * A message whose words follow a count: its `1:` or `n:` form in the locale file, `$1` being the count. Only a count
+ * goes in: the library picks the form by cutting the finished text at " | ", which a path put in could hold.
+ */
+export function tn(key: MessageKey, count: number): string {
+  return (i18n.t as (k: string, n: number) => string)(key, count);
+}
+
 /** A class of action (read, write, delete, exec) as a card, a plan's action list and a grant name it. */
 export function riskName(risk: 'read' | 'write' | 'delete' | 'exec'): string {
   return t(`risk.${risk}`);

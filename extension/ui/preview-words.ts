@@ -1,7 +1,7 @@
 import type { PreviewHeading } from '../../shared/api';
 import { hiddenKinds } from '../../shared/reveal-hidden';
 import type { Approval } from '../companion/api-types';
-import { t } from './i18n';
+import { t, tn } from './i18n';
 
 type Preview = Approval['preview'];
 
@@ -10,7 +10,7 @@ function headingText(heading: PreviewHeading): string {
     case 'write':
       return t(`heading.${heading.mode}`, [heading.path]);
     case 'write-batch':
-      return t('heading.writeBatch', [heading.files]);
+      return tn('heading.writeBatch', heading.files);
     case 'run':
       return t('heading.run', [heading.program, heading.timeoutMs]);
     case 'shell':
@@ -22,13 +22,13 @@ function headingText(heading: PreviewHeading): string {
     case 'list':
       return t('heading.list', [heading.path]);
     case 'axon':
-      return t('heading.axon', [heading.acts, heading.files]);
+      return t('heading.axon', [tn('heading.acts', heading.acts), tn('heading.filesChanged', heading.files)]);
     case 'autocoder':
       return t('heading.autocoder', [heading.step ? ` ${heading.step}` : '', planCounts(heading)]);
     case 'mcp':
       return t('heading.mcp', [heading.server, heading.tool]);
     case 'delete':
-      if (heading.what === 'directory') return t('heading.deleteDirectory', [heading.path, heading.entries ?? 0]);
+      if (heading.what === 'directory') return t('heading.deleteDirectory', [heading.path, tn('heading.directory', heading.entries ?? 0)]);
       return t(heading.what === 'file' ? 'heading.deleteFile' : 'heading.deleteMissing', [heading.path]);
     case 'move':
       return t(heading.overwrite ? 'heading.moveReplacing' : 'heading.move', [heading.from, heading.to]) + directory(heading.entries);
@@ -50,13 +50,13 @@ function planCounts(heading: Extract<PreviewHeading, { kind: 'autocoder' }>): st
   ];
   return counts
     .filter(([count]) => count > 0)
-    .map(([count, key]) => t(key, [count]))
+    .map(([count, key]) => tn(key, count))
     .join(t('heading.separator'));
 }
 
 /** What a move or a mode change covers below a directory, after the title. */
 function directory(entries: number | undefined): string {
-  return entries === undefined ? '' : ` — ${t('heading.directory', [entries])}`;
+  return entries === undefined ? '' : ` — ${tn('heading.directory', entries)}`;
 }
 
 /**

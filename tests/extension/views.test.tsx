@@ -3,6 +3,7 @@ import { act } from 'preact/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvalSchema, type Approval, type AuditItem, type JournalItem, type ProgramItem } from '../../extension/companion/api-types';
 import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } from '../../extension/messaging';
+import type { PreviewHeading } from '../../shared/api';
 import { ApprovalCard } from '../../extension/ui/approval-card';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import { createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
@@ -297,6 +298,20 @@ describe('approval card', () => {
     const compare = approval({ id: 'confirm-cmp', tool: 'fs.diff', risk: 'read', preview: { title: 'Compare /w/a with the given content', heading: { kind: 'compare', left: '/w/a' }, paths: ['/w/a'] } });
     expect(title(mount(<ApprovalCard approval={compare} onDecide={() => undefined} />), 'confirm-cmp')).toBe('比较 /w/a 与给出的内容');
     expect(title(moved, 'confirm-mv')).toBe('移动 /w/a → /w/b（目标已存在时替换它） — 一个含 3 项的文件夹，其中没有受拒绝规则保护的路径');
+
+    // in English, a count's words follow it as the companion's own titles do: no "file(s)"
+    useLocale('en');
+    const counted = (id: string, heading: PreviewHeading) => title(mount(<ApprovalCard approval={approval({ id, preview: { title: '…', heading, paths: [] } })} onDecide={() => undefined} />), id);
+    expect(counted('c-plan', { kind: 'autocoder', step: 's1', changes: 2, reads: 1, programs: 1 })).toBe('auto_coder plan s1: 2 file changes, 1 read, 1 program');
+    expect(counted('c-plan-1', { kind: 'autocoder', changes: 1, reads: 0, programs: 3 })).toBe('auto_coder plan: 1 file change, 3 programs');
+    expect(counted('c-axon', { kind: 'axon', acts: 1, files: 2 })).toBe('Axon plan: 1 act, 2 files changed');
+    expect(counted('c-batch', { kind: 'write-batch', files: 1 })).toBe('Write 1 file all-or-nothing');
+    expect(counted('c-rm', { kind: 'delete', path: '/w/src', what: 'directory', entries: 1 })).toBe(
+      'Delete /w/src — a directory with 1 entry, none protected by a deny glob; all of it goes to the undo trash',
+    );
+    expect(counted('c-mv', { kind: 'move', from: '/w/a | b', to: '/w/c', overwrite: false, entries: 2 })).toBe(
+      'Move /w/a | b → /w/c — a directory with 2 entries, none protected by a deny glob',
+    );
   });
 
     it('every button has a name, in Chinese too', () => {
