@@ -220,9 +220,13 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
     const signature = callSignature(tracked.block);
     // The same call right after itself in one reply was written before the first one's result could be seen: not a
     // retry (the loop guard counts those, across replies) but a call written twice. The first runs; the second waits
-    // for Re-run, which runs it again for real. (Axon statements are one plan, run whole.)
+    // for Re-run, which runs it again for real. (Axon statements are one plan, run whole.) The first ran when it runs
+    // now, ran before (another tab of the conversation ran it: here it is already-ran) or is itself such a copy.
     const previous = record.blocks[index - 1];
-    if (previous && tracked.block.kind !== 'axon' && outcome.run.includes(previous) && callSignature(previous.block) === signature) {
+    const previousRan =
+      previous !== undefined &&
+      (outcome.run.includes(previous) || outcome.refused.some((r) => r.tracked === previous && (r.reason === 'already-ran' || r.reason === 'repeated')));
+    if (previousRan && tracked.block.kind !== 'axon' && callSignature(previous.block) === signature) {
       outcome.refused.push({ tracked, note: t('note.repeatedInReply'), ranBefore: true, reason: 'repeated' });
       continue;
     }

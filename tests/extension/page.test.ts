@@ -543,6 +543,36 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.runs[1]!.context.messageKey).not.toBe(h.runs[0]!.context.messageKey);
   });
 
+  it('a call a reply writes three times in a row runs once by itself: each copy after the first says why', async () => {
+    const h = start(buildPage());
+    const copies = ['call-001', 'call-002', 'call-003'].map((id) => ({ lang: 'mcp-request', code: READ.replace('call-001', id) }));
+    await streamReply(h, copies);
+    await until(() => h.page.submitted.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+    const notes = Array.from(document.querySelectorAll('[data-chatbridge-chip]'), (chip) => chip.getAttribute('data-chatbridge-note'));
+    expect(notes.slice(1)).toEqual([t('note.repeatedInReply'), t('note.repeatedInReply')]);
+  });
+
+  it("a call written twice in a row runs once in all the conversation's tabs: the tab that finds the first copy ran in another does not run the second", async () => {
+    const area = memoryArea();
+    const copies = [{ lang: 'mcp-request', code: READ }, { lang: 'mcp-request', code: READ.replace('call-001', 'call-002') }];
+    const here = start(buildPage(), { area });
+    await streamReply(here, copies);
+    await until(() => here.page.submitted.length === 1);
+    expect(here.runs).toHaveLength(1);
+    stopPages();
+
+    // The conversation's other tab, which the site streamed the same reply to.
+    const other = start(buildPage(), { area });
+    await streamReply(other, copies);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await other.settle();
+    expect(other.runs).toEqual([]);
+    const notes = Array.from(document.querySelectorAll('[data-chatbridge-chip]'), (chip) => chip.getAttribute('data-chatbridge-note'));
+    expect(notes).toEqual([t('note.alreadyRan'), t('note.repeatedInReply')]);
+  });
+
   it('the same call again after another one in the reply (read, write, read again) runs each by itself', async () => {
     const h = start(buildPage());
     await streamReply(h, [{ lang: 'mcp-request', code: READ }, { lang: 'mcp-request', code: LIST }, { lang: 'mcp-request', code: READ }]);
