@@ -74,8 +74,13 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       for (const key of held) ctx.heldByStop.add(key);
       void ctx.ledger.named(standIn, named, rekey).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
       // The Stops pressed in the chat before it had its id, kept to this tab until then, are told under it now: a
-      // reload recalls them (recallStop), and another tab that opens the chat knows them.
-      for (const [key, stop] of ctx.stops) if (stop.by === 'control' && stop.at >= ctx.switchedAt) ctx.shareStop(key, stop.at);
+      // reload recalls them (recallStop), and another tab that opens the chat knows them. A reply already decided
+      // stopped is told with what it said, where its key is a position: a reload knows it by that alone.
+      for (const [key, stop] of ctx.stops) {
+        if (stop.by !== 'control' || stop.at < ctx.switchedAt) continue;
+        const decided = ctx.decided.get(key);
+        ctx.shareStop(key, stop.at, decided?.ending === 'stopped' ? stoppedReplyText(key, decided.markdown) : undefined);
+      }
     },
   });
 

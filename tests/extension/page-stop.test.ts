@@ -1302,6 +1302,39 @@ describe('page: a ChatGPT reply stopped in a new chat before the chat had its id
   });
 });
 
+describe('page: a reply stopped in a new chat before the chat had its id, after the tab is reloaded (messages keyed by position)', () => {
+  it('its chip still says the reply was stopped, and Run types the result in without sending it', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area, pathname: '/' });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+    // The site gives the new chat its address only then.
+    h.navigate('/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    h.page.list.append(userRow('next'));
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rows = Array.from(h.page.list.children).slice(0, 2).map((row) => row.outerHTML).join('');
+    stopPages();
+
+    // Reloaded under the id: the list mounts the stopped exchange after an earlier row, so the reply's place is another.
+    const page = buildPage();
+    page.list.innerHTML = userRow('hello').outerHTML + rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const again = start(page, { area });
+    again.clock.now += 60_000;
+    await again.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    clickChip(roots, chips()[0], 'run');
+    await until(() => page.state() === 'RESULT[mcp-request:1]' || page.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual([]);
+  });
+});
+
 describe("page: a ChatGPT reply stopped before its row was drawn, after the tab is reloaded", () => {
   it('its chip still says the reply was stopped, and Run types the result in without sending it', async () => {
     const area = memoryArea();
