@@ -17,12 +17,19 @@ const STOP_NAME = /(?:^|[^a-z])stop/i;
 const TRACKING_PARAM = /^(?:utm_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|yclid|twclid|igshid|mc_cid|mc_eid|_ga|_gl|ref|ref_src)$/i;
 
 /**
+ * Query parameters that set up a new chat rather than name one: the question to send, the model, a temporary chat.
+ * A page opened at /?model=… or /?q=… is a new chat, which the site moves to its own address (/c/<id>) once it is
+ * saved, while its first reply is written: named by them, it was another conversation, and that reply never ran.
+ */
+const NEW_CHAT_PARAM = /^(?:q|prompt|models?|temporary-chat)$/i;
+
+/**
  * The longest query kept as written in the conversation's name; a longer one (a page that carries the question itself
  * in its address) is named by its hash, so the name stays within what the companion takes for a conversation id.
  */
 const QUERY_SHOWN_MAX = 120;
 
-/** The query of a page's address without its tracking parameters, sorted by name ('' when none is left). */
+/** The query of a page's address without its tracking and new-chat parameters, sorted by name ('' when none is left). */
 function chatQuery(href: string | undefined): string {
   if (!href) return '';
   let params: URLSearchParams;
@@ -31,7 +38,7 @@ function chatQuery(href: string | undefined): string {
   } catch {
     return '';
   }
-  const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name)));
+  const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name) && !NEW_CHAT_PARAM.test(name)));
   kept.sort();
   const query = kept.toString();
   return query.length > QUERY_SHOWN_MAX ? `~${hashText(query)}` : query;
@@ -94,8 +101,8 @@ export const generic = defineSite({
   },
   // The path and the query: a page may keep its chats at one path and name each in the query (/chat?id=1, /?c=2),
   // which without it were one conversation — a block run in one counted as run in the other, and "Approve for this
-  // conversation" in one held in the other. Parameters that only tell where the person came from are not part of it,
-  // and the order the parameters are written in does not matter.
+  // conversation" in one held in the other. Parameters that only tell where the person came from, or set up a new chat
+  // (NEW_CHAT_PARAM), are not part of it, and the order the parameters are written in does not matter.
   conversationId(location) {
     const query = chatQuery(location.href);
     const id = `${location.pathname}${query === '' ? '' : `?${query}`}`;

@@ -127,12 +127,15 @@ describe('the generic adapter: one conversation per address, its query included'
     expect(at('?model=a&chat=1')).toBe(at('?chat=1&model=a'));
     expect(at('?chat=1')).not.toBe(at('?chat=2'));
     expect(at('?utm_source=news')).toBe('/chat');
-    // A page that carries the question in its address: a name of bounded length, still one per question.
-    const long = (word: string): string | null => at(`?q=${word.repeat(400)}`);
+    // A page that carries something else long in its address: a name of bounded length, still one per value.
+    const long = (word: string): string | null => at(`?chat=${word.repeat(400)}`);
     expect(long('a')!.length).toBeLessThan(150);
     expect(long('a')).not.toBe(long('b'));
     // At / the query alone names the chat; a bare / is a chat with no id yet.
     expect(generic.conversationId({ pathname: '/', href: 'https://llm.home.arpa/?c=7' })).toBe('/?c=7');
     expect(generic.conversationId({ pathname: '/', href: 'https://llm.home.arpa/?utm_medium=mail' })).toBeNull();
+    // A new chat set up by its address (the question to send, the model): no chat's name, so still a chat with no id.
+    expect(generic.conversationId({ pathname: '/', href: `https://llm.home.arpa/?q=${'how do I '.repeat(40)}&models=llama3` })).toBeNull();
+    expect(at('?chat=1&model=a')).toBe(at('?chat=1'));
   });
 });

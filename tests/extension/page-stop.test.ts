@@ -1664,6 +1664,34 @@ describe('page: a site the person enabled that has no module of its own (the gen
     el.append(pre);
   }
 
+  it('a new chat opened with settings in its address (/?model=…) that the site moves to its own address while the first reply streams is the same chat: the reply runs and its result is sent', async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.deepseek.com/?model=llama3', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'read it'));
+    page.setGenerating(true);
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    // The site gives the chat its address once it saved it.
+    h.navigate('/c/7d1e2f30');
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.context.conversationId)).toEqual(['chat.deepseek.com/c/7d1e2f30']);
+  });
+
   it('a trusted click on the page\'s Stop button stops the reply: nothing runs, nothing is sent', async () => {
     const page = plainPage();
     const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
