@@ -311,6 +311,9 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // Another new chat opened in this tab: not the one this tab showed before it had its id.
     if (id === null) ctx.newChat = `${ctx.deps.location.pathname}#${newChatName(ctx.deps.tabStorage, true)}`;
     ctx.switchedAt = now();
+    // Replies told by their text were the other conversation's: the same text here is another reply (recallStops reads
+    // this conversation's once it is rendered in).
+    ctx.stoppedTexts.clear();
     ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     ctx.epoch += 1;
     for (const record of records.values()) {

@@ -227,6 +227,55 @@ describe('page: a reply the person stopped', () => {
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
 
+  it("a reply stopped in one conversation is not taken for a reply with the same text in the next conversation opened in the tab (messages keyed by position)", async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area });
+    const answer = await begin(h);
+    await show(h, answer, [{ lang: 'mcp-request', code: READ }]);
+    pressStop(h);
+    await end(h);
+    expect(h.runs).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rows = Array.from(h.page.list.children).map((row) => row.outerHTML).join('');
+    stopPages();
+
+    // Reloaded: the stopped reply is known by its text.
+    const page = buildPage();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const again = start(page, { area });
+    again.clock.now += 60_000;
+    await again.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+
+    // The person opens another conversation, whose model began with the same call: that reply was never stopped.
+    again.navigate('/a/chat/s/0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9');
+    page.list.replaceChildren();
+    await again.settle();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    await again.settle();
+    again.clock.now += 5_000;
+    await again.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(noteOf(chips()[0])).toBe(t('note.history'));
+    clickChip(roots, chips()[0], 'run');
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['RESULT[mcp-request:1]']);
+
+    // Back in the first conversation: its reply is still the stopped one.
+    again.navigate('/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    page.list.replaceChildren();
+    await again.settle();
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    await again.settle();
+    again.clock.now += 5_000;
+    await again.settle();
+    await until(() => noteOf(chips()[0]) === t('note.stopped'));
+  });
+
   it('after a reload, a reply with other text at the stopped reply\'s place is not taken for it (messages keyed by position)', async () => {
     const area = memoryArea();
     const h = start(buildPage(), { area });
