@@ -295,19 +295,36 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     }
   };
 
+  /** The person's newest message this page saw arrive in the new chat it shows (no conversation id yet). */
+  let sentInNewChat: Element | null = null;
+
+  /**
+   * The page left the new chat it showed for another conversation, rather than the site giving the chat its id: the
+   * person's last message in it, which this page saw them send, is no longer shown (a chat that got its id still shows
+   * it, also when the site drew it again). A temporary chat never gets an id: opening an old conversation from it is a
+   * switch, and what it still owes a result never lands there.
+   */
+  const leftNewChat = (): boolean => {
+    if (!sentInNewChat || sentInNewChat.isConnected) return false;
+    const said = sentInNewChat.textContent?.trim() ?? '';
+    return !site.messages(doc).some((message) => message.role === 'user' && message.el.textContent?.trim() === said);
+  };
+
   const checkConversation = (): void => {
     const id = site.conversationId(ctx.deps.location);
     if (id === ctx.conversation) return;
     // A new chat gets its id only once the first message is sent (sometimes before, sometimes after it renders):
     // same conversation, not a switch. Opening an old conversation from an empty new chat lands here too; its
     // history renders in without the site's generating signal, so it still never becomes live.
-    if (ctx.conversation === null) {
+    if (ctx.conversation === null && !leftNewChat()) {
+      sentInNewChat = null;
       const standIn = ctx.conversationKey();
       ctx.conversation = id;
       hooks.chatNamed(standIn);
       return;
     }
     ctx.conversation = id;
+    sentInNewChat = null;
     // Another new chat opened in this tab: not the one this tab showed before it had its id.
     if (id === null) ctx.newChat = `${ctx.deps.location.pathname}#${newChatName(ctx.deps.tabStorage, true)}`;
     ctx.switchedAt = now();
@@ -347,6 +364,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       if (before?.role === 'user' && (before.candidate || before.origin === 'live')) record.turnSeenAt = before.firstSeenAt;
       if (before?.role === 'user') record.answers = ctx.messageKeyOf(before);
       if (atEnd) ctx.lastMessageEl = el;
+      if (candidate && record.role === 'user' && ctx.conversation === null) sentInNewChat = el;
       // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
       // a position key could belong to another message after a virtual list unmounted rows.
       const key = ctx.messageKeyOf(record);

@@ -1035,6 +1035,46 @@ function chatgptAnswer(message: HTMLElement, parts: Part[]): void {
   );
 }
 
+describe('page: a ChatGPT temporary chat (it never gets a conversation id) left for an old conversation', () => {
+  it("the result of a write approved after the person opened the old conversation is never typed in there", async () => {
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+      approvals: [APPROVAL],
+    };
+    const page = chatgptPage();
+    const h = start(page as never, { site: chatgpt, pathname: '/', href: 'https://chatgpt.com/?temporary-chat=true', settings: { approvalWaitMs: 100 }, script });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'write it'));
+    page.setGenerating(true);
+    const turn = chatgptTurn('assistant', 'a-1');
+    page.thread.append(turn);
+    await h.settle();
+    chatgptAnswer(turn.querySelector<HTMLElement>('[data-message-author-role]')!, ['Writing it.', { lang: 'mcp-request', code: WRITE }]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    // The write waits for the person's approval; its answer "pending" went in.
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+
+    // The person opens an old conversation from the sidebar: the site shows it, with its own chat box.
+    h.navigate('/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70');
+    page.thread.replaceChildren(chatgptTurn('user', 'u-0', 'an old question'), chatgptTurn('assistant', 'a-0', 'an old answer'));
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    // Decided in the side panel while the person reads the old conversation.
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    h.clock.now += 2_000;
+    await h.settle();
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(page.textarea.value).toBe('');
+  });
+});
+
 describe('page: a ChatGPT turn written as several assistant messages (a tool step between them)', () => {
   it('the person stops the turn while its second message streams: the first message\'s result is never sent', async () => {
     const page = chatgptPage();
