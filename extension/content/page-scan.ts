@@ -310,6 +310,15 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     return !site.messages(doc).some((message) => message.role === 'user' && message.el.textContent?.trim() === said);
   };
 
+  /** The page removed every message of the conversation it showed (a "New chat" that keeps its address). */
+  let emptied = false;
+  /** The page was emptied, and every message it shows since is one this page saw arrive (none is history). */
+  const showsOnlySentHere = (): boolean => {
+    if (!emptied) return false;
+    const shown = [...records.values()].filter((record) => record.el.isConnected);
+    return shown.length > 0 && shown.every((record) => record.origin === 'live' || record.candidate);
+  };
+
   const checkConversation = (): void => {
     const id = site.conversationId(ctx.deps.location);
     if (id === ctx.conversation) return;
@@ -318,21 +327,28 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // history renders in without the site's generating signal, so it still never becomes live.
     if (ctx.conversation === null && !leftNewChat()) {
       sentInNewChat = null;
+      emptied = false;
       const standIn = ctx.conversationKey();
       ctx.conversation = id;
       hooks.chatNamed(standIn);
       return;
     }
+    // A site whose "New chat" empties the page and keeps the last conversation's address until the first send
+    // (Gemini): the page shows only what the person sent since, so the address it gets now is that new chat's. What the
+    // last conversation still owes is not typed in here; the new chat's messages stay live, and its reply runs.
+    const startedHere = ctx.conversation !== null && id !== null && showsOnlySentHere();
     ctx.conversation = id;
     sentInNewChat = null;
-    // Another new chat opened in this tab: not the one this tab showed before it had its id.
-    if (id === null) ctx.newChat = `${ctx.deps.location.pathname}#${newChatName(ctx.deps.tabStorage, true)}`;
-    ctx.switchedAt = now();
+    emptied = false;
     // Replies told by their text were the other conversation's: the same text here is another reply (recallStops reads
     // this conversation's once it is rendered in).
     ctx.stoppedTexts.clear();
-    ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     ctx.epoch += 1;
+    if (startedHere) return;
+    // Another new chat opened in this tab: not the one this tab showed before it had its id.
+    if (id === null) ctx.newChat = `${ctx.deps.location.pathname}#${newChatName(ctx.deps.tabStorage, true)}`;
+    ctx.switchedAt = now();
+    ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     for (const record of records.values()) {
       record.origin = 'history';
       record.candidate = false;
@@ -350,6 +366,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         records.delete(el);
         active.delete(record);
       }
+      if (records.size === 0 && ctx.conversation !== null) emptied = true;
     }
     for (const el of changes.added) {
       if (records.has(el) || !el.isConnected || !isMessageElement(site, el)) continue;

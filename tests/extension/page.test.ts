@@ -320,6 +320,63 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.runs[0]!.context.conversationId).toBe('11111111-2222-4333-8444-555555555555');
   });
 
+  it("a new chat the site opens by emptying the page, keeping the last conversation's address until the first send, runs its first reply under its own id", async () => {
+    const page = buildPage();
+    page.list.append(userRow('an old question'));
+    const old = assistantRow();
+    renderReply(old.answer, ['an old answer']);
+    page.list.append(old.row);
+    const h = start(page);
+    h.clock.now += 10_000;
+    await h.settle();
+    // "New chat": the list empties, the address stays; the person sends, and the site gives the chat its address.
+    page.list.replaceChildren();
+    h.clock.now += 5_000;
+    await h.settle();
+    page.list.append(userRow('do it'));
+    h.clock.now += 100;
+    await h.settle();
+    h.navigate('/a/chat/s/99999999-2222-4333-8444-555555555555');
+    const { row, answer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(row);
+    await h.settle();
+    renderReply(answer, ['Reading it.']);
+    h.clock.now += 400;
+    await h.settle();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 400;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.context.conversationId)).toEqual(['99999999-2222-4333-8444-555555555555']);
+  });
+
+  it('…while a reply of a chat begun in the page, ending after the person opened another conversation, runs nothing there', async () => {
+    const h = start(buildPage());
+    h.page.list.append(userRow('do it'));
+    const { row, answer } = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(row);
+    await h.settle();
+    renderReply(answer, ['Reading it.']);
+    h.clock.now += 400;
+    await h.settle();
+    // The person opens another conversation; the site changes the address before it draws that conversation.
+    h.navigate('/a/chat/s/99999999-2222-4333-8444-555555555555');
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 400;
+    await h.settle();
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+  });
+
   it('a chat without an id yet sends a key the companion grants nothing conversation-wide for, its own in each tab', async () => {
     const keys: string[] = [];
     for (let chat = 0; chat < 2; chat++) {
