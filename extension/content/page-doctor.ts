@@ -1,6 +1,6 @@
 import type { DoctorProblem } from '../companion/badge';
 import { replyCodeProblem } from '../doctor/reply-code';
-import { problemFor, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
+import { problemFor, safe, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
 import { editorText, holdsText } from '../inject/insert';
 import type { InsertResult } from '../inject/insert';
 import type { SubmitResult } from '../inject/submit';
@@ -72,6 +72,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   let answerlessSize = -1;
   /** Checks in a row a box holding text, or a page writing a reply, showed neither a send nor a stop control. */
   let sendMisses = 0;
+  /** The newest reply as the last check saw it grow with no writing signal, and in how many checks in a row it grew so. */
+  let unseenWriting: { record: MessageRecord; grown: number; checks: number } | null = null;
 
   const userCount = (): number => {
     try {
@@ -150,6 +152,33 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     return generating() === true || editorText(editor).trim() !== '';
   };
 
+  /**
+   * A reply the person's send started grows in the page while the site says nothing is being written and shows no
+   * stop control: the site renamed its stop control, which is its writing signal (ChatGPT, Gemini: their send control
+   * is gone while the box is empty, so the send check sees nothing missing). Named as it streams, once it grew in
+   * MISSES checks in a row; the page's own verdict (page-scan, writingSignal) comes only when it gives up waiting on
+   * the reply, and ends the problem once a reply is seen being written. A page with no writing signal at all (the
+   * generic adapter, sites whose module says undefined) is not asked.
+   */
+  const writingUnseen = (): boolean => {
+    const newest = ctx.lastMessageEl ? ctx.records.get(ctx.lastMessageEl) : undefined;
+    const waiting =
+      site.hosts.length > 0 &&
+      newest !== undefined &&
+      newest.role === 'assistant' &&
+      newest.candidate &&
+      newest.origin !== 'live' &&
+      newest.el.isConnected &&
+      ctx.lastSendAt <= newest.firstSeenAt;
+    if (!waiting || generating() !== false || safe(() => site.stopControl(doc), null) !== null) {
+      unseenWriting = null;
+      return false;
+    }
+    const grew = unseenWriting?.record === newest && newest.timesGrown > unseenWriting.grown;
+    unseenWriting = { record: newest, grown: newest.timesGrown, checks: grew ? unseenWriting!.checks + 1 : 0 };
+    return unseenWriting.checks >= MISSES;
+  };
+
   const report = (): void => {
     const top = topProblem([...problems.values()]);
     if (top?.code === reported?.code && top?.message === reported?.message) return;
@@ -215,6 +244,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
         break;
       }
     }
+    if (writingUnseen() && !problems.has('no-writing-signal')) setProblem('no-writing-signal', problemFor('no-writing-signal'));
     if (stuck !== problems.has('writing-signal-stuck')) setProblem('writing-signal-stuck', stuck ? problemFor('writing-signal-stuck') : null);
     if (unsent && (!editor || !holdsText(editor, unsent.text) || userCount() > unsent.users)) {
       // The person pressed Enter (or cleared the box): nothing is waiting to be sent any more.

@@ -145,3 +145,80 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     await namedOrHealthy(h, fixture.file, ['no-send-control'], 'send', site.sendButton(document) !== null || site.stopControl(document) !== null);
   });
 });
+
+/**
+ * The sites that draw no send control while the box is empty and put their stop control in its place while a reply
+ * streams: a build that renames the stop control leaves neither, and the site's writing signal (its stop control)
+ * says nothing is being written. The person sends, the reply streams in: that is named while it streams.
+ */
+describe.each([
+  ['chatgpt', 'chatgpt/2026-07-codemirror-generating.html'],
+  ['gemini', 'gemini/2026-11-generating.html'],
+] as const)('%s: a stop control renamed while a reply streams', (id, file) => {
+  const site = sites.find((s) => s.id === id)!;
+  const path = readFileSync(join(FIXTURE_DIR, file), 'utf8').match(/Path:\s+(\S+)/)?.[1] ?? '/';
+  const url = new URL(path.replace(/\.?\s*-->$/, ''), `https://${site.hosts[0]}`);
+  const fixture = { pathname: url.pathname, href: url.href };
+
+  /** The person sends with Enter; the site draws their message and a reply that streams in, the box empty again. */
+  async function sendAndStream(h: Harness): Promise<void> {
+    const editor = site.editor(document)!;
+    typeInto(editor, 'and the next file?');
+    const enter = new KeyboardEvent('keydown', { key: 'Enter', bubbles: true });
+    Object.defineProperty(enter, 'isTrusted', { value: true });
+    editor.dispatchEvent(enter);
+    typeInto(editor, '');
+    // The last exchange cloned as the new one (the turns holding the person's message and the reply), ids made new.
+    const messages = site.messages(document);
+    const at = messages.findLastIndex((m) => m.role === 'assistant' && site.answerRoot(m.el) !== null);
+    const [asked, replied] = [messages[at - 1]!.el, messages[at]!.el];
+    let common: Element = asked.parentElement!;
+    while (!common.contains(replied)) common = common.parentElement!;
+    // An exchange drawn in one element of its own (Gemini's conversation container) is cloned whole.
+    const whole = !common.contains(messages.at(-1)!.el);
+    const turns = whole ? [common] : Array.from(common.children).filter((child) => child.contains(asked) || child.contains(replied));
+    const next = turns.map((turn) => turn.cloneNode(true) as Element);
+    for (const el of next.flatMap((turn) => [turn, ...turn.querySelectorAll('*')])) {
+      for (const name of ['id', 'data-message-id', 'data-turn-id', 'data-testid']) {
+        const value = el.getAttribute(name);
+        if (value && /\d/.test(value)) el.setAttribute(name, `${value}-next`);
+      }
+    }
+    (whole ? common.parentElement! : common).append(...next);
+    const newReply = site.messages(document).at(-1)!.el;
+    const answer = site.answerRoot(newReply)!;
+    answer.innerHTML = '<p></p>';
+    const words = 'Reading the next file now, one line at a time, as the model writes it out'.split(' ');
+    for (let i = 1; i <= words.length; i++) {
+      answer.firstElementChild!.textContent = words.slice(0, i).join(' ');
+      h.clock.now += 200;
+      await h.settle();
+      await new Promise((resolve) => setTimeout(resolve, CHECK_MS));
+    }
+  }
+
+  it('is named while the reply streams', async () => {
+    useLocale('zh_CN');
+    loadFixture(file);
+    // The control and what it holds (an icon that says stop), all renamed.
+    const stop = rename(site.stopControl(document)!);
+    for (const inner of Array.from(stop.querySelectorAll('*')).reverse()) rename(inner);
+    const stillFound = site.stopControl(document) !== null || site.isGenerating(document) === true;
+    const h = startOn(site, fixture);
+    await sendAndStream(h);
+    if (stillFound) {
+      expect(h.problems.filter((p) => p !== null)).toEqual([]);
+      return;
+    }
+    expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).toContain('no-writing-signal');
+    expect(h.problems.at(-1)?.message).toMatch(CJK);
+  });
+
+  it('with the stop control as the site draws it, nothing is raised', async () => {
+    loadFixture(file);
+    const h = startOn(site, fixture);
+    await sendAndStream(h);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+  });
+});
