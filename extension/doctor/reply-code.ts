@@ -1,4 +1,5 @@
 import { findBlocks } from '../../shared/protocols';
+import { AXON_ARITY, type AxonAct } from '../../shared/protocols/axon';
 import type { DoctorProblem } from '../companion/badge';
 import { outermost, type Site } from '../sites/define-site';
 import { t } from '../ui/i18n';
@@ -33,13 +34,17 @@ const LABELLED_KINDS = ['mcp-request', 'flycode-call'] as const;
 /**
  * How many of an answer's code blocks show no language label the module reads while their code is a call of a kind
  * known only by that label: the site changed how it labels code, and every such call is read as plain code (nothing
- * runs, no Run is offered). A block the model wrote without a language holds no such call.
+ * runs, no Run is offered). A block the model wrote without a language holds no such call. An Axon statement is
+ * known by its act fence's label (`act`): a block holding only an act's name, followed by as many blocks as the act
+ * takes parameters, is such a fence with its label gone.
  */
 export function unlabelledCalls(site: Site, answer: Element): number {
   const blocks = outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((el) => !el.closest(site.skipSelector));
-  return blocks.filter((el) => {
+  return blocks.filter((el, index) => {
     if (safe(() => site.codeLanguage(el), '').trim() !== '') return false;
     const text = safe(() => site.codeText(el).text, '');
+    const act = text.trim();
+    if (Object.hasOwn(AXON_ARITY, act)) return blocks.length - 1 - index >= AXON_ARITY[act as AxonAct].length;
     return LABELLED_KINDS.some((kind) => findBlocks(`\`\`\`${kind}\n${text}\n\`\`\``, kind).some((b) => b.payload !== undefined && b.error === undefined));
   }).length;
 }

@@ -15,6 +15,7 @@ import {
 } from '../../extension/doctor/report';
 import { SITES, chatgpt, deepseek, generic } from '../../extension/sites';
 import { defineSite, outermost } from '../../extension/sites/define-site';
+import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
 /**
@@ -241,6 +242,30 @@ describe('site doctor: problems', () => {
     }
     // Every module whose fixtures label a call (HuggingChat 2026 shows none; its 2025 page does).
     expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
+  });
+
+  it("an Axon plan whose act label a redesign dropped is named: its statements cannot be told from code", () => {
+    // Seed 003's plan: the act fence names the act, the fences after it are its parameters.
+    const plan = ['Writing the file.', '', '~~~~~act', 'write_file', '~~~~~', '~~~~~path', 'docs/example.md', '~~~~~', '~~~~~content', '# Guide', '~~~~~', ''].join('\n');
+    for (const layout of LAYOUTS) {
+      const site = SITE_OF[layout];
+      const { message, root } = renderLikeSite(plan, layout);
+      document.body.replaceChildren(root);
+      // As the site draws it: the act is read, nothing to say.
+      expect(replyCodeProblem(site, message, []), layout).toBeNull();
+      // The labels gone wherever the layout puts them: a language- class, a header's text.
+      for (const el of Array.from(message.querySelectorAll('*'))) {
+        for (const token of Array.from(el.classList)) if (token.startsWith('language-')) el.classList.remove(token);
+        if (el.children.length === 0 && ['act', 'path', 'content'].includes(el.textContent?.trim() ?? '')) el.textContent = '';
+      }
+      const blocks = outermost(Array.from(site.answerRoot(message)!.querySelectorAll(site.codeBlockSelector)));
+      expect(blocks.map((b) => site.codeLanguage(b)), layout).toEqual(['', '', '']);
+      expect(replyCodeProblem(site, message, []), layout).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('without the language label') });
+      // A block of plain code that only holds an act's name, with no parameters after it, is no plan: nothing to say.
+      const lone = renderLikeSite('Call it like this:\n\n```\nwrite_file\n```\n', layout);
+      document.body.replaceChildren(lone.root);
+      expect(replyCodeProblem(site, lone.message, []), layout).toBeNull();
+    }
   });
 
   it('inline code in a reply is no code block: nothing to say', () => {
