@@ -1,6 +1,6 @@
 import type { DoctorProblem } from '../companion/badge';
 import { replyCodeProblem } from '../doctor/reply-code';
-import { problemFor, safe, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
+import { drawnCode, problemFor, safe, topProblem, type Attempt, type DoctorPageState, type ProblemCode } from '../doctor/report';
 import { editorText, holdsText } from '../inject/insert';
 import type { InsertResult } from '../inject/insert';
 import type { SubmitResult } from '../inject/submit';
@@ -42,16 +42,27 @@ const EMPTY_CHECKS = 5;
  */
 export const STUCK_SIGNAL_MS = 60_000;
 
-/** Whether `root` shows text outside the elements `skip` names (a reply's reasoning, buttons, our chips). */
-function showsText(root: Element, skip: string): boolean {
+/**
+ * How much text `root` shows outside the elements `skip` names (a reply's reasoning, buttons, our chips), counted up
+ * to `upTo` characters.
+ */
+function shownChars(root: Element, skip: string, upTo: number): number {
+  let shown = 0;
   const walker = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if ((node.nodeValue ?? '').trim() === '') continue;
+  for (let node = walker.nextNode(); node && shown < upTo; node = walker.nextNode()) {
+    const text = (node.nodeValue ?? '').trim();
+    if (text === '') continue;
     const skipped = node.parentElement?.closest(skip);
-    if (!skipped || !root.contains(skipped)) return true;
+    if (!skipped || !root.contains(skipped)) shown += text.length;
   }
-  return false;
+  return shown;
 }
+
+/**
+ * A message no longer than this, with no code drawn in it, may be a site's notice in the reply's place ("Something
+ * went wrong", "The server is busy. Please try again later.", a network error): no answer body, nothing in it to run.
+ */
+const NOTICE_MAX_CHARS = 300;
 
 export function createPageDoctor(ctx: PageContext): PageDoctor {
   const { site, doc, bridge, signal, now } = ctx;
@@ -104,13 +115,19 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
    * no other reply has one), or a conversation of several messages has none read as a reply (a module that tells
    * replies by their answer, as DeepSeek's does, then takes them for the person's). null while the page writes: a
    * reply just begun, or still reasoning, has no answer yet; null too when the newest message shows nothing outside
-   * what the module skips (a reply the person stopped while the model was reasoning holds only its reasoning).
-   * `size` is what the replies held, so a reply still changing is not counted yet.
+   * what the module skips (a reply the person stopped while the model was reasoning holds only its reasoning), or
+   * only what may be the site's notice in a reply's place (an error with no answer body: a few words, no code) — a
+   * renamed markup is named by the next reply that holds more. `size` is what the replies held, so a reply still
+   * changing is not counted yet.
    */
+  /** A message that may be a site's notice in a reply's place: a few words, no code drawn. */
+  const isNotice = (el: Element): boolean => shownChars(el, site.skipSelector, NOTICE_MAX_CHARS + 1) <= NOTICE_MAX_CHARS && drawnCode(el).length === 0;
+
   const answerless = (): { size: number; detail?: string } | null => {
     if (site.hosts.length === 0 || generating() === true) return null;
     const newest = ctx.lastMessageEl ? ctx.records.get(ctx.lastMessageEl) : undefined;
     if (!newest?.el.isConnected) return null;
+    if (shownChars(newest.el, site.skipSelector, 1) === 0) return null;
     const answerOf = (el: Element): Element | null => {
       try {
         return site.answerRoot(el);
@@ -120,21 +137,28 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     };
     if (newest.role === 'assistant') {
       const size = (newest.el.textContent ?? '').trim().length;
-      if (size === 0 || answerOf(newest.el) !== null || !showsText(newest.el, site.skipSelector)) return null;
+      if (size === 0 || answerOf(newest.el) !== null) return null;
       // One reply without an answer among replies with one is a reply of another kind (an error notice, an image):
-      // a renamed markup leaves every reply without it.
+      // a renamed markup leaves every reply without it. Replies that are all such notices say nothing of the markup.
+      let notices = true;
       for (const record of ctx.records.values()) {
-        if (record !== newest && record.role === 'assistant' && record.el.isConnected && answerOf(record.el) !== null) return null;
+        if (record.role !== 'assistant' || !record.el.isConnected) continue;
+        if (record !== newest && answerOf(record.el) !== null) return null;
+        notices &&= isNotice(record.el);
       }
-      return { size };
+      return notices ? null : { size };
     }
-    let shown = 0;
+    let messages = 0;
     for (const record of ctx.records.values()) {
       if (!record.el.isConnected) continue;
       if (record.role === 'assistant') return null;
-      shown += 1;
+      messages += 1;
     }
-    return shown >= 2 && showsText(newest.el, site.skipSelector) ? { size: shown, detail: ctx.t('doctor.detailNoReplies') } : null;
+    if (messages < 2) return null;
+    // The newest of messages all read as the person's may be a notice in the reply's place: with no code drawn on the
+    // page (a reply the module no longer finds as a message still draws its code), nothing says a markup was renamed.
+    if (isNotice(newest.el) && drawnCode(doc.body).length === 0) return null;
+    return { size: messages, detail: ctx.t('doctor.detailNoReplies') };
   };
 
   /**

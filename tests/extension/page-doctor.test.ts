@@ -265,6 +265,38 @@ describe('deliver: when the page fights back', () => {
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
   });
 
+  it("a first reply that is only the site's error notice (no answer body) raises nothing; a renamed answer after it is named", async () => {
+    // The notice as a site draws it in the reply's row, beside a Retry button: no answer body, one short line.
+    const notice = (text: string): HTMLElement => {
+      const row = document.createElement('div');
+      row.className = 'ds-message';
+      row.innerHTML = '<div class="ds-error-notice" role="alert"><span></span><button>Retry</button></div>';
+      row.querySelector('span')!.textContent = text;
+      return row;
+    };
+    // DeepSeek's module tells a reply by its answer: the notice reads as the person's message.
+    const h = start(buildPage(), { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), notice('The server is busy. Please try again later.'));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    stopPages();
+    // A module that knows a reply by its row; the notice of ChatGPT's kind, in English and in Chinese.
+    const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
+    for (const text of ['Something went wrong. If this issue persists please contact us through our help center.', '服务器繁忙，请稍后再试。']) {
+      const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+      document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), notice(text));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(h2.problems.filter((p) => p !== null), text).toEqual([]);
+      // The person asks again and the reply comes with its answer body renamed: that is named.
+      const reply = assistantRow();
+      reply.answer.className = 'ds-md-answer';
+      renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
+      document.querySelector('.ds-virtual-list-items')!.append(userRow('again please'), reply.row);
+      await until(() => h2.problems.at(-1)?.code === 'no-answer', 3_000);
+      stopPages();
+    }
+  }, 12_000);
+
   it('a first reply the person stopped while the model was still reasoning (no answer yet) raises nothing', async () => {
     // DeepSeek draws the reasoning in the reply's row before its answer; stopped then, the row holds only that.
     const thinking = (): HTMLElement => {
