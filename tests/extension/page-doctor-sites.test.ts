@@ -8,10 +8,10 @@ import { start, stopPages, until, type Harness, type Page } from './page-harness
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
 /**
- * Every site module's page, as its newest saved idle fixture shows it, with one thing the module depends on renamed
- * at a time (the messages, the answer of a reply, the chat box, the send control): a redesign that hides it from the
- * module is named by the site doctor of the running page, specifically, within seconds and in the person's language
- * — and the page as saved raises nothing.
+ * Every site module's page, as each of its saved idle fixtures shows it (every build and layout saved), with one thing
+ * the module depends on renamed at a time (the messages, the answer of a reply, the chat box, the send control): a
+ * redesign that hides it from the module is named by the site doctor of the running page, specifically, within seconds
+ * and in the person's language — and the page as saved raises nothing.
  */
 
 afterEach(stopPages);
@@ -25,15 +25,16 @@ const CJK = /[\u4e00-\u9fff]/;
 
 const sites = SITES.filter((site) => site.hosts.length > 0);
 
-/** The site's newest idle fixture and the address it was saved at (its comment's "Path:"). */
-function idleFixture(site: Site): { file: string; pathname: string; href: string } {
-  const file = readdirSync(join(FIXTURE_DIR, site.id))
+/** The site's idle fixtures (each build and layout saved) and the address each was saved at (its comment's "Path:"). */
+function idleFixtures(site: Site): Array<{ file: string; pathname: string; href: string }> {
+  return readdirSync(join(FIXTURE_DIR, site.id))
     .filter((f) => f.includes('idle'))
     .sort()
-    .at(-1)!;
-  const path = readFileSync(join(FIXTURE_DIR, site.id, file), 'utf8').match(/Path:\s+(\S+)/)?.[1] ?? '/';
-  const url = new URL(path.replace(/\.?\s*-->$/, ''), `https://${site.hosts[0]}`);
-  return { file: `${site.id}/${file}`, pathname: url.pathname, href: url.href };
+    .map((file) => {
+      const path = readFileSync(join(FIXTURE_DIR, site.id, file), 'utf8').match(/Path:\s+(\S+)/)?.[1] ?? '/';
+      const url = new URL(path.replace(/\.?\s*-->$/, ''), `https://${site.hosts[0]}`);
+      return { file: `${site.id}/${file}`, pathname: url.pathname, href: url.href };
+    });
 }
 
 /**
@@ -92,8 +93,7 @@ async function namedOrHealthy(h: Harness, file: string, codes: string[], part: s
   expect(h.problems.at(-1)?.message, part).toMatch(CJK);
 }
 
-describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part is named', (_, site) => {
-  const fixture = idleFixture(site);
+describe.each(sites.flatMap((site) => idleFixtures(site).map((fixture) => [fixture.file, site, fixture] as const)))('%s: a renamed part is named', (_, site, fixture) => {
 
   it('the page as saved raises nothing', async () => {
     loadFixture(fixture.file);
@@ -125,7 +125,9 @@ describe.each(sites.map((site) => [site.id, site] as const))('%s: a renamed part
     await namedOrHealthy(h, fixture.file, ['no-messages', 'no-answer'], 'answer', stillFound);
   });
 
-  it('the chat box', async () => {
+  // A page saved at the address of a new chat (Kimi's first reply, before the site names the conversation) is not yet
+  // one of the person's conversations: a box missing there is named once it is (the address changes as the reply ends).
+  it.skipIf(site.conversationId(new URL(fixture.href)) === null)('the chat box', async () => {
     useLocale('zh_CN');
     loadFixture(fixture.file);
     twoTurns(site, document);
