@@ -181,8 +181,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
    * stop control: the site renamed its stop control, which is its writing signal (ChatGPT, Gemini: their send control
    * is gone while the box is empty, so the send check sees nothing missing). Named as it streams, once it grew in
    * MISSES checks in a row; the page's own verdict (page-scan, writingSignal) comes only when it gives up waiting on
-   * the reply, and ends the problem once a reply is seen being written. A page with no writing signal at all (the
-   * generic adapter, sites whose module says undefined) is not asked.
+   * the reply, and ends the problem once a reply is seen being written. On sites whose only writing signal is the stop
+   * control (OpenRouter, T3 Chat: their module says undefined without it) the reply is then decided by its text
+   * standing still, and a Stop pressed on the renamed control is not seen: that is named too. The generic adapter
+   * has no stop control to miss.
    */
   const writingUnseen = (): boolean => {
     const newest = ctx.lastMessageEl ? ctx.records.get(ctx.lastMessageEl) : undefined;
@@ -191,10 +193,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       newest !== undefined &&
       newest.role === 'assistant' &&
       newest.candidate &&
-      newest.origin !== 'live' &&
+      !newest.seenGenerating &&
       newest.el.isConnected &&
       ctx.lastSendAt <= newest.firstSeenAt;
-    if (!waiting || generating() !== false || safe(() => site.stopControl(doc), null) !== null) {
+    if (!waiting || generating() === true || safe(() => site.stopControl(doc), null) !== null) {
       unseenWriting = null;
       return false;
     }

@@ -149,18 +149,24 @@ describe.each(sites.flatMap((site) => idleFixtures(site).map((fixture) => [fixtu
 });
 
 /**
- * The sites that draw no send control while the box is empty and put their stop control in its place while a reply
- * streams: a build that renames the stop control leaves neither, and the site's writing signal (its stop control)
- * says nothing is being written. The person sends, the reply streams in: that is named while it streams.
+ * Each site's page while a reply streams, its stop control renamed by a new build: the person sends, a reply streams
+ * in, and that is named while it streams — by the send check where the site still says it is writing, or as a reply
+ * written with no writing signal where the stop control was that signal (ChatGPT and Gemini, whose send control is
+ * gone while the box is empty, leave nothing else missing). With the stop control as saved, nothing is raised.
+ * (A saved page whose only reply is the one being written has no reply of its own to clone: left out.)
  */
-describe.each([
-  ['chatgpt', 'chatgpt/2026-07-codemirror-generating.html'],
-  ['gemini', 'gemini/2026-11-generating.html'],
-] as const)('%s: a stop control renamed while a reply streams', (id, file) => {
-  const site = sites.find((s) => s.id === id)!;
-  const path = readFileSync(join(FIXTURE_DIR, file), 'utf8').match(/Path:\s+(\S+)/)?.[1] ?? '/';
+const generatingFixtures = sites.flatMap((site) =>
+  readdirSync(join(FIXTURE_DIR, site.id))
+    .filter((f) => f.includes('generating'))
+    .map((f) => [`${site.id}/${f}`, site] as const),
+);
+describe.each(generatingFixtures)('%s: a stop control renamed while a reply streams', (file, site) => {
+  const html = readFileSync(join(FIXTURE_DIR, file), 'utf8');
+  const path = html.match(/Path:\s+(\S+)/)?.[1] ?? '/';
   const url = new URL(path.replace(/\.?\s*-->$/, ''), `https://${site.hosts[0]}`);
   const fixture = { pathname: url.pathname, href: url.href };
+  const saved = new DOMParser().parseFromString(html, 'text/html');
+  const answered = site.messages(saved).some((m, i) => i > 0 && m.role === 'assistant' && site.answerRoot(m.el) !== null);
 
   /** The person sends with Enter; the site draws their message and a reply that streams in, the box empty again. */
   async function sendAndStream(h: Harness): Promise<void> {
@@ -199,24 +205,26 @@ describe.each([
     }
   }
 
-  it('is named while the reply streams', async () => {
+  it.skipIf(!answered)('is named while the reply streams', async () => {
     useLocale('zh_CN');
     loadFixture(file);
     // The control and what it holds (an icon that says stop), all renamed.
     const stop = rename(site.stopControl(document)!);
     for (const inner of Array.from(stop.querySelectorAll('*')).reverse()) rename(inner);
-    const stillFound = site.stopControl(document) !== null || site.isGenerating(document) === true;
+    const stillFound = site.stopControl(document) !== null;
     const h = startOn(site, fixture);
     await sendAndStream(h);
+    const codes = h.problems.filter((p) => p !== null).map((p) => p!.code);
     if (stillFound) {
-      expect(h.problems.filter((p) => p !== null)).toEqual([]);
+      // The module's fallback still finds it: the page works, nothing to name.
+      expect(codes).toEqual([]);
       return;
     }
-    expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).toContain('no-writing-signal');
+    expect(codes.some((code) => code === 'no-writing-signal' || code === 'no-send-control'), JSON.stringify(codes)).toBe(true);
     expect(h.problems.at(-1)?.message).toMatch(CJK);
   });
 
-  it('with the stop control as the site draws it, nothing is raised', async () => {
+  it.skipIf(!answered)('with the stop control as the site draws it, nothing is raised', async () => {
     loadFixture(file);
     const h = startOn(site, fixture);
     await sendAndStream(h);
