@@ -21,7 +21,8 @@ import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, positionKey
  *              Monaco renders only the lines near the viewport, in any DOM order, with spaces as U+00A0.
  *              Some builds use CodeMirror 6 (.cm-content > .cm-line, .cm-gap) or a plain <pre><code>.
  *   composer   textarea.message-input-textarea (2026), textarea#chat-input (2024–2025)
- *   send       .chat-prompt-send-button .send-button / button.send-button / button#send-message-button, disabled attr
+ *   send       .chat-prompt-send-button .send-button / button.send-button / button#send-message-button /
+ *              div.message-input-right-button-send button (2026-02), disabled attr
  *   generating .chat-prompt-send-button .stop-button (aria-label "Stop"), i.icon-StopIcon
  *   url        / → /c/<uuid>
  *   keys       an element id such as message-<uuid> where present, else position
@@ -88,6 +89,9 @@ export const qwen = defineSite({
       '.chat-prompt-send-button .send-button',
       'button.send-button',
       'button#send-message-button',
+      // 2026-02 (MSA, ZS in SITES-MORE.md): the button inside the send area, which carries its disabled state and
+      // its click; the area itself only where it holds no button.
+      '.message-input-right-button-send button',
       '.message-input-right-button-send',
     ]);
   },

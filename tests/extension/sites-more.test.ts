@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
+import { submitEditor } from '../../extension/inject/submit';
 import { SITES, claude, gemini, kimi, qwen, siteForHost } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { answerBlocks, describeFixtures, describeRoundTrips, FIXTURE_DIR, idsReadingEverything, loadFixture, type Expectation } from './site-fixtures';
@@ -234,6 +235,44 @@ describe('more site modules against saved DOM fixtures', () => {
     expect(qwen.conversationId({ pathname: '/s/0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b' })).toBeNull();
     expect(kimi.conversationId({ pathname: '/chat/' })).toBeNull();
     expect(kimi.conversationId({ pathname: '/kimiplus/d3k9m2p7q1r5s8t0v4w6' })).toBeNull();
+  });
+});
+
+// ---------------------------------------------------------------------------------------- Qwen's 2026 composer
+
+describe("Qwen's 2026-02 composer (SITES-MORE: textarea.message-input-textarea, div.message-input-right-button-send button)", () => {
+  /** The composer as that build draws it: the send control is a button inside the send area, disabled while empty. */
+  function composer(): { textarea: HTMLTextAreaElement; button: HTMLButtonElement; sent: string[] } {
+    document.body.innerHTML =
+      '<div class="qwen-chat-message qwen-chat-message-user"><div class="user-message-content">hi</div></div>' +
+      '<div class="message-input-container"><textarea class="message-input-textarea"></textarea>' +
+      '<div class="message-input-right-button"><div class="message-input-right-button-send">' +
+      '<button class="omni-button-content-btn" disabled><i class="icon-SendIcon"></i></button></div></div></div>';
+    const textarea = document.querySelector('textarea')!;
+    const button = document.querySelector<HTMLButtonElement>('button.omni-button-content-btn')!;
+    const sent: string[] = [];
+    textarea.addEventListener('input', () => {
+      button.disabled = textarea.value === '';
+    });
+    button.addEventListener('click', () => {
+      sent.push(textarea.value);
+      textarea.value = '';
+      button.disabled = true;
+    });
+    return { textarea, button, sent };
+  }
+
+  it('the send control is the button, disabled while the box is empty, and a submit clicks it once', async () => {
+    const { textarea, button, sent } = composer();
+    expect(qwen.editor(document)).toBe(textarea);
+    expect(qwen.sendButton(document)).toBe(button);
+    expect(qwen.isSendDisabled(qwen.sendButton(document)!)).toBe(true);
+    textarea.value = 'read README.md';
+    textarea.dispatchEvent(new Event('input', { bubbles: true }));
+    expect(qwen.isSendDisabled(qwen.sendButton(document)!)).toBe(false);
+    const result = await submitEditor(qwen, document, textarea, { buttonTimeoutMs: 200, verifyTimeoutMs: 200 });
+    expect(result).toEqual({ ok: true, method: 'click' });
+    expect(sent).toEqual(['read README.md']);
   });
 });
 
