@@ -20,7 +20,7 @@ import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, positionKey
  *                (.line-numbers) and .view-lines[style="line-height: Lpx"] > div.view-line[style="top: Tpx"] > span…
  *              Monaco renders only the lines near the viewport, in any DOM order, with spaces as U+00A0.
  *              Some builds use CodeMirror 6 (.cm-content > .cm-line, .cm-gap) or a plain <pre><code>.
- *   composer   textarea.message-input-textarea (2026), textarea#chat-input (2024–2025)
+ *   composer   textarea.message-input-textarea (2026-02–), textarea.chat-input (2026-01), textarea#chat-input (2024–2025)
  *   send       .chat-prompt-send-button .send-button / button.send-button / button#send-message-button /
  *              div.message-input-right-button-send button (2026-02), disabled attr
  *   generating .chat-prompt-send-button .stop-button (aria-label "Stop"), i.icon-StopIcon
@@ -80,6 +80,8 @@ export const qwen = defineSite({
     return firstMatch(doc, [
       'textarea.message-input-textarea',
       'textarea.qwen-chat-v2-input-textarea',
+      // 2026-01 (SITES-MORE.md): textarea.chat-input beside div.chat-prompt-send-button.
+      'textarea.chat-input',
       'textarea#chat-input',
       '.chat-message-input textarea',
     ]);

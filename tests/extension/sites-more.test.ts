@@ -276,6 +276,16 @@ describe("Qwen's 2026-02 composer (SITES-MORE: textarea.message-input-textarea, 
   });
 });
 
+describe("Qwen's 2026-01 composer (SITES-MORE: textarea.chat-input, button.send-button in div.chat-prompt-send-button)", () => {
+  it('finds the box and its send button', () => {
+    document.body.innerHTML =
+      '<div class="chat-container"><textarea class="chat-input" placeholder="How can I help you today?"></textarea>' +
+      '<div class="chat-prompt-send-button"><button class="send-button" disabled><i class="icon-SendIcon"></i></button></div></div>';
+    expect(qwen.editor(document)).toBe(document.querySelector('textarea.chat-input'));
+    expect(qwen.sendButton(document)).toBe(document.querySelector('button.send-button'));
+  });
+});
+
 // ---------------------------------------------------------------------------------------- Qwen's virtualized code
 
 function monacoBlock(lines: Array<{ n: number; top: number; text: string }>, bodyHeight: number): string {
