@@ -246,7 +246,9 @@ describe('site doctor: problems', () => {
 
   it("an Axon plan whose act label a redesign dropped is named: its statements cannot be told from code", () => {
     // Seed 003's plan: the act fence names the act, the fences after it are its parameters.
-    const plan = ['Writing the file.', '', '~~~~~act', 'write_file', '~~~~~', '~~~~~path', 'docs/example.md', '~~~~~', '~~~~~content', '# Guide', '~~~~~', ''].join('\n');
+    const plan = ['Writing the file.', '', '~~~~~act', 'write_file', '~~~~~', '~~~~~path', 'docs/example.md', '~~~~~']
+      .concat(['~~~~~content', '# Guide', '~~~~~', ''])
+      .join('\n');
     for (const layout of LAYOUTS) {
       const site = SITE_OF[layout];
       const { message, root } = renderLikeSite(plan, layout);
@@ -260,7 +262,10 @@ describe('site doctor: problems', () => {
       }
       const blocks = outermost(Array.from(site.answerRoot(message)!.querySelectorAll(site.codeBlockSelector)));
       expect(blocks.map((b) => site.codeLanguage(b)), layout).toEqual(['', '', '']);
-      expect(replyCodeProblem(site, message, []), layout).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('without the language label') });
+      expect(replyCodeProblem(site, message, []), layout).toMatchObject({
+        code: 'code-unreadable',
+        message: expect.stringContaining('without the language label'),
+      });
       // A block of plain code that only holds an act's name, with no parameters after it, is no plan: nothing to say.
       const lone = renderLikeSite('Call it like this:\n\n```\nwrite_file\n```\n', layout);
       document.body.replaceChildren(lone.root);
