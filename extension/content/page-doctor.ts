@@ -59,10 +59,12 @@ function shownChars(root: Element, skip: string, upTo: number): number {
 }
 
 /**
- * A message no longer than this, with no code drawn in it, may be a site's notice in the reply's place ("Something
- * went wrong", "The server is busy. Please try again later.", a network error): no answer body, nothing in it to run.
+ * A message no longer than this, with no code and no markdown drawn in it, may be a site's notice in the reply's
+ * place ("Something went wrong", "The server is busy. Please try again later.", a network error): no answer body,
+ * nothing in it to run. A reply's body, however short and whatever its class, draws its words as markdown does.
  */
 const NOTICE_MAX_CHARS = 300;
+const MARKDOWN_BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, blockquote, table, [class*="paragraph"]';
 
 export function createPageDoctor(ctx: PageContext): PageDoctor {
   const { site, doc, bridge, signal, now } = ctx;
@@ -121,7 +123,10 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
    * changing is not counted yet.
    */
   /** A message that may be a site's notice in a reply's place: a few words, no code drawn. */
-  const isNotice = (el: Element): boolean => shownChars(el, site.skipSelector, NOTICE_MAX_CHARS + 1) <= NOTICE_MAX_CHARS && drawnCode(el).length === 0;
+  const isNotice = (el: Element): boolean =>
+    shownChars(el, site.skipSelector, NOTICE_MAX_CHARS + 1) <= NOTICE_MAX_CHARS &&
+    drawnCode(el).length === 0 &&
+    !Array.from(el.querySelectorAll(MARKDOWN_BLOCKS)).some((block) => !block.closest(site.skipSelector) && shownChars(block, site.skipSelector, 1) > 0);
 
   const answerless = (): { size: number; detail?: string } | null => {
     if (site.hosts.length === 0 || generating() === true) return null;

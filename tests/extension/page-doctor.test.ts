@@ -295,7 +295,14 @@ describe('deliver: when the page fights back', () => {
       await until(() => h2.problems.at(-1)?.code === 'no-answer', 3_000);
       stopPages();
     }
-  }, 12_000);
+    // A first reply of a few words, drawn as markdown in a renamed answer body, is no notice: it is named.
+    const h3 = start(buildPage(), { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const short = assistantRow();
+    short.answer.className = 'ds-md-answer';
+    renderReply(short.answer, ['Just words, no blocks.']);
+    document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in my notes?'), short.row);
+    await until(() => h3.problems.at(-1)?.code === 'no-answer', 3_000);
+  }, 15_000);
 
   it('a first reply the person stopped while the model was still reasoning (no answer yet) raises nothing', async () => {
     // DeepSeek draws the reasoning in the reply's row before its answer; stopped then, the row holds only that.
