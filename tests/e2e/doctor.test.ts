@@ -330,6 +330,45 @@ describeE2E('site doctor and any site', () => {
     await zai.close();
   }, 90_000);
 
+  it('a ChatGPT build that renames its stop control: named while the reply streams, badge "!"; with it as drawn, nothing', async () => {
+    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    for (const renamed of [false, true]) {
+      const page = await world.open('chatgpt');
+      await firstScanDone(page, 15_000);
+      const tabId = await tabIdOf(world, page);
+      if (renamed) {
+        // The new build's stop control: the same button in the send slot, without the test id and label the module reads.
+        await page.evaluate(() => {
+          const rename = (): void => {
+            const stop = document.querySelector('button[data-testid="stop-button"]');
+            stop?.removeAttribute('data-testid');
+            stop?.setAttribute('aria-label', 'Halt');
+          };
+          new MutationObserver(rename).observe(document.body, { childList: true, subtree: true });
+        });
+      }
+      await page.locator('#prompt-textarea').click();
+      await page.keyboard.insertText('Tell me a long story.');
+      await page.keyboard.press('Enter');
+      await waitForSubmitted(page, 1);
+      // The reply streams for about eight seconds.
+      const streaming = stream(page, words, { tokenChars: 4, tokenMs: 60, replaceAtEnd: false });
+      if (renamed) {
+        await expect.poll(() => badgeOn(world, tabId), { timeout: 6_000 }).toBe('!');
+        expect(await page.evaluate(() => document.querySelectorAll('[data-message-author-role="assistant"] .markdown')[0]?.textContent?.length ?? 0)).toBeLessThan(words.length);
+        const popup = await popupFor(world, tabId);
+        await popup.waitForSelector('#doctor[data-state="problem"]');
+        expect(await popup.locator('[data-doctor-problem="no-writing-signal"]').textContent()).toContain('never showed it being written');
+        await popup.close();
+      } else {
+        await quietPeriod(4_000);
+        expect(await badgeOn(world, tabId)).toBe('');
+      }
+      await streaming;
+      await page.close();
+    }
+  }, 90_000);
+
   it("the popup's doctor keeps a long element name or address inside the popup, light and dark, in English and Chinese", async () => {
     // A build that gives its chat box a long id: one word wider than the popup.
     const id = `composer${'x'.repeat(52)}`;
