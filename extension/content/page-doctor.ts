@@ -80,6 +80,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   /** The address the chat box was last seen at (the app may move to a page of the site with none, in the same tab). */
   let composerSeenAt: string | null = null;
   let emptyChecks = 0;
+  /** The address messages were last found at: a page that emptied its list there is a new chat, not renamed markup. */
+  let messagesSeenAt: string | null = null;
   /** Checks in a row the same replies showed no answer the module finds (answerless), and how much they held then. */
   let answerlessChecks = 0;
   let answerlessSize = -1;
@@ -258,7 +260,11 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       for (const record of ctx.records.values()) if (record.el.isConnected) return true;
       return messageCount() > 0;
     };
-    if (conversation === null || hasMessages()) emptyChecks = 0;
+    // Gemini's "New chat" empties the list and keeps the old conversation's address until the first send: messages
+    // found at this address before mean the markup is read, and the page only emptied its view.
+    const found = hasMessages();
+    if (found) messagesSeenAt = here;
+    if (conversation === null || found || messagesSeenAt === here) emptyChecks = 0;
     else if (editor) emptyChecks += 1;
     const noMessages = emptyChecks >= EMPTY_CHECKS;
     if (noMessages !== problems.has('no-messages')) setProblem('no-messages', noMessages ? problemFor('no-messages') : null);

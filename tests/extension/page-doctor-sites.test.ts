@@ -233,3 +233,23 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
   });
 });
+
+describe('Gemini: "New chat" empties the conversation but keeps the old address until the first send', () => {
+  it('raises nothing; a conversation opened there whose messages the module cannot find is still named', async () => {
+    const site = sites.find((s) => s.id === 'gemini')!;
+    const fixture = idleFixtures(site).at(-1)!;
+    loadFixture(fixture.file);
+    const h = startOn(site, fixture);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    // The person clicks New chat: the app empties the list (SITES-MORE.md, ZS 2026-07), the address stays.
+    for (const turn of Array.from(document.querySelectorAll('.conversation-container'))) turn.remove();
+    await new Promise((resolve) => setTimeout(resolve, NAMED_WITHIN_MS));
+    expect(h.problems.filter((p) => p !== null)).toEqual([]);
+    // The person opens another conversation, drawn by a build whose messages the module does not find: named.
+    h.navigate('/app/9b4c6d3f02a1e5f8');
+    const history = document.createElement('div');
+    history.innerHTML = '<div class="turn-2027"><div class="query-2027">hello</div><div class="response-2027"><p>Hi!</p></div></div>';
+    document.querySelector('infinite-scroller, .chat-history')!.append(history);
+    await until(() => h.problems.at(-1)?.code === 'no-messages', NAMED_WITHIN_MS);
+  });
+});
