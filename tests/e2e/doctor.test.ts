@@ -369,6 +369,34 @@ describeE2E('site doctor and any site', () => {
     }
   }, 90_000);
 
+  it('every replica site: the person sends with Enter and a reply streams in; the badge stays clear (the writing checks cry no wolf)', async () => {
+    const composers: Array<[ReplicaSite, string]> = [
+      ['chatgpt', '#prompt-textarea'],
+      ['deepseek', 'textarea#chat-input'],
+      ['claude', 'fieldset .ProseMirror'],
+      ['gemini', 'rich-textarea .ql-editor'],
+      ['kimi', '.chat-input-editor'],
+      ['grok', 'form .tiptap.ProseMirror'],
+      ['zai', 'textarea#chat-input'],
+      ['perplexity', '#ask-input'],
+    ];
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    for (const [site, composer] of composers) {
+      await enableSite(world, site);
+      const page = await world.open(site);
+      await firstScanDone(page, 15_000);
+      const tabId = await tabIdOf(world, page);
+      await page.locator(composer).click();
+      await page.keyboard.insertText('Tell me a story.');
+      await page.keyboard.press('Enter');
+      await waitForSubmitted(page, 1);
+      await stream(page, words, { tokenChars: 4, tokenMs: 50 });
+      await quietPeriod(2_000);
+      expect(await badgeOn(world, tabId), site).toBe('');
+      await page.close();
+    }
+  }, 150_000);
+
   it("the popup's doctor keeps a long element name or address inside the popup, light and dark, in English and Chinese", async () => {
     // A build that gives its chat box a long id: one word wider than the popup.
     const id = `composer${'x'.repeat(52)}`;
