@@ -202,6 +202,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       newest.candidate &&
       !newest.seenGenerating &&
       newest.el.isConnected &&
+      ctx.lastSendAt !== Number.NEGATIVE_INFINITY &&
       ctx.lastSendAt <= newest.firstSeenAt;
     if (!waiting || generating() === true || safe(() => site.stopControl(doc), null) !== null) {
       unseenWriting = null;
