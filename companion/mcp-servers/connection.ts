@@ -21,7 +21,7 @@ import { urlSecrets, withoutUrlSecrets } from './shown-url';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
-import { externalToolRule, type ExternalToolRule } from './tool-policy';
+import { externalToolRule, unmatchedPolicyKeys, type ExternalToolRule } from './tool-policy';
 
 /**
  * One of the person's MCP servers, kept connected (issue 11 §2): started, its tools listed and kept current
@@ -159,6 +159,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     const next = new Map<string, ExternalToolEntry>();
     const skipped = new Map<string, string>();
     const newNotes: string[] = [];
+    const names = new Set(list.map((tool) => tool.name));
     for (const tool of list) {
       if (!isOfferedToolName(tool.name)) {
         skipped.set(tool.name, `not offered: ${TOOL_NAME_RULE}`);
@@ -180,9 +181,14 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         name,
         description: tool.description ?? tool.title ?? '',
         inputSchema,
-        rule: externalToolRule(spec.policy, tool.name, tool.annotations),
+        rule: externalToolRule(spec.policy, spec.name, tool.name, tool.annotations, names),
         check: compiled.check,
       });
+    }
+    for (const key of unmatchedPolicyKeys(spec.policy, spec.name, names)) {
+      newNotes.push(
+        `policy.tools.${JSON.stringify(key.slice(0, 80))} names no tool of ${spec.name}, so its mode holds for none: a key is a tool's own name (or ${spec.name}.<tool>) as the server lists it`,
+      );
     }
     tools = next;
     skippedTools = skipped;

@@ -1,6 +1,7 @@
 import type { Risk } from '../../shared/tools/define-tool';
 import type { Mode } from '../policy/schema';
 import { configuredMode, type ServerPolicy } from './config';
+import { externalToolName } from './names';
 
 /**
  * How one tool of the person's MCP server is decided (issue 11 §4). Pure.
@@ -10,6 +11,9 @@ import { configuredMode, type ServerPolicy } from './config';
  * server's `policy.tools`, else, for an exec-class tool, the server's `policy.default` (confirm when unset); a
  * trusted read-only tool without an entry is left to the `read` mode (auto by default), exactly like a built-in
  * read. A site's override of the class can then only make it stricter (policy/decide.ts).
+ *
+ * A tool's entry is keyed by its own name, or by `<server>.<tool>` — the name it has in every tool list, prompt and
+ * block, so the one people write — unless another tool of the server is itself named that.
  */
 export interface ExternalToolRule {
   risk: Risk;
@@ -17,10 +21,38 @@ export interface ExternalToolRule {
   mode?: Mode;
 }
 
-export function externalToolRule(policy: ServerPolicy, tool: string, annotations: { readOnlyHint?: boolean } | undefined): ExternalToolRule {
+/** The other key a tool's entry may have (`<server>.<tool>`), or undefined when a tool of `names` is called that. */
+function prefixedKey(server: string, tool: string, names: ReadonlySet<string>): string | undefined {
+  const key = externalToolName(server, tool);
+  return names.has(key) ? undefined : key;
+}
+
+/** `names`: every tool the server lists, by its own name */
+export function externalToolRule(
+  policy: ServerPolicy,
+  server: string,
+  tool: string,
+  annotations: { readOnlyHint?: boolean } | undefined,
+  names: ReadonlySet<string>,
+): ExternalToolRule {
   const risk: Risk = policy.trustAnnotations === true && annotations?.readOnlyHint === true ? 'read' : 'exec';
-  const own = configuredMode(policy, tool);
+  const prefixed = prefixedKey(server, tool, names);
+  const own = configuredMode(policy, tool) ?? (prefixed === undefined ? undefined : configuredMode(policy, prefixed));
   if (own !== undefined) return { risk, mode: own };
   if (risk === 'read') return { risk };
   return { risk, mode: policy.default ?? 'confirm' };
+}
+
+/**
+ * The keys of the server's `policy.tools` that name none of its tools (a misspelt name, a tool it no longer has):
+ * their modes hold for nothing, and a `deny` among them would otherwise leave the tool it meant to the default.
+ */
+export function unmatchedPolicyKeys(policy: ServerPolicy, server: string, names: ReadonlySet<string>): string[] {
+  const matched = new Set<string>();
+  for (const tool of names) {
+    matched.add(tool);
+    const prefixed = prefixedKey(server, tool, names);
+    if (prefixed !== undefined) matched.add(prefixed);
+  }
+  return Object.keys(policy.tools ?? {}).filter((key) => !matched.has(key));
 }

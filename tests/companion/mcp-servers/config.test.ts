@@ -3,7 +3,7 @@ import { compileArgumentCheck } from '../../../companion/mcp-servers/arguments';
 import { parseMcpServers } from '../../../companion/mcp-servers/config';
 import { serverNameProblem, splitExternalName, suggestServerName } from '../../../companion/mcp-servers/names';
 import { toolResultText } from '../../../companion/mcp-servers/results';
-import { externalToolRule } from '../../../companion/mcp-servers/tool-policy';
+import { externalToolRule, unmatchedPolicyKeys } from '../../../companion/mcp-servers/tool-policy';
 import { decide } from '../../../companion/policy/decide';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
 import { TOOL_NAMES } from '../../../shared/tools/names';
@@ -110,7 +110,16 @@ describe('how an external tool is decided', () => {
     ['trusted read-only with its own entry keeps it', { trustAnnotations: true, tools: { t: 'confirm' as const } }, { readOnlyHint: true }, { risk: 'read', mode: 'confirm' }],
     ['trusted but not read-only', { trustAnnotations: true }, { readOnlyHint: false }, { risk: 'exec', mode: 'confirm' }],
   ])('%s', (_name, serverPolicy, annotations, expected) => {
-    expect(externalToolRule(serverPolicy, 't', annotations)).toEqual(expected);
+    expect(externalToolRule(serverPolicy, 's', 't', annotations, new Set(['t']))).toEqual(expected);
+  });
+
+  it("a tool's entry may be keyed <server>.<tool>, unless another tool of the server is named that", () => {
+    const serverPolicy = { default: 'auto' as const, tools: { 's.t': 'deny' as const } };
+    expect(externalToolRule(serverPolicy, 's', 't', undefined, new Set(['t']))).toEqual({ risk: 'exec', mode: 'deny' });
+    // the server has a tool named "s.t" itself: the key is that tool's, not t's
+    expect(externalToolRule(serverPolicy, 's', 't', undefined, new Set(['t', 's.t']))).toEqual({ risk: 'exec', mode: 'auto' });
+    expect(externalToolRule(serverPolicy, 's', 's.t', undefined, new Set(['t', 's.t']))).toEqual({ risk: 'exec', mode: 'deny' });
+    expect(unmatchedPolicyKeys({ tools: { 's.t': 'deny', t: 'auto', tt: 'deny', 'x.t': 'deny' } }, 's', new Set(['t']))).toEqual(['tt', 'x.t']);
   });
 
   it('a site override only makes it stricter', () => {

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, type McpWorld } from './world';
+
+/*
+ * A server's "policy.tools" as people write it: keyed by the tool's own name (the rule), or by the name they see
+ * everywhere else, "<server>.<tool>". Either keeps the mode on the tool it names; a key that names no tool of the
+ * server is said in the server's health, so a deny that holds nothing does not pass unseen.
+ */
+let world: McpWorld;
+
+beforeAll(async () => {
+  world = await makeMcpWorld({
+    mcpServers: {
+      keys: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { 'keys.leak': 'deny', fial: 'deny' } } }),
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe('policy.tools keys', () => {
+  it('a key written with the server\'s prefix ("keys.leak") holds for that tool: the deny refuses the call', async () => {
+    const run = await world.run('mcp-request', mcpCall('k1', 'keys.leak', {}));
+    expect(mcpJson(run.resultText).error).toMatchObject({ data: { code: 'POLICY_BLOCKED' } });
+    const other = await world.run('mcp-request', mcpCall('k2', 'keys.peek', { what: 'a' }));
+    expect(mcpJson(other.resultText).result?.content[0]?.text).toBe('peeked a');
+  });
+
+  it('a key that names no tool of the server is named in its health', async () => {
+    const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; notes: string[] }> };
+    const notes = servers.find((s) => s.name === 'keys')?.notes ?? [];
+    expect(notes.join('\n')).toContain('policy.tools."fial" names no tool of keys');
+    expect(notes.join('\n')).not.toContain('"keys.leak"');
+  });
+});
