@@ -14,6 +14,7 @@ import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic, type 
 import { lockHome } from './home-lock';
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
+import { configuredCredentials } from './mcp-servers/config';
 import { createMcpServers } from './mcp-servers/registry';
 import { MCP_HELP, runMcpCommand } from './mcp-servers/mcp-command';
 import { loadPolicy } from './policy/load-config';
@@ -236,7 +237,8 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   // no tool reaches the data directory or the config file (read as loadPolicy reads it), and the tokens this
   // process knows in plain text never show in an answer, whatever path their bytes take
   const ownConfig = configFile === undefined ? undefined : resolve(cwd, configFile);
-  const policy = withOwnSecrets(protectDataDir(loaded, home, ownConfig), [cliToken, presetToken]);
+  // nor do the credentials written into the person's MCP servers' env and headers, which a server may quote back
+  const policy = withOwnSecrets(protectDataDir(loaded, home, ownConfig), [cliToken, presetToken, ...configuredCredentials(loaded.mcpServers ?? {})]);
   const extensionDir = join(packageRoot, 'dist', 'chrome-mv3');
   if (options.build) ensureExtensionBuilt(io, extensionDir);
 

@@ -154,6 +154,31 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
   };
 }
 
+/** An env or header name that holds a credential (GITHUB_PERSONAL_ACCESS_TOKEN, BRAVE_API_KEY, Authorization, Cookie). */
+const CREDENTIAL_NAME = /key|token|secret|passw|pwd|auth(?!or(?!i[sz]))|credential|cookie|session|private/i;
+/** Shorter values (a flag, a port, "true") would hide ordinary words in every answer; a credential is longer. */
+const CREDENTIAL_MIN_CHARS = 8;
+
+/**
+ * The credentials the person wrote into their servers' entries: the values of env variables and headers whose
+ * names say they hold one, and of an `Authorization`-style header also the part after its scheme (`Bearer …`),
+ * which is what a server quotes back ("token … is not valid"). They are redacted from every answer as the
+ * companion's own token is: a key of any shape is found, where the built-in patterns know only the usual ones.
+ */
+export function configuredCredentials(raw: Record<string, unknown>): string[] {
+  const found = new Set<string>();
+  for (const spec of parseMcpServers(raw).servers) {
+    const named = spec.transport === 'stdio' ? spec.env : spec.headers;
+    for (const [name, value] of Object.entries(named)) {
+      if (!CREDENTIAL_NAME.test(name) || name === 'PWD' || name === 'OLDPWD') continue;
+      const trimmed = value.trim();
+      const credential = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(trimmed)?.[1];
+      for (const secret of [trimmed, credential]) if (secret !== undefined && secret.length >= CREDENTIAL_MIN_CHARS) found.add(secret);
+    }
+  }
+  return [...found];
+}
+
 /** The mode the server's policy sets for one of its tools, if it sets one (see tool-policy.ts for the rest). */
 export function configuredMode(policy: ServerPolicy, tool: string): Mode | undefined {
   return policy.tools && Object.hasOwn(policy.tools, tool) ? policy.tools[tool] : undefined;

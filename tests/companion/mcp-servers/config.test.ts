@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileArgumentCheck } from '../../../companion/mcp-servers/arguments';
-import { parseMcpServers } from '../../../companion/mcp-servers/config';
+import { configuredCredentials, parseMcpServers } from '../../../companion/mcp-servers/config';
 import { serverNameProblem, splitExternalName, suggestServerName } from '../../../companion/mcp-servers/names';
 import { toolResultText } from '../../../companion/mcp-servers/results';
 import { externalToolRule, unmatchedPolicyKeys } from '../../../companion/mcp-servers/tool-policy';
@@ -89,6 +89,19 @@ describe('mcpServers entries are checked one by one', () => {
   it('a config with a broken server still loads (the policy keeps the entry for the registry to report)', () => {
     const config = parseConfig({ mcpServers: { bad: { command: 3 }, good: { command: 'x' } } });
     expect(Object.keys(config.mcpServers)).toEqual(['bad', 'good']);
+  });
+});
+
+describe("the credentials in servers' entries", () => {
+  it('are the values of credential-named env variables and headers, and the token after an Authorization scheme', () => {
+    expect(
+      configuredCredentials({
+        github: { command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp-like-but-not-quite-1', GITHUB_HOST: 'github.example.com', GIT_AUTHOR_NAME: 'Jane Developer', DEBUG: 'true' } },
+        db: { command: 'pg', env: { DB_PASSWORD: 'short', PWD: '/home/you/project' } },
+        remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer abc123def456', Accept: 'application/json', 'X-Api-Key': 'k-9f8e7d6c5b' } },
+        broken: { command: 'x', env: { API_KEY: 7 } },
+      }),
+    ).toEqual(['ghp-like-but-not-quite-1', 'Bearer abc123def456', 'abc123def456', 'k-9f8e7d6c5b']);
   });
 });
 

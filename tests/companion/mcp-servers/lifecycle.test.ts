@@ -4,7 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, mcpRequestBlock, parseMcpResponse, processesWith, startCompanionProcess, waitUntil, type CompanionProcess } from '../load/live-companion';
-import { fixture } from './world';
+import { EVERYTHING, fixture } from './world';
 
 /*
  * The real companion process (companion/main.ts start, as `npm start` runs it) with a server of the person's:
@@ -117,6 +117,24 @@ describe('the person’s MCP servers live and die with the companion', { timeout
     const afterRemove = await cli(['mcp', 'list'], workspace.home);
     expect(afterRemove.stdout).toMatch(/^features {2}ready {2}\d+ tools {2}stdio\n(?: {4}.*\n)*? {4}note: not in .*config\.json; it runs until chatbridge restarts$/m);
   }
+
+  it("the credentials in a server's env and headers are not shown when a server quotes them back", async () => {
+    const token = 'q8Zr4LpW2vX9mK3tNotes';
+    const companion = await start({
+      mcpServers: {
+        everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { NOTES_SERVICE_TOKEN: token, NOTES_REGION: 'eu-west-3a' }, policy: { default: 'auto' } },
+      },
+    });
+    await waitUntil('everything is ready', async () => ((await status(companion, false)).mcp as { ready?: number } | undefined)?.ready === 1);
+    const env = JSON.parse(await call(companion, 'everything.get-env', {})) as Record<string, string>;
+    expect(env.NOTES_SERVICE_TOKEN).toBe('[REDACTED]');
+    // a name that says nothing of a credential keeps its value
+    expect(env.NOTES_REGION).toBe('eu-west-3a');
+    const echoed = await call(companion, 'everything.echo', { message: `the service refused ${token}` });
+    expect(echoed).not.toContain(token);
+    expect(echoed).toContain('the service refused [REDACTED]');
+    await companion.stop();
+  });
 
   it('a companion killed outright leaves its servers; the next start stops them', async () => {
     const tag = `killed-${randomBytes(4).toString('hex')}`;
