@@ -107,11 +107,18 @@ export function compactArguments(schema: unknown, lang: PromptLanguage): string 
   return text.length > COMPACT_MAX ? `${text.slice(0, COMPACT_MAX - 2)}…}` : text;
 }
 
+/**
+ * The longest name the companion gives a tool of the person's MCP server (companion/mcp-servers/names.ts): a server
+ * name of up to 32 characters, a dot and a tool name of up to 64. Such a name is written whole: the model calls it
+ * as it reads it, and a cut name is one no tool has.
+ */
+const EXTERNAL_NAME_MAX = 32 + 1 + 64;
+
 /** One of the person's MCP tools on one line: name, a short description, the compact arguments. */
 export function describeExternalTool(tool: ToolInfo, lang: PromptLanguage): string {
   const description = oneLineText(tool.description, 120);
   const args = lang === 'en' ? `arguments ${compactArguments(tool.inputSchema, lang)}` : `参数 ${compactArguments(tool.inputSchema, lang)}`;
-  return `- \`${oneLineText(tool.name, 80)}\`${description === '' ? '' : ` — ${description}`} (${args})`;
+  return `- \`${oneLineText(tool.name, EXTERNAL_NAME_MAX)}\`${description === '' ? '' : ` — ${description}`} (${args})`;
 }
 
 const SERVER_HEADING = {
