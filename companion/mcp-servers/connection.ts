@@ -453,16 +453,50 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     const t = transport;
     if (state !== 'ready' || !c) throw unavailable();
     try {
-      return (await c.callTool({ name: tool, arguments: args }, undefined, {
-        signal: callOptions.signal,
-        timeout: callOptions.timeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: callOptions.maxTotalTimeoutMs,
-        ...(callOptions.onprogress ? { onprogress: callOptions.onprogress } : {}),
-      })) as CallToolResult;
+      return await callOnce(c, tool, args, callOptions);
     } catch (error) {
-      throw callError(error, tool, callOptions, t);
+      if (!sessionGone(error, t) || callOptions.signal.aborted) throw callError(error, tool, callOptions, t);
+      // the server refused the session, so it did nothing with the call: a new session, and the call sent once more
+      log.note(`the server no longer knows its session (${messageOf(error)}); a new one is opened and ${tool} sent again`);
+      renewSession(t);
+      await ready(callOptions.signal, options.startTimeoutMs);
+      const renewed = client;
+      const renewedTransport = transport;
+      if (!renewed) throw unavailable();
+      try {
+        return await callOnce(renewed, tool, args, callOptions);
+      } catch (retryError) {
+        throw callError(retryError, tool, callOptions, renewedTransport);
+      }
     }
+  }
+
+  async function callOnce(c: Client, tool: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallToolResult> {
+    return (await c.callTool({ name: tool, arguments: args }, undefined, {
+      signal: callOptions.signal,
+      timeout: callOptions.timeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: callOptions.maxTotalTimeoutMs,
+      ...(callOptions.onprogress ? { onprogress: callOptions.onprogress } : {}),
+    })) as CallToolResult;
+  }
+
+  /**
+   * A Streamable HTTP server that no longer knows the session (it restarted, or ended idle sessions) refuses every
+   * message of it before reading it: 404 as the spec says, or 400 naming the session as the SDK's own example
+   * servers answer. The spec's remedy is a new session.
+   */
+  function sessionGone(error: unknown, t: Transport | undefined): boolean {
+    if (!(error instanceof StreamableHTTPError) || !(t instanceof StreamableHTTPClientTransport) || t.sessionId === undefined) return false;
+    return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
+  }
+
+  /** Opens a new session in place of the one on `old`, unless a call that met the same refusal already did. */
+  function renewSession(old: Transport | undefined): void {
+    if (transport !== old || state !== 'ready') return;
+    const previous = { client, transport };
+    void connect();
+    if (previous.client) void closeQuietly(previous.client, previous.transport);
   }
 
   function callError(error: unknown, tool: string, callOptions: CallOptions, t: Transport | undefined): ToolError {

@@ -90,6 +90,16 @@ describe('everything over HTTP', () => {
     expect(mcpJson(invalid.resultText).error?.message).toBe('INVALID_INPUT: remote.get-sum is missing "b" (a number)');
   });
 
+  it('a server restarted between two calls (its session gone) answers the next call: the session is opened again and the call sent once more', async () => {
+    const before = await world.run('mcp-request', mcpCall('s-before', 'remote.echo', { message: 'first' }));
+    expect(mcpJson(before.resultText).result?.content[0]?.text).toBe('Echo: first');
+    await streamable.stop();
+    streamable = await startEverything('streamableHttp', streamablePort);
+    const after = await world.run('mcp-request', mcpCall('s-after', 'remote.echo', { message: 'second' }), { waitMs: 10_000 });
+    expect(mcpJson(after.resultText).error).toBeUndefined();
+    expect(mcpJson(after.resultText).result?.content[0]?.text).toBe('Echo: second');
+  });
+
   it('a server that goes away is UNAVAILABLE (coded), retried, and used again once it is back; the companion keeps serving', async () => {
     await streamable.stop();
     const down = await world.run('mcp-request', mcpCall('h-down', 'remote.echo', { message: 'anyone?' }));
