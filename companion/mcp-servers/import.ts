@@ -135,12 +135,20 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   return { entry, notes };
 }
 
-/** The same server, judged on what says how to reach it (chatbridge's own policy keys aside). */
-function sameEntry(configured: unknown, imported: Record<string, unknown>): boolean {
-  if (configured === null || typeof configured !== 'object') return false;
-  const reach = (entry: Record<string, unknown>) =>
-    Object.fromEntries([...KEPT_KEYS, 'type'].filter((key) => key !== 'disabled' && entry[key] !== undefined).map((key) => [key, entry[key]]));
-  return canonicalJson(reach(configured as Record<string, unknown>)) === canonicalJson(reach(imported));
+/**
+ * The same server, judged on what says how to reach it (chatbridge's own policy keys aside), as the companion reads
+ * each entry: an empty env, args or headers is none, and "http" is the type a URL has when none is given, so the
+ * server `chatbridge mcp add` wrote is the one a client writes with `"env": {}` or `"type": "http"`.
+ */
+function sameEntry(name: string, configured: unknown, imported: Record<string, unknown>): boolean {
+  const reach = (entry: unknown): string | undefined => {
+    const parsed = parseMcpServer(name, entry);
+    if (!parsed.ok) return undefined;
+    const { policy: _policy, timeoutMs: _timeout, startTimeoutMs: _start, disabled: _disabled, ...how } = parsed.spec;
+    return canonicalJson(how);
+  };
+  const configuredReach = reach(configured);
+  return configuredReach !== undefined && configuredReach === reach(imported);
 }
 
 /**
@@ -214,7 +222,7 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
       }
       const holder = taken.get(name);
       if (holder) {
-        const same = sameEntry(holder.entry, converted.entry);
+        const same = sameEntry(name, holder.entry, converted.entry);
         const where = holder.client === undefined ? 'configured' : `imported from ${holder.client}`;
         plan.candidates.push({
           ...base,

@@ -372,6 +372,25 @@ describe('chatbridge mcp import', () => {
     expect(out).toMatch(/! my-server {2}from Windsurf\n\s+a different server is imported from Cursor as my-server; add this one by hand/);
   });
 
+  it('a server added with chatbridge mcp add is the same server as a client writes it (empty env and args, a type that is the default)', async () => {
+    expect((await cli('mcp', 'add', 'memory', '--', 'npx', '-y', '@modelcontextprotocol/server-memory')).code).toBe(0);
+    expect((await cli('mcp', 'add', 'github', '--url', 'https://api.githubcopilot.example/mcp/')).code).toBe(0);
+    expect((await cli('mcp', 'add', 'time', '--', 'uvx', 'mcp-server-time')).code).toBe(0);
+    // as Claude Code and VS Code write them
+    writeJson(join(fakeHome, '.claude.json'), { mcpServers: { memory: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: {} } } });
+    writeJson(join(fakeHome, '.config', 'Code', 'User', 'mcp.json'), {
+      servers: { github: { type: 'http', url: 'https://api.githubcopilot.example/mcp/', headers: {} }, time: { type: 'stdio', command: 'uvx', args: ['mcp-server-time'] } },
+    });
+    const { out } = await cli('mcp', 'import');
+    expect(out).toMatch(/= memory {2}from Claude Code\n\s+already configured\n/);
+    expect(out).toMatch(/= github {2}from VS Code\n\s+already configured\n/);
+    expect(out).toMatch(/= time {2}from VS Code\n\s+already configured/);
+    expect(out).toContain('nothing to add');
+    // a server that differs in what reaches it is still another server
+    writeJson(join(fakeHome, '.claude.json'), { mcpServers: { memory: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/x' } } } });
+    expect((await cli('mcp', 'import')).out).toMatch(/! memory {2}from Claude Code\n\s+a different server is configured as memory/);
+  });
+
   it("Claude Code's servers of single projects are counted and named as not imported", async () => {
     writeJson(join(fakeHome, '.claude.json'), {
       mcpServers: {},
