@@ -1,9 +1,11 @@
+import { canonicalJson } from '../approvals/args-hash';
+
 /**
  * What a model reads of an MCP tool's result (issue 11 §5). Pure. Text as it is; an image or audio clip as a
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
  * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
- * placeholder; `structuredContent` as compact JSON when no text part carries the result (the spec asks servers to
- * give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
+ * placeholder; `structuredContent` as compact JSON unless a text part holds its JSON (the spec asks servers to give
+ * it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
  * an image's. Parts are joined with a newline. `isError` is not looked at
  * here: the caller turns such a result into the protocol's error form.
  */
@@ -69,15 +71,33 @@ function withoutDataUrls(text: string): string {
   });
 }
 
+/** The text of a text part or of an embedded text resource, where a server may put its structured result's JSON. */
+function textOf(part: unknown): string | undefined {
+  const p = part as { type?: unknown; text?: unknown; resource?: { text?: unknown } } | null;
+  if (p?.type === 'text') return str(p.text);
+  if (p?.type === 'resource') return str(p.resource?.text);
+  return undefined;
+}
+
+/** Whether `text` is the JSON of `value`, in any layout and key order. */
+function holdsJson(text: string, value: unknown): boolean {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return false;
+  try {
+    return canonicalJson(JSON.parse(trimmed)) === canonicalJson(value);
+  } catch {
+    return false;
+  }
+}
+
 export function toolResultText(result: ToolResultLike): string {
   const parts = Array.isArray(result.content) ? result.content : [];
   const lines = parts.map(partText);
   const structured = result.structuredContent;
-  // the spec asks servers to put their structured result in a text part too; shown once, by that text
-  const hasText = parts.some((part) => {
-    const p = part as { type?: unknown; resource?: { text?: unknown } } | null;
-    return p?.type === 'text' || (p?.type === 'resource' && typeof p.resource?.text === 'string');
-  });
-  if (structured !== undefined && structured !== null && !hasText) lines.push(JSON.stringify(structured));
+  // the spec asks servers to put their structured result's JSON in a text part too: then it is shown once, by that
+  // text; a text that only speaks of the result ('Created issue #12.') leaves the data to structuredContent
+  if (structured !== undefined && structured !== null && !parts.some((part) => holdsJson(textOf(part) ?? '', structured))) {
+    lines.push(JSON.stringify(structured));
+  }
   return withoutDataUrls(lines.join('\n'));
 }

@@ -191,6 +191,7 @@ describe('what a model reads of a result', () => {
     ['an embedded binary resource', { content: [{ type: 'resource', resource: { uri: 'mem://b', mimeType: 'application/pdf', blob: 'AAAA' } }] }, '[resource mem://b: application/pdf, 3 B — not shown in the chat]'],
     ['structured content alone, compact', { content: [], structuredContent: { a: 1, b: [true] } }, '{"a":1,"b":[true]}'],
     ['structured content beside its text, once', { content: [{ type: 'text', text: '{\n  "a": 1\n}' }], structuredContent: { a: 1 } }, '{\n  "a": 1\n}'],
+    ['structured content after a text that only speaks of it', { content: [{ type: 'text', text: 'Created issue #12.' }], structuredContent: { n: 12 } }, 'Created issue #12.\n{"n":12}'],
     ['an unknown kind', { content: [{ type: 'hologram' }] }, '[hologram content — not shown in the chat]'],
     [
       'a data URL in a text part as a placeholder, the words around it kept',
@@ -199,7 +200,10 @@ describe('what a model reads of a result', () => {
     ],
     [
       'a data URL inside JSON text',
-      { content: [{ type: 'resource', resource: { uri: 'mem://j', text: JSON.stringify({ shot: `data:image/jpeg;base64,${'C'.repeat(800)}==` }) } }], structuredContent: { x: 1 } },
+      {
+        content: [{ type: 'resource', resource: { uri: 'mem://j', text: JSON.stringify({ shot: `data:image/jpeg;base64,${'C'.repeat(800)}==` }) } }],
+        structuredContent: { shot: `data:image/jpeg;base64,${'C'.repeat(800)}==` },
+      },
       '[resource mem://j]\n{"shot":"[data URL image/jpeg, 599 B — not shown in the chat]"}',
     ],
     ['structured content holding a data URL', { content: [], structuredContent: { png: `data:;base64,${'D'.repeat(400)}` } }, '{"png":"[data URL of unknown type, 300 B — not shown in the chat]"}'],
