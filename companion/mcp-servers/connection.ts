@@ -155,10 +155,11 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     options.onChange();
   }
 
-  function applyTools(list: Tool[]): void {
+  /** `offered: false`: the server's capabilities name no tools, so it was not asked for a list */
+  function applyTools(list: Tool[], offered = true): void {
     const next = new Map<string, ExternalToolEntry>();
     const skipped = new Map<string, string>();
-    const newNotes: string[] = [];
+    const newNotes: string[] = offered ? [] : ["the server offers no tools (its capabilities name none); chatbridge calls a server's tools only"];
     const names = new Set(list.map((tool) => tool.name));
     for (const tool of list) {
       if (!isOfferedToolName(tool.name)) {
@@ -335,7 +336,9 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       client.onclose = () => {
         if (mine === generation) void lost(describeClose(connected.transport));
       };
-      applyTools(await listAllTools(client));
+      // a server of resources or prompts only answers tools/list with Method not found: it is up, with no tools
+      if (client.getServerCapabilities()?.tools === undefined) applyTools([], false);
+      else applyTools(await listAllTools(client));
       if (mine !== generation) return;
       connectedAt = Date.now();
       setState('ready');

@@ -24,6 +24,9 @@ interface Health {
   name: string;
   state: string;
   lastError?: string;
+  tools: number;
+  restarts: number;
+  notes: string[];
 }
 
 async function healthOf(name: string): Promise<Health> {
@@ -56,6 +59,8 @@ beforeAll(async () => {
         silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
         // its own start timeouts: shorter than the 2 s every other server gets, and longer for one that needs 3 s
         quick: { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'], startTimeoutMs: 1_000 },
+        // resources only: it declares no tools and answers tools/list with Method not found
+        docs: { command: process.execPath, args: [fixture('no-tools.mjs')] },
         slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
       },
     },
@@ -132,5 +137,17 @@ describe('a server that does not come up says why', () => {
     expect((await healthOf('signedin')).state).toBe('ready');
     const run = await world.run('mcp-request', mcpCall('s1', 'signedin.whoami', {}));
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('signed in');
+  });
+});
+
+describe('a server that offers no tools', () => {
+  it('is up with none, and says so, instead of being restarted until given up over "Method not found"', async () => {
+    await waitUntil('docs has settled', async () => (await healthOf('docs')).state !== 'starting');
+    const health = await healthOf('docs');
+    expect(health).toMatchObject({ state: 'ready', tools: 0, restarts: 0 });
+    expect(health.lastError).toBeUndefined();
+    expect(health.notes).toEqual(["the server offers no tools (its capabilities name none); chatbridge calls a server's tools only"]);
+    const run = await world.run('mcp-request', mcpCall('d1', 'docs.readme', {}));
+    expect(mcpJson(run.resultText).error?.message).toContain('MCP server docs has no tool "readme"');
   });
 });
