@@ -241,8 +241,31 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       log.note(`log ${level}${logger ? ` ${logger}` : ''}: ${typeof data === 'string' ? data : JSON.stringify(data)}`.slice(0, 2000));
     });
     // what breaks the connection ends in onclose (reported there); the rest is worth a line in the server's log
-    c.onerror = (error) => log.note(`protocol error: ${messageOf(error)}`);
+    c.onerror = (error) => {
+      log.note(`protocol error: ${messageOf(error)}`);
+      // an HTTP server that went away mid-call breaks the call's event stream, and nothing else tells: without
+      // this, the call waited out its whole timeout and was then reported as not answering. With no call waiting,
+      // the next call finds out (a refused connection, or a session the server no longer knows)
+      if (error instanceof Error && error.message.startsWith('SSE stream disconnected') && callsWaiting > 0) void checkAlive(mine, c);
+    };
     return c;
+  }
+
+  let checking = false;
+  /** calls sent and not yet answered */
+  let callsWaiting = 0;
+
+  /** Pings an HTTP server whose event stream broke; one that does not answer is lost (its calls end UNAVAILABLE). */
+  async function checkAlive(mine: number, c: Client): Promise<void> {
+    if (checking || mine !== generation || state !== 'ready') return;
+    checking = true;
+    try {
+      await c.ping({ timeout: Math.min(options.startTimeoutMs, 5_000) });
+    } catch (error) {
+      if (mine === generation && state === 'ready') void lost(`the server stopped answering (${messageOf(error)})`);
+    } finally {
+      checking = false;
+    }
   }
 
   /** HTTP transports reset because the server sent a message over maxMessageBytes (limited-fetch.ts) */
@@ -475,13 +498,18 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   async function callOnce(c: Client, tool: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallToolResult> {
-    return (await c.callTool({ name: tool, arguments: args }, undefined, {
-      signal: callOptions.signal,
-      timeout: callOptions.timeoutMs,
-      resetTimeoutOnProgress: true,
-      maxTotalTimeout: callOptions.maxTotalTimeoutMs,
-      ...(callOptions.onprogress ? { onprogress: callOptions.onprogress } : {}),
-    })) as CallToolResult;
+    callsWaiting++;
+    try {
+      return (await c.callTool({ name: tool, arguments: args }, undefined, {
+        signal: callOptions.signal,
+        timeout: callOptions.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: callOptions.maxTotalTimeoutMs,
+        ...(callOptions.onprogress ? { onprogress: callOptions.onprogress } : {}),
+      })) as CallToolResult;
+    } finally {
+      callsWaiting--;
+    }
   }
 
   /**

@@ -117,4 +117,14 @@ describe('everything over HTTP', () => {
     const back = await world.run('mcp-request', mcpCall('h-back', 'remote.echo', { message: 'back' }));
     expect(mcpJson(back.resultText).result?.content[0]?.text).toBe('Echo: back');
   });
+
+  it('a server that goes away mid-call ends the call at once as UNAVAILABLE, not as a TIMEOUT once the call waited its whole limit', async () => {
+    const started = Date.now();
+    const killed = new Promise<void>((resolve) => setTimeout(() => void streamable.stop().then(resolve), 800));
+    const run = await world.run('mcp-request', mcpCall('h-mid', 'remote.trigger-long-running-operation', { duration: 8, steps: 8 }), { waitMs: 30_000 });
+    await killed;
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(mcpJson(run.resultText).error).toMatchObject({ code: -32012, data: { code: 'UNAVAILABLE' } });
+    expect(mcpJson(run.resultText).error?.message).toContain('MCP server remote stopped during the call');
+  });
 });
