@@ -159,24 +159,42 @@ const CREDENTIAL_NAME = /key|token|secret|passw|pwd|auth(?!or(?!i[sz]))|credenti
 /** Shorter values (a flag, a port, "true") would hide ordinary words in every answer; a credential is longer. */
 const CREDENTIAL_MIN_CHARS = 8;
 
+const isCredentialName = (name: string): boolean => CREDENTIAL_NAME.test(name) && name !== 'PWD' && name !== 'OLDPWD';
+
 /**
- * The credentials the person wrote into their servers' entries: the values of env variables and headers whose
- * names say they hold one, and of an `Authorization`-style header also the part after its scheme (`Bearer …`),
- * which is what a server quotes back ("token … is not valid"). They are redacted from every answer as the
- * companion's own token is: a key of any shape is found, where the built-in patterns know only the usual ones.
+ * The credentials the person wrote into one server's entry: the values of env variables and headers whose names
+ * say they hold one (of an `Authorization`-style header also the part after its scheme, `Bearer …`, which is what a
+ * server quotes back: "token … is not valid"), and the value of a command-line option named so (`--api-key K`,
+ * `--token=K`).
  */
-export function configuredCredentials(raw: Record<string, unknown>): string[] {
+export function specCredentials(spec: McpServerSpec): string[] {
   const found = new Set<string>();
-  for (const spec of parseMcpServers(raw).servers) {
-    const named = spec.transport === 'stdio' ? spec.env : spec.headers;
-    for (const [name, value] of Object.entries(named)) {
-      if (!CREDENTIAL_NAME.test(name) || name === 'PWD' || name === 'OLDPWD') continue;
-      const trimmed = value.trim();
-      const credential = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(trimmed)?.[1];
-      for (const secret of [trimmed, credential]) if (secret !== undefined && secret.length >= CREDENTIAL_MIN_CHARS) found.add(secret);
-    }
+  const add = (value: string | undefined) => {
+    const trimmed = value?.trim();
+    if (trimmed !== undefined && trimmed.length >= CREDENTIAL_MIN_CHARS) found.add(trimmed);
+  };
+  for (const [name, value] of Object.entries(spec.transport === 'stdio' ? spec.env : spec.headers)) {
+    if (!isCredentialName(name)) continue;
+    add(value);
+    add(/^[A-Za-z][\w-]*\s+(\S+)$/.exec(value.trim())?.[1]);
+  }
+  if (spec.transport === 'stdio') {
+    spec.args.forEach((arg, index) => {
+      const option = /^--?([A-Za-z][\w-]*)(?:=(.*))?$/s.exec(arg);
+      if (!option || !isCredentialName(option[1] as string)) return;
+      const next = spec.args[index + 1];
+      add(option[2] ?? (next !== undefined && !next.startsWith('-') ? next : undefined));
+    });
   }
   return [...found];
+}
+
+/**
+ * Every server's credentials (specCredentials): redacted from every answer as the companion's own token is, so a
+ * key of any shape is found where the built-in patterns know only the usual ones.
+ */
+export function configuredCredentials(raw: Record<string, unknown>): string[] {
+  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))];
 }
 
 /** The mode the server's policy sets for one of its tools, if it sets one (see tool-policy.ts for the rest). */

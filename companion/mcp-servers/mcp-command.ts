@@ -4,8 +4,8 @@ import { resolve } from 'node:path';
 import { ToolError } from '../../shared/errors';
 import type { McpServerHealth } from '../../shared/api';
 import { homePaths, resolveHome } from '../home';
-import { BUILTIN_REDACTIONS, redact } from '../policy/redact';
-import { parseMcpServer, parseMcpServers, type McpServerSpec } from './config';
+import { BUILTIN_REDACTIONS, REDACTED, redact } from '../policy/redact';
+import { parseMcpServer, parseMcpServers, specCredentials, type McpServerSpec } from './config';
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
 import { desktopConfigSources, planImport, type ImportCandidate } from './import';
 import { shownUrl } from './shown-url';
@@ -116,7 +116,8 @@ export function describeSpec(spec: McpServerSpec): string {
   const start = spec.startTimeoutMs !== undefined ? `  (start timeout: ${spec.startTimeoutMs} ms)` : '';
   if (spec.transport === 'stdio') {
     const env = Object.keys(spec.env);
-    return `${redact([spec.command, ...spec.args].join(' '), BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}${start}`;
+    const commandLine = specCredentials(spec).reduce((line, secret) => line.replaceAll(secret, REDACTED), [spec.command, ...spec.args].join(' '));
+    return `${redact(commandLine, BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}${start}`;
   }
   const shown = shownUrl(spec.url);
   const headers = Object.keys(spec.headers);

@@ -100,8 +100,9 @@ describe("the credentials in servers' entries", () => {
         db: { command: 'pg', env: { DB_PASSWORD: 'short', PWD: '/home/you/project' } },
         remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer abc123def456', Accept: 'application/json', 'X-Api-Key': 'k-9f8e7d6c5b' } },
         broken: { command: 'x', env: { API_KEY: 7 } },
+        flags: { command: 'x', args: ['--api-key', 'ak-1234567890', '--token=tk-0987654321', '--port', '80801234', '--secret', '--verbose'] },
       }),
-    ).toEqual(['ghp-like-but-not-quite-1', 'Bearer abc123def456', 'abc123def456', 'k-9f8e7d6c5b']);
+    ).toEqual(['ghp-like-but-not-quite-1', 'Bearer abc123def456', 'abc123def456', 'k-9f8e7d6c5b', 'ak-1234567890', 'tk-0987654321']);
   });
 });
 

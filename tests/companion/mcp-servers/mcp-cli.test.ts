@@ -391,6 +391,21 @@ describe('chatbridge mcp import', () => {
     expect((await cli('mcp', 'import')).out).toMatch(/! memory {2}from Claude Code\n\s+a different server is configured as memory/);
   });
 
+  it('a key of any shape after an option named for it (--api-key K, --token=K) is not shown by add, list or import', async () => {
+    const added = await cli('mcp', 'add', 'notes', '--', 'notes-mcp', '--api-key', 'nk7Q2x9WpL4m', '--region', 'eu-west-3');
+    expect(added.code).toBe(0);
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), { mcpServers: { tracker: { command: 'tracker-mcp', args: ['--token=tr8Hz3Vq1Kd6', '--verbose'] } } });
+    const imported = await cli('mcp', 'import');
+    const listed = await cli('mcp', 'list');
+    for (const out of [added.out, imported.out, listed.out]) {
+      expect(out).not.toContain('nk7Q2x9WpL4m');
+      expect(out).not.toContain('tr8Hz3Vq1Kd6');
+    }
+    expect(listed.out).toContain('notes-mcp --api-key [REDACTED] --region eu-west-3');
+    expect(imported.out).toContain('tracker-mcp --token=[REDACTED] --verbose');
+    expect((config().mcpServers as Record<string, { args: string[] }>).notes?.args).toEqual(['--api-key', 'nk7Q2x9WpL4m', '--region', 'eu-west-3']);
+  });
+
   it("Claude Code's servers of single projects are counted and named as not imported", async () => {
     writeJson(join(fakeHome, '.claude.json'), {
       mcpServers: {},
