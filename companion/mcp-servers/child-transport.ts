@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { signalTree, trackStrays, treeAlive, type ProgramRecords, type Strays } from '../processes';
@@ -109,11 +110,7 @@ export class ChildProcessTransport implements Transport {
       this.child = child;
       this.exited = new Promise((done) => child.once('close', () => done()));
       child.once('error', (spawnError) => {
-        // a missing folder to start in fails with the same ENOENT as a missing command: the answer names the folder
-        const error =
-          (spawnError as NodeJS.ErrnoException).code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()
-            ? new Error(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`)
-            : spawnError;
+        const error = spawnProblem(spawnError, command, env, cwd);
         log.note(`could not start ${command}: ${error.message}`);
         reject(error);
       });
@@ -259,4 +256,26 @@ export class ChildProcessTransport implements Transport {
     })();
     return this.closing;
   }
+}
+
+/**
+ * Why a server's program could not be started, in the person's terms: `spawn uvx ENOENT` says neither that the
+ * program is missing nor where it was looked for (a companion started from a desktop session often has a shorter
+ * PATH than a terminal).
+ */
+function spawnProblem(error: Error, command: string, env: Record<string, string>, cwd: string | undefined): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const program = JSON.stringify(command);
+  // a missing folder to start in fails with the same ENOENT as a missing command: the answer names the folder
+  if (code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    return new Error(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`);
+  }
+  if (code === 'ENOENT' && (isAbsolute(command) || command.includes('/') || command.includes('\\'))) return new Error(`the program ${program} does not exist`);
+  if (code === 'ENOENT') {
+    const path = env.PATH ?? env.Path;
+    const shown = path === undefined ? 'none: PATH is not in its environment' : path.length > 300 ? `${path.slice(0, 299)}…` : path;
+    return new Error(`the program ${program} was not found on the PATH it was given (${shown}): install it, or give its full path as "command"`);
+  }
+  if (code === 'EACCES') return new Error(`the program ${program} cannot be run (permission denied): it is not executable`);
+  return error;
 }

@@ -59,6 +59,8 @@ beforeAll(async () => {
         silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
         // its own start timeouts: shorter than the 2 s every other server gets, and longer for one that needs 3 s
         quick: { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'], startTimeoutMs: 1_000 },
+        // a program that is not installed (or not on the PATH the companion was started with)
+        missing: { command: 'uvx-not-installed-here', args: ['mcp-server-time'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
         // resources only: it declares no tools and answers tools/list with Method not found
         docs: { command: process.execPath, args: [fixture('no-tools.mjs')] },
         slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
@@ -84,6 +86,13 @@ describe('a server that does not come up says why', () => {
     expect(health.lastError).toMatch(/^could not start: the server exited \(code 2\); its stderr ended with: error: set NOTES_DIR to the folder of your notes \(gave up/);
     const run = await world.run('mcp-request', mcpCall('e1', 'exits.anything', {}));
     expect(mcpJson(run.resultText).error?.message).toContain('the server exited (code 2); its stderr ended with: error: set NOTES_DIR');
+  });
+
+  it('a program that is not there: named, with the PATH it was looked for on, instead of "spawn … ENOENT"', async () => {
+    await waitUntil('missing gave up', async () => (await healthOf('missing')).state === 'error');
+    expect((await healthOf('missing')).lastError).toMatch(
+      /^could not start: the program "uvx-not-installed-here" was not found on the PATH it was given \(\/usr\/local\/bin:\/usr\/bin:\/bin\): install it, or give its full path as "command" \(gave up/,
+    );
   });
 
   it('one that never answers: how long it was given, not the exit its stop caused', async () => {
