@@ -132,6 +132,11 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
     }),
   );
   if (variables.length > 0) return { ok: false, problems: variables };
+  const headerProblems = Object.entries('headers' in data ? (data.headers ?? {}) : {}).flatMap(([header, value]) => {
+    const problem = headerProblem(header, value);
+    return problem === undefined ? [] : [`${at}.headers${problem}`];
+  });
+  if (headerProblems.length > 0) return { ok: false, problems: headerProblems };
   const base: SpecBase = {
     name,
     policy: data.policy ?? {},
@@ -195,6 +200,28 @@ export function specCredentials(spec: McpServerSpec): string[] {
  */
 export function configuredCredentials(raw: Record<string, unknown>): string[] {
   return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))];
+}
+
+/** RFC 9110's token: what an HTTP header's name may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Why fetch would refuse a header, said before the server is started: it threw 'Cannot convert argument to a
+ * ByteString because the character at index 7 has a value of 8220', naming neither the header nor what to do, on
+ * every try. The value is never quoted (it is a credential), only the character that cannot be sent.
+ */
+function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_NAME.test(name)) {
+    return `: ${JSON.stringify(name.slice(0, 60))} is not an HTTP header name: letters, digits and !#$%&'*+-.^_\`|~ only, no spaces or colons`;
+  }
+  const characters = [...value];
+  // fetch drops the spaces and line breaks around a value (a pasted token's newline), not those inside it
+  const first = characters.findIndex((ch) => !/[\t\n\r ]/.test(ch));
+  const last = characters.findLastIndex((ch) => !/[\t\n\r ]/.test(ch));
+  const at = characters.findIndex((ch, i) => (ch.codePointAt(0) as number) > 0xff || (i > first && i < last && /[\r\n\0]/.test(ch)) || ch === '\0');
+  if (at === -1) return undefined;
+  const code = (characters[at] as string).codePointAt(0) as number;
+  return `.${name}: character ${at + 1} of its value (not shown: headers hold credentials) is U+${code.toString(16).toUpperCase().padStart(4, '0')}, which an HTTP header cannot carry: only Latin-1 characters and no line breaks (a quote or dash pasted from a document?)`;
 }
 
 /** The mode the server's policy sets for one of its tools, if it sets one (see tool-policy.ts for the rest). */

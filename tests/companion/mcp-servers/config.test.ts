@@ -80,10 +80,28 @@ describe('mcpServers entries are checked one by one', () => {
       { url: 'https://a.example/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } },
       'mcpServers.headervar.headers.Authorization: holds "${GITHUB_TOKEN}", a variable chatbridge does not fill in — write the value itself',
     ],
+    [
+      'headerquote',
+      { url: 'https://a.example/mcp', headers: { Authorization: 'Bearer \u201cabc123def456\u201d' } },
+      'mcpServers.headerquote.headers.Authorization: character 8 of its value (not shown: headers hold credentials) is U+201C, which an HTTP header cannot carry: only Latin-1 characters and no line breaks (a quote or dash pasted from a document?)',
+    ],
+    [
+      'headername',
+      { url: 'https://a.example/mcp', headers: { 'Authorization: Bearer': 'abc123def456' } },
+      'mcpServers.headername.headers: "Authorization: Bearer" is not an HTTP header name: letters, digits and !#$%&\'*+-.^_`|~ only, no spaces or colons',
+    ],
   ])('%s: the error names the server, the key and the rule', (name, entry, message) => {
     const { servers, broken } = parseMcpServers({ [name]: entry });
     expect(servers).toEqual([]);
     expect(broken[0]?.problems.join('\n')).toContain(message);
+  });
+
+  it("a header value's line break at its end is dropped by fetch, so it is taken; one inside it is not", () => {
+    expect(parseMcpServers({ ok: { url: 'https://a.example/mcp', headers: { Authorization: 'Bearer abc123def456\n' } } }).servers).toHaveLength(1);
+    const { broken } = parseMcpServers({ split: { url: 'https://a.example/mcp', headers: { Authorization: 'Bearer abc\r\nX-Injected: 1' } } });
+    expect(broken[0]?.problems).toEqual([
+      'mcpServers.split.headers.Authorization: character 11 of its value (not shown: headers hold credentials) is U+000D, which an HTTP header cannot carry: only Latin-1 characters and no line breaks (a quote or dash pasted from a document?)',
+    ]);
   });
 
   it('a config with a broken server still loads (the policy keeps the entry for the registry to report)', () => {

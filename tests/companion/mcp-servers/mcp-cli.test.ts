@@ -391,6 +391,14 @@ describe('chatbridge mcp import', () => {
     expect((await cli('mcp', 'import')).out).toMatch(/! memory {2}from Claude Code\n\s+a different server is configured as memory/);
   });
 
+  it('add --header with a character HTTP cannot carry (a curly quote pasted with the token) is refused naming the header, not the token; nothing is written', async () => {
+    const refused = await cli('mcp', 'add', 'remote', '--url', 'https://mcp.example.com/mcp', '--header', 'Authorization: Bearer \u201ctk-77aa88bb99cc\u201d');
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('mcpServers.remote.headers.Authorization: character 8 of its value (not shown: headers hold credentials) is U+201C');
+    expect(refused.err).not.toContain('tk-77aa88bb99cc');
+    expect(() => readFileSync(configFile)).toThrow();
+  });
+
   it('a key of any shape after an option named for it (--api-key K, --token=K) is not shown by add, list or import', async () => {
     const added = await cli('mcp', 'add', 'notes', '--', 'notes-mcp', '--api-key', 'nk7Q2x9WpL4m', '--region', 'eu-west-3');
     expect(added.code).toBe(0);
