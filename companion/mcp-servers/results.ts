@@ -1,11 +1,9 @@
-import { canonicalJson } from '../approvals/args-hash';
-
 /**
  * What a model reads of an MCP tool's result (issue 11 §5). Pure. Text as it is; an image or audio clip as a
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
  * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
- * placeholder; `structuredContent` as compact JSON unless a text part holds its JSON (the spec asks servers to give
- * it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
+ * placeholder; `structuredContent` as compact JSON unless a text part gives the result as JSON (the spec asks
+ * servers to give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
  * an image's. Parts are joined with a newline. `isError` is not looked at
  * here: the caller turns such a result into the protocol's error form.
  */
@@ -79,12 +77,17 @@ function textOf(part: unknown): string | undefined {
   return undefined;
 }
 
-/** Whether `text` is the JSON of `value`, in any layout and key order. */
-function holdsJson(text: string, value: unknown): boolean {
+/**
+ * Whether `text` is JSON data (an object or an array): the form the spec asks a structured result to be repeated in
+ * for older clients — the same value, or as servers write it, the data inside it (the memory server's text is the
+ * list of entities, its structuredContent `{entities: […]}`). A sentence about the result is not.
+ */
+function isJsonData(text: string): boolean {
   const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return false;
+  if (!(trimmed.startsWith('{') && trimmed.endsWith('}')) && !(trimmed.startsWith('[') && trimmed.endsWith(']'))) return false;
   try {
-    return canonicalJson(JSON.parse(trimmed)) === canonicalJson(value);
+    JSON.parse(trimmed);
+    return true;
   } catch {
     return false;
   }
@@ -96,7 +99,7 @@ export function toolResultText(result: ToolResultLike): string {
   const structured = result.structuredContent;
   // the spec asks servers to put their structured result's JSON in a text part too: then it is shown once, by that
   // text; a text that only speaks of the result ('Created issue #12.') leaves the data to structuredContent
-  if (structured !== undefined && structured !== null && !parts.some((part) => holdsJson(textOf(part) ?? '', structured))) {
+  if (structured !== undefined && structured !== null && !parts.some((part) => isJsonData(textOf(part) ?? ''))) {
     lines.push(JSON.stringify(structured));
   }
   return withoutDataUrls(lines.join('\n'));
