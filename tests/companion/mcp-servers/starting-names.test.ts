@@ -1,0 +1,38 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMcpServers } from '../../../companion/mcp-servers/registry';
+import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
+import { MEMORY } from './world';
+
+/*
+ * A name that is no tool while a server is still starting (one that needs a while, as `npx -y` or `docker run` do):
+ * the answer says which servers are not up yet, so "no such tool" is not taken for the server having none.
+ */
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'cb-mcp-starting-')));
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('a name asked for while a server starts', () => {
+  it('NOT_FOUND names the servers still starting and suggests no other tool for theirs; once up, a bare tool name is suggested as its server\'s', async () => {
+    const policy = policyFromConfig(
+      parseConfig({ mcpServers: { notes: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000 } } }),
+      [{ root: base, base, key: 'test' }],
+    );
+    const servers = createMcpServers({ policy, home: join(base, 'home'), version: 'test' });
+    servers.start();
+    try {
+      // a bare tool name, as prompts written for other MCP clients have the model write it
+      await expect(servers.resolve('read_graph', new AbortController().signal)).rejects.toThrow(
+        'unknown tool "read_graph"; chatbridge\'s own tools are fs.ls, fs.mkdir, fs.read, fs.search, fs.write, fs.writeBatch, fs.rm, fs.mv, fs.chmod, fs.diff, process.run, shell.exec, filesystem; your MCP servers offer none right now; still starting, so their tools are not known yet: notes (its tools are called notes.<tool>)',
+      );
+      await servers.settled(20_000);
+      await expect(servers.resolve('read_graph', new AbortController().signal)).rejects.toThrow(/from your MCP servers: notes\.create_entities.*\(did you mean "notes\.read_graph"\?\)$/);
+    } finally {
+      await servers.close();
+    }
+  }, 30_000);
+});
