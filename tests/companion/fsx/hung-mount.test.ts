@@ -53,6 +53,24 @@ async function timed<T>(what: string, ms: number, work: (signal: AbortSignal) =>
   }
 }
 
+/**
+ * Tool calls through `POST /v1/run` in one conversation, each a new block; `waitMs` is how long the companion holds
+ * the answer for a run still going. A call is abandoned with its signal.
+ */
+function runner(companion: () => CompanionProcess, conversation: string, waitMs?: number) {
+  let n = 0;
+  return (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    n += 1;
+    const { port, token } = companion();
+    return fetch(`http://127.0.0.1:${port}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context(conversation, `m${n}`), ...(waitMs === undefined ? {} : { waitMs }) }),
+      signal,
+    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
+  };
+}
+
 describe.skipIf(!canMount)('a mounted file system that does not answer', () => {
   let ws: Workspace;
   let share: string;
@@ -116,17 +134,8 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, outside 
   let share: string;
   let fuse: number | undefined;
   let companion: CompanionProcess;
-  let n = 0;
 
-  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
-    n += 1;
-    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-out', `m${n}`) }),
-      signal,
-    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
-  };
+  const run = runner(() => companion, 'conv-hung-out');
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-hung-outside-');
@@ -162,11 +171,10 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, outside 
     const listed = await timed('fs.ls of the root, which holds a link into the mount', 5_000, (signal) => run('fs.ls', { path: ws.root }, signal));
     expect(mcpResultText(listed.resultText)).toMatch(/nas -> \(points outside the workspace\)/);
     const axon = await timed('an Axon check_cwd_match naming the mount', 5_000, async (signal) => {
-      n += 1;
       const response = await fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
         method: 'POST',
         headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ kind: 'axon', text: `\`\`\`act\ncheck_cwd_match\n\`\`\`\n\n\`\`\`expected_path\n${share}/projects\n\`\`\``, context: context('conv-hung-out', `m${n}`) }),
+        body: JSON.stringify({ kind: 'axon', text: `\`\`\`act\ncheck_cwd_match\n\`\`\`\n\n\`\`\`expected_path\n${share}/projects\n\`\`\``, context: context('conv-hung-out', 'axon-check') }),
         signal,
       });
       return (await response.json()) as { status: string; resultText: string };
@@ -185,17 +193,8 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, inside a
   let share: string;
   let fuse: number | undefined;
   let companion: CompanionProcess;
-  let n = 0;
 
-  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
-    n += 1;
-    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-in', `m${n}`), waitMs: 60_000 }),
-      signal,
-    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
-  };
+  const run = runner(() => companion, 'conv-hung-in', 60_000);
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-hung-inside-');
@@ -241,19 +240,10 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, under a 
     third: { dir: '' },
   };
   let companion: CompanionProcess;
-  let n = 0;
   let written: string;
   let moved: string;
 
-  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
-    n += 1;
-    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-undo', `m${n}`), waitMs: 60_000 }),
-      signal,
-    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
-  };
+  const run = runner(() => companion, 'conv-hung-undo', 60_000);
   const stuck = (name: string, args: Record<string, unknown>) => {
     const call = run(name, args, AbortSignal.timeout(60_000));
     call.catch(() => undefined);
@@ -329,17 +319,8 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, inside a
   let share: string;
   let fuse: number | undefined;
   let companion: CompanionProcess;
-  let n = 0;
 
-  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
-    n += 1;
-    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-rm', `m${n}`), waitMs: 60_000 }),
-      signal,
-    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
-  };
+  const run = runner(() => companion, 'conv-hung-rm', 60_000);
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-hung-rm-');
@@ -379,17 +360,8 @@ describe.skipIf(!canMount)('a mounted file system that does not answer, inside a
   let inner: string;
   let fuse: number | undefined;
   let companion: CompanionProcess;
-  let n = 0;
 
-  const run = (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
-    n += 1;
-    return fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'mcp-request', text: mcpRequestBlock(n, name, args), context: context('conv-hung-moved', `m${n}`), waitMs: 60_000 }),
-      signal,
-    }).then(async (response) => (await response.json()) as { status: string; resultText: string });
-  };
+  const run = runner(() => companion, 'conv-hung-moved', 60_000);
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-hung-moved-');
