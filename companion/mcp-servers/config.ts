@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { describeValue, valueAt } from '../policy/load-config';
 import { modeSchema, type Mode } from '../policy/schema';
 import { serverNameProblem } from './names';
-import { shownUrl } from './shown-url';
+import { looksLikeKey, shownUrl } from './shown-url';
 
 /**
  * `mcpServers` in the companion config (issue 11 §1), in the shape desktop clients use:
@@ -167,10 +167,23 @@ const CREDENTIAL_MIN_CHARS = 8;
 const isCredentialName = (name: string): boolean => CREDENTIAL_NAME.test(name) && name !== 'PWD' && name !== 'OLDPWD';
 
 /**
+ * A credential's name whose last word says the value is where or what kind of credential, not the credential
+ * itself (`TOKEN_FILE`, `--session-dir`, `--auth-mode readonly`, `AUTH_TYPE`): hiding such a value hid a path or an
+ * ordinary word ("readonly", "password") in every answer, code read with fs.read included.
+ */
+const SETTING_WORD = /(?:^|[-_.\s])(?:file|path|dir|directory|folder|type|mode|method|provider|scheme|flow|timeout|ttl|url|uri|endpoint|host|port)$/i;
+const isSettingName = (name: string): boolean => SETTING_WORD.test(name.replace(/([a-z])([A-Z])/g, '$1_$2'));
+
+/** A URL as given on a command line or as an HTTP server's address (`scheme://…`). */
+const URL_START = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+/**
  * The credentials the person wrote into one server's entry: the values of env variables and headers whose names
  * say they hold one (of an `Authorization`-style header also the part after its scheme, `Bearer …`, which is what a
- * server quotes back: "token … is not valid"), and the value of a command-line option named so (`--api-key K`,
- * `--token=K`).
+ * server quotes back: "token … is not valid"), the value of a command-line option named so (`--api-key K`,
+ * `--token=K`) and of an argument that sets one (`-e NOTES_TOKEN=K` for docker, `--header "Authorization: Bearer K"`
+ * for a bridge to a remote server), and the key in a URL (the server's own, or one on its command line): its user
+ * and password, a query value named for a key or shaped like one, a path part shaped like one.
  */
 export function specCredentials(spec: McpServerSpec): string[] {
   const found = new Set<string>();
@@ -178,17 +191,48 @@ export function specCredentials(spec: McpServerSpec): string[] {
     const trimmed = value?.trim();
     if (trimmed !== undefined && trimmed.length >= CREDENTIAL_MIN_CHARS) found.add(trimmed);
   };
-  for (const [name, value] of Object.entries(spec.transport === 'stdio' ? spec.env : spec.headers)) {
-    if (!isCredentialName(name)) continue;
+  const addNamed = (name: string, value: string | undefined) => {
+    if (value === undefined || !isCredentialName(name) || isSettingName(name)) return;
     add(value);
     add(/^[A-Za-z][\w-]*\s+(\S+)$/.exec(value.trim())?.[1]);
-  }
+  };
+  const addUrl = (text: string) => {
+    if (!URL_START.test(text)) return;
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return;
+    }
+    const parts = [
+      url.username,
+      url.password,
+      ...url.pathname.split('/').filter(looksLikeKey),
+      ...[...url.searchParams].filter(([name, value]) => (isCredentialName(name) && !isSettingName(name)) || looksLikeKey(value)).map(([, value]) => value),
+    ];
+    for (const part of parts) {
+      add(part);
+      try {
+        add(decodeURIComponent(part));
+      } catch {
+        // not percent-encoded text: taken as it is
+      }
+    }
+  };
+  for (const [name, value] of Object.entries(spec.transport === 'stdio' ? spec.env : spec.headers)) addNamed(name, value);
+  if (spec.transport !== 'stdio') addUrl(spec.url);
   if (spec.transport === 'stdio') {
     spec.args.forEach((arg, index) => {
+      addUrl(arg);
       const option = /^--?([A-Za-z][\w-]*)(?:=(.*))?$/s.exec(arg);
-      if (!option || !isCredentialName(option[1] as string)) return;
-      const next = spec.args[index + 1];
-      add(option[2] ?? (next !== undefined && !next.startsWith('-') ? next : undefined));
+      if (option) {
+        const next = spec.args[index + 1];
+        addNamed(option[1] as string, option[2] ?? (next !== undefined && !next.startsWith('-') ? next : undefined));
+        return;
+      }
+      // NAME=value (docker's -e, env's own form) or Name: value (a header given to a bridge)
+      const setting = /^([A-Za-z_][\w.-]*)(?:=|:[ \t]*)(.*)$/s.exec(arg);
+      if (setting && !URL_START.test(arg)) addNamed(setting[1] as string, setting[2]);
     });
   }
   return [...found];

@@ -66,7 +66,7 @@ export function withoutUrlSecrets(text: string, secrets: readonly string[]): str
  * A path part that is a key rather than a word: 16 characters or more mixing letters and digits (a token, a UUID,
  * base64), 32 or more that are not lowercase words joined by - _ or ., or a shape of a known key (sk-…, ghp_…).
  */
-function looksLikeKey(part: string): boolean {
+export function looksLikeKey(part: string): boolean {
   if (part.length >= 32 && !/^[a-z]+(?:[-_.][a-z]+)*$/.test(part)) return true;
   if (part.length >= 16 && /\d/.test(part) && /[A-Za-z]/.test(part)) return true;
   return containsSecret(part, BUILTIN_SECRETS);

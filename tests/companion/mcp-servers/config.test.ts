@@ -124,6 +124,32 @@ describe("the credentials in servers' entries", () => {
   });
 });
 
+describe("the credentials in servers' entries, beyond their names", () => {
+  it("are the key in a server's URL and in a URL, a NAME=value or a header given on its command line", () => {
+    expect(
+      configuredCredentials({
+        remote: { url: 'https://mcp.example.com/mcp?api_key=Qz7wLk2Pv9Rt&format=json' },
+        path: { url: 'https://mcp.example.com/s/3f9c2a7b1d4e4f60a8b2c9d7e5f1a3b4/mcp' },
+        bridge: { command: 'npx', args: ['mcp-remote', 'https://mcp.example.com/sse?token=Tk5vRp8Qw2Zx', '--header', 'Authorization:Bearer abc123def456'] },
+        docker: { command: 'docker', args: ['run', '-i', '--rm', '-e', 'NOTES_TOKEN=nt8Hz3Vq1Kd6', '-e', 'NOTES_REGION=eu-west-3a', 'notes/mcp'] },
+        pg: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-postgres', 'postgresql://app:hunter2pass@localhost/db'] },
+      }),
+    ).toEqual(['Qz7wLk2Pv9Rt', '3f9c2a7b1d4e4f60a8b2c9d7e5f1a3b4', 'Tk5vRp8Qw2Zx', 'Bearer abc123def456', 'abc123def456', 'nt8Hz3Vq1Kd6', 'hunter2pass']);
+  });
+
+  it('are not a word or a path a credential-named setting holds (--auth-mode readonly, --session-dir, TOKEN_FILE)', () => {
+    expect(
+      configuredCredentials({
+        settings: {
+          command: 'notes-mcp',
+          args: ['--auth-mode', 'readonly', '--auth-method=password', '--session-dir', '/tmp/sessions', '--api-key', 'ak-1234567890'],
+          env: { NOTES_TOKEN_FILE: '/home/you/.notes/token', NOTES_AUTH_TYPE: 'personal', sessionTimeout: '3600000', NOTES_TOKEN: 'nt-0987654321' },
+        },
+      }),
+    ).toEqual(['nt-0987654321', 'ak-1234567890']);
+  });
+});
+
 describe('how an external tool is decided', () => {
   const policy = policyFromConfig(parseConfig({ sites: { deepseek: { modes: { exec: 'deny', read: 'confirm' } } } }), [{ root: '/tmp', base: '/tmp', key: 't' }]);
   const request = (rule: { risk: 'read' | 'exec'; mode?: 'auto' | 'confirm' | 'deny' }) => ({

@@ -414,6 +414,22 @@ describe('chatbridge mcp import', () => {
     expect((config().mcpServers as Record<string, { args: string[] }>).notes?.args).toEqual(['--api-key', 'nk7Q2x9WpL4m', '--region', 'eu-west-3']);
   });
 
+  it('a key set on the command line (docker -e NAME=K, a bridge\'s --header and URL) is not shown by list', async () => {
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), {
+      mcpServers: {
+        notes: { command: 'docker', args: ['run', '-i', '--rm', '-e', 'NOTES_TOKEN=nt8Hz3Vq1Kd6', 'notes/mcp'] },
+        bridge: { command: 'npx', args: ['mcp-remote', 'https://mcp.example.com/sse?token=Tk5vRp8Qw2Zx', '--header', 'Authorization:Bearer abc123def456'] },
+      },
+    });
+    const imported = await cli('mcp', 'import', '--yes');
+    expect(imported.code).toBe(0);
+    const listed = await cli('mcp', 'list');
+    for (const secret of ['nt8Hz3Vq1Kd6', 'Tk5vRp8Qw2Zx', 'abc123def456']) expect(imported.out).not.toContain(secret);
+    for (const secret of ['nt8Hz3Vq1Kd6', 'Tk5vRp8Qw2Zx', 'abc123def456']) expect(listed.out).not.toContain(secret);
+    expect(listed.out).toContain('docker run -i --rm -e NOTES_TOKEN=[REDACTED] notes/mcp');
+    expect(listed.out).toContain('npx mcp-remote https://mcp.example.com/sse?token=[REDACTED] --header Authorization:[REDACTED]');
+  });
+
   it("Claude Code's servers of single projects are counted and named as not imported", async () => {
     writeJson(join(fakeHome, '.claude.json'), {
       mcpServers: {},
