@@ -182,7 +182,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         name,
         description: tool.description ?? tool.title ?? '',
         inputSchema,
-        rule: externalToolRule(spec.policy, spec.name, tool.name, tool.annotations, names),
+        rule: externalToolRule(spec.policy, spec.name, tool.name, tool.annotations),
         check: compiled.check,
       });
     }

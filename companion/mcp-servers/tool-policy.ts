@@ -1,4 +1,5 @@
 import type { Risk } from '../../shared/tools/define-tool';
+import { stricterMode } from '../policy/decide';
 import type { Mode } from '../policy/schema';
 import { configuredMode, type ServerPolicy } from './config';
 import { externalToolName } from './names';
@@ -13,7 +14,10 @@ import { externalToolName } from './names';
  * read. A site's override of the class can then only make it stricter (policy/decide.ts).
  *
  * A tool's entry is keyed by its own name, or by `<server>.<tool>` — the name it has in every tool list, prompt and
- * block, so the one people write — unless another tool of the server is itself named that.
+ * block, so the one people write. A key may name two tools (`s.t` is the tool `t` as people write it, and also the
+ * own name of a tool `s.t` a server may list beside it), and two keys one tool (`t` and `s.t`): each key holds for
+ * every tool it names, and of two modes for one tool the stricter holds, so neither a second key nor a tool
+ * named like another's key takes a person's deny away.
  */
 export interface ExternalToolRule {
   risk: Risk;
@@ -21,24 +25,12 @@ export interface ExternalToolRule {
   mode?: Mode;
 }
 
-/** The other key a tool's entry may have (`<server>.<tool>`), or undefined when a tool of `names` is called that. */
-function prefixedKey(server: string, tool: string, names: ReadonlySet<string>): string | undefined {
-  const key = externalToolName(server, tool);
-  return names.has(key) ? undefined : key;
-}
-
-/** `names`: every tool the server lists, by its own name */
-export function externalToolRule(
-  policy: ServerPolicy,
-  server: string,
-  tool: string,
-  annotations: { readOnlyHint?: boolean } | undefined,
-  names: ReadonlySet<string>,
-): ExternalToolRule {
+export function externalToolRule(policy: ServerPolicy, server: string, tool: string, annotations: { readOnlyHint?: boolean } | undefined): ExternalToolRule {
   const risk: Risk = policy.trustAnnotations === true && annotations?.readOnlyHint === true ? 'read' : 'exec';
-  const prefixed = prefixedKey(server, tool, names);
-  const own = configuredMode(policy, tool) ?? (prefixed === undefined ? undefined : configuredMode(policy, prefixed));
-  if (own !== undefined) return { risk, mode: own };
+  const own = configuredMode(policy, tool);
+  const prefixed = configuredMode(policy, externalToolName(server, tool));
+  const mode = own === undefined ? prefixed : stricterMode(own, prefixed);
+  if (mode !== undefined) return { risk, mode };
   if (risk === 'read') return { risk };
   return { risk, mode: policy.default ?? 'confirm' };
 }
@@ -47,12 +39,12 @@ export function externalToolRule(
  * The keys of the server's `policy.tools` that name none of its tools (a misspelt name, a tool it no longer has):
  * their modes hold for nothing, and a `deny` among them would otherwise leave the tool it meant to the default.
  */
+/** `names`: every tool the server lists, by its own name */
 export function unmatchedPolicyKeys(policy: ServerPolicy, server: string, names: ReadonlySet<string>): string[] {
   const matched = new Set<string>();
   for (const tool of names) {
     matched.add(tool);
-    const prefixed = prefixedKey(server, tool, names);
-    if (prefixed !== undefined) matched.add(prefixed);
+    matched.add(externalToolName(server, tool));
   }
   return Object.keys(policy.tools ?? {}).filter((key) => !matched.has(key));
 }

@@ -85,7 +85,7 @@ function decideAction(action: PlannedAction, policy: Policy, site: string, callC
 
 const MODE_ORDER: readonly Mode[] = ['auto', 'confirm', 'deny'];
 
-function stricterMode(a: Mode, b: Mode | undefined): Mode {
+export function stricterMode(a: Mode, b: Mode | undefined): Mode {
   return b !== undefined && MODE_ORDER.indexOf(b) > MODE_ORDER.indexOf(a) ? b : a;
 }
 

@@ -168,15 +168,18 @@ describe('how an external tool is decided', () => {
     ['trusted read-only with its own entry keeps it', { trustAnnotations: true, tools: { t: 'confirm' as const } }, { readOnlyHint: true }, { risk: 'read', mode: 'confirm' }],
     ['trusted but not read-only', { trustAnnotations: true }, { readOnlyHint: false }, { risk: 'exec', mode: 'confirm' }],
   ])('%s', (_name, serverPolicy, annotations, expected) => {
-    expect(externalToolRule(serverPolicy, 's', 't', annotations, new Set(['t']))).toEqual(expected);
+    expect(externalToolRule(serverPolicy, 's', 't', annotations)).toEqual(expected);
   });
 
-  it("a tool's entry may be keyed <server>.<tool>, unless another tool of the server is named that", () => {
+  it("a tool's entry may be keyed <server>.<tool>; a key naming two tools holds for both, the stricter of two keys for one", () => {
     const serverPolicy = { default: 'auto' as const, tools: { 's.t': 'deny' as const } };
-    expect(externalToolRule(serverPolicy, 's', 't', undefined, new Set(['t']))).toEqual({ risk: 'exec', mode: 'deny' });
-    // the server has a tool named "s.t" itself: the key is that tool's, not t's
-    expect(externalToolRule(serverPolicy, 's', 't', undefined, new Set(['t', 's.t']))).toEqual({ risk: 'exec', mode: 'auto' });
-    expect(externalToolRule(serverPolicy, 's', 's.t', undefined, new Set(['t', 's.t']))).toEqual({ risk: 'exec', mode: 'deny' });
+    expect(externalToolRule(serverPolicy, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
+    // the server has a tool named "s.t" itself: the key is that tool's own name and t's name as people write it
+    expect(externalToolRule(serverPolicy, 's', 's.t', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
+    // a second key for the same tool does not take the deny away, whichever of the two it is
+    expect(externalToolRule({ tools: { t: 'auto', 's.t': 'deny' } }, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
+    expect(externalToolRule({ tools: { t: 'deny', 's.t': 'auto' } }, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
+    expect(externalToolRule({ tools: { t: 'auto', 's.t': 'confirm' } }, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'confirm' });
     expect(unmatchedPolicyKeys({ tools: { 's.t': 'deny', t: 'auto', tt: 'deny', 'x.t': 'deny' } }, 's', new Set(['t']))).toEqual(['tt', 'x.t']);
   });
 

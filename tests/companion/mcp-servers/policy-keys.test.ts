@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, type McpWorld } from './world';
+import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
 
 /*
  * A server's "policy.tools" as people write it: keyed by the tool's own name (the rule), or by the name they see
@@ -11,7 +11,8 @@ let world: McpWorld;
 beforeAll(async () => {
   world = await makeMcpWorld({
     mcpServers: {
-      keys: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { 'keys.leak': 'deny', fial: 'deny' } } }),
+      keys: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { 'keys.leak': 'deny', fial: 'deny', 'keys.added': 'deny' } } }),
+      twice: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { leak: 'auto', 'twice.leak': 'deny' } } }),
     },
   });
 }, 60_000);
@@ -33,5 +34,21 @@ describe('policy.tools keys', () => {
     const notes = servers.find((s) => s.name === 'keys')?.notes ?? [];
     expect(notes.join('\n')).toContain('policy.tools."fial" names no tool of keys');
     expect(notes.join('\n')).not.toContain('"keys.leak"');
+  });
+
+  it('a second key for the same tool does not take its deny away: of "leak": auto and "twice.leak": deny, the deny holds', async () => {
+    const run = await world.run('mcp-request', mcpCall('k3', 'twice.leak', {}));
+    expect(mcpJson(run.resultText).error).toMatchObject({ data: { code: 'POLICY_BLOCKED' } });
+  });
+
+  it('a key for a tool the server lists later (tools/list_changed) holds once it is there', async () => {
+    const added = await world.run('mcp-request', mcpCall('k4', 'keys.add-tool', {}));
+    expect(mcpJson(added.resultText).result).toBeDefined();
+    await waitUntil('the new tool is listed', async () => {
+      const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; notes: string[] }> };
+      return !(servers.find((s) => s.name === 'keys')?.notes ?? []).join('\n').includes('"keys.added"');
+    });
+    const run = await world.run('mcp-request', mcpCall('k5', 'keys.added', {}));
+    expect(mcpJson(run.resultText).error).toMatchObject({ data: { code: 'POLICY_BLOCKED' } });
   });
 });
