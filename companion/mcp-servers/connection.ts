@@ -255,13 +255,22 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   /** calls sent and not yet answered */
   let callsWaiting = 0;
 
-  /** Pings an HTTP server whose event stream broke; one that does not answer is lost (its calls end UNAVAILABLE). */
+  /**
+   * Pings an HTTP server whose event stream broke; one that cannot be reached is lost (its calls end UNAVAILABLE).
+   * One that answers late is busy, not gone: a stream cut by a proxy is resumed by the transport, and a call that
+   * waits still ends at its own timeout.
+   */
   async function checkAlive(mine: number, c: Client): Promise<void> {
     if (checking || mine !== generation || state !== 'ready') return;
     checking = true;
+    const timeoutMs = Math.min(options.startTimeoutMs, 5_000);
     try {
-      await c.ping({ timeout: Math.min(options.startTimeoutMs, 5_000) });
+      await c.ping({ timeout: timeoutMs });
     } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        log.note(`a call's event stream broke and the server did not answer a ping within ${timeoutMs} ms; its calls wait on`);
+        return;
+      }
       if (mine === generation && state === 'ready') void lost(`the server stopped answering (${messageOf(error)})`);
     } finally {
       checking = false;
