@@ -1,9 +1,11 @@
+import { canonicalJson } from '../approvals/args-hash';
+
 /**
  * What a model reads of an MCP tool's result (issue 11 §5). Pure. Text as it is; an image or audio clip as a
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
  * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
- * placeholder; `structuredContent` as compact JSON unless a text part gives the result as JSON (the spec asks
- * servers to give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
+ * placeholder; `structuredContent` as compact JSON unless a text part gives the result, or the data inside it, as
+ * JSON (the spec asks servers to give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
  * an image's. Parts are joined with a newline. `isError` is not looked at
  * here: the caller turns such a result into the protocol's error form.
  */
@@ -78,19 +80,23 @@ function textOf(part: unknown): string | undefined {
 }
 
 /**
- * Whether `text` is JSON data (an object or an array): the form the spec asks a structured result to be repeated in
- * for older clients — the same value, or as servers write it, the data inside it (the memory server's text is the
- * list of entities, its structuredContent `{entities: […]}`). A sentence about the result is not.
+ * Whether `text` gives structured data as JSON: the value itself, in any layout and key order (what the spec asks
+ * for), or the data inside it as servers write it — one of its values (the memory server's text is the list of
+ * entities, its structuredContent `{entities: […]}`) or an item of one (the Python SDK gives each item of a list in a
+ * text part of its own, and `{result: […]}`). JSON that is none of these (`{"status": "created"}`) is not the data.
  */
-function isJsonData(text: string): boolean {
+function givesJsonOf(text: string, structured: unknown): boolean {
   const trimmed = text.trim();
   if (!(trimmed.startsWith('{') && trimmed.endsWith('}')) && !(trimmed.startsWith('[') && trimmed.endsWith(']'))) return false;
+  let given: string;
   try {
-    JSON.parse(trimmed);
-    return true;
+    given = canonicalJson(JSON.parse(trimmed));
   } catch {
     return false;
   }
+  const inside = (value: unknown): unknown[] => (value !== null && typeof value === 'object' ? Object.values(value) : []);
+  const candidates = [structured, ...inside(structured), ...inside(structured).flatMap(inside)];
+  return candidates.some((value) => value !== null && typeof value === 'object' && canonicalJson(value) === given);
 }
 
 export function toolResultText(result: ToolResultLike): string {
@@ -99,7 +105,7 @@ export function toolResultText(result: ToolResultLike): string {
   const structured = result.structuredContent;
   // the spec asks servers to put their structured result's JSON in a text part too: then it is shown once, by that
   // text; a text that only speaks of the result ('Created issue #12.') leaves the data to structuredContent
-  if (structured !== undefined && structured !== null && !parts.some((part) => isJsonData(textOf(part) ?? ''))) {
+  if (structured !== undefined && structured !== null && !parts.some((part) => givesJsonOf(textOf(part) ?? '', structured))) {
     lines.push(JSON.stringify(structured));
   }
   return withoutDataUrls(lines.join('\n'));

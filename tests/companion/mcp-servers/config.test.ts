@@ -239,6 +239,12 @@ describe('what a model reads of a result', () => {
     ['an embedded binary resource', { content: [{ type: 'resource', resource: { uri: 'mem://b', mimeType: 'application/pdf', blob: 'AAAA' } }] }, '[resource mem://b: application/pdf, 3 B — not shown in the chat]'],
     ['structured content alone, compact', { content: [], structuredContent: { a: 1, b: [true] } }, '{"a":1,"b":[true]}'],
     ['structured content beside its text, once', { content: [{ type: 'text', text: '{\n  "a": 1\n}' }], structuredContent: { a: 1 } }, '{\n  "a": 1\n}'],
+    [
+      'structured content beside a text giving the data inside it (the memory server), once',
+      { content: [{ type: 'text', text: '[\n  {"name": "a"}\n]' }], structuredContent: { entities: [{ name: 'a' }] } },
+      '[\n  {"name": "a"}\n]',
+    ],
+    ['structured content after JSON that is not its data', { content: [{ type: 'text', text: '{"status":"created"}' }], structuredContent: { n: 12 } }, '{"status":"created"}\n{"n":12}'],
     ['structured content after a text that only speaks of it', { content: [{ type: 'text', text: 'Created issue #12.' }], structuredContent: { n: 12 } }, 'Created issue #12.\n{"n":12}'],
     ['an unknown kind', { content: [{ type: 'hologram' }] }, '[hologram content — not shown in the chat]'],
     [

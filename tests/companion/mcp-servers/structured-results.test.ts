@@ -26,4 +26,14 @@ describe('structured results', () => {
     const text = mcpJson(run.resultText).result?.content[0]?.text ?? '';
     expect(JSON.parse(text)).toEqual({ number: 12, url: 'https://tracker.example/issues/12', labels: ['bug'] });
   });
+
+  it('JSON in the text that is not the data (a status) does not hide it: structuredContent follows it', async () => {
+    const run = await world.run('mcp-request', mcpCall('s3', 'tracker.status-json', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('{"status": "created"}\n{"number":12,"url":"https://tracker.example/issues/12","labels":["bug"]}');
+  });
+
+  it('text parts that hold the data in parts (the items of a listed result) show it once', async () => {
+    const run = await world.run('mcp-request', mcpCall('s4', 'tracker.listed', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('{"n": 1}\n{"n": 2}');
+  });
 });
