@@ -246,6 +246,12 @@ export function configuredCredentials(raw: Record<string, unknown>): string[] {
   return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))];
 }
 
+/**
+ * Headers of the MCP transport itself: a value written in the config (copied from a request of another client)
+ * took their place in every message, so the server answered 'No valid session ID provided' to each start.
+ */
+const TRANSPORT_HEADERS: readonly string[] = ['mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+
 /** RFC 9110's token: what an HTTP header's name may hold. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -257,6 +263,9 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 function headerProblem(name: string, value: string): string | undefined {
   if (!HEADER_NAME.test(name)) {
     return `: ${JSON.stringify(name.slice(0, 60))} is not an HTTP header name: letters, digits and !#$%&'*+-.^_\`|~ only, no spaces or colons`;
+  }
+  if (TRANSPORT_HEADERS.includes(name.toLowerCase())) {
+    return `.${name}: chatbridge sets this header itself (the session and protocol version the server gives it), and a fixed value in its place makes the server refuse every message; remove it`;
   }
   const characters = [...value];
   // fetch drops the spaces and line breaks around a value (a pasted token's newline), not those inside it

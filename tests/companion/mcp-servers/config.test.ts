@@ -90,6 +90,11 @@ describe('mcpServers entries are checked one by one', () => {
       { url: 'https://a.example/mcp', headers: { 'Authorization: Bearer': 'abc123def456' } },
       'mcpServers.headername.headers: "Authorization: Bearer" is not an HTTP header name: letters, digits and !#$%&\'*+-.^_`|~ only, no spaces or colons',
     ],
+    [
+      'session',
+      { url: 'https://a.example/mcp', headers: { 'Mcp-Session-Id': 'copied-from-a-curl-example' } },
+      'mcpServers.session.headers.Mcp-Session-Id: chatbridge sets this header itself (the session and protocol version the server gives it), and a fixed value in its place makes the server refuse every message; remove it',
+    ],
   ])('%s: the error names the server, the key and the rule', (name, entry, message) => {
     const { servers, broken } = parseMcpServers({ [name]: entry });
     expect(servers).toEqual([]);
