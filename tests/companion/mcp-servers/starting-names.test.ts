@@ -35,4 +35,25 @@ describe('a name asked for while a server starts', () => {
       await servers.close();
     }
   }, 30_000);
+
+  it('NOT_FOUND names a server restarting after a failure and suggests no built-in for its tool', async () => {
+    const policy = policyFromConfig(parseConfig({ mcpServers: { notes: { command: process.execPath, args: ['-e', 'process.exit(3)'] } } }), [
+      { root: base, base, key: 'test' },
+    ]);
+    // a long backoff: the server stays restarting while the name is asked for
+    const servers = createMcpServers({ policy, home: join(base, 'home-restarting'), version: 'test', backoffBaseMs: 60_000, backoffMaxMs: 60_000 });
+    servers.start();
+    try {
+      await servers.settled(20_000);
+      expect(servers.health().find((h) => h.name === 'notes')?.state).toBe('retrying');
+      const error = await servers.resolve('read_graph', new AbortController().signal).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain('; restarting after a failure, so their tools are not known now: notes (its tools are called notes.<tool>)');
+      expect(error?.message).not.toContain('did you mean');
+    } finally {
+      await servers.close();
+    }
+  }, 30_000);
 });
