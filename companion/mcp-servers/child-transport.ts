@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { signalTree, trackStrays, treeAlive, type ProgramRecords, type Strays } from '../processes';
@@ -270,12 +270,45 @@ function spawnProblem(error: Error, command: string, env: Record<string, string>
   if (code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     return new Error(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`);
   }
-  if (code === 'ENOENT' && (isAbsolute(command) || command.includes('/') || command.includes('\\'))) return new Error(`the program ${program} does not exist`);
+  const path = env.PATH ?? env.Path;
+  const hasDirectory = isAbsolute(command) || command.includes('/') || command.includes('\\');
+  // the program is there, but what runs it is not: a script whose #! line names an interpreter that is gone (a
+  // Python tool's virtual environment removed by an upgrade) fails with the same ENOENT as a missing program
+  const found = code === 'ENOENT' ? programFile(command, hasDirectory, path, cwd) : undefined;
+  if (found !== undefined) {
+    const interpreter = /^#!([^\n]*)/.exec(firstLine(found))?.[1]?.trim();
+    return new Error(
+      interpreter !== undefined
+        ? `the program ${program} (${found}) is there, but the interpreter its first line names is not: #!${interpreter.slice(0, 200)}; reinstall the program`
+        : `the program ${program} (${found}) is there, but the system could not run it (built for another system, or a loader it needs is missing)`,
+    );
+  }
+  if (code === 'ENOENT' && hasDirectory) return new Error(`the program ${program} does not exist`);
   if (code === 'ENOENT') {
-    const path = env.PATH ?? env.Path;
     const shown = path === undefined ? 'none: PATH is not in its environment' : path.length > 300 ? `${path.slice(0, 299)}…` : path;
     return new Error(`the program ${program} was not found on the PATH it was given (${shown}): install it, or give its full path as "command"`);
   }
   if (code === 'EACCES') return new Error(`the program ${program} cannot be run (permission denied): it is not executable`);
   return error;
+}
+
+/** The file a command names: its path (from `cwd`), or the first on `path` — undefined when there is none. */
+function programFile(command: string, hasDirectory: boolean, path: string | undefined, cwd: string | undefined): string | undefined {
+  const candidates = hasDirectory ? [resolve(cwd ?? process.cwd(), command)] : (path ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  return candidates.find((file) => statSync(file, { throwIfNoEntry: false })?.isFile() === true);
+}
+
+/** The start of a file's first line (a #! line is short), or '' when it cannot be read. */
+function firstLine(file: string): string {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(256);
+      return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0)).split('\n')[0] ?? '';
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
 }

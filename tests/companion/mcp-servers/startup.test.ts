@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, makeMcpWorld, MEMORY, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
@@ -36,6 +37,11 @@ async function healthOf(name: string): Promise<Health> {
   return found;
 }
 
+/** a program whose #! line names an interpreter that is gone, as a Python tool's removed virtual environment leaves it */
+const scripts = realpathSync(mkdtempSync(join(tmpdir(), 'cb-mcp-orphaned-')));
+const ORPHANED = join(scripts, 'mcp-server-notes');
+writeFileSync(ORPHANED, '#!/nonexistent/venv/bin/python3\nprint("notes")\n', { mode: 0o755 });
+
 beforeAll(async () => {
   http = spawn(process.execPath, [fixture('auth-http.mjs')], { env: { ...process.env, AUTH_TOKEN: 'right-token' }, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
@@ -61,6 +67,8 @@ beforeAll(async () => {
         quick: { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'], startTimeoutMs: 1_000 },
         // a program that is not installed (or not on the PATH the companion was started with)
         missing: { command: 'uvx-not-installed-here', args: ['mcp-server-time'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+        orphaned: { command: ORPHANED },
+        orphanedonpath: { command: 'mcp-server-notes', env: { PATH: `${scripts}:/usr/bin:/bin` } },
         // resources only: it declares no tools and answers tools/list with Method not found
         docs: { command: process.execPath, args: [fixture('no-tools.mjs')] },
         slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
@@ -78,6 +86,7 @@ afterAll(async () => {
   await world?.close();
   http?.kill();
   redirecting?.close();
+  rmSync(scripts, { recursive: true, force: true });
 });
 
 describe('a server that does not come up says why', () => {
@@ -93,6 +102,15 @@ describe('a server that does not come up says why', () => {
     expect((await healthOf('missing')).lastError).toMatch(
       /^could not start: the program "uvx-not-installed-here" was not found on the PATH it was given \(\/usr\/local\/bin:\/usr\/bin:\/bin\): install it, or give its full path as "command" \(gave up/,
     );
+  });
+
+  it('a program that is there but whose #! interpreter is not: named as such, not as a program that does not exist', async () => {
+    await waitUntil('orphaned gave up', async () => (await healthOf('orphaned')).state === 'error' && (await healthOf('orphanedonpath')).state === 'error');
+    const said = `is there, but the interpreter its first line names is not: #!/nonexistent/venv/bin/python3; reinstall the program (gave up after 2 failures in a row; restart chatbridge to try again)`;
+    expect((await healthOf('orphaned')).lastError).toBe(
+      `could not start: the program ${JSON.stringify(ORPHANED)} (${ORPHANED}) ${said}`,
+    );
+    expect((await healthOf('orphanedonpath')).lastError).toContain(`could not start: the program "mcp-server-notes" (${ORPHANED}) ${said}`);
   });
 
   it('one that never answers: how long it was given, not the exit its stop caused', async () => {
