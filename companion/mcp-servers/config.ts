@@ -159,8 +159,11 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
   };
 }
 
-/** An env or header name that holds a credential (GITHUB_PERSONAL_ACCESS_TOKEN, BRAVE_API_KEY, Authorization, Cookie). */
-const CREDENTIAL_NAME = /key|token|secret|passw|pwd|auth(?!or(?!i[sz]))|credential|cookie|session|private/i;
+/**
+ * An env or header name that holds a credential (GITHUB_PERSONAL_ACCESS_TOKEN, BRAVE_API_KEY, Authorization, Cookie,
+ * and the short forms MYSQL_PASS and AZURE_DEVOPS_PAT, as whole words: not BYPASS or PATH).
+ */
+const CREDENTIAL_NAME = /key|token|secret|passw|passphrase|pwd|auth(?!or(?!i[sz]))|credential|cookie|session|private|(?:^|[^a-z])(?:pass|pat)(?![a-z])/i;
 /** Shorter values (a flag, a port, "true") would hide ordinary words in every answer; a credential is longer. */
 const CREDENTIAL_MIN_CHARS = 8;
 
@@ -182,8 +185,8 @@ const URL_START = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
  * say they hold one (of an `Authorization`-style header also the part after its scheme, `Bearer …`, which is what a
  * server quotes back: "token … is not valid"), the value of a command-line option named so (`--api-key K`,
  * `--token=K`) and of an argument that sets one (`-e NOTES_TOKEN=K` for docker, `--header "Authorization: Bearer K"`
- * for a bridge to a remote server), and the key in a URL (the server's own, or one on its command line): its user
- * and password, a query value named for a key or shaped like one, a path part shaped like one.
+ * for a bridge to a remote server), and the key in a URL (the server's own, or one on its command line or in its
+ * env): its user and password, a query value named for a key or shaped like one, a path part shaped like one.
  */
 export function specCredentials(spec: McpServerSpec): string[] {
   const found = new Set<string>();
@@ -219,7 +222,11 @@ export function specCredentials(spec: McpServerSpec): string[] {
       }
     }
   };
-  for (const [name, value] of Object.entries(spec.transport === 'stdio' ? spec.env : spec.headers)) addNamed(name, value);
+  for (const [name, value] of Object.entries(spec.transport === 'stdio' ? spec.env : spec.headers)) {
+    addNamed(name, value);
+    // DATABASE_URL=postgresql://app:…@db: a URL's key whatever the variable is called
+    addUrl(value.trim());
+  }
   if (spec.transport !== 'stdio') addUrl(spec.url);
   if (spec.transport === 'stdio') {
     spec.args.forEach((arg, index) => {

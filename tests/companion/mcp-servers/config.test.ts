@@ -142,6 +142,23 @@ describe("the credentials in servers' entries, beyond their names", () => {
     ).toEqual(['Qz7wLk2Pv9Rt', '3f9c2a7b1d4e4f60a8b2c9d7e5f1a3b4', 'Tk5vRp8Qw2Zx', 'Bearer abc123def456', 'abc123def456', 'nt8Hz3Vq1Kd6', 'hunter2pass']);
   });
 
+  it('are a password or access token under a short name (MYSQL_PASS, AZURE_DEVOPS_PAT) and the key in a URL in env', () => {
+    expect(
+      configuredCredentials({
+        db: {
+          command: 'mysql-mcp',
+          env: {
+            MYSQL_PASS: 'Vb7xQ2mLp9',
+            AZURE_DEVOPS_PAT: 'q3w4e5r6t7y8u9i0o1p2a3s4d5f6g7h8j9k0l1z2x3c4v5b6n7m8',
+            DATABASE_URL: 'postgresql://app:Hx9vQ2pLm4@db.internal/notes',
+            BYPASS_CACHE: 'sometimes',
+            NOTES_PATH: '/home/you/notes',
+          },
+        },
+      }),
+    ).toEqual(['Vb7xQ2mLp9', 'q3w4e5r6t7y8u9i0o1p2a3s4d5f6g7h8j9k0l1z2x3c4v5b6n7m8', 'Hx9vQ2pLm4']);
+  });
+
   it('are not a word or a path a credential-named setting holds (--auth-mode readonly, --session-dir, TOKEN_FILE)', () => {
     expect(
       configuredCredentials({
