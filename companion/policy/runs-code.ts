@@ -97,16 +97,23 @@ const OPTIONS = { dot: true, windows: false, nocase: true } as const;
 /** The folder this companion runs from (its code, its node_modules, the extension it builds), as given and real. */
 const PROGRAM = givenAndReal(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
 
+/** `~` and `~/…` as the home folder's, as a shell reads them; any other word as it is. */
+function fromHome(word: string): string {
+  return word === '~' ? homedir() : word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : word;
+}
+
 /**
  * The folders on this companion's PATH (absolute entries only: `.` or an empty entry would make every folder it is
  * started in one), as given and real. A program written into one runs whenever its name is typed — by the person, or
- * by a command this companion runs, an allow-listed `npm test` included (`~/.local/bin/npm`). The usual per-user
- * ones are also named, for a PATH this process does not share with the person's shell: `~/.local/bin` above, and the
- * home folder's `bin`, which Debian's and Ubuntu's stock `.profile` puts first on PATH once it exists (`~/bin/git`
- * would run for every git typed after the next login).
+ * by a command this companion runs, an allow-listed `npm test` included (`~/.local/bin/npm`). An entry starting
+ * with `~` (`export PATH="~/tools:$PATH"`, the quotes keeping the tilde) is the home folder's: bash expands it when
+ * it looks a command up, so `~/tools/git` runs for every git the person types. The usual per-user ones are also
+ * named, for a PATH this process does not share with the person's shell: `~/.local/bin` above, and the home folder's
+ * `bin`, which Debian's and Ubuntu's stock `.profile` puts first on PATH once it exists (`~/bin/git` would run for
+ * every git typed after the next login).
  */
 const PATH_DIRS = new Set(
-  [...(process.env.PATH ?? '').split(path.delimiter), path.join(homedir(), 'bin')]
+  [...(process.env.PATH ?? '').split(path.delimiter).map(fromHome), path.join(homedir(), 'bin')]
     .filter((dir) => path.isAbsolute(dir))
     .flatMap(givenAndReal),
 );
@@ -144,15 +151,14 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
     if (entry === null || typeof entry !== 'object') continue;
     const { command, args, cwd } = entry as { command?: unknown; args?: unknown; cwd?: unknown };
     if (typeof command !== 'string') continue;
-    const home = (word: string) => (word === '~' ? homedir() : word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : word);
-    const base = typeof cwd === 'string' && path.isAbsolute(home(cwd)) ? home(cwd) : process.cwd();
+    const base = typeof cwd === 'string' && path.isAbsolute(fromHome(cwd)) ? fromHome(cwd) : process.cwd();
     const words = [command, ...(Array.isArray(args) ? args : [])];
     if (/^(npx|bunx)(\.cmd|\.exe)?$/i.test(path.basename(command))) folders.push(...givenAndReal(path.join(base, 'node_modules')));
     words.forEach((word, i) => {
       if (typeof word !== 'string') return;
       const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
       if (value === '' || value.includes('\0')) return;
-      for (const file of givenAndReal(path.resolve(base, home(value)))) files.add(file);
+      for (const file of givenAndReal(path.resolve(base, fromHome(value)))) files.add(file);
       if (words[i - 1] === '-m' && PYTHON_MODULE.test(value)) {
         const top = value.split('.')[0] as string;
         for (const file of givenAndReal(path.join(base, `${top}.py`))) files.add(file);
