@@ -375,7 +375,8 @@ export function mapSecrets(text: string, policy: Pick<Policy, 'redact'>, within?
  * What a replacement is told of a file's secrets (shared/replace ReplaceOptions), for code that replaces in texts it
  * is handed one after another: line [start, end) as a model may see it (the closest lines a MISMATCH quotes), and
  * where the secrets are — a match that reaches into one is not taken (it would confirm a guess at it), and a
- * replacement after which one would be shown is refused. Each text's secrets are found once.
+ * replacement after which one would be shown is refused —, and the marker a MISMATCH names when the old text quotes
+ * it. Each text's secrets are found once.
  */
 export function replaceOptionsFor(policy: Pick<Policy, 'redact'>): Required<ReplaceOptions> {
   let last: SecretMap | undefined;
@@ -383,6 +384,7 @@ export function replaceOptionsFor(policy: Pick<Policy, 'redact'>): Required<Repl
   return {
     showLine: (text, start, end) => mapOf(text).window(start, end),
     hiddenSpans: (text) => mapOf(text).secrets,
+    hiddenMarker: REDACTED,
   };
 }
 

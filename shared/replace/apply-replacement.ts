@@ -62,6 +62,11 @@ export interface TextEdit {
 export interface ReplaceOptions {
   showLine?: (content: string, start: number, end: number) => string;
   hiddenSpans?: (content: string) => ReadonlyArray<{ start: number; end: number }>;
+  /**
+   * What `showLine` puts in a hidden part's place (`[REDACTED]`). Old text that quotes it, as the model read the
+   * file, never matches: the MISMATCH says so, instead of quoting the same line back as the closest one.
+   */
+  hiddenMarker?: string;
 }
 
 export type ReplacementsResult =
@@ -325,10 +330,15 @@ export function applyReplacement(content: string, oldText: string, newText: stri
     closest.length === 0
       ? 'no line looks like it'
       : `closest: ${closest.map((entry) => `line ${entry.line} ${JSON.stringify(entry.text)}`).join(', ')}`;
+  const marker = options.hiddenMarker;
+  const quotesHidden =
+    marker !== undefined && marker !== '' && oldText.includes(marker)
+      ? `; the old text holds ${marker}, which stands for text hidden from you (a secret), not for what the file holds there, so old text with it never matches: quote only the text beside it, or leave that line to the person`
+      : '';
   return {
     ok: false,
     code: 'MISMATCH',
-    message: `old text not found (tried exact, line-ending-normalized and trimmed-line matching); ${hint}`,
+    message: `old text not found (tried exact, line-ending-normalized and trimmed-line matching); ${hint}${quotesHidden}`,
     matches: 0,
     closest,
   };

@@ -113,6 +113,21 @@ describe('attack: a replacement\'s old text guesses a secret (real companion, wr
     expect(await read()).toContain('db_password=[REDACTED]');
   });
 
+  it.each([
+    ['Axon replace', 'axon', () => axon('db_password=[REDACTED]\nport=5432', 'db_password=[REDACTED]\nport=6543')],
+    ['auto_coder replace_file', 'autocoder', () => autocoder('db_password=[REDACTED]\nport=5432', 'db_password=[REDACTED]\nport=6543')],
+  ])('%s: old text quoting the secret\'s line as read says [REDACTED] is hidden text, and what to quote instead', async (_how, kind, block) => {
+    const answer = await run(kind, block());
+    expect(answer).toContain('MISMATCH');
+    expect(answer).toContain('the old text holds [REDACTED], which stands for text hidden from you (a secret)');
+    expect(answer).toContain('quote only the text beside it');
+    expect(answer).not.toContain(PASSWORD);
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+    // quoting the line beside it, as the answer says, makes the change
+    expect(await run(kind, kind === 'axon' ? axon('port=5432', 'port=6543') : autocoder('port=5432', 'port=6543'))).not.toContain('MISMATCH');
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(`[db]\ndb_password=${PASSWORD}\nport=6543\n`);
+  });
+
   it('text beside the secret is still replaced: the key and the other lines', async () => {
     const answer = await run('axon', axon('port=5432', 'port=6543'));
     expect(answer).toContain('ok (replaced at line 3)');
