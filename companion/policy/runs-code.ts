@@ -137,8 +137,11 @@ const PYTHON_MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
  * tools/server.mjs` runs `tools/server.mjs` at every start and every restart after a crash, so writing it is
  * writing code that runs. So is the module of `python -m mcp_server_x`: Python looks for it in the working directory
  * first, so `mcp_server_x.py` or a folder `mcp_server_x/` there is what runs, before the installed one. And npx
- * (`npx -y @scope/server`) runs a package's program from the working directory's `node_modules` (its `.bin`) before
- * fetching one, so that folder is the program of a server npx starts. A word that names no file costs nothing; a
+ * (`npx -y @scope/server`) runs a package's program from the project's `node_modules` (its `.bin`) before fetching
+ * one, the project being the nearest folder up from the working directory that holds a package.json or a
+ * node_modules — a server started in `tools/` of a project runs the project's — so the `node_modules` of the working
+ * directory and of every folder above it is the program of a server npx starts (any of them is the one npx takes
+ * once a folder on the way gets a package.json). A word that names no file costs nothing; a
  * file the program imports is not named here.
  */
 function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerPrograms {
@@ -153,7 +156,15 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
     if (typeof command !== 'string') continue;
     const base = typeof cwd === 'string' && path.isAbsolute(fromHome(cwd)) ? fromHome(cwd) : process.cwd();
     const words = [command, ...(Array.isArray(args) ? args : [])];
-    if (/^(npx|bunx)(\.cmd|\.exe)?$/i.test(path.basename(command))) folders.push(...givenAndReal(path.join(base, 'node_modules')));
+    if (/^(npx|bunx)(\.cmd|\.exe)?$/i.test(path.basename(command))) {
+      // up from where the server starts, as named and as it really is (npm walks up from the real one)
+      for (const start of givenAndReal(base)) {
+        for (let dir = start; ; dir = path.dirname(dir)) {
+          folders.push(...givenAndReal(path.join(dir, 'node_modules')));
+          if (path.dirname(dir) === dir) break;
+        }
+      }
+    }
     words.forEach((word, i) => {
       if (typeof word !== 'string') return;
       const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;

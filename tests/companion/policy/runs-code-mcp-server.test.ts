@@ -97,10 +97,11 @@ describe("attack: a program planted in node_modules where an npx-started MCP ser
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-runs-code-mcp-npx-');
+    mkdirSync(join(ws.root, 'tools'));
     companion = await startCompanionProcess({
       root: ws.root,
       home: ws.home,
-      config: { modes: { write: 'auto', exec: 'confirm' }, mcpServers: { files: { command: 'npx', args: ['-y', '--offline', 'cb-probe-srv'], cwd: ws.root } } },
+      config: { modes: { write: 'auto', exec: 'confirm' }, mcpServers: { files: { command: 'npx', args: ['-y', '--offline', 'cb-probe-srv'], cwd: join(ws.root, 'tools') } } },
     });
   }, 60_000);
 
@@ -109,8 +110,24 @@ describe("attack: a program planted in node_modules where an npx-started MCP ser
     rmSync(ws.base, { recursive: true, force: true });
   });
 
+  it("a write into the node_modules of the project around the working directory asks on an exec card", async () => {
+    // the server starts in tools/ of a project: npx takes the project's node_modules, one folder up
+    writeFileSync(join(ws.root, 'package.json'), '{"name":"project","version":"1.0.0"}\n');
+    const file = join(ws.root, 'node_modules', 'cb-probe-srv', 'cli.js');
+    const { run, approval } = await postPending(
+      companion,
+      'mcp-request',
+      mcpRequestBlock('npx-up', 'fs.write', { path: file, content: '#!/usr/bin/env node\n', mode: 'overwrite' }),
+      context('conv-mcp-npx', 'm2'),
+    );
+    expect(approval.risk).toBe('exec');
+    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
+    await decideApproval(companion, approval, 'deny', run.runId);
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("a write into the working directory's node_modules asks on an exec card", async () => {
-    const file = join(ws.root, 'node_modules', '.bin', 'cb-probe-srv');
+    const file = join(ws.root, 'tools', 'node_modules', '.bin', 'cb-probe-srv');
     const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock('npx', 'fs.write', { path: file, content: '#!/bin/sh\n', mode: 'overwrite' }), context('conv-mcp-npx', 'm1'));
     expect(approval.risk).toBe('exec');
     expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
@@ -139,6 +156,9 @@ describe("which files are an MCP server's program", () => {
     // npx runs what the working directory's node_modules holds before it fetches the package
     '/home/you/r/node_modules/.bin/mcp-server-filesystem',
     '/home/you/r/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
+    // and the project's above it: npm takes the nearest folder up with a package.json or node_modules
+    '/home/you/node_modules/.bin/mcp-server-filesystem',
+    '/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
   ])('%s is one', (file) => expect(runsCode(file, servers)).toMatch(/MCP servers/));
   it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md', '/home/you/q/mcp_server_gitx.py', '/home/you/q/other.py', '/home/you/r/src/index.js', '/home/you/p/node_modules/x/index.js'])(
     '%s is not',
