@@ -12,7 +12,7 @@ import { walkTreeBatches } from '../fsx/walk';
 import { assertWithinFileLimit } from '../policy/file-limit';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
-import { bytesHoldSecret } from '../policy/redact';
+import { bytesHoldSecret, REDACTED } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { FileOp } from '../types';
 import type { PathState, UndoRecord } from './records';
@@ -200,6 +200,18 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
     }
   }
   const added = typeof op.content === 'string' ? Buffer.from(op.content, 'utf8') : Buffer.from(op.content);
+  // A file that holds a secret was read as [REDACTED] in its place, and written back whole (fs.write, create_file,
+  // write_file) it would hold the marker there instead: the person's password gone with nothing said. Asked of the
+  // file's secrets being there at all, never of what they are, so the answer confirms no guess at one.
+  if (op.mode !== 'append' && existing && rt.policy.redact !== undefined && added.includes(REDACTED) && bytesHoldSecret(existing, { redact: rt.policy.redact })) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `${json(target)} holds a secret, shown to you as ${REDACTED}, and the content to write over it holds ${REDACTED} too: ${REDACTED} stands for ` +
+        `text hidden from you, not for what the file holds there, so writing it would put the marker in the secret's place; nothing was written — ` +
+        'change the file with a replacement of only the lines you change (replace, replace_file, edit), which leaves the hidden part as it is',
+      { path: target },
+    );
+  }
   const content = op.mode === 'append' && existing ? Buffer.concat([existing, added]) : added;
   if (content.byteLength > rt.policy.limits.maxFileBytes) {
     throw new ToolError(

@@ -1,0 +1,76 @@
+/**
+ * A file's secret is shown to the model as [REDACTED], and a model that changes such a file by writing it whole
+ * writes back what it read: the marker in the secret's place. Where writes are auto, fs.write, an auto_coder
+ * create_file or an Axon write_file of settings.ini put `db_password=[REDACTED]` over the password, with no card and
+ * nothing said — the person's setting lost, found only when the program using it failed. A write whose content holds
+ * the marker over a file that holds a secret is refused, naming the marker and what to do instead; the file is left
+ * as it is. (Against the real companion process.)
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { context, makeWorkspace, mcpRequestBlock, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+
+const PASSWORD = 'sunshine1';
+const FILE = `[db]\ndb_password=${PASSWORD}\nport=5432\n`;
+const AS_READ = '[db]\ndb_password=[REDACTED]\nport=6543\n';
+
+describe('attack: a file with a secret written back whole as it was read (real companion, writes auto)', { timeout: 90_000 }, () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+  const run = async (kind: string, text: string) => (await postBlock(companion, kind, text, context('conv-marker', `m${++n}`))).resultText ?? '';
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-marker-overwrite-');
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: { modes: { read: 'auto', write: 'auto', delete: 'confirm', exec: 'confirm' } } });
+  }, 60_000);
+
+  beforeEach(() => writeFileSync(join(ws.root, 'settings.ini'), FILE));
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['fs.write', 'mcp-request', () => mcpRequestBlock(`w-${n}`, 'fs.write', { path: join(ws.root, 'settings.ini'), mode: 'overwrite', content: AS_READ })],
+    [
+      'auto_coder create_file',
+      'autocoder',
+      () =>
+        `#####--\n${JSON.stringify({
+          type: 'operate',
+          metadata: { step_id: 'w', reason: 'change the port' },
+          file_operations: [
+            { action_type: 'create_file', path: 'notes.txt', file_content: 'port changed\n' },
+            { action_type: 'create_file', path: 'settings.ini', file_content: AS_READ },
+          ],
+          program_operations: [],
+        })}\n--#####`,
+    ],
+    ['Axon write_file', 'axon', () => `~~~~~act\nwrite_file\n~~~~~\n~~~~~\nsettings.ini\n~~~~~\n~~~~~\n${AS_READ}~~~~~\n~~~~~end\n`],
+  ])('%s: the marker is not written over the password; the answer says why and what to do', async (_how, kind, block) => {
+    const answer = await run(kind, block());
+    expect(answer).toContain('[REDACTED] stands for');
+    expect(answer).toContain('replace');
+    expect(answer).not.toContain(PASSWORD);
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+  });
+
+  it('the marker written into a file that holds no secret, or appended beside one, is written as asked', async () => {
+    writeFileSync(join(ws.root, 'plain.md'), 'Logs show secrets as text.\n');
+    const plain = await run('mcp-request', mcpRequestBlock('plain', 'fs.write', { path: join(ws.root, 'plain.md'), mode: 'overwrite', content: 'Logs show secrets as [REDACTED].\n' }));
+    expect(plain).toContain('WRITE_SUCCESS');
+    expect(readFileSync(join(ws.root, 'plain.md'), 'utf8')).toBe('Logs show secrets as [REDACTED].\n');
+    const appended = await run('mcp-request', mcpRequestBlock('append', 'fs.write', { path: join(ws.root, 'settings.ini'), mode: 'append', content: '# secrets show as [REDACTED]\n' }));
+    expect(appended).toContain('WRITE_SUCCESS');
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(`${FILE}# secrets show as [REDACTED]\n`);
+  });
+
+  it('the honest way, a replacement of the line it changes, keeps the password', async () => {
+    const answer = await run('axon', '~~~~~act\nreplace\n~~~~~\n~~~~~\nsettings.ini\n~~~~~\n~~~~~\nport=5432\n~~~~~\n~~~~~\nport=6543\n~~~~~\n~~~~~end\n');
+    expect(answer).toContain('ok (replaced at line 3)');
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(`[db]\ndb_password=${PASSWORD}\nport=6543\n`);
+  });
+});
