@@ -179,6 +179,13 @@ export async function bytesUnder(start: string, limit = Number.POSITIVE_INFINITY
   return bytes;
 }
 
+/** How many times `text` is in `bytes`. */
+function countOf(bytes: Buffer, text: string): number {
+  let count = 0;
+  for (let at = bytes.indexOf(text); at !== -1; at = bytes.indexOf(text, at + text.length)) count++;
+  return count;
+}
+
 async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Promise<void> {
   const target = op.path;
   const dir = path.dirname(target);
@@ -202,8 +209,15 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   const added = typeof op.content === 'string' ? Buffer.from(op.content, 'utf8') : Buffer.from(op.content);
   // A file that holds a secret was read as [REDACTED] in its place, and written back whole (fs.write, create_file,
   // write_file) it would hold the marker there instead: the person's password gone with nothing said. Asked of the
-  // file's secrets being there at all, never of what they are, so the answer confirms no guess at one.
-  if (op.mode !== 'append' && existing && rt.policy.redact !== undefined && added.includes(REDACTED) && bytesHoldSecret(existing, { redact: rt.policy.redact })) {
+  // file's secrets being there at all, never of what they are, so the answer confirms no guess at one; a file that
+  // holds the marker as text already (a page about redaction) is refused only content with more of it.
+  if (
+    op.mode !== 'append' &&
+    existing &&
+    rt.policy.redact !== undefined &&
+    countOf(added, REDACTED) > countOf(existing, REDACTED) &&
+    bytesHoldSecret(existing, { redact: rt.policy.redact })
+  ) {
     throw new ToolError(
       'INVALID_INPUT',
       `${json(target)} holds a secret, shown to you as ${REDACTED}, and the content to write over it holds ${REDACTED} too: ${REDACTED} stands for ` +

@@ -68,6 +68,14 @@ describe('attack: a file with a secret written back whole as it was read (real c
     expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(`${FILE}# secrets show as [REDACTED]\n`);
   });
 
+  it('a file that holds the marker as text beside a secret is still changed by a replacement', async () => {
+    const doc = `Secrets show as [REDACTED] in results.\ndb_password=${PASSWORD}\nport=5432\n`;
+    writeFileSync(join(ws.root, 'doc.ini'), doc);
+    const answer = await run('axon', '~~~~~act\nreplace\n~~~~~\n~~~~~\ndoc.ini\n~~~~~\n~~~~~\nport=5432\n~~~~~\n~~~~~\nport=6543\n~~~~~\n~~~~~end\n');
+    expect(answer).toContain('ok (replaced at line 3)');
+    expect(readFileSync(join(ws.root, 'doc.ini'), 'utf8')).toBe(doc.replace('port=5432', 'port=6543'));
+  });
+
   it('the honest way, a replacement of the line it changes, keeps the password', async () => {
     const answer = await run('axon', '~~~~~act\nreplace\n~~~~~\n~~~~~\nsettings.ini\n~~~~~\n~~~~~\nport=5432\n~~~~~\n~~~~~\nport=6543\n~~~~~\n~~~~~end\n');
     expect(answer).toContain('ok (replaced at line 3)');
