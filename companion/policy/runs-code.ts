@@ -141,7 +141,9 @@ const PYTHON_MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
  * one, the project being the nearest folder up from the working directory that holds a package.json or a
  * node_modules — a server started in `tools/` of a project runs the project's — so the `node_modules` of the working
  * directory and of every folder above it is the program of a server npx starts (any of them is the one npx takes
- * once a folder on the way gets a package.json). A word that names no file costs nothing; a
+ * once a folder on the way gets a package.json). uv changes into its `--directory` first (`uv --directory
+ * <folder> run weather.py`, as the MCP quickstart writes a server), so the words after it are read from there. A
+ * word that names no file costs nothing; a
  * file the program imports is not named here.
  */
 function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerPrograms {
@@ -165,16 +167,20 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
         }
       }
     }
+    const uv = /^uv(\.exe)?$/i.test(path.basename(command));
+    // where the words are read from: the working directory, or the folder uv changes into first
+    let from = base;
     words.forEach((word, i) => {
       if (typeof word !== 'string') return;
       const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
       if (value === '' || value.includes('\0')) return;
-      for (const file of givenAndReal(path.resolve(base, fromHome(value)))) files.add(file);
+      for (const file of givenAndReal(path.resolve(from, fromHome(value)))) files.add(file);
       if (words[i - 1] === '-m' && PYTHON_MODULE.test(value)) {
         const top = value.split('.')[0] as string;
-        for (const file of givenAndReal(path.join(base, `${top}.py`))) files.add(file);
-        folders.push(...givenAndReal(path.join(base, top)));
+        for (const file of givenAndReal(path.join(from, `${top}.py`))) files.add(file);
+        folders.push(...givenAndReal(path.join(from, top)));
       }
+      if (uv && (words[i - 1] === '--directory' || word.startsWith('--directory='))) from = path.resolve(from, fromHome(value));
     });
   }
   const programs = { files, folders };

@@ -136,6 +136,37 @@ describe("attack: a program planted in node_modules where an npx-started MCP ser
   });
 });
 
+describe("attack: the script of an MCP server uv runs in its --directory (real companion)", { timeout: 120_000 }, () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-runs-code-mcp-uv-');
+    mkdirSync(join(ws.root, 'weather'));
+    writeFileSync(join(ws.root, 'weather', 'weather.py'), 'print("weather")\n');
+    companion = await startCompanionProcess({
+      root: ws.root,
+      home: ws.home,
+      // as the MCP quickstart writes it: uv changes into the folder, then runs weather.py there
+      config: { modes: { write: 'auto', exec: 'confirm' }, mcpServers: { weather: { command: 'uv', args: ['--directory', join(ws.root, 'weather'), 'run', 'weather.py'], disabled: true } } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('a rewrite of the script in that folder asks on an exec card', async () => {
+    const file = join(ws.root, 'weather', 'weather.py');
+    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock('uv', 'fs.write', { path: file, content: 'import os\n', mode: 'overwrite' }), context('conv-mcp-uv', 'm1'));
+    expect(approval.risk).toBe('exec');
+    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
+    await decideApproval(companion, approval, 'deny', run.runId);
+    expect(readFileSync(file, 'utf8')).toBe('print("weather")\n');
+  });
+});
+
 describe("which files are an MCP server's program", () => {
   const servers = {
     mine: { command: 'node', args: ['tools/server.mjs', '--config=/home/you/p/srv.json', '--verbose'], cwd: '/home/you/p' },
@@ -143,6 +174,7 @@ describe("which files are an MCP server's program", () => {
     remote: { url: 'https://mcp.example.com/mcp' },
     python: { command: 'python3', args: ['-m', 'mcp_server_git.cli', '--repository', '.'], cwd: '/home/you/q' },
     fetched: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/you/docs'], cwd: '/home/you/r' },
+    uv: { command: 'uv', args: ['--directory=/home/you/w', 'run', 'server.py'], cwd: '/home/you/s' },
   };
   it.each([
     '/home/you/p/tools/server.mjs',
@@ -159,8 +191,10 @@ describe("which files are an MCP server's program", () => {
     // and the project's above it: npm takes the nearest folder up with a package.json or node_modules
     '/home/you/node_modules/.bin/mcp-server-filesystem',
     '/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
+    // uv runs in its --directory: the script named after it is there
+    '/home/you/w/server.py',
   ])('%s is one', (file) => expect(runsCode(file, servers)).toMatch(/MCP servers/));
-  it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md', '/home/you/q/mcp_server_gitx.py', '/home/you/q/other.py', '/home/you/r/src/index.js', '/home/you/p/node_modules/x/index.js'])(
+  it.each(['/home/you/p/tools/other.mjs', '/home/you/p/--verbose', '/home/you/p/README.md', '/home/you/q/mcp_server_gitx.py', '/home/you/q/other.py', '/home/you/r/src/index.js', '/home/you/p/node_modules/x/index.js', '/home/you/s/server.py'])(
     '%s is not',
     (file) => expect(runsCode(file, servers)).toBeUndefined(),
   );
