@@ -6,7 +6,7 @@
  * the marker over a file that holds a secret is refused, naming the marker and what to do instead; the file is left
  * as it is. (Against the real companion process.)
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { context, makeWorkspace, mcpRequestBlock, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
@@ -56,6 +56,17 @@ describe('attack: a file with a secret written back whole as it was read (real c
     expect(answer).toContain('replace');
     expect(answer).not.toContain(PASSWORD);
     expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+  });
+
+  it('fs.writeBatch: refused for that file, none of the batch is written', async () => {
+    const other = join(ws.root, 'other.txt');
+    const answer = await run(
+      'mcp-request',
+      mcpRequestBlock('batch', 'fs.writeBatch', { files: [{ path: other, content: 'new\n' }, { path: join(ws.root, 'settings.ini'), content: AS_READ }] }),
+    );
+    expect(answer).toContain('[REDACTED] stands for');
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+    expect(existsSync(other)).toBe(false);
   });
 
   it('the marker written into a file that holds no secret, or appended beside one, is written as asked', async () => {
