@@ -431,19 +431,23 @@ function isSingleQuoteLike(code: number): boolean {
 /** A name and an opening bracket where a value starts: the library reads `echo("rm -rf build")` as `"rm -rf build"`. */
 const FUNCTION_CALL = /[A-Za-z_$][\w$]*\s*\(/y;
 
-/** Where a value starts, what the library reads as a number: a sign, digits, a point, an exponent, each maybe without digits. */
-const NUMBER_AHEAD = /[-+]?(?:(?:\d+\.?\d*|\.\d*)(?:[eE][+-]?\d*)?)?/y;
+/**
+ * Where a value starts, what the library reads as a number or as the string it writes: a sign, digits (Python's `_`
+ * between them too), a point, an exponent, each maybe without digits.
+ */
+const NUMBER_AHEAD = /[-+]?(?:(?:\d[\d_]*\.?[\d_]*|\.\d*)(?:[eE][+-]?\d*)?)?/y;
 
 /** A number in another base where a value starts, which the library reads as the string it writes (`0x1F` → "0x1F"). */
 const OTHER_BASE_AHEAD = /[-+]?0(?:[xX][\da-fA-F]*|[oO][0-7]*|[bB][01]*)/y;
 
 /** A number whose value is the one its text writes: `2.`, `.5` and `-.5` too, as JavaScript and Python read them. */
-const WHOLE_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const WHOLE_NUMBER = /^-?(?:(?:0|[1-9]\d*)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
  * Why the value starting at `from` is a number the repair would change, or undefined. The library ends a sign, point
  * or exponent with no digits after it with a 0 (`-` and `.` became 0, `1e` and `1e+` 1), reads a number in another
- * base as a string and gives up at a plus sign. Only a token the library reads as a value counts: one followed by a
+ * base, with a leading zero (`0755`) or with Python's `_` between digits (`1_000`) as a string and gives up at a plus
+ * sign. Only a token the library reads as a value counts: one followed by a
  * bracket, comma or blank and, past blanks, by more of the text that is not a colon (a bare key). A token at the end of
  * the text is left to the cut-short rule.
  */
@@ -461,6 +465,15 @@ function numberNotAsWritten(text: string, from: number): string | undefined {
   if (based !== undefined) {
     const base = /[xX]/.test(based) ? 'a hexadecimal' : /[oO]/.test(based) ? 'an octal' : 'a binary';
     return `the value ${shown} is ${base} number, which JSON has no way to write; write it in decimal, or in double quotes if it is text`;
+  }
+  // The library passes these on as the text they write: a file mode's `0755` reached the tool as "0755", not 493.
+  if (token.includes('_')) {
+    const why = 'groups its digits with underscores, which JSON numbers do not have, and the repair would pass it on as text';
+    return `the value ${shown} ${why}; write ${token.replace(/_/g, '')}, or the value in double quotes if it is text`;
+  }
+  if (/^[-+]?0\d/.test(token)) {
+    const why = 'has a leading zero, which JSON numbers do not have (an octal number?), and the repair would pass it on as text';
+    return `the value ${shown} ${why}; write the number in decimal without it, or in double quotes if it is text`;
   }
   if (token.startsWith('+') && WHOLE_NUMBER.test(token.slice(1))) {
     return `the value ${shown} starts with a plus sign, which JSON numbers do not have; write ${token.slice(1)}`;

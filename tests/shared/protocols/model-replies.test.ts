@@ -377,6 +377,23 @@ describe('a number the repair would change', () => {
     expect(block?.error).toContain(`the value ${JSON.stringify(value)} is ${base} number, which JSON has no way to write`);
   });
 
+  it.each([
+    ['a file mode with a leading zero', '"mode": 0755', '"0755" has a leading zero'],
+    ['a leading zero among the items of a list', '"lines": [08, 9]', '"08" has a leading zero'],
+    ['a leading zero after a minus sign', '"line": -01,', '"-01" has a leading zero'],
+    ["Python's digits grouped with underscores", '"limit": 1_000', '"1_000" groups its digits with underscores'],
+  ])('%s is refused, naming the value, not passed on as the string it writes', (_what, args, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.sh", ${args}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the value ${shown}, which JSON numbers do not have`);
+  });
+
+  it('words that start with digits, a leading zero or an underscore are read as before', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'process.run', 'args': {'command': 'ls', 'args': [01-intro.md, 2024_report.txt, 0.5, 0, -0.25, 0e1]}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'ls', args: ['01-intro.md', '2024_report.txt', 0.5, 0, -0.25, 0] });
+  });
+
   it('a + after a string that joins it to nothing is refused, not run without the missing part', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.txt", "content": "line 1\\n" +\n}}\n${F}`);
     expect(block?.payload).toBeUndefined();
