@@ -648,11 +648,10 @@ export interface WrittenParts {
 /** Python's True, False and None, which the library reads as true, false and null. */
 const PYTHON_KEYWORD = /^(?:True|False|None)(?![\w$])/;
 
-/** The double-quoted string that ends before `at` (spaces between), as written, for messages. */
-function lastStringText(text: string, at: number): string {
-  const close = text.lastIndexOf('"', at);
-  const open = close > 0 ? text.lastIndexOf('"', close - 1) : -1;
-  return open === -1 ? '' : text.slice(open + 1, close);
+/** Why a `+` after the string `json` (its JSON text) with nothing after it to join is refused. */
+function joinedToNothing(json: string): string {
+  const why = 'joins the string before it to nothing, so a part of it is missing; write the whole string';
+  return `the "+" after ${JSON.stringify(cut(json, 40))} ${why}`;
 }
 
 /** JavaScript's undefined where a value starts (not a bare key), which the library reads as null. */
@@ -704,6 +703,8 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
   const strings = written?.strings;
   /** the last string's JSON text while nothing but a comma followed it (for `bracketGuess`) */
   let lastString: string | undefined;
+  /** the string before the last `+`, when a string came right before it (JSON text) */
+  let joined: string | undefined;
   /** a string's JSON text for `written`, a key too when a colon follows its closing quote at `end - 1` */
   const noteString = (json: string, end: number): void => {
     if (!written) return;
@@ -825,11 +826,11 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       const changed = numberNotAsWritten(text, i);
       if (changed !== undefined) return { text, cutShort, unrepairable: changed };
     }
-    // A `+` after a string that joins it to nothing (`"line 1\n" +` and then `}`): the library drops it, and the call
-    // would run without the part its writer meant to add.
-    if (c === 0x2b && last === QUOTE && /^\s*(?:[,}\]]|$)/.test(text.slice(i + 1, i + 80))) {
-      const why = 'joins the string before it to nothing, so a part of it is missing; write the whole string';
-      return { text, cutShort, unrepairable: `the "+" after ${JSON.stringify(cut(lastStringText(text, i), 40))} ${why}` };
+    // A `+` after a string that joins it to nothing (`"line 1\n" +` and then `}`, a comment maybe between): the library
+    // drops it, and the call would run without the part its writer meant to add.
+    if (c === 0x2b) joined = last === QUOTE ? (lastString ?? '') : undefined;
+    if (joined !== undefined && last === 0x2b && (c === COMMA || c === 0x7d || c === 0x5d)) {
+      return { text, cutShort, unrepairable: joinedToNothing(joined) };
     }
     // A key with no value after its colon (`"content": ,`, `"cwd": }`), or JavaScript's `undefined`: the library writes
     // null there, a value the writer never wrote (null is not "left out" to every tool).
@@ -997,6 +998,7 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
     last = c;
     i++;
   }
+  if (joined !== undefined && last === 0x2b) return { text, cutShort, unrepairable: joinedToNothing(joined) };
   copyUpTo(n);
   const prepared = out.join('');
   if (endsInString) return { text: prepared, cutShort: true, endsInString };

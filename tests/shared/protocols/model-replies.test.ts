@@ -400,6 +400,23 @@ describe('a number the repair would change', () => {
     expect(block?.error).toContain('the "+" after "line 1\\\\n" joins the string before it to nothing, so a part of it is missing');
   });
 
+  it.each([
+    ['a // comment', '"line 1\\n" + // the rest follows\n}', '"line 1\\\\n"'],
+    ['a # comment', '"line 1\\n" +  # the rest follows\n, "mode": "overwrite"}', '"line 1\\\\n"'],
+    ['a block comment', '"line 1\\n" + /* more */ }', '"line 1\\\\n"'],
+    ['nothing, after a string in single quotes', "'line 1' +\n}", '"line 1"'],
+  ])('a + with %s before the end of its value is refused, naming the string', (_between, content, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.txt", "content": ${content}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the "+" after ${shown} joins the string before it to nothing, so a part of it is missing`);
+  });
+
+  it('a + with a comment before the string it joins is read as the joined string', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.txt", "content": "line 1\\n" + // then\n "line 2"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.txt', content: 'line 1\nline 2' });
+  });
+
   it('a plus sign is refused, saying which number to write', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "/w/a.txt", "line": +5,}}\n${F}`);
     expect(block?.payload).toBeUndefined();
