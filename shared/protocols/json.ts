@@ -11,8 +11,8 @@ import { cut } from './describe-value';
  *    characters inside strings (seed 002 §三's multi-line `old_content`), zero-width spaces and BOMs between
  *    tokens, no-break and full-width spaces, full-width commas and colons between tokens, prose after a value
  *    (seed 002 §二: `"type": "operate/finish",  执行编辑文件…`), trailing commas and missing commas, strings in
- *    single, curly or back quotes and Python's True, False and None.
- * 2. If that still is not JSON, the `jsonrepair` package (unquoted keys and values, joined strings, …).
+ *    single, curly or back quotes, bare keys and Python's True, False and None.
+ * 2. If that still is not JSON, the `jsonrepair` package (unquoted values, joined strings, …).
  *    Its running time grows with the square of the input on some inputs (every inserted comma copies the
  *    output: 8 KB of `[{a:'b'} …]` takes ~30 ms, 64 KB ~250 ms, 256 KB ~20 s), so it only sees texts up to
  *    `LIBRARY_REPAIR_LIMIT` characters (a few ms at worst, which keeps the whole parse linear), and each JSON
@@ -845,13 +845,22 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       const why = "is no JSON value, and the repair would write null; leave the key out, or write null if that is what is meant";
       return { text, cutShort, unrepairable: `the value "undefined" ${why}` };
     }
-    // a bare key where one starts, or after a value and a blank (its comma left out, put in below)
-    let bareKeyAfterValue = false;
+    // A bare key where one starts, or after a value and a blank (its comma left out, put in), is written in double
+    // quotes: a call with bare keys (`{path: "a.css", content: "…"}`) then needs no library, whose size limit a file's
+    // content goes over and which read a string starting with a colon (`":root {…}"`) as ending elsewhere.
     if (c < 128 && (last === 0x7b || last === COMMA || (isValueEnd(last) && /\s/.test(text[i - 1] ?? '')))) {
       BARE_KEY.lastIndex = i;
-      const key = BARE_KEY.exec(text);
-      if (key !== null) written?.keys.push(key[0]);
-      bareKeyAfterValue = key !== null && isValueEnd(last);
+      const key = BARE_KEY.exec(text)?.[0];
+      if (key !== undefined) {
+        written?.keys.push(key);
+        copyUpTo(i);
+        out.push(isValueEnd(last) ? `,"${key}"` : `"${key}"`);
+        i = copyFrom = i + key.length;
+        last = QUOTE;
+        lastString = undefined;
+        pendingComma = -1;
+        continue;
+      }
     }
     // Prose after a value or a comma (seed 002 §二 explains fields in Chinese after the comma): drop the line. Words
     // followed on their line by another key are no note at the end of a line: dropping the line would drop that key,
@@ -874,7 +883,7 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       c < 128 &&
       isValueEnd(last) &&
       !(WORD[text.charCodeAt(i - 1)] === 1) &&
-      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6)) || bareKeyAfterValue)
+      (VALUE_START[c] === 1 || PYTHON_KEYWORD.test(text.slice(i, i + 6)))
     ) {
       copyUpTo(i);
       out.push(',');

@@ -125,8 +125,8 @@ describe(`past ${MAX_BLOCKS_PER_KIND} blocks of a kind: one block says how many 
 
 describe('past the JSON repair budget of a message: the same, with its reason', () => {
   // about 4 000 characters each once commas are put back: under the per-block repair limit, only the library reads it
-  const needsLibrary = (i: number) => '```mcp-request\n[' + `{a:'b${i % 10}'} `.repeat(400) + ']\n```\n';
-  const perBlock = prepareForRepair('[' + "{a:'b0'} ".repeat(400) + ']\n').text.length;
+  const needsLibrary = (i: number) => '```mcp-request\n[' + `{"a":b${i % 10}} `.repeat(400) + ']\n```\n';
+  const perBlock = prepareForRepair('[' + '{"a":b0} '.repeat(400) + ']\n').text.length;
 
   it('the blocks that fit are read (repaired); the first that does not, and every one after it, are reported together', () => {
     expect(perBlock).toBeLessThanOrEqual(LIBRARY_REPAIR_LIMIT);

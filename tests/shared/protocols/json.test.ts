@@ -27,7 +27,7 @@ describe('parseJsonLenient', () => {
     ['JSON cut off inside a string', '{"a": "half', 'ends inside a string or before its closing bracket'],
     ['JSON cut off before its closing brace', '{"a": 1, "b": [1, 2', 'ends inside a string or before its closing bracket'],
     ['nesting deeper than the limit', '['.repeat(MAX_NESTING + 1) + ']'.repeat(MAX_NESTING + 1), 'nested deeper than'],
-    ['library-only repairs over the size limit', `[${'{a: 1} '.repeat(LIBRARY_REPAIR_LIMIT / 6)}]`, 'repair limit'],
+    ['library-only repairs over the size limit', `[${'{"a": b} '.repeat(LIBRARY_REPAIR_LIMIT / 6)}]`, 'repair limit'],
   ];
   it.each(refused)('refuses %s', (_name, text, reason) => {
     const result = parseJsonLenient(text);

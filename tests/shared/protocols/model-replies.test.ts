@@ -507,11 +507,11 @@ describe('double quotes left unescaped inside a string', () => {
   });
 
   it.each([
-    ['a comment marker and an open brace', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: \"// config {\"}}", '"// config {"'],
-    ['code with a line comment and an open brace', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.c', content: \"x = 1 // set {\"}}", '"x = 1 // set {"'],
-    ['a comment marker and an open brace, in single quotes', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: '// config {'}}", '"// config {"'],
-    ['a comment marker and an open brace, in curly quotes', "{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: “// config {”}}", '"// config {"'],
-  ])('a string holding %s before a closing bracket, in a call with bare keys, is refused, not cut where the repair guesses', (_what, call, shown) => {
+    ['a comment marker and an open brace', "{id: 'call-1', tool: fs.write, args: {path: '/w/a.js', content: \"// config {\"}}", '"// config {"'],
+    ['code with a line comment and an open brace', "{id: 'call-1', tool: fs.write, args: {path: '/w/a.c', content: \"x = 1 // set {\"}}", '"x = 1 // set {"'],
+    ['a comment marker and an open brace, in single quotes', "{id: 'call-1', tool: fs.write, args: {path: '/w/a.js', content: '// config {'}}", '"// config {"'],
+    ['a comment marker and an open brace, in curly quotes', "{id: 'call-1', tool: fs.write, args: {path: '/w/a.js', content: “// config {”}}", '"// config {"'],
+  ])('a string holding %s before a closing bracket, in a call with a bare value, is refused, not cut where the repair guesses', (_what, call, shown) => {
     const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain(`the string ${shown} opens a bracket it does not close and ends right before a closing one`);
@@ -521,14 +521,32 @@ describe('double quotes left unescaped inside a string', () => {
     ['in double quotes', '"// config {"'],
     ['in single quotes', "'// config {'"],
     ['in curly quotes', '“// config {”'],
-  ])('the same string %s, in a call whose keys are all quoted, is written whole', (_how, content) => {
+  ])('the same string %s, in a call whose values are all quoted, is written whole', (_how, content) => {
     const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.js', 'content': ${content}}}\n${F}`);
     expect(block?.error).toBeUndefined();
     expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.js', content: '// config {' });
+    const [bare] = findBlocks(`${F}flycode-call\n{id: 'call-1', tool: 'fs.write', args: {path: '/w/a.js', content: ${content}}}\n${F}`);
+    expect(bare?.error).toBeUndefined();
+    expect((bare?.payload as { args: unknown }).args).toEqual({ path: '/w/a.js', content: '// config {' });
+  });
+
+  it('a call with bare keys whose string starts with a colon is read as written, not refused as a key it does not write', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{id: "call-1", tool: "fs.write", args: {path: "/w/style.css", content: ":root { --bg: #fff; }"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/style.css', content: ':root { --bg: #fff; }' });
+  });
+
+  it('a call with bare keys writing a file over the repair limit is read, not refused', () => {
+    const content = 'x = 1\n'.repeat(1000);
+    const call = `{id: "call-1", tool: "fs.write", args: {path: "/w/a.py", content: ${JSON.stringify(content)}, mode: "overwrite"}}`;
+    expect(call.length).toBeGreaterThan(LIBRARY_REPAIR_LIMIT);
+    const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.py', content, mode: 'overwrite' });
   });
 
   it('a string with an open brace ending right before a closing one, in a call the library must repair, is refused, not run with "} after it', () => {
-    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "see {x"}, note: 1}\n${F}`);
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "see {x"}, "note": yes}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain('the string "see {x" opens a bracket it does not close and ends right before a closing one');
   });
