@@ -136,12 +136,13 @@ function parseBeforeFenceLine(content: string, budget: RepairBudget): JsonParseR
 }
 
 /**
- * The first of `keys` under which `call` holds an object, when the call has none where its protocol puts the arguments:
- * the arguments written under another name (`"arguments"` in a flycode-call, `"args"` in an mcp-request), which would
- * otherwise be left out and the tool called with none.
+ * The first of `keys` under which `call` holds a value, when the call has none where its protocol puts the arguments:
+ * the arguments written under another name (`"arguments"` in a flycode-call, `"args"` in an mcp-request), as an object
+ * or in any other shape (function calling's JSON in a string, a list), which would otherwise be left out and the tool
+ * called with none.
  */
 export function argumentsUnder(call: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  return keys.find((key) => isPlainObject(call[key]));
+  return keys.find((key) => call[key] !== undefined);
 }
 
 function addReplyWarnings(markdown: string, blocks: Block[], kind: BlockKind, seed: string): void {

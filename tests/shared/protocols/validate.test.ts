@@ -16,6 +16,7 @@ describe('validateMcpRequest', () => {
     ['unknown tool', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'rm -rf' } }, 'INVALID_INPUT', 'tool "rm -rf" is not available; allowed: fs.ls'],
     ['arguments a string', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.ls', arguments: '/tmp' } }, 'INVALID_INPUT', 'must be an object, got "/tmp"'],
     ['arguments under "args"', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.ls', args: { path: '/w' } } }, 'INVALID_INPUT', 'the arguments of fs.ls go under params.arguments (seed 000); the call puts them under params.args'],
+    ['arguments under "args" as a JSON string', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.ls', args: '{"path": "/w/sub"}' } }, 'INVALID_INPUT', 'the call puts them under params.args'],
   ];
   it.each(cases)('%s → %s', (_name, value, code, message) => {
     const check = validateMcpRequest(value);
@@ -49,6 +50,8 @@ describe('validateFlycodeCall', () => {
     ['args an array', { id: 'c', tool: 'fs.ls', args: [] }, 'INVALID_INPUT', 'args of fs.ls must be an object, got an array'],
     ['args under "arguments"', { id: 'c', tool: 'fs.read', arguments: { path: '/w/a.txt' } }, 'INVALID_INPUT', `the call's arguments go under "args" (seed 001: {"id", "tool", "args"}); it puts them under "arguments"`],
     ['args under "parameters"', { id: 'c', tool: 'shell.exec', parameters: { command: 'ls' } }, 'INVALID_INPUT', 'it puts them under "parameters"'],
+    ['args under "arguments" as a JSON string, as function calling writes them', { id: 'c', tool: 'fs.ls', arguments: '{"path": "/w/sub"}' }, 'INVALID_INPUT', 'it puts them under "arguments"'],
+    ['args under "input" as a list', { id: 'c', tool: 'fs.ls', input: ['/w/sub'] }, 'INVALID_INPUT', 'it puts them under "input"'],
   ];
   it.each(cases)('%s → %s', (_name, value, code, message) => {
     const check = validateFlycodeCall(value);
