@@ -567,9 +567,10 @@ const WINDOWS_PATH = /(?:^|[\s'=(\[])[A-Za-z]:\\/;
  * Whether the double-quoted string starting at `from` (after its opening quote) is a Windows path written with
  * single backslashes (`"C:\Users\a1881\notes.txt"`, `"python D:\proj\main.py"`): it holds a drive-letter path
  * and an escape JSON does not have. Its backslashes are then all literal — also the ones that happen to form a JSON
- * escape (the `\n` of `\notes.txt`); only `\"` and `\\` keep their meaning. Reads the string once (linear).
+ * escape (the `\n` of `\notes.txt`); only `\"` and `\\` keep their meaning. `guess` when it also seems to break
+ * lines (`pathBackslashes`). Reads the string once (linear).
  */
-function backslashesAreLiteral(text: string, from: number): boolean {
+function backslashesAreLiteral(text: string, from: number): Backslashes {
   let invalid = false;
   let j = from;
   for (; j < text.length; j++) {
@@ -579,7 +580,32 @@ function backslashesAreLiteral(text: string, from: number): boolean {
       j++;
     } else if (d === QUOTE) break;
   }
-  return invalid && WINDOWS_PATH.test(text.slice(from, j));
+  return pathBackslashes(text.slice(from, j), invalid);
+}
+
+/** How a string's backslashes are read: as JSON's escapes, all literally (a Windows path), or not without a guess. */
+type Backslashes = 'escapes' | 'literal' | 'guess';
+
+/**
+ * How the backslashes of a string's text `inner` are read, `invalid` when it holds an escape JSON does not have: all
+ * literally when it also holds a drive-letter path, unless a `\n` or `\r` in it stands where a line break is meant (at
+ * the end, before a blank or before another backslash, as in `\r\n`): `"@echo off\r\ncd C:\work\app\r\n"` would be
+ * written as one line, and which of its backslashes are the path's is a guess.
+ */
+function pathBackslashes(inner: string, invalid: boolean): Backslashes {
+  if (!invalid || !WINDOWS_PATH.test(inner)) return 'escapes';
+  for (let j = inner.indexOf('\\'); j !== -1; j = inner.indexOf('\\', j + 2)) {
+    const e = inner[j + 1];
+    if ((e === 'n' || e === 'r') && /^(?:$|[\s\\])/.test(inner.slice(j + 2, j + 3))) return 'guess';
+  }
+  return 'literal';
+}
+
+/** Why a string whose backslashes are a `guess` is refused. */
+function backslashGuess(inner: string): string {
+  const why =
+    'holds a Windows path written with single backslashes and a \\n or \\r that may be a line break, so which backslashes are literal is a guess; write each backslash of the path as \\\\';
+  return `the string ${JSON.stringify(cut(inner, 40))} ${why}`;
 }
 
 /**
@@ -601,14 +627,16 @@ function singleQuotedEnd(text: string, from: number, opener: number): number {
  * its backslashes read as in a double-quoted one: one before a character JSON does not escape (`'\d+'`), or any in a
  * Windows path (`'C:\Users\me\notes.txt'`), is a backslash (the library dropped it: "d+", "C:Usersme" and a line break).
  */
-function singleQuotedAsJson(inner: string, opener: number): string {
+function singleQuotedAsJson(inner: string, opener: number): string | undefined {
   // `\'`, and `\`` in a string in back quotes, is the quote itself
   const quote = (code: number): boolean => code === APOSTROPHE || (code === 0x60 && opener === 0x60);
   let invalid = false;
   for (let j = inner.indexOf('\\'); j !== -1 && !invalid; j = inner.indexOf('\\', j + 2)) {
     invalid = !quote(inner.charCodeAt(j + 1)) && !isJsonEscape(inner, j);
   }
-  const literal = invalid && WINDOWS_PATH.test(inner);
+  const backslashes = pathBackslashes(inner, invalid);
+  if (backslashes === 'guess') return undefined;
+  const literal = backslashes === 'literal';
   return inner.replace(/\\[\s\S]?|"|[\u0000-\u001f]/g, (found, at: number) => {
     if (found === '"') return '\\"';
     if (found.charCodeAt(0) !== BACKSLASH) return escapeControl(found.charCodeAt(0));
@@ -945,6 +973,7 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
         }
         // written as the double-quoted string it is, so its backslashes keep the meaning they have above
         const json = singleQuotedAsJson(text.slice(i + 1, close), c);
+        if (json === undefined) return { text, cutShort, unrepairable: backslashGuess(text.slice(i + 1, close)) };
         copyUpTo(i);
         out.push(`"${json}"`);
         noteString(json, close + 1);
@@ -954,7 +983,11 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       }
     }
     if (c === QUOTE) {
-      const literal = backslashesAreLiteral(text, i + 1);
+      const backslashes = backslashesAreLiteral(text, i + 1);
+      if (backslashes === 'guess') {
+        return { text, cutShort, unrepairable: backslashGuess(text.slice(i + 1, lineEndFrom(i + 1))) };
+      }
+      const literal = backslashes === 'literal';
       // what the string becomes is collected for `strings`: its chunks of `out`, from here to its closing quote
       let first = -1;
       if (strings !== undefined) {

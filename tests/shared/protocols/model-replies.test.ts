@@ -56,6 +56,24 @@ describe('JSON a model gets slightly wrong keeps its arguments', () => {
   });
 });
 
+describe('a Windows path with single backslashes in a string that also breaks lines', () => {
+  it.each([
+    ['in double quotes', '"@echo off\\r\\ncd C:\\Projects\\app\\r\\nnpm start\\r\\n"'],
+    ['in single quotes', "'@echo off\\r\\ncd C:\\Projects\\app\\r\\nnpm start\\r\\n'"],
+    ['ending in \\n', '"p = \'C:\\Users\\me\\data.csv\'\\nprint(p)\\n"'],
+  ])('%s is refused, not written as one line with its line breaks as backslashes', (_how, content) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/start.bat", "content": ${content}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('holds a Windows path written with single backslashes and a \\n or \\r that may be a line break');
+  });
+
+  it('a path alone keeps every backslash, a \\n in a name too', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "process.run", "args": {"command": "type C:\\new\\Users\\notes.txt", 'cwd': 'C:\\Users\\rn'}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'type C:\\new\\Users\\notes.txt', cwd: 'C:\\Users\\rn' });
+  });
+});
+
 describe('seed 004: the manual names the tool "@tool://filesystem"', () => {
   it('an mcp-request or flycode-call naming it is a call of the filesystem tool, not an unknown tool', () => {
     const mcp = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"@tool://filesystem","arguments":{"action":"read","path":"resource/tool/example.js"}}}\n${F}`);
