@@ -92,6 +92,11 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     }
     budget.left -= prepared.length;
   }
+  if (written.quoteEscaped !== undefined) {
+    const shown = JSON.stringify(cut(written.quoteEscaped, 40));
+    const why = 'has no closing quote: the backslash before its quote escapes it; write that backslash as \\\\';
+    return { ok: false, reason: `${strictError}; not repaired: the string ${shown} ${why}` };
+  }
   if (written.bracketGuess !== undefined) {
     const guessed = tryParse(`"${written.bracketGuess}"`)?.value;
     const shown = JSON.stringify(cut(typeof guessed === 'string' ? guessed : written.bracketGuess, 40));
@@ -671,6 +676,8 @@ export interface WrittenParts {
    * between, which goes): the library takes that quote for one inside the string and guesses where the string ends.
    */
   bracketGuess?: string;
+  /** The first string in single quotes with no closing quote but one after a backslash, as written to its line's end. */
+  quoteEscaped?: string;
 }
 
 /** Python's True, False and None, which the library reads as true, false and null. */
@@ -963,6 +970,14 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       (last === -1 || last === COMMA || last === COLON || last === 0x7b || last === 0x5b)
     ) {
       const close = singleQuotedEnd(text, i + 1, c);
+      // no closing quote, but one after a backslash (`'C:\work\'`): the library ends the string there and drops
+      // the backslashes ("C:work'")
+      if (close === -1 && written && written.quoteEscaped === undefined) {
+        const escaped = /\\['\u2018\u2019`\u00b4]/.exec(text.slice(i + 1, lineEndFrom(i)));
+        if (escaped !== null && (c !== APOSTROPHE || escaped[0] === "\\'")) {
+          written.quoteEscaped = text.slice(i + 1, lineEndFrom(i)).trim();
+        }
+      }
       if (close !== -1) {
         // `'Don't panic'`: the quote that would close it is an apostrophe inside a word or before more words, and the
         // library read the rest as another key (a plan wrote "Don" to the file). Where such a string ends is a guess.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../../shared/protocols';
-import { LIBRARY_REPAIR_LIMIT } from '../../../shared/protocols/json';
+import { LIBRARY_REPAIR_LIMIT, prepareForRepair } from '../../../shared/protocols/json';
 
 /** Replies as models write them when they get a detail of the JSON wrong, read through findBlocks. */
 const F = '```';
@@ -71,6 +71,18 @@ describe('a Windows path with single backslashes in a string that also breaks li
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "process.run", "args": {"command": "type C:\\new\\Users\\notes.txt", 'cwd': 'C:\\Users\\rn'}}\n${F}`);
     expect(block?.error).toBeUndefined();
     expect((block?.payload as { args: unknown }).args).toEqual({ command: 'type C:\\new\\Users\\notes.txt', cwd: 'C:\\Users\\rn' });
+  });
+});
+
+describe('a Windows path in single quotes ending in a backslash', () => {
+  it('as the last value is refused, naming it, not run in a directory the repair makes of it', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'shell.exec', 'args': {'command': 'dir', 'cwd': 'C:\\work\\'}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the string "C:\\\\work\\\\'}}" has no closing quote: the backslash before its quote escapes it; write that backslash as \\\\`);
+  });
+
+  it('cut off by the end of a reply still being written, it is JSON that stops short', () => {
+    expect(prepareForRepair("{'id': 'call-1', 'args': {'cwd': 'C:\\work\\'").cutShort).toBe(true);
   });
 });
 
