@@ -627,6 +627,16 @@ function singleQuotedEnd(text: string, from: number, opener: number): number {
   return -1;
 }
 
+/** Where the string in `triple` quotes opened before `from` closes (backslash escapes skipped); -1 if it does not. */
+function tripleQuotedEnd(text: string, from: number, triple: string): number {
+  for (let j = from; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (d === BACKSLASH) j++;
+    else if (text.startsWith(triple, j)) return j;
+  }
+  return -1;
+}
+
 /**
  * A single-quoted string's text as a double-quoted JSON string's (`\'` an apostrophe, `"` escaped, line breaks as `\n`),
  * its backslashes read as in a double-quoted one: one before a character JSON does not escape (`'\d+'`), or any in a
@@ -962,6 +972,33 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       pendingComma = out.length;
       out.push(',');
       copyFrom = i + 1;
+    }
+    // Python's string in triple quotes where a value starts (a file's content in a Python-style plan): what stands
+    // between them, read as a string in single quotes is. One ending in a quote of its kind (`"""say "hi""""`) is a
+    // guess; a backslash at a line's end, which Python drops with the line break, is refused rather than kept.
+    if ((c === QUOTE || c === APOSTROPHE) && (last === COLON || last === COMMA || last === 0x5b)) {
+      const triple = text.slice(i, i + 3);
+      if (triple === '"""' || triple === "'''") {
+        const close = tripleQuotedEnd(text, i + 3, triple);
+        const inner = text.slice(i + 3, close === -1 ? n : close);
+        if (close === -1) {
+          cutShort = true;
+          break;
+        }
+        const shown = JSON.stringify(cut(inner, 40));
+        if (text[close + 3] === triple[0] || /\\\r?\n/.test(inner)) {
+          const why = 'ends in a quote of its own or holds a backslash at a line\'s end, so what it holds is a guess';
+          return { text, cutShort, unrepairable: `the string ${shown} in triple quotes ${why}; write it in double quotes` };
+        }
+        const json = singleQuotedAsJson(inner, c);
+        if (json === undefined) return { text, cutShort, unrepairable: backslashGuess(inner) };
+        copyUpTo(i);
+        out.push(`"${json}"`);
+        noteString(json, close + 3);
+        last = QUOTE;
+        i = copyFrom = close + 3;
+        continue;
+      }
     }
     // ‘it’s’ or `it`s` is the same guess for the library, which wrote the apostrophe as a double quote ("it\"s").
     // A fence's ``` is no quote.

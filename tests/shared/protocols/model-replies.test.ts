@@ -86,6 +86,25 @@ describe('a Windows path in single quotes ending in a backslash', () => {
   });
 });
 
+describe('Python\'s triple-quoted strings', () => {
+  it.each([
+    ['double', '"""'],
+    ['single', "'''"],
+  ])('a file\'s content in %s triple quotes is written as it stands between them', (_how, quotes) => {
+    const content = 'import os\nprint("it\'s", \'x\')  # a comment // too\n';
+    const plan = `{'path': '/w/a.py', 'content': ${quotes}${content}${quotes}, 'mode': 'overwrite'}`;
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': ${plan}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: '/w/a.py', content, mode: 'overwrite' });
+  });
+
+  it('one that ends in a quote of its own kind is refused, since where it ends is a guess', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'fs.write', 'args': {'path': '/w/a.txt', 'content': """say "hi""""}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('in triple quotes');
+  });
+});
+
 describe('seed 004: the manual names the tool "@tool://filesystem"', () => {
   it('an mcp-request or flycode-call naming it is a call of the filesystem tool, not an unknown tool', () => {
     const mcp = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"@tool://filesystem","arguments":{"action":"read","path":"resource/tool/example.js"}}}\n${F}`);
