@@ -269,7 +269,27 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
 
 /** Why the value of a JSON text is not the one it writes (see the two checks below); undefined when it is. */
 function notAsWritten(json: string, value: unknown): string | undefined {
-  return integerNotKept(json) ?? (keyColons(json) > keyCount(value) ? keyWrittenTwice(json) : undefined);
+  return (
+    integerNotKept(json) ?? drivePathNotKept(json) ?? (keyColons(json) > keyCount(value) ? keyWrittenTwice(json) : undefined)
+  );
+}
+
+/**
+ * A drive-letter path whose backslash after the drive JSON reads as a control character, with more of the path and
+ * another backslash after it (`C:\temp\notes.txt`, `D:\new\a.py`): a tab, line break or the like in a path, and in a
+ * command a second line the shell runs as another command. `Q:\nWhy?` is a line break after a label.
+ */
+const DRIVE_ESCAPE = /(?:^|[\s'=(\[])[A-Za-z]:\\[bfnrt][\w.-]*\\/;
+
+/** Why a JSON text's value reads a Windows path written with single backslashes as control characters; undefined when none. */
+function drivePathNotKept(json: string): string | undefined {
+  if (!/[A-Za-z]:\\[bfnrt]/.test(json)) return undefined;
+  for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
+    if (!token.startsWith('"') || !DRIVE_ESCAPE.test(token.slice(1, -1))) continue;
+    const why = 'writes a Windows path with single backslashes, and JSON reads \\t, \\n, \\r, \\b and \\f in it as control characters';
+    return `the string ${JSON.stringify(cut(token.slice(1, -1), 40))} ${why}; write each backslash of the path as \\\\`;
+  }
+  return undefined;
 }
 
 /** The colons in `json`: at least the keys it writes (strings may hold more). */

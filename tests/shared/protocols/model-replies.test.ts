@@ -105,6 +105,23 @@ describe('Python\'s triple-quoted strings', () => {
   });
 });
 
+describe('a Windows path whose backslash after the drive letter JSON reads as a control character', () => {
+  it.each([
+    ['in strict JSON', '{"id": "call-1", "tool": "shell.exec", "args": {"command": "type C:\\temp\\notes.txt"}}', '"type C:\\\\temp\\\\notes.txt"'],
+    ['in single quotes', "{'id': 'call-1', 'tool': 'shell.exec', 'args': {'command': 'type C:\\new\\temp.txt'}}", '"type C:\\\\new\\\\temp.txt"'],
+  ])('%s is refused, naming the string, not run with a tab or a line break in the path', (_how, call, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n${call}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the string ${shown} writes a Windows path with single backslashes, and JSON reads`);
+  });
+
+  it('a line break after a one-letter label is read as one', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/faq.txt", "content": "Q:\\nWhy?\\nA:\\nBecause.\\n"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: { content: string } }).args.content).toBe('Q:\nWhy?\nA:\nBecause.\n');
+  });
+});
+
 describe('seed 004: the manual names the tool "@tool://filesystem"', () => {
   it('an mcp-request or flycode-call naming it is a call of the filesystem tool, not an unknown tool', () => {
     const mcp = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"@tool://filesystem","arguments":{"action":"read","path":"resource/tool/example.js"}}}\n${F}`);
