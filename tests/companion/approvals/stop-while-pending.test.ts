@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
 import {
+  call,
   context,
   getRun,
   makeWorkspace,
@@ -36,14 +37,7 @@ describe('attack: approving a card whose run was stopped', () => {
     rmSync(ws.base, { recursive: true, force: true });
   });
 
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`http://127.0.0.1:${companion.port}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json()) as { error?: { code: string; message: string } } };
-  };
+  const post = (path: string, body: unknown) => call<{ error?: { code: string; message: string } }>(companion, 'POST', path, body);
 
   async function stoppedThenApproved(run: RunResponse, approval: ApprovalView, stop: () => Promise<{ status: number }>): Promise<RunResponse> {
     expect((await stop()).status).toBe(200);
@@ -52,7 +46,7 @@ describe('attack: approving a card whose run was stopped', () => {
       ended = await getRun(companion, run.runId);
       return ended.status === 'done' || ended.status === 'error';
     }, 5_000);
-    const pending = (await (await fetch(`http://127.0.0.1:${companion.port}/v1/approvals`, { headers: { authorization: `Bearer ${companion.token}` } })).json()) as { approvals: ApprovalView[] };
+    const pending = (await call<{ approvals: ApprovalView[] }>(companion, 'GET', '/v1/approvals')).json;
     expect(pending.approvals.map((a) => a.id)).not.toContain(approval.id);
     const late = await post(`/v1/approvals/${approval.id}`, { decision: 'approve', argsHash: approval.argsHash });
     expect(late.status).toBe(409);

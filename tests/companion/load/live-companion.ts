@@ -34,13 +34,14 @@ export function context(conversationId: string, messageKey: string) {
   return { site: 'chatgpt', url: `https://chatgpt.com/c/${conversationId}`, conversationId, messageKey };
 }
 
-async function call(companion: CompanionProcess, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+/** One request to the companion with its token: the HTTP status and the JSON it answered. */
+export async function call<T = unknown>(companion: CompanionProcess, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: T }> {
   const response = await fetch(`http://127.0.0.1:${companion.port}${path}`, {
     method,
     headers: { authorization: `Bearer ${companion.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: response.status, json: (await response.json()) as unknown };
+  return { status: response.status, json: (await response.json()) as T };
 }
 
 export async function postBlock(

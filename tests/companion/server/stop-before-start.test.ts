@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../../shared/api';
-import { context, makeWorkspace, mcpRequestBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { call, context, makeWorkspace, mcpRequestBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 describe('attack: a Stop before the tool starts', () => {
   let ws: Workspace;
@@ -28,14 +28,7 @@ describe('attack: a Stop before the tool starts', () => {
     rmSync(ws.base, { recursive: true, force: true });
   });
 
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`http://127.0.0.1:${companion.port}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return (await response.json()) as RunResponse & { stopped?: string };
-  };
+  const post = async (path: string, body: unknown) => (await call<RunResponse & { stopped?: string }>(companion, 'POST', path, body)).json;
 
   /** Posts the block and stops it at once, by the block; the run's answer, for each stop that found the run. */
   async function stoppedAtOnce(name: string, args: Record<string, unknown>, tries: number): Promise<RunResponse[]> {

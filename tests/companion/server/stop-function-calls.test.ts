@@ -7,7 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../../shared/api';
-import { context, getRun, makeWorkspace, startCompanionProcess, waitUntil, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { call, context, getRun, makeWorkspace, startCompanionProcess, waitUntil, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 describe('attack: the calls of a <function_calls> block go on after Stop', () => {
   let ws: Workspace;
@@ -27,14 +27,7 @@ describe('attack: the calls of a <function_calls> block go on after Stop', () =>
     rmSync(ws.base, { recursive: true, force: true });
   });
 
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`http://127.0.0.1:${companion.port}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json()) as Partial<RunResponse> };
-  };
+  const post = (path: string, body: unknown) => call<Partial<RunResponse> & { stopped?: string }>(companion, 'POST', path, body);
 
   it('a Stop during the first call leaves the second unrun and answered CANCELLED', async () => {
     const target = join(ws.root, 'after-stop.txt');
@@ -57,7 +50,7 @@ describe('attack: the calls of a <function_calls> block go on after Stop', () =>
     await new Promise((r) => setTimeout(r, 700));
     const stopped = await post('/v1/runs/stop', request);
     expect(stopped.status).toBe(200);
-    const runId = (stopped.json as { stopped?: string }).stopped!;
+    const runId = stopped.json.stopped!;
     expect(runId).toMatch(/^run-/);
     await answered;
     let ended: RunResponse | undefined;
