@@ -105,6 +105,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       ending: 'normal',
     };
     records.set(el, record);
+    shownAny = true;
     if (candidate && role === 'assistant') active.add(record);
     return record;
   };
@@ -312,6 +313,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
 
   /** The page removed every message of the conversation it showed (a "New chat" that keeps its address). */
   let emptied = false;
+  /** A message of the conversation the page is at was shown since this page came to it (set where it is tracked). */
+  let shownAny = false;
   /** The page was emptied, and every message it shows since is one this page saw arrive (none is history). */
   const showsOnlySentHere = (): boolean => {
     if (!emptied) return false;
@@ -333,6 +336,15 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       hooks.chatNamed(standIn);
       return;
     }
+    // A page at an address that names a chat, where the person sent from this page before any message was shown (a
+    // generic site's start page with settings in its query, /?send=never, that moves to /chat/<id>?send=never at the
+    // first send), is a new chat too: the address it gets is that chat's. Nothing of it was tracked, so nothing moves
+    // and nothing it owes is typed in elsewhere. Without that send it is another conversation opened before this one
+    // rendered (its reply resuming is history); one that showed messages and then emptied is the case below.
+    if (ctx.conversation !== null && id !== null && !shownAny && ctx.lastSendAt > Number.NEGATIVE_INFINITY) {
+      ctx.conversation = id;
+      return;
+    }
     // A site whose "New chat" empties the page and keeps the last conversation's address until the first send
     // (Gemini): the page shows only what the person sent since, so the address it gets now is that new chat's. What the
     // last conversation still owes is not typed in here; the new chat's messages stay live, and its reply runs.
@@ -340,6 +352,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     ctx.conversation = id;
     sentInNewChat = null;
     emptied = false;
+    if (!startedHere) shownAny = false;
     // Replies told by their text were the other conversation's: the same text here is another reply (recallStops reads
     // this conversation's once it is rendered in).
     ctx.stoppedTexts.clear();

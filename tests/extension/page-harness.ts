@@ -305,8 +305,10 @@ export function start(
       for (const listener of listeners) listener(p);
     },
     navigate: (to) => {
-      location.pathname = to;
-      location.href = `https://chat.deepseek.com${to}`;
+      // an address on the page's own host, with its query when it has one
+      const url = new URL(to, location.href);
+      location.pathname = url.pathname;
+      location.href = url.href;
     },
     async settle() {
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1781,6 +1781,34 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(h.runs.map((r) => r.context.conversationId)).toEqual(['chat.deepseek.com/c/7d1e2f30']);
   });
 
+  it('a chat page at an address with settings of its own (/?theme=dark) that the site moves to the chat\'s address at the first send is the same chat: the reply runs and its result is sent', async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.example.com/?theme=dark', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    // The site moves to the chat's own address first, then draws the person's message.
+    h.navigate('/chat/7d1e2f30?theme=dark');
+    page.thread.append(article('user', 'read it'));
+    page.setGenerating(true);
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.context.conversationId)).toEqual(['chat.example.com/chat/7d1e2f30?theme=dark']);
+  });
+
   it('a trusted click on the page\'s Stop button stops the reply: nothing runs, nothing is sent', async () => {
     const page = plainPage();
     const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
