@@ -237,6 +237,22 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).not.toContain('no-writing-signal');
   });
 
+  it.skipIf(!answered)('a reply another tab sent after this tab\'s own reply ended is not named', async () => {
+    loadFixture(file);
+    const h = startOn(site, fixture);
+    // This tab sends and its reply streams with the stop control as the site draws it; the reply ends.
+    await sendAndStream(h);
+    const stop = rename(site.stopControl(document)!);
+    for (const inner of Array.from(stop.querySelectorAll('*')).reverse()) rename(inner);
+    h.clock.now += 60_000;
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.settle();
+    // The conversation's other tab sends; its reply is drawn here as it streams, with no stop control in this tab.
+    await sendAndStream(h, false);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).not.toContain('no-writing-signal');
+  });
+
   it.skipIf(!answered)('with the stop control as the site draws it, nothing is raised', async () => {
     loadFixture(file);
     const h = startOn(site, fixture);
