@@ -36,7 +36,7 @@ const LABELLED_KINDS = ['mcp-request', 'flycode-call'] as const;
  * known only by that label: the site changed how it labels code, and every such call is read as plain code (nothing
  * runs, no Run is offered). A block the model wrote without a language holds no such call. An Axon statement is
  * known by its act fence's label (`act`): a block holding only an act's name, followed by as many blocks as the act
- * takes parameters, is such a fence with its label gone.
+ * takes parameters, the first of them unlabelled too, is such a fence with its label gone.
  */
 export function unlabelledCalls(site: Site, answer: Element): number {
   const blocks = outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((el) => !el.closest(site.skipSelector));
@@ -44,7 +44,12 @@ export function unlabelledCalls(site: Site, answer: Element): number {
     if (safe(() => site.codeLanguage(el), '').trim() !== '') return false;
     const text = safe(() => site.codeText(el).text, '');
     const act = text.trim();
-    if (Object.hasOwn(AXON_ARITY, act)) return blocks.length - 1 - index >= AXON_ARITY[act as AxonAct].length;
+    if (Object.hasOwn(AXON_ARITY, act)) {
+      // Its first parameter's fence is labelled with no language (`path`, `list`) and loses its label with the act's: a
+      // label read there (a tool named in a plain block, its JSON examples after it) means the site shows labels.
+      const next = blocks[index + 1];
+      return blocks.length - 1 - index >= AXON_ARITY[act as AxonAct].length && next !== undefined && safe(() => site.codeLanguage(next), '').trim() === '';
+    }
     return LABELLED_KINDS.some((kind) => findBlocks(`\`\`\`${kind}\n${text}\n\`\`\``, kind).some((b) => b.payload !== undefined && b.error === undefined));
   }).length;
 }

@@ -270,6 +270,14 @@ describe('site doctor: problems', () => {
       const lone = renderLikeSite('Call it like this:\n\n```\nwrite_file\n```\n', layout);
       document.body.replaceChildren(lone.root);
       expect(replyCodeProblem(site, lone.message, []), layout).toBeNull();
+      // The filesystem MCP server's write_file tool named in a plain block, its examples after it in labelled blocks:
+      // the site shows labels, so no act fence lost one. Nothing to say.
+      const tool = renderLikeSite(
+        'The tool to call is:\n\n```\nwrite_file\n```\n\nwith these arguments:\n\n```json\n{"path": "notes.txt", "content": "hi"}\n```\n\nIt answers:\n\n```json\n{"ok": true}\n```\n',
+        layout,
+      );
+      document.body.replaceChildren(tool.root);
+      expect(replyCodeProblem(site, tool.message, []), layout).toBeNull();
     }
   });
 
