@@ -184,23 +184,12 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   };
 
   /**
-   * Whether a reply shown since this tab's last send comes before `newest`: that one answered the send, and `newest`
-   * was started by no send of this tab (the conversation's other tab sent it, and the site shows no stop control here).
-   */
-  const answeredBefore = (newest: MessageRecord): boolean => {
-    for (const record of ctx.records.values()) {
-      if (record !== newest && record.role === 'assistant' && record.candidate && record.el.isConnected && record.firstSeenAt >= ctx.lastSendAt) return true;
-    }
-    return false;
-  };
-
-  /**
    * A reply the person's send started grows in the page while the site says nothing is being written and shows no
    * stop control: the site renamed its stop control, which is its writing signal (ChatGPT, Gemini: their send control
    * is gone while the box is empty, so the send check sees nothing missing). Named as it streams, once it grew in
    * MISSES checks in a row; the page's own verdict (page-scan, writingSignal) comes only when it gives up waiting on
-   * the reply, and ends the problem once a reply is seen being written. Only the first reply after the send is its
-   * reply: one drawn after that reply came from no send of this tab. On sites whose only writing signal is the stop
+   * the reply, and ends the problem once a reply is seen being written. Once a reply to the send ended, a reply drawn
+   * after it came from no send of this tab (the conversation's other tab sent it; the composer here is idle). On sites whose only writing signal is the stop
    * control (OpenRouter, T3 Chat: their module says undefined without it) the reply is then decided by its text
    * standing still, and a Stop pressed on the renamed control is not seen: that is named too. The generic adapter
    * has no stop control to miss.
@@ -216,7 +205,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       newest.el.isConnected &&
       ctx.lastSendAt !== Number.NEGATIVE_INFINITY &&
       ctx.lastSendAt <= newest.firstSeenAt &&
-      !answeredBefore(newest);
+      ctx.replyEndedAt <= ctx.lastSendAt;
     if (!waiting || generating() === true || safe(() => site.stopControl(doc), null) !== null) {
       unseenWriting = null;
       return false;

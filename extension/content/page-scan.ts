@@ -66,8 +66,10 @@ export interface ScannerHooks {
   liveChanged(changedAt: number): void;
   /**
    * Whether the site's "writing" signal works, as the replies after a send show it: false when the newest message
-   * grew after a send while the site said nothing was being written, until it was no longer watched — the module
-   * no longer finds the site's stop control, and nothing will auto-run; true when a reply is seen being written.
+   * grew after a send, before any reply to it ended, while the site said nothing was being written, until it was no
+   * longer watched — the module no longer finds the site's stop control, and nothing will auto-run (a reply drawn
+   * after the send's reply ended came from no send of this tab: the conversation's other tab); true when a reply is
+   * seen being written.
    */
   writingSignal(works: boolean): void;
   /**
@@ -283,7 +285,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       const verdict = candidateVerdict(view);
       if (verdict === 'drop') {
         active.delete(record);
-        if (view.generating === false && view.isLatest && view.timesGrown > 0 && view.followsSend) hooks.writingSignal(false);
+        if (view.generating === false && view.isLatest && view.timesGrown > 0 && view.followsSend && !view.answeredSinceSend) hooks.writingSignal(false);
         continue;
       }
       if (verdict === 'live') {

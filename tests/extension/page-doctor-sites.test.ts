@@ -250,6 +250,10 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     // The conversation's other tab sends; its reply is drawn here as it streams, with no stop control in this tab.
     await sendAndStream(h, false);
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    // And once the page gives up waiting on it.
+    h.clock.now += 60_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
     expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).not.toContain('no-writing-signal');
   });
 
