@@ -199,7 +199,8 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     const newReply = site.messages(document).at(-1)!.el;
     const answer = site.answerRoot(newReply)!;
     answer.innerHTML = '<p></p>';
-    const words = 'Reading the next file now, one line at a time, as the model writes it out'.split(' ');
+    // eight growths, each with a check of the page after it: the writing checks need two in a row
+    const words = 'Reading the next file now, one line at'.split(' ');
     for (let i = 1; i <= words.length; i++) {
       answer.firstElementChild!.textContent = words.slice(0, i).join(' ');
       h.clock.now += 200;
