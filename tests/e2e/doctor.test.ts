@@ -381,17 +381,22 @@ describeE2E('site doctor and any site', () => {
       ['perplexity', '#ask-input'],
     ];
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    // Every site's page is opened and sent from in turn, then all replies stream at once (each page checks on its own
+    // timer): the checks need a reply growing over several seconds, not one site after another.
+    const sent: Array<{ site: ReplicaSite; page: Page; tabId: number }> = [];
     for (const [site, composer] of composers) {
       await enableSite(world, site);
       const page = await world.open(site);
       await firstScanDone(page, 15_000);
-      const tabId = await tabIdOf(world, page);
       await page.locator(composer).click();
       await page.keyboard.insertText('Tell me a story.');
       await page.keyboard.press('Enter');
       await waitForSubmitted(page, 1);
-      await stream(page, words, { tokenChars: 4, tokenMs: 50 });
-      await quietPeriod(2_000);
+      sent.push({ site, page, tabId: await tabIdOf(world, page) });
+    }
+    await Promise.all(sent.map(({ page }) => stream(page, words, { tokenChars: 4, tokenMs: 50 })));
+    await quietPeriod(2_000);
+    for (const { site, page, tabId } of sent) {
       expect(await badgeOn(world, tabId), site).toBe('');
       await page.close();
     }
