@@ -1,8 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // One project per part of the product, so each runs in the environment it ships in.
 export default defineConfig({
   test: {
+    // At least two files at a time outside the browser: on a 2-core machine the default (cores − 1) ran the whole suite
+    // one file after another, though most files wait on child processes, sockets and timers. The e2e files still run one
+    // at a time, after the rest (fileParallelism: false puts them in a group of their own).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { test: { name: 'shared', environment: 'node', include: ['tests/shared/**/*.test.ts', 'tests/fuzz/**/*.test.ts', 'tests/bench/**/*.test.ts'] } },
       {
