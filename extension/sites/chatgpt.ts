@@ -6,7 +6,9 @@ import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisab
  *   turn       2024–02/2026: article[data-testid="conversation-turn-N"][data-turn-id]
  *              03–08/2026:  div[data-turn-id-container] > section[data-testid="conversation-turn-N"][data-turn-id]
  *   message    [data-message-author-role="assistant"|"user"][data-message-id]   (placeholder ids: request-placeholder-…)
- *              09–11/2026 (partial rollout): [data-chatgpt-search-unit-key$=":assistant"|":user"]
+ *              09–11/2026 (partial rollout): [data-turn-key] turn holding both roles >
+ *                [data-chatgpt-search-unit-key$=":assistant"|":user"][data-chatgpt-search-message-ids]; the unit key
+ *                is no id ("fallback-turn-0:2:assistant" repeats from turn to turn); the message ids and the turn key are
  *   answer     .markdown (also .markdown.prose) or [data-markdown-text-style="assistant-message"] inside the message
  *   code       2026: pre > …header label… + button[aria-label="Copy"] > #code-block-viewer.cm-editor > .cm-scroller
  *                    > pre.cm-content > code > span   (no language-* class; the label is the header text)
@@ -96,8 +98,15 @@ export const chatgpt = defineSite({
     const id = msg.getAttribute('data-message-id');
     // The placeholder id is replaced once the reply starts; it would give one message two keys.
     if (id && !id.startsWith('request-placeholder')) return `m:${id}`;
+    // 09–11/2026: the unit lists its message ids (the first is the one the older layouts carry as data-message-id).
+    const unitId = msg.closest('[data-chatgpt-search-message-ids]')?.getAttribute('data-chatgpt-search-message-ids')?.trim().split(/\s+/)[0];
+    if (unitId && !unitId.startsWith('request-placeholder')) return `m:${unitId}`;
     const turn = msg.closest('[data-turn-id]')?.getAttribute('data-turn-id');
     if (turn) return `t:${turn}`;
+    // 09–11/2026: a turn keyed by the site holds both roles, so its key names a message with the role.
+    const turnKey = msg.closest('[data-turn-key]')?.getAttribute('data-turn-key');
+    const role = roleOf(msg);
+    if (turnKey && role) return `k:${turnKey}:${role}`;
     const testId = msg.closest('[data-testid^="conversation-turn-"]')?.getAttribute('data-testid');
     if (testId) return `n:${testId.slice('conversation-turn-'.length)}`;
     return positionKey(position);

@@ -55,7 +55,8 @@ const EXPECTED: Record<string, Expectation> = {
     generating: false,
     editorTag: 'DIV',
     answerBlocks: [{ kind: 'mcp-request', language: 'mcp-request', id: 7 }],
-    keys: ['p:0', 'p:1'],
+    // The turn key with the role: both messages sit in one keyed turn.
+    keys: ['k:k-1:user', 'k:k-1:assistant'],
     sendButton: 'absent',
   },
   'deepseek/2026-10-thinking-idle.html': {
@@ -173,6 +174,30 @@ describe('site modules against saved DOM fixtures', () => {
     expect(chatgpt.conversationId({ pathname: '/' })).toBeNull();
     expect(chatgpt.conversationId({ pathname: '/c/' })).toBeNull();
     expect(deepseek.conversationId({ pathname: '/x/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8' })).toBeNull();
+  });
+
+  it('ChatGPT, 09–11/2026 layout: a message keeps its key when the history above it is unmounted or reloaded', () => {
+    // The unit key repeats from turn to turn ("fallback-turn-0:…", as captured); the message ids and turn keys do not.
+    const turn = (key: string, ids: [string, string] | null) => {
+      const attr = (id: string) => (ids ? ` data-chatgpt-search-message-ids="${id}"` : '');
+      return `<div data-turn-key="${key}">
+        <div data-chatgpt-search-unit-key="fallback-turn-0:0:user"${attr(ids?.[0] ?? '')}><div class="whitespace-pre-wrap">q ${key}</div></div>
+        <div data-chatgpt-search-unit-key="fallback-turn-0:2:assistant"${attr(ids?.[1] ?? '')}><div data-markdown-text-style="assistant-message"><p>a ${key}</p></div></div>
+      </div>`;
+    };
+    const keysOf = () => chatgpt.messages(document).map((m, i) => chatgpt.messageKey(m.el, i));
+    for (const withIds of [true, false]) {
+      const ids = (n: number): [string, string] | null => (withIds ? [`u-${n} u-${n}b`, `a-${n}`] : null);
+      document.body.innerHTML = turn('t-1', ids(1)) + turn('t-2', ids(2)) + turn('t-3', ids(3));
+      const whole = keysOf();
+      expect(new Set(whole).size, `${withIds}`).toBe(6);
+      // A virtualised history unmounts the first turn: the others keep their keys, and no key names another message.
+      document.querySelector('[data-turn-key="t-1"]')!.remove();
+      expect(keysOf()).toEqual(whole.slice(2));
+    }
+    expect(keysOf()).toEqual(['k:t-2:user', 'k:t-2:assistant', 'k:t-3:user', 'k:t-3:assistant']);
+    document.body.innerHTML = turn('t-1', ['u-1 u-1b', 'a-1']);
+    expect(keysOf()).toEqual(['m:u-1', 'm:a-1']);
   });
 
   it('ChatGPT: a reasoning panel rendered inside the message, with a markdown body of its own, is not the answer', () => {
