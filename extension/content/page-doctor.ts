@@ -65,6 +65,11 @@ function shownChars(root: Element, skip: string, upTo: number): number {
  */
 const NOTICE_MAX_CHARS = 300;
 const MARKDOWN_BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, blockquote, table, [class*="paragraph"]';
+/**
+ * What marks a notice as the page's alert or error: a notice showing all its words inside one is a notice however
+ * long, and also when it draws them as paragraphs (a heading, a line with a link to the site's status page).
+ */
+const NOTICE_MARK = '[role="alert"], [class*="error" i], [data-testid*="error" i]';
 
 export function createPageDoctor(ctx: PageContext): PageDoctor {
   const { site, doc, bridge, signal, now } = ctx;
@@ -124,11 +129,12 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
    * renamed markup is named by the next reply that holds more. `size` is what the replies held, so a reply still
    * changing is not counted yet.
    */
-  /** A message that may be a site's notice in a reply's place: a few words, no code drawn. */
+  /** A message that may be a site's notice in a reply's place: no code drawn, a few words or all of it marked as an alert or error. */
   const isNotice = (el: Element): boolean =>
-    shownChars(el, site.skipSelector, NOTICE_MAX_CHARS + 1) <= NOTICE_MAX_CHARS &&
     drawnCode(el).length === 0 &&
-    !Array.from(el.querySelectorAll(MARKDOWN_BLOCKS)).some((block) => !block.closest(site.skipSelector) && shownChars(block, site.skipSelector, 1) > 0);
+    (shownChars(el, `${site.skipSelector}, ${NOTICE_MARK}`, 1) === 0 ||
+      (shownChars(el, site.skipSelector, NOTICE_MAX_CHARS + 1) <= NOTICE_MAX_CHARS &&
+        !Array.from(el.querySelectorAll(MARKDOWN_BLOCKS)).some((block) => !block.closest(site.skipSelector) && shownChars(block, site.skipSelector, 1) > 0)));
 
   const answerless = (): { size: number; detail?: string } | null => {
     if (site.hosts.length === 0 || generating() === true) return null;

@@ -304,6 +304,30 @@ describe('deliver: when the page fights back', () => {
     await until(() => h3.problems.at(-1)?.code === 'no-answer', 3_000);
   }, 15_000);
 
+  it("a first reply that is the site's error notice drawn as paragraphs, or longer than a line, raises nothing", async () => {
+    // The notice marked as the page's alert or error, its words in paragraphs (a heading, a link to the status page),
+    // or past 300 characters: no answer body, no code.
+    const long =
+      'Something went wrong while generating the response. The model is under heavy load right now and your request could not be completed. ' +
+      'If this issue persists please contact us through our help center, or check the status page for ongoing incidents and outages in your region before you try sending your message again later.';
+    expect(long.length).toBeGreaterThan(300);
+    const notices = [
+      '<div class="ds-error-notice"><p>The server is busy.</p><p>Please try again later, or see <a href="#">the status page</a>.</p><button>Retry</button></div>',
+      `<div role="alert"><span>${long}</span><button>Retry</button></div>`,
+    ];
+    const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
+    for (const [module, html] of [deepseek, site].flatMap((m) => notices.map((n) => [m, n] as const))) {
+      const h = start(buildPage(), { site: module, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+      const row = document.createElement('div');
+      row.className = 'ds-message';
+      row.innerHTML = html;
+      document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), row);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(h.problems.filter((p) => p !== null), html).toEqual([]);
+      stopPages();
+    }
+  }, 10_000);
+
   it('a first reply the person stopped while the model was still reasoning (no answer yet) raises nothing', async () => {
     // DeepSeek draws the reasoning in the reply's row before its answer; stopped then, the row holds only that.
     const thinking = (): HTMLElement => {
