@@ -87,7 +87,7 @@ export const qwen = defineSite({
     ]);
   },
   sendButton(doc) {
-    return firstMatch(doc, [
+    const send = firstMatch(doc, [
       '.chat-prompt-send-button .send-button',
       'button.send-button',
       'button#send-message-button',
@@ -96,6 +96,10 @@ export const qwen = defineSite({
       '.message-input-right-button-send button',
       '.message-input-right-button-send',
     ]);
+    // The stop button takes the send button's place in the send area while a reply is written (ZS): the area's
+    // button is then the stop control, and a press on it is the person stopping the reply, never a send.
+    const stop = stopButton(doc);
+    return send && stop && send.contains(stop) ? null : send;
   },
   isSendDisabled(button) {
     return (
@@ -107,11 +111,7 @@ export const qwen = defineSite({
   isGenerating(doc) {
     return firstMatch(doc, ['.chat-prompt-send-button .stop-button', 'button.stop-button', 'i.icon-StopIcon']) !== null;
   },
-  stopControl(doc) {
-    // 2026-06 (ZS in SITES-MORE.md): button.stop-button replaces send for the whole generation.
-    const icon = doc.querySelector('i.icon-StopIcon');
-    return firstMatch(doc, ['.chat-prompt-send-button .stop-button', 'button.stop-button']) ?? icon?.closest<HTMLElement>('button, [role="button"]') ?? null;
-  },
+  stopControl: stopButton,
   conversationId(location) {
     return idAfter(location.pathname, '/c/');
   },
@@ -124,6 +124,12 @@ export const qwen = defineSite({
   },
   feedbackIntervalMs: 10_000,
 });
+
+/** 2026-06 (ZS in SITES-MORE.md): button.stop-button replaces send for the whole generation; else the button holding the stop icon. */
+function stopButton(doc: Document): HTMLElement | null {
+  const icon = doc.querySelector('i.icon-StopIcon');
+  return firstMatch(doc, ['.chat-prompt-send-button .stop-button', 'button.stop-button']) ?? icon?.closest<HTMLElement>('button, [role="button"]') ?? null;
+}
 
 /** The code of one Qwen block; Monaco and CodeMirror viewers may leave lines out of the page (then `partial`). */
 function qwenCodeText(codeEl: Element): CodeBlockText {

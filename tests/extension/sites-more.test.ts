@@ -274,6 +274,21 @@ describe("Qwen's 2026-02 composer (SITES-MORE: textarea.message-input-textarea, 
     expect(result).toEqual({ ok: true, method: 'click' });
     expect(sent).toEqual(['read README.md']);
   });
+
+  it('while a reply is written the stop button in the send area is the stop control, not the send control', () => {
+    // Drawn in the send area's place (button.stop-button, ZS), or as the same button showing the stop icon.
+    for (const stop of ['<button class="stop-button" aria-label="Stop"><i class="icon-StopIcon"></i></button>', '<button class="omni-button-content-btn"><i class="icon-StopIcon"></i></button>']) {
+      const { textarea } = composer();
+      const area = document.querySelector('.message-input-right-button-send')!;
+      area.innerHTML = stop;
+      const button = area.querySelector('button')!;
+      expect(qwen.isGenerating(document), stop).toBe(true);
+      expect(qwen.stopControl(document), stop).toBe(button);
+      // A press on it is the person's Stop only: the page takes a press of the send control for a send.
+      expect(qwen.sendButton(document), stop).toBeNull();
+      expect(qwen.editor(document)).toBe(textarea);
+    }
+  });
 });
 
 describe("Qwen's 2026-01 composer (SITES-MORE: textarea.chat-input, button.send-button in div.chat-prompt-send-button)", () => {
