@@ -7,7 +7,8 @@ import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisab
  *              03–08/2026:  div[data-turn-id-container] > section[data-testid="conversation-turn-N"][data-turn-id]
  *   message    [data-message-author-role="assistant"|"user"][data-message-id]   (placeholder ids: request-placeholder-…)
  *              09–11/2026 (partial rollout): [data-turn-key] turn holding both roles >
- *                [data-chatgpt-search-unit-key$=":assistant"|":user"][data-chatgpt-search-message-ids]; the unit key
+ *                [data-chatgpt-search-unit-key$=":assistant"|":user"][data-chatgpt-search-message-ids] (the person's
+ *                unit may carry only data-content-search-unit-key, with the same role suffix); the unit key
  *                is no id ("fallback-turn-0:2:assistant" repeats from turn to turn); the message ids and the turn key are
  *   answer     .markdown (also .markdown.prose) or [data-markdown-text-style="assistant-message"] inside the message
  *   code       2026: pre > …header label… + button[aria-label="Copy"] > #code-block-viewer.cm-editor > .cm-scroller
@@ -19,13 +20,14 @@ import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisab
  *   url        /c/<uuid>, also /g/<gizmo>/c/<uuid>; "/" until the first reply starts streaming
  */
 
-// 2026-11: both message attribute generations are live; the search-unit key is the late-2026 rollout.
-const MESSAGE_SELECTOR = '[data-message-author-role], [data-chatgpt-search-unit-key]';
+// 2026-11: both message attribute generations are live; the search-unit key is the late-2026 rollout. A capture of it
+// (2026-09-28) shows the person's unit keyed only as data-content-search-unit-key, the reply's with both keys.
+const MESSAGE_SELECTOR = '[data-message-author-role], [data-chatgpt-search-unit-key], [data-content-search-unit-key]';
 
 function roleOf(el: Element): MessageRole | null {
   const role = el.getAttribute('data-message-author-role');
   if (role === 'assistant' || role === 'user') return role;
-  const unit = el.getAttribute('data-chatgpt-search-unit-key') ?? '';
+  const unit = el.getAttribute('data-chatgpt-search-unit-key') ?? el.getAttribute('data-content-search-unit-key') ?? '';
   if (unit.endsWith(':assistant')) return 'assistant';
   if (unit.endsWith(':user')) return 'user';
   return null;

@@ -200,6 +200,22 @@ describe('site modules against saved DOM fixtures', () => {
     expect(keysOf()).toEqual(['m:u-1', 'm:a-1']);
   });
 
+  it("ChatGPT, 09–11/2026 layout: the person's unit keyed only for the page's search is the person's message", () => {
+    // As captured on 2026-09-28: the reply's unit carries both keys, the person's only data-content-search-unit-key.
+    document.body.innerHTML = `<div data-content-search-turn-key="fallback-turn-3">
+      <div data-content-search-unit-key="fallback-turn-3:0:user"><div data-user-message-bubble="true">read it</div><button aria-label="Copy message"></button></div>
+      <div data-content-search-unit-key="fallback-turn-3:2:assistant" data-chatgpt-search-unit-key="fallback-turn-3:2:assistant" data-chatgpt-search-message-ids="a-9">
+        <h4 class="sr-only" data-conversation-role="assistant">ChatGPT said:</h4>
+        <div data-chatgpt-selection-message-id="a-9"><div data-markdown-text-style="assistant-message"><p>Done.</p></div></div>
+      </div>
+    </div>`;
+    const messages = chatgpt.messages(document);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messages[0]!.el.textContent).toContain('read it');
+    expect(chatgpt.answerRoot(messages[1]!.el)?.textContent).toBe('Done.');
+    expect(messages.map((m, i) => chatgpt.messageKey(m.el, i))).toEqual(['p:0', 'm:a-9']);
+  });
+
   it('ChatGPT: a reasoning panel rendered inside the message, with a markdown body of its own, is not the answer', () => {
     for (const layout of ['chatgpt-codemirror', 'chatgpt-hljs'] as const) {
       const { message, root } = renderLikeSite('Here:\n\n```mcp-request\n{"jsonrpc":"2.0","id":"answer","method":"tools/list"}\n```\n', layout);
