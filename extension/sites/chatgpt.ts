@@ -14,8 +14,12 @@ import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisab
  *   code       2026: pre > …header label… + button[aria-label="Copy"] > #code-block-viewer.cm-editor > .cm-scroller
  *                    > pre.cm-content > code > span   (no language-* class; the label is the header text)
  *              2024: pre > div > (div header "python" + button "Copy code") > div > code.hljs.language-python
+ *              09–11/2026: div[data-markdown-copy="code-block"] > (header label + Copy) + div > code   (no pre)
  *   composer   form[data-type="unified-composer"] div#prompt-textarea.ProseMirror[contenteditable="true"]
+ *              2026-10: form > div.ProseMirror[contenteditable][data-composer-markdown] (writing blocks in replies
+ *              are ProseMirror editors too)
  *   send       button#composer-submit-button[data-testid="send-button"] — only present while the composer has text
+ *              2026-10: button[aria-label="Send"] in the composer's form
  *   generating button[data-testid="stop-button"] ("Stop streaming") — also the stop control the person clicks
  *   url        /c/<uuid>, also /g/<gizmo>/c/<uuid>; "/" until the first reply starts streaming
  */
@@ -62,7 +66,9 @@ export const chatgpt = defineSite({
   },
   // Reasoning summaries sit outside `.markdown`; these catch the variants that nest it, plus copy buttons and labels.
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, ${REASONING_SELECTOR}`,
-  codeBlockSelector: 'pre',
+  // 09–11/2026 (captures of 2026-09 and 2026-10-01): a fenced block is div[data-markdown-copy="code-block"] holding its
+  // header (label + Copy, data-markdown-copy="exclude") and a bare code element, with no pre.
+  codeBlockSelector: 'pre, [data-markdown-copy="code-block"]',
   codeLanguage(codeEl) {
     // 2024–02/2026: highlight.js class on the code element; 03/2026–: the header label is the only hint; it is the first text outside the editor and the buttons.
     return languageClassOf(codeEl) || headerLabel(codeEl);
@@ -73,17 +79,27 @@ export const chatgpt = defineSite({
   },
   editor(doc) {
     // 2026-11: ProseMirror composer; the textarea of the same name is a hidden fallback, used only if it is alone.
-    return firstMatch(doc, [
+    // 2026-10: the composer marked data-composer-markdown, in a form without a test id; a reply's writing block is a
+    // ProseMirror editor too, drawn before it in the page, so an editor inside a message is never taken.
+    for (const selector of [
       '#prompt-textarea[contenteditable="true"]',
       'form[data-type="unified-composer"] [contenteditable="true"]',
       'form[data-chatgpt-composer] [contenteditable="true"]',
+      '[data-composer-markdown][contenteditable="true"]',
       '.ProseMirror[contenteditable="true"]',
       'textarea[name="prompt-textarea"]',
-    ]);
+    ]) {
+      const editor = Array.from(doc.querySelectorAll<HTMLElement>(selector)).find((el) => !el.closest(MESSAGE_SELECTOR));
+      if (editor) return editor;
+    }
+    return null;
   },
   sendButton(doc) {
-    // 2026-08: appears only once the composer holds text (the voice button sits there before).
-    return firstMatch(doc, ['button[data-testid="send-button"]', 'button#composer-submit-button', 'button[aria-label="Send prompt"]']);
+    // 2026-08: appears only once the composer holds text (the voice button sits there before). 2026-10: an unnamed
+    // "Send" button beside the composer, looked for only there.
+    const send = ['button[data-testid="send-button"]', 'button#composer-submit-button', 'button[aria-label="Send prompt"]'];
+    const composer = this.editor(doc)?.closest('form, [data-composer-body]');
+    return (composer ? firstMatch(composer, [...send, 'button[aria-label="Send"]']) : null) ?? firstMatch(doc, send);
   },
   isSendDisabled: isButtonDisabled,
   isGenerating(doc) {

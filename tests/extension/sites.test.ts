@@ -6,6 +6,7 @@ import { serializeMessage } from '../../extension/scanner/serialize';
 import { SITES, chatgpt, deepseek, generic, siteForHost } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { renderLikeSite } from './render-like-site';
+import { replyCodeProblem } from '../../extension/doctor/reply-code';
 import { MCP_SITE, SITE_IDS } from '../../shared/site-ids';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'sites');
@@ -214,6 +215,40 @@ describe('site modules against saved DOM fixtures', () => {
     expect(messages[0]!.el.textContent).toContain('read it');
     expect(chatgpt.answerRoot(messages[1]!.el)?.textContent).toBe('Done.');
     expect(messages.map((m, i) => chatgpt.messageKey(m.el, i))).toEqual(['p:0', 'm:a-9']);
+  });
+
+  it('ChatGPT, 2026-10 build: code blocks without a pre, the composer beside a reply\'s writing block, and its Send button', () => {
+    // As captured on 2026-09 and 2026-10-01: a fenced block is a div holding its label and a bare code element; a
+    // reply's writing block is a ProseMirror editor drawn before the composer; the send button is named only "Send".
+    const call = '{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a  b.txt"}}}';
+    document.body.innerHTML = `<main><div data-turn-key="t1">
+      <div data-chatgpt-search-unit-key="fallback-turn-0:0:user" data-chatgpt-search-message-ids="u1"><div class="whitespace-pre-wrap">hi</div></div>
+      <div data-chatgpt-search-unit-key="fallback-turn-0:2:assistant" data-chatgpt-search-message-ids="a1">
+        <div data-chatgpt-selection-message-id="a1"><div data-markdown-text-style="assistant-message"><p>Here:</p>
+          <div class="CodeBlock-x"><div data-markdown-copy="code-block" data-theme="light">
+            <div data-markdown-copy="exclude"><div class="truncate">mcp-request</div><button aria-label="Copy"></button></div>
+            <div><code class="whitespace-pre! block"></code></div></div></div>
+          <div data-oai-writing-block-surface="" data-testid="chatgpt-writing-block"><header><button aria-label="Copy"></button></header>
+            <div class="writing-block-editor"><div class="ProseMirror" contenteditable="true" aria-label="Start writing"><p>draft</p></div></div></div>
+        </div></div>
+      </div></div>
+      <form><div data-composer-input-variant="default"><div contenteditable="true" class="ProseMirror" data-composer-markdown="" aria-label="Ask ChatGPT"><p>x</p></div></div>
+      <button aria-label="Send">send</button></form></main>`;
+    document.querySelector('code')!.textContent = call;
+    const reply = chatgpt.messages(document).find((m) => m.role === 'assistant')!;
+    const answer = chatgpt.answerRoot(reply.el)!;
+    const serialized = serializeMessage(answer, chatgpt);
+    const blocks = findBlocks(serialized.markdown);
+    expect(blocks.map((b) => b.kind)).toEqual(['mcp-request']);
+    expect(serialized.markdown).toContain(call);
+    expect(replyCodeProblem(chatgpt, reply.el, [])).toBeNull();
+    expect(chatgpt.editor(document)?.getAttribute('aria-label')).toBe('Ask ChatGPT');
+    expect(chatgpt.sendButton(document)?.textContent).toBe('send');
+    // Only beside the composer: another page's "Send" button is no send control.
+    document.querySelector('form')!.before(Object.assign(document.createElement('button'), { textContent: 'share' }));
+    document.querySelector('form button')!.remove();
+    document.querySelector('main > button')!.setAttribute('aria-label', 'Send');
+    expect(chatgpt.sendButton(document)).toBeNull();
   });
 
   it('ChatGPT: a reasoning panel rendered inside the message, with a markdown body of its own, is not the answer', () => {
