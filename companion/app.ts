@@ -13,7 +13,7 @@ import {
 import { ToolError, type ErrorCode } from '../shared/errors';
 import { createApprovalStore, type ApprovalStore } from './approvals/store';
 import { createAuditLog, type AuditLog } from './audit/audit-log';
-import { hostGuard, originGuard, tokenGuard } from './auth/guards';
+import { bearerToken, hostGuard, originGuard, tokenGuard } from './auth/guards';
 import { createPairing, type Pairing } from './auth/pairing';
 import { createTokenStore, type TokenStore } from './auth/token-store';
 import { ensureHome, readVersion } from './home';
@@ -260,6 +260,17 @@ export function createApp(deps: AppDeps): CompanionApp {
       return c.json(errorBody('FORBIDDEN', why, { reason: result.reason, triesLeft: result.triesLeft }), 403);
     }
     return c.json({ token: tokens.issue('extension') });
+  });
+
+  // Unpair in the extension: the token the request carries stops working now, not when the data dir is reset. One
+  // given at start (--token, CHATBRIDGE_TOKEN, the CLI token) is the person's own and lasts until the companion stops.
+  app.post('/v1/unpair', (c) => {
+    const outcome = tokens.revoke(bearerToken(c.req.header('authorization')) ?? '');
+    if (outcome === 'given') {
+      return c.json({ revoked: false, note: 'this token was given to the companion when it started (--token, CHATBRIDGE_TOKEN or its CLI token), not paired: it works until the companion stops' });
+    }
+    // 'unknown': the token guard let it in a moment ago, so a second unpair of the same token revoked it meanwhile
+    return c.json({ revoked: true });
   });
 
   app.post('/v1/pair/code', (c) => {

@@ -51,6 +51,12 @@ export type StatusResponse = z.infer<typeof statusResponseSchema>;
 export const pairRequestSchema = z.object({ code: z.string().min(1).max(32) }).strict();
 export const pairResponseSchema = z.object({ token: z.string() });
 
+/**
+ * `POST /v1/unpair`: the paired token the request carries is forgotten, on HTTP and on the ws connections it opened.
+ * A token given at start is not revoked (`revoked: false`, the note says why).
+ */
+export const unpairResponseSchema = z.object({ revoked: z.boolean(), note: z.string().optional() });
+
 /** A new pairing code, asked for by the CLI with a token it already holds. */
 export const pairCodeResponseSchema = z.object({ code: z.string(), expiresAt: z.string() });
 

@@ -15,6 +15,13 @@ export interface TokenStore {
   paired(): boolean;
   /** accepted for this process only (`--token` / CHATBRIDGE_TOKEN / the CLI token), never written */
   addEphemeral(token: string): void;
+  /**
+   * Forgets a paired token (the extension's unpair): refused from then on, also by the ws connections it opened
+   * (`onRevoke`). A token given at start is not a paired one and lasts as long as the process: `given`.
+   */
+  revoke(token: string): 'revoked' | 'given' | 'unknown';
+  /** told the hash of every token revoked; returns the unsubscribe */
+  onRevoke(listener: (hash: Buffer) => void): () => void;
 }
 
 const fileSchema = z.object({
@@ -51,6 +58,10 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
   }
   const persistent: Buffer<ArrayBuffer>[] = stored.map((t) => Buffer.from(t.sha256, 'hex'));
   const ephemeral: Buffer<ArrayBuffer>[] = [];
+  const revokeListeners = new Set<(hash: Buffer) => void>();
+  const save = () => {
+    if (options.file) writeFileAtomic(options.file, JSON.stringify({ tokens: stored }, null, 2));
+  };
   return {
     verify(token) {
       if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return false;
@@ -66,9 +77,27 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
       const hash = hashToken(token);
       persistent.push(hash);
       stored.push({ sha256: hash.toString('hex'), label, createdAt: new Date(clock()).toISOString() });
-      if (options.file) writeFileAtomic(options.file, JSON.stringify({ tokens: stored }, null, 2));
+      save();
       options.onKnown?.(token);
       return token;
+    },
+    revoke(token) {
+      const presented = hashToken(token);
+      // one given at start as well would still be taken: it is not forgotten by this
+      if (ephemeral.some((hash) => timingSafeEqual(presented, hash))) return 'given';
+      const index = persistent.findIndex((hash) => timingSafeEqual(presented, hash));
+      if (index === -1) return 'unknown';
+      persistent.splice(index, 1);
+      const hex = presented.toString('hex');
+      stored.splice(0, stored.length, ...stored.filter((t) => t.sha256 !== hex));
+      // written before anyone is told: a restart right after must not bring the token back
+      save();
+      for (const listener of revokeListeners) listener(presented);
+      return 'revoked';
+    },
+    onRevoke(listener) {
+      revokeListeners.add(listener);
+      return () => revokeListeners.delete(listener);
     },
     paired() {
       return persistent.length > 0;

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { upgradeWebSocket } from '@hono/node-server';
 import { WebSocketServer, type WebSocket as RawWebSocket } from 'ws';
 import { WS_CLOSE, wsClientMessageSchema, type WsServerMessage } from '../../shared/api';
-import type { TokenStore } from '../auth/token-store';
+import { hashToken, type TokenStore } from '../auth/token-store';
 import { createClientQueue, type ClientQueue } from './client-queue';
 import type { EventHub } from './event-hub';
 
@@ -36,20 +36,21 @@ export function wsRoute(deps: {
 }): MiddlewareHandler {
   return upgradeWebSocket((c) => {
     const offered = (c.req.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
-    const viaProtocol = offered.some((p) => {
-      const token = BEARER_PROTOCOL.exec(p)?.[1];
-      return token !== undefined && deps.tokens.verify(token);
-    });
+    const viaProtocol = offered
+      .map((p) => BEARER_PROTOCOL.exec(p)?.[1])
+      .find((token): token is string => token !== undefined && deps.tokens.verify(token));
     let authed = false;
     let unsubscribe: (() => void) | undefined;
+    let unwatchRevoke: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
-    let authenticate = () => {};
+    let authenticate = (_token: string) => {};
     let queue: ClientQueue | undefined;
     const stop = () => {
       clearTimeout(timer);
       clearInterval(heartbeat);
       unsubscribe?.();
+      unwatchRevoke?.();
       queue?.close();
     };
     return {
@@ -74,9 +75,17 @@ export function wsRoute(deps: {
         );
         queue = client;
         const send = (message: WsServerMessage) => client.send(message);
-        authenticate = () => {
+        authenticate = (token: string) => {
           authed = true;
           clearTimeout(timer);
+          // an unpaired extension's socket hears nothing more: the token it opened with is refused from now on
+          const own = hashToken(token);
+          unwatchRevoke = deps.tokens.onRevoke((hash) => {
+            if (!hash.equals(own)) return;
+            authed = false;
+            stop();
+            ws.close(WS_CLOSE.unauthorized, 'token revoked');
+          });
           send({ type: 'auth-ok', version: deps.version });
           unsubscribe = deps.hub.subscribe(send, client.stats);
         };
@@ -94,7 +103,7 @@ export function wsRoute(deps: {
           }, deps.heartbeatMs ?? WS_HEARTBEAT_MS);
           heartbeat.unref?.();
         }
-        if (viaProtocol) authenticate();
+        if (viaProtocol !== undefined) authenticate(viaProtocol);
         else {
           timer = setTimeout(() => ws.close(WS_CLOSE.authTimeout, 'no auth message within 5 s'), deps.authTimeoutMs ?? WS_AUTH_TIMEOUT_MS);
         }
@@ -109,7 +118,7 @@ export function wsRoute(deps: {
         }
         if (!authed) {
           if (message?.type === 'auth' && deps.tokens.verify(message.token)) {
-            authenticate();
+            authenticate(message.token);
           } else {
             ws.close(WS_CLOSE.unauthorized, message?.type === 'auth' ? 'invalid token' : 'the first message must be {type:"auth", token}');
           }

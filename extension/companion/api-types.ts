@@ -28,6 +28,7 @@ export {
   runResponseSchema,
   statusResponseSchema,
   toolInfoSchema,
+  unpairResponseSchema,
 } from '../../shared/api';
 export type {
   ApprovalDecision,

@@ -11,6 +11,7 @@ import {
   runResponseSchema,
   statusResponseSchema,
   toolInfoSchema,
+  unpairResponseSchema,
   type Approval,
   type ApprovalDecision,
   type AuditItem,
@@ -69,6 +70,8 @@ export function pairingRefusal(error: unknown, url: string): string {
 export function companionRefusal(error: unknown, request?: string): string {
   if (!(error instanceof CompanionError)) return error instanceof Error ? error.message : String(error);
   const { code, message } = error;
+  // the token is kept when the companion could not forget it: it would still work there
+  if (request === 'unpair') return t('refusal.unpair', [code === 'UNREACHABLE' ? message : companionRefusal(error)]);
   if (code === 'NOT_PAIRED' || code === 'UNREACHABLE') return message;
   if (code === 'UNAUTHORIZED') return t('conn.tokenRefused');
   if (request === 'decide' && (code === 'CONFLICT' || code === 'NOT_FOUND')) return t('refusal.approvalGone');
@@ -147,6 +150,8 @@ export function createCompanionClient(options: CompanionClientOptions) {
     /** pairs with the companion at `baseUrl` (default: the stored one), so a new address is kept only once it paired */
     pair: async (code: string, baseUrl?: string): Promise<string> =>
       (await call('POST', '/v1/pair', pairResponseSchema, { code: code.trim() }, false, baseUrl)).token,
+    /** has the companion forget the token this client holds (it refuses it on HTTP and ws from then on) */
+    unpair: (): Promise<unknown> => call('POST', '/v1/unpair', unpairResponseSchema, {}),
     run: (request: RunRequest): Promise<RunResponse> => call('POST', '/v1/run', runResponseSchema, request),
     getRun: (runId: string): Promise<RunResponse> => call('GET', `/v1/runs/${enc(runId)}`, runResponseSchema),
     approvals: (): Promise<Approval[]> => call('GET', '/v1/approvals', listOf(approvalSchema, 'approvals')),

@@ -17,7 +17,7 @@ import {
 import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
-import { companionRefusal, createCompanionClient, pairingRefusal } from './client';
+import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from './client';
 import { onCommand } from './commands';
 import { startApprovalNotices } from './notices';
 import { CompanionSocket, type ConnectionState } from './socket';
@@ -193,6 +193,11 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       return info;
     },
     unpair: async () => {
+      // The companion forgets the token first: kept there, any copy of it (a backup, a synced profile) still works.
+      await client.unpair().catch((error: unknown) => {
+        // one it no longer takes (its data dir was reset) has nothing left to revoke
+        if (!(error instanceof CompanionError && (error.code === 'UNAUTHORIZED' || error.code === 'NOT_PAIRED'))) throw error;
+      });
       await companionToken.setValue('');
       await socket.restart();
       return info;

@@ -99,6 +99,18 @@ describeE2E('pairing and connection end to end', () => {
     const [message] = await waitForSubmitted(page, 1);
     expect(JSON.parse(fencedBody(message ?? '', 'mcp-response') ?? '{}')).toMatchObject({ id: 'call-401', result: { content: [{ text: 'still here\n' }] } });
     await page.close();
+
+    // Forget token: the companion revokes the paired token first, so a copy of it is refused there from then on
+    const token = String((await getExtensionStorage(world, ['companion.token']))['companion.token']);
+    const forget = await world.popup();
+    await forget.locator('details:has(#unpair-button) > summary').click();
+    await forget.locator('#unpair-button').click(); // asks first
+    await forget.locator('#unpair-button').click();
+    await expect.poll(() => forget.locator('#connection').getAttribute('data-state'), { timeout: 30_000 }).toBe('unpaired');
+    expect(await forget.locator('#error').textContent()).toBe('');
+    await forget.close();
+    const refused = await fetch(`http://127.0.0.1:${world.companion.port}/v1/approvals`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(401);
   });
 
   it('a pairing that fails keeps the address that worked: the popup opened again pairs with the code alone', async () => {

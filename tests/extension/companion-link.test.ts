@@ -294,6 +294,63 @@ describe('companion socket', () => {
   });
 });
 
+describe('unpairing', () => {
+  it('Forget token revokes the paired token on the real companion: its calls and its open socket are refused at once, and after a restart', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-unpair-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const root = path.join(dir, 'root');
+    const home = path.join(dir, 'home');
+    mkdirSync(root);
+    let companion = await startCompanionProcess({ root, home });
+    cleanups.push(() => companion.stop());
+    const base = () => `http://127.0.0.1:${companion.port}`;
+    const given = createCompanionClient({ baseUrl: async () => base(), token: async () => companion.token });
+    const codeAnswer = await fetch(`${base()}/v1/pair/code`, { method: 'POST', headers: { authorization: `Bearer ${companion.token}` } });
+    const { code } = (await codeAnswer.json()) as { code: string };
+    const token = await createCompanionClient({ baseUrl: async () => base(), token: async () => '' }).pair(code);
+    const paired = createCompanionClient({ baseUrl: async () => base(), token: async () => token });
+    expect(await paired.approvals()).toEqual([]);
+    const states: ConnectionState[] = [];
+    const socket = new CompanionSocket({
+      baseUrl: async () => base(),
+      token: async () => token,
+      onEvent: () => undefined,
+      onState: (s) => states.push(s),
+      WebSocket: NodeWebSocket as unknown as typeof WebSocket,
+    });
+    cleanups.push(() => socket.stop());
+    await socket.start();
+    await until(() => socket.state === 'connected');
+
+    expect(await paired.unpair()).toEqual({ revoked: true });
+    // the socket it opened is closed as unauthorized, not left hearing every run's events
+    await until(() => socket.state === 'unpaired');
+    await expect(paired.approvals()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    await expect(paired.run({ ...runRequest('fs.read', { path: path.join(root, 'x') }), kind: 'mcp-request' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    const again = new NodeWebSocket(`${base().replace(/^http/, 'ws')}/ws`, [`bearer.${token}`]);
+    const closed = await new Promise<number>((resolve) => {
+      again.on('open', () => again.send(JSON.stringify({ type: 'ping' })));
+      again.on('close', (closeCode) => resolve(closeCode));
+    });
+    expect(closed).toBe(4401);
+    // the pairing the person took back is not there after a restart either
+    await companion.stop();
+    companion = await startCompanionProcess({ root, home });
+    await expect(paired.approvals()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect((await given.status()).paired).toBe(false);
+    // the token the companion was started with is the person's own: not revoked, and it still works
+    expect(await given.unpair()).toMatchObject({ revoked: false, note: expect.stringContaining('--token') });
+    expect(await given.approvals()).toEqual([]);
+
+    // unpairing a companion that is not running keeps the token and says why: it would still work there
+    await companion.stop();
+    const away = await given.unpair().catch((e: unknown) => e);
+    expect(companionRefusal(away, 'unpair')).toBe(
+      `The token is kept: the companion did not revoke it, so it would still work there (the companion does not answer at ${base()}: start it on this computer (npm start in the chatbridge folder)). Start the companion and forget the token again`,
+    );
+  });
+});
+
 describe('program output for runtime feedback', () => {
   it('hands out only what is new, drops repeats, trims overlaps and marks gaps', () => {
     const buffer = new ProgramOutputBuffer();

@@ -14,6 +14,7 @@ const PROTECTED: Array<[string, string]> = [
   ['GET', '/v1/programs'],
   ['POST', '/v1/programs/p-x/stop'],
   ['POST', '/v1/pair/code'],
+  ['POST', '/v1/unpair'],
   ['POST', '/mcp'],
 ];
 
