@@ -12,7 +12,7 @@ import { walkTreeBatches } from '../fsx/walk';
 import { assertWithinFileLimit } from '../policy/file-limit';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
 import { assertUnchanged, realpathLoose } from '../policy/path-guard';
-import { bytesHoldSecret, REDACTED } from '../policy/redact';
+import { bytesHoldSecret, refuseMarkerOverSecret } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { FileOp } from '../types';
 import type { PathState, UndoRecord } from './records';
@@ -179,13 +179,6 @@ export async function bytesUnder(start: string, limit = Number.POSITIVE_INFINITY
   return bytes;
 }
 
-/** How many times `text` is in `bytes`. */
-function countOf(bytes: Buffer, text: string): number {
-  let count = 0;
-  for (let at = bytes.indexOf(text); at !== -1; at = bytes.indexOf(text, at + text.length)) count++;
-  return count;
-}
-
 async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Promise<void> {
   const target = op.path;
   const dir = path.dirname(target);
@@ -207,25 +200,8 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
     }
   }
   const added = typeof op.content === 'string' ? Buffer.from(op.content, 'utf8') : Buffer.from(op.content);
-  // A file that holds a secret was read as [REDACTED] in its place, and written back whole (fs.write, create_file,
-  // write_file) it would hold the marker there instead: the person's password gone with nothing said. Asked of the
-  // file's secrets being there at all, never of what they are, so the answer confirms no guess at one; a file that
-  // holds the marker as text already (a page about redaction) is refused only content with more of it.
-  if (
-    op.mode !== 'append' &&
-    existing &&
-    rt.policy.redact !== undefined &&
-    countOf(added, REDACTED) > countOf(existing, REDACTED) &&
-    bytesHoldSecret(existing, { redact: rt.policy.redact })
-  ) {
-    throw new ToolError(
-      'INVALID_INPUT',
-      `${json(target)} holds a secret, shown to you as ${REDACTED}, and the content to write over it holds ${REDACTED} too: ${REDACTED} stands for ` +
-        `text hidden from you, not for what the file holds there, so writing it would put the marker in the secret's place; nothing was written — ` +
-        'change the file with a replacement of only the lines you change (replace, replace_file, edit), which leaves the hidden part as it is',
-      { path: target },
-    );
-  }
+  // checked again here: the file may have gained its secret since the card (policy/redact.ts)
+  if (op.mode !== 'append' && existing) refuseMarkerOverSecret(target, existing, added, rt.policy);
   const content = op.mode === 'append' && existing ? Buffer.concat([existing, added]) : added;
   if (content.byteLength > rt.policy.limits.maxFileBytes) {
     throw new ToolError(

@@ -9,7 +9,7 @@ import { deniedBy } from '../policy/path-guard';
 import { replaceOptionsFor } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
-import { diffDeadline, replaceDeadline, replaceWithin } from '../tools/define-handler';
+import { diffDeadline, refuseMarkerOverSecretOnDisk, replaceDeadline, replaceWithin } from '../tools/define-handler';
 import type { FileOp, ToolContext } from '../types';
 import type { FileStep } from './autocoder-plan';
 import { errorLine } from './plan-errors';
@@ -39,7 +39,10 @@ export function riskOfFileStep(step: FileStep): Risk {
   }
 }
 
-/** Resolves every step's path first, so a forbidden path is known before the plan is shown for approval. */
+/**
+ * Resolves every step's path first, so a forbidden path is known before the plan is shown for approval, and a
+ * create_file that would put [REDACTED] over a secret too.
+ */
 export async function prepareFileSteps(steps: FileStep[], policy: Policy): Promise<PreparedStep[]> {
   const prepared: PreparedStep[] = [];
   for (const step of steps) {
@@ -47,6 +50,7 @@ export async function prepareFileSteps(steps: FileStep[], policy: Policy): Promi
     try {
       const target = await resolvePlanPath(step.path, policy, { forWrite: changes, allowRoot: step.action === 'list_tree' });
       if (step.action === 'delete_directory') await assertSubtreeMayChange({ kind: 'remove', path: target.absolute }, policy);
+      if (step.action === 'create_file') await refuseMarkerOverSecretOnDisk(target.absolute, step.content, policy);
       prepared.push({ step, target });
     } catch (error) {
       prepared.push({ step, error: errorLine(error) });

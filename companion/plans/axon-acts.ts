@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { AXON_ARITY, type AxonAct } from '../../shared/protocols';
 import { applyReplacement } from '../../shared/replace';
-import { replaceOptionsFor } from '../policy/redact';
+import { refuseMarkerOverSecret, replaceOptionsFor } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { realpathLoose } from '../policy/path-guard';
 import { replaceWithin } from '../tools/define-handler';
@@ -151,6 +151,8 @@ async function writeFile(rawPath: string, content: string, planned: PlannedFiles
     throw new ToolError('LIMIT_EXCEEDED', `content for ${target.relative} is ${size} bytes, over the limit of ${policy.limits.maxFileBytes} bytes (limits.maxFileBytes)`);
   }
   const before = await planned.read(target.absolute, target.relative);
+  // against the file as the acts before it leave it, so the whole plan is refused before its card
+  if (before !== null) refuseMarkerOverSecret(target.relative, Buffer.from(before, 'utf8'), content, policy);
   await planned.write(target.absolute, target.relative, content);
   return {
     path: target.relative,

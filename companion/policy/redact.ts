@@ -278,6 +278,34 @@ export function refuseEncodedSecrets(bytes: Uint8Array, policy: Pick<Policy, 're
   );
 }
 
+/** How many times `text` is in `bytes`. */
+function countOf(bytes: Buffer, text: string): number {
+  let count = 0;
+  for (let at = bytes.indexOf(text); at !== -1; at = bytes.indexOf(text, at + text.length)) count++;
+  return count;
+}
+
+/**
+ * A file that holds a secret was read as [REDACTED] in its place, and written back whole (fs.write, create_file,
+ * write_file) it would hold the marker there instead: the person's password gone with nothing said. Asked of the
+ * file's secrets being there at all, never of what they are, so the answer confirms no guess at one; a file that
+ * holds the marker as text already (a page about redaction) is refused only content with more of it. Checked before
+ * the card (tools/define-handler.ts refuseMarkerOverSecretOnDisk) and again when the write is applied (journal/ops.ts).
+ */
+export function refuseMarkerOverSecret(target: string, existing: Uint8Array, content: Uint8Array | string, policy: Partial<Pick<Policy, 'redact'>>): void {
+  const added = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  if (policy.redact === undefined || !added.includes(REDACTED)) return;
+  const before = Buffer.from(existing.buffer, existing.byteOffset, existing.byteLength);
+  if (countOf(added, REDACTED) <= countOf(before, REDACTED) || !bytesHoldSecret(before, { redact: policy.redact })) return;
+  throw new ToolError(
+    'INVALID_INPUT',
+    `${JSON.stringify(target)} holds a secret, shown to you as ${REDACTED}, and the content to write over it holds ${REDACTED} too: ${REDACTED} stands for ` +
+      `text hidden from you, not for what the file holds there, so writing it would put the marker in the secret's place; nothing was written — ` +
+      'change the file with a replacement of only the lines you change (replace, replace_file, edit), which leaves the hidden part as it is',
+    { path: target },
+  );
+}
+
 /** A secret's piece as shown: one marker per line it covers, so line counts and line numbers still hold. */
 function maskPiece(piece: string): string {
   return piece

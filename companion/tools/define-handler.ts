@@ -14,6 +14,7 @@ import { readFd } from '../fsx/fd';
 import { closeFile, lstatMaybe, readWhole } from '../fsx/fs-calls';
 import { assertWithinFileLimit } from '../policy/file-limit';
 import { openFdForReadWithStat, resolveInsideRoots, type ResolveOptions } from '../policy/path-guard';
+import { REDACTED, refuseMarkerOverSecret } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ToolContext, ToolHandler } from '../types';
 import { runWithin } from '../watchdog';
@@ -126,6 +127,19 @@ export async function currentText(resolved: string, policy: Policy): Promise<{ e
     if (isMissing(error)) return { exists: false, text: '', binary: false };
     throw error;
   }
+}
+
+/**
+ * A whole-file write holding [REDACTED] over a file that holds a secret is refused before its card, not after the
+ * person approved it (policy/redact.ts refuseMarkerOverSecret): checked against the file as it is now. A file that
+ * cannot be read here (not there yet, a directory, too large) is left to the write, which says what is wrong.
+ */
+export async function refuseMarkerOverSecretOnDisk(resolved: string, content: Uint8Array | string, policy: Policy): Promise<void> {
+  // nearly no write holds the marker: only one that does reads the file
+  const marked = typeof content === 'string' ? content.includes(REDACTED) : Buffer.from(content.buffer, content.byteOffset, content.byteLength).includes(REDACTED);
+  if (!marked) return;
+  const existing = await readGuarded(resolved, policy).catch(() => undefined);
+  if (existing !== undefined) refuseMarkerOverSecret(resolved, existing, content, policy);
 }
 
 /** Above this many characters (both sides together) a preview names the sizes instead of diffing. */

@@ -28,6 +28,7 @@ import {
   defineHandler,
   diffDeadline,
   readGuarded,
+  refuseMarkerOverSecretOnDisk,
   replaceDeadline,
   replaceWithin,
   resolvePath,
@@ -322,7 +323,19 @@ export const filesystemHandler = defineHandler({
   contract: filesystem,
   async plan(args, ctx) {
     try {
-      return { risk: riskOf(filesystem, args), paths: await plannedPaths(args, ctx, true) };
+      const paths = await plannedPaths(args, ctx, true);
+      if (filesystemActionOf(args) === 'write' && args.content !== undefined) {
+        // content that does not decode is answered by the write itself, in the manual's words
+        const bytes = (() => {
+          try {
+            return decodeContent(args.content, args.encoding);
+          } catch {
+            return undefined;
+          }
+        })();
+        if (bytes) await refuseMarkerOverSecretOnDisk(paths[0]!, bytes, ctx.policy);
+      }
+      return { risk: riskOf(filesystem, args), paths };
     } catch (error) {
       if (error instanceof FilesystemFailure) throw new ToolError('INVALID_INPUT', `${error.code}: ${error.message}`);
       // refused before anything runs, so not in the manual's JSON: its message still starts with the manual's code

@@ -1,11 +1,14 @@
 import { fsWriteBatch } from '../../shared/tools/fs-write-batch';
 import type { FileOp } from '../types';
-import { currentText, defineHandler, diffDeadline, resolvePath, unifiedDiff } from './define-handler';
+import { currentText, defineHandler, diffDeadline, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteBatchHandler = defineHandler({
   contract: fsWriteBatch,
   async plan(args, ctx) {
     const paths = await Promise.all(args.files.map((file) => resolvePath(file.path, ctx, { forWrite: true })));
+    for (const [i, file] of args.files.entries()) {
+      if (file.mode !== 'append') await refuseMarkerOverSecretOnDisk(paths[i]!, file.content, ctx.policy);
+    }
     return { risk: 'write', paths: [...new Set(paths)] };
   },
   async preview(args, ctx) {

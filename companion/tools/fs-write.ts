@@ -1,11 +1,13 @@
 import { fsWrite } from '../../shared/tools/fs-write';
 import { sha256, sha256File } from '../fsx/sha256';
-import { currentText, defineHandler, fileExistsNow, resolvePath, unifiedDiff } from './define-handler';
+import { currentText, defineHandler, fileExistsNow, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteHandler = defineHandler({
   contract: fsWrite,
   async plan(args, ctx) {
-    return { risk: 'write', paths: [await resolvePath(args.path, ctx, { forWrite: true })] };
+    const path = await resolvePath(args.path, ctx, { forWrite: true });
+    if (args.mode !== 'append') await refuseMarkerOverSecretOnDisk(path, args.content, ctx.policy);
+    return { risk: 'write', paths: [path] };
   },
   async preview(args, ctx) {
     const path = await resolvePath(args.path, ctx, { forWrite: true });

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { context, makeWorkspace, mcpRequestBlock, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { call, context, makeWorkspace, mcpRequestBlock, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const PASSWORD = 'sunshine1';
 const FILE = `[db]\ndb_password=${PASSWORD}\nport=5432\n`;
@@ -23,7 +23,12 @@ describe('attack: a file with a secret written back whole as it was read (real c
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-marker-overwrite-');
-    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: { modes: { read: 'auto', write: 'auto', delete: 'confirm', exec: 'confirm' } } });
+    // on DeepSeek writes ask: the refusal comes before any card there
+    companion = await startCompanionProcess({
+      root: ws.root,
+      home: ws.home,
+      config: { modes: { read: 'auto', write: 'auto', delete: 'confirm', exec: 'confirm' }, sites: { deepseek: { modes: { write: 'confirm' } } } },
+    });
   }, 60_000);
 
   beforeEach(() => writeFileSync(join(ws.root, 'settings.ini'), FILE));
@@ -55,6 +60,31 @@ describe('attack: a file with a secret written back whole as it was read (real c
     expect(answer).toContain('[REDACTED] stands for');
     expect(answer).toContain('replace');
     expect(answer).not.toContain(PASSWORD);
+    expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
+  });
+
+  it.each([
+    ['fs.write', 'mcp-request', () => mcpRequestBlock('card-w', 'fs.write', { path: join(ws.root, 'settings.ini'), mode: 'overwrite', content: AS_READ })],
+    ['fs.writeBatch', 'mcp-request', () => mcpRequestBlock('card-b', 'fs.writeBatch', { files: [{ path: join(ws.root, 'settings.ini'), content: AS_READ }] })],
+    ['PromptX write', 'mcp-request', () => mcpRequestBlock('card-p', 'filesystem', { action: 'write', path: 'settings.ini', content: AS_READ })],
+    [
+      'auto_coder create_file',
+      'autocoder',
+      () =>
+        `#####--\n${JSON.stringify({
+          type: 'operate',
+          metadata: { step_id: 'card', reason: 'change the port' },
+          file_operations: [{ action_type: 'create_file', path: 'settings.ini', file_content: AS_READ }],
+          program_operations: [],
+        })}\n--#####`,
+    ],
+    ['Axon write_file', 'axon', () => `~~~~~act\nwrite_file\n~~~~~\n~~~~~\nsettings.ini\n~~~~~\n~~~~~\n${AS_READ}~~~~~\n~~~~~end\n`],
+  ])('%s where writes ask: refused before any card, not after the person approved it', async (_how, kind, block) => {
+    const ctx = { site: 'deepseek', url: 'https://chat.deepseek.com/a/chat/s/conv-card', conversationId: 'conv-card', messageKey: `m${++n}` };
+    const { json } = await call<{ status: string; resultText: string }>(companion, 'POST', '/v1/run', { kind, text: block(), context: ctx, waitMs: 300 });
+    expect(json.resultText).not.toContain('Pending confirmation');
+    expect(json.resultText).toContain('[REDACTED] stands for');
+    expect((await call<{ approvals: unknown[] }>(companion, 'GET', '/v1/approvals')).json.approvals).toEqual([]);
     expect(readFileSync(join(ws.root, 'settings.ini'), 'utf8')).toBe(FILE);
   });
 
