@@ -22,6 +22,7 @@ import { walkTree } from '../fsx/walk';
 import { deniedBy, escapedControlsIn, isInsideRoot, rootOf, unexpandedStart } from '../policy/path-guard';
 import { hideOutsidePaths, mapSecrets, refuseEncodedSecrets, replaceOptionsFor } from '../policy/redact';
 import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
+import { denyUnder } from '../policy/deny-under';
 import type { ToolContext } from '../types';
 import {
   currentText,
@@ -202,11 +203,20 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
 }
 
 /** A folder's entries; each file's size only when asked (`list` answers names, and an lstat per entry is most of a listing's time). */
+/**
+ * A denied entry (a deny glob, the companion's own data) is named, as fs.ls names it, but not measured: its size
+ * says whether a `.env` or a key holds anything, and how long it is.
+ */
 async function listEntries(target: string, ctx: Guarded, withSizes: boolean) {
-  const entries: Array<{ name: string; type: 'directory' | 'file' | 'symlink'; size: number }> = [];
+  const entries: Array<{ name: string; type: 'directory' | 'file' | 'symlink'; size?: number; denied?: true }> = [];
+  const denied = denyUnder(target, ctx.policy);
   for await (const entry of walkTree(target, { maxDepth: 1 })) {
     if (entries.length >= ctx.policy.limits.maxListEntries) break;
     const type = entry.dirent.isSymbolicLink() ? 'symlink' : entry.dirent.isDirectory() ? 'directory' : 'file';
+    if (denied(entry.relative) !== undefined) {
+      entries.push({ name: entry.dirent.name, type, denied: true });
+      continue;
+    }
     const size = withSizes && type === 'file' ? ((await fs.lstat(entry.path).catch(() => undefined))?.size ?? 0) : 0;
     entries.push({ name: entry.dirent.name, type, size });
   }
@@ -250,7 +260,7 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       if (action === 'list') {
         return { data: entries.map((entry) => (entry.type === 'directory' ? `${entry.name}/` : entry.name)), message: `${entries.length} entries` };
       }
-      if (args.sortBy === 'size') entries.sort((a, b) => b.size - a.size || (a.name < b.name ? -1 : 1));
+      if (args.sortBy === 'size') entries.sort((a, b) => (b.size ?? -1) - (a.size ?? -1) || (a.name < b.name ? -1 : 1));
       return { data: entries, message: `${entries.length} entries` };
     }
     case 'search': {

@@ -61,6 +61,19 @@ describe('filesystem (PromptX manual)', () => {
     ]);
   });
 
+  it('attack: list_with_sizes measures no denied entry (a .env, a key): named as fs.ls names it, its size not told', async () => {
+    await world.write('resource/tool/.env', 'API_KEY=abcdefgh12345\n');
+    await world.write('resource/tool/id_rsa', 'k'.repeat(1234));
+    const sized = (await call({ action: 'list_with_sizes', path: 'resource/tool', sortBy: 'size' })).data;
+    expect(sized).toEqual([
+      { name: 'big.js', type: 'file', size: 300 },
+      { name: 'a.tool.js', type: 'file', size: 20 },
+      { name: '.env', type: 'file', denied: true },
+      { name: 'id_rsa', type: 'file', denied: true },
+    ]);
+    expect((await call({ action: 'list', path: 'resource/tool' })).data).toEqual(['.env', 'a.tool.js', 'big.js', 'id_rsa']);
+  });
+
   it('search: glob of file names, excludePatterns, skips .git and node_modules', async () => {
     await world.write('resource/role/other.role.md', '');
     await world.write('resource/backup/old.role.md', '');
