@@ -150,6 +150,11 @@ export interface AuthorizationRequest {
   /** every action of the call; the call's decision is the strictest of theirs */
   actions: PlannedAction[];
   preview: Preview;
+  /**
+   * An earlier call of the same block changed files (a `<function_calls>` block's write before its command): as in
+   * a plan, what an allow-listed command runs may have been rewritten, so the allow-list does not apply.
+   */
+  afterChanges?: boolean;
 }
 
 export interface ToolContext {

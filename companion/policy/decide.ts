@@ -28,7 +28,7 @@ export function decide(request: AuthorizationRequest, policy: Policy, site: stri
 export function decideActions(request: AuthorizationRequest, policy: Policy, site: string): ActionDecision[] {
   // A command is only as safe as what it runs: a call that also writes or deletes files can rewrite the script,
   // the config or the binary an allow-listed command uses, so the allow-list does not apply inside it.
-  const changesFiles = request.actions.some((action) => CHANGES_FILES.has(action.risk));
+  const changesFiles = request.afterChanges === true || request.actions.some((action) => CHANGES_FILES.has(action.risk));
   const named = request.actions.length > 1;
   return request.actions.map((planned) => {
     // a write to a file that runs code (a shell's start-up file, a git hook, an editor's tasks) is decided as exec

@@ -14,8 +14,9 @@ import { listAllTools, type ToolListing } from './tool-list';
 
 /**
  * Runs the calls of one `<function_calls>` block (shared/protocols/function-calls.ts) in order, each through the
- * same pipeline as any call (policy, approval, audit, caps), and answers one `<function_result>` per call. Once the
- * run is stopped, the calls left are not run; each is answered CANCELLED.
+ * same pipeline as any call (policy, approval, audit, caps), and answers one `<function_result>` per call; a command
+ * after a call that changes files is not allow-listed. Once the run is stopped, the calls left are not run; each is
+ * answered CANCELLED.
  */
 export interface FunctionCallsRun {
   execute(ctx: ToolContext, auditId: string, info: AuthorizationInfo): Promise<JobResult>;
@@ -51,6 +52,16 @@ export function functionCallsRun(
       }
       let failed: Outcome | undefined;
       const tools = listAllTools(deps.external);
+      // One block is one composite call: once a call of it may change files, a later command is not run on the
+      // allow-list alone (the write before it may have rewritten its script, as in an auto_coder plan).
+      let changed = false;
+      const blockCtx: ToolContext = {
+        ...ctx,
+        async authorize(request) {
+          await ctx.authorize(changed ? { ...request, afterChanges: true } : request);
+          if (request.actions.some((action) => action.risk === 'write' || action.risk === 'delete')) changed = true;
+        },
+      };
       for (const call of payload.calls) {
         current = call;
         const name = toolNameFor(call.name, tools);
@@ -61,7 +72,7 @@ export function functionCallsRun(
         const outcome: Outcome = ctx.signal.aborted
           ? { ok: false, code: 'CANCELLED', message: `not run: the block was stopped before this call (${stopReason(ctx.signal)})` }
           : resolved.ok
-            ? await callTool(resolved.tool, resolved.args, ctx, deps.tools, deps.external)
+            ? await callTool(resolved.tool, resolved.args, blockCtx, deps.tools, deps.external)
             : refusedCall(resolved, ctx, deps.tools);
         const meta: ResultMeta = { auditId, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) };
         answered.push({ callId: call.callId, name: call.name, outcome, meta });

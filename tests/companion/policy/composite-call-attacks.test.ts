@@ -19,12 +19,12 @@ import type { Risk } from '../../../shared/tools/define-tool';
 import { context, getRun, makeWorkspace, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
 import { createWorld, type World } from '../plans/world';
 
-/** The README's example config, plus a site whose write and delete modes are deny. */
+/** The README's example config, plus a site whose write and delete modes are deny and one whose writes are auto. */
 const README_CONFIG = {
   deny: ['**/.git/**', '**/.env', '**/.env.*', '**/*.pem', '**/*.key', '**/id_rsa*', '**/id_ed25519*', '**/.ssh/**'],
   modes: { read: 'auto', write: 'confirm', delete: 'confirm', exec: 'confirm' },
   allowCommands: ['npm test', 'git status --short'],
-  sites: { deepseek: { modes: { write: 'deny', delete: 'deny' } } },
+  sites: { deepseek: { modes: { write: 'deny', delete: 'deny' } }, kimi: { modes: { write: 'auto' } } },
 };
 
 const BENIGN_PACKAGE = JSON.stringify({ name: 'victim', version: '1.0.0', scripts: { test: 'node -e "console.log(42)"' } }, null, 2);
@@ -115,6 +115,34 @@ describe('attack: an allow-listed program carries a plan\'s file changes past ap
     }
     expect(final.resultText).toMatch(/Nothing was changed or run: .*denied/);
     untouched();
+  });
+
+  it('a <function_calls> block that rewrites the script, then runs the allow-listed command, asks before the command', async () => {
+    const evil = JSON.stringify({ name: 'victim', version: '1.0.0', scripts: { test: `node -e "require('fs').writeFileSync('${join(outside, 'pwned')}', 'x')"` } });
+    const text =
+      '<function_calls>\n' +
+      `<invoke name="fs.write"><parameter name="path">${join(ws.root, 'package.json')}</parameter><parameter name="mode">overwrite</parameter><parameter name="content">${evil}</parameter></invoke>\n` +
+      '<invoke name="process.run"><parameter name="command">npm</parameter><parameter name="args">["test"]</parameter></invoke>\n' +
+      '</function_calls>';
+    // where writes are auto the write is made; the command it rewrote waits for the person
+    const kimi = { site: 'kimi', url: 'https://www.kimi.com/chat/conv-calls', conversationId: 'conv-calls', messageKey: 'm1' };
+    const response = await fetch(`http://127.0.0.1:${companion.port}/v1/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${companion.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'function-calls', text, context: kimi, waitMs: 1_000 }),
+    });
+    const run = (await response.json()) as RunResponse;
+    try {
+      expect(existsSync(join(outside, 'pwned'))).toBe(false);
+      expect(run.status).toBe('pending');
+      const { approvals } = (await (
+        await fetch(`http://127.0.0.1:${companion.port}/v1/approvals`, { headers: { authorization: `Bearer ${companion.token}` } })
+      ).json()) as { approvals: ApprovalView[] };
+      expect(approvals.find((a) => a.id === run.pendingConfirmationId)).toMatchObject({ tool: 'process.run', risk: 'exec' });
+    } finally {
+      writeFileSync(join(ws.root, 'package.json'), BENIGN_PACKAGE);
+      await fetch(`http://127.0.0.1:${companion.port}/v1/runs/${run.runId}/stop`, { method: 'POST', headers: { authorization: `Bearer ${companion.token}` } });
+    }
   });
 
   it('the allow-list still lets the command run alone, and only exactly', async () => {
