@@ -84,8 +84,10 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
   ],
   [
     "a package manager's or runtime's settings, which run code on install or start",
-    // cargo's config: `build.rustc-wrapper` or a target's `runner` runs a command of its choosing at every build
-    ['**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
+    // cargo's config: `build.rustc-wrapper` or a target's `runner` runs a command of its choosing at every build;
+    // pip's (a virtualenv's own, or the user's): an `index-url` of the model's makes the next pip install build its
+    // package, whose setup.py runs
+    ['**/pip.conf', '**/pip.ini', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
   ],
 ];
 

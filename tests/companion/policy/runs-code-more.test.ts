@@ -29,8 +29,13 @@ describe('more files that run code', () => {
     `${HOME}/.oh-my-zsh/custom/evil.zsh`,
     `${HOME}/.cargo/config.toml`,
     `${HOME}/p/.cargo/config`,
+    // a virtualenv's pip.conf, and the user's: its index-url decides whose package the next pip install builds
+    `${HOME}/p/.venv/pip.conf`,
+    `${HOME}/.config/pip/pip.conf`,
+    `${HOME}/.pip/pip.conf`,
+    `${HOME}/p/venv/pip.ini`,
   ])('%s runs code', (file) => expect(runsCode(file)).toBeDefined());
-  it.each([`${HOME}/p/bash_aliases.md`, `${HOME}/p/docs/tmux.conf.example`, `${HOME}/p/.ipython-notes.md`])('%s is ordinary', (file) => expect(runsCode(file)).toBeUndefined());
+  it.each([`${HOME}/p/bash_aliases.md`, `${HOME}/p/docs/tmux.conf.example`, `${HOME}/p/.ipython-notes.md`, `${HOME}/p/docs/pip.conf.md`])('%s is ordinary', (file) => expect(runsCode(file)).toBeUndefined());
 });
 
 describe.runIf(existsSync('/etc/skel/.bashrc'))('attack: a line in ~/.bash_aliases, where writes are auto (real companion)', { timeout: 90_000 }, () => {
