@@ -295,7 +295,7 @@ describe('companion socket', () => {
 });
 
 describe('unpairing', () => {
-  it('Forget token revokes the paired token on the real companion: its calls and its open socket are refused at once, and after a restart', async () => {
+  it('Forget token revokes the paired token on the real companion: its calls and its open socket are refused at once, and after a restart', { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-unpair-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const root = path.join(dir, 'root');
@@ -348,6 +348,9 @@ describe('unpairing', () => {
     expect(companionRefusal(away, 'unpair')).toBe(
       `The token is kept: the companion did not revoke it, so it would still work there (the companion does not answer at ${base()}: start it on this computer (npm start in the chatbridge folder)). Start the companion and forget the token again`,
     );
+    useLocale('zh_CN');
+    expect(companionRefusal(away, 'unpair')).toMatch(/^令牌没有忘记：本地助手没有吊销它/);
+    useLocale('en');
   });
 });
 
