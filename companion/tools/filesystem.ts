@@ -202,10 +202,10 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
   };
 }
 
-/** A folder's entries; each file's size only when asked (`list` answers names, and an lstat per entry is most of a listing's time). */
 /**
- * A denied entry (a deny glob, the companion's own data) is named, as fs.ls names it, but not measured: its size
- * says whether a `.env` or a key holds anything, and how long it is.
+ * A folder's entries; each file's size only when asked (`list` answers names, and an lstat per entry is most of a
+ * listing's time). A denied entry (a deny glob, the companion's own data) is named, as fs.ls names it, but not
+ * measured: its size says whether a `.env` or a key holds anything, and how long it is.
  */
 async function listEntries(target: string, ctx: Guarded, withSizes: boolean) {
   const entries: Array<{ name: string; type: 'directory' | 'file' | 'symlink'; size?: number; denied?: true }> = [];
