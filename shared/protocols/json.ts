@@ -270,16 +270,22 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
 /** Why the value of a JSON text is not the one it writes (see the two checks below); undefined when it is. */
 function notAsWritten(json: string, value: unknown): string | undefined {
   return (
-    integerNotKept(json) ?? drivePathNotKept(json) ?? (keyColons(json) > keyCount(value) ? keyWrittenTwice(json) : undefined)
+    integerNotKept(json) ??
+    numberNotFinite(json) ??
+    drivePathNotKept(json) ??
+    (keyColons(json) > keyCount(value) ? keyWrittenTwice(json) : undefined)
   );
 }
 
 /**
- * A drive-letter path whose backslash after the drive JSON reads as a control character, with more of the path and
- * another backslash after it (`C:\temp\notes.txt`, `D:\new\a.py`): a tab, line break or the like in a path, and in a
- * command a second line the shell runs as another command. `Q:\nWhy?` is a line break after a label.
+ * A drive-letter path whose backslash after the drive JSON reads as a control character: with more of the path and
+ * another backslash after it (`C:\temp\notes.txt`, `D:\new\a.py`), a file name with its extension right after the
+ * drive (`type C:\new.txt`), or a folder that is the whole string (`"cwd": "C:\temp"`). A tab, line break or the like
+ * in a path, and in a command a second line the shell runs as another command. `Q:\nWhy?` and `A:\nBecause.\n` are
+ * line breaks after a label.
  */
-const DRIVE_ESCAPE = /(?:^|[\s'=(\[])[A-Za-z]:\\[bfnrt][\w.-]*\\/;
+const DRIVE_ESCAPE =
+  /(?:^|[\s'=(\[])[A-Za-z]:\\[bfnrt](?:[\w.-]*\\|[\w-]*\.[A-Za-z\d]{1,8}(?![\w.\\-]))|^[A-Za-z]:\\[bfnrt][\w.-]*$/;
 
 /** Why a JSON text's value reads a Windows path written with single backslashes as control characters; undefined when none. */
 function drivePathNotKept(json: string): string | undefined {
@@ -345,6 +351,23 @@ function keyWrittenTwice(json: string): string | undefined {
       }
       keys?.add(key);
     }
+  }
+  return undefined;
+}
+
+/** An exponent of three digits, or a run of 309: the fewest a number needs to be past what a number holds at all. */
+const HUGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
+
+/**
+ * Why a JSON text's value holds a number too large for a number (`1e400`, read as Infinity, which reaches the tool as
+ * null once the call is sent on); undefined when none. `json` is valid JSON; looks further only when the text has a
+ * three-digit exponent or a run of 309 digits somewhere.
+ */
+function numberNotFinite(json: string): string | undefined {
+  if (!HUGE_NUMBER.test(json)) return undefined;
+  for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
+    if (token.startsWith('"') || Number.isFinite(Number(token))) continue;
+    return `the number ${token} is too large for a number to hold, and would reach the tool as null; write it in double quotes, or a smaller number`;
   }
   return undefined;
 }
@@ -722,6 +745,9 @@ function joinedToNothing(json: string): string {
 /** JavaScript's undefined where a value starts (not a bare key), which the library reads as null. */
 const UNDEFINED = /^undefined(?![\w$])(?!\s*[:\uff1a])/;
 
+/** JavaScript's NaN and Infinity where a value starts (not a bare key of that name). */
+const NOT_A_NUMBER = /^[-+]?(?:NaN|Infinity)(?![\w$])(?!\s*[:\uff1a])/;
+
 /** A bare key: a name with a colon after it (not the `://` of an address). */
 const BARE_KEY = /[A-Za-z_$][\w$-]*(?=[ \t]*[:\uff1a](?!\/\/))/y;
 
@@ -905,6 +931,15 @@ export function prepareForRepair(text: string, written?: WrittenParts): Prepared
       const shown = JSON.stringify(cut(text.slice(key, i + 1).replace(/\s+/g, ' ').trim(), 40));
       const why = 'write the value, or leave the key out';
       return { text, cutShort, unrepairable: `a key has no value after its colon (${shown}); ${why}` };
+    }
+    // JavaScript's NaN and Infinity are no JSON numbers: the library passes them on as the text they write, so a tool
+    // wanting a number got the string "NaN" (or "Infinity") instead.
+    if ((last === COMMA || last === COLON || last === 0x5b) && (c === 0x4e || c === 0x49 || c === 0x2d || c === 0x2b)) {
+      const word = NOT_A_NUMBER.exec(text.slice(i, i + 12))?.[0];
+      if (word !== undefined) {
+        const why = 'is no number JSON can write, and the repair would pass it on as text; write the number meant, null, or the word in double quotes';
+        return { text, cutShort, unrepairable: `the value ${JSON.stringify(word)} ${why}` };
+      }
     }
     if ((last === COMMA || last === COLON || last === 0x5b) && c === 0x75 && UNDEFINED.test(text.slice(i, i + 10))) {
       const why = "is no JSON value, and the repair would write null; leave the key out, or write null if that is what is meant";

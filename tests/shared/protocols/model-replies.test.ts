@@ -115,10 +115,39 @@ describe('a Windows path whose backslash after the drive letter JSON reads as a 
     expect(block?.error).toContain(`the string ${shown} writes a Windows path with single backslashes, and JSON reads`);
   });
 
+  it.each([
+    ['a file name with its extension right after the drive', '"type C:\\new.txt"', '"type C:\\\\new.txt"'],
+    ['a folder that is the whole string', '"C:\\temp"', '"C:\\\\temp"'],
+  ])('%s is refused, naming the string', (_how, value, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "shell.exec", "args": {"command": ${value}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the string ${shown} writes a Windows path with single backslashes, and JSON reads`);
+  });
+
   it('a line break after a one-letter label is read as one', () => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/faq.txt", "content": "Q:\\nWhy?\\nA:\\nBecause.\\n"}}\n${F}`);
     expect(block?.error).toBeUndefined();
     expect((block?.payload as { args: { content: string } }).args.content).toBe('Q:\nWhy?\nA:\nBecause.\n');
+  });
+});
+
+describe('a number JSON cannot carry is refused, naming it, not sent as something else', () => {
+  it('a number too large for a number to hold is refused, not passed on as null', () => {
+    const [block] = findBlocks(`${F}mcp-request\n{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt","offset":1e400}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('the number 1e400 is too large for a number to hold, and would reach the tool as null');
+  });
+
+  it.each(['NaN', 'Infinity', '-Infinity'])('%s is refused, not passed on as a string', (word) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "a.txt", "offset": ${word}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the value "${word}" is no number JSON can write`);
+  });
+
+  it('a large number a number holds, and NaN in a string, are read as written', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "a.txt", "content": "NaN 1e400", "n": 1e300}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: 'a.txt', content: 'NaN 1e400', n: 1e300 });
   });
 });
 
@@ -490,9 +519,9 @@ describe('a number the repair would change', () => {
   });
 
   it('numbers that keep their value, and words starting with a minus sign, are read as before', () => {
-    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'process.run', 'args': {'command': 'ls', 'args': [-la, '-'], 'a': 2., 'b': .5, 'c': -.5, 'd': 1e3, 'e': -Infinity}}\n${F}`);
+    const [block] = findBlocks(`${F}flycode-call\n{'id': 'call-1', 'tool': 'process.run', 'args': {'command': 'ls', 'args': [-la, '-'], 'a': 2., 'b': .5, 'c': -.5, 'd': 1e3}}\n${F}`);
     expect(block?.error).toBeUndefined();
-    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'ls', args: ['-la', '-'], a: 2, b: 0.5, c: -0.5, d: 1000, e: '-Infinity' });
+    expect((block?.payload as { args: unknown }).args).toEqual({ command: 'ls', args: ['-la', '-'], a: 2, b: 0.5, c: -0.5, d: 1000 });
   });
 });
 
