@@ -61,6 +61,15 @@ class MarkdownWriter {
 
 type SiteReader = Pick<Site, 'skipSelector' | 'codeBlockSelector' | 'codeLanguage' | 'codeText'>;
 
+/**
+ * An open model's reasoning that a page rendered as an element of its own: a renderer that lets HTML through makes
+ * `<think>…</think>` (DeepSeek R1, Qwen, QwQ) a `think` element holding the reasoning, and a block drafted in it is no
+ * call, on any site. (Shown as text, `<think>` is left to findBlocks.)
+ */
+function isReasoning(el: Element): boolean {
+  return el.tagName === 'THINK' || el.tagName === 'THINKING';
+}
+
 function writeBlockChildren(parent: Element, site: SiteReader, out: MarkdownWriter, listPrefix: string): void {
   let inline: Node[] = [];
   const flushInline = (): void => {
@@ -75,7 +84,7 @@ function writeBlockChildren(parent: Element, site: SiteReader, out: MarkdownWrit
     }
     if (child.nodeType !== 1) continue;
     const el = child as Element;
-    if (el.matches(site.skipSelector) && !el.matches(site.codeBlockSelector)) continue;
+    if ((el.matches(site.skipSelector) && !el.matches(site.codeBlockSelector)) || isReasoning(el)) continue;
     if (el.matches(site.codeBlockSelector)) {
       flushInline();
       writeCodeBlock(el, site, out);
@@ -171,7 +180,7 @@ function inlineText(nodes: Node[], site: SiteReader): string {
     }
     if (node.nodeType !== 1) continue;
     const el = node as Element;
-    if (el.matches(site.skipSelector)) continue;
+    if (el.matches(site.skipSelector) || isReasoning(el)) continue;
     const tag = el.tagName;
     if (tag === 'BR') out += '\n';
     else if (tag === 'CODE') out += inlineCode(el.textContent ?? '');

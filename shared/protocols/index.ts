@@ -48,6 +48,7 @@ export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly strin
  */
 export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
   if (typeof markdown !== 'string') return [];
+  markdown = withoutReasoning(markdown);
   const fences = scanFences(markdown);
   const blocks: Block[] = [];
   for (const protocol of PROTOCOLS) {
@@ -60,6 +61,24 @@ export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
   // Every kind is read even when only one is asked for: whether a block is another block's content needs them all.
   const found = withoutContent(blocks).sort((a, b) => a.start - b.start || a.end - b.end);
   return kind === undefined ? found : found.filter((block) => block.kind === kind);
+}
+
+/** A reply that starts with its reasoning written as text: `<think>` (DeepSeek R1, Qwen, QwQ) or `<thinking>`. */
+const REASONING_OPEN = /^\s*<(think|thinking)>/i;
+
+/**
+ * A reply's markdown with the reasoning it starts with blanked out, up to the first `</think>` (or `</thinking>`), or
+ * to the end while there is none: a page with no reasoning box of its own (the generic adapter, a self-hosted chat)
+ * shows an open model's reasoning as text before its answer, and a block drafted there is no call — it ran, and the
+ * answer's own copy of it after it ran again. Blanked with spaces, line breaks kept, so every offset stays the same.
+ */
+function withoutReasoning(markdown: string): string {
+  const open = REASONING_OPEN.exec(markdown);
+  if (open === null) return markdown;
+  const closer = new RegExp(`</${open[1] as string}>`, 'gi');
+  closer.lastIndex = open[0].length;
+  const end = closer.exec(markdown) === null ? markdown.length : closer.lastIndex;
+  return markdown.slice(0, end).replace(/[^\n]/g, ' ') + markdown.slice(end);
 }
 
 /**
@@ -99,6 +118,7 @@ export function withoutContent(blocks: Block[]): Block[] {
  */
 export function outlineBlocks(markdown: string): Block[] {
   if (typeof markdown !== 'string') return [];
+  markdown = withoutReasoning(markdown);
   const fences = scanFences(markdown);
   const blocks: Block[] = [];
   for (const protocol of PROTOCOLS) {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
 import type { Block } from '../../shared/protocols/types';
 import { fenceFor, locateBlock, mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
-import { zai } from '../../extension/sites';
+import { generic, zai } from '../../extension/sites';
 import { LAYOUTS, SITE_OF, renderLikeSite, type Layout } from './render-like-site';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
@@ -415,5 +415,25 @@ describe('serializer details', () => {
     const { message, root } = renderLikeSite('## Plan\n\n- read `a.txt`\n- write __b__\n\nDone.', 'chatgpt-hljs');
     document.body.replaceChildren(root);
     expect(serializeMessage(site.answerRoot(message)!, site).markdown).toBe('## Plan\n\n- read `a.txt`\n\n- write __b__\n\nDone.\n');
+  });
+});
+
+describe('reasoning an open model writes as <think>…</think> before its answer, on a page with no reasoning box', () => {
+  const call = (path: string) =>
+    `\`\`\`mcp-request\n{"jsonrpc":"2.0","id":"${path}","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"${path}"}}}\n\`\`\``;
+  const reply = `<think>\nThe person wants the file. I could write:\n\n${call('draft.txt')}\n\nYes, that.\n</think>\n\nHere it is:\n\n${call('a.txt')}\n`;
+  const idsOn = (html: string) => {
+    document.body.innerHTML = `<article data-role="assistant">${html}</article>`;
+    const { markdown } = serializeMessage(document.querySelector('article')!, generic);
+    return findBlocks(markdown).map((block) => (block.payload as { id: string } | undefined)?.id);
+  };
+
+  it('rendered with HTML let through (a think element holding the reasoning), only the answer’s block is one', () => {
+    expect(idsOn(marked.parse(reply, { async: false }))).toEqual(['a.txt']);
+  });
+
+  it('rendered with the tags shown as text, only the answer’s block is one', () => {
+    const escaped = reply.replace(/<(\/?think)>/g, '&lt;$1&gt;');
+    expect(idsOn(marked.parse(escaped, { async: false }))).toEqual(['a.txt']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../../shared/protocols';
+import { findBlocks, outlineBlocks } from '../../../shared/protocols';
 import { LIBRARY_REPAIR_LIMIT, prepareForRepair } from '../../../shared/protocols/json';
 
 /** Replies as models write them when they get a detail of the JSON wrong, read through findBlocks. */
@@ -724,5 +724,37 @@ describe('a file\'s own code block inside a JSON string written with raw line br
     const [block] = findBlocks(`${F}flycode-call\n{"id":"call-001","tool":"fs.read","args":{"path":"/w/a"}\n${F}`);
     expect(block?.error).toContain('before its closing bracket');
     expect(block?.error).not.toContain('closed the code block');
+  });
+});
+
+describe('reasoning written as text before the answer (<think>…</think>, as open models write it)', () => {
+  const call = (path: string) =>
+    `${F}mcp-request\n{"jsonrpc":"2.0","id":"${path}","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"${path}"}}}\n${F}`;
+
+  it('a block drafted in the reasoning is no call; the answer’s block is, at its place in the reply', () => {
+    const reply = `<think>\nThe person wants the file. I could write:\n\n${call('draft.txt')}\n\nYes, that.\n</think>\n\nHere it is:\n\n${call('a.txt')}\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks.map((b) => b.payload && (b.payload as { id: string }).id)).toEqual(['a.txt']);
+    expect(blocks[0]?.start).toBe(reply.indexOf(call('a.txt')));
+    expect(blocks[0]?.raw).toBe(call('a.txt'));
+  });
+
+  it('while the reasoning is still being written (no </think> yet), none of its blocks is one', () => {
+    const reply = `<thinking>\nFirst I read it:\n\n${call('draft.txt')}\n\nthen`;
+    expect(findBlocks(reply)).toEqual([]);
+    expect(outlineBlocks(reply)).toEqual([]);
+  });
+
+  it('an auto_coder plan drafted in the reasoning does not take the answer’s plan’s place', () => {
+    const plan = (id: string) => `#####--\n{"metadata":{"step_id":"${id}","reason":"r"},"type":"operate","program_operations":[{"name":"p","command":"ls","set_timeout":30}]}\n--#####`;
+    const blocks = findBlocks(`<think>\n${plan('draft')}\n</think>\n\n${plan('answer')}\n`);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.error).toBeUndefined();
+    expect((blocks[0]?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('answer');
+  });
+
+  it('<think> mentioned in the answer, not starting the reply, hides nothing', () => {
+    const reply = `R1 starts its reasoning with <think>. Now:\n\n${call('a.txt')}\n`;
+    expect(findBlocks(reply)).toHaveLength(1);
   });
 });
