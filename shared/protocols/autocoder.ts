@@ -18,7 +18,8 @@ import { cut, describeValue, isPlainObject } from './describe-value';
  * - weak: after other text on its line (`好的：#####--{…}--#####`) and followed by `{`. It counts only if it reads
  *   as a plan or an executor message; otherwise it was a mention (`格式是 #####--{json}--#####`) and gives no block.
  * - anything else is a mention and opens nothing: inline code (`` `#####--` ``), prose after it
- *   (`#####-- 开头，--##### 结尾`), the seed's own `re.search(r'#####--\s*…`.
+ *   (`#####-- 开头，--##### 结尾`), the seed's own `re.search(r'#####--\s*…`, and a whole plan on a quoted line or in
+ *   inline code after other text on its line (strengthAt).
  * A candidate that does not read — not JSON from a strong opener, not a plan from a weak one — does not hide a
  * plan that starts inside it: the last opener before the same closer is read too, and when it reads, it is the
  * candidate (the text before it was a false start or a mention, and is not reported). When neither reads, the
@@ -82,33 +83,67 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || isInvisible(code);
 }
 
-/** How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads only the spaces around it. */
-function strengthAt(markdown: string, at: number): Strength | undefined {
+/** Where the line holding a position starts; the lines are found once, on first use, so each look is a binary search. */
+type LineStartAt = (at: number) => number;
+
+function lineStarts(markdown: string): LineStartAt {
+  let starts: number[] | undefined;
+  return (at) => {
+    if (starts === undefined) {
+      starts = [0];
+      for (let i = markdown.indexOf('\n'); i !== -1; i = markdown.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] as number) <= at) low = middle;
+      else high = middle - 1;
+    }
+    return starts[low] as number;
+  };
+}
+
+/**
+ * How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads the spaces around it, and
+ * the line before it for two more mentions: a line quoted back (`> #####--{…}--#####`: an earlier plan, the seed's
+ * example), and inline code after other text on its line (`` 格式是 `#####--{…}--#####` ``). Read as a plan, either
+ * was the reply's first, so the reply's own plan after it was the second, which never runs. Inline code that starts
+ * its line is seed 002's own form, ```` ```#####--{…}--#####``` ````.
+ */
+function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Strength | undefined {
   let before = at - 1;
   while (before >= 0 && isLineSpace(markdown.charCodeAt(before))) before--;
   const ownLine = before < 0 || markdown.charCodeAt(before) === 0x0a;
   let next = at + OPEN.length;
   while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
-  if (next === markdown.length) return ownLine ? 'strong' : undefined;
+  let strength: Strength | undefined;
   const c = markdown[next];
-  if (c === '{') return ownLine ? 'strong' : 'weak';
-  if (ownLine && (c === '[' || c === '`' || c === '~' || markdown.startsWith(CLOSE, next))) return 'strong';
-  return undefined;
+  if (next === markdown.length) strength = ownLine ? 'strong' : undefined;
+  else if (c === '{') strength = ownLine ? 'strong' : 'weak';
+  else if (ownLine && (c === '[' || c === '`' || c === '~' || markdown.startsWith(CLOSE, next))) strength = 'strong';
+  if (strength === undefined || ownLine) return strength;
+  let lineStart = lineStartAt(at);
+  while (lineStart < at && isLineSpace(markdown.charCodeAt(lineStart))) lineStart++;
+  if (markdown.charCodeAt(lineStart) === 0x3e) return undefined;
+  let ticks = before;
+  while (ticks >= lineStart && markdown.charCodeAt(ticks) === 0x60) ticks--;
+  return ticks < before && ticks >= lineStart ? undefined : strength;
 }
 
 /** The first opener at or after `from` (only strong ones when `strongOnly`). */
-function nextOpener(markdown: string, from: number, strongOnly: boolean): Opener | undefined {
+function nextOpener(markdown: string, from: number, strongOnly: boolean, lineStartAt: LineStartAt): Opener | undefined {
   for (let at = markdown.indexOf(OPEN, from); at !== -1; at = markdown.indexOf(OPEN, at + OPEN.length)) {
-    const strength = strengthAt(markdown, at);
+    const strength = strengthAt(markdown, at, lineStartAt);
     if (strength === 'strong' || (strength === 'weak' && !strongOnly)) return { at, strength };
   }
   return undefined;
 }
 
 /** The last opener after `after` that ends before `close`. */
-function lastOpenerBefore(markdown: string, after: number, close: number): Opener | undefined {
+function lastOpenerBefore(markdown: string, after: number, close: number, lineStartAt: LineStartAt): Opener | undefined {
   for (let at = markdown.lastIndexOf(OPEN, close - OPEN.length); at > after; at = markdown.lastIndexOf(OPEN, at - 1)) {
-    const strength = strengthAt(markdown, at);
+    const strength = strengthAt(markdown, at, lineStartAt);
     if (strength !== undefined) return { at, strength };
   }
   return undefined;
@@ -180,6 +215,7 @@ export const autocoder = defineProtocol({
     const blocks: Block[] = [];
     const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
     const inFence = codeBlockLocator(fences);
+    const lineStartAt = lineStarts(markdown);
     let planSeen = false;
     const push = (block: Block) => {
       const close = block.end - CLOSE.length;
@@ -233,7 +269,7 @@ export const autocoder = defineProtocol({
       const outer = read(first, close);
       if (!outer.parsed.ok && outer.parsed.overBudget) return OVER_BUDGET;
       if (reads(outer)) return blockOf(outer, close);
-      const innerOpener = lastOpenerBefore(markdown, first.at, close);
+      const innerOpener = lastOpenerBefore(markdown, first.at, close, lineStartAt);
       if (innerOpener !== undefined) {
         const inner = read(innerOpener, close);
         if (!inner.parsed.ok && inner.parsed.overBudget) return OVER_BUDGET;
@@ -250,13 +286,13 @@ export const autocoder = defineProtocol({
     let notReadComplete = true;
     let from = 0;
     for (;;) {
-      const first = nextOpener(markdown, from, false);
+      const first = nextOpener(markdown, from, false, lineStartAt);
       if (first === undefined) break;
       if (from === 0) firstLine = lineStartOf(markdown, first.at);
       const close = markdown.indexOf(CLOSE, first.at + OPEN.length);
       if (stopped === undefined && blocks.length === MAX_BLOCKS_PER_KIND) stopped = 'count';
       if (close === -1) {
-        const writing = first.strength === 'strong' ? first : nextOpener(markdown, first.at + OPEN.length, true);
+        const writing = first.strength === 'strong' ? first : nextOpener(markdown, first.at + OPEN.length, true, lineStartAt);
         if (writing === undefined) break;
         if (stopped === undefined) {
           push({ kind: 'autocoder', complete: false, raw: markdown.slice(writing.at), start: writing.at, end: markdown.length });

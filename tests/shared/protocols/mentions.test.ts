@@ -17,6 +17,9 @@ const AUTOCODER_MENTIONS = [
   "The executor reads it with re.search(r'#####--\\s*(.*?)\\s*--#####', text, re.DOTALL).\n\n",
   'Write it like #####--{"type": …} and the executor picks it up.\n\n',
   '> 注意：#####-- 和 --##### 之间只能是 JSON。\n\n',
+  // an earlier plan quoted back, and a whole plan given as an example in inline code: neither is this reply's plan
+  '上一步的指令是：\n\n> #####--{"metadata": {"step_id": "old_001", "reason": "r"}, "type": "operate", "program_operations": [{"name": "clean", "command": "rm -rf build", "set_timeout": 30}]}--#####\n\n这一步：\n\n',
+  'A plan looks like `#####--{"metadata": {"step_id": "demo"}, "type": "operate", "file_operations": [{"action_type": "delete_directory", "path": "src"}]}--#####`; mine is below.\n\n',
 ];
 
 const AXON_MENTIONS = [
