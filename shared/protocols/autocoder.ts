@@ -206,11 +206,44 @@ function soleFence(markdown: string, fences: readonly Fence[], from: number, to:
   return around.trim() === '' ? fence : undefined;
 }
 
+/**
+ * The markers typed with look-alike characters, as a Chinese input method writes them: full-width ＃, a dash typed as
+ * —— (two em dashes), full-width －, an en dash (`＃＃＃＃＃——{…}——＃＃＃＃＃`). The seed's executor finds no plan
+ * there, its regex wanting the ASCII markers, and neither does this parser; the person saw no block and no reason.
+ * The first such plan, starting its line (or a fence's opening line) before any `#####--` of the text, is reported as
+ * a block whose error says so and never runs: the companion answers it as the executor's error, telling the model
+ * what to write. Later ones and those after a real opener are not looked at (the real plan is the reply's plan).
+ */
+const LOOK_ALIKE_OPEN = /^[ \t]*(?:(?:`{3,}|~{3,})[ \t]*)?([#＃]{5}[-－—–]{1,2})/gm;
+const LOOK_ALIKE_CLOSE = /[-－—–]{1,2}[#＃]{5}/g;
+
+function lookAlikePlan(markdown: string): Block | undefined {
+  const realOpener = markdown.indexOf(OPEN);
+  const before = realOpener === -1 ? markdown.length : realOpener;
+  LOOK_ALIKE_OPEN.lastIndex = 0;
+  for (let open = LOOK_ALIKE_OPEN.exec(markdown); open !== null && open.index < before; open = LOOK_ALIKE_OPEN.exec(markdown)) {
+    const marker = open[1] as string;
+    if (marker === OPEN) continue;
+    let next = open.index + open[0].length;
+    while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
+    if (markdown[next] !== '{') continue;
+    LOOK_ALIKE_CLOSE.lastIndex = next;
+    const close = LOOK_ALIKE_CLOSE.exec(markdown);
+    if (close === null) return undefined;
+    const start = open.index + open[0].length - marker.length;
+    const end = close.index + close[0].length;
+    const shown = close[0] === CLOSE ? JSON.stringify(marker) : `${JSON.stringify(marker)} … ${JSON.stringify(close[0])}`;
+    const error = `the plan's markers are written with look-alike characters (${shown}): a plan is read only between the ASCII #####-- and --##### (half-width # and -), so nothing in it ran; write those markers`;
+    return { kind: 'autocoder', complete: true, raw: markdown.slice(start, end), start, end, error };
+  }
+  return undefined;
+}
+
 const OVER_BUDGET = Symbol('over budget');
 
 export const autocoder = defineProtocol({
   kind: 'autocoder',
-  hints: { labels: [], markers: [OPEN] },
+  hints: { labels: [], markers: [OPEN, '＃＃＃＃＃', '#####—', '#####－', '#####–'] },
   find(markdown, fences) {
     const blocks: Block[] = [];
     const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
@@ -278,6 +311,9 @@ export const autocoder = defineProtocol({
       }
       return first.strength === 'strong' ? blockOf(outer, close) : null;
     };
+
+    const lookAlike = lookAlikePlan(markdown);
+    if (lookAlike !== undefined) push(lookAlike);
 
     let firstLine = 0;
     let stopped: NotReadReason | undefined;

@@ -758,3 +758,26 @@ describe('reasoning written as text before the answer (<think>…</think>, as op
     expect(findBlocks(reply)).toHaveLength(1);
   });
 });
+
+describe('auto_coder markers typed with a Chinese input method (＃＃＃＃＃——{…}——＃＃＃＃＃)', () => {
+  const plan = (id: string) => `{"metadata": {"step_id": "${id}", "reason": "r"}, "type": "operate", "program_operations": [{"name": "p", "command": "ls", "set_timeout": 30}]}`;
+
+  it.each([
+    ['in paragraphs', `好的，下面是指令：\n\n＃＃＃＃＃——\n${plan('s1')}\n——＃＃＃＃＃\n`, '"＃＃＃＃＃——" … "——＃＃＃＃＃"'],
+    ['in a code block, with half-width #', `${F}\n#####——\n${plan('s1')}\n——#####\n${F}\n`, '"#####——" … "——#####"'],
+    ['as seed 002 asks for it, ```＃＃＃＃＃——…——＃＃＃＃＃```', `${F}＃＃＃＃＃——\n${plan('s1')}\n——＃＃＃＃＃${F}\n`, '"＃＃＃＃＃——" … "——＃＃＃＃＃"'],
+  ])('%s: a block that says why it is no plan, and never runs', (_how, reply, shown) => {
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.payload).toBeUndefined();
+    expect(blocks[0]?.error).toContain(`the plan's markers are written with look-alike characters (${shown}): a plan is read only between the ASCII #####-- and --#####`);
+    // the companion reads the block's text alone, and answers the same error
+    expect(findBlocks(blocks[0]!.raw).map((b) => b.error)).toEqual([blocks[0]?.error]);
+  });
+
+  it('after the reply’s real plan it is not looked at, and a mention of the markers is none', () => {
+    const blocks = findBlocks(`#####--\n${plan('real')}\n--#####\n\n＃＃＃＃＃——\n${plan('other')}\n——＃＃＃＃＃\n`);
+    expect(blocks.map((b) => b.error)).toEqual([undefined]);
+    expect(findBlocks('格式是 ＃＃＃＃＃——{json}——＃＃＃＃＃，每次一段。\n')).toEqual([]);
+  });
+});
