@@ -78,7 +78,7 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
   // What the library could still turn into an object starts with a bracket or a markdown fence around JSON.
   const first = prepared.trimStart().slice(0, 3);
   if (!(first.startsWith('{') || first.startsWith('[') || first === '```')) {
-    return { ok: false, reason: strictError };
+    return { ok: false, reason: strictError + textBeforeObject(text) };
   }
   if (prepared.length > LIBRARY_REPAIR_LIMIT) {
     return {
@@ -152,6 +152,17 @@ export function parseJsonLenient(text: string, budget?: RepairBudget): JsonParse
     // The library's own message describes its repaired text, not the writer's; report the strict one.
   }
   return { ok: false, reason: strictError + quoteInsideString(text, strictError) };
+}
+
+/**
+ * Words before the JSON object (`Here is the call:` on the line before its `{`, as a model introduces a call inside its
+ * block): the strict parser names only the first letter it met. The hint, or ''.
+ */
+function textBeforeObject(text: string): string {
+  const object = text.search(/^[ \t]*\{/m);
+  const before = object === -1 ? '' : text.slice(0, object).trim();
+  if (before === '') return '';
+  return `; not repaired: text comes before the JSON object (${JSON.stringify(cut(before, 40))}); write the call alone, text outside the block`;
 }
 
 /**

@@ -781,3 +781,11 @@ describe('auto_coder markers typed with a Chinese input method (＃＃＃＃＃�
     expect(findBlocks('格式是 ＃＃＃＃＃——{json}——＃＃＃＃＃，每次一段。\n')).toEqual([]);
   });
 });
+
+describe('words before the JSON inside the block', () => {
+  it('are named in the refusal with what to do, not only the letter the strict parser met', () => {
+    const [block] = findBlocks(`${F}mcp-request\nHere is the call:\n{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt"}}}\n${F}\n`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain('not repaired: text comes before the JSON object ("Here is the call:"); write the call alone, text outside the block');
+  });
+});
