@@ -291,16 +291,17 @@ function notAsWritten(json: string, value: unknown): string | undefined {
 /**
  * A drive-letter path whose backslash after the drive JSON reads as a control character: with more of the path and
  * another backslash after it (`C:\temp\notes.txt`, `D:\new\a.py`), a file name with its extension right after the
- * drive (`type C:\new.txt`), or a folder that is the whole string (`"cwd": "C:\temp"`). A tab, line break or the like
+ * drive (`type C:\new.txt`), a folder that is the whole string (`"cwd": "C:\temp"`), or a path relative to the working
+ * folder or the one above it (`type .\notes.txt`, `cd ..\tools`). A tab, line break or the like
  * in a path, and in a command a second line the shell runs as another command. `Q:\nWhy?` and `A:\nBecause.\n` are
  * line breaks after a label.
  */
 const DRIVE_ESCAPE =
-  /(?:^|[\s'=(\[])[A-Za-z]:\\[bfnrt](?:[\w.-]*\\|[\w-]*\.[A-Za-z\d]{1,8}(?![\w.\\-]))|^[A-Za-z]:\\[bfnrt][\w.-]*$/;
+  /(?:^|[\s'=(\[])(?:[A-Za-z]:\\[bfnrt](?:[\w.-]*\\|[\w-]*\.[A-Za-z\d]{1,8}(?![\w.\\-]))|\.{1,2}\\[bfnrt]\w)|^[A-Za-z]:\\[bfnrt][\w.-]*$/;
 
 /** Why a JSON text's value reads a Windows path written with single backslashes as control characters; undefined when none. */
 function drivePathNotKept(json: string): string | undefined {
-  if (!/[A-Za-z]:\\[bfnrt]/.test(json)) return undefined;
+  if (!/(?:[A-Za-z]:|\.)\\[bfnrt]/.test(json)) return undefined;
   for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
     if (!token.startsWith('"') || !DRIVE_ESCAPE.test(token.slice(1, -1))) continue;
     const why = 'writes a Windows path with single backslashes, and JSON reads \\t, \\n, \\r, \\b and \\f in it as control characters';

@@ -118,6 +118,8 @@ describe('a Windows path whose backslash after the drive letter JSON reads as a 
   it.each([
     ['a file name with its extension right after the drive', '"type C:\\new.txt"', '"type C:\\\\new.txt"'],
     ['a folder that is the whole string', '"C:\\temp"', '"C:\\\\temp"'],
+    ['a path relative to the working folder', '"type .\\notes.txt"', '"type .\\\\notes.txt"'],
+    ['a path relative to the folder above it', '"cd ..\\tools && dir"', '"cd ..\\\\tools && dir"'],
   ])('%s is refused, naming the string', (_how, value, shown) => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "shell.exec", "args": {"command": ${value}}}\n${F}`);
     expect(block?.payload).toBeUndefined();
@@ -125,9 +127,9 @@ describe('a Windows path whose backslash after the drive letter JSON reads as a 
   });
 
   it('a line break after a one-letter label is read as one', () => {
-    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/faq.txt", "content": "Q:\\nWhy?\\nA:\\nBecause.\\n"}}\n${F}`);
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/faq.txt", "content": "Q:\\nWhy?\\nA:\\nBecause.\\nWait...\\nDone.\\n"}}\n${F}`);
     expect(block?.error).toBeUndefined();
-    expect((block?.payload as { args: { content: string } }).args.content).toBe('Q:\nWhy?\nA:\nBecause.\n');
+    expect((block?.payload as { args: { content: string } }).args.content).toBe('Q:\nWhy?\nA:\nBecause.\nWait...\nDone.\n');
   });
 });
 
