@@ -2,6 +2,7 @@ import type { Block, FunctionCall, FunctionCallsPayload } from './types';
 import { fenceLocator, type Fence } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock } from './define-protocol';
 import { cut, describeValue, isPlainObject } from './describe-value';
+import { notAsWritten } from './json';
 
 /**
  * `<function_calls>` (issue 11 §7): the call format of the browser extensions that bridge web chats to MCP
@@ -262,15 +263,21 @@ function* linesOf(text: string, from: number, to: number): Generator<Line> {
   }
 }
 
-type JsonLine = { type: string; value: Record<string, unknown> } | undefined;
+type JsonLine = { type: string; value: Record<string, unknown>; inexact?: string } | undefined;
 
-/** A line as one JSON object with a string `type`; undefined for anything else. */
+/**
+ * A line as one JSON object with a string `type`; undefined for anything else. `inexact`: why its value is not the one
+ * it writes (a Windows path read as control characters, 1e400 read as Infinity, a key written twice), as json.ts
+ * refuses it in the other protocols.
+ */
 function readJsonLine(text: string): JsonLine {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(trimmed);
-    return isPlainObject(value) && typeof value.type === 'string' ? { type: value.type, value } : undefined;
+    if (!isPlainObject(value) || typeof value.type !== 'string') return undefined;
+    const inexact = notAsWritten(trimmed, value);
+    return inexact === undefined ? { type: value.type, value } : { type: value.type, value, inexact };
   } catch {
     return undefined;
   }
@@ -292,6 +299,10 @@ class JsonlCalls {
     const line = readJsonLine(text);
     if (line === undefined) {
       this.problem = `line ${number} is not a JSON object with a "type": ${JSON.stringify(cut(text.trim()))}`;
+      return false;
+    }
+    if (line.inexact !== undefined) {
+      this.problem = `line ${number}: ${line.inexact}`;
       return false;
     }
     const { type, value } = line;

@@ -278,8 +278,11 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Why the value of a JSON text is not the one it writes (see the two checks below); undefined when it is. */
-function notAsWritten(json: string, value: unknown): string | undefined {
+/**
+ * Why the value of a JSON text is not the one it writes (see the checks below); undefined when it is. `json` is valid
+ * JSON and `value` what JSON.parse made of it.
+ */
+export function notAsWritten(json: string, value: unknown): string | undefined {
   return (
     integerNotKept(json) ??
     numberNotFinite(json) ??

@@ -791,3 +791,23 @@ describe('words before the JSON inside the block', () => {
     expect(block?.error).toContain('not repaired: text comes before the JSON object ("Here is the call:"); write the call alone, text outside the block');
   });
 });
+
+describe('<function_calls> in JSON lines: a value JSON reads as another is refused as in the other formats', () => {
+  const call = (value: string) =>
+    `${F}jsonl\n{"type": "function_call_start", "name": "shell.exec", "call_id": 1}\n{"type": "parameter", "key": "command", "value": ${value}}\n{"type": "function_call_end", "call_id": 1}\n${F}\n`;
+
+  it.each([
+    ['a Windows path in single backslashes', '"type C:\\temp\\notes.txt"', 'line 2: the string "type C:\\\\temp\\\\notes.txt" writes a Windows path with single backslashes'],
+    ['a number too large for a number', '1e400', 'line 2: the number 1e400 is too large for a number to hold'],
+  ])('%s', (_what, value, error) => {
+    const [block] = findBlocks(call(value));
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(error);
+  });
+
+  it('a call written as JSON writes it is read', () => {
+    const [block] = findBlocks(call('"type C:\\\\temp\\\\notes.txt"'));
+    expect(block?.error).toBeUndefined();
+    expect(block?.payload).toEqual({ form: 'jsonl', calls: [{ name: 'shell.exec', callId: '1', arguments: { command: 'type C:\\temp\\notes.txt' } }] });
+  });
+});
