@@ -19,7 +19,7 @@ import { cut, describeValue, isPlainObject } from './describe-value';
  *   as a plan or an executor message; otherwise it was a mention (`格式是 #####--{json}--#####`) and gives no block.
  * - anything else is a mention and opens nothing: inline code (`` `#####--` ``), prose after it
  *   (`#####-- 开头，--##### 结尾`), the seed's own `re.search(r'#####--\s*…`, and a whole plan on a quoted line or in
- *   inline code after other text on its line (strengthAt).
+ *   inline code (one or two backticks) after other text on its line (strengthAt).
  * A candidate that does not read — not JSON from a strong opener, not a plan from a weak one — does not hide a
  * plan that starts inside it: the last opener before the same closer is read too, and when it reads, it is the
  * candidate (the text before it was a false start or a mention, and is not reported). When neither reads, the
@@ -107,9 +107,9 @@ function lineStarts(markdown: string): LineStartAt {
 /**
  * How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads the spaces around it, and
  * the line before it for two more mentions: a line quoted back (`> #####--{…}--#####`: an earlier plan, the seed's
- * example), and inline code after other text on its line (`` 格式是 `#####--{…}--#####` ``). Read as a plan, either
- * was the reply's first, so the reply's own plan after it was the second, which never runs. Inline code that starts
- * its line is seed 002's own form, ```` ```#####--{…}--#####``` ````.
+ * example), and inline code in one or two backticks after other text on its line (`` 格式是 `#####--{…}--#####` ``).
+ * Read as a plan, either was the reply's first, so the reply's own plan after it was the second, which never runs.
+ * Three backticks are seed 002's own form, ```` ```#####--{…}--#####``` ````, wherever on its line.
  */
 function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Strength | undefined {
   let before = at - 1;
@@ -128,7 +128,8 @@ function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Str
   if (markdown.charCodeAt(lineStart) === 0x3e) return undefined;
   let ticks = before;
   while (ticks >= lineStart && markdown.charCodeAt(ticks) === 0x60) ticks--;
-  return ticks < before && ticks >= lineStart ? undefined : strength;
+  const run = before - ticks;
+  return run > 0 && run < 3 && ticks >= lineStart ? undefined : strength;
 }
 
 /** The first opener at or after `from` (only strong ones when `strongOnly`). */

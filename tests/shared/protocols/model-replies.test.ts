@@ -811,3 +811,11 @@ describe('<function_calls> in JSON lines: a value JSON reads as another is refus
     expect(block?.payload).toEqual({ form: 'jsonl', calls: [{ name: 'shell.exec', callId: '1', arguments: { command: 'type C:\\temp\\notes.txt' } }] });
   });
 });
+
+describe('seed 002 form after words on its line', () => {
+  it('```#####--{…}--#####``` after 好的： is the reply’s plan', () => {
+    const [block] = findBlocks('好的，指令如下：```#####--{"metadata": {"step_id": "s1", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "read_file", "path": "a.py"}]}--#####```\n');
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('s1');
+  });
+});
