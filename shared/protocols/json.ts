@@ -173,7 +173,11 @@ function quoteInsideString(text: string, strictError: string): string {
   const at = /at position (\d+)/.exec(strictError);
   if (at === null) return '';
   const position = Number(at[1]);
-  if (text[position - 1] !== '"' || !/[\p{L}\p{N}_$(){}[\]<>.\\/-]/u.test(text[position] ?? '')) return '';
+  if (text[position - 1] !== '"' || !/[\p{L}\p{N}_$(){}[\]<>.\\/-]/u.test(text[position] ?? '')) {
+    // Otherwise the text where it stopped, which the position alone does not show a writer (`"a" "b"`, `"a.txt" (the file)`).
+    const there = text.slice(position, lineEndOf(text, position)).trim();
+    return there === '' ? '' : `; it cannot read on at ${JSON.stringify(cut(there, 24))}`;
+  }
   const shown = cut(text.slice(position - 1, lineEndOf(text, position)), 24);
   return `; if the double quote that starts ${shown} is part of a string, write it as \\"`;
 }

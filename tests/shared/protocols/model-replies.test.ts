@@ -784,6 +784,17 @@ describe('auto_coder markers typed with a Chinese input method (＃＃＃＃＃�
   });
 });
 
+describe('JSON no reading can take', () => {
+  it.each([
+    ['two strings with nothing between', '{"path": "a.txt", "content": "a" "b"}', 'it cannot read on at "\\"b\\"}}"'],
+    ['words after a value', '{"path": "a.txt" (the file)}', 'it cannot read on at "(the file)}}"'],
+  ])('%s: the refusal shows the text where it stops, not only its position', (_what, args, shown) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": ${args}}\n${F}\n`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(shown);
+  });
+});
+
 describe('words before the JSON inside the block', () => {
   it('are named in the refusal with what to do, not only the letter the strict parser met', () => {
     const [block] = findBlocks(`${F}mcp-request\nHere is the call:\n{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt"}}}\n${F}\n`);
