@@ -77,6 +77,31 @@ function strayClosingLine(act: string, parameters: readonly string[], args: read
   return undefined;
 }
 
+/** The quote that closes each quote a path may be wrapped in. */
+const CLOSING_QUOTE: Record<string, string> = { '"': '"', "'": "'", '`': '`', '\u201c': '\u201d', '\u2018': '\u2019' };
+
+/** A label before the path on its line: `path: a.txt`, `路径：a.txt`. */
+const PATH_LABEL = /^(?:path|file|file ?name|路径|文件|文件名)[ \t]*[:：]/i;
+
+/**
+ * A path parameter written with more than the path: in quotes or backticks (`` `src/a.py` ``, `"src/a.py"`), or after a
+ * label (`path: src/a.py`). The act would take them for part of the file's name and write `` `src/a.py` `` beside the
+ * file meant, so the statement is refused, saying why; undefined when the path stands alone.
+ */
+function pathNotAlone(act: string, parameters: readonly string[], args: readonly Fence[]): string | undefined {
+  const index = parameters.indexOf('path');
+  const written = index === -1 ? undefined : args[index]?.content.trim();
+  if (written === undefined || written.length < 2) return undefined;
+  const closing = CLOSING_QUOTE[written[0] as string];
+  const wrapped = closing !== undefined && written.endsWith(closing);
+  if (!wrapped && !PATH_LABEL.test(written)) return undefined;
+  const what = wrapped ? 'is written in quotes or backticks' : 'has a label before it';
+  return (
+    `${act} parameter ${index + 1} (path) ${what}: ${JSON.stringify(written)}; the block holds the path alone, ` +
+    `and the act would take the rest for part of the file's name: write only the path`
+  );
+}
+
 function isTerminator(fence: Fence): boolean {
   return fence.label === 'act' || fence.label === 'end';
 }
@@ -138,8 +163,9 @@ export const axon = defineProtocol({
       const payload: AxonPayload = { acts: [{ act, args: args.map((fence) => fence.content) }] };
       if (args.length === parameters.length) {
         const block = statement(actFence.start, (lastArg ?? actFence).end, true);
-        const stray = strayClosingLine(act, parameters, args);
-        // no payload: the companion refuses the whole plan, as the act would write the fence line and the words
+        const stray = strayClosingLine(act, parameters, args) ?? pathNotAlone(act, parameters, args);
+        // no payload: the companion refuses the whole plan, as the act would write the fence line and the words, or
+        // a file whose name holds the path's quotes or label
         if (stray === undefined) block.payload = payload;
         else block.error = stray;
         blocks.push(block);

@@ -830,3 +830,26 @@ describe('seed 002 form after words on its line', () => {
     expect((block?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('s1');
   });
 });
+
+describe('an Axon path written with more than the path', () => {
+  const T = '~~~~~';
+  const writeFile = (path: string) => `${T}act\nwrite_file\n${T}\n${T}path\n${path}\n${T}\n${T}python\nprint(1)\n${T}\n`;
+
+  it.each([
+    ['in backticks', '`src/a.py`', 'is written in quotes or backticks: "`src/a.py`"'],
+    ['in double quotes', '"src/a.py"', 'is written in quotes or backticks: "\\"src/a.py\\""'],
+    ['after a label', '路径：src/a.py', 'has a label before it: "路径：src/a.py"'],
+  ])('%s is refused, naming it, not written as a file whose name holds them', (_how, path, shown) => {
+    const [block] = findBlocks(writeFile(path));
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toBe(`write_file parameter 1 (path) ${shown}; the block holds the path alone, and the act would take the rest for part of the file's name: write only the path`);
+  });
+
+  it('a path alone, or one whose quote is only inside it, is the path', () => {
+    for (const path of ['src/a.py', "docs/it's.md"]) {
+      const [block] = findBlocks(writeFile(path));
+      expect(block?.error).toBeUndefined();
+      expect((block?.payload as { acts: Array<{ args: string[] }> }).acts[0]?.args[0]).toBe(`${path}\n`);
+    }
+  });
+});
