@@ -1,5 +1,5 @@
 import type { Block } from './types';
-import type { Fence } from './markdown';
+import { lineStarts, onQuotedLine, type Fence, type LineStartAt } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock, type NotReadReason } from './define-protocol';
 import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, describeValue, isPlainObject } from './describe-value';
@@ -83,27 +83,6 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || isInvisible(code);
 }
 
-/** Where the line holding a position starts; the lines are found once, on first use, so each look is a binary search. */
-type LineStartAt = (at: number) => number;
-
-function lineStarts(markdown: string): LineStartAt {
-  let starts: number[] | undefined;
-  return (at) => {
-    if (starts === undefined) {
-      starts = [0];
-      for (let i = markdown.indexOf('\n'); i !== -1; i = markdown.indexOf('\n', i + 1)) starts.push(i + 1);
-    }
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if ((starts[middle] as number) <= at) low = middle;
-      else high = middle - 1;
-    }
-    return starts[low] as number;
-  };
-}
-
 /**
  * How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads the spaces around it, and
  * the line before it for two more mentions: a line quoted back (`> #####--{…}--#####`: an earlier plan, the seed's
@@ -123,9 +102,9 @@ function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Str
   else if (c === '{') strength = ownLine ? 'strong' : 'weak';
   else if (ownLine && (c === '[' || c === '`' || c === '~' || markdown.startsWith(CLOSE, next))) strength = 'strong';
   if (strength === undefined || ownLine) return strength;
+  if (onQuotedLine(markdown, at, lineStartAt)) return undefined;
   let lineStart = lineStartAt(at);
   while (lineStart < at && isLineSpace(markdown.charCodeAt(lineStart))) lineStart++;
-  if (markdown.charCodeAt(lineStart) === 0x3e) return undefined;
   let ticks = before;
   while (ticks >= lineStart && markdown.charCodeAt(ticks) === 0x60) ticks--;
   const run = before - ticks;

@@ -1,5 +1,5 @@
 import type { Block, FunctionCall, FunctionCallsPayload } from './types';
-import { fenceLocator, type Fence } from './markdown';
+import { fenceLocator, lineStarts, onQuotedLine, type Fence, type LineStartAt } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock } from './define-protocol';
 import { cut, describeValue, isPlainObject } from './describe-value';
 import { notAsWritten } from './json';
@@ -59,9 +59,14 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }
 
-/** Whether the `<function_calls>` at `at` opens a block (see above), reading only the text right around it. */
-function opensBlock(markdown: string, at: number): boolean {
+/**
+ * Whether the `<function_calls>` at `at` opens a block (see above), reading only the text right around it and what
+ * starts its line: one on a line quoted back (`> <function_calls><invoke …>…</function_calls>`, an earlier call or an
+ * example) is a mention, as it is when the quote breaks it over lines.
+ */
+function opensBlock(markdown: string, at: number, lineStartAt: LineStartAt): boolean {
   if (at > 0 && markdown[at - 1] === '`') return false;
+  if (onQuotedLine(markdown, at, lineStartAt)) return false;
   let next = at + OPEN.length;
   while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
   const rest = markdown.slice(next, next + CLOSE.length);
@@ -93,9 +98,9 @@ function cutOffBy(fences: readonly Fence[], at: number, close: number): Fence | 
 }
 
 /** The last opener after `after` that may pair with `close`; `after` itself when there is none. */
-function lastOpenerBefore(markdown: string, fences: readonly Fence[], after: number, close: number): number {
+function lastOpenerBefore(markdown: string, fences: readonly Fence[], after: number, close: number, lineStartAt: LineStartAt): number {
   for (let at = markdown.lastIndexOf(OPEN, close - OPEN.length); at > after; at = markdown.lastIndexOf(OPEN, at - 1)) {
-    if (opensBlock(markdown, at) && cutOffBy(fences, at, close) === undefined) return at;
+    if (opensBlock(markdown, at, lineStartAt) && cutOffBy(fences, at, close) === undefined) return at;
   }
   return after;
 }
@@ -216,8 +221,9 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
   const blocks: Block[] = [];
   // the next closer after the current opener; openers only move forward, so each stretch is searched once
   let close = -2;
+  const lineStartAt = lineStarts(markdown);
   for (let at = markdown.indexOf(OPEN); at !== -1; ) {
-    if (!opensBlock(markdown, at)) {
+    if (!opensBlock(markdown, at, lineStartAt)) {
       at = markdown.indexOf(OPEN, at + OPEN.length);
       continue;
     }
@@ -234,7 +240,7 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
       blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at), start: at, end: markdown.length });
       break;
     }
-    blocks.push(xmlBlock(markdown, lastOpenerBefore(markdown, fences, at, close), close));
+    blocks.push(xmlBlock(markdown, lastOpenerBefore(markdown, fences, at, close, lineStartAt), close));
     at = markdown.indexOf(OPEN, close + CLOSE.length);
   }
   return blocks;

@@ -183,3 +183,34 @@ export function fenceLocator(fences: readonly Fence[]): (start: number, end: num
     return fence !== undefined && fence.contentStart <= start && end <= fence.contentEnd;
   };
 }
+
+/** Where the line holding a position starts; the lines are found once, on first use, so each look is a binary search. */
+export type LineStartAt = (at: number) => number;
+
+export function lineStarts(markdown: string): LineStartAt {
+  let starts: number[] | undefined;
+  return (at) => {
+    if (starts === undefined) {
+      starts = [0];
+      for (let i = markdown.indexOf('\n'); i !== -1; i = markdown.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] as number) <= at) low = middle;
+      else high = middle - 1;
+    }
+    return starts[low] as number;
+  };
+}
+
+/**
+ * Whether the text at `at` is on a line quoted back (`> …`, a blockquote: an earlier message or an example, as the
+ * serializer writes a page's quote). Only what precedes `at` on its line is read: a quote marker first.
+ */
+export function onQuotedLine(markdown: string, at: number, lineStartAt: LineStartAt): boolean {
+  let start = lineStartAt(at);
+  while (start < at && (markdown.charCodeAt(start) === 0x20 || markdown.charCodeAt(start) === 0x09)) start++;
+  return start < at && markdown.charCodeAt(start) === 0x3e;
+}

@@ -50,3 +50,13 @@ describe('an explanation of the format before the reply changes nothing', () => 
     });
   }
 });
+
+describe('a call quoted back on one line is a mention', () => {
+  it('<function_calls> on a quoted line gives no block; the reply’s own call after it does', () => {
+    const reply =
+      'Last time I sent:\n\n> <function_calls><invoke name="shell.exec"><parameter name="command">rm -rf build</parameter></invoke></function_calls>\n\n' +
+      'Now:\n\n<function_calls>\n<invoke name="fs.read">\n<parameter name="path">a.txt</parameter>\n</invoke>\n</function_calls>\n';
+    const blocks = findBlocks(reply);
+    expect(blocks.map((block) => block.payload)).toEqual([{ form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }] }]);
+  });
+});
