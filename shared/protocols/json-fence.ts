@@ -115,6 +115,9 @@ function readFence(
 function closedInsideString(fence: Fence, parsed: JsonParseResult): string {
   if (parsed.ok || !parsed.endsInString || !fence.closed) return '';
   const line = fence.char.repeat(fence.size);
+  // Such a string opened a code block of its own before (```python): with no run of the fence's characters in the
+  // JSON, the string was left open by the writer (a quote that does not match), and the hint would send them astray.
+  if (!fence.content.includes(line)) return '';
   const longer = fence.char.repeat(fence.size + 1);
   const todo = `write the string's line breaks as \\n, or open the block with ${longer}`;
   return `; if the JSON goes on after the line ${line}, that line inside one of its strings closed the code block: ${todo}`;

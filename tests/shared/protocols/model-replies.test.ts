@@ -727,6 +727,12 @@ describe('a file\'s own code block inside a JSON string written with raw line br
     expect(block?.error).toContain('before its closing bracket');
     expect(block?.error).not.toContain('closed the code block');
   });
+
+  it('a string left open by a quote that does not match is not said to be closed by a ``` line', () => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id":"call-001","tool":"fs.write","args":{"path": 'a.txt", "content": "x"}}\n${F}`);
+    expect(block?.error).toContain('the JSON ends inside a string');
+    expect(block?.error).not.toContain('closed the code block');
+  });
 });
 
 describe('reasoning written as text before the answer (<think>…</think>, as open models write it)', () => {
