@@ -2,6 +2,7 @@ import type { ApprovalView } from '../../shared/api';
 import type { Block, FunctionCall, FunctionCallsPayload } from '../../shared/protocols/types';
 import { formatFunctionResults, type FunctionResultInput } from '../../shared/results';
 import { isPlainObject } from '../../shared/protocols/describe-value';
+import { notAsWritten } from '../../shared/protocols/json';
 import type { Outcome, ResultMeta } from '../../shared/results/outcome';
 import { isToolName } from '../../shared/tools';
 import { toolCallOf } from '../../shared/tools/promptx-tool';
@@ -125,7 +126,9 @@ function jsonType(value: unknown): string {
 /**
  * An XML parameter's text as the argument the tool's schema asks for: JSON (a number, a boolean, a list, an object)
  * when the text parses as a JSON value of a type the property allows, else the text itself — which is what a
- * string property gets, and what the argument check then names when the property wanted something else.
+ * string property gets, and what the argument check then names when the property wanted something else. So is JSON
+ * whose value is not what it writes (shared/protocols/json.ts notAsWritten): an integer past 2^53 would reach the tool
+ * rounded, `1e400` as null.
  */
 export function readXmlArgument(text: string, schema: unknown): unknown {
   const allowed = allowedTypes(schema);
@@ -135,6 +138,7 @@ export function readXmlArgument(text: string, schema: unknown): unknown {
   } catch {
     return text;
   }
+  if (notAsWritten(text.trim(), parsed) !== undefined) return text;
   const type = jsonType(parsed);
   if (type === 'string') return allowed.has('string') || allowed.size === 0 ? text : parsed;
   if (allowed.has(type) || (type === 'integer' && allowed.has('number'))) return parsed;

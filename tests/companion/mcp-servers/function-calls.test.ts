@@ -69,6 +69,18 @@ describe('<function_calls> through /v1/run', () => {
     expect(results(echoed.resultText)[0]?.text).toBe('Echo: 42');
   });
 
+  it('an XML number JSON would not keep as written (past 2^53, or past the largest number) is not sent as another number', async () => {
+    for (const [a, written] of [['9007199254740993', '9007199254740993'], ['1e400', '1e400']] as const) {
+      const pending = await world.run('function-calls', xml(invoke('everything.get-sum', '2b', { a, b: '0' })));
+      const done = pending.status === 'pending' ? await world.decide(pending.runId, 'approve') : pending;
+      const [result] = results(done.resultText);
+      // refused naming what was written, never the sum of a rounded (or null) number
+      expect(result?.attributes.status, done.resultText).toBe('error');
+      expect(result?.text).toContain(written);
+      expect(result?.text).not.toMatch(/The sum of/);
+    }
+  });
+
   it('the JSON-lines form runs the same way, its values as typed', async () => {
     const lines = [
       { type: 'function_call_start', name: 'everything.get-sum', call_id: 4 },
