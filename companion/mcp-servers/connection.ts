@@ -29,6 +29,7 @@ import { externalToolRule, unmatchedPolicyKeys, type ExternalToolRule } from './
  * bounded number of times in a row — and closed with its whole process tree at shutdown.
  *
  *   starting → ready → (crash) → retrying → starting → …   after `maxFailures` failures in a row → error
+ *   error → (a call asks for one of its tools) → starting → …   one more failure → error
  *
  * A start that fails counts as a failure; a connection that lived `stableMs` or longer resets the count.
  */
@@ -395,7 +396,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     log.note(reason);
     if (old.client) void closeQuietly(old.client, old.transport);
     if (failures >= options.maxFailures) {
-      lastError = `${reason} (gave up after ${failures} failures in a row; restart chatbridge to try again)`;
+      lastError = `${reason} (gave up after ${failures} failures in a row; the next call to one of its tools tries it again)`;
       log.note(`gave up after ${failures} failures in a row`);
       setState('error');
       return;
@@ -408,6 +409,18 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       void connect();
     }, delay);
     retryTimer.unref?.();
+  }
+
+  /**
+   * A server given up is tried once more when a call asks for it: what made it fail is often gone by then (a hosted
+   * server back from a deploy, a database started, the network back after sleep), and backoff gives up after ~15 s
+   * of failures. One more failure gives it up again at once, so a server that stays broken costs each call one start.
+   */
+  function retryGivenUp(): void {
+    failures = options.maxFailures - 1;
+    restarts++;
+    log.note('a call asked for it: starting it again');
+    void connect();
   }
 
   /** Why an HTTP server turned the connection down, when it said so with 401 or 403. */
@@ -454,6 +467,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
 
   function ready(signal: AbortSignal, waitMs: number): Promise<void> {
     if (state === 'ready') return Promise.resolve();
+    if (state === 'error') retryGivenUp();
     if (state !== 'starting') return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
       const done = () => {

@@ -41,6 +41,9 @@ async function healthOf(name: string): Promise<Health> {
 const scripts = realpathSync(mkdtempSync(join(tmpdir(), 'cb-mcp-orphaned-')));
 const ORPHANED = join(scripts, 'mcp-server-notes');
 writeFileSync(ORPHANED, '#!/nonexistent/venv/bin/python3\nprint("notes")\n', { mode: 0o755 });
+/** a server that cannot start until this file is there, as one whose database is not up yet */
+const DATABASE_UP = join(scripts, 'database-up');
+const UNTIL_UP = 'if (!require("fs").existsSync(process.argv[1])) { process.stderr.write("error: the database is not up\\n"); process.exit(1) } import(process.argv[2])';
 
 beforeAll(async () => {
   http = spawn(process.execPath, [fixture('auth-http.mjs')], { env: { ...process.env, AUTH_TOKEN: 'right-token' }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -71,13 +74,14 @@ beforeAll(async () => {
         orphanedonpath: { command: 'mcp-server-notes', env: { PATH: `${scripts}:/usr/bin:/bin` } },
         // resources only: it declares no tools and answers tools/list with Method not found
         docs: { command: process.execPath, args: [fixture('no-tools.mjs')] },
+        waitsfordb: { command: process.execPath, args: ['-e', UNTIL_UP, DATABASE_UP, MEMORY], policy: { default: 'auto' } },
         slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
       },
     },
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -106,7 +110,7 @@ describe('a server that does not come up says why', () => {
 
   it('a program that is there but whose #! interpreter is not: named as such, not as a program that does not exist', async () => {
     await waitUntil('orphaned gave up', async () => (await healthOf('orphaned')).state === 'error' && (await healthOf('orphanedonpath')).state === 'error');
-    const said = `is there, but the interpreter its first line names is not: #!/nonexistent/venv/bin/python3; reinstall the program (gave up after 2 failures in a row; restart chatbridge to try again)`;
+    const said = `is there, but the interpreter its first line names is not: #!/nonexistent/venv/bin/python3; reinstall the program (gave up after 2 failures in a row; the next call to one of its tools tries it again)`;
     expect((await healthOf('orphaned')).lastError).toBe(
       `could not start: the program ${JSON.stringify(ORPHANED)} (${ORPHANED}) ${said}`,
     );
@@ -158,6 +162,22 @@ describe('a server that does not come up says why', () => {
     const run = await world.run('mcp-request', mcpCall('k2', 'userkeyed.anything', {}));
     const log = readFileSync(join(world.home, 'mcp-logs', 'userkeyed.log'), 'utf8');
     for (const shown of [health.lastError, run.resultText, log]) expect(shown).not.toContain(USER_KEY);
+  });
+
+  it('one given up is started again by the next call to one of its tools, and the call is answered once it is up', async () => {
+    const health = await healthOf('waitsfordb');
+    expect(health.lastError).toBe(
+      'could not start: the server exited (code 1); its stderr ended with: error: the database is not up (gave up after 2 failures in a row; the next call to one of its tools tries it again)',
+    );
+    // still broken: the call says why, at once, and the server is given up again
+    const still = await world.run('mcp-request', mcpCall('w1', 'waitsfordb.read_graph', {}), { waitMs: 10_000 });
+    expect(mcpJson(still.resultText).error?.message).toContain('MCP server waitsfordb is not running: could not start: the server exited (code 1); its stderr ended with: error: the database is not up');
+    expect((await healthOf('waitsfordb')).state).toBe('error');
+    writeFileSync(DATABASE_UP, '');
+    const run = await world.run('mcp-request', mcpCall('w2', 'waitsfordb.read_graph', {}), { waitMs: 10_000 });
+    expect(mcpJson(run.resultText).error).toBeUndefined();
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toContain('"entities"');
+    expect(await healthOf('waitsfordb')).toMatchObject({ state: 'ready', restarts: 3 });
   });
 
   it('the right token works', async () => {
