@@ -3,6 +3,7 @@ import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CallToolResultSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -11,7 +12,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ToolError } from '../../shared/errors';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
@@ -87,7 +88,7 @@ export interface CallOptions {
   onprogress?: (progress: Progress) => void;
 }
 
-// one validator (the SDK checks results against a tool's output schema with it) for every connection
+// one validator (results are checked against a tool's output schema with it, outputMismatch) for every connection
 let sharedValidator: jsonSchemaValidator | undefined;
 
 /**
@@ -110,6 +111,17 @@ function watchedValidator(): jsonSchemaValidator {
     },
   };
 }
+
+/**
+ * What the SDK's client is given to compile output schemas with: nothing. It compiles every tool's output schema as
+ * it lists the tools — one it could not compile (a $ref to nowhere) failed the whole server's start, retried until
+ * given up — and uses them only in callTool, which callOnce does not use. applyTools compiles them, one by one.
+ */
+const uncompiled: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 export interface ServerConnection {
   readonly name: string;
@@ -137,6 +149,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   let transport: Transport | undefined;
   let tools = new Map<string, ExternalToolEntry>();
   let skippedTools = new Map<string, string>();
+  /** each offered tool's output schema, compiled (outputMismatch) */
+  let outputChecks = new Map<string, JsonSchemaValidator<unknown>>();
   let notes: string[] = [];
   let lastError: string | undefined;
   let failures = 0;
@@ -160,6 +174,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   function applyTools(list: Tool[], offered = true): void {
     const next = new Map<string, ExternalToolEntry>();
     const skipped = new Map<string, string>();
+    const checks = new Map<string, JsonSchemaValidator<unknown>>();
     const newNotes: string[] = offered ? [] : ["the server offers no tools (its capabilities name none); chatbridge calls a server's tools only"];
     const names = new Set(list.map((tool) => tool.name));
     for (const tool of list) {
@@ -177,6 +192,13 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       const inputSchema = { ...(tool.inputSchema as Record<string, unknown>), type: 'object' };
       const compiled = compileArgumentCheck(name, inputSchema);
       if (compiled.problem) newNotes.push(compiled.problem);
+      if (tool.outputSchema !== undefined) {
+        try {
+          checks.set(tool.name, (sharedValidator ??= watchedValidator()).getValidator(tool.outputSchema as Parameters<jsonSchemaValidator['getValidator']>[0]));
+        } catch (error) {
+          newNotes.push(`the output schema of ${name} cannot be compiled, so its results are not checked against it: ${messageOf(error)}`);
+        }
+      }
       next.set(tool.name, {
         server: spec.name,
         tool: tool.name,
@@ -194,6 +216,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     }
     tools = next;
     skippedTools = skipped;
+    outputChecks = checks;
     notes = newNotes;
     options.onChange();
   }
@@ -212,12 +235,11 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   function newClient(mine: number): Client {
-    sharedValidator ??= watchedValidator();
     const c = new Client(
       { name: 'chatbridge', version: options.version },
       {
         capabilities: {},
-        jsonSchemaValidator: sharedValidator,
+        jsonSchemaValidator: uncompiled,
         listChanged: {
           tools: {
             // the SDK's own refresh reads the first page only: the list is read page by page, as at the start
@@ -520,10 +542,16 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     }
   }
 
+  /**
+   * One tools/call. Sent as a plain request, not with the SDK's callTool: that throws away a result whose
+   * structuredContent does not match the tool's output schema (or is missing), after the tool ran — a created issue or
+   * a sent mail then read as a failure, and a model would do it again. The result is kept, with the mismatch named.
+   */
   async function callOnce(c: Client, tool: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallToolResult> {
     callsWaiting++;
+    let result: CallToolResult;
     try {
-      return (await c.callTool({ name: tool, arguments: args }, undefined, {
+      result = (await c.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
         signal: callOptions.signal,
         timeout: callOptions.timeoutMs,
         resetTimeoutOnProgress: true,
@@ -533,6 +561,24 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     } finally {
       callsWaiting--;
     }
+    const mismatch = outputMismatch(tool, result);
+    if (mismatch === undefined) return result;
+    log.note(`${tool}: ${mismatch}`);
+    return { ...result, content: [...result.content, { type: 'text', text: `[${mismatch}; shown as the server sent it]` }] };
+  }
+
+  /** How a result breaks the tool's own output schema (MCP spec: structuredContent, matching it, unless isError). */
+  function outputMismatch(tool: string, result: CallToolResult): string | undefined {
+    const validate = outputChecks.get(tool);
+    if (validate === undefined || result.isError === true) return undefined;
+    if (result.structuredContent === undefined) return "the tool declares an output schema but the server's result has no structuredContent";
+    let checked: ReturnType<typeof validate>;
+    try {
+      checked = validate(result.structuredContent);
+    } catch (error) {
+      return `the server's structuredContent could not be checked against the tool's output schema: ${messageOf(error)}`;
+    }
+    return checked.valid ? undefined : `the server's structuredContent does not match the tool's own output schema: ${checked.errorMessage ?? 'no reason given'}`;
   }
 
   /**

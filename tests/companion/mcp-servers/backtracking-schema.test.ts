@@ -10,7 +10,7 @@ import { fixture } from './world';
  * each one more doubles it) — no status, no run, no approval answered. The check now gives up after 250 ms and
  * refuses the call. The same holds for a result checked against the tool's output schema (the client does that, on
  * the same thread): a server — a remote service, say — that answers with structured content made to backtrack on its
- * own pattern held the companion the same way.
+ * own pattern held the companion the same way; the result is now given with the check named as given up.
  */
 let ws: Workspace;
 let companion: CompanionProcess;
@@ -64,11 +64,11 @@ describe('a tool schema whose pattern backtracks', () => {
 });
 
 describe("a tool output schema whose pattern backtracks", () => {
-  it('a result made to backtrack is refused within a second; the companion keeps answering', async () => {
+  it('a result made to backtrack is given within a second with the check named as given up; the companion keeps answering', async () => {
     const { run, ms } = await callWhileAsking(mcpRequestBlock(3, 'output.report', {}), 'm3');
     expect(ms).toBeLessThan(3_000);
-    const error = parseMcpResponse(run.resultText).error;
-    expect(error?.data?.code).toBe('TOOL_ERROR');
-    expect(error?.message).toMatch(/output schema/);
+    const text = parseMcpResponse(run.resultText).result?.content[0]?.text;
+    expect(text).toContain(`{"words":"${'a'.repeat(40)}!"}`);
+    expect(text).toMatch(/checking the result against the tool's output schema took more than 250 ms/);
   }, 30_000);
 });
