@@ -246,11 +246,21 @@ export function specCredentials(spec: McpServerSpec): string[] {
 }
 
 /**
+ * A value that is a word as words are written (postgres, password, Changeme, ADMIN), letters only and shorter than a
+ * generated key: a default or example password, which is also an ordinary word of every answer.
+ */
+const PLAIN_WORD = /^(?:[a-z]{1,15}|[A-Z][a-z]{1,14}|[A-Z]{1,15})$/;
+
+/**
  * Every server's credentials (specCredentials): redacted from every answer as the companion's own token is, so a
- * key of any shape is found where the built-in patterns know only the usual ones.
+ * key of any shape is found where the built-in patterns know only the usual ones. A plain word is not among them:
+ * POSTGRES_PASSWORD=postgres hid "postgres" in every file read, command run and result ("image: [REDACTED]:16"), and
+ * DB_PASSWORD=password every "password" in code, which a model then wrote back. Where it stands as a credential
+ * (password=…, "password": "…", a URL's user:password@) the built-in patterns still hide it; chatbridge mcp list,
+ * add and import do not show it either.
  */
 export function configuredCredentials(raw: Record<string, unknown>): string[] {
-  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))];
+  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))].filter((value) => !PLAIN_WORD.test(value));
 }
 
 /**

@@ -6,6 +6,7 @@ import { toolResultText } from '../../../companion/mcp-servers/results';
 import { externalToolRule, unmatchedPolicyKeys } from '../../../companion/mcp-servers/tool-policy';
 import { decide } from '../../../companion/policy/decide';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
+import { redact, withOwnSecrets } from '../../../companion/policy/redact';
 import { TOOL_NAMES } from '../../../shared/tools/names';
 import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
 
@@ -169,6 +170,29 @@ describe("the credentials in servers' entries, beyond their names", () => {
         },
       }),
     ).toEqual(['nt-0987654321', 'ak-1234567890']);
+  });
+});
+
+describe('a default password that is a plain word', () => {
+  const credentials = configuredCredentials({
+    db: {
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-postgres', 'postgresql://postgres:postgres@localhost/postgres'],
+      env: { POSTGRES_PASSWORD: 'postgres', ADMIN_PASSWORD: 'Changeme', DB_PASSWORD: 'password', APP_PASSWORD: 'hunter2pass' },
+    },
+  });
+  const policy = withOwnSecrets(policyFromConfig(parseConfig({}), [{ root: '/tmp', base: '/tmp', key: 't' }]), credentials);
+
+  it('is not hidden wherever the word appears in an answer; one with more than letters is', () => {
+    expect(credentials).toEqual(['hunter2pass']);
+    const compose = 'services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_USER: postgres\n<label>Password</label> <a>Forgot your password? Changeme later</a>\nlogin hunter2pass';
+    expect(redact(compose, policy)).toBe(compose.replace('hunter2pass', '[REDACTED]'));
+  });
+
+  it('is still hidden where it stands as a credential: after a password key, in a URL', () => {
+    expect(redact('POSTGRES_PASSWORD=postgres', policy)).toBe('POSTGRES_PASSWORD=[REDACTED]');
+    expect(redact('{"password": "postgres"}', policy)).toBe('{"password": "[REDACTED]"}');
+    expect(redact('postgresql://postgres:postgres@localhost/postgres', policy)).toBe('postgresql://postgres:[REDACTED]@localhost/postgres');
   });
 });
 
