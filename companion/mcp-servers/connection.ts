@@ -112,6 +112,13 @@ function watchedValidator(): jsonSchemaValidator {
   };
 }
 
+/** Why chatbridge does not answer what a server may ask its client for (it declares none of these capabilities). */
+const NOT_ANSWERED: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'chatbridge runs no model for its MCP servers (sampling); the tool needs a client that does',
+  'elicitation/create': "chatbridge does not ask the person questions for its MCP servers (elicitation); the tool's arguments must say what it needs",
+  'roots/list': "chatbridge gives its MCP servers no roots; a server works in the folders its own command line or settings name",
+};
+
 /**
  * What the SDK's client is given to compile output schemas with: nothing. It compiles every tool's output schema as
  * it lists the tools — one it could not compile (a $ref to nowhere) failed the whole server's start, retried until
@@ -259,6 +266,15 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         },
       },
     );
+    // a server that asks its client for something (a model's answer, the person's input, roots) though chatbridge
+    // declared none of it: 'Method not found' was all its tool could report, naming nothing
+    c.fallbackRequestHandler = async (request) => {
+      const method = request.method.slice(0, 80);
+      const why = Object.hasOwn(NOT_ANSWERED, method) ? NOT_ANSWERED[method] : 'chatbridge answers only ping from its MCP servers';
+      log.note(`the server asked for ${method}: ${why}`);
+      // not an McpError, whose message carries its code: the server's SDK puts the code before it once more
+      throw Object.assign(new Error(`${method}: ${why}`), { code: ErrorCode.MethodNotFound });
+    };
     c.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, logger, data } = notification.params;
       log.note(`log ${level}${logger ? ` ${logger}` : ''}: ${typeof data === 'string' ? data : JSON.stringify(data)}`.slice(0, 2000));

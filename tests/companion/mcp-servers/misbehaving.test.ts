@@ -252,6 +252,22 @@ describe('results and notifications', () => {
   });
 });
 
+describe('a server that asks its client for what chatbridge does not give', () => {
+  it("its tool's error says what was asked and why it was not answered, not only 'Method not found'", async () => {
+    const sampled = await world.run('mcp-request', mcpCall('a1', 'features.summarize', {}));
+    expect(mcpJson(sampled.resultText).error?.message).toBe(
+      'TOOL_ERROR: features.summarize failed: could not summarize: MCP error -32601: sampling/createMessage: chatbridge runs no model for its MCP servers (sampling); the tool needs a client that does',
+    );
+    const roots = await world.run('mcp-request', mcpCall('a2', 'features.list-roots', {}));
+    expect(mcpJson(roots.resultText).error?.message).toContain(
+      'MCP error -32601: roots/list: chatbridge gives its MCP servers no roots; a server works in the folders its own command line or settings name',
+    );
+    const other = await world.run('mcp-request', mcpCall('a3', 'features.custom-ask', {}));
+    expect(mcpJson(other.resultText).error?.message).toContain('MCP error -32601: constructor: chatbridge answers only ping from its MCP servers');
+    expect(readFileSync(join(world.home, 'mcp-logs', 'features.log'), 'utf8')).toContain('the server asked for sampling/createMessage: chatbridge runs no model');
+  });
+});
+
 describe('what a server says while a call runs', () => {
   it("a progress message is redacted like a result (the companion's own token too) and kept short", async () => {
     const run = await world.run('mcp-request', mcpCall('leak-1', 'features.progress-leak', { secret: world.token }), { waitMs: 10_000 });
