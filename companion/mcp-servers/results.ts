@@ -3,8 +3,8 @@ import { canonicalJson } from '../approvals/args-hash';
 /**
  * What a model reads of an MCP tool's result (issue 11 §5). Pure. Text as it is; an image or audio clip as a
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
- * with noise; a resource link as its name and URI; an embedded text resource as its text, a binary one as a
- * placeholder; `structuredContent` as compact JSON unless a text part gives the result, or the data inside it, as
+ * with noise; a resource link as its name and URI; an embedded text resource as its text (also one sent as a blob
+ * whose type says text), a binary one as a placeholder; `structuredContent` as compact JSON unless a text part gives the result, or the data inside it, as
  * JSON (the spec asks servers to give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
  * an image's. Parts are joined with a newline. `isError` is not looked at
  * here: the caller turns such a result into the protocol's error form.
@@ -50,11 +50,30 @@ function partText(part: unknown): string {
       const uri = str(resource.uri) ?? '(no uri)';
       const type = str(resource.mimeType);
       if (typeof resource.text === 'string') return `[resource ${uri}${type ? ` (${type})` : ''}]\n${resource.text}`;
+      const decoded = typeof resource.blob === 'string' ? textOfBlob(resource.blob, type) : undefined;
+      if (decoded !== undefined) return `[resource ${uri} (${type})]\n${decoded}`;
       const size = typeof resource.blob === 'string' ? `, ${humanSize(bytesOfBase64(resource.blob))}` : '';
       return `[resource ${uri}: ${type ?? 'binary'}${size} — not shown in the chat]`;
     }
     default:
       return `[${typeof p.type === 'string' ? p.type : 'unknown'} content — not shown in the chat]`;
+  }
+}
+
+/** Types whose bytes are text: a file's content a server sent as a blob (base64) though it is text. */
+const TEXT_TYPE = /^(?:text\/[\w.+-]+|application\/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|javascript|toml|sql|x-sh|graphql))(?:\s*;.*)?$/i;
+
+/**
+ * The text of a blob whose type says text and whose bytes are UTF-8: servers send a text file's content as a blob
+ * too, and its placeholder ("text/plain, 55 B — not shown") lost what the person asked for. Anything else stays a
+ * placeholder.
+ */
+function textOfBlob(blob: string, type: string | undefined): string | undefined {
+  if (type === undefined || !TEXT_TYPE.test(type)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(blob, 'base64'));
+  } catch {
+    return undefined;
   }
 }
 

@@ -283,6 +283,16 @@ describe('what a model reads of a result', () => {
     ['a resource link', { content: [{ type: 'resource_link', uri: 'file:///a.md', name: 'a.md', mimeType: 'text/markdown' }] }, '[resource link] a.md — file:///a.md (text/markdown)'],
     ['an embedded text resource', { content: [{ type: 'resource', resource: { uri: 'mem://x', mimeType: 'text/plain', text: 'hello' } }] }, '[resource mem://x (text/plain)]\nhello'],
     ['an embedded binary resource', { content: [{ type: 'resource', resource: { uri: 'mem://b', mimeType: 'application/pdf', blob: 'AAAA' } }] }, '[resource mem://b: application/pdf, 3 B — not shown in the chat]'],
+    [
+      'an embedded text file sent as a blob, as its text',
+      { content: [{ type: 'resource', resource: { uri: 'file:///notes.md', mimeType: 'text/markdown; charset=utf-8', blob: Buffer.from('# Notes\nbuy milk — 2 €').toString('base64') } }] },
+      '[resource file:///notes.md (text/markdown; charset=utf-8)]\n# Notes\nbuy milk — 2 €',
+    ],
+    [
+      'a blob said to be JSON whose bytes are not UTF-8 stays a placeholder',
+      { content: [{ type: 'resource', resource: { uri: 'mem://j', mimeType: 'application/json', blob: Buffer.from([0xff, 0xfe, 0x7b]).toString('base64') } }] },
+      '[resource mem://j: application/json, 3 B — not shown in the chat]',
+    ],
     ['structured content alone, compact', { content: [], structuredContent: { a: 1, b: [true] } }, '{"a":1,"b":[true]}'],
     ['structured content beside its text, once', { content: [{ type: 'text', text: '{\n  "a": 1\n}' }], structuredContent: { a: 1 } }, '{\n  "a": 1\n}'],
     [
