@@ -434,7 +434,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     log.note(reason);
     if (old.client) void closeQuietly(old.client, old.transport);
     if (failures >= options.maxFailures) {
-      lastError = `${reason} (gave up after ${failures} failures in a row; the next call to one of its tools tries it again)`;
+      lastError = `${reason} (gave up after ${failures} failures in a row; the next call to one of its tools tries it again; restart chatbridge after changing its entry)`;
       log.note(`gave up after ${failures} failures in a row`);
       setState('error');
       return;

@@ -366,7 +366,7 @@ describe('a broken or failing server does not stop the companion', () => {
     const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; restarts: number; lastError?: string }> };
     const missing = servers.find((s) => s.name === 'missing');
     expect(missing?.restarts).toBe(2);
-    expect(missing?.lastError).toMatch(/^could not start: the program "\/nonexistent\/chatbridge-test-server" does not exist \(gave up after 3 failures in a row; the next call to one of its tools tries it again\)$/);
+    expect(missing?.lastError).toMatch(/^could not start: the program "\/nonexistent\/chatbridge-test-server" does not exist \(gave up after 3 failures in a row; the next call to one of its tools tries it again; restart chatbridge after changing its entry\)$/);
     expect(servers.find((s) => s.name === 'exits')?.lastError).toMatch(/gave up after 3 failures/);
     // a folder to start in that is not there: named, not taken for a missing command
     expect(servers.find((s) => s.name === 'nowhere')?.lastError).toMatch(/^could not start: its folder \(cwd\) "\/nonexistent\/chatbridge-test-folder" is not an existing directory/);

@@ -110,7 +110,7 @@ describe('a server that does not come up says why', () => {
 
   it('a program that is there but whose #! interpreter is not: named as such, not as a program that does not exist', async () => {
     await waitUntil('orphaned gave up', async () => (await healthOf('orphaned')).state === 'error' && (await healthOf('orphanedonpath')).state === 'error');
-    const said = `is there, but the interpreter its first line names is not: #!/nonexistent/venv/bin/python3; reinstall the program (gave up after 2 failures in a row; the next call to one of its tools tries it again)`;
+    const said = `is there, but the interpreter its first line names is not: #!/nonexistent/venv/bin/python3; reinstall the program (gave up after 2 failures in a row; the next call to one of its tools tries it again; restart chatbridge after changing its entry)`;
     expect((await healthOf('orphaned')).lastError).toBe(
       `could not start: the program ${JSON.stringify(ORPHANED)} (${ORPHANED}) ${said}`,
     );
@@ -167,7 +167,7 @@ describe('a server that does not come up says why', () => {
   it('one given up is started again by the next call to one of its tools, and the call is answered once it is up', async () => {
     const health = await healthOf('waitsfordb');
     expect(health.lastError).toBe(
-      'could not start: the server exited (code 1); its stderr ended with: error: the database is not up (gave up after 2 failures in a row; the next call to one of its tools tries it again)',
+      'could not start: the server exited (code 1); its stderr ended with: error: the database is not up (gave up after 2 failures in a row; the next call to one of its tools tries it again; restart chatbridge after changing its entry)',
     );
     // still broken: the call says why, at once, and the server is given up again
     const still = await world.run('mcp-request', mcpCall('w1', 'waitsfordb.read_graph', {}), { waitMs: 10_000 });
