@@ -169,16 +169,17 @@ export function createMcpServers(options: McpServersOptions): McpServers {
 
   function notFound(name: string): ToolError {
     const external = allTools().map((t) => t.name);
-    // a server still starting, or restarting after a crash, may have the tool: its names are not known, so no other
-    // name is suggested for it
+    // a server still starting, restarting after a crash, or given up after its failures may have the tool: its names
+    // are not known, so no other name is suggested for it
     const inState = (state: ServerState) => [...connections.values()].filter((c) => c.state() === state).map((c) => c.name);
     const starting = inState('starting');
     const restarting = inState('retrying');
+    const givenUp = inState('error');
     const calledAs = (servers: string[]) => servers.map((server) => `${server} (its tools are called ${server}.<tool>)`).join(', ');
     // a tool's own name without its server (`read_graph`, as prompts for other MCP clients write it) stands for that
     // server's tool when one server has it, before any near name of a built-in
     const bare = external.filter((full) => splitExternalName(full)?.tool === name);
-    const suggestion = starting.length + restarting.length > 0 ? undefined : bare.length === 1 ? bare[0] : suggestToolName(name, [...TOOL_NAMES, ...external]);
+    const suggestion = starting.length + restarting.length + givenUp.length > 0 ? undefined : bare.length === 1 ? bare[0] : suggestToolName(name, [...TOOL_NAMES, ...external]);
     const listed = external.length > 20 ? `${external.slice(0, 20).join(', ')} and ${external.length - 20} more (tools/list has them all)` : external.join(', ');
     return new ToolError(
       'NOT_FOUND',
@@ -186,6 +187,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
         (external.length > 0 ? `; from your MCP servers: ${listed}` : '; your MCP servers offer none right now') +
         (starting.length > 0 ? `; still starting, so their tools are not known yet: ${calledAs(starting)}` : '') +
         (restarting.length > 0 ? `; restarting after a failure, so their tools are not known now: ${calledAs(restarting)}` : '') +
+        (givenUp.length > 0 ? `; given up after failing to start, so their tools are not known now (a call to one starts it again): ${calledAs(givenUp)}` : '') +
         (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
     );
   }

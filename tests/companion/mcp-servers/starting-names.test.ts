@@ -56,4 +56,26 @@ describe('a name asked for while a server starts', () => {
       await servers.close();
     }
   }, 30_000);
+
+  it('NOT_FOUND names a server given up after its failures and suggests no built-in for its tool', async () => {
+    const policy = policyFromConfig(parseConfig({ mcpServers: { notes: { command: process.execPath, args: ['-e', 'process.exit(3)'] } } }), [
+      { root: base, base, key: 'test' },
+    ]);
+    const servers = createMcpServers({ policy, home: join(base, 'home-given-up'), version: 'test', maxFailures: 1 });
+    servers.start();
+    try {
+      await servers.settled(20_000);
+      expect(servers.health().find((h) => h.name === 'notes')?.state).toBe('error');
+      const error = await servers.resolve('read_graph', new AbortController().signal).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain(
+        '; given up after failing to start, so their tools are not known now (a call to one starts it again): notes (its tools are called notes.<tool>)',
+      );
+      expect(error?.message).not.toContain('did you mean');
+    } finally {
+      await servers.close();
+    }
+  }, 30_000);
 });
