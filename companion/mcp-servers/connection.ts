@@ -539,19 +539,31 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     const c = client;
     const t = transport;
     if (state !== 'ready' || !c) throw unavailable();
+    const sentAt = Date.now();
     try {
       return await callOnce(c, tool, args, callOptions);
     } catch (error) {
       if (!sessionGone(error, t) || callOptions.signal.aborted) throw callError(error, tool, callOptions, t);
-      // the server refused the session, so it did nothing with the call: a new session, and the call sent once more
+      // the server refused the session, so it did nothing with the call: a new session, and the call sent once more —
+      // both within the call's own timeout, not the server's start timeout and then a whole timeout again
       log.note(`the server no longer knows its session (${messageOf(error)}); a new one is opened and ${tool} sent again`);
       renewSession(t);
-      await ready(callOptions.signal, options.startTimeoutMs);
+      const left = () => Math.max(1, callOptions.timeoutMs - (Date.now() - sentAt));
+      try {
+        await ready(callOptions.signal, Math.min(options.startTimeoutMs, left()));
+      } catch (waitError) {
+        if (!(waitError instanceof ToolError && waitError.code === 'UNAVAILABLE' && left() <= 1)) throw waitError;
+        throw new ToolError(
+          'TIMEOUT',
+          `${externalToolName(spec.name, tool)} did not answer within ${callOptions.timeoutMs} ms: MCP server ${spec.name} no longer knew its session (it restarted?) and had not opened a new one in that time`,
+          { timeoutMs: callOptions.timeoutMs },
+        );
+      }
       const renewed = client;
       const renewedTransport = transport;
       if (!renewed) throw unavailable();
       try {
-        return await callOnce(renewed, tool, args, callOptions);
+        return await callOnce(renewed, tool, args, { ...callOptions, timeoutMs: left() });
       } catch (retryError) {
         throw callError(retryError, tool, callOptions, renewedTransport);
       }
