@@ -258,7 +258,13 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
     io.out(`${leftovers.unverifiable.length} program(s) of a previous run may still be running (this system cannot verify process identity): ${leftovers.unverifiable.map((r) => `pid ${r.pid} ${oneLine(r.command)}`).join('; ')}`);
   }
   const processes = createProcessManager({ recordDir: paths.programs });
-  const mcpServers = createMcpServers({ policy, home, version: readVersion(), records: createProgramRecords(paths.programs) });
+  const mcpServers = createMcpServers({
+    policy,
+    home,
+    version: readVersion(),
+    records: createProgramRecords(paths.programs),
+    ...(ownConfig !== undefined ? { configFile: ownConfig } : {}),
+  });
 
   let port = options.port;
   const companion = createApp({

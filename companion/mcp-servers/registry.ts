@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { isToolName, TOOL_NAMES } from '../../shared/tools/names';
 import { suggestToolName } from '../../shared/tools/suggest';
+import { canonicalJson } from '../approvals/args-hash';
 import { homePaths } from '../home';
 import { programEnv } from '../plans/program-env';
 import { redact } from '../policy/redact';
@@ -9,6 +10,7 @@ import type { Policy } from '../policy/schema';
 import type { ProgramRecords } from '../processes';
 import type { ExternalTool, ExternalToolListing, ExternalTools, ToolContext } from '../types';
 import { DEFAULT_START_TIMEOUT_MS, parseMcpServers, type BrokenServer, type McpServerSpec } from './config';
+import { readConfigObject, serversOf } from './config-file';
 import { createServerConnection, type ExternalToolEntry, type ServerConnection, type ServerHealth, type ServerState } from './connection';
 import { splitExternalName } from './names';
 import { toolResultText } from './results';
@@ -49,6 +51,11 @@ export interface McpServersOptions {
   maxMessageBytes?: number;
   /** bound of each server's log (default 1 MiB, plus one older file) */
   maxLogBytes?: number;
+  /**
+   * the config file the servers were read from: a server whose entry in it has changed since says so in its health
+   * (the change applies at the next start)
+   */
+  configFile?: string;
 }
 
 export interface ToolProgress {
@@ -124,6 +131,24 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       },
     });
     connections.set(spec.name, connection);
+  }
+
+  /**
+   * The servers whose entry in the config file differs from the one read at the start: the person fixed a command or
+   * rotated a token, and `chatbridge mcp list` went on showing the old server's error with no word that the fix waits
+   * for a restart (a call to a given-up server tries the old entry again). A file that cannot be read says nothing.
+   */
+  function changedSinceStart(): Set<string> {
+    const file = options.configFile;
+    if (file === undefined) return new Set();
+    let now: Record<string, unknown>;
+    try {
+      now = serversOf(readConfigObject(file), file);
+    } catch {
+      return new Set();
+    }
+    const started = policy.mcpServers ?? {};
+    return new Set(Object.keys(started).filter((name) => Object.hasOwn(now, name) && canonicalJson(now[name]) !== canonicalJson(started[name])));
   }
 
   function brokenHealth(entry: BrokenServer): ServerHealth {
@@ -291,7 +316,12 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       });
     },
     health() {
-      const all = [...[...connections.values()].map((c) => c.health()), ...[...broken.values()].map(brokenHealth)];
+      const changed = changedSinceStart();
+      const all = [...[...connections.values()].map((c) => c.health()), ...[...broken.values()].map(brokenHealth)].map((health) =>
+        changed.has(health.name)
+          ? { ...health, notes: [...health.notes, `its entry in ${options.configFile} has changed since chatbridge started; restart chatbridge to use the change`] }
+          : health,
+      );
       return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
     summary() {

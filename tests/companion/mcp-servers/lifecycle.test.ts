@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, mcpRequestBlock, parseMcpResponse, processesWith, startCompanionProcess, waitUntil, type CompanionProcess } from '../load/live-companion';
@@ -112,6 +112,16 @@ describe('the person’s MCP servers live and die with the companion', { timeout
     expect(listed.stdout).toContain(`later  not started  ${process.execPath} ${fixture('features.mjs')}\n`);
     expect(listed.stdout).toContain(`in ${configPath}, not in the running chatbridge (added since it started, or it was started with another --config); restart it to start this server`);
     expect(listed.stdout).not.toContain('no MCP servers configured');
+    expect(listed.stdout).not.toContain('has changed since chatbridge started');
+
+    // the person edits the running server's entry (here its policy): the change waits for a restart, and is said so
+    const config = JSON.parse(readFileSync(configPath, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> };
+    writeFileSync(configPath, JSON.stringify({ ...config, mcpServers: { ...config.mcpServers, features: { ...config.mcpServers.features, policy: { default: 'confirm' } } } }));
+    const edited = await cli(['mcp', 'list'], workspace.home);
+    expect(edited.stdout).toMatch(
+      new RegExp(`^features {2}ready {2}\\d+ tools {2}stdio\n(?: {4}.*\n)*? {4}note: its entry in ${configPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has changed since chatbridge started; restart chatbridge to use the change$`, 'm'),
+    );
+    expect(edited.stdout.match(/has changed since chatbridge started/g)).toHaveLength(1);
 
     expect((await cli(['mcp', 'remove', 'features'], workspace.home)).code).toBe(0);
     const afterRemove = await cli(['mcp', 'list'], workspace.home);
