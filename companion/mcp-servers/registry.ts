@@ -204,7 +204,10 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     // a tool's own name without its server (`read_graph`, as prompts for other MCP clients write it) stands for that
     // server's tool when one server has it, before any near name of a built-in
     const bare = external.filter((full) => splitExternalName(full)?.tool === name);
-    const suggestion = starting.length + restarting.length + givenUp.length > 0 ? undefined : bare.length === 1 ? bare[0] : suggestToolName(name, [...TOOL_NAMES, ...external]);
+    // one several servers have (two memory servers, GitHub's and GitLab's search_code) is theirs to choose from: a
+    // near name of a built-in (fs.read for read_graph) does something else
+    const suggestion =
+      starting.length + restarting.length + givenUp.length > 0 || bare.length > 1 ? undefined : bare.length === 1 ? bare[0] : suggestToolName(name, [...TOOL_NAMES, ...external]);
     const listed = external.length > 20 ? `${external.slice(0, 20).join(', ')} and ${external.length - 20} more (tools/list has them all)` : external.join(', ');
     return new ToolError(
       'NOT_FOUND',
@@ -213,6 +216,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
         (starting.length > 0 ? `; still starting, so their tools are not known yet: ${calledAs(starting)}` : '') +
         (restarting.length > 0 ? `; restarting after a failure, so their tools are not known now: ${calledAs(restarting)}` : '') +
         (givenUp.length > 0 ? `; given up after failing to start, so their tools are not known now (a call to one starts it again): ${calledAs(givenUp)}` : '') +
+        (bare.length > 1 ? `; ${JSON.stringify(name)} is a tool of several of your MCP servers, name the one meant: ${bare.join(', ')}` : '') +
         (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
     );
   }

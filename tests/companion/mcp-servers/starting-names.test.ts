@@ -78,4 +78,22 @@ describe('a name asked for while a server starts', () => {
       await servers.close();
     }
   }, 30_000);
+
+  it('a tool several servers have is named as each server\'s, not taken for a near built-in', async () => {
+    const memory = { command: process.execPath, args: [MEMORY] };
+    const policy = policyFromConfig(parseConfig({ mcpServers: { work: memory, home: memory } }), [{ root: base, base, key: 'test' }]);
+    const servers = createMcpServers({ policy, home: join(base, 'home-twice'), version: 'test' });
+    servers.start();
+    try {
+      await servers.settled(20_000);
+      const error = await servers.resolve('read_graph', new AbortController().signal).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toMatch(/; "read_graph" is a tool of several of your MCP servers, name the one meant: (home\.read_graph, work\.read_graph|work\.read_graph, home\.read_graph)$/);
+      expect(error?.message).not.toContain('did you mean');
+    } finally {
+      await servers.close();
+    }
+  }, 30_000);
 });
