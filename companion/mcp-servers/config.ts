@@ -251,6 +251,8 @@ export function specCredentials(spec: McpServerSpec): string[] {
  */
 const PLAIN_WORD = /^(?:[a-z]{1,15}|[A-Z][a-z]{1,14}|[A-Z]{1,15})$/;
 
+export const isPlainWord = (value: string): boolean => PLAIN_WORD.test(value);
+
 /**
  * Every server's credentials (specCredentials): redacted from every answer as the companion's own token is, so a
  * key of any shape is found where the built-in patterns know only the usual ones. A plain word is not among them:
@@ -260,7 +262,7 @@ const PLAIN_WORD = /^(?:[a-z]{1,15}|[A-Z][a-z]{1,14}|[A-Z]{1,15})$/;
  * add and import do not show it either.
  */
 export function configuredCredentials(raw: Record<string, unknown>): string[] {
-  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))].filter((value) => !PLAIN_WORD.test(value));
+  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))].filter((value) => !isPlainWord(value));
 }
 
 /**

@@ -5,7 +5,7 @@ import { ToolError } from '../../shared/errors';
 import type { McpServerHealth } from '../../shared/api';
 import { homePaths, resolveHome } from '../home';
 import { BUILTIN_REDACTIONS, REDACTED, redact } from '../policy/redact';
-import { parseMcpServer, parseMcpServers, specCredentials, type McpServerSpec } from './config';
+import { isPlainWord, parseMcpServer, parseMcpServers, specCredentials, type McpServerSpec } from './config';
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
 import { desktopConfigSources, planImport, type ImportCandidate } from './import';
 import { shownUrl } from './shown-url';
@@ -116,12 +116,23 @@ export function describeSpec(spec: McpServerSpec): string {
   const start = spec.startTimeoutMs !== undefined ? `  (start timeout: ${spec.startTimeoutMs} ms)` : '';
   if (spec.transport === 'stdio') {
     const env = Object.keys(spec.env);
-    const commandLine = specCredentials(spec).reduce((line, secret) => line.replaceAll(secret, REDACTED), [spec.command, ...spec.args].join(' '));
+    const commandLine = specCredentials(spec).reduce((line, secret) => hideCredential(line, secret), [spec.command, ...spec.args].join(' '));
     return `${redact(commandLine, BUILTIN_SECRETS)}${spec.cwd !== undefined ? `  (in ${spec.cwd})` : ''}${env.length > 0 ? `  (env: ${env.join(', ')})` : ''}${start}`;
   }
   const shown = shownUrl(spec.url);
   const headers = Object.keys(spec.headers);
   return `${spec.transport === 'sse' ? 'sse ' : ''}${shown}${headers.length > 0 ? `  (headers: ${headers.join(', ')})` : ''}${start}`;
+}
+
+/**
+ * A credential taken out of a command line. One that is a plain word (a default password: postgres) only where it
+ * stands as a value — a word of its own, or after = or : — not inside other words: every "postgres" of
+ * `@modelcontextprotocol/server-postgres postgresql://postgres:postgres@localhost/postgres` was hidden, leaving
+ * `server-[REDACTED] [REDACTED]ql://…`, which named neither the server nor its database.
+ */
+function hideCredential(line: string, secret: string): string {
+  if (!isPlainWord(secret)) return line.replaceAll(secret, REDACTED);
+  return line.replace(new RegExp(`(?<=^|[\\s=:])${secret}(?=$|[\\s@;,&])`, 'g'), REDACTED);
 }
 
 function describeEntry(name: string, entry: unknown): string {

@@ -455,6 +455,15 @@ describe('chatbridge mcp import', () => {
     expect((config().mcpServers as Record<string, { args: string[] }>).keyed?.args).toEqual(keyArgs);
   });
 
+  it('a default password that is a plain word is hidden where it stands as one, not inside the words that name the server', async () => {
+    const pg = ['-y', '@modelcontextprotocol/server-postgres', 'postgresql://postgres:postgres@localhost/postgres'];
+    const docker = ['run', '-i', '--rm', '-e', 'POSTGRES_PASSWORD=postgres', 'mcp/postgres', '--password', 'postgres'];
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), { mcpServers: { pg: { command: 'npx', args: pg }, docker: { command: 'docker', args: docker } } });
+    const { out } = await cli('mcp', 'import');
+    expect(out).toContain('+ pg  from Cursor  npx -y @modelcontextprotocol/server-postgres postgresql://postgres:[REDACTED]@localhost/postgres\n');
+    expect(out).toContain('+ docker  from Cursor  docker run -i --rm -e POSTGRES_PASSWORD=[REDACTED] mcp/postgres --password [REDACTED]\n');
+  });
+
   it("an env file the server reads its keys from is named, with what to do instead", async () => {
     writeJson(join(fakeHome, '.config', 'Code', 'User', 'mcp.json'), { servers: { notes: { type: 'stdio', command: 'notes-mcp', envFile: '/home/p/.notes.env', dev: { watch: 'src/**' } } } });
     const { out } = await cli('mcp', 'import');
