@@ -633,6 +633,14 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       return new ToolError('CANCELLED', `${name} was stopped; MCP server ${spec.name} was told to cancel it`);
     }
     if (error instanceof McpError) {
+      // progress resets the call's timeout, up to the longest any call may take: past that, that is what to name
+      if (error.code === ErrorCode.RequestTimeout && (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout !== undefined) {
+        return new ToolError(
+          'TIMEOUT',
+          `${name} ran for longer than any call may (limits.maxTimeoutMs, ${callOptions.maxTotalTimeoutMs} ms), though it kept reporting progress; MCP server ${spec.name} was told to cancel it`,
+          { timeoutMs: callOptions.maxTotalTimeoutMs },
+        );
+      }
       if (error.code === ErrorCode.RequestTimeout) {
         return new ToolError('TIMEOUT', `${name} did not answer within ${callOptions.timeoutMs} ms; MCP server ${spec.name} was told to cancel it`, {
           timeoutMs: callOptions.timeoutMs,

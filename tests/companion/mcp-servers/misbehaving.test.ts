@@ -125,6 +125,26 @@ describe('a server that never answers', () => {
   });
 });
 
+describe('a call that reports progress for longer than any call may take', () => {
+  it('is TIMEOUT naming that limit, and the server is told to cancel it', async () => {
+    const limited = await makeMcpWorld({
+      limits: { defaultTimeoutMs: 300, maxTimeoutMs: 700 },
+      mcpServers: { busy: fixtureServer('hang.mjs', { ...auto, env: { HANG_MARK_FILE: markFile } }) },
+    });
+    try {
+      const started = Date.now();
+      const run = await limited.run('mcp-request', mcpCall('b1', 'busy.busy', { label: 'past-the-limit' }), { waitMs: 10_000 });
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(mcpJson(run.resultText).error?.message).toBe(
+        'TIMEOUT: busy.busy ran for longer than any call may (limits.maxTimeoutMs, 700 ms), though it kept reporting progress; MCP server busy was told to cancel it',
+      );
+      await waitUntil('the server saw the cancellation', () => readFileSync(markFile, 'utf8').includes('cancelled past-the-limit'), 5_000);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('a server that prints garbage on stdout', () => {
   it('starts despite a banner, answers despite noise mid-call; the noise is logged, never fatal', async () => {
     expect((await healthOf('garbage')).state).toBe('ready');
