@@ -30,7 +30,7 @@ import { externalToolRule, unmatchedPolicyKeys, type ExternalToolRule } from './
  * bounded number of times in a row — and closed with its whole process tree at shutdown.
  *
  *   starting → ready → (crash) → retrying → starting → …   after `maxFailures` failures in a row → error
- *   error → (a call asks for one of its tools) → starting → …   one more failure → error
+ *   retrying | error → (a call asks for one of its tools) → starting → …   (from error, one more failure → error)
  *
  * A start that fails counts as a failure; a connection that lived `stableMs` or longer resets the count.
  */
@@ -442,23 +442,27 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     const delay = Math.min(options.backoffMaxMs, options.backoffBaseMs * 2 ** (failures - 1));
     retryAt = Date.now() + delay;
     setState('retrying');
-    retryTimer = setTimeout(() => {
-      restarts++;
-      void connect();
-    }, delay);
+    retryTimer = setTimeout(restartNow, delay);
     retryTimer.unref?.();
   }
 
-  /**
-   * A server given up is tried once more when a call asks for it: what made it fail is often gone by then (a hosted
-   * server back from a deploy, a database started, the network back after sleep), and backoff gives up after ~15 s
-   * of failures. One more failure gives it up again at once, so a server that stays broken costs each call one start.
-   */
-  function retryGivenUp(): void {
-    failures = options.maxFailures - 1;
+  function restartNow(): void {
+    if (retryTimer) clearTimeout(retryTimer);
     restarts++;
-    log.note('a call asked for it: starting it again');
     void connect();
+  }
+
+  /**
+   * A call for a server waiting out its backoff starts it now, rather than being refused until the next try (up to
+   * 30 s after a crash the call did not cause). A server given up is tried once more the same way: what made it
+   * fail is often gone by then (a hosted server back from a deploy, a database started, the network back after
+   * sleep), and backoff gives up after ~15 s of failures; one more failure gives it up again at once, so a server
+   * that stays broken costs each call one start.
+   */
+  function startForCall(): void {
+    if (state === 'error') failures = options.maxFailures - 1;
+    log.note('a call asked for it: starting it now');
+    restartNow();
   }
 
   /** Why an HTTP server turned the connection down, when it said so with 401 or 403. */
@@ -505,7 +509,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
 
   function ready(signal: AbortSignal, waitMs: number): Promise<void> {
     if (state === 'ready') return Promise.resolve();
-    if (state === 'error') retryGivenUp();
+    if (state === 'error' || state === 'retrying') startForCall();
     if (state !== 'starting') return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
       const done = () => {

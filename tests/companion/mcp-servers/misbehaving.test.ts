@@ -79,6 +79,25 @@ describe('a server that crashes mid-call', () => {
   });
 });
 
+describe('a call to a server waiting to restart after a crash', () => {
+  it('starts it now and is answered, instead of being refused until the backoff ends', async () => {
+    const backingOff = await makeMcpWorld({ mcpServers: { crash: fixtureServer('crash.mjs', auto) } }, { backoffBaseMs: 20_000, backoffMaxMs: 20_000 });
+    try {
+      const crashed = await backingOff.run('mcp-request', mcpCall('r1', 'crash.crash', {}), { waitMs: 10_000 });
+      expect(mcpJson(crashed.resultText).error?.data.code).toBe('UNAVAILABLE');
+      expect(backingOff.servers.health()[0]?.state).toBe('retrying');
+      const started = Date.now();
+      const run = await backingOff.run('mcp-request', mcpCall('r2', 'crash.ok', {}), { waitMs: 10_000 });
+      expect(mcpJson(run.resultText).error).toBeUndefined();
+      expect(mcpJson(run.resultText).result?.content[0]?.text).toMatch(/^alive pid \d+$/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(backingOff.servers.health()[0]).toMatchObject({ state: 'ready', restarts: 1 });
+    } finally {
+      await backingOff.close();
+    }
+  });
+});
+
 describe('a server that never answers', () => {
   it('a timeout is TIMEOUT, and the server is told to cancel', async () => {
     const run = await world.run('flycode-call', '```flycode-call\n{"id":"h1","tool":"hang.hang","args":{"label":"by-timeout"}}\n```', { waitMs: 10_000 });
