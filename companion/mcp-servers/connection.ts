@@ -359,7 +359,10 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       await closeQuietly(c, t);
       if (exited) throw new Error(describeClose(t));
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new Error(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped`);
+        // the usual cause is a first start that downloads the server (npx -y, uvx, docker run): say what gives it time
+        throw new Error(
+          `it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; one that downloads itself first (npx -y, uvx, docker run) may need longer: raise its "startTimeoutMs" (up to 600000)`,
+        );
       }
       throw error;
     }
