@@ -112,6 +112,9 @@ function watchedValidator(): jsonSchemaValidator {
   };
 }
 
+/** What gives a server that is slow to start more time; the usual cause is a first start that downloads it. */
+const SLOW_START = 'one that downloads itself first (npx -y, uvx, docker run) may need longer: raise its "startTimeoutMs" (up to 600000)';
+
 /** Why chatbridge does not answer what a server may ask its client for (it declares none of these capabilities). */
 const NOT_ANSWERED: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'chatbridge runs no model for its MCP servers (sampling); the tool needs a client that does',
@@ -359,10 +362,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       await closeQuietly(c, t);
       if (exited) throw new Error(describeClose(t));
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        // the usual cause is a first start that downloads the server (npx -y, uvx, docker run): say what gives it time
-        throw new Error(
-          `it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; one that downloads itself first (npx -y, uvx, docker run) may need longer: raise its "startTimeoutMs" (up to 600000)`,
-        );
+        throw new Error(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; ${SLOW_START}`);
       }
       throw error;
     }
@@ -412,7 +412,14 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       };
       // a server of resources or prompts only answers tools/list with Method not found: it is up, with no tools
       if (client.getServerCapabilities()?.tools === undefined) applyTools([], false);
-      else applyTools(await listAllTools(client));
+      else {
+        applyTools(
+          await listAllTools(client).catch((error: unknown) => {
+            if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) throw error;
+            throw new Error(`it started but did not list its tools within ${options.startTimeoutMs} ms, and was stopped; ${SLOW_START}`);
+          }),
+        );
+      }
       if (mine !== generation) return;
       connectedAt = Date.now();
       setState('ready');

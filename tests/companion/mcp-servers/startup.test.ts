@@ -41,6 +41,9 @@ async function healthOf(name: string): Promise<Health> {
 const scripts = realpathSync(mkdtempSync(join(tmpdir(), 'cb-mcp-orphaned-')));
 const ORPHANED = join(scripts, 'mcp-server-notes');
 writeFileSync(ORPHANED, '#!/nonexistent/venv/bin/python3\nprint("notes")\n', { mode: 0o755 });
+/** a server that answers initialize and never tools/list, as one that loads its tools from a slow service */
+const NEVER_LISTS =
+  'require("readline").createInterface({ input: process.stdin }).on("line", (line) => { const m = JSON.parse(line); if (m.method === "initialize") process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "slowlist", version: "1" } } }) + "\\n") })';
 /** a server that cannot start until this file is there, as one whose database is not up yet */
 const DATABASE_UP = join(scripts, 'database-up');
 const UNTIL_UP = 'if (!require("fs").existsSync(process.argv[1])) { process.stderr.write("error: the database is not up\\n"); process.exit(1) } import(process.argv[2])';
@@ -74,6 +77,7 @@ beforeAll(async () => {
         orphanedonpath: { command: 'mcp-server-notes', env: { PATH: `${scripts}:/usr/bin:/bin` } },
         // resources only: it declares no tools and answers tools/list with Method not found
         docs: { command: process.execPath, args: [fixture('no-tools.mjs')] },
+        neverlists: { command: process.execPath, args: ['-e', NEVER_LISTS] },
         waitsfordb: { command: process.execPath, args: ['-e', UNTIL_UP, DATABASE_UP, MEMORY], policy: { default: 'auto' } },
         slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
       },
@@ -81,7 +85,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -121,6 +125,12 @@ describe('a server that does not come up says why', () => {
     const health = await healthOf('silent');
     expect(health.lastError).toMatch(
       /^could not start: it did not answer within 2000 ms of being started, and was stopped; one that downloads itself first \(npx -y, uvx, docker run\) may need longer: raise its "startTimeoutMs" \(up to 600000\) \(gave up/,
+    );
+  });
+
+  it('one that starts but does not list its tools in time: said so, not only "Request timed out"', async () => {
+    expect((await healthOf('neverlists')).lastError).toMatch(
+      /^could not start: it started but did not list its tools within 2000 ms, and was stopped; one that downloads/,
     );
   });
 
