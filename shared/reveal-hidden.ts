@@ -105,18 +105,28 @@ export function countBlankRuns(command: string): string {
   return command.replace(/\n(?:[ \t]*\n){2,}/g, (run) => `\n⟨${run.split('\n').length - 2} blank lines⟩\n`);
 }
 
+/** A character's Unicode name, for the ones a preview names (undefined for the rest, shown by code point only). */
+export function hiddenCharacterName(codePoint: number): string | undefined {
+  return Object.hasOwn(NAMES, codePoint) ? NAMES[codePoint] : undefined;
+}
+
 /**
  * The characters found, each by code point, name and count (`U+202E RIGHT-TO-LEFT OVERRIDE ×2, U+200B …`), and how
- * many in all: the facts of the warning, which the extension words in the person's language.
+ * many in all: the facts of the warning, which the extension words in the person's language (`nameOf` naming each
+ * character, `separator` between them).
  */
-export function hiddenKinds(found: Iterable<readonly [number, number]>): { total: number; kinds: string } {
+export function hiddenKinds(
+  found: Iterable<readonly [number, number]>,
+  nameOf: (codePoint: number) => string | undefined = hiddenCharacterName,
+  separator = ', ',
+): { total: number; kinds: string } {
   let total = 0;
   const kinds = [...found].sort((a, b) => a[0] - b[0]).map(([codePoint, count]) => {
     total += count;
-    const name = NAMES[codePoint];
+    const name = nameOf(codePoint);
     return `${codePointLabel(codePoint)}${name ? ` ${name}` : ''}${count > 1 ? ` ×${count}` : ''}`;
   });
-  return { total, kinds: kinds.join(', ') };
+  return { total, kinds: kinds.join(separator) };
 }
 
 /** The sentence a preview shows above everything else when it held any: which characters, how many, and what runs. */

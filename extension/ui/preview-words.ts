@@ -1,7 +1,7 @@
 import type { PreviewHeading } from '../../shared/api';
-import { hiddenKinds } from '../../shared/reveal-hidden';
+import { hiddenCharacterName, hiddenKinds } from '../../shared/reveal-hidden';
 import type { Approval } from '../companion/api-types';
-import { t, tn } from './i18n';
+import { t, tn, type MessageKey } from './i18n';
 
 type Preview = Approval['preview'];
 
@@ -70,6 +70,17 @@ export function approvalTitle(preview: Preview): string {
 /** The card's warning of characters a person cannot see, in the person's language; the companion's English one else. */
 export function approvalWarning(preview: Preview): string | undefined {
   if (preview.warning === undefined || !preview.hidden?.length) return preview.warning;
-  const { total, kinds } = hiddenKinds(preview.hidden.map(({ codePoint, count }) => [codePoint, count] as const));
-  return t('heading.hidden', [total, kinds]);
+  const { total, kinds } = hiddenKinds(
+    preview.hidden.map(({ codePoint, count }) => [codePoint, count] as const),
+    characterName,
+    t('heading.separator'),
+  );
+  return t('heading.hidden', [tn('heading.hiddenCount', total), kinds]);
+}
+
+/** A hidden character's name in the person's language; its Unicode name where the locale has none. */
+function characterName(codePoint: number): string | undefined {
+  const name = hiddenCharacterName(codePoint);
+  if (name === undefined) return undefined;
+  return t(`hiddenCharacter.u${codePoint.toString(16).padStart(4, '0')}` as MessageKey) || name;
 }

@@ -692,7 +692,7 @@ describe('page: approvals and long runs', () => {
     const card = roots.get(document.querySelector('[data-chatbridge-chip]')!)!.querySelector('.card')!;
     expect(card.querySelector('.title')!.textContent).toBe('fs.write: 覆盖 /w/a⟨U+202E⟩.txt');
     expect(card.querySelector('.warning')!.textContent).toBe(
-      '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+202E RIGHT-TO-LEFT OVERRIDE）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
+      '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+202E 从右到左强制）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
     );
   });
 

@@ -274,7 +274,7 @@ describe('approval card', () => {
     expect(newer.preview.title).toBe('Overwrite /w/b.txt');
     expect(zh.querySelector('[data-approval="confirm-1"]')!.getAttribute('aria-label')).toContain('新建 /w/a⟨U+200B⟩.txt');
     expect(zh.querySelector('[data-approval="confirm-1"] [data-warning]')!.textContent).toBe(
-      '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+200B ZERO WIDTH SPACE）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
+      '这里有 1 个你看不见、或会改变周围文字显示方式的字符（U+200B 零宽空格）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
     );
     useLocale('en');
     const en = mount(cards());
@@ -312,6 +312,21 @@ describe('approval card', () => {
     expect(counted('c-mv', { kind: 'move', from: '/w/a | b', to: '/w/c', overwrite: false, entries: 2 })).toBe(
       'Move /w/a | b → /w/c — a directory with 2 entries, none protected by a deny glob',
     );
+  });
+
+  it("names the hidden characters in the person's language and counts them in words that follow the count", () => {
+    const warned = (hidden: Array<{ codePoint: number; count: number }>) =>
+      mount(<ApprovalCard approval={approval({ preview: { warning: 'This holds …', hidden, title: 'Overwrite /w/a.txt', paths: [] } })} onDecide={() => undefined} />)
+        .querySelector('[data-warning]')!.textContent;
+    useLocale('zh_CN');
+    expect(warned([{ codePoint: 0x202e, count: 2 }, { codePoint: 0x200b, count: 1 }, { codePoint: 0xe0041, count: 1 }])).toBe(
+      '这里有 4 个你看不见、或会改变周围文字显示方式的字符（U+200B 零宽空格，U+202E 从右到左强制 ×2，U+E0041）；每个都在所在位置显示为 ⟨U+…⟩。实际运行时它们原样保留。',
+    );
+    useLocale('en');
+    expect(warned([{ codePoint: 0x1b, count: 1 }])).toBe(
+      'This holds a character you could not see or that changes how the text around it is shown (U+001B ESCAPE); each is shown as ⟨U+…⟩ where it stands. What runs holds them as they are.',
+    );
+    expect(warned([{ codePoint: 0x202e, count: 2 }])).toMatch(/^This holds 2 characters you could not see or that change how the text around them is shown \(U\+202E RIGHT-TO-LEFT OVERRIDE ×2\)/);
   });
 
     it('every button has a name, in Chinese too', () => {
