@@ -1,4 +1,4 @@
-import { t } from '../ui/i18n';
+import { t, tn } from '../ui/i18n';
 import type { ConnectionState } from './socket';
 
 /**
@@ -45,7 +45,7 @@ export const BADGE_TEXT_COLOR = '#ffffff';
 export function badgeFor(inputs: BadgeInputs): Badge {
   const approvals = Number.isFinite(inputs.approvals) && inputs.approvals > 0 ? Math.floor(inputs.approvals) : 0;
   if (inputs.connection === 'connected' && approvals > 0) {
-    return { state: 'approvals', text: approvals > 99 ? '99+' : String(approvals), color: BADGE_COLORS.approvals, title: t('badge.approvals', [approvals]) };
+    return { state: 'approvals', text: approvals > 99 ? '99+' : String(approvals), color: BADGE_COLORS.approvals, title: tn('badge.approvals', approvals) };
   }
   if (inputs.connection === 'disconnected') return { state: 'offline', text: 'off', color: BADGE_COLORS.offline, title: t('badge.offline') };
   if (inputs.connection === 'unpaired') return { state: 'unpaired', text: '?', color: BADGE_COLORS.unpaired, title: t('badge.unpaired') };

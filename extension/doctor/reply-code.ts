@@ -2,7 +2,7 @@ import { findBlocks } from '../../shared/protocols';
 import { AXON_ARITY, type AxonAct } from '../../shared/protocols/axon';
 import type { DoctorProblem } from '../companion/badge';
 import { outermost, type Site } from '../sites/define-site';
-import { t } from '../ui/i18n';
+import { t, tn } from '../ui/i18n';
 import { drawnCode, problemFor, safe, unrecognizedCode } from './report';
 
 /**
@@ -22,9 +22,9 @@ export function replyCodeProblem(site: Site, message: Element, blocks: Array<{ u
   const partial = blocks.find((b) => b.unreadable)?.unreadable;
   if (partial) return problemFor('code-unreadable', partial);
   const unknown = unrecognizedCode(site, answer);
-  if (unknown > 0) return problemFor('code-unreadable', t('doctor.detailCodeMarkup', [unknown]));
+  if (unknown > 0) return problemFor('code-unreadable', tn('doctor.detailCodeMarkup', unknown));
   const unlabelled = unlabelledCalls(site, answer);
-  if (unlabelled > 0) return problemFor('code-unreadable', t('doctor.detailNoLabel', [unlabelled]));
+  if (unlabelled > 0) return problemFor('code-unreadable', tn('doctor.detailNoLabel', unlabelled));
   return null;
 }
 

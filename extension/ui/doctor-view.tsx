@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DoctorAnswer } from '../doctor/answer';
 import { reportText, type Attempt, type DoctorReport } from '../doctor/report';
-import { t } from './i18n';
+import { t, tn } from './i18n';
 import { trusted } from './trusted';
 
 /**
@@ -101,8 +101,8 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
               ? t('doctor.none')
               : !reply.answerFound
                 ? t('doctor.noAnswer')
-                : t('doctor.lastReplyValue', [reply.codeBlocks, reply.blocks?.length ?? 0]) +
-                  (reply.unrecognized > 0 ? ` · ${t('doctor.detailCodeMarkup', [reply.unrecognized])}` : '')
+                : t('doctor.lastReplyValue', [tn('doctor.codeBlocksRead', reply.codeBlocks), tn('doctor.blocksFound', reply.blocks?.length ?? 0)]) +
+                  (reply.unrecognized > 0 ? ` · ${tn('doctor.detailCodeMarkup', reply.unrecognized)}` : '')
           }
         />
         <Row

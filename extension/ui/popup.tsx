@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApprovalCard, decideThenFocus } from './approval-card';
-import { t } from './i18n';
+import { t, tn } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { Sites, type SiteStore } from './site-cards';
@@ -87,7 +87,7 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
         <button id="open-sidepanel" type="button" class="row" onClick={trusted(deps.openSidePanel)}>
           <span>{t('popup.openSidePanel')}</span>
           <span class="spacer" />
-          <span class="count" data-zero={String(state.approvals.length === 0)} aria-label={t('popup.approvalsWaiting', [state.approvals.length])}>
+          <span class="count" data-zero={String(state.approvals.length === 0)} aria-label={tn('popup.approvalsWaiting', state.approvals.length)}>
             {state.approvals.length}
           </span>
         </button>

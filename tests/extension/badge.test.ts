@@ -9,8 +9,9 @@ describe('toolbar badge: what it shows', () => {
       state: 'approvals',
       text: '2',
       color: BADGE_COLORS.approvals,
-      title: 'chatbridge: 2 approval(s) waiting',
+      title: 'chatbridge: 2 approvals waiting',
     });
+    expect(badgeFor({ approvals: 1, connection: 'connected' }).title).toBe('chatbridge: 1 approval waiting');
     expect(badgeFor({ approvals: 150, connection: 'connected' }).text).toBe('99+');
   });
   it('a companion away says "off", an unpaired one "?", whatever else', () => {

@@ -117,7 +117,7 @@ describe('doctor view', () => {
     const built = buildReport(chatgpt, doc, null, 'chatgpt.com');
     const root = await mount({ load: async () => ({ report: built }) });
     expect(row(root, 'last-reply').getAttribute('data-ok')).toBe('false');
-    expect(row(root, 'last-reply').textContent).toContain("1 code block(s) in a shape this site's module does not know");
+    expect(row(root, 'last-reply').textContent).toBe("0 code blocks read, 0 blocks found · 1 code block in a shape this site's module does not know");
   });
 
   it('a tab chatbridge does not run in, and a site switched off', async () => {

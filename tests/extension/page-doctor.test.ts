@@ -144,7 +144,7 @@ describe('deliver: when the page fights back', () => {
     h.clock.now += 500;
     await h.settle();
     await until(() => h.problems.at(-1)?.code === 'code-unreadable');
-    expect(h.problems.at(-1)?.message).toContain("1 code block(s) in a shape this site's module does not know");
+    expect(h.problems.at(-1)?.message).toContain("1 code block in a shape this site's module does not know");
     await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
     await until(() => h.problems.at(-1) === null);
   });
@@ -172,7 +172,7 @@ describe('deliver: when the page fights back', () => {
     h.clock.now += 500;
     await h.settle();
     await until(() => h.problems.at(-1)?.code === 'code-unreadable');
-    expect(h.problems.at(-1)?.message).toContain('1 code block(s) without the language label');
+    expect(h.problems.at(-1)?.message).toContain('1 code block without the language label');
     expect(h.runs).toEqual([]);
     // A block the model wrote without a language is plain code, not a problem.
     await streamReply(h, ['Here:', { lang: '', code: 'ls -la' }, { lang: 'mcp-request', code: READ }]);

@@ -677,6 +677,7 @@ describe('popup', () => {
     const root = mount(<PopupView state={state({ approvals: [approval()] })} deps={deps({ openSidePanel: () => opened.push('panel') })} live={live} />);
     const button = root.querySelector('#open-sidepanel')!;
     expect(button.querySelector('.count')!.textContent).toBe('1');
+    expect(button.querySelector('.count')!.getAttribute('aria-label')).toBe('1 approval waiting');
     trustedClick(button);
     expect(opened).toEqual(['panel']);
     await shown(root, '#approvals [data-approval="confirm-1"] details .d2h-ins');
