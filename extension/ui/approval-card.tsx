@@ -12,7 +12,7 @@ let loadedDiffView: typeof DiffView | undefined;
  * The diff renderer (diff2html and highlight.js, most of a page's weight) is loaded when a diff is first shown, so a
  * popup with nothing to approve never loads it. Until then the diff is shown as plain text.
  */
-function LazyDiff({ diff }: { diff: string }) {
+function LazyDiff({ diff, label }: { diff: string; label: string }) {
   const [View, setView] = useState(() => loadedDiffView);
   useEffect(() => {
     if (View) return;
@@ -21,7 +21,7 @@ function LazyDiff({ diff }: { diff: string }) {
       setView(() => module.DiffView);
     });
   }, [View]);
-  return View ? <View diff={diff} /> : <pre class="diff" data-diff="plain">{diff}</pre>;
+  return View ? <View diff={diff} label={label} /> : <pre class="diff" data-diff="plain">{diff}</pre>;
 }
 
 /**
@@ -55,7 +55,9 @@ export function ApprovalCard(props: {
   const { preview } = a;
   const title = approvalTitle(preview);
   const warning = approvalWarning(preview);
-  const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} />;
+  // a tool of the person's MCP server is shown its arguments in the diff's place: they are no changes, and are not called so
+  const args = preview.heading?.kind === 'mcp';
+  const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} label={t(args ? 'panel.arguments' : 'panel.diff')} />;
   // Folded (the popup), the diff is shown before anything is approved: the first Approve opens it, the next decides.
   const folds = compact === true && preview.diff !== undefined;
   const [seen, setSeen] = useState(!folds);
@@ -111,7 +113,7 @@ export function ApprovalCard(props: {
       {diff &&
         (folds ? (
           <details ref={fold} onToggle={(e) => e.currentTarget.open && setSeen(true)}>
-            <summary>{t('panel.showDiff')}</summary>
+            <summary>{t(args ? 'panel.showArguments' : 'panel.showDiff')}</summary>
             {diff}
           </details>
         ) : (
@@ -119,7 +121,7 @@ export function ApprovalCard(props: {
         ))}
       {!seen && (
         <p class="muted" id={`read-first-${a.id}`} data-read-first="">
-          {t('panel.readFirst')}
+          {t(args ? 'panel.readArgumentsFirst' : 'panel.readFirst')}
         </p>
       )}
       {preview.command === undefined && preview.diff === undefined && preview.paths.length > 0 && <pre class="command">{preview.paths.join('\n')}</pre>}

@@ -78,19 +78,20 @@ export function diffParts(diff: string): Array<{ drawn: boolean; text: string }>
   return parts.map((part) => ({ drawn: part.drawn, text: part.lines.join('\n') })).filter((part) => part.text.trim() !== '');
 }
 
-export function DiffView({ diff }: { diff: string }) {
+/** `label`: what the box holds, for a screen reader (an MCP tool's arguments are no changes); the changes by default. */
+export function DiffView({ diff, label = t('panel.diff') }: { diff: string; label?: string }) {
   // Text with no change in it for diff2html to draw (an MCP server tool's arguments, a file too large to diff here
   // and why, a note that the diff was cut) is shown as it is, where it stands: diff2html drew nothing of it.
   const parts = useMemo(() => diffParts(diff), [diff]);
   if (!parts.some((part) => part.drawn)) {
     return (
-      <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={t('panel.diff')}>
+      <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={label}>
         {diff}
       </pre>
     );
   }
   return (
-    <div class="diff" data-diff="" tabIndex={0} role="region" aria-label={t('panel.diff')}>
+    <div class="diff" data-diff="" tabIndex={0} role="region" aria-label={label}>
       {parts.map((part) => (part.drawn ? <DrawnDiff diff={part.text} /> : <pre data-diff="text">{part.text}</pre>))}
     </div>
   );

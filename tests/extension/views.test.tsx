@@ -174,6 +174,23 @@ describe('approval card', () => {
     expect((await shown(large, '[data-diff="text"]')).textContent).toContain('too large to diff here: 3000000 characters before, 10 after');
   });
 
+  it("an MCP server tool's arguments are called arguments, not changes: the popup's fold, its read-first note and the box's name", async () => {
+    const args = JSON.stringify({ query: 'DROP TABLE users' }, null, 2);
+    const call = approval({ id: 'confirm-mcp', tool: 'db.query', risk: 'exec', preview: { title: 'db.query — MCP server "db", tool "query"', heading: { kind: 'mcp', server: 'db', tool: 'query' }, paths: [], diff: args } });
+    const popup = mount(<ApprovalCard approval={call} onDecide={() => undefined} compact />);
+    expect(popup.querySelector('summary')!.textContent).toBe('Show the arguments');
+    expect(popup.querySelector('[data-read-first]')!.textContent).toBe('Approve opens the arguments first: read them, then approve.');
+    expect((await shown(popup, '[data-diff="text"]')).getAttribute('aria-label')).toBe('The arguments the tool is called with');
+    useLocale('zh_CN');
+    const zh = mount(<ApprovalCard approval={call} onDecide={() => undefined} compact />);
+    expect(zh.querySelector('summary')!.textContent).toBe('查看参数');
+    // a change is still called one
+    useLocale('en');
+    const change = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} compact />);
+    expect(change.querySelector('summary')!.textContent).toBe('Show the changes');
+    expect((await shown(change, '[data-diff=""]')).getAttribute('aria-label')).toBe('The changes, file by file');
+  });
+
   it('a file too large to diff beside one with changes, and a diff cut to size, still say so: diff2html draws only the changes', async () => {
     // fs.writeBatch (or a plan) that changes a small file and overwrites a large one; the companion cut the diff
     const diff =
