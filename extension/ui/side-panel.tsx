@@ -71,6 +71,30 @@ function ProgramCard(props: { program: ProgramItem; output: string; onStop: () =
   );
 }
 
+/**
+ * A conversation's id, shown by its start where it is long: a button that shows it whole (and back), named with the
+ * whole id, so a keyboard and a screen reader reach all of it, not only a pointer's hover title.
+ */
+function ConversationId({ id }: { id: string }) {
+  const [whole, setWhole] = useState(false);
+  const shown = revealHidden(id, { oneLine: true });
+  const short = shortId(shown, 14);
+  if (short === shown) return <span class="mono">{shown}</span>;
+  return (
+    <button
+      type="button"
+      class="mono conversation-id"
+      data-conversation-id=""
+      aria-expanded={whole}
+      aria-label={t('panel.conversationId', [shown])}
+      title={shown}
+      onClick={() => setWhole(!whole)}
+    >
+      {whole ? shown : short}
+    </button>
+  );
+}
+
 /** One "Approve for this conversation": the tool and its class (named as the approval card names them), where. */
 function GrantRow(props: { grant: GrantItem; onForget: () => void }) {
   const { grant: g } = props;
@@ -82,8 +106,8 @@ function GrantRow(props: { grant: GrantItem; onForget: () => void }) {
         {riskName(g.risk)}
       </span>
       <span class="muted">{g.site}</span>
-      <span class="muted mono" title={g.conversationId}>
-        {shortId(revealHidden(g.conversationId, { oneLine: true }), 14)}
+      <span class="muted">
+        <ConversationId id={g.conversationId} />
       </span>
       <span class="spacer" />
       <button type="button" data-forget-grant="" aria-label={`${t('panel.forgetGrant')}: ${what}`} onClick={trusted(props.onForget)}>
@@ -110,9 +134,7 @@ function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: Jo
       </div>
       <div class="row muted">
         <span>{r.site}</span>
-        <span class="mono" title={r.conversationId}>
-          {shortId(r.conversationId, 14)}
-        </span>
+        <ConversationId id={r.conversationId} />
         {link && (
           <a href={link} target="_blank" rel="noreferrer" data-run-link={r.runId}>
             {t('panel.openChat')}
@@ -236,7 +258,7 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
                 <span class="muted">{duration(r.durationMs)}</span>
               </div>
               <div class="muted mono">
-                {r.site} · {shortId(r.conversationId, 14)}
+                {r.site} · <ConversationId id={r.conversationId} />
                 {[...r.paths, ...r.commands].map((p) => (
                   <div>{revealHidden(p, { oneLine: true })}</div>
                 ))}

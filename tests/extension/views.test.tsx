@@ -390,6 +390,33 @@ describe('side panel', () => {
     expect(zh.querySelector('#connection-hint')?.textContent).toBe('请在 chatbridge 弹窗中配对：点击工具栏里的图标，输入本地助手显示的配对码。');
   });
 
+  it("a long conversation id is reached whole by the keyboard and a screen reader: a run's, an audit record's and a grant's", () => {
+    const id = '6801f3a2-9c1e-8008-b3f4-1c2d3e4f5a6b';
+    const root = mount(
+      <SidePanelView
+        state={state({
+          runs: [{ ...RUN, conversationId: id }],
+          audit: [audit({ runId: 'run-9', conversationId: id })],
+          grants: [{ site: 'chatgpt', conversationId: id, tool: 'fs.write', risk: 'write' }],
+        })}
+        actions={actions}
+      />,
+    );
+    for (const where of ['#runs', '#audit', '#grants']) {
+      const button = root.querySelector<HTMLButtonElement>(`${where} button[data-conversation-id]`)!;
+      expect(button.textContent, where).toBe('6801f3a2-9c1e-…');
+      expect(button.getAttribute('aria-label'), where).toBe(`Conversation ${id}`);
+      expect(button.getAttribute('aria-expanded'), where).toBe('false');
+      act(() => button.click());
+      expect(button.textContent, where).toBe(id);
+      expect(button.getAttribute('aria-expanded'), where).toBe('true');
+    }
+    // a short one is shown as it is
+    const short = mount(<SidePanelView state={state({ runs: [RUN] })} actions={actions} />);
+    expect(short.querySelector('#runs [data-conversation-id]')).toBeNull();
+    expect(short.querySelector('#runs')!.textContent).toContain('c-1');
+  });
+
   it('what was approved for a whole conversation is listed, each with a Forget that names it, in English and Chinese', () => {
     calls.length = 0;
     const grants = [
