@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FILESYSTEM_ACTIONS } from './tools/filesystem';
 import { BLOCK_KINDS } from './protocols/types';
 
 /**
@@ -128,6 +129,26 @@ export const previewHeadingSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('compare'), left: z.string(), right: z.string().optional() }),
   /** `query` as the title quotes it (JSON) */
   z.object({ kind: z.literal('search'), path: z.string(), query: z.string() }),
+  /** the PromptX `filesystem` tool: its action on its paths (relative to the workspace root); `fails`: why an edit will */
+  z.object({ kind: z.literal('filesystem'), action: z.enum(FILESYSTEM_ACTIONS), paths: z.array(z.string()), fails: z.string().optional() }),
+  /**
+   * A removal, a move or a mode change of a directory that will be refused (`path`: what it removes, moves or
+   * changes), and why: it holds `protected`, matching the deny glob `glob` (none: the companion's own places); it holds
+   * more than `limit` entries to check; or `reason`, the companion's words (a directory that cannot be read).
+   */
+  z.object({
+    kind: z.literal('refused'),
+    change: z.enum(['remove', 'move', 'chmod']),
+    path: z.string(),
+    to: z.string().optional(),
+    overwrite: z.boolean().optional(),
+    mode: z.string().optional(),
+    current: z.string().optional(),
+    protected: z.string().optional(),
+    glob: z.string().optional(),
+    limit: z.number().int().positive().optional(),
+    reason: z.string().optional(),
+  }),
 ]);
 export type PreviewHeading = z.infer<typeof previewHeadingSchema>;
 

@@ -107,7 +107,9 @@ function shownPreview(preview: Preview): Preview {
 }
 
 function revealHeading(heading: PreviewHeading): PreviewHeading {
-  const entries = Object.entries(heading).map(([key, value]) => [key, key !== 'kind' && typeof value === 'string' ? revealHidden(value, { oneLine: true }) : value]);
+  const shown = (value: unknown): unknown =>
+    typeof value === 'string' ? revealHidden(value, { oneLine: true }) : Array.isArray(value) ? value.map(shown) : value;
+  const entries = Object.entries(heading).map(([key, value]) => [key, key !== 'kind' ? shown(value) : value]);
   return Object.fromEntries(entries) as PreviewHeading;
 }
 

@@ -254,15 +254,23 @@ export async function assertSubtreeMayChange(change: SubtreeChange, policy: Guar
 }
 
 /**
+ * Why a change will be refused, as facts the extension words (the `refused` preview heading): the protected path it
+ * holds and the deny glob it matches (no glob: the companion's own places), the entry limit it passed, else the
+ * refusal's own words.
+ */
+export type SubtreeRefusalFacts = { protected: string; glob?: string } | { limit: number } | { reason: string };
+
+/**
  * For an approval card: what the change covers below the path, or why it will be refused — a protected path
  * that appeared since plan() checked, a subtree too big to check. `protectedPaths` lists what the card should
- * name. Empty phrase for a file or a symlink; `entries` counts a directory's that is not refused.
+ * name. Empty phrase for a file or a symlink; `entries` counts a directory's that is not refused; `why` is the
+ * refusal's facts.
  */
 export async function describeSubtree(
   change: SubtreeChange,
   policy: GuardPolicy,
   options: SubtreeOptions = {},
-): Promise<{ phrase: string; protectedPaths: string[]; refused: boolean; entries?: number }> {
+): Promise<{ phrase: string; protectedPaths: string[]; refused: boolean; entries?: number; why?: SubtreeRefusalFacts }> {
   const result = await inspect(change, policy, options);
   if (result.ok) {
     if (!result.directory) return { phrase: '', protectedPaths: [], refused: false };
@@ -275,9 +283,17 @@ export async function describeSubtree(
       phrase: `protected: it holds ${json(hit.path)}, which ${protectedBecause(hit.glob, policy)}; the call will be refused`,
       protectedPaths: [hit.path],
       refused: true,
+      why: { protected: hit.path, ...(policy.deny.includes(hit.glob) ? { glob: hit.glob } : {}) },
     };
   }
-  return { phrase: `${result.error.message}; the call will be refused`, protectedPaths: [], refused: true };
+  const { error } = result;
+  const limit = error.code === 'LIMIT_EXCEEDED' && typeof error.data.limit === 'number' ? error.data.limit : undefined;
+  return {
+    phrase: `${error.message}; the call will be refused`,
+    protectedPaths: [],
+    refused: true,
+    why: limit !== undefined ? { limit } : { reason: error.message },
+  };
 }
 
 /** Per call (its scoped context, the same object for plan and run): where a move's code-running files land, as decided. */

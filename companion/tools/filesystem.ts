@@ -362,19 +362,21 @@ export const filesystemHandler = defineHandler({
       const before = await currentText(paths[0]!, ctx.policy);
       const shown = relativeToRoot(paths[0]!, ctx);
       // a file not there yet is diffed from /dev/null: the card tags it new, not changed
-      return { title: `filesystem write ${shown}`, paths, diff: unifiedDiff(before.exists ? shown : '/dev/null', shown, before.text, args.content ?? '') };
+      return { title: `filesystem write ${shown}`, heading: { kind: 'filesystem', action, paths: [shown] }, paths, diff: unifiedDiff(before.exists ? shown : '/dev/null', shown, before.text, args.content ?? '') };
     }
     if (action === 'edit') {
       try {
         const edit = await editedContent(args, ctx);
-        return { title: `filesystem edit ${relativeToRoot(edit.target, ctx)}`, paths, diff: edit.diff };
+        const shown = relativeToRoot(edit.target, ctx);
+        return { title: `filesystem edit ${shown}`, heading: { kind: 'filesystem', action, paths: [shown] }, paths, diff: edit.diff };
       } catch (error) {
-        return { title: `filesystem edit ${args.path} (will fail: ${toFailure(error, ctx).message})`, paths };
+        const fails = toFailure(error, ctx).message;
+        return { title: `filesystem edit ${args.path} (will fail: ${fails})`, heading: { kind: 'filesystem', action, paths: [args.path ?? ''], fails }, paths };
       }
     }
     // a move's paths after its two names are where entries that run code would land: on the card's actions, not its title
-    const named = action === 'move' ? paths.slice(0, 2) : paths;
-    return { title: `filesystem ${action} ${named.map((p) => relativeToRoot(p, ctx)).join(' → ')}`, paths };
+    const named = (action === 'move' ? paths.slice(0, 2) : paths).map((p) => relativeToRoot(p, ctx));
+    return { title: `filesystem ${action} ${named.join(' → ')}`, heading: { kind: 'filesystem', action, paths: named }, paths };
   },
   async run(args, ctx) {
     try {

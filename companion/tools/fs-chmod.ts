@@ -43,9 +43,9 @@ export const fsChmodHandler = defineHandler({
     const subtree = stat.isDirectory() ? await describeSubtree({ kind: 'chmod', path }, ctx.policy, { signal: ctx.signal }) : undefined;
     return {
       title: `chmod ${args.mode} ${path} (now ${current})${subtree ? ` — ${subtree.phrase}` : ''}`,
-      ...(subtree?.refused
-        ? {}
-        : { heading: { kind: 'chmod', mode: args.mode, path, current, ...(subtree?.entries !== undefined ? { entries: subtree.entries } : {}) } as const }),
+      heading: subtree?.why
+        ? ({ kind: 'refused', change: 'chmod', path, mode: args.mode, current, ...subtree.why } as const)
+        : ({ kind: 'chmod', mode: args.mode, path, current, ...(subtree?.entries !== undefined ? { entries: subtree.entries } : {}) } as const),
       paths: [path, ...(subtree?.protectedPaths ?? [])],
       command: `chmod ${args.mode} ${path}`,
     };

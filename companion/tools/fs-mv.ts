@@ -34,9 +34,9 @@ export const fsMvHandler = defineHandler({
     const subtree = await describeSubtree({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal });
     return {
       title: `Move ${from} → ${to}${args.overwrite ? ' (replacing it if it exists)' : ''}${subtree.phrase ? ` — ${subtree.phrase}` : ''}`,
-      ...(subtree.refused
-        ? {}
-        : { heading: { kind: 'move', from, to, overwrite: args.overwrite === true, ...(subtree.entries !== undefined ? { entries: subtree.entries } : {}) } as const }),
+      heading: subtree.why
+        ? ({ kind: 'refused', change: 'move', path: from, to, overwrite: args.overwrite === true, ...subtree.why } as const)
+        : ({ kind: 'move', from, to, overwrite: args.overwrite === true, ...(subtree.entries !== undefined ? { entries: subtree.entries } : {}) } as const),
       paths: [from, to, ...subtree.protectedPaths],
     };
   },

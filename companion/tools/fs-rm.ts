@@ -37,8 +37,9 @@ export const fsRmHandler = defineHandler({
       const what = subtree.refused ? subtree.phrase : `${subtree.phrase}; all of it goes to the undo trash`;
       return {
         title: `Delete ${path} — ${what}`,
-        // a refusal's reason is the companion's own words: the card shows the title
-        ...(subtree.entries !== undefined ? { heading: { kind: 'delete', path, what: 'directory', entries: subtree.entries } as const } : {}),
+        heading: subtree.why
+          ? ({ kind: 'refused', change: 'remove', path, ...subtree.why } as const)
+          : ({ kind: 'delete', path, what: 'directory', entries: subtree.entries ?? 0 } as const),
         paths: [path, ...subtree.protectedPaths],
       };
     }

@@ -38,6 +38,36 @@ function headingText(heading: PreviewHeading): string {
       return heading.right !== undefined ? t('heading.compare', [heading.left, heading.right]) : t('heading.compareGiven', [heading.left]);
     case 'search':
       return t('heading.search', [heading.path, heading.query]);
+    case 'filesystem': {
+      const action = t(`heading.filesystemAction.${heading.action === 'list_with_sizes' ? 'listWithSizes' : heading.action}`);
+      const paths = heading.paths.join(' → ');
+      return heading.fails !== undefined ? t('heading.filesystemFails', [action, paths, heading.fails]) : t('heading.filesystem', [action, paths]);
+    }
+    case 'refused':
+      return refusedText(heading);
+  }
+}
+
+/** A removal, a move or a mode change that will be refused, and why; empty (the English title) without a reason. */
+function refusedText(heading: Extract<PreviewHeading, { kind: 'refused' }>): string {
+  const why =
+    heading.protected !== undefined
+      ? heading.glob !== undefined
+        ? t('heading.refusedDeny', [heading.protected, heading.glob])
+        : t('heading.refusedOwn', [heading.protected])
+      : heading.limit !== undefined
+        ? t('heading.refusedTooMany', [heading.limit])
+        : heading.reason !== undefined
+          ? t('heading.refusedOther', [heading.reason])
+          : '';
+  if (!why) return '';
+  switch (heading.change) {
+    case 'remove':
+      return t('heading.deleteRefused', [heading.path, why]);
+    case 'move':
+      return `${t(heading.overwrite ? 'heading.moveReplacing' : 'heading.move', [heading.path, heading.to ?? ''])} — ${why}`;
+    case 'chmod':
+      return `${t('heading.chmod', [heading.mode ?? '', heading.path, heading.current ?? ''])} — ${why}`;
   }
 }
 

@@ -331,6 +331,40 @@ describe('approval card', () => {
     );
   });
 
+  it("words the PromptX filesystem tool's title and a refused removal, move or mode change in the person's language", () => {
+    const titled = (id: string, heading: unknown, title = 'English title') => {
+      const parsed = approvalSchema.parse(approval({ id, preview: { title, heading: heading as PreviewHeading, paths: [] } }));
+      expect(parsed.preview.heading, id).toEqual(heading);
+      return mount(<ApprovalCard approval={parsed} onDecide={() => undefined} />).querySelector(`[data-approval="${id}"] [data-title]`)!.textContent;
+    };
+    const edit = { kind: 'filesystem', action: 'edit', paths: ['notes/a.md'] };
+    const failing = { ...edit, fails: 'no match for the old text' };
+    const sized = { kind: 'filesystem', action: 'list_with_sizes', paths: ['notes'] };
+    const move = { kind: 'filesystem', action: 'move', paths: ['a.md', 'b.md'] };
+    const rm = { kind: 'refused', change: 'remove', path: '/w/src', protected: '/w/src/.git', glob: '**/.git/**' };
+    const mv = { kind: 'refused', change: 'move', path: '/w/a', to: '/w/b', overwrite: true, protected: '/w/a/.chatbridge' };
+    const chmod = { kind: 'refused', change: 'chmod', path: '/w/big', mode: '700', current: '0755', limit: 10000 };
+    const unread = { kind: 'refused', change: 'remove', path: '/w/x', reason: 'removing "/w/x": "/w/x/y" cannot be read (EACCES)' };
+    useLocale('zh_CN');
+    expect(titled('zh-edit', edit)).toBe('filesystem 工具：编辑 notes/a.md');
+    expect(titled('zh-fails', failing)).toBe('filesystem 工具：编辑 notes/a.md（将会失败：no match for the old text）');
+    expect(titled('zh-sized', sized)).toBe('filesystem 工具：列出（含大小） notes');
+    expect(titled('zh-move', move)).toBe('filesystem 工具：移动 a.md → b.md');
+    expect(titled('zh-rm', rm)).toBe('删除 /w/src —— 受保护：其中有“/w/src/.git”，它符合拒绝规则“**/.git/**”；这次调用会被拒绝');
+    expect(titled('zh-mv', mv)).toBe(
+      '移动 /w/a → /w/b（目标已存在时替换它） — 受保护：其中有“/w/a/.chatbridge”，那是 chatbridge 自己的数据文件夹或配置文件，无论配置如何，任何工具都不能读取或改动；这次调用会被拒绝',
+    );
+    expect(titled('zh-chmod', chmod)).toBe('chmod 700 /w/big（现在是 0755） — 其中超过 10000 项，太多而无法逐一对照拒绝规则检查；这次调用会被拒绝');
+    expect(titled('zh-unread', unread)).toBe('删除 /w/x —— removing "/w/x": "/w/x/y" cannot be read (EACCES)；这次调用会被拒绝');
+    // in English, as the companion's own titles read
+    useLocale('en');
+    expect(titled('en-fails', failing)).toBe('filesystem edit notes/a.md (will fail: no match for the old text)');
+    expect(titled('en-sized', sized)).toBe('filesystem list_with_sizes notes');
+    expect(titled('en-move', move)).toBe('filesystem move a.md → b.md');
+    expect(titled('en-rm', rm)).toBe('Delete /w/src — protected: it holds "/w/src/.git", which matches the deny glob "**/.git/**"; the call will be refused');
+    expect(titled('en-chmod', chmod)).toBe('chmod 700 /w/big (now 0755) — it holds more than 10000 entries, too many to check one by one against the deny globs; the call will be refused');
+  });
+
   it("names the hidden characters in the person's language and counts them in words that follow the count", () => {
     const warned = (hidden: Array<{ codePoint: number; count: number }>) =>
       mount(<ApprovalCard approval={approval({ preview: { warning: 'This holds …', hidden, title: 'Overwrite /w/a.txt', paths: [] } })} onDecide={() => undefined} />)

@@ -162,6 +162,11 @@ describe('attack: an approval that reads differently from what runs (real compan
     expect(approvalSchema.parse(program.approval).preview.heading).toMatchObject({ kind: 'run', program: 'no⟨U+202E⟩de' });
     expect(JSON.stringify(program.approval.preview)).not.toMatch(RAW_HIDDEN);
     await decideOn(program.approval, 'deny', program.run);
+    // a fact given as a list (the PromptX filesystem tool's paths) is shown the same way
+    const promptx = await pendingCall('filesystem', { action: 'write', path: `notes${ZWSP}.md`, content: 'x\n' });
+    expect(approvalSchema.parse(promptx.approval).preview.heading).toEqual({ kind: 'filesystem', action: 'write', paths: ['notes⟨U+200B⟩.md'] });
+    expect(JSON.stringify(promptx.approval.preview)).not.toMatch(RAW_HIDDEN);
+    await decideOn(promptx.approval, 'deny', promptx.run);
   });
 
   it('a command padded with blank lines shows its tail on the card\'s next line', async () => {

@@ -206,11 +206,11 @@ describe('subtree attacks: a change to a directory is checked for every path und
     expect(warned.title).toContain(R(world, 'plain', '.git'));
     expect(warned.title).toMatch(/protected.*deny glob "\*\*\/\.git\/\*\*".*will be refused/);
     expect(warned.paths).toContain(R(world, 'plain', '.git'));
-    // a refusal's reason has no wording of the card's own: the card shows the title that names it
-    expect(warned.heading).toBeUndefined();
+    // the refusal's facts, for the card to word in the person's language too
+    expect(warned.heading).toEqual({ kind: 'refused', change: 'move', path: R(world, 'plain'), to: R(world, 'plain2'), overwrite: false, protected: R(world, 'plain', '.git'), glob: '**/.git/**' });
     const rm = await toolHandlers['fs.rm'].preview({ path: R(world, 'docs'), recursive: true }, world.ctx);
     expect(rm.title).toMatch(/will be refused/);
-    expect(rm.heading).toBeUndefined();
+    expect(rm.heading).toEqual({ kind: 'refused', change: 'remove', path: R(world, 'docs'), protected: expect.stringContaining(R(world, 'docs', 'private')), glob: '**/docs/private/**' });
   });
 
   it('a plain directory (nothing protected inside) still moves, chmods and is removed', async () => {

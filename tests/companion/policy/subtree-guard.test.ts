@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assertSubtreeMayChange, subtreeHit, subtreeRefusal, type SubtreeChange } from '../../../companion/policy/subtree-guard';
+import { assertSubtreeMayChange, describeSubtree, subtreeHit, subtreeRefusal, type SubtreeChange } from '../../../companion/policy/subtree-guard';
 
 const ROOT = '/ws';
 const policy = { roots: [ROOT], deny: ['**/.git/**', '**/docs/private/**', 'notes/secret/**', '**/*.pem'] };
@@ -59,6 +59,16 @@ describe('assertSubtreeMayChange (the bounded walk)', () => {
       code: 'LIMIT_EXCEEDED',
       data: { limit: 4 },
     });
+  });
+
+  it("a card's refusal is given as facts: the entry limit passed, or the companion's own words", async () => {
+    const local = { roots: [tmp], deny: ['**/.git/**'] };
+    const big = await describeSubtree({ kind: 'remove', path: path.join(tmp, 'd') }, local, { limit: 4 });
+    expect(big).toMatchObject({ refused: true, why: { limit: 4 } });
+    expect(big.phrase).toMatch(/more than 4 entries.*the call will be refused$/);
+    const stopped = await describeSubtree({ kind: 'remove', path: path.join(tmp, 'd') }, local, { signal: AbortSignal.abort() });
+    expect(stopped).toMatchObject({ refused: true, why: { reason: expect.stringMatching(/^stopped while checking/) } });
+    expect(await describeSubtree({ kind: 'remove', path: path.join(tmp, 'd') }, local)).toEqual({ phrase: expect.any(String), protectedPaths: [], refused: false, entries: 5 });
   });
 
   it('a file or a symlink to a directory is checked as itself, never walked', async () => {

@@ -107,6 +107,24 @@ describe('filesystem (PromptX manual)', () => {
     expect(await world.read('resource/role/test.md')).toBe('# Role\nnew line\n');
   });
 
+  it("a card's title is given as the action and its paths too, for the extension to word in the person's language", async () => {
+    const edit = { action: 'edit' as const, path: 'resource/role/test.md', edits: [{ oldText: 'old line', newText: 'new line' }] };
+    expect(await toolHandlers.filesystem.preview(edit, world.ctx)).toMatchObject({
+      title: 'filesystem edit resource/role/test.md',
+      heading: { kind: 'filesystem', action: 'edit', paths: ['resource/role/test.md'] },
+    });
+    const failing = await toolHandlers.filesystem.preview({ ...edit, edits: [{ oldText: 'no such text', newText: 'x' }] }, world.ctx);
+    expect(failing.heading).toMatchObject({ kind: 'filesystem', action: 'edit', paths: ['resource/role/test.md'], fails: expect.any(String) });
+    expect(failing.title).toBe(`filesystem edit resource/role/test.md (will fail: ${(failing.heading as { fails: string }).fails})`);
+    const write = await toolHandlers.filesystem.preview({ method: 'write_file', path: 'resource/role/new.md', content: 'hi\n' }, world.ctx);
+    expect(write).toMatchObject({ title: 'filesystem write resource/role/new.md', heading: { kind: 'filesystem', action: 'write', paths: ['resource/role/new.md'] } });
+    const move = await toolHandlers.filesystem.preview({ action: 'move', source: 'resource/role/test.md', destination: 'resource/role/moved.md' }, world.ctx);
+    expect(move).toMatchObject({
+      title: 'filesystem move resource/role/test.md → resource/role/moved.md',
+      heading: { kind: 'filesystem', action: 'move', paths: ['resource/role/test.md', 'resource/role/moved.md'] },
+    });
+  });
+
   it('edit that does not match or matches twice fails in the manual form and writes nothing', async () => {
     const missing = await run({ action: 'edit', path: 'resource/role/test.md', edits: [{ oldText: 'no such text', newText: 'x' }] });
     expect(missing.success).toBe(false);
