@@ -202,6 +202,14 @@ describeE2E('side panel and badge end to end', () => {
       const before = await box.evaluate((el) => el.scrollTop);
       await panel.keyboard.press('PageDown');
       await expect.poll(() => box.evaluate((el) => el.scrollTop)).toBeGreaterThan(before);
+      // At 200 % zoom a side panel is under 200 px wide: the line numbers keep a narrow column and the code the rest
+      // (a 7.5em gutter left it one character a line)
+      await panel.setViewportSize({ width: 180, height: 900 });
+      const [gutter, code] = await card.locator('.d2h-ins').first().evaluate((cell) => {
+        const row = cell.closest('tr')!;
+        return ['.d2h-code-linenumber', '.d2h-code-line'].map((part) => row.querySelector(part)!.getBoundingClientRect().width);
+      });
+      expect(code, `side panel at 180 px (${scheme}): the code beside a ${gutter} px gutter`).toBeGreaterThan(2 * gutter!);
       await panel.close();
 
       const popup = await world.popup();
