@@ -61,6 +61,8 @@ export const CHIP_KEYS: Record<ChipAction | 'fold', string> = {
 
 const QUIET_STATES: ReadonlySet<BlockState> = new Set(['queued', 'running', 'done']);
 const QUIET_DRAW_MS = 250;
+/** The states a chip tells a screen reader of when its block reaches one: each asks something of the person, or ends. */
+const TOLD_STATES: ReadonlySet<BlockState> = new Set(['approval', 'done', 'failed', 'unreadable']);
 
 // 16×16 glyphs drawn on the state's colour: [path, filled].
 const ICONS: Record<BlockState, [string, boolean]> = {
@@ -126,6 +128,7 @@ button.danger { color: var(--red); }
 button:focus-visible, summary:focus-visible, pre:focus-visible { outline: 2px solid var(--focus); outline-offset: 1px; }
 kbd { font: 10px/1 ui-monospace, monospace; color: var(--muted); margin-left: 6px; } button.primary kbd { color: inherit; }
 .note { color: var(--muted); margin: 0 0 3px 24px; max-width: 72ch; }
+.said { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .progress { display: flex; align-items: center; gap: 6px; color: var(--muted); margin: 0 0 3px 24px; } .progress progress { width: 120px; }
 .card { border: 1px solid var(--warn-line); border-radius: 6px; padding: 6px 8px; margin: 2px 0 4px 24px; background: var(--warn-bg); }
 .card .title { font-weight: 600; overflow-wrap: anywhere; } .card .buttons { margin-top: 6px; }
@@ -153,7 +156,13 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
   const style = doc.createElement('style');
   style.textContent = STYLE;
   const body = doc.createElement('div');
-  root.append(style, body);
+  // A screen reader is told when the block comes to wait for an approval or ends (the host's name changes silently):
+  // a live region there from the start, as one made with its words is not read.
+  const said = doc.createElement('div');
+  said.className = 'said';
+  said.setAttribute('role', 'status');
+  root.append(style, body, said);
+  let lastTold = '';
   let confirmingRerun = false;
   let previewOpen = false;
   let current: ChipModel | null = null;
@@ -246,11 +255,17 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
   });
 
   /** The host's attributes, what tests and assistive tech read: cheap, nothing on the page is styled by them. */
-  const describe = (model: ChipModel): void => {
+  const describe = (model: ChipModel, before: BlockState | undefined): void => {
     host.setAttribute('data-chatbridge-state', model.state);
     host.setAttribute('data-chatbridge-kind', model.kind);
     host.setAttribute('data-chatbridge-actions', model.actions.join(' '));
-    host.setAttribute('aria-label', `chatbridge ${model.kind}: ${t(`state.${model.state}` as MessageKey)}`);
+    const name = `chatbridge ${model.kind}: ${t(`state.${model.state}` as MessageKey)}`;
+    const approval = model.state === 'approval' && model.approval ? `${model.approval.tool}: ${model.approval.title}` : undefined;
+    const told = TOLD_STATES.has(model.state) ? [name, approval, model.note].filter(Boolean).join('. ') : '';
+    // a block found so (history, a page loaded again) is not news: only what changes while the person is there
+    if (before !== undefined && told && told !== lastTold) said.textContent = told;
+    lastTold = told;
+    host.setAttribute('aria-label', name);
     if (model.note) host.setAttribute('data-chatbridge-note', model.note);
     else host.removeAttribute('data-chatbridge-note');
     const progress = shownProgress(model);
@@ -355,9 +370,10 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     const next = JSON.stringify([model, confirmingRerun]);
     if (next === shown) return;
     shown = next;
+    const before = current?.state;
     current = model;
     visibility.watch(model.state === 'approval');
-    describe(model);
+    describe(model, before);
     clearTimeout(drawTimer);
     if (QUIET_STATES.has(model.state) && !atOnce) drawTimer = setTimeout(() => draw(model), QUIET_DRAW_MS);
     else draw(model);

@@ -54,6 +54,33 @@ describe('chip states', () => {
     expect(chip.host.tabIndex).toBe(0);
   });
 
+  it("tells a screen reader when its block comes to wait for an approval and when it ends, not of a block found so", async () => {
+    const { chip, root } = chipWithRoot();
+    const said = () => root.querySelector('[role="status"]')!.textContent;
+    chip.update({ kind: 'mcp-request', state: 'running', actions: ['stop'] });
+    expect(said()).toBe('');
+    chip.update(APPROVAL);
+    expect(said()).toBe('chatbridge mcp-request: waiting for approval. fs.write: write a.txt');
+    chip.update({ kind: 'mcp-request', state: 'done', actions: ['rerun'], note: 'result sent' });
+    expect(said()).toBe('chatbridge mcp-request: done. result sent');
+    // the same again (a scan of the message) is not said twice; the live region is the same element throughout
+    const region = root.querySelector('[role="status"]')!;
+    const changes: MutationRecord[] = [];
+    const watching = new MutationObserver((records) => changes.push(...records));
+    watching.observe(region, { childList: true, characterData: true, subtree: true });
+    chip.update({ kind: 'mcp-request', state: 'done', actions: ['rerun'], note: 'result sent', preview: 'OK' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    watching.disconnect();
+    expect(changes).toEqual([]);
+    expect(root.querySelector('[role="status"]')).toBe(region);
+    expect(said()).toBe('chatbridge mcp-request: done. result sent');
+    // a chip drawn for a block already done (the conversation's history) says nothing
+    const history = chipWithRoot();
+    history.chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], note: 'NOT_FOUND' });
+    history.chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], note: 'NOT_FOUND', preview: 'x' });
+    expect(history.root.querySelector('[role="status"]')!.textContent).toBe('');
+  });
+
   it('every button names its key, in its title and aria-keyshortcuts; the host lists the keys it answers to now', () => {
     const { chip, root } = chipWithRoot();
     chip.update(APPROVAL);
