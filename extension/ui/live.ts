@@ -18,6 +18,8 @@ export interface LiveState {
   /** what "Approve for this conversation" granted, each to be taken back */
   grants: GrantItem[];
   programs: ProgramItem[];
+  /** programs that ended while this page was open, newest first (ENDED_KEEP): their output stays to be read */
+  ended: EndedProgram[];
   runs: RecentRun[];
   journal: JournalItem[];
   audit: AuditItem[];
@@ -28,7 +30,15 @@ export interface LiveState {
   error: string;
 }
 
+/** A program that ended, as the companion said when it did. */
+export interface EndedProgram {
+  program: ProgramItem;
+  status: 'completed' | 'failure' | 'timeout' | 'terminated';
+  returncode: number | null;
+}
+
 export const OUTPUT_KEEP = 64 * 1024;
+export const ENDED_KEEP = 5;
 export const AUDIT_LIMIT = 500;
 const REFRESH_MS = 3_000;
 
@@ -66,7 +76,7 @@ function message(error: unknown): string {
 }
 
 export function createLive(source: LiveSource, parts: readonly LivePart[], options: { refreshMs?: number } = {}): Live {
-  let state: LiveState = { connection: null, approvals: [], grants: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: false, error: '' };
+  let state: LiveState = { connection: null, approvals: [], grants: [], programs: [], ended: [], runs: [], journal: [], audit: [], output: {}, loaded: false, error: '' };
   const listeners = new Set<(state: LiveState) => void>();
   const set = (patch: Partial<LiveState>): void => {
     state = { ...state, ...patch };
@@ -128,6 +138,12 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
       const before = state.output[event.programId] ?? '';
       set({ output: { ...state.output, [event.programId]: `${before}\n[… ${t('panel.outputDropped', [event.dropped])} …]\n`.slice(-OUTPUT_KEEP) } });
       return;
+    }
+    if (event.type === 'program-exit') {
+      // its card stays, with how it ended, instead of going with its output the moment it ends
+      const { program, result } = event;
+      const ended = [{ program, status: result.status, returncode: result.returncode }, ...state.ended.filter((e) => e.program.id !== program.id)];
+      set({ ended: ended.slice(0, ENDED_KEEP) });
     }
     if (event.type === 'approval' || event.type === 'run' || event.type === 'journal' || event.type === 'program-exit') {
       auditWanted += 1;

@@ -6,7 +6,7 @@ import type { RecentRun } from '../messaging';
 import { ApprovalCard, decideThenFocus } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, type MessageKey } from './i18n';
-import { useLive, type Live, type LiveState } from './live';
+import { useLive, type EndedProgram, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { trusted } from './trusted';
 
@@ -46,17 +46,39 @@ function Empty({ loaded, text }: { loaded: boolean; text: MessageKey }) {
   return <p class="empty">{loaded ? t(text) : '…'}</p>;
 }
 
-function ProgramCard(props: { program: ProgramItem; output: string; onStop: () => void }) {
-  const { program: p } = props;
+/** How a program ended, in the person's words. */
+function endedWords(ended: EndedProgram): string {
+  const code = ended.returncode ?? '—';
+  switch (ended.status) {
+    case 'completed':
+      return t('panel.programCompleted', [code]);
+    case 'failure':
+      return t('panel.programFailed', [code]);
+    case 'timeout':
+      return t('panel.programTimeout');
+    case 'terminated':
+      return t('panel.programTerminated');
+  }
+}
+
+/** A running program with its live output and Stop; one that ended, with how, its output kept. */
+function ProgramCard(props: { program: ProgramItem; output: string; onStop?: () => void; ended?: EndedProgram }) {
+  const { program: p, ended } = props;
   return (
-    <article class="card stack" data-program={p.id} aria-label={`${t('panel.program')}: ${p.name}`}>
+    <article class="card stack" data-program={p.id} data-ended={ended?.status} aria-label={`${t('panel.program')}: ${p.name}`}>
       <div class="row">
         <strong>{p.name}</strong>
         <span class="muted">{clockTime(p.startedAt)}</span>
         <span class="spacer" />
-        <button type="button" class="danger" data-stop-program={p.id} onClick={trusted(props.onStop)}>
-          {t('action.stop')}
-        </button>
+        {ended ? (
+          <span class="status" data-status={ended.status === 'completed' && ended.returncode === 0 ? 'done' : 'error'}>
+            {endedWords(ended)}
+          </span>
+        ) : (
+          <button type="button" class="danger" data-stop-program={p.id} onClick={trusted(() => props.onStop?.())}>
+            {t('action.stop')}
+          </button>
+        )}
       </div>
       <div class="command">
         <pre>$ {revealHidden(p.command)}</pre>
@@ -276,6 +298,9 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
   const { state, actions } = props;
   const auditByRun = new Map(state.audit.map((record) => [record.runId, record]));
   const journalByRun = new Map(state.journal.filter((j) => j.origin).map((j) => [j.origin!.runId, j]));
+  // a program that ended is shown with the ended ones even before the companion's list has let it go
+  const endedIds = new Set(state.ended.map((e) => e.program.id));
+  const running = state.programs.filter((p) => !endedIds.has(p.id));
   return (
     <main class="stack" style="padding:12px;gap:16px">
       <PageHeader connection={state.connection} error={state.error} pairElsewhere />
@@ -303,14 +328,22 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           )}
         </div>
       </Section>
-      <Section id="programs" title="popup.programs" count={state.programs.length}>
+      <Section id="programs" title="popup.programs" count={running.length}>
         <div id="programs" class="stack">
-          {state.programs.length === 0 ? (
+          {running.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noPrograms" />
           ) : (
-            state.programs.map((p) => <ProgramCard key={p.id} program={p} output={state.output[p.id] ?? ''} onStop={() => actions.stopProgram(p.id)} />)
+            running.map((p) => <ProgramCard key={p.id} program={p} output={state.output[p.id] ?? ''} onStop={() => actions.stopProgram(p.id)} />)
           )}
         </div>
+        {state.ended.length > 0 && (
+          <section class="stack" id="programs-ended" aria-labelledby="programs-ended-title">
+            <h3 id="programs-ended-title">{t('panel.programsEnded')}</h3>
+            {state.ended.map((e) => (
+              <ProgramCard key={e.program.id} program={e.program} output={state.output[e.program.id] ?? ''} ended={e} />
+            ))}
+          </section>
+        )}
       </Section>
       <Section id="runs" title="popup.runs">
         <div id="runs" class="stack">

@@ -135,8 +135,13 @@ describeE2E('side panel and badge end to end', () => {
     const program = panel.locator('#programs [data-program]').first();
     await program.waitFor({ timeout: 30_000 });
     await expect.poll(() => program.locator('[data-output]').textContent(), { timeout: 30_000 }).toMatch(/tick 2/);
+    const programId = await program.getAttribute('data-program');
     await program.locator('[data-stop-program]').click();
     await expect.poll(() => panel.locator('#programs [data-program]').count(), { timeout: 30_000 }).toBe(0);
+    // its card stays below, with how it ended and the output it gave
+    const ended = panel.locator(`#programs-ended [data-program="${programId}"]`);
+    await expect.poll(() => ended.getAttribute('data-ended'), { timeout: 30_000 }).toBe('terminated');
+    expect(await ended.locator('[data-output]').textContent()).toMatch(/tick 2/);
     await waitForChipState(chat, 0, ['done', 'failed']);
     await panel.close();
     await chat.close();

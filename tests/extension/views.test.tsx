@@ -89,7 +89,7 @@ function audit(over: Partial<AuditItem>): AuditItem {
 const CONNECTED: ConnectionInfo = { state: 'connected', companionUrl: 'http://127.0.0.1:17890' };
 
 function state(over: Partial<LiveState> = {}): LiveState {
-  return { connection: CONNECTED, approvals: [], grants: [], programs: [], runs: [], journal: [], audit: [], output: {}, loaded: true, error: '', ...over };
+  return { connection: CONNECTED, approvals: [], grants: [], programs: [], ended: [], runs: [], journal: [], audit: [], output: {}, loaded: true, error: '', ...over };
 }
 
 /** A click as a person's: happy-dom marks no event trusted, so the flag is set the way the browser would. */
@@ -922,6 +922,38 @@ describe('live data for the popup and side panel', () => {
     source.push({ type: 'event', event: { type: 'approval', change: 'decided', approval: approval({ state: 'approved' }) } });
     await live.refresh();
     expect(source.asked.filter((type) => type === 'approvals').length).toBeGreaterThan(before);
+    live.close();
+  });
+
+  it("a program that ends keeps its card in the side panel, with its output and how it ended, not gone the moment it ends", async () => {
+    const programs = { current: [PROGRAM] };
+    const source = fakeSource({ connection: CONNECTED });
+    const ask = source.ask.bind(source);
+    source.ask = (async (type: RequestType, request: never) => (type === 'programs' ? programs.current : ask(type, request))) as typeof source.ask;
+    const live = createLive(source, ['programs'], { refreshMs: 60_000 });
+    await live.refresh();
+    const panel = (): HTMLElement => mount(<SidePanelView state={live.get()} actions={{ decide() {}, forgetGrant() {}, undo() {}, stopProgram() {} }} />);
+    source.push({ type: 'event', event: { type: 'program-output', programId: 'p-1', name: 'dev', stream: 'stderr', chunk: 'error TS2322: Type string is not number\n', offset: 0 } });
+    expect(panel().querySelector('[data-output="p-1"]')!.textContent).toContain('error TS2322');
+    // it exits: the companion lists it no more
+    programs.current = [];
+    const result = { status: 'failure' as const, returncode: 2, runtime: 1.5, truncated: false };
+    source.push({ type: 'event', event: { type: 'program-exit', program: { ...PROGRAM, status: 'failure' }, result } });
+    await live.refresh();
+    const after = panel();
+    expect(after.querySelector('#programs')!.textContent).toBe('No programs running');
+    const ended = after.querySelector('#programs-ended [data-program="p-1"]')!;
+    expect(ended.getAttribute('data-ended')).toBe('failure');
+    expect(ended.querySelector('[data-output="p-1"]')!.textContent).toContain('error TS2322');
+    expect(ended.querySelector('.status')!.textContent).toBe('failed, exit code 2');
+    expect(ended.querySelector('[data-stop-program]')).toBeNull();
+    useLocale('zh_CN');
+    expect(panel().querySelector('#programs-ended .status')!.textContent).toBe('失败，退出码 2');
+    // only the last few are kept
+    for (let i = 0; i < 7; i += 1) {
+      source.push({ type: 'event', event: { type: 'program-exit', program: { ...PROGRAM, id: `q-${i}`, status: 'completed' }, result: { ...result, status: 'completed', returncode: 0 } } });
+    }
+    expect(live.get().ended.map((e) => e.program.id)).toEqual(['q-6', 'q-5', 'q-4', 'q-3', 'q-2']);
     live.close();
   });
 
