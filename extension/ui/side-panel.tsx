@@ -280,7 +280,8 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
                 <span class="muted">{duration(r.durationMs)}</span>
               </div>
               <div class="muted mono">
-                {r.site} · <ConversationId id={r.conversationId} />
+                {/* whole, on its own line: a button in each of up to 200 records would be as many more stops for the Tab key */}
+                {r.site} · {revealHidden(r.conversationId, { oneLine: true })}
                 {[...r.paths, ...r.commands].map((p) => (
                   <div>{revealHidden(p, { oneLine: true })}</div>
                 ))}

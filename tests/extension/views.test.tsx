@@ -424,7 +424,7 @@ describe('side panel', () => {
     expect(zh.querySelector('#connection-hint')?.textContent).toBe('请在 chatbridge 弹窗中配对：点击工具栏里的图标，输入本地助手显示的配对码。');
   });
 
-  it("a long conversation id is reached whole by the keyboard and a screen reader: a run's, an audit record's and a grant's", () => {
+  it("a long conversation id is reached whole by the keyboard and a screen reader: a run's, a grant's, an audit record's", () => {
     const id = '6801f3a2-9c1e-8008-b3f4-1c2d3e4f5a6b';
     const root = mount(
       <SidePanelView
@@ -436,7 +436,8 @@ describe('side panel', () => {
         actions={actions}
       />,
     );
-    for (const where of ['#runs', '#audit', '#grants']) {
+    expect(root.querySelector('#audit [data-audit]')!.textContent).toContain(`chatgpt · ${id}`);
+    for (const where of ['#runs', '#grants']) {
       const button = root.querySelector<HTMLButtonElement>(`${where} button[data-conversation-id]`)!;
       expect(button.textContent, where).toBe('6801f3a2-9c1e-…');
       expect(button.getAttribute('aria-label'), where).toBe(`Conversation ${id}`);
