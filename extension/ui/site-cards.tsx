@@ -47,26 +47,47 @@ function SiteCard(props: {
       attributes={{ 'data-setting': `${key}.${name}` }}
     />
   );
-  const seconds = (name: 'approvalWaitMs' | 'feedbackIntervalMs', label: string, min: number, max: number) => (
-    <label class="row">
-      <span class="spacer">{label}</span>
-      <input
-        type="number"
-        min={min}
-        max={max}
-        style="width:72px"
-        data-setting={`${key}.${name}`}
-        disabled={settings === null}
-        value={settings ? Math.round(settings[name] / 1000) : ''}
-        onChange={(e) => {
-          const input = e.currentTarget;
-          const value = Number(input.value);
-          if (settings && Number.isFinite(value) && value >= min && value <= max) props.onChange(name, Math.round(value * 1000));
-          else if (settings) input.value = String(Math.round(settings[name] / 1000));
-        }}
-      />
-    </label>
-  );
+  // A number out of range is put back to the setting as it is, and said so beside the field: it was dropped unsaid.
+  const [refused, setRefused] = useState<Partial<Record<'approvalWaitMs' | 'feedbackIntervalMs', string>>>({});
+  const seconds = (name: 'approvalWaitMs' | 'feedbackIntervalMs', label: string, min: number, max: number) => {
+    const errorId = `${key}-${name}-error`;
+    return (
+      <>
+        <label class="row">
+          <span class="spacer">{label}</span>
+          <input
+            type="number"
+            min={min}
+            max={max}
+            style="width:72px"
+            data-setting={`${key}.${name}`}
+            disabled={settings === null}
+            aria-invalid={refused[name] !== undefined}
+            aria-describedby={refused[name] !== undefined ? errorId : undefined}
+            value={settings ? Math.round(settings[name] / 1000) : ''}
+            onChange={(e) => {
+              if (!settings) return;
+              const input = e.currentTarget;
+              const value = Number(input.value);
+              if (input.value.trim() !== '' && Number.isFinite(value) && value >= min && value <= max) {
+                setRefused((now) => ({ ...now, [name]: undefined }));
+                props.onChange(name, Math.round(value * 1000));
+                return;
+              }
+              const kept = String(Math.round(settings[name] / 1000));
+              setRefused((now) => ({ ...now, [name]: t('popup.secondsRange', [input.value, min, max, kept]) }));
+              input.value = kept;
+            }}
+          />
+        </label>
+        {refused[name] !== undefined && (
+          <p class="error" id={errorId} role="alert" data-setting-error={`${key}.${name}`} style="margin:0">
+            {refused[name]}
+          </p>
+        )}
+      </>
+    );
+  };
   const on = settings?.enabled === true;
   return (
     <fieldset class="card stack site" data-site={key} data-on={String(on)} style="margin:0">

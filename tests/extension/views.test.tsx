@@ -691,7 +691,7 @@ describe('popup', () => {
     expect(calls).toEqual(['unpair']);
   });
 
-  it('site cards: switches disabled until the settings are read, then they write what the person sets', async () => {
+  it('site cards: switches disabled until the settings are read, then they write what the person sets; a number out of range is refused, saying why', async () => {
     const written: string[] = [];
     const root = mount(<PopupView state={state()} deps={deps({ written })} live={live} />);
     const enabled = (): HTMLInputElement => root.querySelector('[data-setting="chatgpt.enabled"]')!;
@@ -715,6 +715,19 @@ describe('popup', () => {
       wait.dispatchEvent(new Event('change', { bubbles: true }));
     });
     expect(written).toEqual(['chatgpt.autoRun=true', 'chatgpt.approvalWaitMs=30000']);
+    // a number out of range is not saved, and the field says so, naming the number and the range
+    const said = root.querySelector('[data-setting-error="chatgpt.approvalWaitMs"]')!;
+    expect(said.textContent).toBe('"99999" is not a number of seconds from 5 to 3600; it stays 30');
+    expect(said.getAttribute('role')).toBe('alert');
+    expect(wait.getAttribute('aria-invalid')).toBe('true');
+    expect(wait.getAttribute('aria-describedby')).toBe(said.id);
+    expect(wait.value).toBe('30');
+    act(() => {
+      wait.value = '60';
+      wait.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    expect(root.querySelector('[data-setting-error="chatgpt.approvalWaitMs"]')).toBeNull();
+    expect(wait.getAttribute('aria-invalid')).toBe('false');
   });
 
   it('sites that were off when the popup opened are one row each, folded under More sites, and stay there when switched on', () => {
