@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { t } from '../ui/i18n';
+import { t, tn } from '../ui/i18n';
 import {
   approvalSchema,
   auditRecordSchema,
@@ -53,7 +53,7 @@ export function pairingRefusal(error: unknown, url: string): string {
   if (error.code === 'INVALID_INPUT') return t('pairing.notACode');
   const data = (error.data ?? {}) as { reason?: unknown; triesLeft?: unknown };
   if (error.code === 'FORBIDDEN') {
-    if (data.reason === 'wrong' && typeof data.triesLeft === 'number') return t('pairing.wrong', [data.triesLeft]);
+    if (data.reason === 'wrong' && typeof data.triesLeft === 'number') return tn('pairing.wrong', data.triesLeft);
     if (data.reason === 'expired') return t('pairing.expired');
     if (data.reason === 'exhausted') return t('pairing.exhausted');
     if (data.reason === 'no-code') return t('pairing.noCode');

@@ -90,7 +90,7 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
           name="messages"
           label={t('doctor.messages')}
           ok={!missing('no-messages', report.messages.count > 0)}
-          value={t('doctor.messagesValue', [report.messages.count, report.messages.user, report.messages.assistant])}
+          value={t('doctor.messagesValue', [report.messages.count, report.messages.user, tn('doctor.replies', report.messages.assistant)])}
         />
         <Row
           name="last-reply"

@@ -2,7 +2,7 @@ import { browser } from 'wxt/browser';
 import { useEffect, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem, WsEvent } from '../companion/api-types';
 import { ask, PAGE_PORT, type ConnectionInfo, type PagePush, type RecentRun, type RequestMap, type RequestType } from '../messaging';
-import { t } from './i18n';
+import { tn } from './i18n';
 
 /**
  * What the popup and the side panel show from the companion, kept fresh: loaded through the background, then
@@ -136,7 +136,7 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
     }
     if (event.type === 'output-dropped') {
       const before = state.output[event.programId] ?? '';
-      set({ output: { ...state.output, [event.programId]: `${before}\n[… ${t('panel.outputDropped', [event.dropped])} …]\n`.slice(-OUTPUT_KEEP) } });
+      set({ output: { ...state.output, [event.programId]: `${before}\n[… ${tn('panel.outputDropped', event.dropped)} …]\n`.slice(-OUTPUT_KEEP) } });
       return;
     }
     if (event.type === 'program-exit') {

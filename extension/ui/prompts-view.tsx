@@ -7,7 +7,7 @@ import { TOOL_CONTRACTS } from '../../shared/tools';
 import type { McpServerItem } from '../companion/api-types';
 import { INSERT_PROMPT_MESSAGE, type InsertPromptMessage, type InsertPromptReply } from '../content/insert-prompt';
 import { safeLink } from './format';
-import { t, type Language } from './i18n';
+import { t, tn, type Language } from './i18n';
 import { trusted } from './trusted';
 
 /**
@@ -102,7 +102,7 @@ function ServerSwitches(props: { tools: PromptTools; off: ReadonlySet<string>; o
                 onChange={(e) => props.onToggle(server, e.currentTarget.checked)}
               />
               <span class="switch-track" aria-hidden="true" />
-              <span class="switch-label">{`${server} (${t('prompts.serverTools', [count])})`}</span>
+              <span class="switch-label">{`${server} (${tn('prompts.serverTools', count)})`}</span>
               {health && (
                 <span class="tag" data-server-state={health.state}>
                   {t(`mcpState.${health.state}`)}

@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../../shared/errors';
 import type { RecentRun } from '../messaging';
 import { ApprovalCard, decideThenFocus } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
-import { riskName, t, type MessageKey } from './i18n';
+import { riskName, t, tn, type MessageKey } from './i18n';
 import { useLive, type EndedProgram, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { trusted } from './trusted';
@@ -173,7 +173,7 @@ function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: Jo
         <details>
           <summary>{t('panel.result')}</summary>
           <pre class="output">{r.result}</pre>
-          {r.resultCut !== undefined && <p class="muted">{t('panel.resultCut', [r.resultCut])}</p>}
+          {r.resultCut !== undefined && <p class="muted">{tn('panel.resultCut', r.resultCut)}</p>}
         </details>
       )}
     </article>
@@ -260,7 +260,7 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
         onInput={(e) => setQuery(e.currentTarget.value)}
       />
       <div class="muted" id="audit-count" aria-live="polite">
-        {t('panel.auditMatches', [matches.length, props.records.length])}
+        {t('panel.auditMatches', [matches.length, tn('panel.records', props.records.length)])}
       </div>
       <div id="audit">
         {matches.length === 0 ? (

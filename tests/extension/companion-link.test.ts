@@ -103,7 +103,14 @@ describe('pairing refusals', () => {
       expect(notACode).toMatchObject({ code: 'INVALID_INPUT' });
       expect(pairingRefusal(notACode, base)).toBe('这不是配对码：请输入本地助手显示的配对码（8 个字符）。');
     }
-    for (let i = 0; i < 4; i += 1) await client.pair('NOTTHIS1').catch(() => undefined);
+    for (let i = 0; i < 2; i += 1) await client.pair('NOTTHIS1').catch(() => undefined);
+    // the last try: its words follow the count
+    const last = await client.pair('NOTTHIS1').catch((e: unknown) => e);
+    expect(last).toMatchObject({ data: { triesLeft: 1 } });
+    useLocale('en');
+    expect(pairingRefusal(last, base)).toBe('Wrong pairing code: 1 try left. Type the code the companion printed.');
+    useLocale('zh_CN');
+    await client.pair('NOTTHIS1').catch(() => undefined);
     const spent = await client.pair('NOTTHIS1').catch((e: unknown) => e);
     expect(pairingRefusal(spent, base)).toContain('chatbridge pair');
     // no English in it but the command and the folder's name

@@ -103,8 +103,11 @@ describe('doctor view', () => {
   });
 
   it('code the module could not read marks the last reply', async () => {
-    const root = await mount({ load: async () => ({ report: report({ lastReply: { answerFound: true, codeBlocks: 0, pres: 2, unrecognized: 2, blocks: [] } }) }) });
+    const root = await mount({ load: async () => ({ report: report({ messages: { count: 2, user: 1, assistant: 1 }, lastReply: { answerFound: true, codeBlocks: 0, pres: 2, unrecognized: 2, blocks: [] } }) }) });
     expect(row(root, 'last-reply').getAttribute('data-ok')).toBe('false');
+    // a count's words follow it
+    expect(row(root, 'last-reply').textContent).toBe("0 code blocks read, 0 blocks found · 2 code blocks in a shape this site's module does not know");
+    expect(row(root, 'messages').textContent).toBe('2 (1 yours, 1 reply)');
   });
 
   it('a saved ChatGPT page whose code a new build draws without a `pre`: the last reply is marked and says how many', async () => {

@@ -241,7 +241,7 @@ describe('popup: the Prompts section', () => {
     expect(byId(view.element, 'prompt-servers').hidden).toBe(false);
     expect(git.checked).toBe(true);
     expect(memory.checked).toBe(false);
-    expect(git.closest('label')!.textContent).toBe('git (1 tools)');
+    expect(git.closest('label')!.textContent).toBe('git (1 tool)');
     expect(preview.value).toBe(buildPrompt({ protocol: 'mcp-request', lang: 'en', tools: [...listTools(), external[0]!] }));
     expect(preview.value).toContain('- `git.status` — Working tree status. (arguments {repo_path: string})');
     git.click();

@@ -424,6 +424,14 @@ describe('side panel', () => {
     expect(zh.querySelector('#connection-hint')?.textContent).toBe('请在 chatbridge 弹窗中配对：点击工具栏里的图标，输入本地助手显示的配对码。');
   });
 
+  it("a recent run's cut result says how much is not kept, its words following the count", () => {
+    const root = mount(<SidePanelView state={state({ runs: [{ ...RUN, resultCut: 1 }, { ...RUN, runId: 'run-2', resultCut: 250 }] })} actions={actions} />);
+    expect([...root.querySelectorAll('#runs [data-run] details p')].map((p) => p.textContent!.split(':')[0])).toEqual([
+      '… 1 more character is not kept here',
+      '… 250 more characters are not kept here',
+    ]);
+  });
+
   it("a long conversation id is reached whole by the keyboard and a screen reader: a run's, a grant's, an audit record's", () => {
     const id = '6801f3a2-9c1e-8008-b3f4-1c2d3e4f5a6b';
     const root = mount(
@@ -595,6 +603,14 @@ describe('side panel', () => {
     type('nothing-like-this');
     expect(shown()).toEqual([]);
     expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 3 records');
+    type('npm');
+    expect(root.querySelector('#audit-count')!.textContent).toBe('1 of 3 records');
+    const one = mount(<SidePanelView state={state({ audit: [records[0]!] })} actions={actions} />);
+    expect(one.querySelector('#audit-count')!.textContent).toBe('1 of 1 record');
+    useLocale('zh_CN');
+    const zh = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
+    expect(zh.querySelector('#audit-count')!.textContent).toBe('3 条记录中的 3 条');
+    useLocale('en');
   });
 
   it("the audit log's decisions and outcomes are in the person's language, and searched in it too", () => {
@@ -948,6 +964,8 @@ describe('live data for the popup and side panel', () => {
     await live.refresh();
     const panel = (): HTMLElement => mount(<SidePanelView state={live.get()} actions={{ decide() {}, forgetGrant() {}, undo() {}, stopProgram() {} }} />);
     source.push({ type: 'event', event: { type: 'program-output', programId: 'p-1', name: 'dev', stream: 'stderr', chunk: 'error TS2322: Type string is not number\n', offset: 0 } });
+    source.push({ type: 'event', event: { type: 'output-dropped', programId: 'p-1', name: 'dev', stream: 'stderr', offset: 40, dropped: 1 } });
+    expect(live.get().output['p-1']).toContain('[… 1 byte not shown …]');
     expect(panel().querySelector('[data-output="p-1"]')!.textContent).toContain('error TS2322');
     // it exits: the companion lists it no more
     programs.current = [];
