@@ -189,7 +189,7 @@ describeE2E('site doctor and any site', () => {
     expect(fencedBody(message ?? '', 'mcp-response')).toContain('plain-1');
     await expect.poll(async () => (await row(popup, 'submit')).text, { timeout: 10_000 }).toBe('verified (click)');
     // The reply, and the result the page sent as the person's message.
-    await expect.poll(async () => (await row(popup, 'messages')).text, { timeout: 10_000 }).toBe('3 (2 yours, 1 replies)');
+    await expect.poll(async () => (await row(popup, 'messages')).text, { timeout: 10_000 }).toBe('3 (2 yours, 1 reply)');
     expect((await row(popup, 'last-reply')).ok).toBe('true');
     await quietPeriod(1_500);
     expect(await submitted(page)).toHaveLength(2);
