@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FILESYSTEM_ACTIONS } from './tools/filesystem';
+import { FILESYSTEM_ACTIONS } from './tools/filesystem-actions';
 import { BLOCK_KINDS } from './protocols/types';
 
 /**

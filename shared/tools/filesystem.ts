@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type Risk } from './define-tool';
+import { FILESYSTEM_ACTIONS, type FilesystemAction } from './filesystem-actions';
 
-/** The actions of the PromptX manual (seed 004). */
-export const FILESYSTEM_ACTIONS = ['read', 'write', 'list', 'list_with_sizes', 'search', 'edit', 'move'] as const;
-export type FilesystemAction = (typeof FILESYSTEM_ACTIONS)[number];
+export { FILESYSTEM_ACTIONS, type FilesystemAction };
 
 /**
  * The same operations under the method names of MCP filesystem servers, which models trained on those write
