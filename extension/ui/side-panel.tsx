@@ -306,6 +306,10 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
     <main class="stack" style="padding:12px;gap:16px">
       <PageHeader connection={state.connection} error={state.error} pairElsewhere />
       <Section id="approvals" title="popup.approvals" count={state.approvals.length}>
+        {/* a card that comes or goes while the person is elsewhere in the panel is said, as the count is only drawn */}
+        <p class="sr-only" role="status" id="approvals-said">
+          {state.loaded ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
+        </p>
         <div id="approvals" class="stack">
           {state.approvals.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noApprovals" />

@@ -424,6 +424,21 @@ describe('side panel', () => {
     expect(zh.querySelector('#connection-hint')?.textContent).toBe('请在 chatbridge 弹窗中配对：点击工具栏里的图标，输入本地助手显示的配对码。');
   });
 
+  it('says how many approvals wait as they come and go, in a live region (the count beside the heading is only drawn)', () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const draw = (over: Partial<LiveState>) => act(() => render(<SidePanelView state={state(over)} actions={actions} />, root));
+    draw({ loaded: false });
+    const said = root.querySelector('#approvals-said')!;
+    expect(said.getAttribute('role')).toBe('status');
+    expect(said.textContent).toBe('');
+    draw({ approvals: [] });
+    draw({ approvals: [approval()] });
+    expect(root.querySelector('#approvals-said')).toBe(said);
+    expect(said.textContent).toBe('1 approval waiting');
+    draw({ approvals: [approval(), approval({ id: 'confirm-2' })] });
+    expect(said.textContent).toBe('2 approvals waiting');
+  });
+
   it("a recent run's cut result says how much is not kept, its words following the count", () => {
     const root = mount(<SidePanelView state={state({ runs: [{ ...RUN, resultCut: 1 }, { ...RUN, runId: 'run-2', resultCut: 250 }] })} actions={actions} />);
     expect([...root.querySelectorAll('#runs [data-run] details p')].map((p) => p.textContent!.split(':')[0])).toEqual([
