@@ -19,12 +19,32 @@ import { trusted } from './trusted';
 
 export interface PanelActions {
   decide(approval: Approval, decision: ApprovalDecision): void;
-  forgetGrant(grant: GrantItem): void;
-  undo(journalId: string): void;
+  /** resolved once the lists show what it did */
+  forgetGrant(grant: GrantItem): void | Promise<void>;
+  /** resolved once the lists show what it did */
+  undo(journalId: string): void | Promise<void>;
   stopProgram(programId: string): void;
 }
 
 const AUDIT_SHOWN = 200;
+
+/**
+ * After `action`, the focus it took from its button (gone with its row, or disabled once done) goes to `target`, which
+ * says what became of it: it dropped to the page's body, where a screen reader starts again from the top. Left alone
+ * if the person has moved it.
+ */
+function thenFocus(action: void | Promise<void>, target: () => HTMLElement | null): void {
+  void Promise.resolve(action).then(() => {
+    const active = document.activeElement as HTMLElement | null;
+    if (active && active !== document.body && active.isConnected && !(active instanceof HTMLButtonElement && active.disabled)) return;
+    target()?.focus();
+  });
+}
+
+/** The element of a list whose `attribute` is `value`. */
+function rowOf(attribute: string, value: string): HTMLElement | null {
+  return document.querySelector<HTMLElement>(`[${attribute}="${CSS.escape(value)}"]`);
+}
 
 function Section(props: { id: string; title: MessageKey; count?: number; children: preact.ComponentChildren }) {
   return (
@@ -118,7 +138,7 @@ function ConversationId({ id }: { id: string }) {
 }
 
 /** One "Approve for this conversation": the tool and its class (named as the approval card names them), where. */
-function GrantRow(props: { grant: GrantItem; onForget: () => void }) {
+function GrantRow(props: { grant: GrantItem; onForget: () => void | Promise<void> }) {
   const { grant: g } = props;
   const what = revealHidden(`${g.tool} (${riskName(g.risk)}) — ${g.site} · ${g.conversationId}`, { oneLine: true });
   return (
@@ -132,19 +152,25 @@ function GrantRow(props: { grant: GrantItem; onForget: () => void }) {
         <ConversationId id={g.conversationId} />
       </span>
       <span class="spacer" />
-      <button type="button" data-forget-grant="" aria-label={`${t('panel.forgetGrant')}: ${what}`} onClick={trusted(props.onForget)}>
+      <button
+        type="button"
+        data-forget-grant=""
+        aria-label={`${t('panel.forgetGrant')}: ${what}`}
+        // the row goes: the focus to the heading, which counts what is left
+        onClick={trusted(() => thenFocus(props.onForget(), () => document.getElementById('grants-title')))}
+      >
         {t('panel.forgetGrant')}
       </button>
     </li>
   );
 }
 
-function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: JournalItem | undefined; onUndo: (id: string) => void }) {
+function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: JournalItem | undefined; onUndo: (id: string) => void | Promise<void> }) {
   const { run: r, audit, entry } = props;
   const link = safeLink(r.url);
   const took = audit?.durationMs ?? (r.endedAt !== undefined ? r.endedAt - r.at : undefined);
   return (
-    <article class="card stack" data-run={r.runId} data-status={r.status}>
+    <article class="card stack" data-run={r.runId} data-status={r.status} tabIndex={-1}>
       <div class="row">
         <span class="status" data-status={r.status}>
           {t(`run.${r.status}`)}
@@ -164,7 +190,7 @@ function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: Jo
         )}
         <span class="spacer" />
         {entry && (
-          <button type="button" data-undo-run={entry.id} disabled={entry.state !== 'applied'} onClick={trusted(() => props.onUndo(entry.id))}>
+          <button type="button" data-undo-run={entry.id} disabled={entry.state !== 'applied'} onClick={trusted(() => thenFocus(props.onUndo(entry.id), () => rowOf('data-run', r.runId)))}>
             {t('popup.undo')}
           </button>
         )}
@@ -186,16 +212,17 @@ const JOURNAL_STATE: Record<JournalItem['state'], MessageKey> = {
   'rolled-back': 'journal.rolledBack',
 };
 
-function JournalRow(props: { entry: JournalItem; onUndo: () => void }) {
+function JournalRow(props: { entry: JournalItem; onUndo: () => void | Promise<void> }) {
   const { entry: j } = props;
   return (
-    <li class="stack" data-journal={j.id} data-state={j.state}>
+    <li class="stack" data-journal={j.id} data-state={j.state} tabIndex={-1}>
       <div class="row">
         <span class="muted">{clockTime(j.time)}</span>
         <span>{revealHidden(j.label, { oneLine: true })}</span>
         <span class="tag">{t(JOURNAL_STATE[j.state])}</span>
         <span class="spacer" />
-        <button type="button" data-undo={j.id} disabled={j.state !== 'applied'} onClick={trusted(props.onUndo)}>
+        {/* once undone the button is disabled: the focus to the row, which says so */}
+        <button type="button" data-undo={j.id} disabled={j.state !== 'applied'} onClick={trusted(() => thenFocus(props.onUndo(), () => rowOf('data-journal', j.id)))}>
           {t('popup.undo')}
         </button>
       </div>
@@ -411,7 +438,7 @@ export function SidePanel({ live }: { live: Live }) {
     <SidePanelView
       state={state}
       focusApproval={focus}
-      actions={{ decide, forgetGrant: (g) => void live.forgetGrant(g), undo: (id) => void live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
+      actions={{ decide, forgetGrant: (g) => live.forgetGrant(g), undo: (id) => live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
     />
   );
 }

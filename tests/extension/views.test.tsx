@@ -393,8 +393,8 @@ describe('side panel', () => {
   const calls: string[] = [];
   const actions: PanelActions = {
     decide: (a, d) => calls.push(`decide ${a.id} ${d}`),
-    forgetGrant: (g) => calls.push(`forget ${g.site} ${g.conversationId} ${g.tool} ${g.risk}`),
-    undo: (id) => calls.push(`undo ${id}`),
+    forgetGrant: (g) => void calls.push(`forget ${g.site} ${g.conversationId} ${g.tool} ${g.risk}`),
+    undo: (id) => void calls.push(`undo ${id}`),
     stopProgram: (id) => calls.push(`stop ${id}`),
   };
 
@@ -437,6 +437,45 @@ describe('side panel', () => {
     expect(said.textContent).toBe('1 approval waiting');
     draw({ approvals: [approval(), approval({ id: 'confirm-2' })] });
     expect(said.textContent).toBe('2 approvals waiting');
+  });
+
+  it('Undo and Forget from the keyboard leave the focus on what says what became of it, not on the page\'s body', async () => {
+    const grant = { site: 'chatgpt', conversationId: 'c-1', tool: 'fs.write', risk: 'write' as const };
+    const root = document.body.appendChild(document.createElement('div'));
+    let shown = state({ journal: [JOURNAL], runs: [RUN], grants: [grant] });
+    const draw = (): void => {
+      act(() => render(<SidePanelView state={shown} actions={done} />, root));
+    };
+    // as the live data does: the lists are drawn again with what the action did, then the action resolves
+    const done: PanelActions = {
+      ...actions,
+      undo: async (id) => {
+        shown = { ...shown, journal: shown.journal.map((j) => (j.id === id ? { ...j, state: 'undone' as const } : j)) };
+        draw();
+      },
+      forgetGrant: async () => {
+        shown = { ...shown, grants: [] };
+        draw();
+      },
+    };
+    draw();
+    const undo = root.querySelector<HTMLButtonElement>('#changes [data-undo="j-1"]')!;
+    undo.focus();
+    await act(async () => trustedClick(undo));
+    expect(undo.disabled).toBe(true);
+    expect(document.activeElement).toBe(root.querySelector('#changes [data-journal="j-1"]'));
+    expect(document.activeElement!.textContent).toContain('undone');
+    const forget = root.querySelector<HTMLButtonElement>('#grants [data-forget-grant]')!;
+    forget.focus();
+    await act(async () => trustedClick(forget));
+    expect(document.activeElement).toBe(root.querySelector('#grants-title'));
+    // the run's own Undo: the focus to its run
+    shown = { ...shown, journal: [JOURNAL] };
+    draw();
+    const runUndo = root.querySelector<HTMLButtonElement>('#runs [data-undo-run="j-1"]')!;
+    runUndo.focus();
+    await act(async () => trustedClick(runUndo));
+    expect(document.activeElement).toBe(root.querySelector('#runs [data-run="run-1"]'));
   });
 
   it("a recent run's cut result says how much is not kept, its words following the count", () => {
