@@ -324,9 +324,17 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     return shown.length > 0 && shown.every((record) => record.origin === 'live' || record.candidate);
   };
 
+  /**
+   * Another new chat opened at the address of the one this page showed before it had an id (a second temporary chat,
+   * or New chat pressed before the site named the first): the page was emptied of the chat the person sent in here,
+   * and nothing is being written (a page that draws its list again while a reply streams is still that chat).
+   */
+  const newChatEmptied = (): boolean =>
+    sentInNewChat !== null && !sentInNewChat.isConnected && site.messages(doc).length === 0 && site.isGenerating(doc) !== true;
+
   const checkConversation = (): void => {
     const id = site.conversationId(ctx.deps.location);
-    if (id === ctx.conversation) return;
+    if (id === ctx.conversation && (id !== null || !newChatEmptied())) return;
     // A new chat gets its id only once the first message is sent (sometimes before, sometimes after it renders):
     // same conversation, not a switch. Opening an old conversation from an empty new chat lands here too; its
     // history renders in without the site's generating signal, so it still never becomes live.

@@ -1075,6 +1075,62 @@ describe('page: a ChatGPT temporary chat (it never gets a conversation id) left 
   });
 });
 
+describe('page: a second ChatGPT temporary chat opened at the same address (neither gets a conversation id)', () => {
+  it("the result of a write approved in the first is never typed into the second, whose own first reply runs and is sent", async () => {
+    const script = {
+      respond: (run: { text: string }, n: number): RunResponse =>
+        run.text.includes('fs.write')
+          ? { runId: `run-${n}`, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }
+          : { runId: `run-${n}`, status: 'done', resultText: `READ ${n}`, auditId: 'a' },
+      approvals: [APPROVAL],
+    };
+    const page = chatgptPage();
+    const h = start(page as never, { site: chatgpt, pathname: '/', href: 'https://chatgpt.com/?temporary-chat=true', settings: { approvalWaitMs: 100 }, script });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'write it'));
+    page.setGenerating(true);
+    const turn = chatgptTurn('assistant', 'a-1');
+    page.thread.append(turn);
+    await h.settle();
+    chatgptAnswer(turn.querySelector<HTMLElement>('[data-message-author-role]')!, ['Writing it.', { lang: 'mcp-request', code: WRITE }]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+
+    // The person opens a new temporary chat: the site empties the page and keeps the address.
+    page.thread.replaceChildren();
+    h.clock.now += 2_000;
+    await h.settle();
+    // Decided in the side panel while the person is in the new chat.
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    h.clock.now += 2_000;
+    await h.settle();
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(page.textarea.value).toBe('');
+
+    // The new chat's own first reply, keyed by its own ids, runs and is sent as usual.
+    page.thread.append(chatgptTurn('user', 'u-1', 'read it'));
+    page.setGenerating(true);
+    const next = chatgptTurn('assistant', 'a-1');
+    page.thread.append(next);
+    await h.settle();
+    chatgptAnswer(next.querySelector<HTMLElement>('[data-message-author-role]')!, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => page.submitted.length === 2);
+    expect(page.submitted).toEqual(['PENDING[ap-1]', 'READ 2']);
+    expect(h.runs[1]!.context.conversationId).not.toBe(h.runs[0]!.context.conversationId);
+  });
+});
+
 describe('page: a ChatGPT turn written as several assistant messages (a tool step between them)', () => {
   it('the person stops the turn while its second message streams: the first message\'s result is never sent', async () => {
     const page = chatgptPage();
