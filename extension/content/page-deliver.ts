@@ -114,29 +114,38 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     }
     // Wait for any reply still streaming before sending (the send control is the stop button meanwhile).
     await waitFor(() => site.isGenerating(doc) !== true, { timeoutMs: 120_000, signal });
-    if (switched()) {
-      note(t('note.inserted'));
+    // Asked before the wait for the send control and again when it is ready, right before it is pressed: the wait can
+    // be long (a page that draws its Stop button in the send button's place while a reply streams), and the person may
+    // act meanwhile. Why the result stays in the box unsent, if it does.
+    const hold: { note: 'note.inserted' | 'note.insertedStopped' | null } = { note: null };
+    const stillToSend = async (): Promise<boolean> => {
+      // Another conversation is shown now: its box is not this result's.
+      if (switched()) hold.note = 'note.inserted';
+      // The person stopped a reply since this result's run began (another message of the same turn, a newer reply),
+      // here or in another tab of the conversation (told through the ledger, with the time): nothing is sent after a
+      // Stop.
+      else if (await ctx.stoppedSince(stopsBefore)) {
+        heldBack = true;
+        hold.note = 'note.insertedStopped';
+      }
+      // The person wrote into the box while the result waited there (a question of their own under it, an edit of
+      // it): what it holds now is theirs to send, never ours.
+      else if (lastInserted === null || !holdsOnly(editor, lastInserted)) hold.note = 'note.inserted';
+      if (hold.note === null) ctx.lastSendAt = now();
+      return hold.note === null;
+    };
+    const sent = (await stillToSend())
+      ? await submitEditor(site, doc, editor, {
+          signal,
+          stillToSend,
+          ...(waits.sendButton !== undefined ? { buttonTimeoutMs: waits.sendButton } : {}),
+          ...(waits.verify !== undefined ? { verifyTimeoutMs: waits.verify } : {}),
+        })
+      : null;
+    if (hold.note !== null || !sent) {
+      note(t(hold.note ?? 'note.inserted'));
       return;
     }
-    // The person stopped a reply since this result's run began (another message of the same turn, a newer reply), here
-    // or in another tab of the conversation (told through the ledger, with the time): nothing is sent after a Stop.
-    if (await ctx.stoppedSince(stopsBefore)) {
-      heldBack = true;
-      note(t('note.insertedStopped'));
-      return;
-    }
-    // The person wrote into the box while the result waited there (a question of their own under it, an edit of
-    // it): what it holds now is theirs to send, never ours.
-    if (!holdsOnly(editor, lastInserted)) {
-      note(t('note.inserted'));
-      return;
-    }
-    ctx.lastSendAt = now();
-    const sent = await submitEditor(site, doc, editor, {
-      signal,
-      ...(waits.sendButton !== undefined ? { buttonTimeoutMs: waits.sendButton } : {}),
-      ...(waits.verify !== undefined ? { verifyTimeoutMs: waits.verify } : {}),
-    });
     if (signal.aborted) return;
     doctor?.submitted(sent, text);
     if (sent.ok) {

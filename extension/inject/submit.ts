@@ -5,12 +5,21 @@ import { waitFor } from './wait';
 
 export type SubmitResult = { ok: true; method: 'click' | 'enter' } | { ok: false; reason: string };
 
+const WITHHELD: SubmitResult = { ok: false, reason: 'withheld' };
+
 export interface SubmitOptions {
   /** How long to wait for the send button to exist and be enabled. */
   buttonTimeoutMs?: number;
   /** How long to wait for proof that the message went. */
   verifyTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Asked once the send control is ready, right before it is pressed (and before the Enter tried after it): whether
+   * the text is still to be sent. The wait for the control can be long — a page may draw its Stop button in the send
+   * button's place while a reply streams — and the person may press that Stop or write into the box meanwhile.
+   * False leaves the text in the box, unsent (reason 'withheld': the caller knows why).
+   */
+  stillToSend?: () => Promise<boolean>;
 }
 
 /**
@@ -32,13 +41,16 @@ export async function submitEditor(site: Site, doc: Document, editor: HTMLElemen
     },
     { timeoutMs: options.buttonTimeoutMs ?? 5_000, ...(options.signal ? { signal: options.signal } : {}) },
   );
+  const stillToSend = options.stillToSend ?? (async () => true);
   if (button) {
+    if (!(await stillToSend())) return WITHHELD;
     button.click();
     if (await waitFor(sent, verify)) return { ok: true, method: 'click' };
   }
   if (options.signal?.aborted) return { ok: false, reason: 'stopped' };
 
   if (!sent()) {
+    if (!(await stillToSend())) return WITHHELD;
     editor.focus({ preventScroll: true });
     const view = doc.defaultView;
     const init: KeyboardEventInit = { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true } as KeyboardEventInit;

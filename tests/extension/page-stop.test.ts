@@ -1756,8 +1756,11 @@ describe('page: a stopped ChatGPT reply the person has the model continue (messa
 });
 
 describe('page: a site the person enabled that has no module of its own (the generic adapter)', () => {
-  /** A plain chat page: articles for messages, a textarea, a send button, and a Stop button while a reply streams. */
-  function plainPage(): { thread: HTMLElement; textarea: HTMLTextAreaElement; submitted: string[]; setGenerating(on: boolean): void; stop(): HTMLElement | null } {
+  /**
+   * A plain chat page: articles for messages, a textarea, a send button, and a Stop button while a reply streams
+   * (`swap`: in the send button's place, as many pages draw it).
+   */
+  function plainPage(swap = false): { thread: HTMLElement; textarea: HTMLTextAreaElement; submitted: string[]; setGenerating(on: boolean): void; stop(): HTMLElement | null } {
     const thread = document.createElement('main');
     const form = document.createElement('form');
     const textarea = document.createElement('textarea');
@@ -1786,6 +1789,8 @@ describe('page: a site the person enabled that has no module of its own (the gen
       setGenerating(on) {
         if (on) form.append(stop);
         else stop.remove();
+        if (swap && on) send.remove();
+        else if (swap) form.append(send);
       },
       stop: () => (stop.isConnected ? stop : null),
     };
@@ -1897,6 +1902,52 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(h.runs).toEqual([]);
     expect(page.submitted).toEqual([]);
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+  });
+
+  it('a result waiting in the box for the send button (a Stop button in its place while the next reply streams) is not sent once the person presses that Stop', async () => {
+    const page = plainPage(true);
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+      approvals: [APPROVAL],
+      getRun: (runId: string): RunResponse => ({ runId, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+    };
+    const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 100 }, script });
+    await h.settle();
+    page.textarea.value = 'write it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'write it'));
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Writing');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Writing it.', WRITE);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    // The write waits for approval; its answer "pending" went in, and the model answers it.
+    await until(() => page.submitted.length === 1);
+    page.thread.append(article('user', 'PENDING[ap-1]'));
+    page.setGenerating(true);
+    const next = article('assistant');
+    page.thread.append(next);
+    reply(next, 'While the write waits, let me');
+    h.clock.now += 300;
+    await h.settle();
+    // The person approves in the side panel: the real result is typed in, and waits for the send button.
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await until(() => page.textarea.value === 'WRITTEN');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // …and presses Stop on the reply being written: the send button is back.
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    page.setGenerating(false);
+    await until(() => page.submitted.length > 1 || noteOf(chips()[0]) === t('note.insertedStopped'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(page.textarea.value).toBe('WRITTEN');
+    expect(noteOf(chips()[0])).toBe(t('note.insertedStopped'));
   });
 
   it("a button named stop inside a message (a reply's 'Stop reading aloud') is not the page's Stop: a result after its click is sent", async () => {
