@@ -217,6 +217,11 @@ export interface PageContext {
    */
   readonly escapes: Escape[];
   /**
+   * When the Escapes in `escapes` were pressed, as told to the conversation's other tabs at once (SharedStop.escape):
+   * this tab judges them by `escapes`, not by what the ledger keeps of them.
+   */
+  readonly escapesTold: Set<number>;
+  /**
    * A Stop pressed while the newest message was still the person's own (the site shows its stop control from the
    * send on, before the reply's row is drawn): the reply drawn right after it is stopped (page-scan.ts).
    */
@@ -250,9 +255,10 @@ export interface PageContext {
    * Tells the conversation's other tabs that the person stopped a reply (its message key, when): another tab showing
    * the same reply (the site streams it to each) runs and sends none of it. The Stop is told with its time: a position
    * key can name another message in another tab's virtual list, so there the time tells the reply
-   * (page-decide.ts stoppedElsewhere).
+   * (page-decide.ts stoppedElsewhere). `escape`: an Escape, told as it is pressed, which the other tabs judge by the
+   * reply's last change (SharedStop.escape).
    */
-  shareStop(messageKey: string, at: number, text?: string): void;
+  shareStop(messageKey: string, at: number, text?: string, escape?: boolean): void;
   messageKeyOf(record: MessageRecord): string;
 }
 
@@ -282,12 +288,13 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     epoch: 0,
     personStops: 0,
     escapes: [],
+    escapesTold: new Set(),
     stopBeforeReply: null,
     stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
     stoppedSince: async (mark) =>
       ctx.personStops !== mark.count ||
       escapedSince(ctx.escapes, mark.at) ||
-      (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at),
+      (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at && !(stop.escape && ctx.escapesTold.has(stop.at))),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,
@@ -306,10 +313,10 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
       const host = site.hosts.length === 0 ? hostOf(deps.location.href) : '';
       return ctx.conversation !== null ? `${host}${ctx.conversation}` : `${UNSAVED_CONVERSATION_PREFIX}${host}${ctx.newChat}`;
     },
-    shareStop: (messageKey, at, text) => {
+    shareStop: (messageKey, at, text, escape = false) => {
       // A chat without an id yet is open in this tab only: no other tab to tell (page.ts tells its Stops once it has one).
       if (ctx.conversation === null) return;
-      void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at, text).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at, text, escape).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };

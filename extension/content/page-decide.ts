@@ -163,14 +163,16 @@ export function replyEnding(input: EndingInput): { ending: ReplyEnding; cut: Blo
  * most STOP_BEFORE_ROW_MS after it (a reply regenerated later is another writing); or — where a key is a position,
  * which may name another message in another tab — any Stop pressed while this page saw the reply's turn (from the
  * person's message on, when it saw that arrive: a Stop pressed before the reply's row was drawn stops it too). A Stop
- * from before the person had the model continue the reply is not this writing's.
+ * from before the person had the model continue the reply is not this writing's. An Escape (told as it was pressed)
+ * stopped the reply only if the reply ended right after it, as this page saw it end.
  */
 export function stoppedElsewhere(
   stops: readonly SharedStop[],
   messageKey: string,
-  record: Pick<MessageRecord, 'turnSeenAt' | 'continuedAt' | 'firstSeenAt' | 'answers'>,
+  record: Pick<MessageRecord, 'turnSeenAt' | 'continuedAt' | 'firstSeenAt' | 'answers' | 'lastChangeAt'>,
 ): SharedStop | undefined {
   return stops.find((stop) => {
+    if (stop.escape && !stoppedByPerson({ at: stop.at, by: 'escape' }, record.lastChangeAt)) return false;
     if (stop.key === messageKey && !isPositionKey(messageKey)) return stop.at >= (record.continuedAt ?? Number.NEGATIVE_INFINITY);
     if (!isPositionKey(stop.key) && !isPositionKey(messageKey)) {
       return stop.key === record.answers && record.continuedAt === null && record.firstSeenAt - stop.at <= STOP_BEFORE_ROW_MS;

@@ -153,9 +153,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     const follows = latest && (latest.candidate || latest.origin === 'live') && !(latest.markdown !== null && latest.handledMarkdown === latest.markdown);
     if (!latest || !follows) {
       // A reply this page does not follow (being written since before a reload, or when the conversation was opened)
-      // is live in a tab that saw it arrive: a click on the stop control is told there all the same.
-      if (by === 'control') ctx.shareStop(latest ? ctx.messageKeyOf(latest) : '', now());
-      else ctx.personStops += 1;
+      // is live in a tab that saw it arrive: a click on the stop control is told there all the same, and so is an
+      // Escape, which that tab judges by when the reply ended there.
+      if (by === 'escape') ctx.personStops += 1;
+      ctx.shareStop(latest ? ctx.messageKeyOf(latest) : '', now(), undefined, by === 'escape');
       return;
     }
     if (latest.stop?.by === 'control') return;
@@ -168,9 +169,12 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     }
     const key = ctx.messageKeyOf(latest);
     ctx.stops.set(key, latest.stop);
-    // A click on the stop control stops the reply for good: told to the conversation's other tabs at once (Escape is
-    // told when it turns out to have stopped the reply).
-    if (by === 'control') ctx.shareStop(key, latest.stop.at);
+    // Told to the conversation's other tabs at once: a click on the stop control stops the reply for good; an Escape
+    // is judged there by when the reply ended, and forgotten here once the reply went on after it (told again as a
+    // Stop once the reply is decided stopped). Told only once the reply was decided here, it came too late for a tab
+    // that decided the reply first.
+    if (by === 'escape' && latest.role === 'assistant') ctx.escapesTold.add(latest.stop.at);
+    ctx.shareStop(key, latest.stop.at, undefined, by === 'escape');
   };
   watchStops(signal, {
     site,
@@ -359,7 +363,15 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       performance.mark('chatbridge:reply-finished');
       const end = replyEnding({ stop: record.stop, lastChangeAt: record.lastChangeAt, markdown: record.markdown ?? '', blocks: record.blocks.map((b) => b.block) });
       record.ending = end.ending;
+      // The Escapes pressed on it that it went on after closed a menu: told as pressed, they are no Stop after all.
+      const judged = ctx.escapes.filter((escape) => escape.record === record && escape.stopped === null);
       settleEscapes(ctx.escapes, record);
+      for (const escape of judged) {
+        if (escape.stopped !== false) continue;
+        if (ctx.conversation !== null) {
+          void ctx.ledger.forgetEscape(ctx.conversationKey(), ctx.messageKeyOf(record), escape.stop.at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+        }
+      }
       ctx.decided.set(ctx.messageKeyOf(record), { markdown: record.markdown ?? '', ending: end.ending });
       // Decided stopped: the same reply mounted again later is stopped whatever its new element's timing says.
       if (end.ending === 'stopped') {

@@ -405,15 +405,30 @@ export class RunLedger {
    * STOPPED_KEPT): another tab of the conversation showing the same reply never runs it by itself nor sends a result
    * after it. The time tells the reply of a site without message ids (its position key may name another message in
    * another tab), and a reply the person had the model continue after the Stop. `text`: what the reply decided stopped
-   * said, which tells it after a reload where its key is a position (page-decide.ts stoppedReplyText).
+   * said, which tells it after a reload where its key is a position (page-decide.ts stoppedReplyText). `escape`: an
+   * Escape, told as it is pressed (SharedStop.escape); the same Stop told again without it is one known to have stopped
+   * the reply.
    */
-  markStopped(conversationId: string, messageKey: string, at: number, text?: string): Promise<void> {
+  markStopped(conversationId: string, messageKey: string, at: number, text?: string, escape = false): Promise<void> {
     const id = this.own(conversationId);
     return this.serialize(async () => {
       const key = stoppedKey(id);
       const stops = sharedStops((await this.area.get([key]))[key]).filter((stop) => stop.key !== messageKey || stop.at !== at);
-      stops.push(text === undefined ? { key: messageKey, at } : { key: messageKey, at, text });
+      const stop: SharedStop = text === undefined ? { key: messageKey, at } : { key: messageKey, at, text };
+      if (escape) stop.escape = true;
+      stops.push(stop);
       await this.area.set({ [key]: stops.slice(-STOPPED_KEPT).map(storedStop) });
+    });
+  }
+
+  /** An Escape told as it was pressed that turned out not to stop its reply (the reply went on): no Stop after all. */
+  forgetEscape(conversationId: string, messageKey: string, at: number): Promise<void> {
+    const id = this.own(conversationId);
+    return this.serialize(async () => {
+      const key = stoppedKey(id);
+      const stops = sharedStops((await this.area.get([key]))[key]);
+      const kept = stops.filter((stop) => !(stop.escape && stop.key === messageKey && stop.at === at));
+      if (kept.length !== stops.length) await this.area.set({ [key]: kept.map(storedStop) });
     });
   }
 
@@ -546,6 +561,12 @@ export interface SharedStop {
   continuedAt?: number;
   /** The stopped reply's text as decided (page-decide.ts stoppedReplyText), told where its key is a position. */
   text?: string;
+  /**
+   * An Escape, told as it was pressed, before its tab knew whether it stopped the reply (Escape also closes menus): it
+   * did when the reply's last change came at most ESCAPE_CONFIRM_MS after it (page-decide.ts stoppedByPerson). Its tab
+   * forgets it once the reply went on (forgetEscape), or tells it again without this once the reply is decided stopped.
+   */
+  escape?: true;
 }
 
 /** Stored Stops; a bare message key (kept before Stops had a time) still stops its own message, never a later writing. */
@@ -555,11 +576,12 @@ function sharedStops(value: unknown): SharedStop[] {
   for (const item of value) {
     if (typeof item === 'string') out.push({ key: item, at: Number.NEGATIVE_INFINITY });
     else if (item && typeof item === 'object') {
-      const { key, at, continuedAt, text } = item as { key?: unknown; at?: unknown; continuedAt?: unknown; text?: unknown };
+      const { key, at, continuedAt, text, escape } = item as { key?: unknown; at?: unknown; continuedAt?: unknown; text?: unknown; escape?: unknown };
       if (typeof key !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) continue;
       const stop: SharedStop = { key, at };
       if (typeof continuedAt === 'number' && Number.isFinite(continuedAt)) stop.continuedAt = continuedAt;
       if (typeof text === 'string') stop.text = text;
+      if (escape === true) stop.escape = true;
       out.push(stop);
     }
   }

@@ -290,6 +290,26 @@ describe('run ledger', () => {
     expect(await new RunLedger(area).stops('a')).toEqual([{ key: 'p:3', at: 1_000, text: 'h-1', continuedAt: 2_000 }]);
   });
 
+  it('keeps an Escape told as it was pressed until it is known: forgotten when the reply went on, a Stop when told again without it', async () => {
+    const area = memoryArea();
+    const ledger = new RunLedger(area);
+    await ledger.markStopped('a', 'p:3', 1_000, undefined, true);
+    await ledger.markStopped('a', 'p:5', 2_000, undefined, true);
+    await ledger.markStopped('a', 'p:7', 3_000);
+    expect(await new RunLedger(area).stops('a')).toEqual([
+      { key: 'p:3', at: 1_000, escape: true },
+      { key: 'p:5', at: 2_000, escape: true },
+      { key: 'p:7', at: 3_000 },
+    ]);
+    await ledger.forgetEscape('a', 'p:3', 1_000);
+    await ledger.forgetEscape('a', 'p:7', 3_000);
+    await ledger.markStopped('a', 'p:5', 2_000, 'h-5');
+    expect(await new RunLedger(area).stops('a')).toEqual([
+      { key: 'p:7', at: 3_000 },
+      { key: 'p:5', at: 2_000, text: 'h-5' },
+    ]);
+  });
+
   it("a new chat's records move to its id once it has one, their keys renamed; calls still naming the stand-in reach the id", async () => {
     const area = memoryArea();
     const ledger = new RunLedger(area);

@@ -623,6 +623,38 @@ describe('page: a reply the person stopped', () => {
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
 
+  for (const escape of ['stopped', 'closed a menu'] as const) {
+    it(`an Escape in another tab of the conversation that ${escape === 'stopped' ? 'stopped the reply holds here before that tab decided the reply: nothing runs, nothing is sent' : 'did not stop the reply (it went on streaming) stops nothing here'} (messages keyed by position)`, async () => {
+      const area = memoryArea();
+      const parts: Part[] = ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl'];
+      const written: Part[] = escape === 'stopped' ? parts : [...parts.slice(0, 2), 'While that runs, let me explain the plan step by step.'];
+      // The tab where the person presses Escape while the reply streams, and which goes away (closed, reloaded)
+      // before it decides the reply: the site ends the reply in every tab.
+      const here = start(buildPage(), { area });
+      const answer = await begin(here);
+      await show(here, answer, parts);
+      pressEscape();
+      await here.settle();
+      stopPages();
+
+      // The conversation's other tab, which the site streamed the same reply to.
+      const other = start(buildPage(), { area });
+      const mirrored = await begin(other);
+      await show(other, mirrored, parts);
+      if (escape === 'closed a menu') await show(other, mirrored, written, 5_000);
+      await end(other);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (escape === 'stopped') {
+        expect(other.runs).toEqual([]);
+        expect(other.page.submitted).toEqual([]);
+        expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+      } else {
+        await until(() => other.page.submitted.length === 1);
+        expect(other.runs).toHaveLength(1);
+      }
+    });
+  }
+
   it('Escape that did not stop the reply (it went on streaming) is not a stop', async () => {
     const h = start(buildPage());
     const answer = await begin(h);
