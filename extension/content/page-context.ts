@@ -49,7 +49,7 @@ export interface PageDeps {
    * The tab's own storage (sessionStorage: kept across the tab's reloads, not seen by its other tabs), where the name
    * of the new chat it shows is kept (newChatName). Without it each page names its new chat afresh.
    */
-  tabStorage?: Pick<Storage, 'getItem' | 'setItem'> | undefined;
+  tabStorage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> | undefined;
 }
 
 export interface TrackedBlock {
@@ -320,21 +320,47 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };
+  markTabLive(signal, deps.doc, deps.tabStorage);
   return ctx;
 }
 
 const NEW_CHAT_ITEM = 'chatbridge:new-chat';
+/** Set in the tab's storage while a page of the tab runs; a page that finds it set runs in a copy of that storage. */
+const TAB_LIVE_ITEM = 'chatbridge:tab-live';
+
+/**
+ * Says in the tab's storage that a page runs in the tab until it goes (pagehide: a reload, a navigation away; or the
+ * page stopping). A tab the browser duplicates copies the storage of a live page, this mark included: its page knows
+ * the new chat's name it finds there is the other tab's (newChatName).
+ */
+function markTabLive(signal: AbortSignal, doc: Document, storage: PageDeps['tabStorage']): void {
+  const set = (live: boolean): void => {
+    try {
+      if (live) storage?.setItem(TAB_LIVE_ITEM, '1');
+      else storage?.removeItem(TAB_LIVE_ITEM);
+    } catch {
+      // storage the page does not let us write: nothing was kept to copy either
+    }
+  };
+  set(true);
+  const view = doc.defaultView;
+  view?.addEventListener('pagehide', () => set(false), { signal });
+  // Back from the browser's page cache: running again.
+  view?.addEventListener('pageshow', (event) => event.persisted && set(true), { signal });
+  signal.addEventListener('abort', () => set(false), { once: true });
+}
 const NEW_CHAT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The name of the new chat (no conversation id yet) a tab shows: the one kept in the tab's storage, so a reload is
  * still the same chat, or (`fresh`: the person opened another new chat) a new one, kept from then on. Every new chat
  * of a site is at the same address, and a site without message ids keys its first reply by its place: under one
- * shared name, a block another tab's new chat ran counted as run in this one, which then never ran it.
+ * shared name, a block another tab's new chat ran counted as run in this one, which then never ran it. A storage a
+ * live page marks as its own (markTabLive) was copied with a tab the browser duplicated: the name is that tab's.
  */
 export function newChatName(storage: PageDeps['tabStorage'], fresh: boolean): string {
   try {
-    const kept = fresh ? null : storage?.getItem(NEW_CHAT_ITEM);
+    const kept = fresh || storage?.getItem(TAB_LIVE_ITEM) ? null : storage?.getItem(NEW_CHAT_ITEM);
     if (kept && NEW_CHAT_NAME.test(kept)) return kept;
   } catch {
     // storage the page does not let us read: this page's own name

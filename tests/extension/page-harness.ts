@@ -181,10 +181,15 @@ export function memoryArea(): KeyValueArea {
   };
 }
 
-/** A tab's sessionStorage: what it keeps across the tab's reloads. */
-export function tabStorage(): NonNullable<PageDeps['tabStorage']> {
-  const items = new Map<string, string>();
-  return { getItem: (key) => items.get(key) ?? null, setItem: (key, value) => void items.set(key, value) };
+/** A tab's sessionStorage: what it keeps across the tab's reloads; `duplicate` copies it as the browser does for a tab it duplicates. */
+export function tabStorage(copied: Map<string, string> = new Map()): NonNullable<PageDeps['tabStorage']> & { duplicate(): NonNullable<PageDeps['tabStorage']> } {
+  const items = new Map(copied);
+  return {
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
+    duplicate: () => tabStorage(items),
+  };
 }
 
 export interface Harness {

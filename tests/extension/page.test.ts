@@ -429,6 +429,25 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(again.submitted).toEqual(['LONG RESULT']);
   });
 
+  it('a tab the browser duplicated from a new chat (its storage copied) opens another new chat: the block the first tab ran there runs in the copy too', async () => {
+    const area = memoryArea();
+    const tab = tabStorage();
+    const first = start(buildPage(), { area, pathname: '/', tabStorage: tab });
+    await streamReply(first, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => first.page.submitted.length === 1);
+    // Duplicated while the first tab's page runs: the copy shows the site's new chat at the same address.
+    const copy = tab.duplicate();
+    stopPages();
+    document.body.replaceChildren();
+    const second = start(buildPage(), { area, pathname: '/', tabStorage: copy });
+    await second.settle();
+    second.clock.now += 10_000;
+    await streamReply(second, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => second.page.submitted.length === 1);
+    expect(second.runs).toHaveLength(1);
+    expect(second.runs[0]!.context.conversationId).not.toBe(first.runs[0]!.context.conversationId);
+  });
+
   it('a new chat that got its id while its block ran, reloaded then: the run is delivered after the reload and the block shows it ran', async () => {
     const area = memoryArea();
     let done = false;
