@@ -44,6 +44,24 @@ function chatQuery(href: string | undefined): string {
   return query.length > QUERY_SHOWN_MAX ? `~${hashText(query)}` : query;
 }
 
+/**
+ * The route of a page that keeps its chats in the address's hash (/#/chat/<id>, /#!/c/<id>), its own query left out;
+ * '' when the hash is no route, or a route one level deep (/#/chat, /#/settings), which names no chat: NextChat keeps
+ * every chat at /#/chat, and named by it they were all one conversation, its "Approve for this conversation" with them.
+ */
+function hashRoute(href: string | undefined): string {
+  let hash: string;
+  try {
+    hash = href ? new URL(href).hash : '';
+  } catch {
+    return '';
+  }
+  const route = /^#!?(\/[^?]*)/.exec(hash);
+  if (!route?.[1] || route[1].split('/').filter((part) => part !== '').length < 2) return '';
+  const path = route[1].replace(/\/+$/, '');
+  return path.length > QUERY_SHOWN_MAX ? `#~${hashText(path)}` : `#${path}`;
+}
+
 function roleOf(el: Element): MessageRole {
   const described = [
     el.getAttribute('data-message-author-role'),
@@ -101,11 +119,12 @@ export const generic = defineSite({
   },
   // The path and the query: a page may keep its chats at one path and name each in the query (/chat?id=1, /?c=2),
   // which without it were one conversation — a block run in one counted as run in the other, and "Approve for this
-  // conversation" in one held in the other. Parameters that only tell where the person came from, or set up a new chat
-  // (NEW_CHAT_PARAM), are not part of it, and the order the parameters are written in does not matter.
+  // conversation" in one held in the other. Parameters that only tell where the person came from, set up a new chat
+  // (NEW_CHAT_PARAM) are not part of it, and the order the parameters are written in does not matter. A page that keeps its chats at hash routes (/#/chat/1) is named by the route too:
+  // without it every chat there was a new chat with no id, and a result owed to one was typed into the next one opened.
   conversationId(location) {
     const query = chatQuery(location.href);
-    const id = `${location.pathname}${query === '' ? '' : `?${query}`}`;
+    const id = `${location.pathname}${query === '' ? '' : `?${query}`}${hashRoute(location.href)}`;
     return id.length > 1 ? id : null;
   },
   messageKey: (_msg, position) => positionKey(position),

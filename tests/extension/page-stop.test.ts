@@ -1982,6 +1982,53 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(noteOf(chips()[0])).toBe(t('note.insertedStopped'));
   });
 
+  /** A write that waits for approval, written in a reply to the person's message, and its answer "pending" sent. */
+  async function pendingWrite(page: ReturnType<typeof plainPage>, h: Harness): Promise<void> {
+    page.textarea.value = 'write it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'write it'));
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Writing');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Writing it.', WRITE);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+  }
+  const pendingScript = {
+    respond: (): RunResponse => ({ runId: 'run-1', status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+    approvals: [APPROVAL],
+    getRun: (runId: string): RunResponse => ({ runId, status: 'pending', resultText: 'PENDING[ap-1]', auditId: 'a', pendingConfirmationId: 'ap-1' }),
+  };
+
+  it('chats a page keeps at hash routes (/#/chat/1, /#/chat/2) are two conversations: a result owed to one is never typed into the other', async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.example.com/#/chat/1', settings: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 100 }, script: pendingScript });
+    await h.settle();
+    await pendingWrite(page, h);
+    // The person opens another chat from the sidebar: the page draws it at its own hash route.
+    h.navigate('/#/chat/2');
+    page.thread.replaceChildren(article('user', 'an old question'), article('assistant', 'an old answer'));
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    h.clock.now += 2_000;
+    await h.settle();
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(page.textarea.value).toBe('');
+    expect(h.runs[0]!.context.conversationId).toBe('chat.example.com/#/chat/1');
+    // A route one level deep names no chat: NextChat keeps every chat at /#/chat.
+    expect(generic.conversationId({ pathname: '/', href: 'https://chat.example.com/#/chat' })).toBeNull();
+    expect(generic.conversationId({ pathname: '/chat', href: 'https://chat.example.com/chat#section-2' })).toBe('/chat');
+  });
+
   it("a button named stop inside a message (a reply's 'Stop reading aloud') is not the page's Stop: a result after its click is sent", async () => {
     const page = plainPage();
     const script = {
