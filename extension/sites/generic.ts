@@ -24,6 +24,13 @@ const TRACKING_PARAM = /^(?:utm_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|ycli
 const NEW_CHAT_PARAM = /^(?:q|prompt|models?|temporary-chat)$/i;
 
 /**
+ * Query parameters a page writes anew with every message or view (a time stamp, a cursor, a cache buster): no chat's
+ * name. Named by them, the chat became another conversation at each message, and the reply written after it was
+ * history, never run.
+ */
+const CHANGING_PARAM = /^(?:_|_t|t|ts|time|timestamp|cursor|nonce|cb|cachebust(?:er)?)$/i;
+
+/**
  * The longest query kept as written in the conversation's name; a longer one (a page that carries the question itself
  * in its address) is named by its hash, so the name stays within what the companion takes for a conversation id.
  */
@@ -38,7 +45,7 @@ function chatQuery(href: string | undefined): string {
   } catch {
     return '';
   }
-  const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name) && !NEW_CHAT_PARAM.test(name)));
+  const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name) && !NEW_CHAT_PARAM.test(name) && !CHANGING_PARAM.test(name)));
   kept.sort();
   const query = kept.toString();
   return query.length > QUERY_SHOWN_MAX ? `~${hashText(query)}` : query;
@@ -120,7 +127,8 @@ export const generic = defineSite({
   // The path and the query: a page may keep its chats at one path and name each in the query (/chat?id=1, /?c=2),
   // which without it were one conversation — a block run in one counted as run in the other, and "Approve for this
   // conversation" in one held in the other. Parameters that only tell where the person came from, set up a new chat
-  // (NEW_CHAT_PARAM) are not part of it, and the order the parameters are written in does not matter. A page that keeps its chats at hash routes (/#/chat/1) is named by the route too:
+  // (NEW_CHAT_PARAM) or change with every message (CHANGING_PARAM) are not part of it, and the order the parameters
+  // are written in does not matter. A page that keeps its chats at hash routes (/#/chat/1) is named by the route too:
   // without it every chat there was a new chat with no id, and a result owed to one was typed into the next one opened.
   conversationId(location) {
     const query = chatQuery(location.href);

@@ -2029,6 +2029,30 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(generic.conversationId({ pathname: '/chat', href: 'https://chat.example.com/chat#section-2' })).toBe('/chat');
   });
 
+  it("a page that writes a new value into its address's query at each message (?t=…) is still the same chat: the reply runs and its result is sent", async () => {
+    const page = plainPage();
+    page.thread.append(article('user', 'hello'), article('assistant', 'Hello! What shall I read?'));
+    const h = start(page as never, { site: generic, pathname: '/chat/42', href: 'https://chat.example.com/chat/42?t=1700000000', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    h.navigate('/chat/42?t=1700000042');
+    page.thread.append(article('user', 'read it'));
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.context.conversationId)).toEqual(['chat.example.com/chat/42']);
+  });
+
   it("a button named stop inside a message (a reply's 'Stop reading aloud') is not the page's Stop: a result after its click is sent", async () => {
     const page = plainPage();
     const script = {
