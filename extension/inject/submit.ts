@@ -34,16 +34,26 @@ export async function submitEditor(site: Site, doc: Document, editor: HTMLElemen
   const sent = (): boolean => countUserMessages() > usersBefore || isEditorEmpty(editor) || site.isGenerating(doc) === true;
   const verify = { timeoutMs: options.verifyTimeoutMs ?? 3_000, ...(options.signal ? { signal: options.signal } : {}) };
 
-  const button = await waitFor(
-    () => {
-      const b = site.sendButton(doc);
-      return b && !site.isSendDisabled(b) && site.isGenerating(doc) !== true ? b : undefined;
-    },
-    { timeoutMs: options.buttonTimeoutMs ?? 5_000, ...(options.signal ? { signal: options.signal } : {}) },
-  );
+  const ready = (): HTMLElement | undefined => {
+    const b = site.sendButton(doc);
+    return b && !site.isSendDisabled(b) && site.isGenerating(doc) !== true ? b : undefined;
+  };
   const stillToSend = options.stillToSend ?? (async () => true);
-  if (button) {
+  const deadline = Date.now() + (options.buttonTimeoutMs ?? 5_000);
+  let button: HTMLElement | undefined;
+  for (;;) {
+    button = await waitFor(ready, { timeoutMs: Math.max(0, deadline - Date.now()), ...(options.signal ? { signal: options.signal } : {}) });
+    if (!button) break;
     if (!(await stillToSend())) return WITHHELD;
+    // The page as it is once that was answered: a reply that began meanwhile makes a control that is also the site's
+    // Stop (DeepSeek's) stop it rather than send.
+    if (ready() === button) break;
+    if (Date.now() >= deadline) {
+      button = undefined;
+      break;
+    }
+  }
+  if (button) {
     button.click();
     if (await waitFor(sent, verify)) return { ok: true, method: 'click' };
   }
@@ -51,6 +61,8 @@ export async function submitEditor(site: Site, doc: Document, editor: HTMLElemen
 
   if (!sent()) {
     if (!(await stillToSend())) return WITHHELD;
+  }
+  if (!sent()) {
     editor.focus({ preventScroll: true });
     const view = doc.defaultView;
     const init: KeyboardEventInit = { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true } as KeyboardEventInit;

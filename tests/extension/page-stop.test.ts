@@ -1334,6 +1334,40 @@ describe("page: DeepSeek's live send/stop icons (both a single <path>) while the
     expect(h.page.submitted).toEqual(['FINAL']);
   });
 
+  it('a reply that begins while the page reads the ledger before the send click: the click never lands on the stop control', async () => {
+    // The ledger read before the click takes a moment; meanwhile a message sent from the conversation's other tab makes
+    // the site stream a reply here too (the send control shows stop).
+    const area = memoryArea();
+    /** Reads of the Stops left before the one the reply begins during: the check before the wait, then the one before the click. */
+    let readsLeft = Number.POSITIVE_INFINITY;
+    const slow: typeof area = {
+      ...area,
+      get: async (keys) => {
+        if (keys.some((key) => key.startsWith('ledger:s:')) && --readsLeft === 0) h.page.setGenerating(true);
+        return area.get(keys);
+      },
+    };
+    const h = start(buildPage(live), { area: slow, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    let clicksWhileGenerating = 0;
+    h.page.send.addEventListener('click', () => {
+      if (h.page.send.querySelector('path[d^="M2 4.88"]')) clicksWhileGenerating += 1;
+    });
+    readsLeft = 2;
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => readsLeft <= 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.textarea.value).toBe('FINAL');
+    expect(clicksWhileGenerating).toBe(0);
+    // That reply ends: the result goes.
+    h.page.setGenerating(false);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['FINAL']);
+  });
+
   it('the person writes into the box while a typed-in result waits for the reply to end: neither is sent', async () => {
     const h = start(buildPage(live), { script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
     const answer = await begin(h);
