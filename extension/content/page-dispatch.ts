@@ -56,6 +56,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const unanswered = new WeakMap<TrackedBlock, RunRequest>();
   /** Runs this page started (another tab's runs are shown in a chip; these are not another tab's). */
   const startedHere = new Set<string>();
+  /** Blocks the person pressed Stop on while they waited for their turn in a reply's run (state 'queued'). */
+  const stoppedInQueue = new WeakSet<TrackedBlock>();
 
   const autoRunReply = async (record: MessageRecord): Promise<void> => {
     if (!record.blocks.some((b) => b.state === 'ready')) return;
@@ -163,8 +165,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
         // The person pressed Stop (here or in another tab) while an earlier block of the reply ran: the blocks whose
         // turn had not come are not started by themselves — their chips offer Run. (The first starts right after the
-        // claim, which read the Stops.)
-        if (auto && n > 0 && (await ctx.stoppedSince(stopsBefore))) {
+        // claim, which read the Stops.) So are a block whose own chip's Stop was pressed while it waited and those
+        // after it.
+        if (blocks.some((b) => stoppedInQueue.has(b) && b.index <= Math.max(...unit.indexes)) || (auto && n > 0 && (await ctx.stoppedSince(stopsBefore)))) {
           setState(record, unitBlocks, 'ready', t('note.notStartedAfterStop'));
           for (const b of unitBlocks) notStarted.add(b);
           continue;
@@ -489,6 +492,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         tracked.block.kind === 'axon'
           ? record.blocks.filter((b) => b.block.kind === 'axon' && b.block.complete && b.state !== 'unreadable')
           : [tracked];
+      // A Stop pressed on it while it waited in an earlier run is not this run's.
+      for (const b of blocks) stoppedInQueue.delete(b);
       await ledger.add(ctx.conversationKey(), blocks.map((b) => b.key));
       await runReply(record, blocks, action === 'rerun' || tracked.ranBefore);
       return;
@@ -497,6 +502,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (tracked.approval) await decide(record, tracked, 'deny');
       const runId = tracked.runId;
       const pendingRun = unanswered.get(tracked);
+      // Not started yet: it waits for the block before it in the reply's run, which then does not start it.
+      if (tracked.state === 'queued' && !pendingRun) {
+        stoppedInQueue.add(tracked);
+        return;
+      }
       try {
         if (!runId) {
           // the companion has not answered POST /v1/run yet: stop the run of this very request

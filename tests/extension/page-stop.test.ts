@@ -757,6 +757,38 @@ describe('page: a run that began before the person pressed Stop, whose result co
   });
 });
 
+describe("page: Stop on the chip of an auto-run reply's block whose turn has not come", () => {
+  it('the block is not started when the block before it ends: its chip offers Run, and the blocks before it are delivered', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), {
+      area,
+      script: { respond: (_run, n) => ({ runId: `run-${n}`, status: n === 1 ? 'running' : 'done', resultText: `RESULT ${n}`, auditId: 'a' }) },
+    });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Then the folder.', { lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    // The second block waits for the first one's long run; the person stops it on its chip.
+    await until(() => roots.get(chips()[1]!)?.querySelector('button[data-action="stop"]') != null);
+    clickChip(roots, chips()[1], 'stop');
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'RESULT 1', auditId: 'a' } } });
+    await until(() => h.page.submitted.length > 0 || h.runs.length > 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
+    expect(h.page.submitted).toEqual(['RESULT 1']);
+    expect(chips()[1]?.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(chips()[1]?.getAttribute('data-chatbridge-actions')).toBe('run');
+    expect(noteOf(chips()[1])).toBe(t('note.notStartedAfterStop'));
+    // Never run: the ledger does not keep it as run (after a reload its chip offers Run, not Re-run).
+    const ran = await new RunLedger(area).ranKeys('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    expect(ran.has(h.ctl.records().find((r) => r.blocks.length === 2)!.blocks[1]!.key)).toBe(false);
+    // Run on it later runs it.
+    clickChip(roots, chips()[1], 'run');
+    await until(() => h.runs.length === 2);
+  });
+});
+
 describe('page: a reply that ended inside its last block, without a stop', () => {
   it('runs and sends nothing — its complete blocks wait too — and says which block was cut', async () => {
     const h = start(buildPage());
