@@ -39,6 +39,15 @@ interface LaterResults {
   owed: Set<TrackedBlock>;
 }
 
+/** A run the chat is owed a result of: the blocks it ran (their keys as the ledger keeps them), how their reply ended, when it began. */
+interface OwedRun {
+  record: MessageRecord;
+  blocks: TrackedBlock[];
+  keys: string[];
+  ending: ReplyEnding;
+  startedAt: number | undefined;
+}
+
 const RUN_POLL_MS = 3_000;
 const LONG_RUN_MS = 6 * 60 * 60_000;
 const LEDGER_LOCK_WAIT_MS = 3_000;
@@ -122,13 +131,18 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
     // This tab's own earlier run (a reply regenerated with the same block): it already ran, here.
     if (!runId || startedHere.has(runId)) return;
+    // Owed to the chat until that tab delivers it: should it be closed first, this tab delivers it.
+    const owed = (await ledger.pendingRuns(conv))[tracked.key];
+    if (owed?.runId === runId) {
+      followOwed(conv, startedIn, runId, { record, blocks: [tracked], keys: [tracked.key], ending: owed.ending, startedAt: owed.startedAt }, true);
+    }
     const run = await bridge.ask('get-run', { runId });
-    if (signal.aborted || startedIn !== ctx.epoch || tracked.state !== 'ready') return;
+    if (signal.aborted || startedIn !== ctx.epoch || tracked.state !== 'ready' || followedHere.has(runId)) return;
     tracked.runId = runId;
     setState(record, [tracked], 'running', t('note.ranElsewhere'));
     if (run.status === 'pending') await showApproval(record, [tracked], run.pendingConfirmationId);
     const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
-    if (!final || signal.aborted) return;
+    if (!final || signal.aborted || followedHere.has(runId)) return;
     finish(record, [tracked], final);
     show.note(record, [tracked], t('note.ranElsewhere'));
   };
@@ -245,7 +259,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // owed to its own (delivered when that one is open next), never typed into the other.
     const startedIn = ctx.epoch;
     const pending = await ledger.pendingRuns(conv);
-    const byRun = new Map<string, { record: MessageRecord; blocks: TrackedBlock[]; keys: string[]; ending: ReplyEnding; startedAt: number | undefined }>();
+    const byRun = new Map<string, OwedRun>();
     const add = ({ runId, ending, startedAt }: PendingRun, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
       const entry = byRun.get(runId) ?? { record, blocks: [], keys: [], ending, startedAt };
       entry.blocks.push(tracked);
@@ -276,55 +290,70 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       }
       if (found) add(run, found.record, found.tracked, key);
     }
-    for (const [runId, { record, blocks, keys, ending, startedAt }] of byRun) {
-      const follow = async (): Promise<void> => {
-        if (signal.aborted || following.has(runId)) return;
-        following.add(runId);
-        try {
-          await followNow();
-        } finally {
-          following.delete(runId);
-        }
-      };
-      const followNow = async (): Promise<void> => {
-        // Stops since the run began count, also those before the reload (the ledger keeps them with their time).
-        const stopsBefore = { ...ctx.stopsMark(), ...(startedAt !== undefined ? { at: startedAt } : {}) };
-        let run: RunResponse;
-        try {
-          run = await bridge.ask('get-run', { runId });
-        } catch (error) {
-          // The companion no longer knows the run (its records were cleared): nothing is owed any more.
-          ctx.reportOnce('following a run after a reload failed', error);
-          await ledger.delivered(conv, keys);
-          return;
-        }
-        for (const b of blocks) b.runId = runId;
-        setState(record, blocks, 'running');
-        if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
-        const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
-        if (!final || signal.aborted) return;
-        const text = finish(record, blocks, final);
-        if (startedIn !== ctx.epoch) return;
-        // Run for a reply that was stopped or ended early (Run on its chip): typed in, not sent, as before the reload.
-        if (record.ending === 'normal') record.ending = ending;
-        await deliver(record, blocks, text, stopsBefore);
-        if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
-      };
-      const locks = globalThis.navigator?.locks;
-      if (!locks) void follow().catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
-      else {
-        // Queued behind the tab that owns the run, if one does: it lets go once the result is in the chat (and the
-        // ledger says so) or when it is closed first, and then this tab follows what is still owed.
-        void locks
-          .request(runLockName(runId), { signal }, async () => {
-            const owed = await ledger.pendingRuns(conv);
-            if (keys.some((key) => owed[key]?.runId === runId)) await follow();
-          })
-          .catch((error: unknown) => {
-            if (!signal.aborted) ctx.reportOnce('following a run after a reload failed', error);
-          });
+    for (const [runId, owed] of byRun) followOwed(conv, startedIn, runId, owed);
+  };
+
+  /** Runs this tab took over from the tab that started them (showRunElsewhere: its chip no longer says so). */
+  const followedHere = new Set<string>();
+
+  /**
+   * Follows a run the chat is owed to its end and delivers it here — once the tab that owns it, if one does, lets go:
+   * it does once the result is in the chat (and the ledger says so), or when it is closed first; then what the ledger
+   * still owes is this tab's to deliver. `startedIn`: the conversation (epoch) it is owed to.
+   */
+  const followOwed = (conv: string, startedIn: number, runId: string, owed: OwedRun, ownerMayLive = false): void => {
+    const { record, blocks, keys, ending, startedAt } = owed;
+    const follow = async (): Promise<void> => {
+      if (signal.aborted || following.has(runId)) return;
+      following.add(runId);
+      followedHere.add(runId);
+      try {
+        await followNow();
+      } finally {
+        following.delete(runId);
       }
+    };
+    const followNow = async (): Promise<void> => {
+      // Stops since the run began count, also those before the reload (the ledger keeps them with their time).
+      const stopsBefore = { ...ctx.stopsMark(), ...(startedAt !== undefined ? { at: startedAt } : {}) };
+      let run: RunResponse;
+      try {
+        run = await bridge.ask('get-run', { runId });
+      } catch (error) {
+        // The companion no longer knows the run (its records were cleared): nothing is owed any more.
+        ctx.reportOnce('following a run after a reload failed', error);
+        await ledger.delivered(conv, keys);
+        return;
+      }
+      for (const b of blocks) b.runId = runId;
+      setState(record, blocks, 'running');
+      if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
+      const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
+      if (!final || signal.aborted) return;
+      const text = finish(record, blocks, final);
+      if (startedIn !== ctx.epoch) return;
+      // Run for a reply that was stopped or ended early (Run on its chip): typed in, not sent, as before the reload.
+      if (record.ending === 'normal') record.ending = ending;
+      await deliver(record, blocks, text, stopsBefore);
+      if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
+    };
+    const locks = globalThis.navigator?.locks;
+    // Without the lock there is no telling whether the tab that started the run still delivers it: followed at once
+    // only where that tab is gone (a reload).
+    if (!locks) {
+      if (!ownerMayLive) void follow().catch((error: unknown) => ctx.reportOnce('following a run after a reload failed', error));
+      return;
     }
+    // Queued behind the tab that owns the run, if one does: it lets go once the result is in the chat (and the ledger
+    // says so) or when it is closed first, and then this tab follows what is still owed.
+    void locks
+      .request(runLockName(runId), { signal }, async () => {
+        const still = await ledger.pendingRuns(conv);
+        if (keys.some((key) => still[key]?.runId === runId)) await follow();
+      })
+      .catch((error: unknown) => {
+        if (!signal.aborted) ctx.reportOnce('following a run after a reload failed', error);
+      });
   };
 
   const runUnit = async (
