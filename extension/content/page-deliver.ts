@@ -112,8 +112,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t('note.insertedAfterUnsent'));
       return;
     }
-    // Wait for any reply still streaming before sending (the send control is the stop button meanwhile).
-    await waitFor(() => site.isGenerating(doc) !== true, { timeoutMs: 120_000, signal });
+    // Wait for any reply still streaming before sending (the send control is the stop button meanwhile). A page that
+    // never says it is writing (the generic adapter) is while it shows its stop control: a reply whose text stood still
+    // long enough to be decided may be written on.
+    const writing = (): boolean => {
+      const generating = site.isGenerating(doc);
+      return generating === true || (generating === undefined && site.stopControl(doc) !== null);
+    };
+    await waitFor(() => !writing(), { timeoutMs: 120_000, signal });
     // Asked before the wait for the send control and again when it is ready, right before it is pressed: the wait can
     // be long (a page that draws its Stop button in the send button's place while a reply streams), and the person may
     // act meanwhile. Why the result stays in the box unsent, if it does.

@@ -2119,6 +2119,35 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(h.runs.map((r) => r.context.conversationId)).toEqual(['chat.example.com/chat/42']);
   });
 
+  it('a result waits to be sent while the page shows its Stop button (the reply is still being written after a pause)', async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'read it'));
+    page.setGenerating(true);
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    // The model pauses longer than the page waits for a reply's text to settle: the block runs, its Stop button stays.
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => page.textarea.value !== '' || page.submitted.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.submitted).toEqual([]);
+    // The reply ends: the result goes.
+    page.setGenerating(false);
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+
   it("a button named stop inside a message (a reply's 'Stop reading aloud') is not the page's Stop: a result after its click is sent", async () => {
     const page = plainPage();
     const script = {
