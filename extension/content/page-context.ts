@@ -230,6 +230,8 @@ export interface PageContext {
   stopsMark(): StopsMark;
   /** Whether the person pressed Stop since `mark`, in this tab or another of the conversation (the ledger). */
   stoppedSince(mark: StopsMark): Promise<boolean>;
+  /** Whether the person pressed Stop in this tab since `mark` (what stoppedSince knows without reading the ledger). */
+  stoppedHereSince(mark: StopsMark): boolean;
   /**
    * When a message was last sent in this conversation: the person's Enter in the chat box or click on the send
    * control, or our own auto-submit. On a site that never says it is writing, only a reply that appears after a send
@@ -291,9 +293,9 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     escapesTold: new Set(),
     stopBeforeReply: null,
     stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
+    stoppedHereSince: (mark) => ctx.personStops !== mark.count || escapedSince(ctx.escapes, mark.at),
     stoppedSince: async (mark) =>
-      ctx.personStops !== mark.count ||
-      escapedSince(ctx.escapes, mark.at) ||
+      ctx.stoppedHereSince(mark) ||
       (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at && !(stop.escape && ctx.escapesTold.has(stop.at))),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,

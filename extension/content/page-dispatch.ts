@@ -70,6 +70,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   const autoRunReply = async (record: MessageRecord): Promise<void> => {
     if (!record.blocks.some((b) => b.state === 'ready')) return;
+    // The person's Stops count from the reply's decision: the claim may wait for another tab's hold on the ledger.
+    const stopsBefore = ctx.stopsMark();
     // Two tabs of one conversation see the same reply: the ledger check and the ledger write happen under one lock
     // shared by the site's tabs, so exactly one of them claims each block. The page can see that lock too; if it
     // holds it back, the claim goes ahead unlocked rather than never.
@@ -84,7 +86,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       : await claimRunnable(record);
     performance.mark('chatbridge:run-claimed');
     // Not awaited: a result waiting for the person's draft must not hold up the next reply's checks.
-    if (runnable.length > 0) void runReply(record, runnable, false, true).catch((error: unknown) => ctx.reportOnce('running a reply failed', error));
+    if (runnable.length > 0) void runReply(record, runnable, false, stopsBefore).catch((error: unknown) => ctx.reportOnce('running a reply failed', error));
   };
 
   /** The reply's blocks that auto-run now, written to the ledger before anything is sent. */
@@ -161,11 +163,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     for (const tracked of record.blocks) render(record, tracked);
   };
 
-  /** `auto`: the blocks auto-run (claimed when the reply finished), not a Run click. */
-  const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean, auto = false): Promise<void> => {
+  /**
+   * `auto`: the person's Stops as of the reply's decision, when the blocks auto-run (claimed when the reply finished);
+   * undefined for a Run click.
+   */
+  const runReply = async (record: MessageRecord, blocks: TrackedBlock[], rerun: boolean, auto?: StopsMark): Promise<void> => {
     const conv = ctx.conversationKey();
     const units = groupRuns(blocks.map((b) => ({ index: b.index, kind: b.block.kind, raw: b.block.raw })));
-    const stopsBefore = ctx.stopsMark();
+    const stopsBefore = auto ?? ctx.stopsMark();
     setState(record, blocks, 'queued');
     const results: string[] = [];
     const notStarted = new Set<TrackedBlock>();
@@ -178,10 +183,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       for (const [n, unit] of units.entries()) {
         const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
         // The person pressed Stop (here or in another tab) while an earlier block of the reply ran: the blocks whose
-        // turn had not come are not started by themselves — their chips offer Run. (The first starts right after the
-        // claim, which read the Stops.) So are a block whose own chip's Stop was pressed while it waited and those
-        // after it.
-        if (blocks.some((b) => stoppedInQueue.has(b) && b.index <= Math.max(...unit.indexes)) || (auto && n > 0 && (await ctx.stoppedSince(stopsBefore)))) {
+        // turn had not come are not started by themselves — their chips offer Run. The first starts right after the
+        // claim, which read the other tabs' Stops, unless the person pressed Stop here since the reply was decided. So
+        // are a block whose own chip's Stop was pressed while it waited and those after it.
+        const stoppedBefore = auto !== undefined && (n > 0 ? await ctx.stoppedSince(stopsBefore) : ctx.stoppedHereSince(stopsBefore));
+        if (blocks.some((b) => stoppedInQueue.has(b) && b.index <= Math.max(...unit.indexes)) || stoppedBefore) {
           setState(record, unitBlocks, 'ready', t('note.notStartedAfterStop'));
           for (const b of unitBlocks) notStarted.add(b);
           continue;

@@ -1233,6 +1233,55 @@ describe('page: a ChatGPT turn written as several assistant messages (a tool ste
     expect(page.submitted).toEqual([]);
   });
 
+  it("the person stops the turn while the first message's blocks are being claimed: none of them starts, nothing is sent", async () => {
+    const base = memoryArea();
+    let page!: ReturnType<typeof chatgptPage>;
+    let stopped = false;
+    // The Stop comes while the claim writes the ledger: after it read the Stops, before anything was started.
+    const area: typeof base = {
+      ...base,
+      set: async (items) => {
+        if (!stopped && Object.keys(items).some((key) => key.startsWith('ledger:c:'))) {
+          stopped = true;
+          page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+        }
+        return base.set(items);
+      },
+    };
+    page = chatgptPage();
+    const h = start(page as never, { area, site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    await h.settle();
+    page.thread.append(chatgptTurn('user', 'u-1', 'do it'));
+    const turn = document.createElement('section');
+    turn.setAttribute('data-testid', 'conversation-turn-2');
+    turn.setAttribute('data-turn', 'assistant');
+    turn.setAttribute('data-turn-id', 'turn-2');
+    const first = chatgptMessage('assistant', 'a-1');
+    turn.append(first);
+    page.setGenerating(true);
+    page.thread.append(turn);
+    await h.settle();
+    chatgptAnswer(first, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Then the folder.', { lang: 'mcp-request', code: LIST }]);
+    h.clock.now += 50;
+    await h.settle();
+    const second = chatgptMessage('assistant', 'a-2');
+    turn.append(second);
+    chatgptAnswer(second, ['Searching for more']);
+    h.clock.now += 100;
+    await h.settle();
+    h.clock.now += 100;
+    await h.settle();
+    await until(() => stopped);
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toEqual([]);
+    expect(page.submitted).toEqual([]);
+    expect(chips().slice(0, 2).map((c) => c.getAttribute('data-chatbridge-actions'))).toEqual(['run', 'run']);
+    expect(noteOf(chips()[0])).toBe(t('note.notStartedAfterStop'));
+  });
+
   it("the person stops the turn while the first message's first block runs: its next block is not started (after a reload, not taken for one that ran)", async () => {
     const area = memoryArea();
     const page = chatgptPage();
