@@ -198,7 +198,7 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
   it('two tabs of one conversation receive the same reply, and the tab that runs it is closed while its program runs: the result lands once, in the other', async () => {
     const { id, page: first } = await conversation();
     const second = await world.open('chatgpt', new URL(first.url()).pathname);
-    const reply = `Running it.\n\n${mcpRequest('call-f08', 'process.run', slowProgram(2_000, 'slow-other-tab-done'))}\n`;
+    const reply = `Running it.\n\n${mcpRequest('call-f08', 'process.run', slowProgram(1_500, 'slow-other-tab-done'))}\n`;
     // The site pushes one reply (one message id) to both open tabs; the first tab's copy ends first, so it claims the
     // block and the second follows its run.
     const messageId = randomUUID();
@@ -214,7 +214,7 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     const [message] = await waitForSubmitted(other, 1, 30_000);
     expect(responseOf(message ?? '').id).toBe('call-f08');
     expect(message).toContain('slow-other-tab-done');
-    await quietPeriod(3_500);
+    await quietPeriod(1_500);
     expect(await submitted(other)).toHaveLength(1);
     expect(await executions(world, id, 'process.run')).toHaveLength(1);
     await other.close();
