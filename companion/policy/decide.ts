@@ -17,6 +17,15 @@ export interface ActionDecision {
 const CHANGES_FILES: ReadonlySet<Risk> = new Set(['write', 'delete']);
 
 /**
+ * Whether an action may change files an allow-listed command runs: a write or a removal, and a tool of the person's
+ * MCP server that is not a read (exec with no command chatbridge sees: it runs code of its own, a filesystem server's
+ * write_file writes files the journal never shows).
+ */
+export function mayChangeFiles(action: Pick<PlannedAction, 'risk' | 'command'>): boolean {
+  return CHANGES_FILES.has(action.risk) || (action.risk === 'exec' && action.command === undefined);
+}
+
+/**
  * What the policy says about one call (DESIGN §5.3). Pure. Every action is decided on its own class, and the
  * call's decision is the strictest of them: any deny refuses the whole call, any confirm asks once for all, auto
  * only when every action is auto. A call with nothing to decide is auto.
@@ -28,7 +37,7 @@ export function decide(request: AuthorizationRequest, policy: Policy, site: stri
 export function decideActions(request: AuthorizationRequest, policy: Policy, site: string): ActionDecision[] {
   // A command is only as safe as what it runs: a call that also writes or deletes files can rewrite the script,
   // the config or the binary an allow-listed command uses, so the allow-list does not apply inside it.
-  const changesFiles = request.afterChanges === true || request.actions.some((action) => CHANGES_FILES.has(action.risk));
+  const changesFiles = request.afterChanges === true || request.actions.some(mayChangeFiles);
   const named = request.actions.length > 1;
   return request.actions.map((planned) => {
     // a write to a file that runs code (a shell's start-up file, a git hook, an editor's tasks) is decided as exec

@@ -6,6 +6,7 @@ import { notAsWritten } from '../../shared/protocols/json';
 import type { Outcome, ResultMeta } from '../../shared/results/outcome';
 import { isToolName } from '../../shared/tools';
 import { toolCallOf } from '../../shared/tools/promptx-tool';
+import { mayChangeFiles } from '../policy/decide';
 import type { ExternalTools, ToolContext } from '../types';
 import type { AuthorizationInfo } from './authorizer';
 import type { JobResult } from './run-manager';
@@ -53,14 +54,15 @@ export function functionCallsRun(
       }
       let failed: Outcome | undefined;
       const tools = listAllTools(deps.external);
-      // One block is one composite call: once a call of it may change files, a later command is not run on the
-      // allow-list alone (the write before it may have rewritten its script, as in an auto_coder plan).
+      // One block is one composite call: once a call of it may change files (a write, a removal, a tool of the
+      // person's MCP server), a later command is not run on the allow-list alone (the call before it may have
+      // rewritten its script, as a write in an auto_coder plan may).
       let changed = false;
       const blockCtx: ToolContext = {
         ...ctx,
         async authorize(request) {
           await ctx.authorize(changed ? { ...request, afterChanges: true } : request);
-          if (request.actions.some((action) => action.risk === 'write' || action.risk === 'delete')) changed = true;
+          if (request.actions.some(mayChangeFiles)) changed = true;
         },
       };
       for (const call of payload.calls) {

@@ -1,8 +1,13 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolNameFor } from '../../../companion/runs/function-calls-job';
 import { EVERYTHING, MEMORY, makeMcpWorld, type McpWorld } from './world';
+
+/** The reference filesystem server: its write_file changes files chatbridge's journal never sees. */
+const FILESYSTEM = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
 
 /*
  * `<function_calls>` blocks (XML and JSON lines, the call format of the MCP browser proxies) through the real
@@ -14,9 +19,12 @@ let world: McpWorld;
 beforeAll(async () => {
   world = await makeMcpWorld({
     envAllow: ['PATH', 'HOME'],
+    allowCommands: ['node check.js'],
     mcpServers: {
       everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
       memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '/dev/null' } },
+      // the person lets it write without asking; the world's root is under the temp folder it may write in
+      files: { command: process.execPath, args: [FILESYSTEM, realpathSync(tmpdir())], policy: { tools: { write_file: 'auto' } } },
     },
   });
 }, 60_000);
@@ -139,6 +147,28 @@ describe('<function_calls> through /v1/run', () => {
     const denied = await world.run('function-calls', xml(invoke('everything.echo', '9', { message: 'no' })));
     const answer = await world.decide(denied.runId, 'deny');
     expect(results(answer.resultText)[0]).toMatchObject({ attributes: { call_id: '9', status: 'error' }, text: expect.stringMatching(/^DENIED: /) });
+  });
+
+  it('a server tool that runs without asking, then an allow-listed command: the command asks (the tool may have rewritten it)', async () => {
+    const script = join(world.root, 'check.js');
+    const pwned = join(world.base, 'pwned');
+    writeFileSync(script, 'console.log("checked")\n');
+    const pending = await world.run(
+      'function-calls',
+      xml(
+        invoke('files.write_file', '10', { path: script, content: `require('fs').writeFileSync(${JSON.stringify(pwned)}, 'x')` }),
+        invoke('process.run', '11', { command: 'node', args: '["check.js"]', cwd: world.root }),
+      ),
+    );
+    try {
+      // the server's write was the person's to allow; the command it rewrote was not run on the allow-list alone
+      expect(results(pending.resultText).map((r) => r.attributes.status ?? 'ok')).toEqual(['ok', 'pending']);
+      expect(existsSync(pwned)).toBe(false);
+      expect((await world.approvalOf(pending.runId)).tool).toBe('process.run');
+    } finally {
+      if (pending.status === 'pending') await world.decide(pending.runId, 'deny');
+    }
+    expect(existsSync(pwned)).toBe(false);
   });
 });
 
