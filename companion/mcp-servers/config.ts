@@ -254,15 +254,27 @@ const PLAIN_WORD = /^(?:[a-z]{1,15}|[A-Z][a-z]{1,14}|[A-Z]{1,15})$/;
 export const isPlainWord = (value: string): boolean => PLAIN_WORD.test(value);
 
 /**
+ * The default and example passwords (and user names) of the usual images, documents and tutorials that are also words
+ * of ordinary answers, of the 8 letters and more a credential has here (CREDENTIAL_MIN_CHARS): known to everyone, so
+ * showing one tells nothing, and hiding one garbled every answer.
+ */
+const DEFAULT_WORDS = new Set([
+  'postgres', 'postgresql', 'password', 'changeme', 'changeit', 'localhost', 'database', 'username', 'rabbitmq', 'keycloak',
+  'minioadmin', 'administrator', 'superuser', 'readonly', 'anonymous', 'development', 'production',
+]);
+
+/**
  * Every server's credentials (specCredentials): redacted from every answer as the companion's own token is, so a
- * key of any shape is found where the built-in patterns know only the usual ones. A plain word is not among them:
- * POSTGRES_PASSWORD=postgres hid "postgres" in every file read, command run and result ("image: [REDACTED]:16"), and
- * DB_PASSWORD=password every "password" in code, which a model then wrote back. Where it stands as a credential
- * (password=…, "password": "…", a URL's user:password@) the built-in patterns still hide it; chatbridge mcp list,
- * add and import do not show it either.
+ * key of any shape is found where the built-in patterns know only the usual ones. A default password that is a plain
+ * word is not among them: POSTGRES_PASSWORD=postgres hid "postgres" in every file read, command run and result
+ * ("image: [REDACTED]:16"), and DB_PASSWORD=password every "password" in code, which a model then wrote back. Where it
+ * stands as a credential (password=…, "password": "…", a URL's user:password@) the built-in patterns still hide it;
+ * chatbridge mcp list, add and import do not show it either. A plain word that is no default (--password
+ * sunflowerfield) is the person's secret like any other: `ps` lists the server's command line, and a compose file's
+ * unquoted `ADMIN_PASSWORD: Marigolds` is taken by no built-in pattern.
  */
 export function configuredCredentials(raw: Record<string, unknown>): string[] {
-  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))].filter((value) => !isPlainWord(value));
+  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))].filter((value) => !(isPlainWord(value) && DEFAULT_WORDS.has(value.toLowerCase())));
 }
 
 /**

@@ -194,6 +194,17 @@ describe('a default password that is a plain word', () => {
     expect(redact('{"password": "postgres"}', policy)).toBe('{"password": "[REDACTED]"}');
     expect(redact('postgresql://postgres:postgres@localhost/postgres', policy)).toBe('postgresql://postgres:[REDACTED]@localhost/postgres');
   });
+
+  it('one that is no default is a credential like any other, hidden wherever it appears', () => {
+    const own = configuredCredentials({
+      mysql: { command: 'node', args: ['mysql-mcp.js', '--user', 'app', '--password', 'sunflowerfield'], env: { ADMIN_PASSWORD: 'Marigolds' } },
+    });
+    expect(own).toEqual(['Marigolds', 'sunflowerfield']);
+    const mine = withOwnSecrets(policyFromConfig(parseConfig({}), [{ root: '/tmp', base: '/tmp', key: 't' }]), own);
+    // the server's own command line as `ps aux` lists it, and a compose file's unquoted YAML, which no built-in pattern takes
+    const shown = 'you  4242  node mysql-mcp.js --user app --password sunflowerfield\n    environment:\n      ADMIN_PASSWORD: Marigolds';
+    expect(redact(shown, mine)).toBe(shown.replace('sunflowerfield', '[REDACTED]').replace('Marigolds', '[REDACTED]'));
+  });
 });
 
 describe('how an external tool is decided', () => {
