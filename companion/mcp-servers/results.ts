@@ -66,12 +66,16 @@ const TEXT_TYPE = /^(?:text\/[\w.+-]+|application\/(?:[\w.-]+\+)?(?:json|xml|yam
 /**
  * The text of a blob whose type says text and whose bytes are UTF-8: servers send a text file's content as a blob
  * too, and its placeholder ("text/plain, 55 B — not shown") lost what the person asked for. Anything else stays a
- * placeholder.
+ * placeholder, and so do bytes holding a NUL anywhere, as fs.read takes a file with one for binary: UTF-16 without its
+ * byte-order mark decodes as UTF-8 with a NUL after each letter, which no redaction pattern sees through and a chat
+ * drops as it shows the text.
  */
 function textOfBlob(blob: string, type: string | undefined): string | undefined {
   if (type === undefined || !TEXT_TYPE.test(type)) return undefined;
+  const bytes = Buffer.from(blob, 'base64');
+  if (bytes.includes(0)) return undefined;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(blob, 'base64'));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return undefined;
   }

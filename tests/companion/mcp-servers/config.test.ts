@@ -332,6 +332,15 @@ describe('what a model reads of a result', () => {
   ])('%s', (_name, result, text) => {
     expect(toolResultText(result)).toBe(text);
   });
+
+  it('a blob said to be text whose bytes hold NULs (UTF-16 without its mark) stays a placeholder: no pattern finds a secret between NULs', () => {
+    const blob = Buffer.from('DB_PASSWORD=hunter2secret\n', 'utf16le').toString('base64');
+    const text = toolResultText({ content: [{ type: 'resource', resource: { uri: 'file:///C:/app/.env', mimeType: 'text/plain', blob } }] });
+    const policy = policyFromConfig(parseConfig({}), [{ root: '/tmp', base: '/tmp', key: 't' }]);
+    // a chat drops the NULs as it shows the text
+    expect(redact(text, policy).replaceAll('\0', '')).not.toContain('hunter2secret');
+    expect(text).toBe('[resource file:///C:/app/.env: text/plain, 52 B — not shown in the chat]');
+  });
 });
 
 describe('a broken or failing server does not stop the companion', () => {
