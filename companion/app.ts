@@ -273,7 +273,15 @@ export function createApp(deps: AppDeps): CompanionApp {
     return c.json({ revoked: true });
   });
 
+  // Only for the person's own token (the CLI's, for chatbridge pair): a paired extension's asks for none, and a copy of
+  // one that could would pair a token of its own, which outlives the unpair of the one it was copied from.
   app.post('/v1/pair/code', (c) => {
+    if (!tokens.given(bearerToken(c.req.header('authorization')))) {
+      throw new ToolError(
+        'FORBIDDEN',
+        `a pairing code is given only for the token the companion was started with (its CLI token, --token or CHATBRIDGE_TOKEN), not for a paired extension's; run ${commandHow('pair')} for one`,
+      );
+    }
     const { code, expiresAt } = pairing.newCode();
     return c.json({ code, expiresAt: new Date(expiresAt).toISOString() });
   });

@@ -15,6 +15,8 @@ export interface TokenStore {
   paired(): boolean;
   /** accepted for this process only (`--token` / CHATBRIDGE_TOKEN / the CLI token), never written */
   addEphemeral(token: string): void;
+  /** whether `token` is one given at start (addEphemeral), the person's own rather than a paired extension's */
+  given(token: string | undefined): boolean;
   /**
    * Forgets a paired token (the extension's unpair): refused from then on, also by the ws connections it opened
    * (`onRevoke`). A token given at start is not a paired one and lasts as long as the process: `given`.
@@ -62,6 +64,11 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
   const save = () => {
     if (options.file) writeFileAtomic(options.file, JSON.stringify({ tokens: stored }, null, 2));
   };
+  const given = (token: string | undefined): boolean => {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return false;
+    const presented = hashToken(token);
+    return ephemeral.some((hash) => timingSafeEqual(presented, hash));
+  };
   return {
     verify(token) {
       if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return false;
@@ -81,10 +88,11 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
       options.onKnown?.(token);
       return token;
     },
+    given,
     revoke(token) {
-      const presented = hashToken(token);
       // one given at start as well would still be taken: it is not forgotten by this
-      if (ephemeral.some((hash) => timingSafeEqual(presented, hash))) return 'given';
+      if (given(token)) return 'given';
+      const presented = hashToken(token);
       const index = persistent.findIndex((hash) => timingSafeEqual(presented, hash));
       if (index === -1) return 'unknown';
       persistent.splice(index, 1);

@@ -145,8 +145,30 @@ describe('pairing over HTTP', () => {
     expect((await world.post('/v1/pair', { code }, null)).status).toBe(403);
   });
 
+  it('a paired token asks for no pairing code: a copy of it would pair a token of its own, which outlives the unpair', async () => {
+    const { code } = world.companion.pairing.newCode();
+    const { token } = (await (await world.post('/v1/pair', { code }, null)).json()) as { token: string };
+    const asked = await world.post('/v1/pair/code', {}, token);
+    let minted: string | undefined;
+    if (asked.status === 200) {
+      // what a copy of the extension's token could do before the person forgets it
+      const { code: second } = (await asked.json()) as { code: string };
+      minted = ((await (await world.post('/v1/pair', { code: second }, null)).json()) as { token: string }).token;
+    }
+    expect(((await (await world.post('/v1/unpair', {}, token)).json()) as { revoked: boolean }).revoked).toBe(true);
+    if (minted !== undefined) expect((await world.request('/v1/tools', { token: minted })).status).toBe(401);
+    expect(asked.status).toBe(403);
+    expect(((await asked.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(/^a pairing code is given only for the token the companion was started with .*chatbridge pair/),
+    });
+  });
+
   it('a new code can be asked for with a token (chatbridge pair)', async () => {
-    const res = await world.post('/v1/pair/code', {});
+    // chatbridge pair asks with the CLI token, which the companion is given at start
+    const given = 'cli-token-given-at-start-0123456789';
+    world.companion.tokens.addEphemeral(given);
+    const res = await world.post('/v1/pair/code', {}, given);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { code: string }).code).toMatch(/^[A-Z2-9]{8}$/);
   });
