@@ -14,6 +14,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { FileOp } from '../types';
+import { isInsideAnyCase } from '../policy/path-guard';
 
 /*
  * The records are schemas, not casts: a journal entry is read back from disk at every start and every undo, and
@@ -110,7 +111,8 @@ function isInside(candidate: string, dir: string): boolean {
 /** Why a path of an entry may not be touched by a restore, or undefined when it may. */
 export function outOfBounds(p: string, bounds: EntryBounds): string | undefined {
   if (!path.isAbsolute(p) || path.resolve(p) !== p) return `${JSON.stringify(p)} is not an absolute, normalized path`;
-  if (bounds.reserved.some((dir) => isInside(p, dir) || isInside(dir, p))) return `${JSON.stringify(p)} is in the companion's own data`;
+  // in any case, as the path guard decides it: on a case-insensitive file system the data directory has every case
+  if (bounds.reserved.some((dir) => isInsideAnyCase(p, dir) || isInsideAnyCase(dir, p))) return `${JSON.stringify(p)} is in the companion's own data`;
   if (!bounds.roots.some((root) => isInside(p, root) && p !== root)) return `${JSON.stringify(p)} is not inside a root (${bounds.roots.join(', ')})`;
   return undefined;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { globSet } from './glob-set';
-import { deniedBy, DENY_OPTIONS, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
+import { deniedBy, DENY_OPTIONS, isInsideAnyCase, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
 import type { Policy } from './schema';
 
 type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserved'>>;
@@ -18,7 +18,8 @@ type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserv
 export function denyUnder(start: string, policy: GuardPolicy): (relative: string) => string | undefined {
   const slow = (relative: string) => deniedBy(path.join(start, relative), policy);
   if (path.sep !== '/' || !path.isAbsolute(start)) return slow;
-  const nested = [...policy.roots, ...(policy.reserved ?? [])].some((dir) => dir !== start && isInsideRoot(dir, start));
+  const nested =
+    policy.roots.some((dir) => dir !== start && isInsideRoot(dir, start)) || (policy.reserved ?? []).some((dir) => dir !== start && isInsideAnyCase(dir, start));
   if (nested) return slow;
   if (reservedBy(start, policy) !== undefined) return () => RESERVED_REASON;
   const root = rootOf(start, policy.roots);

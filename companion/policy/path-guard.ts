@@ -162,9 +162,20 @@ export function rootOf(candidate: string, roots: readonly string[]): string | un
  */
 export const DENY_OPTIONS = { dot: true, nocase: true } as const;
 
-/** Pure: the companion's own directory that holds `candidate`, if any. */
+/**
+ * Pure: isInsideRoot in any case (and either Unicode normalization), as the deny globs match: on a case-insensitive
+ * file system `~/.CHATBRIDGE/tokens.json` is the data directory's file, and a path whose tail does not exist yet keeps
+ * the case it was written in (realpathLoose resolves links, not names). Refusing a folder that only differs by case on
+ * a file system that tells them apart costs nothing a model needs.
+ */
+export function isInsideAnyCase(candidate: string, dir: string): boolean {
+  const fold = (p: string) => p.normalize('NFC').toLowerCase();
+  return isInsideRoot(fold(candidate), fold(dir));
+}
+
+/** Pure: the companion's own directory that holds `candidate`, if any, in any case. */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {
-  return policy.reserved?.find((dir) => isInsideRoot(candidate, dir));
+  return policy.reserved?.find((dir) => isInsideAnyCase(candidate, dir));
 }
 
 /** What a refusal says of the companion's own data. */
@@ -317,7 +328,7 @@ function checkResolved(asked: string, resolved: string, policy: GuardPolicy, opt
   }
   if (options.forWrite) {
     // moving, removing or changing the mode of a folder that holds the data directory reaches into it too
-    const held = policy.reserved?.find((dir) => isInsideRoot(dir, resolved));
+    const held = policy.reserved?.find((dir) => isInsideAnyCase(dir, resolved));
     if (held !== undefined) {
       throw new ToolError('POLICY_BLOCKED', `path ${JSON.stringify(asked)} holds ${RESERVED_REASON} (${held})`, { path: asked });
     }

@@ -7,7 +7,7 @@ import { DEFAULT_DENY } from '../../../companion/policy/schema';
 // A listing asks denyUnder(start) about each entry by its start-relative path; the answer must be deniedBy's for
 // the entry's absolute path, whatever the roots, reserved directories and start (nested roots included).
 const DENY = [...DEFAULT_DENY, 'secrets/**', '*.log', 'build', 'w/x/**'];
-const PIECES = ['w', 'x', 'y', '.git', '.env', 'id_rsa', 'a.pem', '.ssh', 'secrets', 'build', 'f.log', 'src', 'data', 'node_modules', 'cb'];
+const PIECES = ['w', 'x', 'y', '.git', '.env', 'id_rsa', 'a.pem', '.ssh', 'secrets', 'build', 'f.log', 'src', 'data', 'node_modules', 'cb', 'CB'];
 const segments = (max: number) => fc.array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: max });
 const absolute = (parts: string[]) => `/${parts.join('/')}`;
 
@@ -40,5 +40,16 @@ describe('denyUnder', () => {
     expect(denyUnder('/ws/cb', policy)('anything')).toBe(RESERVED_REASON);
     expect(denyUnder('/elsewhere', policy)('.env')).toBeUndefined();
     expect(denyUnder('/ws', policy)('src/main.ts')).toBeUndefined();
+  });
+
+  it('names the reserved directory written in another case, as a deny glob is matched in any case', () => {
+    // on a case-insensitive file system (macOS, Windows, a FAT drive, an ext4 folder with casefold) /ws/CB is /ws/cb,
+    // and a name missing on the way is not resolved to the case it has on disk
+    const policy = { roots: ['/ws'], reserved: ['/ws/cb'], deny: DENY };
+    expect(deniedBy('/ws/CB/tokens.json', policy)).toBe(RESERVED_REASON);
+    expect(deniedBy('/ws/.ENV', policy)).toBe('**/.env');
+    expect(denyUnder('/ws', policy)('Cb')).toBe(RESERVED_REASON);
+    expect(denyUnder('/WS', { ...policy, roots: ['/WS'] })('cb')).toBe(RESERVED_REASON);
+    expect(deniedBy('/ws/cbx', policy)).toBeUndefined();
   });
 });
