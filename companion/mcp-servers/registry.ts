@@ -139,16 +139,39 @@ export function createMcpServers(options: McpServersOptions): McpServers {
    * for a restart (a call to a given-up server tries the old entry again). A file that cannot be read says nothing.
    */
   function changedSinceStart(): Set<string> {
-    const file = options.configFile;
-    if (file === undefined) return new Set();
-    let now: Record<string, unknown>;
-    try {
-      now = serversOf(readConfigObject(file), file);
-    } catch {
-      return new Set();
-    }
+    const now = entriesNow();
+    if (now === undefined) return new Set();
     const started = policy.mcpServers ?? {};
     return new Set(Object.keys(started).filter((name) => Object.hasOwn(now, name) && canonicalJson(now[name]) !== canonicalJson(started[name])));
+  }
+
+  /** The config file's server entries as they are now; undefined when there is no file or it cannot be read. */
+  function entriesNow(): Record<string, unknown> | undefined {
+    const file = options.configFile;
+    if (file === undefined) return undefined;
+    try {
+      return serversOf(readConfigObject(file), file);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A given-up server is started again by the next call with the entry it started with (connection.ts). Not when the
+   * person removed or changed that entry since (chatbridge mcp remove, `disabled: true`, a stricter policy): a call
+   * would run what they took away.
+   */
+  function refuseEditedGivenUp(name: string): void {
+    const now = entriesNow();
+    const started = policy.mcpServers ?? {};
+    if (now === undefined || !Object.hasOwn(started, name)) return;
+    const removed = !Object.hasOwn(now, name);
+    if (!removed && canonicalJson(now[name]) === canonicalJson(started[name])) return;
+    throw new ToolError(
+      'UNAVAILABLE',
+      `MCP server ${name} was given up after failing to start, and its entry was ${removed ? 'removed from' : 'changed in'} ${options.configFile} since chatbridge started: ` +
+        'the entry it started with is not started again; restart chatbridge to use the config as it is now',
+    );
   }
 
   function brokenHealth(entry: BrokenServer): ServerHealth {
@@ -276,6 +299,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     if (bad) throw new ToolError('UNAVAILABLE', `MCP server ${parts.server} is not usable: ${bad.problems.join('; ')}`);
     const connection = connections.get(parts.server);
     if (!connection) throw notFound(name);
+    if (connection.state() === 'error') refuseEditedGivenUp(parts.server);
     await connection.ready(signal, startTimeoutFor(connection.spec));
     const entry = connection.tools().get(parts.tool);
     if (!entry) {

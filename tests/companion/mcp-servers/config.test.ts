@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileArgumentCheck } from '../../../companion/mcp-servers/arguments';
 import { configuredCredentials, parseMcpServers } from '../../../companion/mcp-servers/config';
@@ -345,25 +348,27 @@ describe('what a model reads of a result', () => {
 
 describe('a broken or failing server does not stop the companion', () => {
   let world: McpWorld;
+  const configDir = mkdtempSync(join(tmpdir(), 'cb-mcp-config-'));
+  const configFile = join(configDir, 'config.json');
+  const config = {
+    mcpServers: {
+      typo: { command: process.execPath, args: 'not-an-array' },
+      missing: { command: '/nonexistent/chatbridge-test-server' },
+      nowhere: { command: process.execPath, args: ['-e', ''], cwd: '/nonexistent/chatbridge-test-folder' },
+      exits: { command: process.execPath, args: ['-e', 'process.exit(7)'] },
+      fine: fixtureServer('crash.mjs', { policy: { default: 'auto' } }),
+      off: fixtureServer('crash.mjs', { disabled: true }),
+    },
+  };
 
   beforeAll(async () => {
-    world = await makeMcpWorld(
-      {
-        mcpServers: {
-          typo: { command: process.execPath, args: 'not-an-array' },
-          missing: { command: '/nonexistent/chatbridge-test-server' },
-          nowhere: { command: process.execPath, args: ['-e', ''], cwd: '/nonexistent/chatbridge-test-folder' },
-          exits: { command: process.execPath, args: ['-e', 'process.exit(7)'] },
-          fine: fixtureServer('crash.mjs', { policy: { default: 'auto' } }),
-          off: fixtureServer('crash.mjs', { disabled: true }),
-        },
-      },
-      { maxFailures: 3, backoffBaseMs: 50, backoffMaxMs: 100 },
-    );
+    writeFileSync(configFile, JSON.stringify(config));
+    world = await makeMcpWorld(config, { maxFailures: 3, backoffBaseMs: 50, backoffMaxMs: 100, configFile });
   }, 60_000);
 
   afterAll(async () => {
     await world?.close();
+    rmSync(configDir, { recursive: true, force: true });
   });
 
   it('the broken entry is reported with its server, key and rule; the rest works', async () => {
@@ -394,5 +399,25 @@ describe('a broken or failing server does not stop the companion', () => {
     expect(mcpJson(call.resultText).error?.message).toMatch(/^UNAVAILABLE: MCP server missing is not running: could not start/);
     const status = (await (await fetch(`http://127.0.0.1:${world.port}/v1/status`)).json()) as { mcp: Record<string, number> };
     expect(status.mcp).toMatchObject({ servers: 6, ready: 1, failing: 4 });
+  });
+
+  it('a given-up server whose entry the person removed or changed since the start is not started again by a call', async () => {
+    await waitUntil('exits and nowhere are given up', async () => {
+      const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string }> };
+      return servers.filter((s) => ['exits', 'nowhere'].includes(s.name) && s.state === 'error').length === 2;
+    });
+    const restarts = async (name: string) =>
+      ((await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; restarts: number }> }).servers.find((s) => s.name === name)?.restarts;
+    const before = { exits: await restarts('exits'), nowhere: await restarts('nowhere') };
+    // chatbridge mcp remove exits; and nowhere turned off while chatbridge runs
+    const { exits: _removed, ...kept } = config.mcpServers;
+    writeFileSync(configFile, JSON.stringify({ mcpServers: { ...kept, nowhere: { ...kept.nowhere, disabled: true } } }));
+    const removed = await world.run('mcp-request', mcpCall('rm', 'exits.tool', {}));
+    expect(mcpJson(removed.resultText).error?.message).toBe(
+      `UNAVAILABLE: MCP server exits was given up after failing to start, and its entry was removed from ${configFile} since chatbridge started: the entry it started with is not started again; restart chatbridge to use the config as it is now`,
+    );
+    const changed = await world.run('mcp-request', mcpCall('ch', 'nowhere.tool', {}));
+    expect(mcpJson(changed.resultText).error?.message).toMatch(/^UNAVAILABLE: MCP server nowhere was given up after failing to start, and its entry was changed in .*config\.json since chatbridge started/);
+    expect({ exits: await restarts('exits'), nowhere: await restarts('nowhere') }).toEqual(before);
   });
 });
