@@ -85,9 +85,10 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
   [
     "a package manager's or runtime's settings, which run code on install or start",
     // cargo's config: `build.rustc-wrapper` or a target's `runner` runs a command of its choosing at every build;
-    // pip's (a virtualenv's own, or the user's): an `index-url` of the model's makes the next pip install build its
-    // package, whose setup.py runs
-    ['**/pip.conf', '**/pip.ini', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
+    // pip's (a virtualenv's own, or the user's) and uv's (the project's, or the user's): an `index-url` of the model's
+    // makes the next pip install, uv sync or uv run build its package, whose setup.py runs; Gradle's init scripts run
+    // at the start of every build of every project
+    ['**/pip.conf', '**/pip.ini', '**/uv.toml', '**/.gradle/init.gradle', '**/.gradle/init.gradle.kts', '**/.gradle/init.d/**', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
   ],
 ];
 

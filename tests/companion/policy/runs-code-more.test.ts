@@ -34,8 +34,16 @@ describe('more files that run code', () => {
     `${HOME}/.config/pip/pip.conf`,
     `${HOME}/.pip/pip.conf`,
     `${HOME}/p/venv/pip.ini`,
+    // uv's, the project's and the user's: an index-url there decides whose package the next uv sync (and every
+    // uv run, which syncs first) builds
+    `${HOME}/p/uv.toml`,
+    `${HOME}/.config/uv/uv.toml`,
+    // Gradle's init scripts run at the start of every build of every project
+    `${HOME}/.gradle/init.gradle`,
+    `${HOME}/.gradle/init.gradle.kts`,
+    `${HOME}/.gradle/init.d/evil.gradle`,
   ])('%s runs code', (file) => expect(runsCode(file)).toBeDefined());
-  it.each([`${HOME}/p/bash_aliases.md`, `${HOME}/p/docs/tmux.conf.example`, `${HOME}/p/.ipython-notes.md`, `${HOME}/p/docs/pip.conf.md`])('%s is ordinary', (file) => expect(runsCode(file)).toBeUndefined());
+  it.each([`${HOME}/p/bash_aliases.md`, `${HOME}/p/docs/tmux.conf.example`, `${HOME}/p/.ipython-notes.md`, `${HOME}/p/docs/pip.conf.md`, `${HOME}/p/docs/uv.toml.md`, `${HOME}/p/init.gradle`])('%s is ordinary', (file) => expect(runsCode(file)).toBeUndefined());
 });
 
 describe.runIf(existsSync('/etc/skel/.bashrc'))('attack: a line in ~/.bash_aliases, where writes are auto (real companion)', { timeout: 90_000 }, () => {
