@@ -299,12 +299,14 @@ export function notAsWritten(json: string, value: unknown): string | undefined {
  * A drive-letter path whose backslash after the drive JSON reads as a control character: with more of the path and
  * another backslash after it (`C:\temp\notes.txt`, `D:\new\a.py`), a file name with its extension right after the
  * drive (`type C:\new.txt`), a folder that is the whole string (`"cwd": "C:\temp"`), or a path relative to the working
- * folder or the one above it (`type .\notes.txt`, `cd ..\tools`). A tab, line break or the like
- * in a path, and in a command a second line the shell runs as another command. `Q:\nWhy?` and `A:\nBecause.\n` are
- * line breaks after a label.
+ * folder or the one above it (`type .\notes.txt`, `cd ..\tools`); in a command, also in double quotes
+ * (`type "C:\temp\notes.txt"`, `dir "C:\temp"`). A tab, line break or the like in a path, and in a command a second
+ * line the shell runs as another command. Line breaks and tabs after a label are read as written: `Q:\nWhy?`,
+ * `A:\nBecause.\n` (a folder's name never ends in a point), `Option A:\n\nUse a cache.` and `for i in x:\n\tprint(i)`
+ * (a folder's name is never empty), `"sep": "a:\t"`.
  */
 const DRIVE_ESCAPE =
-  /(?:^|[\s'=(\[])(?:[A-Za-z]:\\[bfnrt](?:[\w.-]*\\|[\w-]*\.[A-Za-z\d]{1,8}(?![\w.\\-]))|\.{1,2}\\[bfnrt]\w)|^[A-Za-z]:\\[bfnrt][\w.-]*$/;
+  /(?:^|[\s'=(\["])(?:[A-Za-z]:\\[bfnrt](?:[\w.-]*[\w-]\\|[\w-]*\.[A-Za-z\d]{1,8}(?![\w.\\-]))|\.{1,2}\\[bfnrt]\w)|^[A-Za-z]:\\[bfnrt][\w.-]*[\w-]$/;
 
 /** Why a JSON text's value reads a Windows path written with single backslashes as control characters; undefined when none. */
 function drivePathNotKept(json: string): string | undefined {

@@ -131,6 +131,27 @@ describe('a Windows path whose backslash after the drive letter JSON reads as a 
     expect(block?.error).toBeUndefined();
     expect((block?.payload as { args: { content: string } }).args.content).toBe('Q:\nWhy?\nA:\nBecause.\nWait...\nDone.\n');
   });
+
+  it.each([
+    ['a Markdown heading ending in a one-letter label, then a blank line', 'Option A:\\n\\nUse a cache.\\n', 'Option A:\n\nUse a cache.\n'],
+    ['a label and a line ending in a point, at the start of the string', 'A:\\nBecause.\\n', 'A:\nBecause.\n'],
+    ['Python indented with a tab after a one-letter name', 'for i in x:\\n\\tprint(i)\\n', 'for i in x:\n\tprint(i)\n'],
+    ['a separator that is a letter, a colon and a tab', 'a:\\t', 'a:\t'],
+  ])('%s is read as written, not refused as a Windows path', (_how, written, content) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "/w/a.md", "content": "${written}"}}\n${F}`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { args: { content: string } }).args.content).toBe(content);
+  });
+
+  it.each([
+    ['a file', 'type \\"C:\\temp\\notes.txt\\"'],
+    ['a folder', 'dir \\"C:\\temp\\"'],
+    ['a file name right after the drive', 'copy a.txt \\"D:\\new.txt\\"'],
+  ])('%s in double quotes inside a command is refused, naming the string', (_how, command) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "shell.exec", "args": {"command": "${command}"}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the string ${JSON.stringify(command)} writes a Windows path with single backslashes, and JSON reads`);
+  });
 });
 
 describe('a number JSON cannot carry is refused, naming it, not sent as something else', () => {
