@@ -67,18 +67,41 @@ export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
 const REASONING_OPEN = /^\s*<(think|thinking)>/i;
 
 /**
+ * The closing tag alone on its line, for a reply whose reasoning has no opening tag: a chat template that writes
+ * `<think>` into the prompt itself (DeepSeek R1 as commonly served) makes the reply start with the reasoning and end it
+ * with `</think>` only.
+ */
+const REASONING_CLOSE_ALONE = /^[ \t]*<\/(?:think|thinking)>[ \t]*\r?$/im;
+
+/** Any tag of reasoning, opening or closing. */
+const REASONING_TAG = /<\/?(?:think|thinking)>/i;
+
+/**
  * A reply's markdown with the reasoning it starts with blanked out, up to the first `</think>` (or `</thinking>`), or
  * to the end while there is none: a page with no reasoning box of its own (the generic adapter, a self-hosted chat)
  * shows an open model's reasoning as text before its answer, and a block drafted there is no call — it ran, and the
- * answer's own copy of it after it ran again. Blanked with spaces, line breaks kept, so every offset stays the same.
+ * answer's own copy of it after it ran again. A closing tag in inline code (`` `</think>` ``, the reasoning speaking of
+ * the tag) does not end it. A reply with no opening tag is reasoning up to a closing tag alone on its line, outside code
+ * blocks, when no tag comes before it (REASONING_CLOSE_ALONE). Blanked with spaces, line breaks kept, so every offset
+ * stays the same.
  */
 function withoutReasoning(markdown: string): string {
+  const end = reasoningEnd(markdown);
+  return end === 0 ? markdown : markdown.slice(0, end).replace(/[^\n]/g, ' ') + markdown.slice(end);
+}
+
+/** Where the reasoning a reply starts with ends (see withoutReasoning); 0 when it starts with none. */
+function reasoningEnd(markdown: string): number {
   const open = REASONING_OPEN.exec(markdown);
-  if (open === null) return markdown;
-  const closer = new RegExp(`</${open[1] as string}>`, 'gi');
+  if (open === null) {
+    const close = REASONING_CLOSE_ALONE.exec(markdown);
+    if (close === null || REASONING_TAG.test(markdown.slice(0, close.index))) return 0;
+    const inCode = scanFences(markdown).some((fence) => fence.contentStart <= close.index && close.index < fence.contentEnd);
+    return inCode ? 0 : close.index + close[0].length;
+  }
+  const closer = new RegExp(`(?<!\`)</${open[1] as string}>`, 'gi');
   closer.lastIndex = open[0].length;
-  const end = closer.exec(markdown) === null ? markdown.length : closer.lastIndex;
-  return markdown.slice(0, end).replace(/[^\n]/g, ' ') + markdown.slice(end);
+  return closer.exec(markdown) === null ? markdown.length : closer.lastIndex;
 }
 
 /**

@@ -436,4 +436,9 @@ describe('reasoning an open model writes as <think>…</think> before its answer
     const escaped = reply.replace(/<(\/?think)>/g, '&lt;$1&gt;');
     expect(idsOn(marked.parse(escaped, { async: false }))).toEqual(['a.txt']);
   });
+
+  it('with no opening tag (the template wrote it into the prompt), shown as text, only the answer’s block is one', () => {
+    const escaped = reply.replace('<think>\n', '').replace('</think>', '&lt;/think&gt;');
+    expect(idsOn(marked.parse(escaped, { async: false }))).toEqual(['a.txt']);
+  });
 });

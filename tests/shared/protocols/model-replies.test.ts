@@ -786,6 +786,27 @@ describe('reasoning written as text before the answer (<think>…</think>, as op
     const reply = `R1 starts its reasoning with <think>. Now:\n\n${call('a.txt')}\n`;
     expect(findBlocks(reply)).toHaveLength(1);
   });
+
+  it('reasoning with no opening tag (the template wrote it into the prompt) ends at </think> alone on its line', () => {
+    const reply = `Okay, the person wants the file. I could write:\n\n${call('draft.txt')}\n\nYes, that.\n</think>\n\nHere it is:\n\n${call('a.txt')}\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks.map((b) => b.payload && (b.payload as { id: string }).id)).toEqual(['a.txt']);
+    expect(blocks[0]?.start).toBe(reply.indexOf(call('a.txt')));
+  });
+
+  it('</think> in a code block, or after an opening tag elsewhere, or in words, hides nothing before it', () => {
+    const inCode = `R1's reply ends its reasoning so:\n\n${F}text\n</think>\n${F}\n\n${call('a.txt')}\n`;
+    expect(findBlocks(inCode)).toHaveLength(1);
+    const example = `${call('a.txt')}\n\nR1 writes\n<think>\nreasoning\n</think>\n`;
+    expect(findBlocks(example)).toHaveLength(1);
+    const words = `${call('a.txt')}\n\nIt closes with </think> and answers.\n`;
+    expect(findBlocks(words)).toHaveLength(1);
+  });
+
+  it('a </think> in inline code inside the reasoning does not end it', () => {
+    const reply = `<think>\nThey ask about the \`</think>\` tag. I could write:\n\n${call('draft.txt')}\n</think>\n\n${call('a.txt')}\n`;
+    expect(findBlocks(reply).map((b) => b.payload && (b.payload as { id: string }).id)).toEqual(['a.txt']);
+  });
 });
 
 describe('auto_coder markers typed with a Chinese input method (＃＃＃＃＃——{…}——＃＃＃＃＃)', () => {
