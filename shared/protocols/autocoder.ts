@@ -83,12 +83,16 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || isInvisible(code);
 }
 
+/** A list item's marker (`- `, `* `, `1. `, `2) `): a line that starts with one starts its item's text there. */
+const LIST_MARKER = /(?:[-*+]|\d{1,9}[.)])[ \t]+/y;
+
 /**
  * How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads the spaces around it, and
  * the line before it for two more mentions: a line quoted back (`> #####--{…}--#####`: an earlier plan, the seed's
  * example), and inline code in one or two backticks after other text on its line (`` 格式是 `#####--{…}--#####` ``).
  * Read as a plan, either was the reply's first, so the reply's own plan after it was the second, which never runs.
- * Three backticks are seed 002's own form, ```` ```#####--{…}--#####``` ````, wherever on its line.
+ * Three backticks are seed 002's own form, ```` ```#####--{…}--#####``` ````, wherever on its line. Inline code that is
+ * all of a list item's text (`` - `#####--{…}--#####` ``) starts its line, as it does outside a list.
  */
 function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Strength | undefined {
   let before = at - 1;
@@ -105,6 +109,8 @@ function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Str
   if (onQuotedLine(markdown, at, lineStartAt)) return undefined;
   let lineStart = lineStartAt(at);
   while (lineStart < at && isLineSpace(markdown.charCodeAt(lineStart))) lineStart++;
+  LIST_MARKER.lastIndex = lineStart;
+  if (LIST_MARKER.test(markdown)) lineStart = Math.min(LIST_MARKER.lastIndex, at);
   let ticks = before;
   while (ticks >= lineStart && markdown.charCodeAt(ticks) === 0x60) ticks--;
   const run = before - ticks;
