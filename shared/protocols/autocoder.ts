@@ -198,7 +198,8 @@ function soleFence(markdown: string, fences: readonly Fence[], from: number, to:
  * there, its regex wanting the ASCII markers, and neither does this parser; the person saw no block and no reason.
  * The first such plan, starting its line (or a fence's opening line) before any `#####--` of the text, is reported as
  * a block whose error says so and never runs: the companion answers it as the executor's error, telling the model
- * what to write. Later ones and those after a real opener are not looked at (the real plan is the reply's plan).
+ * what to write. Later ones and those after a real opener are not looked at (the real plan is the reply's plan), nor
+ * is any in a reply that has a plan: told that nothing ran, the model would take its plan's result for a failure.
  */
 const LOOK_ALIKE_OPEN = /^[ \t]*(?:(?:`{3,}|~{3,})[ \t]*)?([#＃]{5}[-－—–]{1,2})/gm;
 const LOOK_ALIKE_CLOSE = /[-－—–]{1,2}[#＃]{5}/g;
@@ -298,9 +299,6 @@ export const autocoder = defineProtocol({
       return first.strength === 'strong' ? blockOf(outer, close) : null;
     };
 
-    const lookAlike = lookAlikePlan(markdown);
-    if (lookAlike !== undefined) push(lookAlike);
-
     let firstLine = 0;
     let stopped: NotReadReason | undefined;
     let notRead = 0;
@@ -337,6 +335,9 @@ export const autocoder = defineProtocol({
       notRead++;
       notReadEnd = from;
     }
+    // Beside the reply's plan, a look-alike one before it is an earlier slip quoted back or corrected: no block.
+    const lookAlike = planSeen ? undefined : lookAlikePlan(markdown);
+    if (lookAlike !== undefined) push(lookAlike);
     if (stopped !== undefined && notRead > 0) {
       blocks.push(
         notReadBlock(markdown, {

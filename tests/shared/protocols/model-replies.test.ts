@@ -830,6 +830,13 @@ describe('auto_coder markers typed with a Chinese input method (＃＃＃＃＃�
     expect(blocks.map((b) => b.error)).toEqual([undefined]);
     expect(findBlocks('格式是 ＃＃＃＃＃——{json}——＃＃＃＃＃，每次一段。\n')).toEqual([]);
   });
+
+  it('before the reply’s real plan (the slip quoted back, or corrected), it is no block: only the plan is', () => {
+    const reply = `上次我写错了标识符：\n\n＃＃＃＃＃——\n${plan('old')}\n——＃＃＃＃＃\n\n这次用正确的：\n\n#####--\n${plan('real')}\n--#####\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks.map((b) => b.error)).toEqual([undefined]);
+    expect((blocks[0]?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('real');
+  });
 });
 
 describe('JSON no reading can take', () => {
