@@ -78,7 +78,7 @@ const REASONING_TAG = /<\/?(?:think|thinking)>/i;
 
 /**
  * A reply's markdown with the reasoning it starts with blanked out, up to the first `</think>` (or `</thinking>`), or
- * to the end while there is none: a page with no reasoning box of its own (the generic adapter, a self-hosted chat)
+ * to the end while there is none and the opening tag ends its line: a page with no reasoning box of its own (the generic adapter, a self-hosted chat)
  * shows an open model's reasoning as text before its answer, and a block drafted there is no call — it ran, and the
  * answer's own copy of it after it ran again. A closing tag in inline code (`` `</think>` ``, the reasoning speaking of
  * the tag) does not end it. A reply with no opening tag is reasoning up to a closing tag alone on its line, outside code
@@ -101,7 +101,11 @@ function reasoningEnd(markdown: string): number {
   }
   const closer = new RegExp(`(?<!\`)</${open[1] as string}>`, 'gi');
   closer.lastIndex = open[0].length;
-  return closer.exec(markdown) === null ? markdown.length : closer.lastIndex;
+  if (closer.exec(markdown) !== null) return closer.lastIndex;
+  // No closing tag yet: reasoning starts on the line after the tag; words after it on its line are a sentence about
+  // the tag (`<think> tags hold the reasoning …`), and the reply is its answer.
+  const lineEnd = markdown.indexOf('\n', open[0].length);
+  return markdown.slice(open[0].length, lineEnd === -1 ? markdown.length : lineEnd).trim() === '' ? markdown.length : 0;
 }
 
 /**

@@ -803,6 +803,12 @@ describe('reasoning written as text before the answer (<think>…</think>, as op
     expect(findBlocks(words)).toHaveLength(1);
   });
 
+  it('a reply whose first words speak of <think>, with no closing tag, is an answer: its block is one', () => {
+    const reply = `<think> tags hold R1's reasoning. To strip them from the log, run:\n\n${call('a.txt')}\n`;
+    expect(findBlocks(reply).map((b) => b.payload && (b.payload as { id: string }).id)).toEqual(['a.txt']);
+    expect(findBlocks(`<think>  \nFirst I read it:\n\n${call('draft.txt')}\n`)).toEqual([]);
+  });
+
   it('a </think> in inline code inside the reasoning does not end it', () => {
     const reply = `<think>\nThey ask about the \`</think>\` tag. I could write:\n\n${call('draft.txt')}\n</think>\n\n${call('a.txt')}\n`;
     expect(findBlocks(reply).map((b) => b.payload && (b.payload as { id: string }).id)).toEqual(['a.txt']);
