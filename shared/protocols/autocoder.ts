@@ -19,7 +19,8 @@ import { cut, describeValue, isPlainObject } from './describe-value';
  *   as a plan or an executor message; otherwise it was a mention (`格式是 #####--{json}--#####`) and gives no block.
  * - anything else is a mention and opens nothing: inline code (`` `#####--` ``), prose after it
  *   (`#####-- 开头，--##### 结尾`), the seed's own `re.search(r'#####--\s*…`, and a whole plan on a quoted line or in
- *   inline code (one or two backticks) after other text on its line (strengthAt).
+ *   inline code (one or two backticks) after other text on its line, with more text after it on its line or another
+ *   opener after it (strengthAt).
  * A candidate that does not read — not JSON from a strong opener, not a plan from a weak one — does not hide a
  * plan that starts inside it: the last opener before the same closer is read too, and when it reads, it is the
  * candidate (the text before it was a false start or a mention, and is not reported). When neither reads, the
@@ -86,15 +87,56 @@ function isSpace(code: number): boolean {
 /** A list item's marker (`- `, `* `, `1. `, `2) `): a line that starts with one starts its item's text there. */
 const LIST_MARKER = /(?:[-*+]|\d{1,9}[.)])[ \t]+/y;
 
+/** A message's lines, where each ends, and where its last plain opener stands (each found once, on first use; see strengthAt). */
+interface Lines {
+  lineStartAt: LineStartAt;
+  ends: Map<number, number>;
+  lastPlain?: number;
+}
+
+/** Whether the line holding `at` ends, after spaces, in a closer in inline code (`` …--#####` ``). */
+function endsInInlineCloser(markdown: string, at: number, lines: Lines): boolean {
+  const start = lines.lineStartAt(at);
+  let end = lines.ends.get(start);
+  if (end === undefined) {
+    const newline = markdown.indexOf('\n', start);
+    end = newline === -1 ? markdown.length : newline;
+    lines.ends.set(start, end);
+  }
+  while (end > at && (isLineSpace(markdown.charCodeAt(end - 1)) || markdown.charCodeAt(end - 1) === 0x0d)) end--;
+  return /--#####`{1,2}$/.test(markdown.slice(Math.max(at, end - CLOSE.length - 2), end));
+}
+
 /**
  * How the `#####--` at `at` opens a candidate (see above); undefined for a mention. Reads the spaces around it, and
  * the line before it for two more mentions: a line quoted back (`> #####--{…}--#####`: an earlier plan, the seed's
- * example), and inline code in one or two backticks after other text on its line (`` 格式是 `#####--{…}--#####` ``).
- * Read as a plan, either was the reply's first, so the reply's own plan after it was the second, which never runs.
- * Three backticks are seed 002's own form, ```` ```#####--{…}--#####``` ````, wherever on its line. Inline code that is
- * all of a list item's text (`` - `#####--{…}--#####` ``) starts its line, as it does outside a list.
+ * example), and inline code in one or two backticks after other text on its line (`` 格式是 `#####--{…}--#####` ``)
+ * with more text after it on its line or another opener after it. Read as a plan, either was the reply's first, so the
+ * reply's own plan after it was the second, which never runs. Three backticks are seed 002's own form,
+ * ```` ```#####--{…}--#####``` ````, wherever on its line; a page shows it as inline code, which is read back in one
+ * backtick, so inline code after text that ends its line, with no opener after it, is the reply's plan when it reads
+ * as one. Inline code that is all of a list item's text
+ * (`` - `#####--{…}--#####` ``) starts its line, as it does outside a list.
  */
-function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Strength | undefined {
+function strengthAt(markdown: string, at: number, lines: Lines): Strength | undefined {
+  const strength = openerStrength(markdown, at, lines.lineStartAt);
+  if (strength !== 'inline') return strength;
+  if (!endsInInlineCloser(markdown, at, lines)) return undefined;
+  lines.lastPlain ??= lastPlainOpener(markdown, lines.lineStartAt);
+  return lines.lastPlain > at ? undefined : 'weak';
+}
+
+/** Where the last opener that is neither a mention nor inline code after text stands; -1 when there is none. */
+function lastPlainOpener(markdown: string, lineStartAt: LineStartAt): number {
+  for (let at = markdown.lastIndexOf(OPEN); at !== -1; at = markdown.lastIndexOf(OPEN, at - 1)) {
+    const strength = openerStrength(markdown, at, lineStartAt);
+    if (strength !== undefined && strength !== 'inline') return at;
+  }
+  return -1;
+}
+
+/** strengthAt without looking past the opener's line: 'inline' for a weak opener in inline code after text. */
+function openerStrength(markdown: string, at: number, lineStartAt: LineStartAt): Strength | 'inline' | undefined {
   let before = at - 1;
   while (before >= 0 && isLineSpace(markdown.charCodeAt(before))) before--;
   const ownLine = before < 0 || markdown.charCodeAt(before) === 0x0a;
@@ -114,22 +156,22 @@ function strengthAt(markdown: string, at: number, lineStartAt: LineStartAt): Str
   let ticks = before;
   while (ticks >= lineStart && markdown.charCodeAt(ticks) === 0x60) ticks--;
   const run = before - ticks;
-  return run > 0 && run < 3 && ticks >= lineStart ? undefined : strength;
+  return run > 0 && run < 3 && ticks >= lineStart ? 'inline' : strength;
 }
 
 /** The first opener at or after `from` (only strong ones when `strongOnly`). */
-function nextOpener(markdown: string, from: number, strongOnly: boolean, lineStartAt: LineStartAt): Opener | undefined {
+function nextOpener(markdown: string, from: number, strongOnly: boolean, lines: Lines): Opener | undefined {
   for (let at = markdown.indexOf(OPEN, from); at !== -1; at = markdown.indexOf(OPEN, at + OPEN.length)) {
-    const strength = strengthAt(markdown, at, lineStartAt);
+    const strength = strengthAt(markdown, at, lines);
     if (strength === 'strong' || (strength === 'weak' && !strongOnly)) return { at, strength };
   }
   return undefined;
 }
 
 /** The last opener after `after` that ends before `close`. */
-function lastOpenerBefore(markdown: string, after: number, close: number, lineStartAt: LineStartAt): Opener | undefined {
+function lastOpenerBefore(markdown: string, after: number, close: number, lines: Lines): Opener | undefined {
   for (let at = markdown.lastIndexOf(OPEN, close - OPEN.length); at > after; at = markdown.lastIndexOf(OPEN, at - 1)) {
-    const strength = strengthAt(markdown, at, lineStartAt);
+    const strength = strengthAt(markdown, at, lines);
     if (strength !== undefined) return { at, strength };
   }
   return undefined;
@@ -235,7 +277,7 @@ export const autocoder = defineProtocol({
     const blocks: Block[] = [];
     const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
     const inFence = codeBlockLocator(fences);
-    const lineStartAt = lineStarts(markdown);
+    const lines: Lines = { lineStartAt: lineStarts(markdown), ends: new Map() };
     let planSeen = false;
     const push = (block: Block) => {
       const close = block.end - CLOSE.length;
@@ -289,7 +331,7 @@ export const autocoder = defineProtocol({
       const outer = read(first, close);
       if (!outer.parsed.ok && outer.parsed.overBudget) return OVER_BUDGET;
       if (reads(outer)) return blockOf(outer, close);
-      const innerOpener = lastOpenerBefore(markdown, first.at, close, lineStartAt);
+      const innerOpener = lastOpenerBefore(markdown, first.at, close, lines);
       if (innerOpener !== undefined) {
         const inner = read(innerOpener, close);
         if (!inner.parsed.ok && inner.parsed.overBudget) return OVER_BUDGET;
@@ -306,13 +348,13 @@ export const autocoder = defineProtocol({
     let notReadComplete = true;
     let from = 0;
     for (;;) {
-      const first = nextOpener(markdown, from, false, lineStartAt);
+      const first = nextOpener(markdown, from, false, lines);
       if (first === undefined) break;
       if (from === 0) firstLine = lineStartOf(markdown, first.at);
       const close = markdown.indexOf(CLOSE, first.at + OPEN.length);
       if (stopped === undefined && blocks.length === MAX_BLOCKS_PER_KIND) stopped = 'count';
       if (close === -1) {
-        const writing = first.strength === 'strong' ? first : nextOpener(markdown, first.at + OPEN.length, true, lineStartAt);
+        const writing = first.strength === 'strong' ? first : nextOpener(markdown, first.at + OPEN.length, true, lines);
         if (writing === undefined) break;
         if (stopped === undefined) {
           push({ kind: 'autocoder', complete: false, raw: markdown.slice(writing.at), start: writing.at, end: markdown.length });

@@ -43,12 +43,13 @@ describe('seed 002\'s ```#####--xxx--##### form, as the page shows it, is a fenc
   }
 });
 
-describe('seed 002\'s ```#####--xxx--#####``` form on one line as a list item, as the page shows it, is the plan', () => {
+describe('seed 002\'s ```#####--xxx--#####``` form on one line, in a list item or after words, as the page shows it, is the plan', () => {
   const plan = '#####--{"metadata":{"step_id":"s1","reason":"r"},"type":"operate","file_operations":[{"action_type":"read_file","path":"tetris/game.py"}]}--#####';
   for (const layout of LAYOUTS) {
     it.each([
       ['numbered', `好的，步骤如下：\n\n1. \`\`\`${plan}\`\`\`\n`],
       ['bulleted', `Next step:\n\n- \`${plan}\`\n`],
+      ['after words on its line', `好的，指令如下：\`\`\`${plan}\`\`\`\n`],
     ])(`${layout}: %s`, (_how, reply) => {
       const site = SITE_OF[layout];
       const { message, root } = renderLikeSite(reply, layout);

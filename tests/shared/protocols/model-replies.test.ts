@@ -890,6 +890,19 @@ describe('seed 002 form after words on its line', () => {
     expect(block?.error).toBeUndefined();
     expect((block?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('s1');
   });
+
+  it('in one backtick, as a page shows it and the page is read back, it is the reply’s plan (never auto-run)', () => {
+    const [block] = findBlocks('好的，指令如下：`#####--{"metadata": {"step_id": "s1", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "read_file", "path": "a.py"}]}--#####`\n');
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('s1');
+    expect(block?.unfenced).toBe(true);
+  });
+
+  it('in inline code ending its line before the reply’s own plan, it is an example', () => {
+    const plan = (id: string) => `{"metadata": {"step_id": "${id}", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "read_file", "path": "a.py"}]}`;
+    const blocks = findBlocks(`A plan looks like: \`#####--${plan('demo')}--#####\`\n\nMine:\n\n#####--\n${plan('s1')}\n--#####\n`);
+    expect(blocks.map((b) => [b.error, (b.payload as { metadata: { step_id: string } }).metadata.step_id])).toEqual([[undefined, 's1']]);
+  });
 });
 
 describe('an Axon path written with more than the path', () => {
