@@ -84,9 +84,6 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || isInvisible(code);
 }
 
-/** A list item's marker (`- `, `* `, `1. `, `2) `): a line that starts with one starts its item's text there. */
-const LIST_MARKER = /(?:[-*+]|\d{1,9}[.)])[ \t]+/y;
-
 /** A message's lines, where each ends, and where its last plain opener stands (each found once, on first use; see strengthAt). */
 interface Lines {
   lineStartAt: LineStartAt;
@@ -115,8 +112,7 @@ function endsInInlineCloser(markdown: string, at: number, lines: Lines): boolean
  * reply's own plan after it was the second, which never runs. Three backticks are seed 002's own form,
  * ```` ```#####--{…}--#####``` ````, wherever on its line; a page shows it as inline code, which is read back in one
  * backtick, so inline code after text that ends its line, with no opener after it, is the reply's plan when it reads
- * as one. Inline code that is all of a list item's text
- * (`` - `#####--{…}--#####` ``) starts its line, as it does outside a list.
+ * as one (as in a list item, `` 1. `#####--{…}--#####` ``).
  */
 function strengthAt(markdown: string, at: number, lines: Lines): Strength | undefined {
   const strength = openerStrength(markdown, at, lines.lineStartAt);
@@ -151,8 +147,6 @@ function openerStrength(markdown: string, at: number, lineStartAt: LineStartAt):
   if (onQuotedLine(markdown, at, lineStartAt)) return undefined;
   let lineStart = lineStartAt(at);
   while (lineStart < at && isLineSpace(markdown.charCodeAt(lineStart))) lineStart++;
-  LIST_MARKER.lastIndex = lineStart;
-  if (LIST_MARKER.test(markdown)) lineStart = Math.min(LIST_MARKER.lastIndex, at);
   let ticks = before;
   while (ticks >= lineStart && markdown.charCodeAt(ticks) === 0x60) ticks--;
   const run = before - ticks;

@@ -900,8 +900,10 @@ describe('seed 002 form after words on its line', () => {
 
   it('in inline code ending its line before the reply’s own plan, it is an example', () => {
     const plan = (id: string) => `{"metadata": {"step_id": "${id}", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "read_file", "path": "a.py"}]}`;
-    const blocks = findBlocks(`A plan looks like: \`#####--${plan('demo')}--#####\`\n\nMine:\n\n#####--\n${plan('s1')}\n--#####\n`);
-    expect(blocks.map((b) => [b.error, (b.payload as { metadata: { step_id: string } }).metadata.step_id])).toEqual([[undefined, 's1']]);
+    for (const example of [`A plan looks like: \`#####--${plan('demo')}--#####\``, `Plans look like:\n\n- \`#####--${plan('demo')}--#####\``]) {
+      const blocks = findBlocks(`${example}\n\nMine:\n\n#####--\n${plan('s1')}\n--#####\n`);
+      expect(blocks.map((b) => [b.error, (b.payload as { metadata: { step_id: string } }).metadata.step_id])).toEqual([[undefined, 's1']]);
+    }
   });
 });
 
