@@ -57,6 +57,7 @@ const ADVERSARIAL_UNITS: Array<[string, string, string, string?]> = [
   ['#####-- openers without a closer', '', '#####--{"type":"operate",'],
   ['#####-- openers with one closer at the very end', '', '#####--{"type":"operate",', '\n--#####'],
   ['many complete auto_coder plans', '', '#####--{"type":"operate"}--#####\n'],
+  ['auto_coder plans in inline code after words, ending their lines', '', 'x `#####--{"type":"operate"}--#####`\n'],
   ['--##### closers without an opener', '', '--#####\n'],
   ['deeply nested braces in an unclosed mcp-request', '```mcp-request\n', '{"a":['],
   ['deeply nested braces in a closed mcp-request (JSON repair)', '```mcp-request\n', '{"a":[', '\n```\n'],
