@@ -143,7 +143,10 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
       // its card stays, with how it ended, instead of going with its output the moment it ends
       const { program, result } = event;
       const ended = [{ program, status: result.status, returncode: result.returncode }, ...state.ended.filter((e) => e.program.id !== program.id)];
-      set({ ended: ended.slice(0, ENDED_KEEP) });
+      // the output of one no longer listed goes with it: each program ever run would keep up to OUTPUT_KEEP here
+      const output = { ...state.output };
+      for (const gone of ended.slice(ENDED_KEEP)) delete output[gone.program.id];
+      set({ ended: ended.slice(0, ENDED_KEEP), output });
     }
     if (event.type === 'approval' || event.type === 'run' || event.type === 'journal' || event.type === 'program-exit') {
       auditWanted += 1;

@@ -1043,6 +1043,24 @@ describe('live data for the popup and side panel', () => {
     live.close();
   });
 
+  it("the output of a program no longer listed as ended is let go: a panel left open does not keep every program's output", async () => {
+    const source = fakeSource({ connection: CONNECTED, programs: [] });
+    const live = createLive(source, ['programs'], { refreshMs: 60_000 });
+    await live.refresh();
+    const result = { status: 'completed' as const, returncode: 0, runtime: 1, truncated: false };
+    for (let i = 0; i < 20; i += 1) {
+      const programId = `q-${i}`;
+      source.push({ type: 'event', event: { type: 'program-output', programId, name: 'build', stream: 'stdout', chunk: 'x'.repeat(1000), offset: 0 } });
+      source.push({ type: 'event', event: { type: 'program-exit', program: { ...PROGRAM, id: programId, status: 'completed' }, result } });
+    }
+    // one still running keeps its output while the ended list moves on
+    source.push({ type: 'event', event: { type: 'program-output', programId: 'p-1', name: 'dev', stream: 'stdout', chunk: 'ready\n', offset: 0 } });
+    source.push({ type: 'event', event: { type: 'program-exit', program: { ...PROGRAM, id: 'q-20', status: 'completed' }, result } });
+    expect(live.get().ended.map((e) => e.program.id)).toEqual(['q-20', 'q-19', 'q-18', 'q-17', 'q-16']);
+    expect(Object.keys(live.get().output).sort()).toEqual(['p-1', 'q-16', 'q-17', 'q-18', 'q-19']);
+    live.close();
+  });
+
   it('the audit log is read again only after a run, a decision or an action, not on every refresh', async () => {
     const source = fakeSource({ connection: CONNECTED, audit: [audit({})] });
     const live = createLive(source, ['audit'], { refreshMs: 60_000 });
