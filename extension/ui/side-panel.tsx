@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem } from '../companion/api-types';
 import { revealHidden } from '../../shared/reveal-hidden';
 import { ERROR_CODES } from '../../shared/errors';
@@ -81,11 +81,32 @@ function endedWords(ended: EndedProgram): string {
   }
 }
 
-/** A running program with its live output and Stop; one that ended, with how, its output kept. */
+/** Programs whose running card held the focus when it went (Stop pressed, or it ended while its output was read). */
+const focusedWhenEnded = new Set<string>();
+
+/**
+ * A running program with its live output and Stop; one that ended, with how, its output kept. A running card goes
+ * when its program ends, and its ended card is drawn in another list: the focus it held (on Stop, on the output) goes
+ * to the ended card, which says how it ended, not to the page's body.
+ */
 function ProgramCard(props: { program: ProgramItem; output: string; onStop?: () => void; ended?: EndedProgram }) {
   const { program: p, ended } = props;
+  const card = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const element = card.current;
+    if (ended) {
+      if (!focusedWhenEnded.delete(p.id)) return;
+      const active = document.activeElement;
+      if (!active || active === document.body || !active.isConnected) element?.focus();
+      return;
+    }
+    // run as the card goes, while it is still in the page with the focus in it
+    return () => {
+      if (element?.contains(document.activeElement)) focusedWhenEnded.add(p.id);
+    };
+  }, [ended === undefined]);
   return (
-    <article class="card stack" data-program={p.id} data-ended={ended?.status} aria-label={`${t('panel.program')}: ${p.name}`}>
+    <article ref={card} class="card stack" data-program={p.id} data-ended={ended?.status} tabIndex={-1} aria-label={`${t('panel.program')}: ${p.name}`}>
       <div class="row">
         <strong>{p.name}</strong>
         <span class="muted">{clockTime(p.startedAt)}</span>

@@ -478,6 +478,35 @@ describe('side panel', () => {
     expect(document.activeElement).toBe(root.querySelector('#runs [data-run="run-1"]'));
   });
 
+  it('Stop from the keyboard leaves the focus on the ended card that says how it ended, not on the page\'s body', () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const draw = (over: Partial<LiveState>): void => {
+      act(() => render(<SidePanelView state={state(over)} actions={actions} />, root));
+    };
+    draw({ programs: [PROGRAM], output: { 'p-1': 'listening on 5173\n' } });
+    const stop = root.querySelector<HTMLButtonElement>('#programs [data-stop-program="p-1"]')!;
+    stop.focus();
+    act(() => trustedClick(stop));
+    expect(calls).toContain('stop p-1');
+    // the companion says it ended: its card is drawn among the ended ones, the running one goes
+    const ended = { program: { ...PROGRAM, status: 'terminated' as const }, status: 'terminated' as const, returncode: null };
+    draw({ programs: [PROGRAM], ended: [ended], output: { 'p-1': 'listening on 5173\n' } });
+    const card = root.querySelector<HTMLElement>('#programs-ended [data-program="p-1"]')!;
+    expect(document.activeElement).toBe(card);
+    expect(card.textContent).toContain('stopped');
+    // one that ends by itself while its output is read: the same; one ending while the focus is elsewhere takes nothing
+    const other = { ...PROGRAM, id: 'p-2', name: 'test' };
+    const third = { ...PROGRAM, id: 'p-3', name: 'lint' };
+    draw({ programs: [other, third], ended: [ended] });
+    root.querySelector<HTMLElement>('#programs [data-output="p-2"]')!.focus();
+    draw({ programs: [third], ended: [{ program: other, status: 'failure', returncode: 1 }, ended] });
+    expect(document.activeElement).toBe(root.querySelector('#programs-ended [data-program="p-2"]'));
+    const search = root.querySelector<HTMLElement>('#audit-search')!;
+    search.focus();
+    draw({ programs: [], ended: [{ program: third, status: 'completed', returncode: 0 }, { program: other, status: 'failure', returncode: 1 }, ended] });
+    expect(document.activeElement).toBe(search);
+  });
+
   it("a recent run's cut result says how much is not kept, its words following the count", () => {
     const root = mount(<SidePanelView state={state({ runs: [{ ...RUN, resultCut: 1 }, { ...RUN, runId: 'run-2', resultCut: 250 }] })} actions={actions} />);
     expect([...root.querySelectorAll('#runs [data-run] details p')].map((p) => p.textContent!.split(':')[0])).toEqual([
