@@ -40,6 +40,19 @@ export function decideThenFocus(approvals: readonly Approval[], approval: Approv
 }
 
 /**
+ * After `action`, the focus it took from its button (gone with its row, or disabled once done) goes to `target`, which
+ * says what became of it: it dropped to the page's body, where a screen reader starts again from the top. Left alone
+ * if the person has moved it.
+ */
+export function thenFocus(action: void | Promise<void>, target: () => HTMLElement | null): Promise<void> {
+  return Promise.resolve(action).then(() => {
+    const active = document.activeElement as HTMLElement | null;
+    if (active && active !== document.body && active.isConnected && !(active instanceof HTMLButtonElement && active.disabled)) return;
+    target()?.focus();
+  });
+}
+
+/**
  * One approval waiting for the person: what would happen (each action of a plan with its class, the command and
  * its working directory, the diff of every file), then Approve / Approve for this conversation / Deny.
  * Stable selectors: `[data-approval=<id>]`, buttons `[data-decision=approve|approve-conversation|deny]`.

@@ -21,7 +21,7 @@ export function PageHeader(props: {
         <img src="/icon/32.png" width="22" height="22" alt="" />
         <h1>chatbridge</h1>
         <span class="spacer" />
-        <span id="connection" class="pill" data-state={state} role="status" title={detail}>
+        <span id="connection" class="pill" data-state={state} role="status" title={detail} tabIndex={-1}>
           {props.connection ? t(`conn.${state}`) : '…'}
         </span>
       </header>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApprovalCard, decideThenFocus } from './approval-card';
+import { ApprovalCard, decideThenFocus, thenFocus } from './approval-card';
 import { t, tn } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
@@ -26,7 +26,7 @@ export interface PopupDeps extends SiteStore {
   refresh?: () => void;
 }
 
-function Pairing(props: { companionUrl: string; onPair: (code: string, url: string) => Promise<void> }) {
+function Pairing(props: { companionUrl: string; error: string; onPair: (code: string, url: string) => Promise<void> }) {
   const [code, setCode] = useState('');
   const [url, setUrl] = useState(props.companionUrl);
   // The code stays after a refusal, to be read and mended; once paired this step is not drawn at all.
@@ -53,6 +53,9 @@ function Pairing(props: { companionUrl: string; onPair: (code: string, url: stri
           spellcheck={false}
           placeholder={t('popup.pairCode')}
           aria-label={t('popup.pairCode')}
+          // a refused code is said in #error: read with the field, which is marked so
+          aria-describedby="error"
+          aria-invalid={props.error !== ''}
           value={code}
           onInput={(e) => setCode(e.currentTarget.value)}
           style="flex:1"
@@ -82,7 +85,14 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
   return (
     <main class="stack" style="padding:12px;gap:12px">
       <PageHeader connection={state.connection} error={state.error} />
-      {connection === 'unpaired' && <Pairing companionUrl={deps.companionUrl} onPair={(code, url) => live.pair(code, url)} />}
+      {connection === 'unpaired' && (
+        <Pairing
+          companionUrl={deps.companionUrl}
+          error={state.error}
+          // paired, the step goes with the focus on it: the focus to the connection's state, which says what came of it
+          onPair={(code, url) => thenFocus(live.pair(code, url), () => document.getElementById('connection'))}
+        />
+      )}
       {deps.openSidePanel && (
         <button id="open-sidepanel" type="button" class="row" onClick={trusted(deps.openSidePanel)}>
           <span>{t('popup.openSidePanel')}</span>

@@ -3,7 +3,7 @@ import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, Pro
 import { revealHidden } from '../../shared/reveal-hidden';
 import { ERROR_CODES } from '../../shared/errors';
 import type { RecentRun } from '../messaging';
-import { ApprovalCard, decideThenFocus } from './approval-card';
+import { ApprovalCard, decideThenFocus, thenFocus } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, tn, type MessageKey } from './i18n';
 import { useLive, type EndedProgram, type Live, type LiveState } from './live';
@@ -27,19 +27,6 @@ export interface PanelActions {
 }
 
 const AUDIT_SHOWN = 200;
-
-/**
- * After `action`, the focus it took from its button (gone with its row, or disabled once done) goes to `target`, which
- * says what became of it: it dropped to the page's body, where a screen reader starts again from the top. Left alone
- * if the person has moved it.
- */
-function thenFocus(action: void | Promise<void>, target: () => HTMLElement | null): void {
-  void Promise.resolve(action).then(() => {
-    const active = document.activeElement as HTMLElement | null;
-    if (active && active !== document.body && active.isConnected && !(active instanceof HTMLButtonElement && active.disabled)) return;
-    target()?.focus();
-  });
-}
 
 /** The element of a list whose `attribute` is `value`. */
 function rowOf(attribute: string, value: string): HTMLElement | null {

@@ -779,6 +779,33 @@ describe('popup', () => {
     expect(root.querySelector<HTMLInputElement>('#pair-code')!.value).toBe('GGADXYNW');
   });
 
+  it('a refused code is read with its field, marked invalid; once paired the focus goes to the connection state, not the body', async () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    let shown = state({ connection: { state: 'unpaired', companionUrl: '' } });
+    const draw = (): void => act(() => render(<PopupView state={shown} deps={deps()} live={{ ...live, pair }} />, root));
+    // as the live data does: the state is drawn with what the pairing did, then it resolves
+    let accept = false;
+    async function pair(): Promise<void> {
+      shown = accept ? state({ connection: { state: 'connected', companionUrl: '' } }) : { ...shown, error: 'Wrong pairing code: 4 tries left' };
+      draw();
+    }
+    draw();
+    const code = root.querySelector<HTMLInputElement>('#pair-code')!;
+    expect(code.getAttribute('aria-describedby')).toBe('error');
+    expect(code.getAttribute('aria-invalid')).toBe('false');
+    const button = root.querySelector<HTMLButtonElement>('#pair-button')!;
+    button.focus();
+    await act(async () => trustedClick(button));
+    expect(root.querySelector(`#${code.getAttribute('aria-describedby')}`)!.textContent).toBe('Wrong pairing code: 4 tries left');
+    expect(code.getAttribute('aria-invalid')).toBe('true');
+    expect(document.activeElement).toBe(button);
+    accept = true;
+    await act(async () => trustedClick(button));
+    expect(root.querySelector('#pair-code')).toBeNull();
+    expect(document.activeElement).toBe(root.querySelector('#connection'));
+    expect(document.activeElement!.textContent).toBe('chatbridge connected');
+  });
+
   it('Forget token asks first: one click only asks, the second forgets (pairing again needs a new code)', () => {
     const calls: string[] = [];
     const root = mount(<PopupView state={state()} deps={deps()} live={{ ...live, unpair: async () => void calls.push('unpair') }} />);
