@@ -19,6 +19,8 @@ export interface ChipApproval {
   diff?: string | undefined;
   command?: string | undefined;
   cwd?: string | undefined;
+  /** the diff's place holds the arguments of a tool of the person's MCP server, not changes: named so */
+  arguments?: boolean | undefined;
   /** a plan's actions, each with its class: the card lists every one */
   actions?: Array<{ risk: string; label: string }> | undefined;
   /** false in a chat without a conversation id yet, where the companion grants nothing conversation-wide */
@@ -350,7 +352,7 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     snippet.textContent = preview.split('\n').find((line) => line.trim() !== '' && !/^\s*(```|~~~)/.test(line))?.slice(0, 120) ?? '';
     summary.append(tag, snippet);
     // Whole: where the chat box and the clipboard both refused it, the person copies it from here.
-    const pre = scrollBox(d);
+    const pre = scrollBox(d, t('chipView.result'));
     pre.textContent = preview;
     details.append(summary, pre);
     details.addEventListener('toggle', () => {
@@ -528,14 +530,14 @@ function approvalCard(
     card.append(list);
   }
   if (approval.command !== undefined) {
-    const pre = scrollBox(doc);
+    const pre = scrollBox(doc, t('chipView.command'));
     pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}`;
     card.append(pre);
   }
   if (approval.diff !== undefined) {
-    card.append(diffBlock(doc, approval.diff));
+    card.append(diffBlock(doc, approval.diff, t(approval.arguments ? 'panel.arguments' : 'panel.diff')));
   } else if (approval.command === undefined && approval.paths.length > 0) {
-    const pre = scrollBox(doc);
+    const pre = scrollBox(doc, t('chipView.paths'));
     pre.textContent = approval.paths.join('\n');
     card.append(pre);
   }
@@ -550,16 +552,20 @@ function approvalCard(
   return card;
 }
 
-/** A `pre` (at most 240 px high, scrolling past that) that is a keyboard stop, so its rest is reached without a mouse. */
-function scrollBox(doc: Document): HTMLPreElement {
+/**
+ * A `pre` (at most 240 px high, scrolling past that) that is a keyboard stop, so its rest is reached without a mouse;
+ * named for what it holds, as a screen reader reaching the stop says only its name (else an unnamed group).
+ */
+function scrollBox(doc: Document, name: string): HTMLPreElement {
   const pre = doc.createElement('pre');
   pre.tabIndex = 0;
+  pre.setAttribute('aria-label', name);
   return pre;
 }
 
 /** A unified diff with its added, removed and hunk lines coloured; every line is text. */
-function diffBlock(doc: Document, diff: string): HTMLElement {
-  const pre = scrollBox(doc);
+function diffBlock(doc: Document, diff: string, name: string): HTMLElement {
+  const pre = scrollBox(doc, name);
   for (const line of diff.split('\n')) {
     const span = doc.createElement('span');
     const kind = line.startsWith('+++') || line.startsWith('---') ? '' : line.startsWith('+') ? 'ins' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';

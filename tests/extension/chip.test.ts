@@ -4,6 +4,7 @@ import { chipWithRoot } from './chip-root';
 import { readPageTheme, watchPageTheme } from '../../extension/ui/page-theme';
 import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, userRow } from './page-harness';
 import { contrast } from './contrast';
+import { useLocale } from './i18n-fake';
 
 /** A key pressed by a person while the chip (or a button in it) has the focus. */
 function press(target: EventTarget, key: string, init: KeyboardEventInit = {}): KeyboardEvent {
@@ -106,6 +107,25 @@ describe('chip states', () => {
     expect(root.querySelector('.card pre .ins')?.textContent).toBe('+<i>new</i>\n');
     expect(root.querySelector('.card pre .hunk')?.textContent).toBe('@@ -1 +1 @@\n');
     expect(root.querySelector('.card b, .card i')).toBeNull();
+  });
+
+  it('names each box that scrolls, as it is a keyboard stop: the diff, an MCP tool\'s arguments, the command, the paths, the result', () => {
+    const { chip, root } = chipWithRoot();
+    const names = (): Array<string | null> => [...root.querySelectorAll('pre')].map((pre) => (pre.tabIndex === 0 ? pre.getAttribute('aria-label') : 'not a stop'));
+    chip.update(APPROVAL);
+    expect(names()).toEqual(['The changes, file by file']);
+    chip.update({ ...APPROVAL, approval: { ...APPROVAL.approval!, tool: 'notes.add', diff: '{\n  "text": "hi"\n}', arguments: true } });
+    expect(names()).toEqual(['The arguments the tool is called with']);
+    chip.update({ ...APPROVAL, approval: { tool: 'shell.exec', title: 'Run npm test', paths: [], command: 'npm test', cwd: '/w' } });
+    expect(names()).toEqual(['The command and where it runs']);
+    chip.update({ ...APPROVAL, approval: { tool: 'fs.read', title: 'Read 2 files', paths: ['/w/a', '/w/b'] } });
+    expect(names()).toEqual(['The paths']);
+    chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'NOT_FOUND' });
+    expect(names()).toEqual(['Result']);
+    useLocale('zh_CN');
+    const zh = chipWithRoot();
+    zh.chip.update({ ...APPROVAL, approval: { tool: 'shell.exec', title: 'Run npm test', paths: [], command: 'npm test', cwd: '/w' } });
+    expect(zh.root.querySelector('pre')!.getAttribute('aria-label')).toBe('命令及其运行位置');
   });
 
   it('puts the companion\'s warning about hidden characters first in the card, as an alert; none without one', () => {

@@ -715,6 +715,20 @@ describe('page: approvals and long runs', () => {
     );
   });
 
+  it("the chat's card names an MCP server tool's arguments so, not changes: the box that scrolls is read by that name", async () => {
+    const mcp: Approval = {
+      ...APPROVAL,
+      tool: 'notes.add',
+      preview: { title: 'notes: add', paths: [], diff: '{\n  "text": "hi"\n}', heading: { kind: 'mcp', server: 'notes', tool: 'add' } },
+    };
+    const h = start(buildPage(), { script: { respond: pending, approvals: [mcp] } });
+    await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    await until(() => chipStates().includes('approval'));
+    const box = roots.get(document.querySelector('[data-chatbridge-chip]')!)!.querySelector('.card pre')!;
+    expect(box.textContent).toContain('"text": "hi"');
+    expect(box.getAttribute('aria-label')).toBe('The arguments the tool is called with');
+  });
+
   it('in a chat without a conversation id the chip offers no "approve for this conversation" (the companion grants nothing there)', async () => {
     const unsaved = { ...APPROVAL, conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` };
     const h = start(buildPage(), { pathname: '/', script: { respond: pending, approvals: [unsaved] } });

@@ -782,7 +782,9 @@ describe('popup', () => {
   it('a refused code is read with its field, marked invalid; once paired the focus goes to the connection state, not the body', async () => {
     const root = document.body.appendChild(document.createElement('div'));
     let shown = state({ connection: { state: 'unpaired', companionUrl: '' } });
-    const draw = (): void => act(() => render(<PopupView state={shown} deps={deps()} live={{ ...live, pair }} />, root));
+    const draw = (): void => {
+      act(() => render(<PopupView state={shown} deps={deps()} live={{ ...live, pair }} />, root));
+    };
     // as the live data does: the state is drawn with what the pairing did, then it resolves
     let accept = false;
     async function pair(): Promise<void> {
