@@ -80,8 +80,6 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
     if (deps.prompts && prompts.current && !prompts.current.contains(deps.prompts)) prompts.current.append(deps.prompts);
   }, [deps.prompts]);
   const [enableHere, setEnableHere] = useState(deps.enableHere);
-  // Forgetting the token cannot be undone here (pairing again needs a new code from the terminal): it asks first.
-  const [forgetting, setForgetting] = useState(false);
   return (
     <main class="stack" style="padding:12px;gap:12px">
       <PageHeader connection={state.connection} error={state.error} />
@@ -140,19 +138,30 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
         )}
       </section>
       <div ref={prompts} />
-      {connection !== 'unpaired' && (
-        <details>
-          <summary>{t('popup.connectionDetails')}</summary>
-          <div class="row" style="padding-top:6px">
-            <span class="mono">{state.connection?.companionUrl || deps.companionUrl}</span>
-            <span class="spacer" />
-            <button id="unpair-button" type="button" onClick={trusted(() => (forgetting ? void live.unpair() : setForgetting(true)))}>
-              {t(forgetting ? 'popup.unpairConfirm' : 'popup.unpair')}
-            </button>
-          </div>
-        </details>
-      )}
+      {connection !== 'unpaired' && <ForgetToken companionUrl={state.connection?.companionUrl || deps.companionUrl} unpair={() => live.unpair()} />}
     </main>
+  );
+}
+
+/**
+ * The connection's details with Forget token. Forgetting cannot be undone here (pairing again needs a new code from
+ * the terminal): it asks first, and asks again after a pairing (drawn anew, not left asking from before). Forgotten,
+ * this goes with the focus on its button: the focus to the connection's state, which says it is not paired.
+ */
+function ForgetToken(props: { companionUrl: string; unpair: () => Promise<void> }) {
+  const [forgetting, setForgetting] = useState(false);
+  const forget = (): void => void thenFocus(props.unpair(), () => document.getElementById('connection'));
+  return (
+    <details>
+      <summary>{t('popup.connectionDetails')}</summary>
+      <div class="row" style="padding-top:6px">
+        <span class="mono">{props.companionUrl}</span>
+        <span class="spacer" />
+        <button id="unpair-button" type="button" onClick={trusted(() => (forgetting ? forget() : setForgetting(true)))}>
+          {t(forgetting ? 'popup.unpairConfirm' : 'popup.unpair')}
+        </button>
+      </div>
+    </details>
   );
 }
 

@@ -819,6 +819,39 @@ describe('popup', () => {
     expect(calls).toEqual(['unpair']);
   });
 
+  it('Forget token asks first again after pairing anew in the same popup; forgotten, the focus goes to the connection state', async () => {
+    const calls: string[] = [];
+    const root = document.body.appendChild(document.createElement('div'));
+    let shown = state();
+    const draw = (): void => {
+      act(() => render(<PopupView state={shown} deps={deps()} live={{ ...live, unpair, pair }} />, root));
+    };
+    // as the live data does: the state is drawn with what was done, then the action resolves
+    async function unpair(): Promise<void> {
+      calls.push('unpair');
+      shown = state({ connection: { state: 'unpaired', companionUrl: '' } });
+      draw();
+    }
+    async function pair(): Promise<void> {
+      shown = state();
+      draw();
+    }
+    draw();
+    const forget = root.querySelector<HTMLButtonElement>('#unpair-button')!;
+    act(() => trustedClick(forget));
+    forget.focus();
+    await act(async () => trustedClick(forget));
+    expect(calls).toEqual(['unpair']);
+    expect(document.activeElement).toBe(root.querySelector('#connection'));
+    expect(document.activeElement!.textContent).toBe('chatbridge not paired');
+    await act(async () => trustedClick(root.querySelector('#pair-button')!));
+    const again = root.querySelector<HTMLButtonElement>('#unpair-button')!;
+    expect(again.textContent).toBe('Forget token');
+    act(() => trustedClick(again));
+    expect(calls).toEqual(['unpair']);
+    expect(again.textContent).toBe('Forget the token? Pairing again needs a new code');
+  });
+
   it('site cards: switches disabled until the settings are read, then they write what the person sets; a number out of range is refused, saying why', async () => {
     const written: string[] = [];
     const root = mount(<PopupView state={state()} deps={deps({ written })} live={live} />);
