@@ -284,6 +284,11 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
       return words.every((word) => text.includes(word));
     });
   }, [props.records, query]);
+  const count = t('panel.auditMatches', [matches.length, tn('panel.records', props.records.length)]);
+  // A screen reader is told the count as the answer to a search, not each time a run adds a record (every block run
+  // would be said, as '12 of 12 records', wherever the person is in the panel): said anew only when the words change.
+  const [said, setSaid] = useState('');
+  useEffect(() => setSaid(query.trim() ? count : ''), [query]);
   return (
     <div class="stack">
       <input
@@ -294,9 +299,12 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
         value={query}
         onInput={(e) => setQuery(e.currentTarget.value)}
       />
-      <div class="muted" id="audit-count" aria-live="polite">
-        {t('panel.auditMatches', [matches.length, tn('panel.records', props.records.length)])}
+      <div class="muted" id="audit-count">
+        {count}
       </div>
+      <p class="sr-only" role="status" id="audit-said">
+        {said}
+      </p>
       <div id="audit">
         {matches.length === 0 ? (
           <Empty loaded={props.loaded} text="panel.noAudit" />

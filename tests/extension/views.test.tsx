@@ -718,6 +718,36 @@ describe('side panel', () => {
     expect([...root.querySelectorAll('#audit [data-audit]')].map((el) => el.getAttribute('data-audit'))).toEqual(['a-2']);
   });
 
+  it("the audit log's count is said as the answer to a search, not each time a run adds a record", () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const draw = (records: AuditItem[]): void => {
+      act(() => render(<SidePanelView state={state({ audit: records })} actions={actions} />, root));
+    };
+    const first = [audit({ auditId: 'a-1', tool: 'fs.write' })];
+    draw(first);
+    const live = [...root.querySelectorAll('[aria-live], [role="status"], [role="alert"]')].filter((el) => el.closest('#audit-log-title + *'));
+    const spoken = (): string[] => live.map((el) => el.textContent!);
+    expect(spoken()).toEqual(['']);
+    // runs come in while the person is elsewhere in the panel: the visible count follows, nothing is said
+    draw([audit({ auditId: 'a-2', tool: 'shell.exec', paths: [], commands: ['npm test'] }), ...first]);
+    expect(root.querySelector('#audit-count')!.textContent).toBe('2 of 2 records');
+    expect(spoken()).toEqual(['']);
+    const search = root.querySelector<HTMLInputElement>('#audit-search')!;
+    act(() => {
+      search.value = 'shell';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    expect(spoken()).toEqual(['1 of 2 records']);
+    draw([audit({ auditId: 'a-3', tool: 'shell.exec', paths: [], commands: ['npm run lint'] }), audit({ auditId: 'a-2', tool: 'shell.exec', paths: [], commands: ['npm test'] }), ...first]);
+    expect(root.querySelector('#audit-count')!.textContent).toBe('2 of 3 records');
+    expect(spoken()).toEqual(['1 of 2 records']);
+    act(() => {
+      search.value = '';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    expect(spoken()).toEqual(['']);
+  });
+
   it('reads the approval to open on from its address, and nothing else', () => {
     expect(approvalFromHash('#approval=confirm-0123abcd')).toBe('confirm-0123abcd');
     expect(approvalFromHash('#approval=')).toBeUndefined();
