@@ -75,7 +75,9 @@ function SiteCard(props: {
                 return;
               }
               const kept = String(Math.round(settings[name] / 1000));
-              setRefused((now) => ({ ...now, [name]: t('popup.secondsRange', [input.value, min, max, kept]) }));
+              // an emptied field, or what the browser could not read as a number (its value is then ''), is not quoted as ""
+              const why = input.value.trim() === '' ? t('popup.secondsRangeUnread', [min, max, kept]) : t('popup.secondsRange', [input.value, min, max, kept]);
+              setRefused((now) => ({ ...now, [name]: why }));
               input.value = kept;
             }}
           />

@@ -913,6 +913,13 @@ describe('popup', () => {
     expect(wait.getAttribute('aria-invalid')).toBe('true');
     expect(wait.getAttribute('aria-describedby')).toBe(said.id);
     expect(wait.value).toBe('30');
+    // emptied (or typed as something the browser does not read as a number, whose value is then empty): not quoted as ""
+    act(() => {
+      wait.value = '';
+      wait.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    expect(root.querySelector('[data-setting-error="chatgpt.approvalWaitMs"]')!.textContent).toBe('Not a number of seconds from 5 to 3600; it stays 30');
+    expect(wait.value).toBe('30');
     act(() => {
       wait.value = '60';
       wait.dispatchEvent(new Event('change', { bubbles: true }));
