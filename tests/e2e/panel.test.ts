@@ -142,6 +142,8 @@ describeE2E('side panel and badge end to end', () => {
     const ended = panel.locator(`#programs-ended [data-program="${programId}"]`);
     await expect.poll(() => ended.getAttribute('data-ended'), { timeout: 30_000 }).toBe('terminated');
     expect(await ended.locator('[data-output]').textContent()).toMatch(/tick 2/);
+    // the focus Stop had went with its card to the ended one, which says how it ended, not to the page's body
+    expect(await panel.evaluate(() => document.activeElement?.closest('#programs-ended [data-program]')?.getAttribute('data-program'))).toBe(programId);
     await waitForChipState(chat, 0, ['done', 'failed']);
     await panel.close();
     await chat.close();
