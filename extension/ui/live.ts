@@ -71,6 +71,15 @@ export interface Live {
   close(): void;
 }
 
+/**
+ * The connection as a page shows it. While the companion is away the socket tries again and again (backoff up to
+ * 30 s), each try going from disconnected to connecting and back: shown, the state's live region said both each time
+ * and the hint under it came and went. A try is not shown; connected, unpaired or a new reason are.
+ */
+function steady(before: ConnectionInfo | null, next: ConnectionInfo): ConnectionInfo {
+  return before?.state === 'disconnected' && next.state === 'connecting' ? before : next;
+}
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -122,7 +131,7 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
         auditHave !== wanted ? load('audit', 'audit', 'audit', { limit: AUDIT_LIMIT }, (list) => list) : {},
       ]);
       if ('audit' in Object.assign({}, ...patches)) auditHave = wanted;
-      set(Object.assign({ connection, loaded: true }, ...patches));
+      set(Object.assign({ connection: steady(state.connection, connection), loaded: true }, ...patches));
     })().finally(() => (refreshing = null));
     return refreshing;
   };
@@ -154,7 +163,7 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
     }
   };
   const disconnect = source.connect((push) => {
-    if (push.type === 'connection') set({ connection: push.connection });
+    if (push.type === 'connection') set({ connection: steady(state.connection, push.connection) });
     else onEvent(push.event);
     if (push.type === 'connection' && push.connection.state === 'connected') {
       auditWanted += 1;

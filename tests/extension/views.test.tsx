@@ -1206,6 +1206,42 @@ describe('live data for the popup and side panel', () => {
     live.close();
   });
 
+  it("the companion away: each of the socket's tries again is not shown, so the state's live region and the hint under it hold still", async () => {
+    const connection = { current: CONNECTED };
+    const source = fakeSource({});
+    source.ask = (async (type: RequestType) => {
+      if (type === 'connection') return connection.current;
+      throw new Error(`${type}: companion not reachable`);
+    }) as typeof source.ask;
+    const live = createLive(source, [], { refreshMs: 60_000 });
+    await live.refresh();
+    const root = document.body.appendChild(document.createElement('div'));
+    const draw = (): void => {
+      act(() => render(<SidePanelView state={live.get()} actions={{ decide() {}, forgetGrant() {}, undo() {}, stopProgram() {} }} />, root));
+    };
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    const trying: ConnectionInfo = { state: 'connecting', companionUrl: 'http://127.0.0.1:17890' };
+    source.push({ type: 'connection', connection: away });
+    draw();
+    const pill = root.querySelector('#connection')!;
+    expect(pill.textContent).toBe('chatbridge disconnected');
+    // the socket tries again (as it does every 1 to 30 s), from a push and from a refresh
+    source.push({ type: 'connection', connection: trying });
+    draw();
+    expect(pill.textContent).toBe('chatbridge disconnected');
+    expect(root.querySelector('#connection-hint')).not.toBeNull();
+    connection.current = trying;
+    await live.refresh();
+    draw();
+    expect(pill.textContent).toBe('chatbridge disconnected');
+    source.push({ type: 'connection', connection: away });
+    source.push({ type: 'connection', connection: CONNECTED });
+    draw();
+    expect(pill.textContent).toBe('chatbridge connected');
+    expect(root.querySelector('#connection-hint')).toBeNull();
+    live.close();
+  });
+
   it("an action's error is shown and the lists stay when the companion goes away", async () => {
     const source = fakeSource({ connection: CONNECTED, approvals: [approval()] });
     const live = createLive(source, ['approvals'], { refreshMs: 60_000 });
