@@ -1,5 +1,6 @@
 import type { ConnectionState } from '../companion/socket';
 import { t, type MessageKey } from './i18n';
+import { isRetry } from './connection-retry';
 
 // The tip shows on hover and on keyboard focus: a title on the badge never showed, its host letting the pointer through.
 // Hover is the pointer over the badge's box (`data-hover`), as the badge lets the pointer through to the page. A tip
@@ -48,9 +49,13 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
     disconnected: '#cf222e',
     unpaired: '#59636e',
   };
+  let shown: ConnectionState | undefined;
   return {
     host,
     update(state, detail) {
+      // a try again while the companion is away: the tip being read (or put away with Escape) stays as it is
+      if (isRetry(shown, state)) return;
+      shown = state;
       host.setAttribute('data-chatbridge-connection', state);
       badge.style.background = colors[state];
       badge.textContent = t(`conn.${state}` as MessageKey);

@@ -2,6 +2,7 @@ import { browser } from 'wxt/browser';
 import { useEffect, useState } from 'preact/hooks';
 import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, ProgramItem, WsEvent } from '../companion/api-types';
 import { ask, PAGE_PORT, type ConnectionInfo, type PagePush, type RecentRun, type RequestMap, type RequestType } from '../messaging';
+import { isRetry } from './connection-retry';
 import { tn } from './i18n';
 
 /**
@@ -71,13 +72,9 @@ export interface Live {
   close(): void;
 }
 
-/**
- * The connection as a page shows it. While the companion is away the socket tries again and again (backoff up to
- * 30 s), each try going from disconnected to connecting and back: shown, the state's live region said both each time
- * and the hint under it came and went. A try is not shown; connected, unpaired or a new reason are.
- */
+/** The connection as a page shows it: a try again while the companion is away is not shown (isRetry). */
 function steady(before: ConnectionInfo | null, next: ConnectionInfo): ConnectionInfo {
-  return before?.state === 'disconnected' && next.state === 'connecting' ? before : next;
+  return before && isRetry(before.state, next.state) ? before : next;
 }
 
 function message(error: unknown): string {

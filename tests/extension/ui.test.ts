@@ -176,8 +176,19 @@ describe('indicator', () => {
     badge().dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true }));
     expect(tip()?.hasAttribute('data-dismissed')).toBe(true);
     expect(reached).toEqual([]);
+    // the socket trying again while the companion is away (every 1 to 30 s) neither brings the tip back nor hides it
+    indicator.update('connecting');
+    expect(tip()?.hasAttribute('data-dismissed')).toBe(true);
+    expect(badge().textContent).toBe('chatbridge 未连接');
+    indicator.update('disconnected', 'closed (1006)');
+    expect(tip()?.hasAttribute('data-dismissed')).toBe(true);
     badge().dispatchEvent(new FocusEvent('blur'));
     expect(tip()?.hasAttribute('data-dismissed')).toBe(false);
+    pointer(940, 710);
+    indicator.update('connecting');
+    expect(badge().hasAttribute('data-hover')).toBe(true);
+    expect(tip()?.textContent).toBe(`${t('conn.disconnectedTip')} (closed (1006))`);
+    pointer(940, 650);
 
     indicator.update('unpaired', t('conn.tokenRefused'));
     expect(tip()?.textContent).toBe(t('conn.tokenRefused'));
