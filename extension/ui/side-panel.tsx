@@ -114,7 +114,7 @@ function ProgramCard(props: { program: ProgramItem; output: string; onStop?: () 
           {t('panel.cwd')}: {revealHidden(p.cwd, { oneLine: true })}
         </div>
       </div>
-      <pre class="output" data-output={p.id} tabIndex={0} aria-label={t('panel.output')}>
+      <pre class="output" data-output={p.id} tabIndex={0} aria-label={`${t('panel.output')}: ${p.name}`}>
         {props.output || t('panel.noOutputYet')}
       </pre>
     </article>

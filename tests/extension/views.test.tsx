@@ -498,6 +498,8 @@ describe('side panel', () => {
     const other = { ...PROGRAM, id: 'p-2', name: 'test' };
     const third = { ...PROGRAM, id: 'p-3', name: 'lint' };
     draw({ programs: [other, third], ended: [ended] });
+    // each output box is a keyboard stop named with its program: 'Output' alone, three times, told none apart
+    expect([...root.querySelectorAll('[data-output]')].map((box) => box.getAttribute('aria-label'))).toEqual(['Output: test', 'Output: lint', 'Output: dev']);
     root.querySelector<HTMLElement>('#programs [data-output="p-2"]')!.focus();
     draw({ programs: [third], ended: [{ program: other, status: 'failure', returncode: 1 }, ended] });
     expect(document.activeElement).toBe(root.querySelector('#programs-ended [data-program="p-2"]'));
