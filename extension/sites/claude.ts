@@ -18,7 +18,8 @@ import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isBu
  *                     button + div.overflow-x-auto > pre.code-block__code > code.language-xxx (react-syntax-highlighter)
  *              2024: pre > div > label div + Copy + pre.code-block__code > code.language-xxx
  *   composer   fieldset div.ProseMirror[contenteditable="true"] (data-testid="chat-input" on some builds)
- *   send       button[aria-label="Send message"] (2024: "Send Message"), disabled while the composer is empty
+ *   send       button[aria-label="Send message"] (2024: "Send Message"), disabled while the composer is empty; labelled
+ *              in the page's language, it draws the send icon (an arrow pointing up) in the composer
  *   generating button[aria-label="Stop response"] (also "Stop Response"; in the composer, labelled in the page's
  *              language, it draws the stop icon: a square in a circle); the turn wrapper says data-is-streaming="true"
  *   url        /new → /chat/<uuid>
@@ -28,6 +29,10 @@ import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isBu
 /** The composer's button drawing the stop icon (a square in a circle), labelled in the page's language. */
 const STOP_ICON_BUTTON =
   'fieldset button:has(path[d="M128,20A108,108,0,1,0,236,128,108.12,108.12,0,0,0,128,20Zm0,192a84,84,0,1,1,84-84A84.09,84.09,0,0,1,128,212Zm40-112v56a12,12,0,0,1-12,12H100a12,12,0,0,1-12-12V100a12,12,0,0,1,12-12h56A12,12,0,0,1,168,100Z"])';
+
+/** The composer's button drawing the send icon (an arrow pointing up), labelled in the page's language. */
+const SEND_ICON_BUTTON =
+  'fieldset button:has(path[d="M208.49,120.49a12,12,0,0,1-17,0L140,69V216a12,12,0,0,1-24,0V69L64.49,120.49a12,12,0,0,1-17-17l72-72a12,12,0,0,1,17,0l72,72A12,12,0,0,1,208.49,120.49Z"])';
 
 // 2026-11: newest layout first; .font-claude-message is the 2024 class.
 const MESSAGE_SELECTOR = '[data-testid="user-message"], .font-user-message, .font-claude-response, .font-claude-message';
@@ -106,7 +111,9 @@ export const claude = defineSite({
     ]);
   },
   sendButton(doc) {
-    return firstMatch(doc, ['button[aria-label="Send message"]', 'button[aria-label="Send Message"]', 'fieldset button[type="submit"]']);
+    // The label is in the page's language: on a page in another language only the composer's button drawing the
+    // send arrow names it (the result was sent with Enter after the send control's whole wait).
+    return firstMatch(doc, ['button[aria-label="Send message"]', 'button[aria-label="Send Message"]', 'fieldset button[type="submit"]', SEND_ICON_BUTTON]);
   },
   isSendDisabled: isButtonDisabled,
   isGenerating(doc) {

@@ -624,6 +624,40 @@ describe("Claude's stop control where the page is not in English", () => {
   });
 });
 
+describe("Claude's send control where the page is not in English", () => {
+  it('is the composer button showing the send arrow, whatever its label says, and a submit clicks it', async () => {
+    for (const label of ['发送消息', 'Nachricht senden']) {
+      const doc = loadFixture('claude/2026-11-thinking-idle.html');
+      const button = doc.querySelector<HTMLButtonElement>('fieldset button[aria-label="Send message"]')!;
+      button.setAttribute('aria-label', label);
+      expect(claude.sendButton(doc), label).toBe(button);
+      expect(claude.isSendDisabled(button), label).toBe(true);
+      // Typed into: the page enables the button, and a press on it sends (the box empties).
+      const editor = claude.editor(doc)!;
+      editor.textContent = 'read README.md';
+      button.disabled = false;
+      const clicks: string[] = [];
+      button.addEventListener('click', () => {
+        clicks.push(editor.textContent ?? '');
+        editor.textContent = '';
+      });
+      const result = await submitEditor(claude, doc, editor, { buttonTimeoutMs: 200, verifyTimeoutMs: 200 });
+      expect(result, label).toEqual({ ok: true, method: 'click' });
+      expect(clicks, label).toEqual(['read README.md']);
+    }
+  });
+
+  it('is never the attachments button beside it, nor the arrow drawn outside the composer', () => {
+    const doc = loadFixture('claude/2026-11-thinking-idle.html');
+    const button = doc.querySelector('fieldset button[aria-label="Send message"]')!;
+    button.setAttribute('aria-label', 'Envoyer le message');
+    button.remove();
+    expect(claude.sendButton(doc)).toBeNull();
+    doc.querySelector('.font-claude-response')!.append(button);
+    expect(claude.sendButton(doc)).toBeNull();
+  });
+});
+
 describe('serializer round trip on these sites: findBlocks(serialize(renderLikeSite(md))) equals findBlocks(md)', () => {
   describeRoundTrips(
     Object.fromEntries(
