@@ -1,4 +1,4 @@
-import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, plainText, positionKey, type MessageRole } from './define-site';
+import { codeMirrorText, commonAncestor, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, outermost, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce; see SITES.md for the sources):
@@ -10,7 +10,8 @@ import { codeMirrorText, defineSite, firstMatch, firstWordOutside, isButtonDisab
  *                [data-chatgpt-search-unit-key$=":assistant"|":user"][data-chatgpt-search-message-ids] (the person's
  *                unit may carry only data-content-search-unit-key, with the same role suffix); the unit key
  *                is no id ("fallback-turn-0:2:assistant" repeats from turn to turn); the message ids and the turn key are
- *   answer     .markdown (also .markdown.prose) or [data-markdown-text-style="assistant-message"] inside the message
+ *   answer     .markdown (also .markdown.prose) or [data-markdown-text-style="assistant-message"] inside the message;
+ *              09–11/2026: a unit listing several message ids holds one such body per message
  *   code       2026: pre > …header label… + button[aria-label="Copy"] > #code-block-viewer.cm-editor > .cm-scroller
  *                    > pre.cm-content > code > span   (no language-* class; the label is the header text)
  *              2024: pre > div > (div header "python" + button "Copy code") > div > code.hljs.language-python
@@ -57,10 +58,12 @@ export const chatgpt = defineSite({
     // 2026-11: `.markdown` in every dated layout but the late-2026 one, which marks the body with a style attribute.
     // A reasoning summary is markdown too. SITES.md records no place for it in any of the three layouts, so a build
     // rendering it inside the message, above the answer and with the same body class, must not make it the answer:
-    // the answer is the first body outside the reasoning panels skipped below.
+    // the answer is the bodies outside the reasoning panels skipped below. 09–11/2026: a reply of several messages (words
+    // before a search, then the answer) is one unit listing their ids, each message's body drawn in it: the answer is
+    // all of them, their nearest common ancestor (its headings and tool buttons are skipped).
     for (const selector of ['.markdown', '[data-markdown-text-style="assistant-message"]', '[class*="DilResponseRoot"]']) {
-      const body = Array.from(msg.querySelectorAll(selector)).find((el) => !insideReasoning(el, msg));
-      if (body) return body;
+      const bodies = outermost(Array.from(msg.querySelectorAll(selector)).filter((el) => !insideReasoning(el, msg)));
+      if (bodies.length > 0) return commonAncestor(bodies, msg);
     }
     return null;
   },

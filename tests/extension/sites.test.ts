@@ -251,6 +251,41 @@ describe('site modules against saved DOM fixtures', () => {
     expect(chatgpt.sendButton(document)).toBeNull();
   });
 
+  it('ChatGPT, 09–11/2026 layout: a reply of two messages (a search, then the answer) is read whole', () => {
+    // The unit lists both message ids and draws each message's body in its own selection wrapper: the call is in the
+    // second body, after the words the first message wrote before its search.
+    const call = '{"jsonrpc":"2.0","id":"second","method":"tools/list","params":{}}';
+    document.body.innerHTML = `<main><div data-turn-key="t1">
+      <div data-chatgpt-search-unit-key="fallback-turn-0:0:user" data-chatgpt-search-message-ids="u1"><div class="whitespace-pre-wrap">list the tools</div></div>
+      <div data-chatgpt-search-unit-key="fallback-turn-0:2:assistant" data-chatgpt-search-message-ids="a1 a2">
+        <h4 class="sr-only">ChatGPT said:</h4>
+        <div data-chatgpt-selection-message-id="a1"><div data-markdown-text-style="assistant-message"><p>Let me look that up.</p></div></div>
+        <div><button>Searched 2 sites</button></div>
+        <div data-chatgpt-selection-message-id="a2"><div data-markdown-text-style="assistant-message"><p>Here:</p>
+          <pre><div><span>mcp-request</span><button aria-label="Copy"></button></div><code>${call}</code></pre></div></div>
+      </div></div>
+      <form data-chatgpt-composer=""><div class="ProseMirror" contenteditable="true"><p><br></p></div></form></main>`;
+    for (const layout of ['search unit', 'message role']) {
+      if (layout === 'message role') {
+        // The same reply in the earlier layouts' markup: one assistant message holding two .markdown bodies.
+        const unit = document.querySelector('[data-chatgpt-search-unit-key$=":assistant"]')!;
+        unit.removeAttribute('data-chatgpt-search-unit-key');
+        unit.setAttribute('data-message-author-role', 'assistant');
+        for (const body of Array.from(unit.querySelectorAll('[data-markdown-text-style]'))) {
+          body.removeAttribute('data-markdown-text-style');
+          body.className = 'markdown prose';
+        }
+      }
+      const reply = chatgpt.messages(document).find((m) => m.role === 'assistant')!;
+      const answer = chatgpt.answerRoot(reply.el)!;
+      const serialized = serializeMessage(answer, chatgpt);
+      expect(findBlocks(serialized.markdown).map((b) => (b.payload as { id?: unknown } | undefined)?.id), layout).toEqual(['second']);
+      expect(serialized.markdown, layout).toContain('Let me look that up.');
+      expect(serialized.markdown, layout).not.toContain('ChatGPT said');
+      expect(replyCodeProblem(chatgpt, reply.el, []), layout).toBeNull();
+    }
+  });
+
   it('ChatGPT: a reasoning panel rendered inside the message, with a markdown body of its own, is not the answer', () => {
     for (const layout of ['chatgpt-codemirror', 'chatgpt-hljs'] as const) {
       const { message, root } = renderLikeSite('Here:\n\n```mcp-request\n{"jsonrpc":"2.0","id":"answer","method":"tools/list"}\n```\n', layout);
