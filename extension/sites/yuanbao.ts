@@ -3,27 +3,36 @@ import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearP
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: several undated scripts that agree on the list and bubble classes,
  * a Playwright script (code-index 55784646107, undated) for data-conv-outputting, 68894492423 for the deep-search
- * reasoning container, 2025 sources for the Quill composer and #yuanbao-send-btn, a later undated script for a
- * ProseMirror composer and div[dt-button-id="send_btn"], CodeWebChat 2026-08 (any contenteditable)). Confidence:
+ * reasoning container, 55068265813 (a live audit, 2026-07: answer body, deep-thinking section, send icon), 2025
+ * sources for the Quill composer and #yuanbao-send-btn, a later undated script for a ProseMirror composer and
+ * div[dt-button-id="send_btn"], CodeWebChat 2026-08 (any contenteditable)). Confidence:
  * low-medium; the editor family is uncertain (Quill in 2025 sources, ProseMirror in a later one — both are found).
  *
  *   list       .agent-chat__list__content
  *   user       .agent-chat__list__item--human (text .hyc-content-text)
  *   assistant  .agent-chat__list__item--ai[data-conv-outputting="true"|"false"] (bubble .agent-chat__bubble--ai)
  *   answer     .hyc-content-md (→ .hyc-content-md-done when finished); in deep-search mode
- *              .hyc-component-deep-search-agent wraps the answer too
- *   thinking   .hyc-component-reasoner, .hyc-component-deep-search-agent__think-container — never read
+ *              .hyc-component-deep-search-agent wraps the answer too; 2026-07: .hyc-common-markdown in
+ *              .agent-chat__conv--ai__speech_show
+ *   thinking   .hyc-component-reasoner, .hyc-component-deep-search-agent__think-container, 2026-07:
+ *              .hyc-component-deepsearch-cot__think (its bodies are .hyc-common-markdown too) — never read
  *   code       no public selector: pre (> code), language from a class or the header beside it
  *   composer   2025: .agent-chat__input-box .ql-editor (Quill); later: .agent-chat__input-wrapper .ProseMirror
- *   send       #yuanbao-send-btn / div[dt-button-id="send_btn"]; disabled by a class containing "disabled"
+ *   send       #yuanbao-send-btn / div[dt-button-id="send_btn"] / 2026-07: span.icon-send; disabled by a class
+ *              containing "disabled"
  *   generating data-conv-outputting="true" on the last reply; the send slot is taken as the stop control then
  *              (unverified). A page without the attribute gives no signal (text stability decides)
  *   url        /chat/<agentId>/<conversationId> (default agent naQivTmsDa)
  *   keys       no message ids known: position
  */
 
-const THINKING_SELECTOR = '.hyc-component-reasoner, .hyc-component-deep-search-agent__think-container';
-const SEND_SELECTORS = ['#yuanbao-send-btn', 'div[dt-button-id="send_btn"]', '.agent-chat__input-box [class*="send-btn"]'];
+// 2026-07 (a live audit, code-index 55068265813): the deep-thinking section is .hyc-component-deepsearch-cot__think and
+// holds markdown bodies of the answer's own class.
+const THINKING_SELECTOR = '.hyc-component-reasoner, .hyc-component-deep-search-agent__think-container, .hyc-component-deepsearch-cot__think';
+// 2026-07: the send control is an icon-font span.icon-send.
+const SEND_SELECTORS = ['#yuanbao-send-btn', 'div[dt-button-id="send_btn"]', '.agent-chat__input-box [class*="send-btn"]', '.icon-send'];
+/** The answer's markdown bodies: .hyc-content-md (-done once finished); 2026-07: .hyc-common-markdown. */
+const ANSWER_PART_SELECTOR = '.hyc-content-md, .hyc-content-md-done, .hyc-common-markdown';
 
 function roleOf(el: Element): MessageRole | null {
   if (el.classList.contains('agent-chat__list__item--human')) return 'user';
@@ -32,7 +41,7 @@ function roleOf(el: Element): MessageRole | null {
 }
 
 function answerRoot(msg: Element): Element | null {
-  const parts = outermost(Array.from(msg.querySelectorAll('.hyc-content-md, .hyc-content-md-done')).filter((md) => !md.closest(THINKING_SELECTOR)));
+  const parts = outermost(Array.from(msg.querySelectorAll(ANSWER_PART_SELECTOR)).filter((md) => !md.closest(THINKING_SELECTOR)));
   return parts.length > 0 ? commonAncestor(parts, msg) : null;
 }
 

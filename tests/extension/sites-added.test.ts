@@ -206,6 +206,18 @@ const EXPECTED: Record<string, Expectation> = {
     keys: ['p:0', 'p:1'],
     sendButton: 'disabled',
   },
+  'yuanbao/2026-07-deepsearch-cot-idle.html': {
+    site: yuanbao,
+    pathname: '/chat/naQivTmsDa/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+    roles: ['user', 'assistant'],
+    conversationId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+    generating: false,
+    editorTag: 'DIV',
+    // The deep-thinking section's block (fs.rm) is never read: only the answer's call.
+    answerBlocks: [call('call-702')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'enabled',
+  },
   'yuanbao/2026-11-generating.html': {
     site: yuanbao,
     pathname: '/chat/naQivTmsDa',
