@@ -5,7 +5,7 @@ import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearP
  * a Playwright script (code-index 55784646107, undated) for data-conv-outputting, 68894492423 for the deep-search
  * reasoning container, 55068265813 (a live audit, 2026-07: answer body, deep-thinking section, send icon), 2025
  * sources for the Quill composer and #yuanbao-send-btn, a later undated script for a ProseMirror composer and
- * div[dt-button-id="send_btn"], CodeWebChat 2026-08 (any contenteditable)). Confidence:
+ * div[dt-button-id="send_btn"], CodeWebChat 2026-08 (any contenteditable, the stop icon)). Confidence:
  * low-medium; the editor family is uncertain (Quill in 2025 sources, ProseMirror in a later one — both are found).
  *
  *   list       .agent-chat__list__content
@@ -21,13 +21,15 @@ import { commonAncestor, defineSite, firstMatch, isButtonDisabled, languageNearP
  *   send       #yuanbao-send-btn / div[dt-button-id="send_btn"] / 2026-07: span.icon-send; disabled by a class
  *              containing "disabled"
  *   generating data-conv-outputting="true" on the last reply; the send slot is taken as the stop control then
- *              (unverified). A page without the attribute gives no signal (text stability decides)
+ *              (unverified). 2026-08 (CodeWebChat): the stop icon (svg rect x=7.71448) in the send slot — its
+ *              control is the stop control. A page with neither gives no signal (text stability decides)
  *   url        /chat/<agentId>/<conversationId> (default agent naQivTmsDa)
  *   keys       no message ids known: position
  */
 
 // 2026-07 (a live audit, code-index 55068265813): the deep-thinking section is .hyc-component-deepsearch-cot__think and
 // holds markdown bodies of the answer's own class.
+const MESSAGE_SELECTOR = '.agent-chat__list__item--human, .agent-chat__list__item--ai';
 const THINKING_SELECTOR = '.hyc-component-reasoner, .hyc-component-deep-search-agent__think-container, .hyc-component-deepsearch-cot__think';
 // 2026-07: the send control is an icon-font span.icon-send.
 const SEND_SELECTORS = ['#yuanbao-send-btn', 'div[dt-button-id="send_btn"]', '.agent-chat__input-box [class*="send-btn"]', '.icon-send'];
@@ -45,7 +47,18 @@ function answerRoot(msg: Element): Element | null {
   return parts.length > 0 ? commonAncestor(parts, msg) : null;
 }
 
+/**
+ * 2026-08 (CodeWebChat): the send slot draws the stop icon (a rect at x=7.71448) while a reply is written, the one
+ * signal on a build whose replies carry no data-conv-outputting: the control holding it is the stop control.
+ */
+function stopIcon(doc: Document): HTMLElement | null {
+  const icon = Array.from(doc.querySelectorAll('rect[x="7.71448"]')).find((rect) => !rect.closest(MESSAGE_SELECTOR));
+  if (!icon) return null;
+  return icon.closest<HTMLElement>('[dt-button-id], #yuanbao-send-btn, button, [role="button"], a') ?? icon.closest('svg')?.parentElement ?? null;
+}
+
 function outputting(doc: Document): boolean | undefined {
+  if (stopIcon(doc)) return true;
   const replies = doc.querySelectorAll('.agent-chat__list__item--ai[data-conv-outputting]');
   if (replies.length === 0) return undefined;
   return doc.querySelector('.agent-chat__list__item--ai[data-conv-outputting="true"]') !== null;
@@ -56,7 +69,7 @@ export const yuanbao = defineSite({
   name: 'Tencent Yuanbao',
   hosts: ['yuanbao.tencent.com'],
   editorFamily: 'quill',
-  messageSelector: '.agent-chat__list__item--human, .agent-chat__list__item--ai',
+  messageSelector: MESSAGE_SELECTOR,
   roleOf,
   answerRoot,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .agent-chat__toolbar, ${THINKING_SELECTOR}`,
@@ -79,7 +92,7 @@ export const yuanbao = defineSite({
   },
   isGenerating: outputting,
   stopControl(doc) {
-    return outputting(doc) === true ? firstMatch(doc, SEND_SELECTORS) : null;
+    return outputting(doc) === true ? (stopIcon(doc) ?? firstMatch(doc, SEND_SELECTORS)) : null;
   },
   conversationId(location) {
     const match = location.pathname.match(/^\/chat\/[A-Za-z0-9_-]+\/([A-Za-z0-9_-]{8,80})(?:\/|$)/);

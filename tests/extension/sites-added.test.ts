@@ -404,6 +404,31 @@ describe('T3 Chat: a reply in several parts', () => {
   });
 });
 
+describe('Yuanbao: a build whose reply carries no data-conv-outputting (CodeWebChat 2026-08 keys on the stop icon)', () => {
+  /** The streaming page without the attribute, the send slot drawing the stop icon (a rect at x=7.71448) while it writes. */
+  function streaming(): { slot: HTMLElement } {
+    const doc = loadFixture('yuanbao/2026-11-generating.html');
+    doc.querySelector('[data-conv-outputting]')!.removeAttribute('data-conv-outputting');
+    const slot = doc.querySelector<HTMLElement>('[dt-button-id="send_btn"]')!;
+    slot.innerHTML = '<svg width="24" height="24" viewBox="0 0 24 24"><rect x="7.71448" y="7.71448" width="8.57143" height="8.57143" rx="1.5"></rect></svg>';
+    return { slot };
+  }
+
+  it('the stop icon says the reply is being written, and its control is the stop control, not a send control', () => {
+    const { slot } = streaming();
+    expect(yuanbao.isGenerating(document)).toBe(true);
+    expect(yuanbao.stopControl(document)).toBe(slot);
+    expect(yuanbao.isSendDisabled(yuanbao.sendButton(document)!)).toBe(true);
+  });
+
+  it('once the icon goes, the page gives no signal of its own again (text stability decides)', () => {
+    const { slot } = streaming();
+    slot.textContent = '发送';
+    expect(yuanbao.isGenerating(document)).toBeUndefined();
+    expect(yuanbao.stopControl(document)).toBeNull();
+  });
+});
+
 describe('the site list', () => {
   it('every site states an editor family, its hosts are its own, and its pages are on its hosts', () => {
     const seen = new Set<string>();
