@@ -15,13 +15,20 @@ import { defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, la
  *   composer   TipTap div.tiptap.ProseMirror[contenteditable="true"] (.is-empty while empty; since ~2025-10);
  *              before: textarea[aria-label="Ask Grok anything"]
  *   send       button[type="submit"][aria-label="Submit"], disabled while the composer is empty
- *   generating button[aria-label="Stop model response"] (the stop control)
+ *   generating button[aria-label="Stop model response"] (the stop control); labelled in the page's language, it
+ *              draws a rounded square (CodeWebChat 2026-08) in the composer form
  *   url        / → /c/<uuid> (?rid=<response id> sometimes); private chats /c#private
  *   keys       the turn's response-<id> where present, else position
  */
 
 const THINKING_SELECTOR = '.border-border-l1.bg-surface-base, [class*="thinking" i], [class*="think-" i]';
-const STOP_SELECTORS = ['button[aria-label="Stop model response"]', 'form button[aria-label*="Stop" i]'];
+/**
+ * 2026-08 (CodeWebChat): the composer's stop button draws a rounded square, in any language; its label is in the
+ * page's language, so on a page in another language the icon alone names it.
+ */
+const STOP_ICON_BUTTON =
+  'form button:has(path[d="M4 9.2v5.6c0 1.116 0 1.673.11 2.134a4 4 0 0 0 2.956 2.956c.46.11 1.018.11 2.134.11h5.6c1.116 0 1.673 0 2.134-.11a4 4 0 0 0 2.956-2.956c.11-.46.11-1.018.11-2.134V9.2c0-1.116 0-1.673-.11-2.134a4 4 0 0 0-2.956-2.955C16.474 4 15.916 4 14.8 4H9.2c-1.116 0-1.673 0-2.134.11a4 4 0 0 0-2.955 2.956C4 7.526 4 8.084 4 9.2Z"])';
+const STOP_SELECTORS = ['button[aria-label="Stop model response"]', 'form button[aria-label*="Stop" i]', STOP_ICON_BUTTON];
 
 function roleOf(el: Element): MessageRole | null {
   // The turn row says the side; inner rows may align their own children, so the turn is found first.

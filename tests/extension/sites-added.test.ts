@@ -404,6 +404,33 @@ describe('T3 Chat: a reply in several parts', () => {
   });
 });
 
+describe("Grok's stop control where the page is not in English", () => {
+  /** The stop icon as a 2026-08 build draws it (CodeWebChat keys on it): a rounded square. */
+  const ICON =
+    '<svg width="24" height="24" viewBox="0 0 24 24"><path d="M4 9.2v5.6c0 1.116 0 1.673.11 2.134a4 4 0 0 0 2.956 2.956c.46.11 1.018.11 2.134.11h5.6c1.116 0 1.673 0 2.134-.11a4 4 0 0 0 2.956-2.956c.11-.46.11-1.018.11-2.134V9.2c0-1.116 0-1.673-.11-2.134a4 4 0 0 0-2.956-2.955C16.474 4 15.916 4 14.8 4H9.2c-1.116 0-1.673 0-2.134.11a4 4 0 0 0-2.955 2.956C4 7.526 4 8.084 4 9.2Z"></path></svg>';
+
+  it('is the composer button showing the stop icon, whatever its label says, and says a reply is being written', () => {
+    for (const label of ['モデルの応答を停止', 'Detener la respuesta del modelo']) {
+      const doc = loadFixture('grok/2026-11-generating.html');
+      const button = doc.querySelector('form button[aria-label="Stop model response"]')!;
+      button.setAttribute('aria-label', label);
+      button.innerHTML = ICON;
+      expect(grok.stopControl(doc), label).toBe(button);
+      expect(grok.isGenerating(doc), label).toBe(true);
+    }
+  });
+
+  it('the same icon outside the composer is not the stop control', () => {
+    const doc = loadFixture('grok/2026-11-generating.html');
+    const button = doc.querySelector('form button[aria-label="Stop model response"]')!;
+    button.setAttribute('aria-label', 'Arrêter');
+    button.innerHTML = ICON;
+    grok.messages(doc).at(-1)!.el.append(button);
+    expect(grok.stopControl(doc)).toBeNull();
+    expect(grok.isGenerating(doc)).toBe(false);
+  });
+});
+
 describe('Yuanbao: a build whose reply carries no data-conv-outputting (CodeWebChat 2026-08 keys on the stop icon)', () => {
   /** The streaming page without the attribute, the send slot drawing the stop icon (a rect at x=7.71448) while it writes. */
   function streaming(): { slot: HTMLElement } {
