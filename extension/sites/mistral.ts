@@ -25,7 +25,8 @@ import {
  *              before: textarea[name="message.text"]
  *   send       the composer form's button[type="submit"]; with an empty box a "Dictation" button holds the slot
  *   generating a stop icon (svg rect[rx="2"]) in the composer form — its button is the stop control
- *   url        /chat → /chat/<uuid>; /incognito
+ *   url        2026 (captured live 2026-09, code-index 68629123359; saved pages link New chat to /work): /work →
+ *              /work/<uuid>; before: /chat → /chat/<uuid>; /incognito
  *   keys       data-message-id
  */
 
@@ -81,7 +82,8 @@ export const mistral = defineSite({
   },
   stopControl: stopButton,
   conversationId(location) {
-    return idAfter(location.pathname, '/chat/');
+    // 2026: conversations are at /work/<uuid> (New chat is /work); /chat/<uuid> before.
+    return idAfter(location.pathname, '/work/') ?? idAfter(location.pathname, '/chat/');
   },
   messageKey(msg, position) {
     const id = msg.getAttribute('data-message-id');

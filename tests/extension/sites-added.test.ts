@@ -142,7 +142,7 @@ const EXPECTED: Record<string, Expectation> = {
   },
   'mistral/2026-11-thinking-idle.html': {
     site: mistral,
-    pathname: '/chat/9b2d7a3c-1e4f-4a5b-8c6d-0e1f2a3b4c5d',
+    pathname: '/work/9b2d7a3c-1e4f-4a5b-8c6d-0e1f2a3b4c5d',
     roles: ['user', 'assistant'],
     conversationId: '9b2d7a3c-1e4f-4a5b-8c6d-0e1f2a3b4c5d',
     generating: false,
@@ -401,6 +401,17 @@ describe('T3 Chat: a reply in several parts', () => {
       '{"jsonrpc":"2.0","id":"part-2","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}</code></pre></div>' +
       '</div></div>';
     expect(answerBlocks(t3chat, document).map((b) => b.id)).toEqual(['part-1', 'part-2']);
+  });
+});
+
+describe('Mistral Le Chat: the conversation in the address', () => {
+  it('is the id after /work/ (where Le Chat keeps its conversations, as captured live in 2026) or /chat/ (before)', () => {
+    expect(mistral.conversationId({ pathname: '/work/2089030e-15da-4c5d-b8d8-4d882f86f3b8' })).toBe('2089030e-15da-4c5d-b8d8-4d882f86f3b8');
+    expect(mistral.conversationId({ pathname: '/chat/2089030e-15da-4c5d-b8d8-4d882f86f3b8' })).toBe('2089030e-15da-4c5d-b8d8-4d882f86f3b8');
+    // Its New chat is /work: no conversation yet; nor is a path that merely holds the prefix.
+    for (const pathname of ['/work', '/work/', '/chat', '/incognito', '/x/work/2089030e-15da-4c5d-b8d8-4d882f86f3b8']) {
+      expect(mistral.conversationId({ pathname }), pathname).toBeNull();
+    }
   });
 });
 
