@@ -17,7 +17,8 @@ import { defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, la
  *   send       button[type="submit"][aria-label="Submit"], disabled while the composer is empty
  *   generating button[aria-label="Stop model response"] (the stop control); labelled in the page's language, it
  *              draws a rounded square (CodeWebChat 2026-08) in the composer form
- *   url        / → /c/<uuid> (?rid=<response id> sometimes); private chats /c#private
+ *   url        / → /c/<uuid> (?rid=<response id> sometimes); private chats /c#private; a project's chats
+ *              /project/<project id>?chat=<uuid> (links to them in saved reports, 2026-06)
  *   keys       the turn's response-<id> where present, else position
  */
 
@@ -75,6 +76,11 @@ export const grok = defineSite({
   },
   stopControl: (doc) => firstMatch(doc, STOP_SELECTORS),
   conversationId(location) {
+    // 2026-06: a project's chat is /project/<project id>?chat=<chat id>; the project's page alone is no chat.
+    if (/^\/project\/[A-Za-z0-9_-]+\/?$/.test(location.pathname) && location.href) {
+      const chat = new URL(location.href).searchParams.get('chat') ?? '';
+      return idAfter(`/${chat}`, '/');
+    }
     return idAfter(location.pathname, '/c/');
   },
   messageKey(msg, position) {

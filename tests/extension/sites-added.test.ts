@@ -415,6 +415,25 @@ describe('Mistral Le Chat: the conversation in the address', () => {
   });
 });
 
+describe("Grok: a project's chat in the address", () => {
+  it('is the chat named in ?chat= of /project/<id> (as project chats are linked, 2026-06); the project alone is none', () => {
+    const project = 'https://grok.com/project/e6c9ce77-4f86-4d94-b440-1062a78171c1';
+    expect(grok.conversationId({ pathname: '/project/e6c9ce77-4f86-4d94-b440-1062a78171c1', href: `${project}?chat=5abdb89c-8b7d-4ec0-8839-c39f5a634f03` })).toBe(
+      '5abdb89c-8b7d-4ec0-8839-c39f5a634f03',
+    );
+    expect(grok.conversationId({ pathname: '/project/e6c9ce77-4f86-4d94-b440-1062a78171c1', href: `${project}?chat=33f977da-4a3e-44b6-a6e4-599ae00d5c3e&rid=1` })).toBe(
+      '33f977da-4a3e-44b6-a6e4-599ae00d5c3e',
+    );
+    // The project's page (its new chat, its sources) and a ?chat= on another page name no chat.
+    expect(grok.conversationId({ pathname: '/project/e6c9ce77-4f86-4d94-b440-1062a78171c1', href: `${project}?tab=sources` })).toBeNull();
+    expect(grok.conversationId({ pathname: '/project/e6c9ce77-4f86-4d94-b440-1062a78171c1', href: `${project}?chat=` })).toBeNull();
+    expect(grok.conversationId({ pathname: '/imagine', href: 'https://grok.com/imagine?chat=5abdb89c-8b7d-4ec0-8839-c39f5a634f03' })).toBeNull();
+    expect(grok.conversationId({ pathname: '/c/7c9e6679-7425-40de-944b-e07fc1f90ae7', href: 'https://grok.com/c/7c9e6679-7425-40de-944b-e07fc1f90ae7?rid=9' })).toBe(
+      '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    );
+  });
+});
+
 describe("Grok's stop control where the page is not in English", () => {
   /** The stop icon as a 2026-08 build draws it (CodeWebChat keys on it): a rounded square. */
   const ICON =
