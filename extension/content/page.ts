@@ -108,7 +108,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const unsubscribe = bridge.onPush(onPush);
 
   // Only a person's typing in the chat box resets the loop guard; our own inserts are not trusted events. Enter there
-  // (no Shift) is the person sending, as is a press of the send control.
+  // (no Shift) is the person sending, as is a press of the send control while it is no Stop (page-stop.ts).
   doc.addEventListener(
     'keydown',
     (event) => {
@@ -120,12 +120,6 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     },
     { capture: true, signal },
   );
-  const onSendPress = (event: Event): void => {
-    if (!event.isTrusted || !(event.target instanceof Node)) return;
-    if (site.sendButton(doc)?.contains(event.target)) ctx.lastSendAt = now();
-  };
-  doc.addEventListener('pointerdown', onSendPress, { capture: true, signal });
-  doc.addEventListener('click', onSendPress, { capture: true, signal });
 
   // Replies the person stopped before this page (or before the conversation was opened), by the site's own message ids,
   // or where a key is a position (which may name another message now) by what the reply said: still stopped here
@@ -180,6 +174,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     site,
     doc,
     onStop: markStopped,
+    onSend: () => {
+      ctx.lastSendAt = now();
+    },
   });
 
   // Everything on the page now is history. It is scanned in slices of at most FIRST_SCAN_SLICE_MS of main thread with

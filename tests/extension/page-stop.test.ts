@@ -365,6 +365,30 @@ describe('page: a reply the person stopped', () => {
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
 
+  it("Stop pressed before the reply's row is drawn as a person presses it (the click a moment after the press) in a new chat: the control that is also send is not taken for a send, and the reply drawn after it is stopped", async () => {
+    const h = start(buildPage(), { pathname: '/' });
+    await h.settle();
+    h.page.list.append(userRow('do it'));
+    h.page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    const icon = h.page.send.querySelector('svg')!;
+    icon.dispatchEvent(trusted(new PointerEvent('pointerdown', { bubbles: true })));
+    h.clock.now += 120;
+    icon.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    // What the model wrote before the Stop reached it is drawn afterwards.
+    const { row, answer } = assistantRow();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.page.list.append(row);
+    h.clock.now += 50;
+    await h.settle();
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+  });
+
   it("Stop pressed before the reply's row is drawn holds in the conversation's other tab too (messages keyed by position)", async () => {
     const area = memoryArea();
     const here = start(buildPage(), { area });
