@@ -114,11 +114,14 @@ export const generic = defineSite({
   // One inside a message is that message's ("Stop reading aloud"), never the page's: each click of it would count as
   // the person stopping a reply, and a result arriving after it would be typed in, not sent. (The guessed message
   // markup may hold the chat box too: a button beside the box counts.) A button outside the messages named so for
-  // something else keeps results after its click from being sent by themselves; Run still works.
+  // something else keeps results after its click from being sent by themselves; Run still works. One the page keeps
+  // hidden (display: none, the hidden attribute, visibility: hidden) while nothing is written is not shown: taken for
+  // the page's Stop, every result waited the deliverer's two minutes for it to go.
   stopControl(doc) {
     const box = this.editor(doc);
     const named = Array.from(doc.querySelectorAll<HTMLElement>('button, [role="button"]')).filter((button) => {
       if (!STOP_NAME.test(['aria-label', 'title', 'data-testid'].map((name) => button.getAttribute(name) ?? '').join(' '))) return false;
+      if (button.closest('[hidden]') || button.checkVisibility?.({ visibilityProperty: true }) === false) return false;
       const message = button.closest(MESSAGE_SELECTOR);
       return !message || (box !== null && message.contains(box));
     });

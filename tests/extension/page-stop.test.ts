@@ -2221,6 +2221,35 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(page.submitted).toEqual(['RESULT[mcp-request:1]']);
   });
 
+  it('a Stop button the page keeps hidden while nothing is written (display: none, the hidden attribute) does not hold the result back', async () => {
+    const page = plainPage();
+    for (const hide of ['style', 'attribute'] as const) {
+      const kept = Object.assign(document.createElement('button'), { type: 'button', textContent: '■' });
+      kept.setAttribute('aria-label', 'Stop generating');
+      if (hide === 'style') kept.style.display = 'none';
+      else kept.hidden = true;
+      document.body.append(kept);
+    }
+    const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'read it'));
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+
   it("a button named stop inside a message (a reply's 'Stop reading aloud') is not the page's Stop: a result after its click is sent", async () => {
     const page = plainPage();
     const script = {
