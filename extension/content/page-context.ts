@@ -37,8 +37,11 @@ export interface PageDeps {
   runAnswerWaitMs?: number;
   /** Puts a result the chat box would not take on the clipboard (default: the async clipboard API). */
   copy?: (text: string) => Promise<void>;
-  /** How long a result waits for the chat box to appear and for the send control (tests shorten them). */
-  deliverWaitMs?: { editor?: number; sendButton?: number; verify?: number };
+  /**
+   * How long a result waits for the chat box to appear, for the reply being written to end, and for the send control
+   * (tests shorten them).
+   */
+  deliverWaitMs?: { editor?: number; writing?: number; sendButton?: number; verify?: number };
   /** How often the site doctor looks at the page (default every second; tests shorten it). */
   doctorCheckMs?: number;
   /** The first scan's slice budget in milliseconds (tests make it 0: one message per slice). */

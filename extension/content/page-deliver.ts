@@ -119,7 +119,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       const generating = site.isGenerating(doc);
       return generating === true || (generating === undefined && site.stopControl(doc) !== null);
     };
-    await waitFor(() => !writing(), { timeoutMs: 120_000, signal });
+    await waitFor(() => !writing(), { timeoutMs: waits.writing ?? 120_000, signal });
+    if (signal.aborted) return;
+    // Still written after all that time (a long reply, or a Stop the page never takes away): the result stays in the
+    // box for the person to send. Pressed now, the send control may be the page's Stop (one button that is both).
+    if (writing()) {
+      note(t('note.insertedWriting'));
+      return;
+    }
     // Asked before the wait for the send control and again when it is ready, right before it is pressed: the wait can
     // be long (a page that draws its Stop button in the send button's place while a reply streams), and the person may
     // act meanwhile. Why the result stays in the box unsent, if it does.

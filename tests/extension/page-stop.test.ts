@@ -2221,6 +2221,50 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(page.submitted).toEqual(['RESULT[mcp-request:1]']);
   });
 
+  it('a result still waiting when the wait for the reply being written runs out is left in the box: the one button that sends is the Stop then, and is never pressed', async () => {
+    // The page's one submit button is named Stop while a reply is written; pressed then, it stops that reply.
+    const thread = document.createElement('main');
+    const form = document.createElement('form');
+    const textarea = document.createElement('textarea');
+    const button = Object.assign(document.createElement('button'), { type: 'submit' });
+    button.setAttribute('aria-label', 'Send');
+    let generating = false;
+    const submitted: string[] = [];
+    const stoppedByButton: number[] = [];
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (generating) stoppedByButton.push(1);
+      else {
+        submitted.push(textarea.value);
+        textarea.value = '';
+      }
+    });
+    form.append(textarea, button);
+    document.body.replaceChildren(thread, form);
+    const setGenerating = (on: boolean): void => {
+      generating = on;
+      button.setAttribute('aria-label', on ? 'Stop generating' : 'Send');
+    };
+    const page = { thread, textarea, submitted, setGenerating, stop: () => (generating ? button : null) };
+    const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 100 }, script: pendingScript, deliverWaitMs: { writing: 300 } });
+    await h.settle();
+    await pendingWrite(page as never, h);
+    // The model answers the pending answer at length; meanwhile the person approves the write.
+    thread.append(article('user', 'PENDING[ap-1]'));
+    setGenerating(true);
+    const next = article('assistant');
+    thread.append(next);
+    reply(next, 'While the write waits, let me');
+    h.clock.now += 300;
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await until(() => stoppedByButton.length > 0 || submitted.length > 1 || noteOf(chips()[0]) === t('note.insertedWriting'));
+    expect(stoppedByButton).toEqual([]);
+    expect(submitted).toEqual(['PENDING[ap-1]']);
+    expect(textarea.value).toBe('WRITTEN');
+    expect(noteOf(chips()[0])).toBe(t('note.insertedWriting'));
+  });
+
   it('a Stop button the page keeps hidden while nothing is written (display: none, the hidden attribute) does not hold the result back', async () => {
     const page = plainPage();
     for (const hide of ['style', 'attribute'] as const) {
