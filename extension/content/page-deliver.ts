@@ -1,5 +1,5 @@
 import { editorText, holdsOnly, insertIntoEditor, isEditorEmpty, lineBreaksAsLf } from '../inject/insert';
-import { submitEditor } from '../inject/submit';
+import { pageWriting, submitEditor } from '../inject/submit';
 import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
@@ -115,10 +115,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // Wait for any reply still streaming before sending (the send control is the stop button meanwhile). A page that
     // never says it is writing (the generic adapter) is while it shows its stop control: a reply whose text stood still
     // long enough to be decided may be written on.
-    const writing = (): boolean => {
-      const generating = site.isGenerating(doc);
-      return generating === true || (generating === undefined && site.stopControl(doc) !== null);
-    };
+    const writing = (): boolean => pageWriting(site, doc);
     await waitFor(() => !writing(), { timeoutMs: waits.writing ?? 120_000, signal });
     if (signal.aborted) return;
     // Still written after all that time (a long reply, or a Stop the page never takes away): the result stays in the

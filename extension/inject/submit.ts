@@ -23,6 +23,16 @@ export interface SubmitOptions {
 }
 
 /**
+ * Whether the page is writing a reply: the site says so, or, where it says nothing (the generic adapter, a site whose
+ * only writing signal is its stop control), it shows its stop control. The send control is not pressed meanwhile: on a
+ * page whose one button is Stop while a reply is written, the press stops that reply.
+ */
+export function pageWriting(site: Site, doc: Document): boolean {
+  const generating = site.isGenerating(doc);
+  return generating === true || (generating === undefined && site.stopControl(doc) !== null);
+}
+
+/**
  * Sends what is in the editor: waits until the send button exists and is enabled (ChatGPT only shows it once the
  * composer has text; DeepSeek enables it once React's state holds the text), clicks it ONCE, and checks that a new
  * user message appeared or the box emptied. If not, presses Enter once; else reports failure.
@@ -31,12 +41,12 @@ export async function submitEditor(site: Site, doc: Document, editor: HTMLElemen
   const countUserMessages = (): number => site.messages(doc).filter((m) => m.role === 'user').length;
   const usersBefore = countUserMessages();
   // A reply starting counts too: a click that sent must never be followed by an Enter that sends again.
-  const sent = (): boolean => countUserMessages() > usersBefore || isEditorEmpty(editor) || site.isGenerating(doc) === true;
+  const sent = (): boolean => countUserMessages() > usersBefore || isEditorEmpty(editor) || pageWriting(site, doc);
   const verify = { timeoutMs: options.verifyTimeoutMs ?? 3_000, ...(options.signal ? { signal: options.signal } : {}) };
 
   const ready = (): HTMLElement | undefined => {
     const b = site.sendButton(doc);
-    return b && !site.isSendDisabled(b) && site.isGenerating(doc) !== true ? b : undefined;
+    return b && !site.isSendDisabled(b) && !pageWriting(site, doc) ? b : undefined;
   };
   const stillToSend = options.stillToSend ?? (async () => true);
   const deadline = Date.now() + (options.buttonTimeoutMs ?? 5_000);

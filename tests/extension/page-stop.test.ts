@@ -2221,8 +2221,8 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(page.submitted).toEqual(['RESULT[mcp-request:1]']);
   });
 
-  it('a result still waiting when the wait for the reply being written runs out is left in the box: the one button that sends is the Stop then, and is never pressed', async () => {
-    // The page's one submit button is named Stop while a reply is written; pressed then, it stops that reply.
+  /** A page whose one submit button is named Stop while a reply is written: pressed then, it stops that reply. */
+  function oneButtonPage(): { thread: HTMLElement; textarea: HTMLTextAreaElement; submitted: string[]; stoppedByButton: number[]; setGenerating(on: boolean): void; stop(): HTMLElement | null } {
     const thread = document.createElement('main');
     const form = document.createElement('form');
     const textarea = document.createElement('textarea');
@@ -2245,7 +2245,12 @@ describe('page: a site the person enabled that has no module of its own (the gen
       generating = on;
       button.setAttribute('aria-label', on ? 'Stop generating' : 'Send');
     };
-    const page = { thread, textarea, submitted, setGenerating, stop: () => (generating ? button : null) };
+    return { thread, textarea, submitted, stoppedByButton, setGenerating, stop: () => (generating ? button : null) };
+  }
+
+  it('a result still waiting when the wait for the reply being written runs out is left in the box: the one button that sends is the Stop then, and is never pressed', async () => {
+    const page = oneButtonPage();
+    const { thread, textarea, submitted, stoppedByButton, setGenerating } = page;
     const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 100 }, script: pendingScript, deliverWaitMs: { writing: 300 } });
     await h.settle();
     await pendingWrite(page as never, h);
@@ -2263,6 +2268,48 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(submitted).toEqual(['PENDING[ap-1]']);
     expect(textarea.value).toBe('WRITTEN');
     expect(noteOf(chips()[0])).toBe(t('note.insertedWriting'));
+  });
+
+  it("a reply that begins while the page reads the ledger before the send click: the click never lands on the page's one button, Stop by then", async () => {
+    const page = oneButtonPage();
+    const area = memoryArea();
+    /** Reads of the Stops left before the one the reply begins during: the check before the wait, then the one before the click. */
+    let readsLeft = Number.POSITIVE_INFINITY;
+    const slow: typeof area = {
+      ...area,
+      get: async (keys) => {
+        if (keys.some((key) => key.startsWith('ledger:s:')) && --readsLeft === 0) page.setGenerating(true);
+        return area.get(keys);
+      },
+    };
+    const script = { respond: (): RunResponse => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) };
+    const h = start(page as never, { site: generic, pathname: '/chat/42', area: slow, settings: { enabled: true, autoRun: true, autoSubmit: true }, script });
+    await h.settle();
+    page.textarea.value = 'read it';
+    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    page.textarea.value = '';
+    page.thread.append(article('user', 'read it'));
+    const answer = article('assistant');
+    page.thread.append(answer);
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    readsLeft = 2;
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => readsLeft <= 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(page.textarea.value).toBe('FINAL');
+    expect(page.stoppedByButton).toEqual([]);
+    // That reply ends: the result goes.
+    page.setGenerating(false);
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['FINAL']);
   });
 
   it('a Stop button the page keeps hidden while nothing is written (display: none, the hidden attribute) does not hold the result back', async () => {
