@@ -297,9 +297,11 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     stopBeforeReply: null,
     stopsMark: () => ({ count: ctx.personStops, at: ctx.now() }),
     stoppedHereSince: (mark) => ctx.personStops !== mark.count || escapedSince(ctx.escapes, mark.at),
+    // Here again once the ledger was read: a Stop pressed here meanwhile may be written there only after the read.
     stoppedSince: async (mark) =>
       ctx.stoppedHereSince(mark) ||
-      (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at && !(stop.escape && ctx.escapesTold.has(stop.at))),
+      (await ctx.ledger.stops(ctx.conversationKey())).some((stop) => stop.at >= mark.at && !(stop.escape && ctx.escapesTold.has(stop.at))) ||
+      ctx.stoppedHereSince(mark),
     lastSendAt: Number.NEGATIVE_INFINITY,
     replyEndedAt: Number.NEGATIVE_INFINITY,
     lastMessageEl: null,

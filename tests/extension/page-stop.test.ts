@@ -1473,6 +1473,35 @@ describe("page: DeepSeek's live send/stop icons (both a single <path>) while the
     expect(h.page.submitted).toEqual(['FINAL']);
   });
 
+  it('a Stop pressed here while the page reads the ledger before the send click: the result is typed in, not sent', async () => {
+    // Meanwhile a message sent from the conversation's other tab starts a reply here, and the person stops it at once:
+    // the send control is send again by the time the read is answered.
+    const area = memoryArea();
+    let readsLeft = Number.POSITIVE_INFINITY;
+    const slow: typeof area = {
+      ...area,
+      get: async (keys) => {
+        if (keys.some((key) => key.startsWith('ledger:s:')) && --readsLeft === 0) {
+          h.page.setGenerating(true);
+          pressStop(h);
+          h.page.setGenerating(false);
+        }
+        return area.get(keys);
+      },
+    };
+    const h = start(buildPage(live), { area: slow, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    readsLeft = 2;
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.submitted.length > 0 || noteOf(chips()[0]) === t('note.insertedStopped'));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.textarea.value).toBe('FINAL');
+    expect(noteOf(chips()[0])).toBe(t('note.insertedStopped'));
+  });
+
   it('the person writes into the box while a typed-in result waits for the reply to end: neither is sent', async () => {
     const h = start(buildPage(live), { script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
     const answer = await begin(h);
