@@ -39,12 +39,15 @@ const QUERY_SHOWN_MAX = 120;
 /** The query of a page's address without its tracking and new-chat parameters, sorted by name ('' when none is left). */
 function chatQuery(href: string | undefined): string {
   if (!href) return '';
-  let params: URLSearchParams;
   try {
-    params = new URL(href).searchParams;
+    return keptQuery(new URL(href).searchParams);
   } catch {
     return '';
   }
+}
+
+/** A query's parameters that name a chat (chatQuery), sorted by name ('' when none is left). */
+function keptQuery(params: URLSearchParams): string {
   const kept = new URLSearchParams([...params].filter(([name]) => !TRACKING_PARAM.test(name) && !NEW_CHAT_PARAM.test(name) && !CHANGING_PARAM.test(name)));
   kept.sort();
   const query = kept.toString();
@@ -53,8 +56,9 @@ function chatQuery(href: string | undefined): string {
 
 /**
  * The route of a page that keeps its chats in the address's hash (/#/chat/<id>, /#!/c/<id>), its own query left out;
- * '' when the hash is no route, or a route one level deep (/#/chat, /#/settings), which names no chat: NextChat keeps
- * every chat at /#/chat, and named by it they were all one conversation, its "Approve for this conversation" with them.
+ * a route one level deep (/#/chat, /#/settings) names no chat but by the parameters of its query that do (keptQuery:
+ * /#/chat?id=<id>), and '' without them: NextChat keeps every chat at /#/chat, and named by it they were all one
+ * conversation, its "Approve for this conversation" with them.
  */
 function hashRoute(href: string | undefined): string {
   let hash: string;
@@ -63,10 +67,12 @@ function hashRoute(href: string | undefined): string {
   } catch {
     return '';
   }
-  const route = /^#!?(\/[^?]*)/.exec(hash);
-  if (!route?.[1] || route[1].split('/').filter((part) => part !== '').length < 2) return '';
+  const route = /^#!?(\/[^?]*)(?:\?(.*))?$/.exec(hash);
+  if (!route?.[1]) return '';
   const path = route[1].replace(/\/+$/, '');
-  return path.length > QUERY_SHOWN_MAX ? `#~${hashText(path)}` : `#${path}`;
+  if (path.split('/').filter((part) => part !== '').length >= 2) return path.length > QUERY_SHOWN_MAX ? `#~${hashText(path)}` : `#${path}`;
+  const query = keptQuery(new URLSearchParams(route[2] ?? ''));
+  return query === '' ? '' : `#${path}?${query}`;
 }
 
 function roleOf(el: Element): MessageRole {

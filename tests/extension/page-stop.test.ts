@@ -2197,6 +2197,27 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(generic.conversationId({ pathname: '/chat', href: 'https://chat.example.com/chat#section-2' })).toBe('/chat');
   });
 
+  it('chats a page names in its hash route\'s query (/#/chat?id=1, /#/chat?id=2) are two conversations: a result owed to one is never typed into the other', async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.example.com/#/chat?id=1&t=1700000000', settings: { enabled: true, autoRun: true, autoSubmit: true, approvalWaitMs: 100 }, script: pendingScript });
+    await h.settle();
+    await pendingWrite(page, h);
+    // The person opens another chat from the sidebar: the page draws it at its own query.
+    h.navigate('/#/chat?id=2');
+    page.thread.replaceChildren(article('user', 'an old question'), article('assistant', 'an old answer'));
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    h.clock.now += 2_000;
+    await h.settle();
+    expect(page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(page.textarea.value).toBe('');
+    // Named as the address's own query is: a parameter written anew at each message is left out.
+    expect(h.runs[0]!.context.conversationId).toBe('chat.example.com/#/chat?id=1');
+  });
+
   it("a page that writes a new value into its address's query at each message (?t=…) is still the same chat: the reply runs and its result is sent", async () => {
     const page = plainPage();
     page.thread.append(article('user', 'hello'), article('assistant', 'Hello! What shall I read?'));
