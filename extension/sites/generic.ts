@@ -122,7 +122,7 @@ export const generic = defineSite({
   // markup may hold the chat box too: a button beside the box counts.) A button outside the messages named so for
   // something else keeps results after its click from being sent by themselves; Run still works. One the page keeps
   // hidden (display: none, the hidden attribute, visibility: hidden) while nothing is written is not shown: taken for
-  // the page's Stop, every result waited the deliverer's two minutes for it to go.
+  // the page's Stop, every result waited the deliverer's two minutes for it to go, and was not sent by itself.
   stopControl(doc) {
     const box = this.editor(doc);
     const named = Array.from(doc.querySelectorAll<HTMLElement>('button, [role="button"]')).filter((button) => {
