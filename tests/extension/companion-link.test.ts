@@ -82,7 +82,8 @@ describe('companion HTTP client', () => {
   });
 });
 
-describe('pairing refusals', () => {
+// Each test starts a real companion (a child process under tsx): seconds on a busy machine, past the 5 s default.
+describe('pairing refusals', { timeout: 30_000 }, () => {
   it("the companion's refusals and nothing answering are told in the person's language, with what to do next", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-pair-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -301,8 +302,8 @@ describe('companion socket', () => {
   });
 });
 
-describe('unpairing', () => {
-  it('Forget token revokes the paired token on the real companion: its calls and its open socket are refused at once, and after a restart', { timeout: 30_000 }, async () => {
+describe('unpairing', { timeout: 30_000 }, () => {
+  it('Forget token revokes the paired token on the real companion: its calls and its open socket are refused at once, and after a restart', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-unpair-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const root = path.join(dir, 'root');
