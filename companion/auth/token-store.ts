@@ -1,6 +1,8 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ToolError } from '../../shared/errors';
+import { asToolError } from '../fsx/errno';
 import { writeFileAtomic } from '../home';
 
 /**
@@ -19,7 +21,8 @@ export interface TokenStore {
   given(token: string | undefined): boolean;
   /**
    * Forgets a paired token (the extension's unpair): refused from then on, also by the ws connections it opened
-   * (`onRevoke`). A token given at start is not a paired one and lasts as long as the process: `given`.
+   * (`onRevoke`). A token given at start is not a paired one and lasts as long as the process: `given`. Throws a
+   * ToolError naming the file when tokens.json cannot be written, and then nothing is revoked.
    */
   revoke(token: string): 'revoked' | 'given' | 'unknown';
   /** told the hash of every token revoked; returns the unsubscribe */
@@ -61,8 +64,8 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
   const persistent: Buffer<ArrayBuffer>[] = stored.map((t) => Buffer.from(t.sha256, 'hex'));
   const ephemeral: Buffer<ArrayBuffer>[] = [];
   const revokeListeners = new Set<(hash: Buffer) => void>();
-  const save = () => {
-    if (options.file) writeFileAtomic(options.file, JSON.stringify({ tokens: stored }, null, 2));
+  const save = (tokens: typeof stored) => {
+    if (options.file) writeFileAtomic(options.file, JSON.stringify({ tokens }, null, 2));
   };
   const given = (token: string | undefined): boolean => {
     if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return false;
@@ -82,9 +85,11 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
     issue(label) {
       const token = randomBytes(32).toString('base64url');
       const hash = hashToken(token);
+      const entry = { sha256: hash.toString('hex'), label, createdAt: new Date(clock()).toISOString() };
+      // written before it counts: a token the file could not keep is never handed out
+      save([...stored, entry]);
       persistent.push(hash);
-      stored.push({ sha256: hash.toString('hex'), label, createdAt: new Date(clock()).toISOString() });
-      save();
+      stored.push(entry);
       options.onKnown?.(token);
       return token;
     },
@@ -95,11 +100,18 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
       const presented = hashToken(token);
       const index = persistent.findIndex((hash) => timingSafeEqual(presented, hash));
       if (index === -1) return 'unknown';
-      persistent.splice(index, 1);
       const hex = presented.toString('hex');
+      // Written before anything changes here: a restart right after must not bring the token back. A file that cannot
+      // be written (the data dir's disk full) revokes nothing — refused here but kept in the file, the token worked
+      // again after a restart, its sockets stayed open, and the extension's second try, refused, took it for revoked.
+      try {
+        save(stored.filter((t) => t.sha256 !== hex));
+      } catch (error) {
+        const cause = asToolError(error, options.file);
+        throw new ToolError(cause.code, `the token was not revoked and still works: ${cause.message}`, cause.data);
+      }
+      persistent.splice(index, 1);
       stored.splice(0, stored.length, ...stored.filter((t) => t.sha256 !== hex));
-      // written before anyone is told: a restart right after must not bring the token back
-      save();
       for (const listener of revokeListeners) listener(presented);
       return 'revoked';
     },

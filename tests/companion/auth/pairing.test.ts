@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPairing, PAIRING_MAX_TRIES, PAIRING_TTL_MS } from '../../../companion/auth/pairing';
 import { createTokenStore } from '../../../companion/auth/token-store';
+import { ToolError } from '../../../shared/errors';
 
 const dir = mkdtempSync(join(tmpdir(), 'cb-auth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,6 +57,35 @@ describe('token store', () => {
     expect(reloaded.verify(token + 'x')).toBe(false);
     expect(reloaded.verify('')).toBe(false);
     expect(reloaded.verify(undefined)).toBe(false);
+  });
+
+  it('a revoke that cannot write tokens.json revokes nothing and says so: the token is not refused here while the file keeps it for the next start', () => {
+    const file = join(dir, 'tokens3.json');
+    const store = createTokenStore({ file });
+    const token = store.issue('extension');
+    const told: Buffer[] = [];
+    store.onRevoke((hash) => told.push(hash));
+    // the file cannot be replaced (as on a full disk): a folder stands where it is renamed to
+    const kept = readFileSync(file, 'utf8');
+    rmSync(file);
+    mkdirSync(join(file, 'in-the-way'), { recursive: true });
+    let refusal: unknown;
+    try {
+      store.revoke(token);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ToolError);
+    expect((refusal as ToolError).message).toMatch(/^the token was not revoked and still works: .*tokens3\.json/);
+    expect(store.verify(token)).toBe(true);
+    expect(told).toEqual([]);
+    // once the file can be written, the same revoke goes through, for this process and the next
+    rmSync(file, { recursive: true });
+    writeFileSync(file, kept);
+    expect(store.revoke(token)).toBe('revoked');
+    expect(store.verify(token)).toBe(false);
+    expect(told).toHaveLength(1);
+    expect(createTokenStore({ file }).verify(token)).toBe(false);
   });
 
   it('ephemeral tokens are accepted but never written', () => {
