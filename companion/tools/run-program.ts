@@ -110,6 +110,16 @@ export async function runProgram(
 ): Promise<ToolOutput> {
   // the child's cwd follows the path as it is now, so it is resolved now (not carried from plan)
   const cwd = await resolveCwd(args.cwd, ctx, resolvePathNow);
+  // and it is the folder the card showed (the call's one resolution): a link pointed elsewhere in the roots while the
+  // card waited would run the approved command in a folder the person never saw, on whatever a model put there
+  const shown = await resolveCwd(args.cwd, ctx);
+  if (cwd !== shown) {
+    throw new ToolError(
+      'CONFLICT',
+      `the working directory ${JSON.stringify(args.cwd)} led to ${JSON.stringify(shown)} when the card was shown and leads to ${JSON.stringify(cwd)} now; nothing was run — send the call again for a new card`,
+      { cwd: args.cwd },
+    );
+  }
   const timeoutMs = timeoutFor(args, ctx.policy);
   // the Stop listener below is added once the program runs; a Stop before that is kept here
   throwIfStopped(ctx.signal, name);

@@ -75,6 +75,34 @@ describe('symlink swap while a call waits for approval', () => {
     expect(await fs.readFile(path.join(world.root, 'dir-moved', 'file.txt'), 'utf8')).toBe('inside');
   });
 
+  it.each([
+    ['process.run', (w: World) => ({ command: 'cat', args: ['file.txt'], cwd: path.join(w.root, 'current') })],
+    ['shell.exec', (w: World) => ({ command: 'cat file.txt', cwd: path.join(w.root, 'current') })],
+  ] as const)('%s in a folder whose link is pointed at another folder of the root while the card waits runs nowhere the card did not show', async (tool, args) => {
+    // the card shows the folder the link led to; a program run wherever it leads later runs what no card showed
+    await world.write('planted/file.txt', 'planted');
+    await fs.symlink(D(world), path.join(world.root, 'current'));
+    let shownCwd: string | undefined;
+    const ctx = {
+      ...world.ctx,
+      async authorize(request: { preview: { cwd?: string } }) {
+        shownCwd = request.preview.cwd;
+        await fs.rm(path.join(world.root, 'current'));
+        await fs.symlink(path.join(world.root, 'planted'), path.join(world.root, 'current'));
+      },
+    };
+    const outcome = await callTool(tool, args(world), ctx, toolHandlers);
+    expect(shownCwd).toBe(D(world));
+    expect(outcome.ok, JSON.stringify(outcome)).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.code).toBe('CONFLICT');
+      expect(outcome.message).toBe(
+        `the working directory ${JSON.stringify(path.join(world.root, 'current'))} led to ${JSON.stringify(D(world))} when the card was shown and leads to ${JSON.stringify(path.join(world.root, 'planted'))} now; nothing was run — send the call again for a new card`,
+      );
+    }
+    expect(JSON.stringify(outcome)).not.toContain('planted\n');
+  });
+
   it('without a swap the same pipeline reads and writes (the refusals above are the swap, not the setup)', async () => {
     const read = await callTool('fs.read', { path: D(world, 'file.txt') }, world.ctx, toolHandlers);
     expect(read).toMatchObject({ ok: true, text: 'inside' });
