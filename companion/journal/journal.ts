@@ -540,7 +540,8 @@ export function createJournal(options: JournalOptions): Journal {
       // temp files first: one left in a directory the entry created would keep that directory from going
       await removeStrayTempFiles(intent);
       if (await deriveApplied(loaded, intent)) continue;
-      const failures = await rollBack(id, loaded);
+      const records = intent.state === 'undoing' ? await recordsStillToUndo(intent, loaded.records) : loaded.records;
+      const failures = await rollBack(id, { ...loaded, records });
       if (failures.length > 0) {
         // One entry that cannot be repaired (say, a directory swapped for a symlink) must not stop the start or
         // the other entries; its other paths are restored, it stays unfinished with the reason, and the next
@@ -555,6 +556,42 @@ export function createJournal(options: JournalOptions): Journal {
       repaired.push(id);
     }
     return repaired;
+  }
+
+  /**
+   * An undo that stopped half-way (one path could not be restored) is finished at the next start, but only where a
+   * path still is as the change left it: one that is not was restored before the stop, or was changed since — the
+   * person went on with the files the undo had given back — and is left as it is. Replaying its before-image wrote
+   * it over what the person wrote after the failed undo, at every start until the undo could finish, and a file the
+   * change had created and the person wrote again was removed. A folder the change created is still taken back
+   * (rmdir takes only an empty one). The states are all read before anything is replayed.
+   */
+  async function recordsStillToUndo(intent: IntentRecord, records: readonly UndoRecord[]): Promise<UndoRecord[]> {
+    const asLeft = new Map<string, Promise<boolean>>();
+    const isAsLeft = (p: string): Promise<boolean> => {
+      const expected = intent.after?.[p];
+      if (!expected) return Promise.resolve(true);
+      let known = asLeft.get(p);
+      if (!known) {
+        known = capturePathState(p, { tree: expected.kind === 'dir' && expected.tree !== undefined }).then(
+          (now) => describeChange(expected, now, false) === undefined,
+          // unreadable now: not known to be as the change left it, so not written over
+          () => false,
+        );
+        asLeft.set(p, known);
+      }
+      return known;
+    };
+    const kept: UndoRecord[] = [];
+    for (const record of records) {
+      if (record.type === 'remove-created' && record.dir) {
+        kept.push(record);
+        continue;
+      }
+      const paths = record.type === 'move-back' ? [record.from, record.to] : [record.path];
+      if ((await Promise.all(paths.map(isAsLeft))).every(Boolean)) kept.push(record);
+    }
+    return kept;
   }
 
   /**
