@@ -3,13 +3,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Outcome } from '../../shared/results/outcome';
 import { approvalWaitFor } from '../policy/decide';
 import type { Policy } from '../policy/schema';
-import { pendingConfirmationText } from '../../shared/results/outcome';
+import { oneLine, pendingConfirmationText } from '../../shared/results/outcome';
 import { pendingWhat } from '../runs/block-job';
 import type { Job, RunManager } from '../runs/run-manager';
+import type { RunRecord } from '../runs/run-store';
 import { callTool, type ToolHandlers } from '../runs/tool-call';
 import { listAllTools } from '../runs/tool-list';
 import type { ExternalTools } from '../types';
@@ -54,8 +55,20 @@ export function mcpRoute(deps: {
   // The SDK builds a new Ajv (compiling its meta-schemas) for every Server it constructs: with a server per request
   // that was about 0.7 ms of CPU per call (a sixth of a /mcp fs.read, bench). One validator serves them all.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  function createServer(): Server {
+  // A client gives up on a call (its timeout, a Cancel pressed) with notifications/cancelled, sent on a POST of its
+  // own, so to a server of its own here: the run of each call still being answered is found by the token that sent it
+  // and the call's JSON-RPC id, and stopped — its card withdrawn (an Approve after it would run what nobody waits
+  // for) or its program ended. Two clients sharing a token and an id at the same moment are not told apart. A client
+  // that closes the call's connection (it quit, or closed without cancelling) is given up on the same way.
+  const answering = new Map<string, string>();
+  const callKey = (caller: string, id: RequestId) => `${caller}\n${JSON.stringify(id)}`;
+  function createServer(caller: string, closed: AbortSignal): Server {
     const server = new Server({ name: 'chatbridge', version: deps.version }, { capabilities: { tools: {} }, jsonSchemaValidator });
+    server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+      const { requestId, reason } = notification.params;
+      const runId = requestId === undefined ? undefined : answering.get(callKey(caller, requestId));
+      if (runId) deps.runs.stop(runId, `cancelled by the MCP client${reason ? `: ${oneLine(reason).slice(0, 200)}` : ''}`);
+    });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: listAllTools(deps.external).map(({ name, description, inputSchema }) => ({
         name,
@@ -63,7 +76,7 @@ export function mcpRoute(deps: {
         inputSchema: { ...inputSchema, type: 'object' as const },
       })),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const name = request.params.name;
       const args = request.params.arguments ?? {};
       const job: Job = {
@@ -84,7 +97,17 @@ export function mcpRoute(deps: {
         pendingText: (approval) => `${pendingConfirmationText(pendingWhat(approval))} pendingConfirmationId=${approval.id}`,
       };
       const { run } = deps.runs.start(job);
-      const record = await deps.runs.wait(run, deps.waitMs?.() ?? approvalWaitFor(deps.policy, MCP_SITE));
+      const key = callKey(caller, extra.requestId);
+      answering.set(key, run.record.runId);
+      const onClosed = () => deps.runs.stop(run.record.runId, 'the MCP client closed its connection before the answer');
+      closed.addEventListener('abort', onClosed, { once: true });
+      let record: RunRecord;
+      try {
+        record = await deps.runs.wait(run, deps.waitMs?.() ?? approvalWaitFor(deps.policy, MCP_SITE));
+      } finally {
+        closed.removeEventListener('abort', onClosed);
+        if (answering.get(key) === run.record.runId) answering.delete(key);
+      }
       if (record.status === 'pending' || record.status === 'running') {
         const text = record.status === 'pending' ? record.resultText : `Still running in chatbridge (runId=${record.runId}); the result is not known yet.`;
         const meta = {
@@ -116,7 +139,7 @@ export function mcpRoute(deps: {
       return c.json({ jsonrpc: '2.0', error, id: null }, 405, { Allow: 'POST, DELETE' });
     }
     const parsedBody = await readJsonBody(c);
-    const server = createServer();
+    const server = createServer(c.req.header('authorization') ?? '', c.req.raw.signal);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     let response: Response;

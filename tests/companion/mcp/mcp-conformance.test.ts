@@ -201,3 +201,65 @@ describe('/mcp GET', () => {
     }
   });
 });
+
+// The client gives up on a call — its timeout, a Cancel the person pressed — with notifications/cancelled, sent on a
+// POST of its own. A card still showing for that call would run it when approved, its result going to nobody, and a
+// program it started would run on to its own timeout.
+describe('/mcp notifications/cancelled', () => {
+  function nextApproval(): Promise<{ id: string; argsHash: string; runId: string }> {
+    return new Promise((resolve) => {
+      const stop = world.companion.hub.subscribe((event) => {
+        if (event.type === 'approval' && event.change === 'created') {
+          stop();
+          resolve(event.approval);
+        }
+      });
+    });
+  }
+
+  it('withdraws the card of a call the client cancelled while it waited for approval: nothing is written', async () => {
+    const path = join(world.root, 'cancelled.txt');
+    const controller = new AbortController();
+    const created = nextApproval();
+    const call = client.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } }, undefined, { signal: controller.signal });
+    const approval = await created;
+    controller.abort('the person pressed Cancel');
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => world.companion.approvals.get(approval.id)?.state, { timeout: 2000 }).not.toBe('pending');
+    expect(() => world.companion.approvals.decide(approval.id, 'approve', approval.argsHash)).toThrow(/can no longer be decided: .*cancelled by the MCP client/);
+    const runId = world.companion.approvals.get(approval.id)!.runId;
+    await expect.poll(() => world.companion.runs.get(runId)?.resultText, { timeout: 2000 }).toMatch(/^CANCELLED: /);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('ends the program of a call the client cancelled while it ran', async () => {
+    const created = nextApproval();
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'process.run', arguments: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], cwd: world.root } },
+      undefined,
+      { signal: controller.signal },
+    );
+    const approval = await created;
+    world.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
+    await expect.poll(() => world.processes.list().filter((p) => p.origin.runId === approval.runId && p.status === 'running').length, { timeout: 5000 }).toBe(1);
+    controller.abort('Request timed out');
+    await expect(call).rejects.toThrow();
+    const running = () => world.processes.list().filter((p) => p.origin.runId === approval.runId && p.status === 'running');
+    await expect.poll(running, { timeout: 3000 }).toEqual([]);
+    await expect.poll(() => world.companion.runs.get(approval.runId)?.resultText, { timeout: 2000 }).toMatch(/stopped before it finished/);
+  });
+
+  it('withdraws the card of a call whose client closed its connection while it waited', async () => {
+    const path = join(world.root, 'closed.txt');
+    const closing = await connect(world.token);
+    const created = nextApproval();
+    const call = closing.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } });
+    const approval = await created;
+    await closing.close();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => world.companion.approvals.get(approval.id)?.state, { timeout: 2000 }).not.toBe('pending');
+    expect(() => world.companion.approvals.decide(approval.id, 'approve', approval.argsHash)).toThrow(/can no longer be decided: .*closed its connection/);
+    expect(existsSync(path)).toBe(false);
+  });
+});
