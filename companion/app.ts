@@ -53,6 +53,8 @@ export interface AppDeps {
   maxBodyBytes?: number;
   wsAuthTimeoutMs?: number;
   wsHeartbeatMs?: number;
+  /** how often an /mcp call that asked for progress is told it still waits; default 5 s */
+  mcpProgressMs?: number;
   /** the person's own MCP servers; started and closed by the caller, like the programs */
   mcpServers?: McpServers;
 }
@@ -351,7 +353,17 @@ export function createApp(deps: AppDeps): CompanionApp {
       ...(deps.wsHeartbeatMs !== undefined ? { heartbeatMs: deps.wsHeartbeatMs } : {}),
     }),
   );
-  app.all('/mcp', mcpRoute({ policy, tools: deps.tools, runs, version, ...(mcpServers ? { external: mcpServers } : {}) }));
+  app.all(
+    '/mcp',
+    mcpRoute({
+      policy,
+      tools: deps.tools,
+      runs,
+      version,
+      ...(mcpServers ? { external: mcpServers } : {}),
+      ...(deps.mcpProgressMs !== undefined ? { progressMs: deps.mcpProgressMs } : {}),
+    }),
+  );
 
   return {
     app,

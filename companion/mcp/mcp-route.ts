@@ -43,6 +43,17 @@ async function readJsonBody(c: Context): Promise<unknown> {
   }
 }
 
+/** How often a call that asked for progress is told it still waits: within MCP Inspector's 10 s timeout, twice. */
+const PROGRESS_MS = 4000;
+
+/** A single tools/call whose `_meta` carries a progressToken. */
+function asksForProgress(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+  const token = params?._meta?.progressToken;
+  return method === 'tools/call' && (typeof token === 'string' || typeof token === 'number');
+}
+
 export function mcpRoute(deps: {
   policy: Policy;
   tools: ToolHandlers;
@@ -51,6 +62,8 @@ export function mcpRoute(deps: {
   waitMs?: () => number | undefined;
   /** the tools of the person's MCP servers: one endpoint serves them to MCP clients too */
   external?: ExternalTools;
+  /** how often a call that asked for progress is told it still waits */
+  progressMs?: number;
 }): Handler {
   // The SDK builds a new Ajv (compiling its meta-schemas) for every Server it constructs: with a server per request
   // that was about 0.7 ms of CPU per call (a sixth of a /mcp fs.read, bench). One validator serves them all.
@@ -79,6 +92,8 @@ export function mcpRoute(deps: {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const name = request.params.name;
       const args = request.params.arguments ?? {};
+      /** what the card waiting for the person shows, for the progress told meanwhile */
+      let awaiting = '';
       const job: Job = {
         kind: 'mcp',
         site: MCP_SITE,
@@ -94,17 +109,34 @@ export function mcpRoute(deps: {
             value: outcome,
           };
         },
-        pendingText: (approval) => `${pendingConfirmationText(pendingWhat(approval))} pendingConfirmationId=${approval.id}`,
+        pendingText: (approval) => {
+          awaiting = `${oneLine(pendingWhat(approval)).slice(0, 200)}, pendingConfirmationId=${approval.id}`;
+          return `${pendingConfirmationText(pendingWhat(approval))} pendingConfirmationId=${approval.id}`;
+        },
       };
       const { run } = deps.runs.start(job);
       const key = callKey(caller, extra.requestId);
       answering.set(key, run.record.runId);
       const onClosed = () => deps.runs.stop(run.record.runId, 'the MCP client closed its connection before the answer');
       closed.addEventListener('abort', onClosed, { once: true });
+      // A client that asked for progress is told, every few seconds, what the call waits for: most give up on a call
+      // after their own timeout (MCP Inspector 10 s, the SDK's client 60 s) unless progress comes, while a card waits
+      // up to the site's approval wait (120 s) and a program runs up to its own timeout.
+      const progressToken = request.params._meta?.progressToken;
+      let beats = 0;
+      const progress =
+        progressToken === undefined
+          ? undefined
+          : setInterval(() => {
+              const message =
+                run.record.status === 'pending' ? `waiting for the person's approval in chatbridge: ${awaiting}` : 'running in chatbridge';
+              extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++beats, message } }).catch(() => undefined);
+            }, deps.progressMs ?? PROGRESS_MS);
       let record: RunRecord;
       try {
         record = await deps.runs.wait(run, deps.waitMs?.() ?? approvalWaitFor(deps.policy, MCP_SITE));
       } finally {
+        clearInterval(progress);
         closed.removeEventListener('abort', onClosed);
         if (answering.get(key) === run.record.runId) answering.delete(key);
       }
@@ -140,7 +172,8 @@ export function mcpRoute(deps: {
     }
     const parsedBody = await readJsonBody(c);
     const server = createServer(c.req.header('authorization') ?? '', c.req.raw.signal);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // a call that asked for progress is answered with an event stream, which carries the progress before the answer
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(parsedBody) });
     await server.connect(transport);
     let response: Response;
     try {
@@ -152,8 +185,9 @@ export function mcpRoute(deps: {
     // JSON mode: a POST's answer is complete once handleRequest resolves, and its server and transport hold no timer,
     // stream or pending handler after it; they are dropped with the request. close() would only clear their maps and
     // build a "connection closed" error for nobody — ~0.1 ms of CPU per call (driver, 3 × 1000 /mcp reads each way).
-    // Anything else (a DELETE, a POST answered with an event stream) is closed as before.
-    if (c.req.method !== 'POST' || response.headers.get('content-type')?.includes('text/event-stream')) void server.close();
+    // A POST answered with an event stream is still being answered: closing it now would end the stream before the
+    // call's answer; the transport ends it after the answer, and nothing is held then either. A DELETE is closed.
+    if (c.req.method !== 'POST') void server.close();
     return response;
   };
 }

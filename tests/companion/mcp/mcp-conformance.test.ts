@@ -263,3 +263,40 @@ describe('/mcp notifications/cancelled', () => {
     expect(existsSync(path)).toBe(false);
   });
 });
+
+// MCP Inspector gives up on a call after 10 s unless progress comes (it asks for progress on every call), the SDK's
+// client after 60 s when asked to: a card waits up to the site's approval wait, 120 s by default.
+describe('/mcp progress while a call waits', () => {
+  it('a call that asked for progress is told it waits for approval, so a client with a short timeout gets the real result', async () => {
+    const slow = makeWorld({ tools: toolHandlers as ToolHandlers, config: { sites: { mcp: { approvalWaitMs: 5000 } } }, mcpProgressMs: 100 });
+    const slowServed = await listen(slow);
+    const c = new Client({ name: 'conformance-test', version: '1.0.0' });
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${slowServed.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${slow.token}` } } }),
+    );
+    try {
+      const messages: string[] = [];
+      const path = join(slow.root, 'progress.txt');
+      const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'p' } }, undefined, {
+        timeout: 400,
+        resetTimeoutOnProgress: true,
+        onprogress: (progress) => messages.push(progress.message ?? ''),
+      });
+      // a failed expectation below closes the client, which rejects the call: that is not the failure to report
+      call.catch(() => undefined);
+      // past the client's own timeout twice over
+      await expect.poll(() => messages.length, { timeout: 3000 }).toBeGreaterThanOrEqual(8);
+      expect(messages[0]).toMatch(/^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/);
+      const [approval] = slow.companion.approvals.pending();
+      slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
+      const result = await call;
+      expect((result.content as Array<{ text: string }>)[0]?.text).toBe('WRITE_SUCCESS');
+      expect(readFileSync(path, 'utf8')).toBe('p');
+    } finally {
+      await c.close();
+      await slowServed.close();
+      await slow.close();
+      removeWorld(slow);
+    }
+  });
+});

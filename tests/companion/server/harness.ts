@@ -106,6 +106,8 @@ export interface WorldOptions {
   clock?: () => number;
   /** protocol pings on /ws; short by default so dead peers show up fast */
   wsHeartbeatMs?: number;
+  /** how often an /mcp call that asked for progress is told it still waits */
+  mcpProgressMs?: number;
 }
 
 export function makeWorld(options: WorldOptions = {}): World {
@@ -129,6 +131,7 @@ export function makeWorld(options: WorldOptions = {}): World {
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     wsAuthTimeoutMs: 300,
     wsHeartbeatMs: options.wsHeartbeatMs ?? 200,
+    ...(options.mcpProgressMs !== undefined ? { mcpProgressMs: options.mcpProgressMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const token = companion.tokens.issue('test');
