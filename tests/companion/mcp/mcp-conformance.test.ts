@@ -250,11 +250,14 @@ describe('/mcp notifications/cancelled', () => {
     await expect.poll(() => world.companion.runs.get(approval.runId)?.resultText, { timeout: 2000 }).toMatch(/stopped before it finished/);
   });
 
-  it('withdraws the card of a call whose client closed its connection while it waited', async () => {
+  it.each([
+    ['answered in JSON', {}],
+    ['answered with an event stream of progress', { onprogress: () => undefined }],
+  ])('withdraws the card of a call whose client closed its connection while it waited (%s)', async (_, options) => {
     const path = join(world.root, 'closed.txt');
     const closing = await connect(world.token);
     const created = nextApproval();
-    const call = closing.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } });
+    const call = closing.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } }, undefined, options);
     const approval = await created;
     await closing.close();
     await expect(call).rejects.toThrow();
