@@ -43,6 +43,14 @@ async function readJsonBody(c: Context): Promise<unknown> {
   }
 }
 
+/**
+ * What a call answered before its end is told: in a chat the result is typed in when it comes, but an MCP client's
+ * call is over once answered, and the same call sent again is a new one — a second card, and once both are approved
+ * it runs twice.
+ */
+const NOT_ON_THIS_CALL =
+  'This call ends here: its result will not be sent to this client (it stays in chatbridge). Do not send the same call again to get it — that asks the person again and can run it twice.';
+
 /** How often a call that asked for progress is told it still waits: within MCP Inspector's 10 s timeout, twice. */
 const PROGRESS_MS = 4000;
 
@@ -111,7 +119,7 @@ export function mcpRoute(deps: {
         },
         pendingText: (approval) => {
           awaiting = `${oneLine(pendingWhat(approval)).slice(0, 200)}, pendingConfirmationId=${approval.id}`;
-          return `${pendingConfirmationText(pendingWhat(approval))} pendingConfirmationId=${approval.id}`;
+          return `${pendingConfirmationText(pendingWhat(approval))} ${NOT_ON_THIS_CALL} pendingConfirmationId=${approval.id}`;
         },
       };
       const { run } = deps.runs.start(job);
@@ -141,7 +149,7 @@ export function mcpRoute(deps: {
         if (answering.get(key) === run.record.runId) answering.delete(key);
       }
       if (record.status === 'pending' || record.status === 'running') {
-        const text = record.status === 'pending' ? record.resultText : `Still running in chatbridge (runId=${record.runId}); the result is not known yet.`;
+        const text = record.status === 'pending' ? record.resultText : `Still running in chatbridge (runId=${record.runId}); the result is not known yet. ${NOT_ON_THIS_CALL}`;
         const meta = {
           auditId: record.auditId,
           runId: record.runId,

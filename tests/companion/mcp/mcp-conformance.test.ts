@@ -64,7 +64,10 @@ describe('/mcp with the SDK client', () => {
     const result = await client.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'approved\n' } });
     const pendingId = String(result._meta?.pendingConfirmationId);
     expect(pendingId).toMatch(/^confirm-/);
-    expect((result.content as Array<{ text: string }>)[0]?.text).toContain('Pending confirmation');
+    const text = (result.content as Array<{ text: string }>)[0]?.text;
+    expect(text).toContain('Pending confirmation');
+    // the client gets nothing more on this call, and the same call sent again would ask again and could run twice
+    expect(text).toMatch(/its result will not be sent to this client .* Do not send the same call again/);
     expect(existsSync(path)).toBe(false);
     const approval = world.companion.approvals.get(pendingId);
     expect(approval?.preview.paths).toContain(path);
@@ -287,9 +290,9 @@ describe('/mcp progress while a call waits', () => {
       });
       // a failed expectation below closes the client, which rejects the call: that is not the failure to report
       call.catch(() => undefined);
-      // past the client's own timeout twice over
-      await expect.poll(() => messages.length, { timeout: 3000 }).toBeGreaterThanOrEqual(8);
-      expect(messages[0]).toMatch(/^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/);
+      // told what it waits for, past the client's own timeout twice over
+      const waiting = () => messages.filter((m) => /^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/.test(m));
+      await expect.poll(() => waiting().length, { timeout: 5000 }).toBeGreaterThanOrEqual(8);
       const [approval] = slow.companion.approvals.pending();
       slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
       const result = await call;
