@@ -235,6 +235,29 @@ describe('/mcp notifications/cancelled', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('a cancel sent with another token stops nothing: the call is found by the token that sent it', async () => {
+    const path = join(world.root, 'kept.txt');
+    const created = nextApproval();
+    let answered = false;
+    const call = client.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'kept' } }).finally(() => (answered = true));
+    const approval = await created;
+    // the SDK's client numbers its requests from 0: every id this client has used, in one batch
+    const other = world.companion.tokens.issue('other');
+    const cancels = Array.from({ length: 64 }, (_, id) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'not yours' } }));
+    const response = await fetch(`http://127.0.0.1:${served.port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(cancels),
+    });
+    expect(response.status).toBe(202);
+    // sent while the call still waited
+    expect(answered).toBe(false);
+    await call;
+    expect(world.companion.approvals.get(approval.id)?.state).toBe('pending');
+    world.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
+    await expect.poll(() => existsSync(path), { timeout: 2000 }).toBe(true);
+  });
+
   it('ends the program of a call the client cancelled while it ran', async () => {
     const created = nextApproval();
     const controller = new AbortController();
