@@ -235,29 +235,6 @@ describe('/mcp notifications/cancelled', () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it('a cancel sent with another token stops nothing: the call is found by the token that sent it', async () => {
-    const path = join(world.root, 'kept.txt');
-    const created = nextApproval();
-    let answered = false;
-    const call = client.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'kept' } }).finally(() => (answered = true));
-    const approval = await created;
-    // the SDK's client numbers its requests from 0: every id this client has used, in one batch
-    const other = world.companion.tokens.issue('other');
-    const cancels = Array.from({ length: 64 }, (_, id) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'not yours' } }));
-    const response = await fetch(`http://127.0.0.1:${served.port}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${other}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify(cancels),
-    });
-    expect(response.status).toBe(202);
-    // sent while the call still waited
-    expect(answered).toBe(false);
-    await call;
-    expect(world.companion.approvals.get(approval.id)?.state).toBe('pending');
-    world.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
-    await expect.poll(() => existsSync(path), { timeout: 2000 }).toBe(true);
-  });
-
   it('ends the program of a call the client cancelled while it ran', async () => {
     const created = nextApproval();
     const controller = new AbortController();
@@ -295,37 +272,66 @@ describe('/mcp notifications/cancelled', () => {
 
 // MCP Inspector gives up on a call after 10 s unless progress comes (it asks for progress on every call), the SDK's
 // client after 60 s when asked to: a card waits up to the site's approval wait, 120 s by default.
-describe('/mcp progress while a call waits', () => {
-  it('a call that asked for progress is told it waits for approval, so a client with a short timeout gets the real result', async () => {
-    const slow = makeWorld({ tools: toolHandlers as ToolHandlers, config: { sites: { mcp: { approvalWaitMs: 5000 } } }, mcpProgressMs: 100 });
-    const slowServed = await listen(slow);
-    const c = new Client({ name: 'conformance-test', version: '1.0.0' });
+describe('/mcp calls that wait longer than a client would', () => {
+  let slow: World;
+  let slowServed: Awaited<ReturnType<typeof listen>>;
+  let c: Client;
+  beforeAll(async () => {
+    slow = makeWorld({ tools: toolHandlers as ToolHandlers, config: { sites: { mcp: { approvalWaitMs: 5000 } } }, mcpProgressMs: 100 });
+    slowServed = await listen(slow);
+    c = new Client({ name: 'conformance-test', version: '1.0.0' });
     await c.connect(
       new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${slowServed.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${slow.token}` } } }),
     );
-    try {
-      const messages: string[] = [];
-      const path = join(slow.root, 'progress.txt');
-      const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'p' } }, undefined, {
-        timeout: 400,
-        resetTimeoutOnProgress: true,
-        onprogress: (progress) => messages.push(progress.message ?? ''),
-      });
-      // a failed expectation below closes the client, which rejects the call: that is not the failure to report
-      call.catch(() => undefined);
-      // told what it waits for, past the client's own timeout twice over
-      const waiting = () => messages.filter((m) => /^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/.test(m));
-      await expect.poll(() => waiting().length, { timeout: 5000 }).toBeGreaterThanOrEqual(8);
-      const [approval] = slow.companion.approvals.pending();
-      slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
-      const result = await call;
-      expect((result.content as Array<{ text: string }>)[0]?.text).toBe('WRITE_SUCCESS');
-      expect(readFileSync(path, 'utf8')).toBe('p');
-    } finally {
-      await c.close();
-      await slowServed.close();
-      await slow.close();
-      removeWorld(slow);
-    }
+  });
+  afterAll(async () => {
+    await c.close();
+    await slowServed.close();
+    await slow.close();
+    removeWorld(slow);
+  });
+
+  it('a call that asked for progress is told it waits for approval, so a client with a short timeout gets the real result', async () => {
+    const messages: string[] = [];
+    const path = join(slow.root, 'progress.txt');
+    const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'p' } }, undefined, {
+      timeout: 400,
+      resetTimeoutOnProgress: true,
+      onprogress: (progress) => messages.push(progress.message ?? ''),
+    });
+    // a failed expectation below closes the client, which rejects the call: that is not the failure to report
+    call.catch(() => undefined);
+    // told what it waits for, past the client's own timeout twice over
+    const waiting = () => messages.filter((m) => /^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/.test(m));
+    await expect.poll(() => waiting().length, { timeout: 5000 }).toBeGreaterThanOrEqual(8);
+    const [approval] = slow.companion.approvals.pending();
+    slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
+    const result = await call;
+    expect((result.content as Array<{ text: string }>)[0]?.text).toBe('WRITE_SUCCESS');
+    expect(readFileSync(path, 'utf8')).toBe('p');
+  });
+
+  it('a cancel sent with another token stops nothing: the call is found by the token that sent it', async () => {
+    const path = join(slow.root, 'kept.txt');
+    let answered = false;
+    const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'kept' } }).finally(() => (answered = true));
+    call.catch(() => undefined);
+    await expect.poll(() => slow.companion.approvals.pending().length, { timeout: 2000 }).toBe(1);
+    const [approval] = slow.companion.approvals.pending();
+    // the SDK's client numbers its requests from 0: every id this client has used, in one batch
+    const other = slow.companion.tokens.issue('other');
+    const cancels = Array.from({ length: 64 }, (_, id) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'not yours' } }));
+    const response = await fetch(`http://127.0.0.1:${slowServed.port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(cancels),
+    });
+    expect(response.status).toBe(202);
+    // sent while the call still waited, and its card still waits
+    expect(answered).toBe(false);
+    expect(slow.companion.approvals.get(approval!.id)?.state).toBe('pending');
+    slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
+    expect((((await call).content as Array<{ text: string }>)[0])?.text).toBe('WRITE_SUCCESS');
+    expect(readFileSync(path, 'utf8')).toBe('kept');
   });
 });
