@@ -15,9 +15,9 @@ let world: World;
 let served: Awaited<ReturnType<typeof listen>>;
 let client: Client;
 
-async function connect(token: string | null): Promise<Client> {
+async function connect(token: string | null, port = served.port): Promise<Client> {
   const c = new Client({ name: 'conformance-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${served.port}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
     requestInit: { headers: token === null ? {} : { authorization: `Bearer ${token}` } },
   });
   await c.connect(transport);
@@ -205,84 +205,15 @@ describe('/mcp GET', () => {
   });
 });
 
-// The client gives up on a call — its timeout, a Cancel the person pressed — with notifications/cancelled, sent on a
-// POST of its own. A card still showing for that call would run it when approved, its result going to nobody, and a
-// program it started would run on to its own timeout.
-describe('/mcp notifications/cancelled', () => {
-  function nextApproval(): Promise<{ id: string; argsHash: string; runId: string }> {
-    return new Promise((resolve) => {
-      const stop = world.companion.hub.subscribe((event) => {
-        if (event.type === 'approval' && event.change === 'created') {
-          stop();
-          resolve(event.approval);
-        }
-      });
-    });
-  }
-
-  it('withdraws the card of a call the client cancelled while it waited for approval: nothing is written', async () => {
-    const path = join(world.root, 'cancelled.txt');
-    const controller = new AbortController();
-    const created = nextApproval();
-    const call = client.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } }, undefined, { signal: controller.signal });
-    const approval = await created;
-    controller.abort('the person pressed Cancel');
-    await expect(call).rejects.toThrow();
-    await expect.poll(() => world.companion.approvals.get(approval.id)?.state, { timeout: 2000 }).not.toBe('pending');
-    expect(() => world.companion.approvals.decide(approval.id, 'approve', approval.argsHash)).toThrow(/can no longer be decided: .*cancelled by the MCP client/);
-    const runId = world.companion.approvals.get(approval.id)!.runId;
-    await expect.poll(() => world.companion.runs.get(runId)?.resultText, { timeout: 2000 }).toMatch(/^CANCELLED: /);
-    expect(existsSync(path)).toBe(false);
-  });
-
-  it('ends the program of a call the client cancelled while it ran', async () => {
-    const created = nextApproval();
-    const controller = new AbortController();
-    const call = client.callTool(
-      { name: 'process.run', arguments: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], cwd: world.root } },
-      undefined,
-      { signal: controller.signal },
-    );
-    const approval = await created;
-    world.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
-    await expect.poll(() => world.processes.list().filter((p) => p.origin.runId === approval.runId && p.status === 'running').length, { timeout: 5000 }).toBe(1);
-    controller.abort('Request timed out');
-    await expect(call).rejects.toThrow();
-    const running = () => world.processes.list().filter((p) => p.origin.runId === approval.runId && p.status === 'running');
-    await expect.poll(running, { timeout: 3000 }).toEqual([]);
-    await expect.poll(() => world.companion.runs.get(approval.runId)?.resultText, { timeout: 2000 }).toMatch(/stopped before it finished/);
-  });
-
-  it.each([
-    ['answered in JSON', {}],
-    ['answered with an event stream of progress', { onprogress: () => undefined }],
-  ])('withdraws the card of a call whose client closed its connection while it waited (%s)', async (_, options) => {
-    const path = join(world.root, 'closed.txt');
-    const closing = await connect(world.token);
-    const created = nextApproval();
-    const call = closing.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } }, undefined, options);
-    const approval = await created;
-    await closing.close();
-    await expect(call).rejects.toThrow();
-    await expect.poll(() => world.companion.approvals.get(approval.id)?.state, { timeout: 2000 }).not.toBe('pending');
-    expect(() => world.companion.approvals.decide(approval.id, 'approve', approval.argsHash)).toThrow(/can no longer be decided: .*closed its connection/);
-    expect(existsSync(path)).toBe(false);
-  });
-});
-
-// MCP Inspector gives up on a call after 10 s unless progress comes (it asks for progress on every call), the SDK's
-// client after 60 s when asked to: a card waits up to the site's approval wait, 120 s by default.
-describe('/mcp calls that wait longer than a client would', () => {
+// Calls here wait for their cards up to 5 s, longer than each test takes to decide them, cancel them or go away.
+describe('/mcp calls that wait', () => {
   let slow: World;
   let slowServed: Awaited<ReturnType<typeof listen>>;
   let c: Client;
   beforeAll(async () => {
     slow = makeWorld({ tools: toolHandlers as ToolHandlers, config: { sites: { mcp: { approvalWaitMs: 5000 } } }, mcpProgressMs: 100 });
     slowServed = await listen(slow);
-    c = new Client({ name: 'conformance-test', version: '1.0.0' });
-    await c.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${slowServed.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${slow.token}` } } }),
-    );
+    c = await connect(slow.token, slowServed.port);
   });
   afterAll(async () => {
     await c.close();
@@ -291,47 +222,116 @@ describe('/mcp calls that wait longer than a client would', () => {
     removeWorld(slow);
   });
 
-  it('a call that asked for progress is told it waits for approval, so a client with a short timeout gets the real result', async () => {
-    const messages: string[] = [];
-    const path = join(slow.root, 'progress.txt');
-    const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'p' } }, undefined, {
-      timeout: 400,
-      resetTimeoutOnProgress: true,
-      onprogress: (progress) => messages.push(progress.message ?? ''),
+  function nextApproval(): Promise<{ id: string; argsHash: string; runId: string }> {
+    return new Promise((resolve) => {
+      const stop = slow.companion.hub.subscribe((event) => {
+        if (event.type === 'approval' && event.change === 'created') {
+          stop();
+          resolve(event.approval);
+        }
+      });
     });
-    // a failed expectation below closes the client, which rejects the call: that is not the failure to report
-    call.catch(() => undefined);
-    // told what it waits for, past the client's own timeout twice over
-    const waiting = () => messages.filter((m) => /^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/.test(m));
-    await expect.poll(() => waiting().length, { timeout: 5000 }).toBeGreaterThanOrEqual(8);
-    const [approval] = slow.companion.approvals.pending();
-    slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
-    const result = await call;
-    expect((result.content as Array<{ text: string }>)[0]?.text).toBe('WRITE_SUCCESS');
-    expect(readFileSync(path, 'utf8')).toBe('p');
+  }
+
+  // The client gives up on a call — its timeout, a Cancel the person pressed — with notifications/cancelled, sent on a
+  // POST of its own. A card still showing for that call would run it when approved, its result going to nobody, and a
+  // program it started would run on to its own timeout.
+  describe('notifications/cancelled', () => {
+    it('withdraws the card of a call the client cancelled while it waited for approval: nothing is written', async () => {
+      const path = join(slow.root, 'cancelled.txt');
+      const controller = new AbortController();
+      const created = nextApproval();
+      const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } }, undefined, { signal: controller.signal });
+      const approval = await created;
+      controller.abort('the person pressed Cancel');
+      await expect(call).rejects.toThrow();
+      await expect.poll(() => slow.companion.approvals.get(approval.id)?.state, { timeout: 2000 }).not.toBe('pending');
+      expect(() => slow.companion.approvals.decide(approval.id, 'approve', approval.argsHash)).toThrow(/can no longer be decided: .*cancelled by the MCP client/);
+      await expect.poll(() => slow.companion.runs.get(approval.runId)?.resultText, { timeout: 2000 }).toMatch(/^CANCELLED: /);
+      expect(existsSync(path)).toBe(false);
+    });
+
+    it('ends the program of a call the client cancelled while it ran', async () => {
+      const created = nextApproval();
+      const controller = new AbortController();
+      const call = c.callTool(
+        { name: 'process.run', arguments: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], cwd: slow.root } },
+        undefined,
+        { signal: controller.signal },
+      );
+      const approval = await created;
+      slow.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
+      const running = () => slow.processes.list().filter((p) => p.origin.runId === approval.runId && p.status === 'running');
+      await expect.poll(() => running().length, { timeout: 5000 }).toBe(1);
+      controller.abort('Request timed out');
+      await expect(call).rejects.toThrow();
+      await expect.poll(running, { timeout: 3000 }).toEqual([]);
+      await expect.poll(() => slow.companion.runs.get(approval.runId)?.resultText, { timeout: 2000 }).toMatch(/stopped before it finished/);
+    });
+
+    it.each([
+      ['answered in JSON', {}],
+      ['answered with an event stream of progress', { onprogress: () => undefined }],
+    ])('withdraws the card of a call whose client closed its connection while it waited (%s)', async (_, options) => {
+      const path = join(slow.root, 'closed.txt');
+      const closing = await connect(slow.token, slowServed.port);
+      const created = nextApproval();
+      const call = closing.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'late' } }, undefined, options);
+      const approval = await created;
+      await closing.close();
+      await expect(call).rejects.toThrow();
+      await expect.poll(() => slow.companion.approvals.get(approval.id)?.state, { timeout: 2000 }).not.toBe('pending');
+      expect(() => slow.companion.approvals.decide(approval.id, 'approve', approval.argsHash)).toThrow(/can no longer be decided: .*closed its connection/);
+      expect(existsSync(path)).toBe(false);
+    });
+
+    it('a cancel sent with another token stops nothing: the call is found by the token that sent it', async () => {
+      const path = join(slow.root, 'kept.txt');
+      let answered = false;
+      const created = nextApproval();
+      const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'kept' } }).finally(() => (answered = true));
+      call.catch(() => undefined);
+      const approval = await created;
+      // the SDK's client numbers its requests from 0: every id this client has used, in one batch
+      const other = slow.companion.tokens.issue('other');
+      const cancels = Array.from({ length: 64 }, (_, id) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'not yours' } }));
+      const response = await fetch(`http://127.0.0.1:${slowServed.port}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify(cancels),
+      });
+      expect(response.status).toBe(202);
+      // sent while the call still waited, and its card still waits
+      expect(answered).toBe(false);
+      expect(slow.companion.approvals.get(approval.id)?.state).toBe('pending');
+      slow.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
+      expect(((await call).content as Array<{ text: string }>)[0]?.text).toBe('WRITE_SUCCESS');
+      expect(readFileSync(path, 'utf8')).toBe('kept');
+    });
   });
 
-  it('a cancel sent with another token stops nothing: the call is found by the token that sent it', async () => {
-    const path = join(slow.root, 'kept.txt');
-    let answered = false;
-    const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'kept' } }).finally(() => (answered = true));
-    call.catch(() => undefined);
-    await expect.poll(() => slow.companion.approvals.pending().length, { timeout: 2000 }).toBe(1);
-    const [approval] = slow.companion.approvals.pending();
-    // the SDK's client numbers its requests from 0: every id this client has used, in one batch
-    const other = slow.companion.tokens.issue('other');
-    const cancels = Array.from({ length: 64 }, (_, id) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'not yours' } }));
-    const response = await fetch(`http://127.0.0.1:${slowServed.port}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${other}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify(cancels),
+  // MCP Inspector gives up on a call after 10 s unless progress comes (it asks for progress on every call), the SDK's
+  // client after 60 s when asked to: a card waits up to the site's approval wait, 120 s by default.
+  describe('progress', () => {
+    it('a call that asked for progress is told it waits for approval, so a client with a short timeout gets the real result', async () => {
+      const messages: string[] = [];
+      const path = join(slow.root, 'progress.txt');
+      const created = nextApproval();
+      const call = c.callTool({ name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'p' } }, undefined, {
+        timeout: 400,
+        resetTimeoutOnProgress: true,
+        onprogress: (progress) => messages.push(progress.message ?? ''),
+      });
+      // a failed expectation below closes the client, which rejects the call: that is not the failure to report
+      call.catch(() => undefined);
+      const approval = await created;
+      // told what it waits for, past the client's own timeout twice over
+      const waiting = () => messages.filter((m) => /^waiting for the person's approval in chatbridge: .*progress\.txt, pendingConfirmationId=confirm-/.test(m));
+      await expect.poll(() => waiting().length, { timeout: 5000 }).toBeGreaterThanOrEqual(8);
+      slow.companion.approvals.decide(approval.id, 'approve', approval.argsHash);
+      const result = await call;
+      expect((result.content as Array<{ text: string }>)[0]?.text).toBe('WRITE_SUCCESS');
+      expect(readFileSync(path, 'utf8')).toBe('p');
     });
-    expect(response.status).toBe(202);
-    // sent while the call still waited, and its card still waits
-    expect(answered).toBe(false);
-    expect(slow.companion.approvals.get(approval!.id)?.state).toBe('pending');
-    slow.companion.approvals.decide(approval!.id, 'approve', approval!.argsHash);
-    expect((((await call).content as Array<{ text: string }>)[0])?.text).toBe('WRITE_SUCCESS');
-    expect(readFileSync(path, 'utf8')).toBe('kept');
   });
 });
