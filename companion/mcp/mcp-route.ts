@@ -7,7 +7,7 @@ import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSch
 import type { Outcome } from '../../shared/results/outcome';
 import { approvalWaitFor } from '../policy/decide';
 import type { Policy } from '../policy/schema';
-import { oneLine, pendingConfirmationText } from '../../shared/results/outcome';
+import { oneLine } from '../../shared/results/outcome';
 import { pendingWhat } from '../runs/block-job';
 import type { Job, RunManager } from '../runs/run-manager';
 import type { RunRecord } from '../runs/run-store';
@@ -119,7 +119,8 @@ export function mcpRoute(deps: {
         },
         pendingText: (approval) => {
           awaiting = `${oneLine(pendingWhat(approval)).slice(0, 200)}, pendingConfirmationId=${approval.id}`;
-          return `${pendingConfirmationText(pendingWhat(approval))} ${NOT_ON_THIS_CALL} pendingConfirmationId=${approval.id}`;
+          // not the chat's 'wait for the result': no result comes on this call
+          return `Pending confirmation in chatbridge (${oneLine(pendingWhat(approval))}). Do not report success. ${NOT_ON_THIS_CALL} pendingConfirmationId=${approval.id}`;
         },
       };
       const { run } = deps.runs.start(job);

@@ -67,7 +67,8 @@ describe('/mcp with the SDK client', () => {
     const text = (result.content as Array<{ text: string }>)[0]?.text;
     expect(text).toContain('Pending confirmation');
     // the client gets nothing more on this call, and the same call sent again would ask again and could run twice
-    expect(text).toMatch(/its result will not be sent to this client .* Do not send the same call again/);
+    expect(text).toMatch(/^Pending confirmation in chatbridge \(.*approved\.txt\)\. Do not report success\. This call ends here: its result will not be sent to this client .* Do not send the same call again/);
+    expect(text).not.toContain('wait for the result');
     expect(existsSync(path)).toBe(false);
     const approval = world.companion.approvals.get(pendingId);
     expect(approval?.preview.paths).toContain(path);
