@@ -3,7 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, CancelledNotificationSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Outcome } from '../../shared/results/outcome';
 import { approvalWaitFor } from '../policy/decide';
 import type { Policy } from '../policy/schema';
@@ -13,6 +13,7 @@ import type { Job, RunManager } from '../runs/run-manager';
 import type { RunRecord } from '../runs/run-store';
 import { callTool, type ToolHandlers } from '../runs/tool-call';
 import { listAllTools } from '../runs/tool-list';
+import { kindOf } from '../mcp-servers/config';
 import type { ExternalTools } from '../types';
 import { MCP_SITE } from '../../shared/site-ids';
 
@@ -53,6 +54,26 @@ const NOT_ON_THIS_CALL =
 
 /** How often a call that asked for progress is told it still waits: within MCP Inspector's 10 s timeout, twice. */
 const PROGRESS_MS = 4000;
+
+/**
+ * A single tools/call whose arguments are not an object of names and values: the refusal a client is answered with
+ * (-32602, naming what it sent and the rule), or undefined. The SDK's server refused them as -32603, an internal
+ * error, with its schema library's report as the message. `null` is taken for no arguments, as an absent key is.
+ */
+function argumentsRefusal(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
+  if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
+  const given = params as { arguments?: unknown };
+  if (given.arguments === null) delete given.arguments;
+  const args = given.arguments;
+  if (args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return undefined;
+  const shown = JSON.stringify(args);
+  const message =
+    `tools/call arguments must be an object of argument names and values, e.g. {"path": "/a"}; got ${kindOf(args)}: ` +
+    `${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}${typeof args === 'string' ? ' (a string of JSON is not read as the object it writes)' : ''}`;
+  return { jsonrpc: '2.0', id: id ?? null, error: { code: ErrorCode.InvalidParams, message } };
+}
 
 /** A single tools/call whose `_meta` carries a progressToken. */
 function asksForProgress(body: unknown): boolean {
@@ -180,6 +201,11 @@ export function mcpRoute(deps: {
       return c.json({ jsonrpc: '2.0', error, id: null }, 405, { Allow: 'POST, DELETE' });
     }
     const parsedBody = await readJsonBody(c);
+    // after the transport's own checks of the headers, which it answers first (415, 406)
+    const accept = c.req.header('accept') ?? '';
+    const headersTaken = c.req.header('content-type')?.includes('application/json') && accept.includes('application/json') && accept.includes('text/event-stream');
+    const refused = headersTaken ? argumentsRefusal(parsedBody) : undefined;
+    if (refused) return c.json(refused);
     const server = createServer(c.req.header('authorization') ?? '', c.req.raw.signal);
     // a call that asked for progress is answered with an event stream, which carries the progress before the answer
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(parsedBody) });

@@ -156,6 +156,23 @@ describe('/mcp bodies the transport refuses', () => {
     expect((await post(ping, { accept: 'application/json' })).status).toBe(406);
   });
 
+  it('tools/call arguments that are not an object are -32602 naming what came and the rule; null is no arguments', async () => {
+    const call = async (args: unknown) => {
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'fs.ls', arguments: args } }));
+      return (await response.json()) as { id: number; error?: { code: number; message: string }; result?: { isError?: boolean; content: Array<{ text: string }> } };
+    };
+    const asString = await call('{"path": "/a"}');
+    expect(asString).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(asString.error?.message).toBe(
+      'tools/call arguments must be an object of argument names and values, e.g. {"path": "/a"}; got a string: "{\\"path\\": \\"/a\\"}" (a string of JSON is not read as the object it writes)',
+    );
+    expect((await call([1, 2])).error).toEqual({ code: -32602, message: 'tools/call arguments must be an object of argument names and values, e.g. {"path": "/a"}; got an array: [1,2]' });
+    // null is as no arguments: the tool's own check names what is missing
+    const none = await call(null);
+    expect(none.result?.isError).toBe(true);
+    expect(none.result?.content[0]?.text).toBe('INVALID_INPUT: fs.ls is missing "path" (a string)');
+  });
+
   it('a body over the transport limit (4 MiB) is 413', async () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(4 * 1024 * 1024) } });
     expect((await post(big)).status).toBe(413);
