@@ -56,15 +56,18 @@ const NOT_ON_THIS_CALL =
 const PROGRESS_MS = 4000;
 
 /**
- * A single tools/call whose arguments are not an object of names and values: the refusal a client is answered with
+ * A single tools/call with no tool name, or whose arguments are not an object of names and values: the refusal a client is answered with
  * (-32602, naming what it sent and the rule), or undefined. The SDK's server refused them as -32603, an internal
  * error, with its schema library's report as the message. `null` is taken for no arguments, as an absent key is.
  */
 function argumentsRefusal(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
-  if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
-  const given = params as { arguments?: unknown };
+  // a tools/call with no id is no request, and left to the transport
+  if (method !== 'tools/call' || id === undefined || typeof params !== 'object' || params === null) return undefined;
+  const given = params as { name?: unknown; arguments?: unknown };
+  const refusal = (message: string) => ({ jsonrpc: '2.0' as const, id, error: { code: ErrorCode.InvalidParams, message } });
+  if (typeof given.name !== 'string') return refusal(`tools/call needs "name", the tool's name as a string; got ${given.name === undefined ? 'none' : kindOf(given.name)}`);
   if (given.arguments === null) delete given.arguments;
   const args = given.arguments;
   if (args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return undefined;
@@ -72,7 +75,7 @@ function argumentsRefusal(body: unknown): { jsonrpc: '2.0'; id: unknown; error: 
   const message =
     `tools/call arguments must be an object of argument names and values, e.g. {"path": "/a"}; got ${kindOf(args)}: ` +
     `${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}${typeof args === 'string' ? ' (a string of JSON is not read as the object it writes)' : ''}`;
-  return { jsonrpc: '2.0', id: id ?? null, error: { code: ErrorCode.InvalidParams, message } };
+  return refusal(message);
 }
 
 /** A single tools/call whose `_meta` carries a progressToken. */

@@ -156,7 +156,7 @@ describe('/mcp bodies the transport refuses', () => {
     expect((await post(ping, { accept: 'application/json' })).status).toBe(406);
   });
 
-  it('tools/call arguments that are not an object are -32602 naming what came and the rule; null is no arguments', async () => {
+  it('tools/call arguments that are not an object, or a name that is no string, are -32602 naming what came and the rule; null is no arguments', async () => {
     const call = async (args: unknown) => {
       const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'fs.ls', arguments: args } }));
       return (await response.json()) as { id: number; error?: { code: number; message: string }; result?: { isError?: boolean; content: Array<{ text: string }> } };
@@ -167,6 +167,8 @@ describe('/mcp bodies the transport refuses', () => {
       'tools/call arguments must be an object of argument names and values, e.g. {"path": "/a"}; got a string: "{\\"path\\": \\"/a\\"}" (a string of JSON is not read as the object it writes)',
     );
     expect((await call([1, 2])).error).toEqual({ code: -32602, message: 'tools/call arguments must be an object of argument names and values, e.g. {"path": "/a"}; got an array: [1,2]' });
+    const nameless = await post(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 5 } }));
+    expect(await nameless.json()).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'tools/call needs "name", the tool\'s name as a string; got a number' } });
     // null is as no arguments: the tool's own check names what is missing
     const none = await call(null);
     expect(none.result?.isError).toBe(true);
