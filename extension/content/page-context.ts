@@ -204,6 +204,13 @@ export interface PageContext {
    * ledger; the same chat once the site gave it its id (its address changed) is the one that was opened here.
    */
   newChat: string;
+  /**
+   * Settles once this page knows the name of the new chat it started in (null: known at once): a name kept in the
+   * tab's storage that a live page goes by is the other tab's (holdNewChatName).
+   */
+  readonly newChatNamed: Promise<void> | null;
+  /** Another new chat opened in this tab: named afresh, and the name held as this page's (holdNewChatName). */
+  openNewChat(): void;
   switchedAt: number;
   /** Bumped on every conversation switch (not when a new chat gets its id): results never cross it. */
   epoch: number;
@@ -270,6 +277,9 @@ export interface PageContext {
 export function createPageContext(signal: AbortSignal, deps: PageDeps): PageContext {
   const { site } = deps;
   const reported = new Set<string>();
+  const holdName = holdNewChatName(signal, deps.doc);
+  const keptName = newChatName(deps.tabStorage, false);
+  const kept = holdName(keptName);
   const ctx: PageContext = {
     signal,
     deps,
@@ -288,7 +298,17 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     decided: new Map(),
     heldByStop: new Set(),
     conversation: site.conversationId(deps.location),
-    newChat: `${deps.location.pathname}#${newChatName(deps.tabStorage, false)}`,
+    newChat: `${deps.location.pathname}#${keptName}`,
+    newChatNamed:
+      kept &&
+      kept.then((ours) => {
+        if (!ours && !signal.aborted) ctx.openNewChat();
+      }),
+    openNewChat: () => {
+      const name = newChatName(deps.tabStorage, true);
+      ctx.newChat = `${deps.location.pathname}#${name}`;
+      void holdName(name);
+    },
     switchedAt: Number.NEGATIVE_INFINITY,
     epoch: 0,
     personStops: 0,
@@ -327,34 +347,57 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
   };
-  markTabLive(signal, deps.doc, deps.tabStorage);
   return ctx;
 }
 
 const NEW_CHAT_ITEM = 'chatbridge:new-chat';
-/** Set in the tab's storage while a page of the tab runs; a page that finds it set runs in a copy of that storage. */
-const TAB_LIVE_ITEM = 'chatbridge:tab-live';
 
 /**
- * Says in the tab's storage that a page runs in the tab until it goes (pagehide: a reload, a navigation away; or the
- * page stopping). A tab the browser duplicates copies the storage of a live page, this mark included: its page knows
- * the new chat's name it finds there is the other tab's (newChatName).
+ * Holds the Web Lock of the new chat's name a page goes by, for as long as it goes by it (Web Locks are the origin's,
+ * seen from every tab, and let go when the page goes: at pagehide, or as its renderer ends, as a crash ends it with no
+ * pagehide). A tab the browser duplicates copies the storage of a live page, the name included: the
+ * name's lock is held then, and the copy's page names a new chat of its own. A kept name no page holds is this tab's
+ * own page again — reloaded, also after a crash — and keeps the name, with the runs it still owes the chat.
+ * Resolves whether the name is this page's (true also where the lock cannot be asked for); null without Web Locks,
+ * where the kept name is kept.
  */
-function markTabLive(signal: AbortSignal, doc: Document, storage: PageDeps['tabStorage']): void {
-  const set = (live: boolean): void => {
-    try {
-      if (live) storage?.setItem(TAB_LIVE_ITEM, '1');
-      else storage?.removeItem(TAB_LIVE_ITEM);
-    } catch {
-      // storage the page does not let us write: nothing was kept to copy either
-    }
+function holdNewChatName(signal: AbortSignal, doc: Document): (name: string) => Promise<boolean> | null {
+  const locks = globalThis.navigator?.locks;
+  if (!locks) return () => null;
+  let held: { name: string; release: () => void } | null = null;
+  const letGo = (): void => {
+    held?.release();
+    held = null;
   };
-  set(true);
+  const hold = (name: string): Promise<boolean> => {
+    letGo();
+    const entry: { name: string; release: () => void } = { name, release: () => undefined };
+    held = entry;
+    return new Promise<boolean>((resolve) => {
+      locks
+        .request(`chatbridge:new-chat:${name}`, { ifAvailable: true }, (lock) => {
+          resolve(lock !== null);
+          // Let go already: another name is held since, or the page stopped.
+          if (lock === null || held !== entry) return undefined;
+          return new Promise<void>((release) => (entry.release = release));
+        })
+        .catch(() => resolve(true));
+    });
+  };
   const view = doc.defaultView;
-  view?.addEventListener('pagehide', () => set(false), { signal });
-  // Back from the browser's page cache: running again.
-  view?.addEventListener('pageshow', (event) => event.persisted && set(true), { signal });
-  signal.addEventListener('abort', () => set(false), { once: true });
+  let hidden: string | null = null;
+  view?.addEventListener(
+    'pagehide',
+    () => {
+      hidden = held?.name ?? null;
+      letGo();
+    },
+    { signal },
+  );
+  // Back from the browser's page cache: going by its name again.
+  view?.addEventListener('pageshow', (event) => event.persisted && hidden !== null && void hold(hidden), { signal });
+  signal.addEventListener('abort', letGo, { once: true });
+  return (name) => (signal.aborted ? Promise.resolve(true) : hold(name));
 }
 const NEW_CHAT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -362,12 +405,12 @@ const NEW_CHAT_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * The name of the new chat (no conversation id yet) a tab shows: the one kept in the tab's storage, so a reload is
  * still the same chat, or (`fresh`: the person opened another new chat) a new one, kept from then on. Every new chat
  * of a site is at the same address, and a site without message ids keys its first reply by its place: under one
- * shared name, a block another tab's new chat ran counted as run in this one, which then never ran it. A storage a
- * live page marks as its own (markTabLive) was copied with a tab the browser duplicated: the name is that tab's.
+ * shared name, a block another tab's new chat ran counted as run in this one, which then never ran it. A kept name
+ * a live page goes by was copied with a tab the browser duplicated: the name is that tab's (holdNewChatName).
  */
-export function newChatName(storage: PageDeps['tabStorage'], fresh: boolean): string {
+function newChatName(storage: PageDeps['tabStorage'], fresh: boolean): string {
   try {
-    const kept = fresh || storage?.getItem(TAB_LIVE_ITEM) ? null : storage?.getItem(NEW_CHAT_ITEM);
+    const kept = fresh ? null : storage?.getItem(NEW_CHAT_ITEM);
     if (kept && NEW_CHAT_NAME.test(kept)) return kept;
   } catch {
     // storage the page does not let us read: this page's own name

@@ -5,7 +5,7 @@ import type { PageChanges } from '../scanner/observe';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
-import { newChatName, type MessageRecord, type PageContext, type TrackedBlock } from './page-context';
+import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
 import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
 import type { Show } from './page-show';
 
@@ -369,7 +369,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     ctx.epoch += 1;
     if (startedHere) return;
     // Another new chat opened in this tab: not the one this tab showed before it had its id.
-    if (id === null) ctx.newChat = `${ctx.deps.location.pathname}#${newChatName(ctx.deps.tabStorage, true)}`;
+    if (id === null) ctx.openNewChat();
     ctx.switchedAt = now();
     ctx.lastSendAt = Number.NEGATIVE_INFINITY;
     for (const record of records.values()) {

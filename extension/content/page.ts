@@ -239,34 +239,37 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   // step of the whole scan), each in whichever slice it falls.
   type FirstScanStep = { message: SiteMessage; position: number } | { chipsOf: MessageRecord };
   const steps: FirstScanStep[] = site.messages(doc).map((message, position) => ({ message, position }));
-  const firstScan = runInSlices(
-    steps,
-    (step, index) => {
-      if ('chipsOf' in step) {
-        if (records.get(step.chipsOf.el) === step.chipsOf) scanner.placeChips(step.chipsOf);
-        return;
-      }
-      const { message: { el, role }, position } = step;
-      // The page may have taken a message out since the list was read (its removal reaches the observer's batch).
-      if (!el.isConnected || records.has(el)) return;
-      const record = scanner.track(el, 'history', false, position, role);
-      if (!record) return;
-      ctx.lastMessageEl = el;
-      try {
-        scanner.scan(record, now(), false);
-      } catch (error) {
-        ctx.reportOnce(`scanning a ${site.id} message failed`, error);
-      }
-      if (record.blocks.length > 0) steps.splice(index + 1, 0, { chipsOf: record });
-    },
-    {
-      budgetMs: deps.firstScanSliceMs ?? FIRST_SCAN_SLICE_MS,
-      clock: () => performance.now(),
-      yieldToPage: deps.yieldToPage ?? yieldToPage,
-      signal,
-      onSlice: (start, end) => performance.measure('chatbridge:first-scan:slice', { start, end }),
-    },
-  ).then(
+  // The blocks' keys name the conversation: a new chat's are read once the page knows the chat's name.
+  const scanSlices = () =>
+    runInSlices(
+      steps,
+      (step, index) => {
+        if ('chipsOf' in step) {
+          if (records.get(step.chipsOf.el) === step.chipsOf) scanner.placeChips(step.chipsOf);
+          return;
+        }
+        const { message: { el, role }, position } = step;
+        // The page may have taken a message out since the list was read (its removal reaches the observer's batch).
+        if (!el.isConnected || records.has(el)) return;
+        const record = scanner.track(el, 'history', false, position, role);
+        if (!record) return;
+        ctx.lastMessageEl = el;
+        try {
+          scanner.scan(record, now(), false);
+        } catch (error) {
+          ctx.reportOnce(`scanning a ${site.id} message failed`, error);
+        }
+        if (record.blocks.length > 0) steps.splice(index + 1, 0, { chipsOf: record });
+      },
+      {
+        budgetMs: deps.firstScanSliceMs ?? FIRST_SCAN_SLICE_MS,
+        clock: () => performance.now(),
+        yieldToPage: deps.yieldToPage ?? yieldToPage,
+        signal,
+        onSlice: (start, end) => performance.measure('chatbridge:first-scan:slice', { start, end }),
+      },
+    );
+  const firstScan = (ctx.newChatNamed ? ctx.newChatNamed.then(scanSlices) : scanSlices()).then(
     () => {
       firstScanDone = true;
       performance.measure('chatbridge:first-scan', { start: scanStart, end: performance.now() });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { startPage, type PageBridge, type PageController } from '../../extension/content/page';
 import type { Approval, ProgramItem, RunResponse, ToolListing } from '../../extension/companion/api-types';
 import type { PagePush, RequestMap, RequestType } from '../../extension/messaging';
@@ -190,6 +190,78 @@ export function tabStorage(copied: Map<string, string> = new Map()): NonNullable
     removeItem: (key) => void items.delete(key),
     duplicate: () => tabStorage(items),
   };
+}
+
+/**
+ * The browser's Web Locks for the pages of one origin, as every tab of a site sees them (happy-dom has none): exclusive
+ * locks by name, each held until its callback's promise settles and handed to the next request waiting for it;
+ * `ifAvailable`, a waiting request's `signal`, and `query`. `useWebLocks` puts them on navigator for one test.
+ */
+export interface WebLocks {
+  request(name: string, ...args: unknown[]): Promise<unknown>;
+  query(): Promise<{ held: Array<{ name: string; mode: 'exclusive' }>; pending: Array<{ name: string; mode: 'exclusive' }> }>;
+  /**
+   * Another tab's page goes on holding the locks held now (its page in this test stops, as the harness has one page
+   * at a time; the browser's other tab keeps its own): they are let go when the returned function is called.
+   */
+  heldElsewhere(): () => void;
+}
+
+export function useWebLocks(): WebLocks {
+  const held = new Set<string>();
+  const waiting = new Map<string, Array<() => void>>();
+  const letGo = (name: string): void => {
+    const next = waiting.get(name)?.shift();
+    if (next) next();
+    else held.delete(name);
+  };
+  const locks: WebLocks = {
+    async request(name, ...args) {
+      const callback = args.pop() as (lock: { name: string; mode: 'exclusive' } | null) => unknown;
+      const options = (args[0] ?? {}) as { ifAvailable?: boolean; signal?: AbortSignal };
+      if (held.has(name)) {
+        if (options.ifAvailable) return await callback(null);
+        await new Promise<void>((resolve, reject) => {
+          const queue = waiting.get(name) ?? [];
+          waiting.set(name, queue);
+          const granted = (): void => {
+            options.signal?.removeEventListener('abort', aborted);
+            resolve();
+          };
+          const aborted = (): void => {
+            queue.splice(queue.indexOf(granted), 1);
+            reject(options.signal?.reason ?? new DOMException('aborted', 'AbortError'));
+          };
+          if (options.signal?.aborted) return aborted();
+          queue.push(granted);
+          options.signal?.addEventListener('abort', aborted, { once: true });
+        });
+      } else held.add(name);
+      try {
+        return await callback({ name, mode: 'exclusive' });
+      } finally {
+        letGo(name);
+      }
+    },
+    query: async () => ({
+      held: [...held].map((name) => ({ name, mode: 'exclusive' as const })),
+      pending: [...waiting].flatMap(([name, queue]) => queue.map(() => ({ name, mode: 'exclusive' as const }))),
+    }),
+    heldElsewhere() {
+      const releases: Array<() => void> = [];
+      for (const name of held) void locks.request(name, () => new Promise<void>((release) => releases.push(release)));
+      return () => {
+        for (const release of releases) release();
+      };
+    },
+  };
+  const before = Object.getOwnPropertyDescriptor(navigator, 'locks');
+  Object.defineProperty(navigator, 'locks', { value: locks, configurable: true });
+  onTestFinished(() => {
+    if (before) Object.defineProperty(navigator, 'locks', before);
+    else delete (navigator as { locks?: unknown }).locks;
+  });
+  return locks;
 }
 
 export interface Harness {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import type { Approval, RunResponse } from '../../extension/companion/api-types';
 import { RunLedger } from '../../extension/scanner/blocks';
@@ -25,6 +25,7 @@ import {
   streamReply,
   tabStorage,
   until,
+  useWebLocks,
   userRow,
   WRITE,
 } from './page-harness';
@@ -429,14 +430,52 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(again.submitted).toEqual(['LONG RESULT']);
   });
 
+  it('a new chat whose page crashed while its block ran, reloaded then, is the same chat: the run is delivered after the reload', async () => {
+    const locks = useWebLocks();
+    const area = memoryArea();
+    const tab = tabStorage();
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse =>
+        done ? { runId, status: 'done', resultText: 'LONG RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' },
+    };
+    const first = start(buildPage(), { area, script, pathname: '/', tabStorage: tab });
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    const conversation = first.runs[0]!.context.conversationId;
+    const pendingKey = `ledger:r:${conversation}`;
+    for (let i = 0; i < 100 && !(await area.get([pendingKey]))[pendingKey]; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const html = row.previousElementSibling!.outerHTML + row.outerHTML;
+    // The renderer crashes: no pagehide runs, so the tab's storage keeps what the live page had written; the browser
+    // lets go of the page's Web Locks.
+    const leftByCrash = tab.duplicate();
+    stopPages();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect((await locks.query()).held).toEqual([]);
+
+    done = true;
+    const again = buildPage();
+    again.list.innerHTML = html;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script, pathname: '/', tabStorage: leftByCrash });
+    await second.settle();
+    await until(() => again.submitted.length === 1 || again.textarea.value !== '', 5_000);
+    expect(second.runs).toEqual([]);
+    expect(again.submitted).toEqual(['LONG RESULT']);
+  });
+
   it('a tab the browser duplicated from a new chat (its storage copied) opens another new chat: the block the first tab ran there runs in the copy too', async () => {
+    const locks = useWebLocks();
     const area = memoryArea();
     const tab = tabStorage();
     const first = start(buildPage(), { area, pathname: '/', tabStorage: tab });
     await streamReply(first, [{ lang: 'mcp-request', code: READ }]);
     await until(() => first.page.submitted.length === 1);
-    // Duplicated while the first tab's page runs: the copy shows the site's new chat at the same address.
+    // Duplicated while the first tab's page runs: the copy shows the site's new chat at the same address, and the first
+    // tab's page goes on in its own tab.
     const copy = tab.duplicate();
+    onTestFinished(locks.heldElsewhere());
     stopPages();
     document.body.replaceChildren();
     const second = start(buildPage(), { area, pathname: '/', tabStorage: copy });
