@@ -280,6 +280,13 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
   const holdName = holdNewChatName(signal, deps.doc);
   const keptName = newChatName(deps.tabStorage, false);
   const kept = holdName(keptName);
+  const conversation = site.conversationId(deps.location);
+  // Named afresh when a live page goes by the kept name, unless this page opened another new chat since.
+  const named =
+    kept &&
+    kept.then((ours) => {
+      if (!ours && !signal.aborted && ctx.newChat.endsWith(`#${keptName}`)) ctx.openNewChat();
+    });
   const ctx: PageContext = {
     signal,
     deps,
@@ -297,13 +304,10 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
     stoppedTexts: new Map(),
     decided: new Map(),
     heldByStop: new Set(),
-    conversation: site.conversationId(deps.location),
+    conversation,
     newChat: `${deps.location.pathname}#${keptName}`,
-    newChatNamed:
-      kept &&
-      kept.then((ours) => {
-        if (!ours && !signal.aborted) ctx.openNewChat();
-      }),
+    // Waited for only where the page opens on a new chat: elsewhere the name is not used before the answer comes.
+    newChatNamed: conversation === null ? named : null,
     openNewChat: () => {
       const name = newChatName(deps.tabStorage, true);
       ctx.newChat = `${deps.location.pathname}#${name}`;
