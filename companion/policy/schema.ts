@@ -216,11 +216,25 @@ export const DEFAULT_DENY: readonly string[] = [
   '**/sops/age/keys.txt',
 ];
 
+/**
+ * A deny glob is matched on the path relative to its root (policy/path-guard.ts deniedBy), so one written as a
+ * whole path ("/home/you/project/secret/**", "~/notes/**") or ending in "/" ("secret/") matches no path at all:
+ * the config was taken and the folder it named stayed open to every tool, with nothing said. Such a glob is refused.
+ */
+function denyGlobRule(glob: string, ctx: z.RefinementCtx): void {
+  const relativeForm = 'write it relative to its root ("secret/**") or at any depth ("**/secret/**")';
+  if (glob.trim() === '') ctx.addIssue({ code: 'custom', message: 'an empty deny glob matches nothing' });
+  else if (/^(?:\/|~(?:$|[/\\])|[A-Za-z]:[/\\])/.test(glob))
+    ctx.addIssue({ code: 'custom', message: `a deny glob matches the path relative to its root, so a whole path matches nothing: ${relativeForm}` });
+  else if (glob.endsWith('/'))
+    ctx.addIssue({ code: 'custom', message: `a deny glob ending in "/" matches nothing: ${JSON.stringify(`${glob.replace(/\/+$/, '')}/**`)} names the folder and what it holds` });
+}
+
 export const configSchema = z
   .object({
     roots: z.array(z.string().min(1)).default([]).describe('workspace roots; the first is the workspace root'),
     deny: z
-      .array(z.string())
+      .array(z.string().superRefine(denyGlobRule))
       .default([])
       .transform((extra) => [...new Set([...DEFAULT_DENY, ...extra])])
       .describe('globs no tool may read or change, in addition to the built-in DEFAULT_DENY'),

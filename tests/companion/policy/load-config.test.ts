@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPolicy, parseConfig } from '../../../companion/policy/load-config';
+import { deniedBy } from '../../../companion/policy/path-guard';
 import { DEFAULT_DENY } from '../../../companion/policy/schema';
 import { ToolError } from '../../../shared/errors';
 
@@ -123,5 +124,25 @@ describe('deny globs in a config add to the built-in list', () => {
     for (const glob of DEFAULT_DENY) expect(config.deny).toContain(glob);
     expect(config.deny).toContain('**/private/**');
     expect(config.deny.filter((g) => g === '**/.git/**')).toHaveLength(1);
+  });
+
+  it('a deny glob written as a whole path or ending in "/" is refused naming it, since it would match nothing', () => {
+    const root = join(dir, 'glob-root');
+    mkdirSync(join(root, 'secret'), { recursive: true });
+    const file = (deny: string[]) => configFile('deny-globs.json', { roots: [root], deny });
+    // the relative forms the README gives keep the folder from every tool
+    const relative = loadPolicy({ cwd: dir, configFile: file(['secret/**']) });
+    expect(deniedBy(join(root, 'secret', 'a.txt'), relative)).toBe('secret/**');
+    for (const [glob, rule] of [
+      [`${root}/secret/**`, 'a whole path matches nothing'],
+      ['~/notes/**', 'a whole path matches nothing'],
+      ['C:\\work\\secret\\**', 'a whole path matches nothing'],
+      ['secret/', '"secret/**" names the folder'],
+      ['', 'an empty deny glob'],
+    ] as const) {
+      const error = errorOf(() => loadPolicy({ cwd: dir, configFile: file(['**/ok/**', glob]) }));
+      expect(error.message).toContain(`deny[1]: value ${JSON.stringify(glob)}`);
+      expect(error.message).toContain(rule);
+    }
   });
 });
