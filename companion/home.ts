@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { ToolError } from '../shared/errors';
 import { asToolError } from './fsx/errno';
 
 /**
@@ -51,12 +52,32 @@ export function homePaths(root: string): HomePaths {
   };
 }
 
+/**
+ * Makes the data directory and its folders. One that cannot be made (CHATBRIDGE_HOME naming a file, or a folder
+ * under one) is refused naming the directory, what is in the way and the variable that moves it: Node's own
+ * "EEXIST: file already exists, mkdir '…'" named neither the data directory nor what to change.
+ */
+/** The nearest of `path` and the folders above it that is there and is no folder. */
+function fileInTheWay(path: string): string {
+  for (let at = path; dirname(at) !== at; at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return at;
+    } catch {
+      // not there, or under the file in the way: look one folder up
+    }
+  }
+  return path;
+}
+
 export function ensureHome(root: string): HomePaths {
   const paths = homePaths(root);
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  mkdirSync(paths.audit, { recursive: true, mode: 0o700 });
-  mkdirSync(paths.journal, { recursive: true, mode: 0o700 });
-  mkdirSync(paths.programs, { recursive: true, mode: 0o700 });
+  try {
+    for (const dir of [root, paths.audit, paths.journal, paths.programs]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    const { code, path = root } = error as NodeJS.ErrnoException;
+    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `${fileInTheWay(path)} is a file, not a folder` : asToolError(error, path).message;
+    throw new ToolError('INVALID_INPUT', `the data directory ${root} cannot be made: ${reason}. Set CHATBRIDGE_HOME to a folder of its own (default ~/.chatbridge)`);
+  }
   return paths;
 }
 

@@ -253,6 +253,17 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     expect(existsSync(join(root, '~'))).toBe(false);
   });
 
+  it('CHATBRIDGE_HOME naming a file, or a folder under one, exits 2 naming the data directory, the file in the way and the variable', async () => {
+    const file = join(base, 'home-is-a-file');
+    writeFileSync(file, '');
+    const results = await Promise.all([file, join(file, 'sub')].map((dataDir) => runCli(['start', '--port', '0', '--no-build'], { CHATBRIDGE_HOME: dataDir })));
+    for (const [i, dataDir] of [file, join(file, 'sub')].entries()) {
+      expect(results[i]!.code).toBe(2);
+      expect(results[i]!.stderr).toContain(`the data directory ${dataDir} cannot be made: ${file} is a file, not a folder. Set CHATBRIDGE_HOME`);
+      expect(results[i]!.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('a damaged runtime file: status, pair and undo name it and exit non-zero, without a stack trace', async () => {
     const damagedHome = join(base, 'damaged-runtime');
     mkdirSync(damagedHome);
