@@ -10,3 +10,44 @@ export function readHandEditedText(file: string): string {
   const text = readFileSync(file, 'utf8');
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
+
+/**
+ * What JSON.parse's error for a hand-edited file means, said where a person looks: Node names an offset ("at
+ * position 169"), which no editor shows, or for some tokens no place at all, and not the two mistakes a hand edit
+ * makes most — a comma after the last entry and a comment, both fine in JavaScript and in many editors' settings
+ * files but not in JSON. Gives the line and column, the mistake when it is one of those (or the file is empty), and
+ * the parser's own words.
+ */
+export function jsonErrorWhere(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (text.trim() === '') return `the file is empty (write {} for the defaults) (${message})`;
+  const offset = /at position (\d+)/.exec(message)?.[1];
+  const at = offset === undefined ? undefined : Math.min(Number(offset), text.length);
+  // such a mistake after the place the parser stopped at is not what it stopped for
+  const mistake = handEditMistake(text);
+  if (mistake !== undefined && (at === undefined || mistake.at <= at)) return `${lineAndColumn(text, mistake.at)}: ${mistake.what} (${message})`;
+  return at === undefined ? message : `${lineAndColumn(text, at)}: ${message}`;
+}
+
+function lineAndColumn(text: string, at: number): string {
+  const before = text.slice(0, at);
+  return `line ${before.split('\n').length}, column ${at - before.lastIndexOf('\n')}`;
+}
+
+/** The first comment or comma before a closing bracket outside the file's strings. */
+function handEditMistake(text: string): { at: number; what: string } | undefined {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) return { at: i, what: 'a comment, which JSON does not take: remove it' };
+    else if (char === ',') {
+      const close = /^\s*([}\]])/.exec(text.slice(i + 1));
+      if (close) return { at: i, what: `a comma before ${close[1]}: JSON takes none after the last entry` };
+    }
+  }
+  return undefined;
+}

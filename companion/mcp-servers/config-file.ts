@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { readHandEditedText } from '../hand-edited-file';
+import { jsonErrorWhere, readHandEditedText } from '../hand-edited-file';
 import { writeFileAtomic } from '../home';
 
 /**
@@ -22,7 +22,7 @@ export function readConfigObject(file: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ToolError('INVALID_INPUT', `config file ${file} is not valid JSON (${(error as Error).message}); fix it first, nothing was changed`);
+    throw new ToolError('INVALID_INPUT', `config file ${file} is not valid JSON: ${jsonErrorWhere(text, error)}; fix it first, nothing was changed`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ToolError('INVALID_INPUT', `config file ${file} must hold a JSON object; nothing was changed`);

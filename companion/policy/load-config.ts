@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
-import { readHandEditedText } from '../hand-edited-file';
+import { jsonErrorWhere, readHandEditedText } from '../hand-edited-file';
 import { BUILTIN_REDACTIONS } from './redact';
 import { configSchema, type Config, type Policy } from './schema';
 
@@ -35,7 +35,7 @@ export function loadPolicy(options: LoadPolicyOptions): Policy {
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new ToolError('INVALID_INPUT', `config file ${file} is not valid JSON: ${(error as Error).message}`);
+      throw new ToolError('INVALID_INPUT', `config file ${file} is not valid JSON: ${jsonErrorWhere(text, error)}`);
     }
   }
   const config = parseConfig(raw, options.configFile ? resolve(options.cwd, options.configFile) : 'config');

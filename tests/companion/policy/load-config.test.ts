@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPolicy, parseConfig } from '../../../companion/policy/load-config';
 import { deniedBy } from '../../../companion/policy/path-guard';
+import { readConfigObject } from '../../../companion/mcp-servers/config-file';
 import { DEFAULT_DENY } from '../../../companion/policy/schema';
 import { ToolError } from '../../../shared/errors';
 
@@ -111,6 +112,23 @@ describe('loadPolicy', () => {
     expect(loadPolicy({ cwd: dir, configFile: file }).modes.write).toBe('auto');
     const twice = configFile('twice.json', '\uFEFF\uFEFF{}');
     expect(errorOf(() => loadPolicy({ cwd: dir, configFile: twice })).message).toContain(`config file ${twice} is not valid JSON`);
+  });
+
+  it('a config that is not JSON names the line and column, and a comma after the last entry, a comment or an empty file as such', () => {
+    const cases: Array<[string, string]> = [
+      ['{\n  "roots": ["/tmp"],\n  "modes": { "write": "auto" },\n}\n', 'line 3, column 31: a comma before }: JSON takes none after the last entry'],
+      // V8 gives no position for this one
+      ['{\n  "roots": ["/tmp",]\n}', 'line 2, column 19: a comma before ]: JSON takes none after the last entry'],
+      ['{\n  "redact": ["a//b", "c\\",]"],\n  // my roots\n  "roots": []\n}', 'line 3, column 3: a comment, which JSON does not take: remove it'],
+      ['{"roots": [] "deny": [],}', "line 1, column 14: Expected ',' or '}' after property value"],
+      [' \n', 'the file is empty (write {} for the defaults)'],
+    ];
+    for (const [text, where] of cases) {
+      const file = configFile('hand-edited.json', text);
+      expect(errorOf(() => loadPolicy({ cwd: dir, configFile: file })).message).toContain(`config file ${file} is not valid JSON: ${where}`);
+      // chatbridge mcp add, remove and import read the same file the same way, and change nothing
+      expect(errorOf(() => readConfigObject(file)).message).toContain(`config file ${file} is not valid JSON: ${where}`);
+    }
   });
 
   it('a missing config file names it', () => {
