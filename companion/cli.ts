@@ -227,8 +227,8 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
 
 async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths, releaseHome: () => void): Promise<RunningCompanion> {
   const home = paths.root;
-  // `npm start` runs in the package folder; the folder the person typed it in is INIT_CWD
-  const cwd = io.env.npm_lifecycle_event === 'start' && io.env.INIT_CWD ? io.env.INIT_CWD : io.cwd;
+  // the folder the command was typed in, `npm start`'s too (main.ts)
+  const cwd = io.cwd;
   // without --config, <home>/config.json when it exists (`chatbridge mcp add` writes it)
   const configFile = options.config ?? (existsSync(paths.config) ? paths.config : undefined);
   const presetToken = options.token ?? io.env.CHATBRIDGE_TOKEN;

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { runCli } from './cli';
 
 // The only module with side effects at import: argv in, exit code out.
@@ -8,7 +10,23 @@ const code = await runCli(process.argv.slice(2), {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
   env: process.env,
-  cwd: process.cwd(),
+  cwd: typedIn(),
 });
 // -1: the companion is serving; signals end it
 if (code >= 0) process.exitCode = code;
+
+/**
+ * The folder the command was typed in. An npm script (`npm start`, `npm run chatbridge -- …`) runs in the package
+ * folder, and npm gives the folder it was typed in as INIT_CWD: roots, `--config FILE` and `mcp add --cwd DIR` are
+ * read from there, as from any other command.
+ */
+function typedIn(): string {
+  const here = process.cwd();
+  const initCwd = process.env.INIT_CWD;
+  if (process.env.npm_lifecycle_event === undefined || !initCwd) return here;
+  try {
+    return realpathSync(here) === realpathSync(fileURLToPath(new URL('..', import.meta.url))) ? initCwd : here;
+  } catch {
+    return here;
+  }
+}

@@ -151,6 +151,30 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     }
   });
 
+  it('npm run chatbridge -- mcp add reads --config and --cwd from the folder it was typed in, as npm start reads its options', async () => {
+    const typedHere = join(base, 'typed-here');
+    mkdirSync(typedHere);
+    const name = 'cb-typed-here-config.json';
+    try {
+      const npm = await new Promise<{ code: number | null; stderr: string }>((resolvePromise) => {
+        // --prefix: the person's own folder is the one typed in, the script runs in the package folder
+        const child = spawn('npm', ['--prefix', repo, 'run', 'chatbridge', '--', 'mcp', 'add', 'notes', '--config', name, '--cwd', '.', '--', 'echo', 'hi'], {
+          env: { ...env, CHATBRIDGE_HOME: join(base, 'home-typed-here') },
+          cwd: typedHere,
+        });
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += String(d)));
+        child.on('exit', (code) => resolvePromise({ code, stderr }));
+      });
+      expect(npm.code, npm.stderr).toBe(0);
+      expect(existsSync(join(repo, name))).toBe(false);
+      const written = JSON.parse(readFileSync(join(typedHere, name), 'utf8')) as { mcpServers: { notes: { cwd: string } } };
+      expect(written.mcpServers.notes.cwd).toBe(typedHere);
+    } finally {
+      rmSync(join(repo, name), { force: true });
+    }
+  });
+
   it('--help prints the commands', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
