@@ -10,7 +10,7 @@ import { DEFAULT_PORT, type McpServerHealth } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
 import { remoteMountHolding } from './fsx/mounts';
-import { ensureHome, homePaths, readVersion, resolveHome, writeFileAtomic, type HomePaths } from './home';
+import { ensureHome, fromHomeFolder, homePaths, readVersion, resolveHome, writeFileAtomic, type HomePaths } from './home';
 import { lockHome } from './home-lock';
 import { createJournal } from './journal';
 import { runAutocoderPlan, runAxonPlan } from './plans';
@@ -230,13 +230,13 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   // the folder the command was typed in, `npm start`'s too (main.ts)
   const cwd = io.cwd;
   // without --config, <home>/config.json when it exists (`chatbridge mcp add` writes it)
-  const configFile = options.config ?? (existsSync(paths.config) ? paths.config : undefined);
+  const configFile = options.config !== undefined ? resolve(cwd, fromHomeFolder(options.config)) : existsSync(paths.config) ? paths.config : undefined;
   const presetToken = options.token ?? io.env.CHATBRIDGE_TOKEN;
   const cliToken = randomBytes(32).toString('base64url');
   const loaded = loadPolicy({ ...(configFile ? { configFile } : {}), roots: options.roots, cwd });
   // no tool reaches the data directory or the config file (read as loadPolicy reads it), and the tokens this
   // process knows in plain text never show in an answer, whatever path their bytes take
-  const ownConfig = configFile === undefined ? undefined : resolve(cwd, configFile);
+  const ownConfig = configFile;
   // nor do the credentials written into the person's MCP servers' env and headers, which a server may quote back
   const policy = withOwnSecrets(protectDataDir(loaded, home, ownConfig), [cliToken, presetToken, ...configuredCredentials(loaded.mcpServers ?? {})]);
   const extensionDir = join(packageRoot, 'dist', 'chrome-mv3');

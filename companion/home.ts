@@ -16,6 +16,14 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   return /^~(?=$|[/\\])/.test(fromEnv) ? join(homedir(), fromEnv.slice(1)) : resolve(fromEnv);
 }
 
+/**
+ * A path given by the person with a leading `~` the shell left as it is (`--config=~/cb.json`, a quoted `"~/x"`, a
+ * config's roots) is under their home folder, as the shell reads it; any other path as it is.
+ */
+export function fromHomeFolder(path: string): string {
+  return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
+}
+
 export interface HomePaths {
   root: string;
   tokens: string;

@@ -1,9 +1,9 @@
 import { realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import { jsonErrorWhere, readHandEditedText } from '../hand-edited-file';
+import { fromHomeFolder } from '../home';
 import { BUILTIN_REDACTIONS } from './redact';
 import { configSchema, type Config, type Policy } from './schema';
 
@@ -115,7 +115,7 @@ export function policyFromConfig(config: Config, roots: RootInput[]): Policy {
   const problems: string[] = [];
   const resolvedRoots: string[] = [];
   for (const { root, base, key } of roots) {
-    const expanded = root === '~' ? homedir() : root.startsWith('~/') ? resolve(homedir(), root.slice(2)) : root;
+    const expanded = fromHomeFolder(root);
     const absolute = isAbsolute(expanded) ? expanded : resolve(base, expanded);
     try {
       const real = realpathSync(absolute);

@@ -288,6 +288,15 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     }
   });
 
+  it('--config=~/FILE (a ~ the shell leaves as it is after "=") is the home folder\'s file, as a root written so is', async () => {
+    const person = join(base, 'person-config');
+    mkdirSync(person);
+    writeFileSync(join(person, 'cb.json'), JSON.stringify({ modes: { exec: 'always' } }));
+    const res = await runCli(['start', '--port', '0', '--no-build', '--config=~/cb.json'], { HOME: person, CHATBRIDGE_HOME: join(person, '.chatbridge') });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`${join(person, 'cb.json')} is invalid:\n  - modes.exec: value "always"`);
+  });
+
   it('a damaged runtime file: status, pair and undo name it and exit non-zero, without a stack trace', async () => {
     const damagedHome = join(base, 'damaged-runtime');
     mkdirSync(damagedHome);
