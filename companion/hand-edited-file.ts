@@ -12,6 +12,25 @@ export function readHandEditedText(file: string): string {
 }
 
 /**
+ * Why a hand-edited file could not be read, in words, with Node's code after them: a --config path with a typo
+ * said 'cannot be read: ENOENT', and one naming a folder 'EISDIR'.
+ */
+export function whyUnreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) return String(error);
+  const words = UNREADABLE[code];
+  return words === undefined ? code : `${words} (${code})`;
+}
+
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of its path is a file, not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
+/**
  * What JSON.parse's error for a hand-edited file means, said where a person looks: Node names an offset ("at
  * position 169"), which no editor shows, or for some tokens no place at all, and not the two mistakes a hand edit
  * makes most — a comma after the last entry and a comment, both fine in JavaScript and in many editors' settings

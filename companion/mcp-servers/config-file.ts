@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ToolError } from '../../shared/errors';
-import { jsonErrorWhere, readHandEditedText } from '../hand-edited-file';
+import { jsonErrorWhere, readHandEditedText, whyUnreadable } from '../hand-edited-file';
 import { writeFileAtomic } from '../home';
 
 /**
@@ -16,7 +16,7 @@ export function readConfigObject(file: string): Record<string, unknown> {
     text = readHandEditedText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ToolError('INVALID_INPUT', `config file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new ToolError('INVALID_INPUT', `config file ${file} cannot be read: ${whyUnreadable(error)}`);
   }
   let value: unknown;
   try {

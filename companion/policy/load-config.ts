@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
-import { jsonErrorWhere, readHandEditedText } from '../hand-edited-file';
+import { jsonErrorWhere, readHandEditedText, whyUnreadable } from '../hand-edited-file';
 import { fromHomeFolder } from '../home';
 import { BUILTIN_REDACTIONS } from './redact';
 import { configSchema, type Config, type Policy } from './schema';
@@ -30,7 +30,7 @@ export function loadPolicy(options: LoadPolicyOptions): Policy {
     try {
       text = readHandEditedText(file);
     } catch (error) {
-      throw new ToolError('INVALID_INPUT', `config file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new ToolError('INVALID_INPUT', `config file ${file} cannot be read: ${whyUnreadable(error)}`);
     }
     try {
       raw = JSON.parse(text);

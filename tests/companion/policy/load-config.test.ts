@@ -132,7 +132,18 @@ describe('loadPolicy', () => {
   });
 
   it('a missing config file names it', () => {
-    expect(errorOf(() => loadPolicy({ cwd: dir, configFile: join(dir, 'missing.json') })).message).toContain('cannot be read: ENOENT');
+    expect(errorOf(() => loadPolicy({ cwd: dir, configFile: join(dir, 'missing.json') })).message).toContain(
+      `config file ${join(dir, 'missing.json')} cannot be read: there is no such file (ENOENT)`,
+    );
+    // a folder named by mistake, and a path through a file, say so too, to chatbridge mcp as to start
+    const notAFolder = configFile('plain-file', '{}');
+    for (const [file, why] of [
+      [dir, 'it is a folder, not a file (EISDIR)'],
+      [join(notAFolder, 'config.json'), 'a part of its path is a file, not a folder (ENOTDIR)'],
+    ] as const) {
+      expect(errorOf(() => loadPolicy({ cwd: dir, configFile: file })).message).toContain(`config file ${file} cannot be read: ${why}`);
+      expect(errorOf(() => readConfigObject(file)).message).toContain(`config file ${file} cannot be read: ${why}`);
+    }
   });
 });
 
