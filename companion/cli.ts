@@ -40,6 +40,7 @@ Usage:
       Start the companion on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
       Roots default to the current directory. Prints the extension folder to load, the port and a pairing code.
       --token shows in the process list to every user of the machine: prefer CHATBRIDGE_TOKEN.
+      Ctrl-C in its terminal (or a SIGTERM) stops it, after running changes finish and programs are stopped.
   chatbridge pair       Ask the running companion for a new pairing code.
   chatbridge status     Is the companion running, on which port, is an extension paired.
   chatbridge undo [ID]  Undo a journal entry (default: the latest applied one).
@@ -542,6 +543,10 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         }
         return 0;
       }
+      case 'stop':
+        // the command a person guesses first: the whole help said nothing of how the companion stops
+        io.err(`chatbridge has no stop command: press Ctrl-C in the terminal the companion runs in (a SIGTERM to it does the same); ${commandHow('status')} says whether it still runs`);
+        return 2;
       default:
         io.err(`unknown command ${JSON.stringify(command)}\n\n${HELP}`);
         return 2;

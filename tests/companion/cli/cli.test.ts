@@ -207,6 +207,13 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     expect(res.stderr).toContain('unknown command "launch"');
   });
 
+  it('stop, which is no command, says how the companion stops; the help says it too', async () => {
+    const [stop, help] = await Promise.all([runCli(['stop']), runCli(['--help'])]);
+    expect(stop.code).toBe(2);
+    expect(stop.stderr).toContain('chatbridge has no stop command: press Ctrl-C in the terminal the companion runs in');
+    expect(help.stdout).toContain('Ctrl-C in its terminal (or a SIGTERM) stops it');
+  });
+
   it('a bad config exits 2 naming the key, the value and the rule', async () => {
     const config = join(base, 'bad.json');
     writeFileSync(config, JSON.stringify({ modes: { exec: 'always' } }));
