@@ -216,7 +216,7 @@ export async function startCompanion(options: StartOptions, io: Io): Promise<Run
       'warning: --token shows in the process list to every user of this machine (ps, /proc/<pid>/cmdline) for as long as chatbridge runs; set CHATBRIDGE_TOKEN in the environment instead',
     );
   }
-  const home = resolveHome(io.env);
+  const home = resolveHome(io.env, io.cwd);
   const paths = ensureHome(home);
   // before anything reads the journal or the run log: they are this process's alone until shutdown
   const releaseHome = lockHome(home, paths.lock);
@@ -354,7 +354,7 @@ interface Client {
 }
 
 function findCompanion(io: Io): Client {
-  const paths = homePaths(resolveHome(io.env));
+  const paths = homePaths(resolveHome(io.env, io.cwd));
   if (!existsSync(paths.runtime)) throw new ToolError('NOT_FOUND', `chatbridge is not running (no ${paths.runtime}); start it with ${START_HOW}`);
   let runtime: { port?: unknown };
   try {

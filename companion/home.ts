@@ -7,13 +7,15 @@ import { asToolError } from './fsx/errno';
 /**
  * The data directory: `$CHATBRIDGE_HOME`, else `~/.chatbridge`. Holds the hashed tokens, the run map, the audit
  * log, the journal, the records of running programs and the runtime file the CLI reads to find a running companion.
+ * A relative one is read from `cwd`, the folder the command was typed in (main.ts): `npm start` runs in the package
+ * folder, so it was read from there while `npx chatbridge status` typed in the same place looked in another.
  */
-export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+export function resolveHome(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
   const fromEnv = env.CHATBRIDGE_HOME?.trim();
   if (!fromEnv) return join(homedir(), '.chatbridge');
   // a `~` the shell did not expand (quoted, or set in a service file or .env) is the person's home, not a folder
   // named `~` under whatever folder a command happens to run in
-  return /^~(?=$|[/\\])/.test(fromEnv) ? join(homedir(), fromEnv.slice(1)) : resolve(fromEnv);
+  return /^~(?=$|[/\\])/.test(fromEnv) ? join(homedir(), fromEnv.slice(1)) : resolve(cwd, fromEnv);
 }
 
 /**

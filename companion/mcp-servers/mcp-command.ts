@@ -101,7 +101,7 @@ function parseFlags(args: string[]): Flags {
 }
 
 function configFile(flags: Flags, io: McpCommandIo): string {
-  return flags.config ? resolve(io.cwd, flags.config) : homePaths(resolveHome(io.env)).config;
+  return flags.config ? resolve(io.cwd, flags.config) : homePaths(resolveHome(io.env, io.cwd)).config;
 }
 
 /** The built-in secret patterns: a password in a URL, a key after --api-key, a known token's shape. */

@@ -175,6 +175,19 @@ describe('chatbridge without a running companion', { timeout: 90_000 }, () => {
     }
   });
 
+  it('a relative CHATBRIDGE_HOME is read from the folder the command was typed in, by npm run chatbridge as by npx chatbridge', async () => {
+    const typedHere = join(base, 'typed-here-home');
+    mkdirSync(typedHere);
+    const status = await new Promise<{ code: number | null; stdout: string }>((resolvePromise) => {
+      const child = spawn('npm', ['--prefix', repo, 'run', 'chatbridge', '--', 'status'], { env: { ...env, CHATBRIDGE_HOME: 'cb-data' }, cwd: typedHere });
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += String(d)));
+      child.on('exit', (code) => resolvePromise({ code, stdout }));
+    });
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain(`chatbridge is not running (no ${join(typedHere, 'cb-data', 'companion.json')})`);
+  });
+
   it('--help prints the commands', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
