@@ -300,3 +300,30 @@ export function chipView(
   if (tracked.state === 'unreadable') note = tracked.unreadable;
   return { actions, note };
 }
+
+/** A block key without its message part, for messages keyed by position (`p:`); null for keys of real message ids. */
+export function positionFreeKey(key: string): string | null {
+  const parts = key.split('|');
+  if (parts.length < 5 || !isPositionKey(parts[parts.length - 3] ?? '')) return null;
+  return [...parts.slice(0, -3), ...parts.slice(-2)].join('|');
+}
+
+/**
+ * The block of `key` as the page shows it now: the one with that key, or — a site without message ids keys a message
+ * by its position, which a virtual list that mounts other rows shifts — the newest one with the rest of that key
+ * (site, conversation, index in the message, text). Null when the page shows it nowhere: the person edited their
+ * message or had the reply written again, and another branch is shown in its place (or a virtual list unmounted it).
+ */
+export function shownBlock(records: Iterable<MessageRecord>, key: string): { record: MessageRecord; tracked: TrackedBlock } | null {
+  const loose = positionFreeKey(key);
+  let found: { record: MessageRecord; tracked: TrackedBlock } | null = null;
+  for (const record of records) {
+    if (!record.el.isConnected) continue;
+    for (const tracked of record.blocks) {
+      if (tracked.key === key) return { record, tracked };
+      if (loose === null || positionFreeKey(tracked.key) !== loose) continue;
+      if (!found || (found.record.el.compareDocumentPosition(record.el) & 4) !== 0) found = { record, tracked };
+    }
+  }
+  return found;
+}

@@ -4,6 +4,7 @@ import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
 import type { PageDoctor } from './page-doctor';
+import { shownBlock } from './page-decide';
 import type { Show } from './page-show';
 
 /**
@@ -20,8 +21,10 @@ export interface Deliverer {
   /**
    * `stopsBefore`: the person's Stops when the work that made this result began (default: now). The person stopping a
    * reply since then, in this tab or another of the conversation, means the result is typed in and not sent.
+   * Resolves false when nothing was typed in because the page no longer shows the blocks the result answers (an edit
+   * of the person's message or a regenerate drew another branch in their place): it is owed to them still.
    */
-  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark): Promise<void>;
+  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark): Promise<boolean>;
 }
 
 const DRAFT_POLL_MS = 500;
@@ -39,14 +42,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
    */
   let heldBack = false;
 
-  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark()): Promise<void> => {
+  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark()): Promise<boolean> => {
     const startedIn = ctx.epoch;
-    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn) : undefined));
+    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn) : true));
     deliveries = next.catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     return next;
   };
 
-  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, epoch: number): Promise<void> => {
+  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, epoch: number): Promise<boolean> => {
     const note = (message: string): void => show.note(record, blocks, message);
     // The person went to another conversation while the result waited (for the chat box, a draft, a reply still
     // streaming): the box now belongs to that conversation, and the result never crosses into it.
@@ -54,6 +57,9 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     const conversation = ctx.conversation;
     const switched = (): boolean =>
       epoch !== ctx.epoch || (conversation !== null && site.conversationId(deps.location) !== conversation);
+    // The person edited their message, or had the reply written again, while the result waited: the page shows another
+    // branch of the conversation, whose model never wrote these blocks, and the box sends into that branch.
+    const onPage = (): boolean => blocks.every((b) => shownBlock(ctx.records.values(), b.key) !== null);
     /** The box will not take the result: it goes to the clipboard, and the chip and the badge say so. */
     const handOver = async (why: string): Promise<void> => {
       const copied = await copy(text).then(
@@ -67,16 +73,18 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t(copied ? 'note.copied' : 'note.copyFailed'));
     };
     const editor = await waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
-    if (signal.aborted || switched()) return;
+    if (signal.aborted || switched()) return true;
+    if (!onPage()) return false;
     if (!editor) {
       doctor?.setProblem('no-composer', problemFor('no-composer'));
       await handOver(t('doctor.problemNoComposer'));
-      return;
+      return true;
     }
     let append = false;
     // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to.
     for (;;) {
-      if (signal.aborted || switched()) return;
+      if (signal.aborted || switched()) return true;
+      if (!onPage()) return false;
       const current = editorText(editor).trim();
       if (current === '' || (lastInserted !== null && current === lastInserted.trim())) break;
       if (deps.settings().draftPolicy === 'append') {
@@ -95,42 +103,42 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     doctor?.inserted(inserted);
     if (!inserted.ok) {
       await handOver(inserted.reason);
-      return;
+      return true;
     }
     lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
     heldBack = joinsHeldBack;
     if (record.ending !== 'normal') {
       heldBack = true;
       note(t(record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded'));
-      return;
+      return true;
     }
     if (!deps.settings().autoSubmit || append) {
       note(t('note.inserted'));
-      return;
+      return true;
     }
     if (heldBack) {
       note(t('note.insertedAfterUnsent'));
-      return;
+      return true;
     }
     // Wait for any reply still streaming before sending (the send control is the stop button meanwhile). A page that
     // never says it is writing (the generic adapter) is while it shows its stop control: a reply whose text stood still
     // long enough to be decided may be written on.
     const writing = (): boolean => pageWriting(site, doc);
     await waitFor(() => !writing(), { timeoutMs: waits.writing ?? 120_000, signal });
-    if (signal.aborted) return;
+    if (signal.aborted) return true;
     // Still written after all that time (a long reply, or a Stop the page never takes away): the result stays in the
     // box for the person to send. Pressed now, the send control may be the page's Stop (one button that is both).
     if (writing()) {
       note(t('note.insertedWriting'));
-      return;
+      return true;
     }
     // Asked before the wait for the send control and again when it is ready, right before it is pressed: the wait can
     // be long (a page that draws its Stop button in the send button's place while a reply streams), and the person may
     // act meanwhile. Why the result stays in the box unsent, if it does.
     const hold: { note: 'note.inserted' | 'note.insertedStopped' | null } = { note: null };
     const stillToSend = async (): Promise<boolean> => {
-      // Another conversation is shown now: its box is not this result's.
-      if (switched()) hold.note = 'note.inserted';
+      // Another conversation, or another branch of this one, is shown now: its box is not this result's.
+      if (switched() || !onPage()) hold.note = 'note.inserted';
       // The person stopped a reply since this result's run began (another message of the same turn, a newer reply),
       // here or in another tab of the conversation (told through the ledger, with the time): nothing is sent after a
       // Stop.
@@ -154,9 +162,9 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       : null;
     if (hold.note !== null || !sent) {
       note(t(hold.note ?? 'note.inserted'));
-      return;
+      return true;
     }
-    if (signal.aborted) return;
+    if (signal.aborted) return true;
     doctor?.submitted(sent, text);
     if (sent.ok) {
       lastInserted = null;
@@ -167,6 +175,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       ctx.reportOnce('sending a result could not be verified', new Error(sent.reason));
       note(t('note.pressEnter'));
     }
+    return true;
   };
 
   return { deliver };

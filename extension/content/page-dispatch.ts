@@ -6,7 +6,7 @@ import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import { approvalTitle, approvalWarning } from '../ui/preview-words';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
-import { claimBlocks, holdStopped, stoppedElsewhere, stoppedReplyText } from './page-decide';
+import { claimBlocks, holdStopped, shownBlock, stoppedElsewhere, stoppedReplyText } from './page-decide';
 import type { Deliverer } from './page-deliver';
 import type { Show } from './page-show';
 import { ProgramOutputBuffer } from './program-output';
@@ -24,6 +24,8 @@ export interface Dispatcher {
   onEvent(event: WsEvent): void;
   /** Runs this conversation started whose results never reached the chat: followed to the end and delivered. */
   resumeUndelivered(): Promise<void>;
+  /** Results kept for blocks the page no longer showed (another branch in their place): delivered once it shows them again. */
+  deliverKept(): void;
 }
 
 /**
@@ -37,6 +39,20 @@ interface LaterResults {
   stopsBefore: StopsMark;
   after: Promise<void>;
   owed: Set<TrackedBlock>;
+}
+
+/**
+ * A result kept for blocks the page no longer showed when it came (the person edited their message or had the reply
+ * written again, and another branch is shown in its place): the ledger still owes it; it is delivered once the page
+ * shows those blocks again (the branch switched back to), in this conversation (`epoch`).
+ */
+interface KeptResult {
+  epoch: number;
+  conv: string;
+  keys: string[];
+  text: string;
+  stopsBefore: StopsMark;
+  ending: ReplyEnding;
 }
 
 /** A run the chat is owed a result of: the blocks it ran (their keys as the ledger keeps them), how their reply ended, when it began. */
@@ -209,15 +225,48 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         void ledger.forget(conv, [...notStarted].map((b) => b.key)).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
       }
       const combined = combineResults(results);
-      if (combined && startedIn === ctx.epoch) await deliver(record, blocks.filter((b) => !notStarted.has(b)), combined, stopsBefore);
-      // Blocks that still owe their real result deliver it later (runUnit); the rest are settled.
+      const delivering = blocks.filter((b) => !notStarted.has(b));
+      const delivered = combined && startedIn === ctx.epoch ? await deliver(record, delivering, combined, stopsBefore) : true;
+      // Blocks that still owe their real result deliver it later (runUnit); the rest are settled — unless another
+      // branch was shown in their place: the result is kept for them.
       // (A page stopped meanwhile — the site turned off — delivered nothing: the next page of the conversation owes it.)
-      if (startedIn === ctx.epoch && !signal.aborted) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
+      if (!delivered) keep(conv, record, delivering, combined, stopsBefore);
+      else if (startedIn === ctx.epoch && !signal.aborted) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
       // The person went to another conversation: the result is owed to this one, followed when it is open again (in
       // this tab or another), which this tab's hold on the run must not keep waiting.
       else if (startedIn !== ctx.epoch) letGo(blocks.filter((b) => !reply.owed.has(b)));
     } finally {
       replyDelivered();
+    }
+  };
+
+  const kept: KeptResult[] = [];
+  /**
+   * A result whose blocks the page no longer shows: owed to them still (the ledger keeps the run), delivered here once
+   * they are shown again (deliverKept); this tab lets go of the run, so another tab that shows them delivers it.
+   */
+  const keep = (conv: string, record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, keys = blocks.map((b) => b.key)): void => {
+    kept.push({ epoch: ctx.epoch, conv, keys, text, stopsBefore, ending: record.ending });
+    letGo(blocks);
+  };
+
+  const deliverKept = (): void => {
+    for (const entry of [...kept]) {
+      // Another conversation is shown: the ledger still owes the result, followed when that one is open again.
+      if (entry.epoch !== ctx.epoch) {
+        kept.splice(kept.indexOf(entry), 1);
+        continue;
+      }
+      const found = entry.keys.map((key) => shownBlock(ctx.records.values(), key));
+      if (found.some((f) => f === null)) continue;
+      kept.splice(kept.indexOf(entry), 1);
+      const record = found[0]!.record;
+      const blocks = found.map((f) => f!.tracked);
+      // A stopped reply's result is typed in, not sent, as it would have been before.
+      if (record.ending === 'normal') record.ending = entry.ending;
+      void deliver(record, blocks, entry.text, entry.stopsBefore)
+        .then((delivered) => (delivered ? ledger.delivered(entry.conv, entry.keys) : void kept.push(entry)))
+        .catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     }
   };
 
@@ -285,15 +334,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // mounts other rows after the reload shifts it. Such a block is found again by the rest of its key (site,
     // conversation, index in the message, text), the newest one on the page first.
     for (const [key, run] of unmatched) {
-      const loose = positionFreeKey(key);
-      if (!loose) continue;
-      let found: { record: MessageRecord; tracked: TrackedBlock } | null = null;
-      for (const record of ctx.records.values()) {
-        for (const tracked of record.blocks) {
-          if (positionFreeKey(tracked.key) !== loose || !record.el.isConnected) continue;
-          if (!found || (found.record.el.compareDocumentPosition(record.el) & 4) !== 0) found = { record, tracked };
-        }
-      }
+      const found = shownBlock(ctx.records.values(), key);
       if (found) add(run, found.record, found.tracked, key);
     }
     for (const [runId, owed] of byRun) followOwed(conv, startedIn, runId, owed);
@@ -340,8 +381,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (startedIn !== ctx.epoch) return;
       // Run for a reply that was stopped or ended early (Run on its chip): typed in, not sent, as before the reload.
       if (record.ending === 'normal') record.ending = ending;
-      await deliver(record, blocks, text, stopsBefore);
-      if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
+      if (!(await deliver(record, blocks, text, stopsBefore))) keep(conv, record, blocks, text, stopsBefore, keys);
+      else if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
     };
     const locks = globalThis.navigator?.locks;
     // Without the lock there is no telling whether the tab that started the run still delivers it: followed at once
@@ -425,7 +466,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         if (!late || signal.aborted) return;
         const text = finish(record, blocks, late);
         await reply.after;
-        if (text && ctx.epoch === reply.epoch) void deliver(record, blocks, text, reply.stopsBefore).then(() => settleDelivered(conv, blocks));
+        if (text && ctx.epoch === reply.epoch) {
+          void deliver(record, blocks, text, reply.stopsBefore).then((delivered) => (delivered ? settleDelivered(conv, blocks) : keep(conv, record, blocks, text, reply.stopsBefore)));
+        }
         else if (ctx.epoch !== reply.epoch) letGo(blocks);
       });
       return response.resultText;
@@ -600,7 +643,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
   };
 
-  return { autoRunReply, onChipAction, onEvent, resumeUndelivered };
+  return { autoRunReply, onChipAction, onEvent, resumeUndelivered, deliverKept };
 }
 
 function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHash: string } {
@@ -618,11 +661,4 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     actions: approval.preview.actions,
     conversationWide: grantsConversationWide(approval.conversationId),
   };
-}
-
-/** A block key without its message part, for messages keyed by position (`p:`); null for keys of real message ids. */
-function positionFreeKey(key: string): string | null {
-  const parts = key.split('|');
-  if (parts.length < 5 || !isPositionKey(parts[parts.length - 3] ?? '')) return null;
-  return [...parts.slice(0, -3), ...parts.slice(-2)].join('|');
 }

@@ -323,6 +323,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       void dispatcher.resumeUndelivered().catch((error: unknown) => ctx.reportOnce('following runs after a conversation switch failed', error));
     }
     scanner.updateOrigins();
+    // Results kept for a branch the page showed no longer, once it shows it again.
+    dispatcher.deliverKept();
     const isGenerating = generatingSignal(site, doc);
     // Scans are spaced out while text streams. Before a reply can be decided (the site no longer says it is still
     // generating it), what the page changed since the last scan is read, so no reply is decided on older text.

@@ -1219,6 +1219,54 @@ describe('page: a second ChatGPT temporary chat opened at the same address (neit
   });
 });
 
+describe('page: the person edits their message while a ChatGPT reply\'s run goes on (another branch)', () => {
+  it("the old branch's result is never typed into the new one; switched back to the old branch, it is delivered there", async () => {
+    const conversation = '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70';
+    const page = chatgptPage();
+    const h = start(page as never, {
+      site: chatgpt,
+      pathname: conversation,
+      href: `https://chatgpt.com${conversation}`,
+      script: { respond: (_run, n) => ({ runId: `run-${n}`, status: 'running', resultText: '', auditId: 'a' }) },
+    });
+    await h.settle();
+    const turn = async (userId: string, replyId: string, parts: Part[]): Promise<HTMLElement[]> => {
+      const asked = chatgptTurn('user', userId, 'read it');
+      const answer = chatgptTurn('assistant', replyId);
+      page.thread.append(asked);
+      page.setGenerating(true);
+      page.thread.append(answer);
+      await h.settle();
+      chatgptAnswer(answer.querySelector<HTMLElement>('[data-message-author-role]')!, parts);
+      h.clock.now += 50;
+      await h.settle();
+      page.setGenerating(false);
+      h.clock.now += 500;
+      await h.settle();
+      return [asked, answer];
+    };
+    const old = await turn('u-1', 'a-1', ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => h.runs.length === 1);
+    // The read is slow; the person edits their message meanwhile: the site draws the new branch in the old one's place.
+    for (const el of old) el.remove();
+    await turn('u-2', 'a-2', ['The answer, with no call.']);
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'OLD RESULT', auditId: 'a' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    h.clock.now += 2_000;
+    await h.settle();
+    expect(page.submitted).toEqual([]);
+    expect(page.textarea.value).toBe('');
+
+    // The branch arrows under the person's message: the old branch is shown again (its messages drawn anew).
+    page.thread.replaceChildren(chatgptTurn('user', 'u-1', 'read it'), chatgptTurn('assistant', 'a-1'));
+    chatgptAnswer(page.thread.querySelector<HTMLElement>('[data-message-id="a-1"]')!, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await h.settle();
+    await until(() => page.submitted.length === 1);
+    expect(page.submitted).toEqual(['OLD RESULT']);
+    expect(h.runs).toHaveLength(1);
+  });
+});
+
 describe('page: a ChatGPT turn written as several assistant messages (a tool step between them)', () => {
   it('the person stops the turn while its second message streams: the first message\'s result is never sent', async () => {
     const page = chatgptPage();
