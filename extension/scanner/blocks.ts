@@ -192,10 +192,14 @@ export class LoopGuard {
 }
 
 /**
- * What makes two calls "the same": the payload without its request id (models renumber ids; `<function_calls>`
- * carry one `call_id` per call), else the raw text.
+ * What makes two calls "the same": the tool and its arguments, in whichever format a call writes them (an
+ * mcp-request's tools/call, a flycode-call, a `<function_calls>` of one call: a model that writes a call again in
+ * another format asks for the same thing); else the payload without its request id (models renumber ids;
+ * `<function_calls>` carry one `call_id` per call), else the raw text.
  */
 export function callSignature(block: Pick<Block, 'kind' | 'raw' | 'payload'>): string {
+  const call = toolCall(block);
+  if (call) return `call:${stableJson(call)}`;
   const payload = block.payload;
   if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
     const { id: _id, ...rest } = payload as Record<string, unknown>;
@@ -209,6 +213,22 @@ export function callSignature(block: Pick<Block, 'kind' | 'raw' | 'payload'>): s
     return `${block.kind}:${stableJson(rest)}`;
   }
   return `${block.kind}:${block.raw.replace(/\r\n/g, '\n').trim()}`;
+}
+
+/** The one tool a JSON call calls and its arguments (none written: none), whichever format writes it; else null. */
+function toolCall(block: Pick<Block, 'kind' | 'payload'>): { name: string; arguments: unknown } | null {
+  const payload = block.payload as Record<string, unknown> | undefined;
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return null;
+  let name: unknown;
+  let args: unknown;
+  if (block.kind === 'mcp-request' && payload.method === 'tools/call' && payload.params && typeof payload.params === 'object') {
+    ({ name, arguments: args } = payload.params as Record<string, unknown>);
+  } else if (block.kind === 'flycode-call') {
+    ({ tool: name, args } = payload);
+  } else if (block.kind === 'function-calls' && Array.isArray(payload.calls) && payload.calls.length === 1) {
+    ({ name, arguments: args } = payload.calls[0] as Record<string, unknown>);
+  }
+  return typeof name === 'string' ? { name, arguments: args ?? {} } : null;
 }
 
 function stableJson(value: unknown): string {

@@ -155,6 +155,21 @@ describe('loop guard', () => {
   });
 });
 
+describe('the same call in another format', () => {
+  it('an mcp-request, a flycode-call and a <function_calls> of one call naming the same tool and arguments are the same call', () => {
+    const mcp = callSignature({ kind: 'mcp-request', raw: 'a', payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.read', arguments: { path: 'a.txt' } } } });
+    const flycode = callSignature({ kind: 'flycode-call', raw: 'b', payload: { id: 'call-002', tool: 'fs.read', args: { path: 'a.txt' } } });
+    const xml = callSignature({ kind: 'function-calls', raw: 'c', payload: { form: 'xml', calls: [{ name: 'fs.read', callId: '3', arguments: { path: 'a.txt' } }] } });
+    expect(flycode).toBe(mcp);
+    expect(xml).toBe(mcp);
+    expect(callSignature({ kind: 'flycode-call', raw: 'd', payload: { id: 'call-004', tool: 'fs.read', args: { path: 'b.txt' } } })).not.toBe(mcp);
+    expect(callSignature({ kind: 'flycode-call', raw: 'e', payload: { id: 'call-005', tool: 'fs.ls', args: { path: 'a.txt' } } })).not.toBe(mcp);
+    // two calls in one block are not one of them
+    const two = { form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }, { name: 'fs.ls', arguments: {} }] };
+    expect(callSignature({ kind: 'function-calls', raw: 'f', payload: two })).not.toBe(mcp);
+  });
+});
+
 describe('runs of one reply', () => {
   it('keeps block order and sends all Axon statements as ONE run joined by a blank line', () => {
     const units = groupRuns([

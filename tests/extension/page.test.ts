@@ -658,6 +658,19 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.runs[1]!.context.messageKey).not.toBe(h.runs[0]!.context.messageKey);
   });
 
+  it('a call a reply writes twice in a row in two formats (an mcp-request, then the same call as a flycode-call) runs once by itself', async () => {
+    const h = start(buildPage());
+    const same = '{"id":"call-002","tool":"fs.read","args":{"path":"README.md"}}';
+    const other = '{"id":"call-003","tool":"fs.read","args":{"path":"NOTES.md"}}';
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Or, in the other format:', { lang: 'flycode-call', code: same }, { lang: 'flycode-call', code: other }]);
+    await until(() => h.page.submitted.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```', '```flycode-call\n' + other + '\n```']);
+    const second = Array.from(document.querySelectorAll('[data-chatbridge-chip]'))[1]!;
+    expect(second.getAttribute('data-chatbridge-note')).toBe(t('note.repeatedInReply'));
+    expect(second.getAttribute('data-chatbridge-actions')).toBe('rerun');
+  });
+
   it('a call a reply writes three times in a row runs once by itself: each copy after the first says why', async () => {
     const h = start(buildPage());
     const copies = ['call-001', 'call-002', 'call-003'].map((id) => ({ lang: 'mcp-request', code: READ.replace('call-001', id) }));
