@@ -189,9 +189,11 @@ export interface PageContext {
   /**
    * Message keys of replies decided in this page, with the markdown decided on and how the reply ended: the same
    * reply mounted again with that markdown is not decided again (what did not auto-run then — auto-run off, the loop
-   * guard, a stop — does not run now).
+   * guard, a stop — does not run now). `versions`: each markdown decided for the message and how it ended (a reply
+   * the site wrote again in the same message: an earlier version its arrows show again is not decided again either;
+   * page-decide.ts keepDecided).
    */
-  readonly decided: Map<string, { markdown: string; ending: ReplyEnding }>;
+  readonly decided: Map<string, { markdown: string; ending: ReplyEnding; versions: Map<string, ReplyEnding> }>;
   /**
    * Block keys of replies decided stopped: a block the reply held when the person stopped it never auto-runs, also
    * once the person has the model continue the reply (what it writes after that may run, once).

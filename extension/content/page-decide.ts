@@ -6,7 +6,7 @@ import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type Rep
 import { isPositionKey } from '../sites/define-site';
 import type { SiteSettings } from '../site-settings';
 import { t, type MessageKey } from '../ui/i18n';
-import type { Escape, MessageRecord, StopMark, TrackedBlock } from './page-context';
+import type { Escape, MessageRecord, PageContext, StopMark, TrackedBlock } from './page-context';
 
 /**
  * The page's decisions as pure functions of what the scan saw: whether a block at a place is still the same block,
@@ -188,6 +188,18 @@ export function stoppedElsewhere(
  */
 export function stoppedReplyText(messageKey: string, markdown: string | null): string | undefined {
   return isPositionKey(messageKey) && markdown ? hashText(normalizeRaw(markdown)) : undefined;
+}
+
+/**
+ * A reply decided (`markdown`, how it ended), kept under its message key (PageContext.decided) as the latest decision
+ * and as one of the message's versions: a reply the site writes again in the same message (a regenerate) keeps its
+ * earlier versions, which the site's arrows may show again.
+ */
+export function keepDecided(decided: PageContext['decided'], key: string, markdown: string, ending: ReplyEnding): void {
+  const versions = decided.get(key)?.versions ?? new Map<string, ReplyEnding>();
+  versions.delete(markdown);
+  versions.set(markdown, ending);
+  decided.set(key, { markdown, ending, versions });
 }
 
 /** A reply decided stopped: the blocks it holds now never auto-run, whatever is written after (heldByStop). */

@@ -6,7 +6,7 @@ import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import { approvalTitle, approvalWarning } from '../ui/preview-words';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
-import { claimBlocks, holdStopped, shownBlock, stoppedElsewhere, stoppedReplyText } from './page-decide';
+import { claimBlocks, holdStopped, keepDecided, shownBlock, stoppedElsewhere, stoppedReplyText } from './page-decide';
 import type { Deliverer } from './page-deliver';
 import type { Show } from './page-show';
 import { ProgramOutputBuffer } from './program-output';
@@ -174,7 +174,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     if ((stop.key !== key && !isPositionKey(key)) || (text !== undefined && stop.text !== text)) ctx.shareStop(key, stop.at, text);
     record.ending = 'stopped';
     ctx.stops.set(key, record.stop);
-    ctx.decided.set(key, { markdown: record.markdown ?? '', ending: 'stopped' });
+    keepDecided(ctx.decided, key, record.markdown ?? '', 'stopped');
     holdStopped(ctx.heldByStop, record);
     for (const tracked of record.blocks) render(record, tracked);
   };

@@ -6,7 +6,7 @@ import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } 
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
 import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
-import { candidateVerdict, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
+import { candidateVerdict, holdStopped, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
 import type { Show } from './page-show';
 
 /**
@@ -185,6 +185,17 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         void ctx.ledger.markContinued(ctx.conversationKey(), key, changedAt).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
       }
     }
+    // A version of the reply decided before, shown again while the site writes nothing (its arrows over a reply it wrote
+    // again in the same message): not decided again — what did not run then does not run now, and one the person
+    // stopped stays stopped.
+    const version =
+      record.origin === 'live' && record.handledMarkdown !== null && record.handledMarkdown !== serialized.markdown
+        ? ctx.decided.get(ctx.messageKeyOf(record))?.versions.get(serialized.markdown)
+        : undefined;
+    if (version !== undefined && site.isGenerating(doc) !== true) {
+      record.handledMarkdown = serialized.markdown;
+      record.ending = version;
+    }
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal' && record.handledMarkdown !== serialized.markdown) record.ending = 'normal';
     if (record.origin === 'live') active.add(record);
@@ -194,6 +205,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // read in full once, when the reply is decided (readInFull); nothing auto-runs before that, and a Run click
     // sends the block's text, which the companion parses anyway.
     placeBlocks(record, serialized, record.origin === 'live' && record.handledMarkdown !== serialized.markdown, chips);
+    if (record.handledMarkdown === serialized.markdown && version === 'stopped') holdStopped(ctx.heldByStop, record);
   };
 
   const recallStop: Scanner['recallStop'] = (record) => {

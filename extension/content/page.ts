@@ -9,7 +9,7 @@ import { createIndicator } from '../ui/indicator';
 import { watchPageTheme } from '../ui/page-theme';
 import { isPositionKey, type SiteMessage } from '../sites/define-site';
 import { createPageContext, type MessageRecord, type PageController, type PageDeps, type StopMark } from './page-context';
-import { holdStopped, isUndecided, replyEnding, settleEscapes, stoppedReplyText } from './page-decide';
+import { holdStopped, isUndecided, keepDecided, replyEnding, settleEscapes, stoppedReplyText } from './page-decide';
 import { createDeliverer } from './page-deliver';
 import { createDispatcher } from './page-dispatch';
 import { createPageDoctor } from './page-doctor';
@@ -374,7 +374,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
           void ctx.ledger.forgetEscape(ctx.conversationKey(), ctx.messageKeyOf(record), escape.stop.at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
         }
       }
-      ctx.decided.set(ctx.messageKeyOf(record), { markdown: record.markdown ?? '', ending: end.ending });
+      keepDecided(ctx.decided, ctx.messageKeyOf(record), record.markdown ?? '', end.ending);
       // Decided stopped: the same reply mounted again later is stopped whatever its new element's timing says.
       if (end.ending === 'stopped') {
         const at = record.stop?.at ?? now();

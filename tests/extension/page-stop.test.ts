@@ -1853,6 +1853,35 @@ describe('page: a stopped reply the person has the model continue', () => {
     expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('run');
   });
 
+  it("a stopped reply regenerated in the same message, its first version shown again (the site's arrows): nothing of it runs or is sent", async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    pressStop(h);
+    await end(h);
+    // "Regenerate": the site writes another version in the same message; its block runs and the result is sent.
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me']);
+    await show(h, answer, ['Let me list it.', { lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    // The person looks at the first version again (< 1/2 >): its text in the same message, nothing being written.
+    await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'And then I will']);
+    await end(h);
+    await until(() => noteOf(chips()[0]) === t('note.stopped'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+    expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+    expect(h.page.state()).toBe('');
+    expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('run');
+    // …and back to the second version: its block ran already.
+    await show(h, answer, ['Let me list it.', { lang: 'mcp-request', code: LIST }]);
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.runs).toHaveLength(1);
+    expect(h.page.submitted).toHaveLength(1);
+  });
+
   it('a stopped reply regenerated in the same message: the block the new writing writes again runs once', async () => {
     const h = start(buildPage());
     const answer = await begin(h);
