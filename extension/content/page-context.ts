@@ -4,7 +4,8 @@ import type { RequestMap, RequestType, PagePush } from '../messaging';
 import { LoopGuard, type BlockState, type MessageOrigin, type ReplyEnding, type RunLedger } from '../scanner/blocks';
 import type { SerializedMessage } from '../scanner/serialize';
 import type { SiteSettings } from '../site-settings';
-import type { MessageRole, Site } from '../sites/define-site';
+import { isPositionKey, type MessageRole, type Site } from '../sites/define-site';
+import { hashText } from '../../shared/protocols';
 import type { DoctorPageState } from '../doctor/report';
 import type { Chip, ChipApproval, ChipProgress } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
@@ -274,10 +275,18 @@ export interface PageContext {
    */
   shareStop(messageKey: string, at: number, text?: string, escape?: boolean): void;
   messageKeyOf(record: MessageRecord): string;
+  /**
+   * The message key a reply's blocks are told by (their keys in the ledger, their runs in the companion): its message
+   * key, and where that is a position, the person's message it answers too — an edit of that message draws another
+   * branch at the same position, whose blocks are new ones even where they write the same call.
+   */
+  runKeyOf(record: MessageRecord): string;
 }
 
 export function createPageContext(signal: AbortSignal, deps: PageDeps): PageContext {
   const { site } = deps;
+  /** What the person's message before each reply said, hashed (runKeyOf), read once per record. */
+  const askedOf = new WeakMap<MessageRecord, string>();
   const reported = new Set<string>();
   const holdName = holdNewChatName(signal, deps.doc);
   const keptName = newChatName(deps.tabStorage, false);
@@ -352,8 +361,32 @@ export function createPageContext(signal: AbortSignal, deps: PageDeps): PageCont
       void ctx.ledger.markStopped(ctx.conversationKey(), messageKey, at, text, escape).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     },
     messageKeyOf: (record) => site.messageKey(record.el, record.position),
+    runKeyOf: (record) => {
+      const key = ctx.messageKeyOf(record);
+      if (!isPositionKey(key)) return key;
+      let asked = askedOf.get(record);
+      if (asked === undefined) {
+        asked = hashText(askedBefore(site, record.el)?.textContent?.trim() ?? '');
+        askedOf.set(record, asked);
+      }
+      return `${key}@${asked}`;
+    },
   };
   return ctx;
+}
+
+/**
+ * The person's message a message comes after: the nearest message before it in the page whose role is the person's
+ * (the model's messages of the same turn are passed over); null when there is none.
+ */
+function askedBefore(site: Site, el: Element): Element | null {
+  for (let node: Element | null = el; node && node !== el.ownerDocument.body; node = node.parentElement) {
+    for (let sibling = node.previousElementSibling; sibling; sibling = sibling.previousElementSibling) {
+      const messages = sibling.matches(site.messageSelector) ? [sibling] : Array.from(sibling.querySelectorAll(site.messageSelector));
+      for (let i = messages.length - 1; i >= 0; i--) if (site.roleOf(messages[i]!) === 'user') return messages[i]!;
+    }
+  }
+  return null;
 }
 
 const NEW_CHAT_ITEM = 'chatbridge:new-chat';

@@ -413,7 +413,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   ): Promise<string | null> => {
     const settings = deps.settings();
     setState(record, blocks, 'running');
-    let messageKey = ctx.messageKeyOf(record);
+    let messageKey = ctx.runKeyOf(record);
     if (rerun) {
       const first = blocks[0];
       if (first) first.reruns += 1;

@@ -238,7 +238,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     const found = outline
       ? outlineBlocks(serialized.markdown)
       : findBlocks(serialized.markdown).map((block) => withKnownTools(block, ctx.externalTools));
-    const messageKey = ctx.messageKeyOf(record);
+    const messageKey = ctx.runKeyOf(record);
     const next: TrackedBlock[] = [];
     found.forEach((block, index) => {
       const old = record.blocks[index];

@@ -671,6 +671,31 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(second.getAttribute('data-chatbridge-actions')).toBe('rerun');
   });
 
+  it("the person edits their message: the new branch's reply, at the same place and writing the same call, runs it and sends its result", async () => {
+    const h = start(buildPage());
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => h.page.submitted.length === 1);
+    // The person edits their first message: the site takes that branch away and writes the new one from there.
+    h.page.list.replaceChildren();
+    await h.settle();
+    h.page.list.append(userRow('read it and list the TODOs'));
+    const { row, answer } = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(row);
+    await h.settle();
+    renderReply(answer, ['Reading it again.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 50;
+    await h.settle();
+    h.page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.page.submitted.length === 2);
+    expect(h.runs).toHaveLength(2);
+    // a run of its own in the companion too (the companion answers a block it ran with that run)
+    expect(h.runs[1]!.context.messageKey).not.toBe(h.runs[0]!.context.messageKey);
+    expect(chipStates()).toEqual(['done']);
+  });
+
   it('a call a reply writes three times in a row runs once by itself: each copy after the first says why', async () => {
     const h = start(buildPage());
     const copies = ['call-001', 'call-002', 'call-003'].map((id) => ({ lang: 'mcp-request', code: READ.replace('call-001', id) }));
