@@ -696,6 +696,35 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(chipStates()).toEqual(['done']);
   });
 
+  it('a result typed in while the next reply streams, whose branch the person then edits away, waits in the box unsent', async () => {
+    const h = start(buildPage(), {
+      script: { respond: (_run, n) => ({ runId: `run-${n}`, status: 'running', resultText: '', auditId: 'a' }) },
+    });
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => h.runs.length === 1);
+    // The person asks something else meanwhile; its reply streams when the slow read ends.
+    h.page.list.append(userRow('and meanwhile?'));
+    const { row, answer } = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(row);
+    renderReply(answer, ['Meanwhile']);
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'OLD RESULT', auditId: 'a' } } });
+    await until(() => h.page.state() === 'OLD RESULT');
+    // The person edits their first message: the site draws the new branch in place of all of it.
+    h.page.list.replaceChildren(userRow('something else'));
+    const next = assistantRow();
+    h.page.list.append(next.row);
+    renderReply(next.answer, ['Something else.']);
+    await h.settle();
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('OLD RESULT');
+  });
+
   it('a call a reply writes three times in a row runs once by itself: each copy after the first says why', async () => {
     const h = start(buildPage());
     const copies = ['call-001', 'call-002', 'call-003'].map((id) => ({ lang: 'mcp-request', code: READ.replace('call-001', id) }));
