@@ -24,7 +24,7 @@ export interface Deliverer {
    * Resolves false when nothing was typed in because the page no longer shows the blocks the result answers (an edit
    * of the person's message or a regenerate drew another branch in their place): it is owed to them still.
    */
-  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark): Promise<boolean>;
+  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark, options?: { send?: boolean }): Promise<boolean>;
 }
 
 const DRAFT_POLL_MS = 500;
@@ -42,14 +42,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
    */
   let heldBack = false;
 
-  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark()): Promise<boolean> => {
+  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark(), { send = true } = {}): Promise<boolean> => {
     const startedIn = ctx.epoch;
-    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn) : true));
+    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn, send) : true));
     deliveries = next.catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     return next;
   };
 
-  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, epoch: number): Promise<boolean> => {
+  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, epoch: number, send: boolean): Promise<boolean> => {
     const note = (message: string): void => show.note(record, blocks, message);
     // The person went to another conversation while the result waited (for the chat box, a draft, a reply still
     // streaming): the box now belongs to that conversation, and the result never crosses into it.
@@ -110,6 +110,13 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     if (record.ending !== 'normal') {
       heldBack = true;
       note(t(record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded'));
+      return true;
+    }
+    // Kept while another branch was shown, and typed in once the person came back to its own: looking at a branch is
+    // not going on in it, and sending would.
+    if (!send) {
+      heldBack = true;
+      note(t('note.insertedBranch'));
       return true;
     }
     if (!deps.settings().autoSubmit || append) {

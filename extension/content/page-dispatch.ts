@@ -262,9 +262,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       kept.splice(kept.indexOf(entry), 1);
       const record = found[0]!.record;
       const blocks = found.map((f) => f!.tracked);
-      // A stopped reply's result is typed in, not sent, as it would have been before.
+      // Typed in, never sent: the person came back to look at this branch, which a send would go on with.
       if (record.ending === 'normal') record.ending = entry.ending;
-      void deliver(record, blocks, entry.text, entry.stopsBefore)
+      void deliver(record, blocks, entry.text, entry.stopsBefore, { send: false })
         .then((delivered) => (delivered ? ledger.delivered(entry.conv, entry.keys) : void kept.push(entry)))
         .catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     }

@@ -1220,7 +1220,7 @@ describe('page: a second ChatGPT temporary chat opened at the same address (neit
 });
 
 describe('page: the person edits their message while a ChatGPT reply\'s run goes on (another branch)', () => {
-  it("the old branch's result is never typed into the new one; switched back to the old branch, it is delivered there", async () => {
+  it("the old branch's result is never typed into the new one; switched back to the old branch, it is typed in there, not sent", async () => {
     const conversation = '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70';
     const page = chatgptPage();
     const h = start(page as never, {
@@ -1261,8 +1261,10 @@ describe('page: the person edits their message while a ChatGPT reply\'s run goes
     page.thread.replaceChildren(chatgptTurn('user', 'u-1', 'read it'), chatgptTurn('assistant', 'a-1'));
     chatgptAnswer(page.thread.querySelector<HTMLElement>('[data-message-id="a-1"]')!, ['Reading it.', { lang: 'mcp-request', code: READ }]);
     await h.settle();
-    await until(() => page.submitted.length === 1);
-    expect(page.submitted).toEqual(['OLD RESULT']);
+    await until(() => page.textarea.value === 'OLD RESULT');
+    await until(() => chips()[0]?.getAttribute('data-chatbridge-note') === t('note.insertedBranch'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(page.submitted).toEqual([]);
     expect(h.runs).toHaveLength(1);
   });
 });
