@@ -2082,6 +2082,23 @@ describe('page: a site the person enabled that has no module of its own (the gen
     return el;
   }
 
+  /** The person asks in the page's box and presses Enter (a trusted keydown: the page's own send). */
+  function personSends(textarea: HTMLTextAreaElement): void {
+    textarea.value = 'read it';
+    textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    textarea.value = '';
+  }
+
+  /** The reply streams in: a first word, then the read call with its words, 300 ms apart. */
+  async function streamsRead(h: Harness, answer: HTMLElement): Promise<void> {
+    reply(answer, 'Reading');
+    h.clock.now += 300;
+    await h.settle();
+    reply(answer, 'Reading it now.', READ);
+    h.clock.now += 300;
+    await h.settle();
+  }
+
   function reply(el: HTMLElement, prose: string, code?: string): void {
     el.replaceChildren(Object.assign(document.createElement('p'), { textContent: prose }));
     if (code === undefined) return;
@@ -2097,9 +2114,7 @@ describe('page: a site the person enabled that has no module of its own (the gen
     const page = plainPage();
     const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.deepseek.com/?model=llama3', settings: { enabled: true, autoRun: true, autoSubmit: true } });
     await h.settle();
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     page.thread.append(article('user', 'read it'));
     page.setGenerating(true);
     const answer = article('assistant');
@@ -2125,21 +2140,14 @@ describe('page: a site the person enabled that has no module of its own (the gen
     const page = plainPage();
     const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.example.com/?theme=dark', settings: { enabled: true, autoRun: true, autoSubmit: true } });
     await h.settle();
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     // The site moves to the chat's own address first, then draws the person's message.
     h.navigate('/chat/7d1e2f30?theme=dark');
     page.thread.append(article('user', 'read it'));
     page.setGenerating(true);
     const answer = article('assistant');
     page.thread.append(answer);
-    reply(answer, 'Reading');
-    h.clock.now += 300;
-    await h.settle();
-    reply(answer, 'Reading it now.', READ);
-    h.clock.now += 300;
-    await h.settle();
+    await streamsRead(h, answer);
     page.setGenerating(false);
     h.clock.now += 2_000;
     await h.settle();
@@ -2154,19 +2162,12 @@ describe('page: a site the person enabled that has no module of its own (the gen
     const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
     await h.settle();
     // The person sends a question (Enter in the box); the reply streams in.
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     page.thread.append(article('user', 'read it'));
     page.setGenerating(true);
     const answer = article('assistant');
     page.thread.append(answer);
-    reply(answer, 'Reading');
-    h.clock.now += 300;
-    await h.settle();
-    reply(answer, 'Reading it now.', READ);
-    h.clock.now += 300;
-    await h.settle();
+    await streamsRead(h, answer);
     reply(answer, 'Reading it now.', READ);
     answer.append(Object.assign(document.createElement('p'), { textContent: 'While that runs, let me expl' }));
     h.clock.now += 300;
@@ -2302,19 +2303,12 @@ describe('page: a site the person enabled that has no module of its own (the gen
     page.thread.append(article('user', 'hello'), article('assistant', 'Hello! What shall I read?'));
     const h = start(page as never, { site: generic, pathname: '/chat/42', href: 'https://chat.example.com/chat/42?t=1700000000', settings: { enabled: true, autoRun: true, autoSubmit: true } });
     await h.settle();
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     h.navigate('/chat/42?t=1700000042');
     page.thread.append(article('user', 'read it'));
     const answer = article('assistant');
     page.thread.append(answer);
-    reply(answer, 'Reading');
-    h.clock.now += 300;
-    await h.settle();
-    reply(answer, 'Reading it now.', READ);
-    h.clock.now += 300;
-    await h.settle();
+    await streamsRead(h, answer);
     h.clock.now += 2_000;
     await h.settle();
     await until(() => page.submitted.length === 1);
@@ -2325,19 +2319,12 @@ describe('page: a site the person enabled that has no module of its own (the gen
     const page = plainPage();
     const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
     await h.settle();
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     page.thread.append(article('user', 'read it'));
     page.setGenerating(true);
     const answer = article('assistant');
     page.thread.append(answer);
-    reply(answer, 'Reading');
-    h.clock.now += 300;
-    await h.settle();
-    reply(answer, 'Reading it now.', READ);
-    h.clock.now += 300;
-    await h.settle();
+    await streamsRead(h, answer);
     // The model pauses longer than the page waits for a reply's text to settle: the block runs, its Stop button stays.
     h.clock.now += 2_000;
     await h.settle();
@@ -2414,18 +2401,11 @@ describe('page: a site the person enabled that has no module of its own (the gen
     const script = { respond: (): RunResponse => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) };
     const h = start(page as never, { site: generic, pathname: '/chat/42', area: slow, settings: { enabled: true, autoRun: true, autoSubmit: true }, script });
     await h.settle();
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     page.thread.append(article('user', 'read it'));
     const answer = article('assistant');
     page.thread.append(answer);
-    reply(answer, 'Reading');
-    h.clock.now += 300;
-    await h.settle();
-    reply(answer, 'Reading it now.', READ);
-    h.clock.now += 300;
-    await h.settle();
+    await streamsRead(h, answer);
     h.clock.now += 2_000;
     await h.settle();
     await until(() => h.runs.length === 1);
@@ -2452,18 +2432,11 @@ describe('page: a site the person enabled that has no module of its own (the gen
     }
     const h = start(page as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
     await h.settle();
-    page.textarea.value = 'read it';
-    page.textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
-    page.textarea.value = '';
+    personSends(page.textarea);
     page.thread.append(article('user', 'read it'));
     const answer = article('assistant');
     page.thread.append(answer);
-    reply(answer, 'Reading');
-    h.clock.now += 300;
-    await h.settle();
-    reply(answer, 'Reading it now.', READ);
-    h.clock.now += 300;
-    await h.settle();
+    await streamsRead(h, answer);
     h.clock.now += 2_000;
     await h.settle();
     await until(() => page.submitted.length === 1);
