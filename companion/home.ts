@@ -15,7 +15,7 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env, cwd = process.
   if (!fromEnv) return join(homedir(), '.chatbridge');
   // a `~` the shell did not expand (quoted, or set in a service file or .env) is the person's home, not a folder
   // named `~` under whatever folder a command happens to run in
-  return /^~(?=$|[/\\])/.test(fromEnv) ? join(homedir(), fromEnv.slice(1)) : resolve(cwd, fromEnv);
+  return resolve(cwd, fromHomeFolder(fromEnv));
 }
 
 /**
@@ -23,7 +23,7 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env, cwd = process.
  * config's roots) is under their home folder, as the shell reads it; any other path as it is.
  */
 export function fromHomeFolder(path: string): string {
-  return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
+  return /^~(?=$|[/\\])/.test(path) ? join(homedir(), path.slice(1)) : path;
 }
 
 export interface HomePaths {

@@ -1,10 +1,10 @@
-import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { describeValue, valueAt } from '../policy/load-config';
 import { modeSchema, type Mode } from '../policy/schema';
 import { serverNameProblem } from './names';
 import { looksLikeKey, shownUrl } from './shown-url';
+import { fromHomeFolder } from '../home';
 
 /**
  * `mcpServers` in the companion config (issue 11 §1), in the shape desktop clients use:
@@ -149,7 +149,7 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
   }
   let cwd: string | undefined;
   if (data.cwd !== undefined) {
-    const expanded = data.cwd === '~' ? homedir() : data.cwd.startsWith('~/') ? resolve(homedir(), data.cwd.slice(2)) : data.cwd;
+    const expanded = fromHomeFolder(data.cwd);
     if (!isAbsolute(expanded)) return { ok: false, problems: [`${at}.cwd: value ${describeValue(data.cwd)} — must be an absolute directory (or ~/…)`] };
     cwd = expanded;
   }

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ToolError } from '../../shared/errors';
 import type { McpServerHealth } from '../../shared/api';
-import { homePaths, resolveHome } from '../home';
+import { fromHomeFolder, homePaths, resolveHome } from '../home';
 import { BUILTIN_REDACTIONS, REDACTED, redact } from '../policy/redact';
 import { isPlainWord, parseMcpServer, parseMcpServers, specCredentials, type McpServerSpec } from './config';
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
@@ -221,7 +221,7 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
     entry = { command, args: commandArgs };
     if (flags.env.length > 0) entry.env = Object.fromEntries(flags.env.map((e) => splitPair(e, '=', '--env')));
     if (flags.cwd) {
-      const cwd = resolve(io.cwd, flags.cwd.replace(/^~(?=$|\/)/, homedir()));
+      const cwd = resolve(io.cwd, fromHomeFolder(flags.cwd));
       // spawn in a folder that is not there fails as if the command were missing: say so now, naming the folder
       if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
         throw new ToolError('INVALID_INPUT', `--cwd ${JSON.stringify(flags.cwd)} must be an existing directory (${JSON.stringify(cwd)} is not one)`);

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { AXON_ARITY, type AxonAct } from '../../shared/protocols';
@@ -9,6 +8,7 @@ import { realpathLoose } from '../policy/path-guard';
 import { replaceWithin } from '../tools/define-handler';
 import { resolvePlanPath } from './plan-path';
 import type { PlannedFiles } from './workspace-reader';
+import { fromHomeFolder } from '../home';
 
 /**
  * The Axon acts (seed 003, DESIGN §3.4), each checked against the files as the plan would leave them. Nothing
@@ -129,7 +129,7 @@ async function checkCwdMatch(raw: string, policy: ActPolicy): Promise<ActOutcome
   if (root === undefined) throw new ToolError('POLICY_BLOCKED', 'no workspace root is configured');
   const written = raw.trim();
   if (written === '') throw new ToolError('INVALID_INPUT', 'check_cwd_match got an empty expected_path; give the absolute path of the workspace');
-  let expected = written === '~' ? os.homedir() : written.startsWith('~/') ? path.join(os.homedir(), written.slice(2)) : written;
+  let expected = fromHomeFolder(written);
   if (!path.isAbsolute(expected)) {
     throw new ToolError('INVALID_INPUT', `check_cwd_match needs an absolute path, got ${JSON.stringify(written)}`);
   }

@@ -5,6 +5,7 @@ import type { PlannedAction } from '../types';
 import { globSet } from './glob-set';
 import { givenAndReal, isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
+import { fromHomeFolder } from '../home';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -100,11 +101,6 @@ const OPTIONS = { dot: true, windows: false, nocase: true } as const;
 /** The folder this companion runs from (its code, its node_modules, the extension it builds), as given and real. */
 const PROGRAM = givenAndReal(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
 
-/** `~` and `~/…` as the home folder's, as a shell reads them; any other word as it is. */
-function fromHome(word: string): string {
-  return word === '~' ? homedir() : word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : word;
-}
-
 /**
  * The folders on this companion's PATH (absolute entries only: `.` or an empty entry would make every folder it is
  * started in one), as given and real. A program written into one runs whenever its name is typed — by the person, or
@@ -116,7 +112,7 @@ function fromHome(word: string): string {
  * every git typed after the next login).
  */
 const PATH_DIRS = new Set(
-  [...(process.env.PATH ?? '').split(path.delimiter).map(fromHome), path.join(homedir(), 'bin')]
+  [...(process.env.PATH ?? '').split(path.delimiter).map(fromHomeFolder), path.join(homedir(), 'bin')]
     .filter((dir) => path.isAbsolute(dir))
     .flatMap(givenAndReal),
 );
@@ -159,7 +155,7 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
     if (entry === null || typeof entry !== 'object') continue;
     const { command, args, cwd } = entry as { command?: unknown; args?: unknown; cwd?: unknown };
     if (typeof command !== 'string') continue;
-    const base = typeof cwd === 'string' && path.isAbsolute(fromHome(cwd)) ? fromHome(cwd) : process.cwd();
+    const base = typeof cwd === 'string' && path.isAbsolute(fromHomeFolder(cwd)) ? fromHomeFolder(cwd) : process.cwd();
     const words = [command, ...(Array.isArray(args) ? args : [])];
     if (/^(npx|bunx)(\.cmd|\.exe)?$/i.test(path.basename(command))) {
       // up from where the server starts, as named and as it really is (npm walks up from the real one)
@@ -177,13 +173,13 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
       if (typeof word !== 'string') return;
       const value = word.startsWith('-') ? (word.includes('=') ? word.slice(word.indexOf('=') + 1) : '') : word;
       if (value === '' || value.includes('\0')) return;
-      for (const file of givenAndReal(path.resolve(from, fromHome(value)))) files.add(file);
+      for (const file of givenAndReal(path.resolve(from, fromHomeFolder(value)))) files.add(file);
       if (words[i - 1] === '-m' && PYTHON_MODULE.test(value)) {
         const top = value.split('.')[0] as string;
         for (const file of givenAndReal(path.join(from, `${top}.py`))) files.add(file);
         folders.push(...givenAndReal(path.join(from, top)));
       }
-      if (uv && (words[i - 1] === '--directory' || word.startsWith('--directory='))) from = path.resolve(from, fromHome(value));
+      if (uv && (words[i - 1] === '--directory' || word.startsWith('--directory='))) from = path.resolve(from, fromHomeFolder(value));
     });
   }
   const programs = { files, folders };
