@@ -247,6 +247,8 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
     dir: paths.journal,
     policy,
     onQuarantine: (id, reason) => io.out(`journal: entry ${id} failed validation (${reason}); moved to ${join(paths.journal, 'quarantine', id)}, never applied`),
+    onKeptAsFound: (id, kept) =>
+      io.out(`journal: unfinished change ${id} rolled back, but not over what was changed after it was interrupted, kept as found: ${kept.join('; ')}; what they held before the change is kept in journal entry ${id} under ${paths.journal}`),
   });
   const repaired = await journal.recover();
   if (repaired.length > 0) io.out(`journal: rolled back ${repaired.length} unfinished change(s): ${repaired.join(', ')}`);

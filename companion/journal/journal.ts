@@ -8,7 +8,20 @@ import { randomId } from '../random-id';
 import type { Policy } from '../policy/schema';
 import type { CallOrigin, FileOp, Journal, JournalEntry } from '../types';
 import { EntryFile, expectLine, intentLine, parseEntryFile, stateLine, undoLine } from './entry-file';
-import { applyUndo, assertUndoTargetsUnmoved, bytesUnder, capturePathState, describeChange, runOp, type ExpectedFile, type OpRuntime, type RefReader } from './ops';
+import {
+  applyUndo,
+  assertUndoTargetsUnmoved,
+  bytesUnder,
+  capturePathState,
+  changedSinceCrash,
+  describeChange,
+  interruptedChange,
+  runOp,
+  type ExpectedFile,
+  type OpRuntime,
+  type Interrupted,
+  type RefReader,
+} from './ops';
 import {
   INLINE_BEFORE_BYTES,
   intentRecordSchema,
@@ -31,8 +44,19 @@ export interface JournalOptions {
   now?: () => Date;
   /** an entry that failed validation was moved to `<dir>/quarantine/<id>`; the person should hear of it */
   onQuarantine?: (id: string, reason: string) => void;
+  /**
+   * a change a crash cut short was rolled back at the start, but these paths (each with why) were changed after the
+   * crash and kept as found; what they held before the change stays in the entry. The person should hear of it.
+   */
+  onKeptAsFound?: (id: string, kept: readonly string[]) => void;
   /** test hook: with CHATBRIDGE_JOURNAL_TEST_DELAY_MS set, called as each pause starts, naming the step just done */
   onPause?: (step: string) => void;
+}
+
+/** A rollback at the start after a crash: the change (to tell its own files from later ones), and what was kept. */
+interface AfterCrash {
+  change: Interrupted;
+  kept: string[];
 }
 
 /** A journal entry on disk that does not hold what the journal writes; it is quarantined, never replayed. */
@@ -252,12 +276,17 @@ export function createJournal(options: JournalOptions): Journal {
    * writable, a symlink appeared on its way) must not keep the others from restoring their paths: every record is
    * tried, and the ones that failed are returned. Records are idempotent, so a later retry redoes only what is left.
    */
-  async function rollBack(id: string, loaded: Pick<LoadedEntry, 'records' | 'inline'>): Promise<RestoreFailure[]> {
+  async function rollBack(id: string, loaded: Pick<LoadedEntry, 'records' | 'inline'>, afterCrash?: AfterCrash): Promise<RestoreFailure[]> {
     const refs = refReader(id, loaded);
     const failures: RestoreFailure[] = [];
     for (const record of [...loaded.records].reverse()) {
       const target = record.type === 'move-back' ? record.from : record.path;
       try {
+        const changed = afterCrash && (await changedSinceCrash(record, refs, afterCrash.change));
+        if (changed) {
+          afterCrash.kept.push(`${JSON.stringify(target)} (${changed})`);
+          continue;
+        }
         await applyUndo(record, refs);
       } catch (error) {
         failures.push({ path: target, error: asToolError(error, target) });
@@ -541,16 +570,22 @@ export function createJournal(options: JournalOptions): Journal {
       await removeStrayTempFiles(intent);
       if (await deriveApplied(loaded, intent)) continue;
       const records = intent.state === 'undoing' ? await recordsStillToUndo(intent, loaded.records) : loaded.records;
-      const failures = await rollBack(id, { ...loaded, records });
+      // an undo's own rule is recordsStillToUndo; a change cut short keeps what was made on its paths since
+      const afterCrash: AfterCrash | undefined = intent.state === 'undoing' ? undefined : { change: interruptedChange(intent.ops, await lastWrittenAt(id)), kept: [] };
+      const failures = await rollBack(id, { ...loaded, records }, afterCrash);
       if (failures.length > 0) {
         // One entry that cannot be repaired (say, a directory swapped for a symlink) must not stop the start or
         // the other entries; its other paths are restored, it stays unfinished with the reason, and the next
         // recover() tries again.
-        intent.error = `recovery failed: not restored: ${describeFailures(failures)}`;
+        intent.error = `recovery failed: not restored: ${describeFailures(failures)}${afterCrash && afterCrash.kept.length > 0 ? `; kept as found, changed after the interruption: ${afterCrash.kept.join('; ')}` : ''}`;
         await saveState(loaded, intent).catch(() => undefined);
         continue;
       }
       intent.state = intent.state === 'undoing' ? 'undone' : 'rolled-back';
+      if (afterCrash && afterCrash.kept.length > 0) {
+        intent.error = `interrupted; rolled back at start, but for what was changed after the interruption, kept as found: ${afterCrash.kept.join('; ')}`;
+        options.onKeptAsFound?.(id, afterCrash.kept);
+      }
       intent.error ??= 'interrupted; rolled back at start';
       await saveState(loaded, intent);
       repaired.push(id);
@@ -614,6 +649,12 @@ export function createJournal(options: JournalOptions): Journal {
     intent.state = 'applied';
     await saveState(loaded, intent);
     return true;
+  }
+
+  /** When an entry was last written to: its file's (format 2) or its folder's files' (format 1) latest mtime, ms. */
+  async function lastWrittenAt(id: string): Promise<number> {
+    const times = await Promise.all([entryFile(id), intentPath(id), undoPath(id)].map((p) => fs.stat(p).then((stat) => stat.mtimeMs, () => 0)));
+    return Math.max(...times);
   }
 
   /** A kill between writing a temp file and renaming it leaves `.<name>.<hex>.chatbridge-tmp` behind. */

@@ -7,7 +7,7 @@ import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAto
 import { asToolError, errnoOf } from '../fsx/errno';
 import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
 import { onMountOf } from '../fsx/mount-gate';
-import { sha256File, shownSha256 } from '../fsx/sha256';
+import { sha256, sha256File, shownSha256 } from '../fsx/sha256';
 import { walkTreeBatches } from '../fsx/walk';
 import { assertWithinFileLimit } from '../policy/file-limit';
 import { assertNoPrivilegeBits, assertSingleLink, PRIVILEGE_BITS } from '../policy/mode-guard';
@@ -15,7 +15,7 @@ import { assertUnchanged, realpathLoose } from '../policy/path-guard';
 import { bytesHoldSecret, refuseMarkerOverSecret } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { FileOp } from '../types';
-import type { PathState, UndoRecord } from './records';
+import type { OpSummary, PathState, UndoRecord } from './records';
 
 export interface OpRuntime {
   /** `redact` (when given) tells a file that holds a secret, whose digest is shown keyed (fsx/sha256 shownSha256) */
@@ -413,6 +413,69 @@ export async function applyUndo(undo: UndoRecord, refs: RefReader): Promise<void
       return;
     }
   }
+}
+
+/** A change a crash cut short, as a rollback at the next start sees it. */
+export interface Interrupted {
+  /** what each write of the entry put at its path: the sha256 of its content (an append's: of the bytes it added) */
+  written: ReadonlyMap<string, readonly Extract<OpSummary, { op: 'write' }>[]>;
+  /** when the entry was last written to (its file's mtime, ms): the change stopped about then */
+  at: number;
+}
+
+export function interruptedChange(ops: readonly OpSummary[], at: number): Interrupted {
+  const written = new Map<string, Extract<OpSummary, { op: 'write' }>[]>();
+  for (const op of ops) if (op.op === 'write') written.set(op.path, [...(written.get(op.path) ?? []), op]);
+  return { written, at };
+}
+
+/**
+ * A file changed no later than this after the entry's last line is taken for the change's own, cut short (a machine
+ * that stopped can leave a renamed file empty or torn); one changed later, for the person's. An op's file is written
+ * within moments of the line before it; a person edits after the companion stopped, and before it starts again.
+ */
+const OWN_WRITE_MARGIN_MS = 5000;
+
+/**
+ * Why replaying `undo` at a start after a crash would throw away what was made since — its path holds neither what
+ * the interrupted change wrote there nor what was there before it, and was changed after the change stopped — or
+ * undefined when replaying it loses nothing. The companion was not running meanwhile, but the person was: a file they
+ * edited, or made in a folder the change had made, is theirs, and a rollback must not put an older file over it nor
+ * remove it.
+ */
+export async function changedSinceCrash(undo: UndoRecord, refs: RefReader, change: Interrupted): Promise<string | undefined> {
+  if (undo.type !== 'restore-file' && undo.type !== 'remove-created') return undefined;
+  const current = await lstatMaybe(undo.path);
+  if (!current) return undefined;
+  if (undo.type === 'remove-created' && undo.dir) {
+    if (!current.isDirectory()) return undefined;
+    const names = await fs.readdir(undo.path).catch(() => [] as string[]);
+    return names.length === 0 ? undefined : `the folder holds what was made in it since: ${names.slice(0, 3).map((name) => json(name)).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''}`;
+  }
+  if (current.isDirectory()) return undo.type === 'remove-created' ? undefined : 'a folder is there now';
+  if (!current.isFile()) return current.isSymbolicLink() ? 'a symlink is there now' : 'a FIFO, socket or device is there now';
+  let bytes: Buffer;
+  try {
+    bytes = await readNoFollow(undo.path);
+  } catch {
+    // unreadable now: the replay says why when it fails; nothing is read to compare
+    return undefined;
+  }
+  // torn by a machine stop, not made by a person since: rolled back to its before-image, as it always was
+  if (current.mtimeMs <= change.at + OWN_WRITE_MARGIN_MS) return undefined;
+  const before = undo.type === 'restore-file' ? await refs.read(undo.ref) : undefined;
+  if (before?.equals(bytes)) return undefined;
+  const whole = sha256(bytes);
+  const own = (change.written.get(undo.path) ?? []).some(
+    (op) =>
+      op.sha256 === whole ||
+      (op.mode === 'append' &&
+        before !== undefined &&
+        bytes.byteLength === before.byteLength + op.bytes &&
+        bytes.subarray(0, before.byteLength).equals(before) &&
+        sha256(bytes.subarray(before.byteLength)) === op.sha256),
+  );
+  return own ? undefined : 'the file was changed after the change was interrupted';
 }
 
 /** Whether the regular file at `p` (of `size` bytes, per lstat) holds exactly `bytes`; read without following a link. */

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { createWorld, type World } from '../tools/world';
-import { snapshot } from './entry-files';
+import { editLater, snapshot } from './entry-files';
 
 /**
  * One write killed with SIGKILL right after each step of the journal's format 2 (entry-file.ts): before anything is
@@ -92,4 +92,31 @@ describe('SIGKILL right after each durable step of one write, then recover()', (
       expect(await snapshot(world.root)).toEqual(before);
     }, 30_000);
   }
+
+  // The companion stays down after the kill, and the person goes on working before it starts again: the rollback
+  // must not put the older file over their edit, nor remove a file they made in the folders the change had made.
+  // (A file changed within moments of the kill is the change's own, torn by a machine stop: entry-file.test.ts.)
+  it.each([
+    ['overwrite', 'recorded', 'a.txt'],
+    ['create', 'renamed', path.join('fresh', 'deep', 'new.txt')],
+  ] as const)('%s killed after "%s", then edited by the person: recover() keeps the edit and says so', async (kind, step, name) => {
+    await killAt(world, kind, step);
+    await editLater(path.join(world.root, name), 'the person edited this after the crash\n');
+    if (kind === 'create') await fs.writeFile(path.join(world.root, 'fresh', 'notes.txt'), 'made by the person\n');
+    const kept: string[][] = [];
+    const journal = createJournal({ dir: world.journalDir, policy: world.policy, onKeptAsFound: (_id, paths) => kept.push([...paths]) });
+    const repaired = await journal.recover();
+    const now = await snapshot(world.root);
+    expect(now[name]).toMatch(/the person edited this after the crash/);
+    if (kind === 'create') expect(now[path.join('fresh', 'notes.txt')]).toMatch(/made by the person/);
+    expect(repaired).toHaveLength(1);
+    const [entry] = await journal.list();
+    expect(entry).toMatchObject({ id: repaired[0], state: 'rolled-back' });
+    expect(kept).toHaveLength(1);
+    expect(kept[0]![0]).toBe(`${JSON.stringify(path.join(world.root, name))} (the file was changed after the change was interrupted)`);
+    if (kind === 'create') expect(kept[0]!.slice(1).join(' ')).toContain('"notes.txt"');
+    // the entry says so too, for whoever reads it later
+    expect(await fs.readFile(path.join(world.journalDir, `${entry!.id}.jsonl`), 'utf8')).toContain('kept as found');
+    expect(await journal.recover()).toEqual([]);
+  }, 30_000);
 });

@@ -74,3 +74,13 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
   await visit(dir);
   return out;
 }
+
+/**
+ * A person's edit made a while after a crash (the companion was down, and they went on working): dated a minute on,
+ * as nothing in a test waits that long. A file changed within moments of an interrupted entry is the entry's own.
+ */
+export async function editLater(file: string, content: string): Promise<void> {
+  await fs.writeFile(file, content);
+  const later = new Date(Date.now() + 60_000);
+  await fs.utimes(file, later, later);
+}
