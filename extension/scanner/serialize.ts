@@ -181,6 +181,10 @@ function inlineText(nodes: Node[], site: SiteReader): string {
     if (node.nodeType !== 1) continue;
     const el = node as Element;
     if (el.matches(site.skipSelector) || isReasoning(el)) continue;
+    if (el.classList.contains('katex') || el.classList.contains('katex-error')) {
+      out += mathSource(el);
+      continue;
+    }
     const tag = el.tagName;
     if (tag === 'BR') out += '\n';
     else if (tag === 'CODE') out += inlineCode(el.textContent ?? '');
@@ -202,6 +206,22 @@ function emphasisMarker(before: string, el: Element, count: 1 | 2): string {
   const after = el.nextSibling?.textContent ?? '';
   const intraword = /[\p{L}\p{N}]$/u.test(before) && /^[\p{L}\p{N}]/u.test(after);
   return (intraword ? '*' : '_').repeat(count);
+}
+
+/**
+ * The TeX a page drew as math, in the dollars it was most likely written in. Sites that render `$…$` as KaTeX (DeepSeek,
+ * Kimi, Qwen, Doubao) make a plan in paragraph text whose command names two variables (`PATH=$HOME/bin:$PATH`) a
+ * formula: its text is drawn three times (MathML, the TeX source, the visible glyphs, spaces dropped), so the plan read
+ * `PATH=HOME/bin:HOME/bin:HOME/bin:PATH`. The TeX source is KaTeX's annotation; an expression KaTeX could not parse
+ * (`$A && B$`: `&` is TeX's column separator) is shown as written in a `.katex-error`, without its dollars. Display
+ * math (`.katex-display`) was written in `$$`. Without an annotation (KaTeX's HTML-only output) only the glyphs remain.
+ */
+function mathSource(el: Element): string {
+  const dollars = el.parentElement?.classList.contains('katex-display') ? '$$' : '$';
+  if (el.classList.contains('katex-error')) return `${dollars}${el.textContent ?? ''}${dollars}`;
+  const annotation = el.querySelector('annotation[encoding="application/x-tex"]');
+  const tex = annotation ? annotation.textContent : el.querySelector('.katex-html')?.textContent;
+  return `${dollars}${tex ?? el.textContent ?? ''}${dollars}`;
 }
 
 function wrapInline(marker: string, text: string): string {

@@ -6,7 +6,7 @@ import type { Site } from '../../extension/sites/define-site';
  * Renders markdown the way each site shows a reply, from the structures recorded in SITES.md and the saved
  * fixtures in tests/fixtures/sites: marked for the markdown, then every code block rebuilt in the site's own layout
  * (ChatGPT's 2026 CodeMirror viewer without language classes, ChatGPT's older highlight.js block, DeepSeek's Prism
- * tokens in a bare <pre> under a banner), wrapped in the site's message structure with a reasoning decoy beside it.
+ * tokens in a bare <pre> under a banner, and its `$…$` drawn as KaTeX math), wrapped in the site's message structure with a reasoning decoy beside it.
  */
 
 export const LAYOUTS = ['chatgpt-codemirror', 'chatgpt-hljs', 'deepseek-prism'] as const;
@@ -25,18 +25,53 @@ export const REASONING_DECOY = '```mcp-request\n{"jsonrpc":"2.0","id":"decoy","m
  * marked, as the sites use markdown: HTML a model writes is shown as text, never rendered (`<function_calls>` XML
  * in prose reaches the page as paragraph text), a block of it as a paragraph.
  */
-const siteMarked = new Marked({
-  renderer: {
-    html({ text, block }) {
-      const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      return block ? `<p>${escaped.trimEnd()}</p>\n` : escaped;
-    },
+const htmlAsText = {
+  html({ text, block }: { text: string; block?: boolean }) {
+    const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    return block ? `<p>${escaped.trimEnd()}</p>\n` : escaped;
   },
+};
+const siteMarked = new Marked({ renderer: htmlAsText });
+
+/**
+ * DeepSeek (as Kimi, Qwen and Doubao) draws `$…$` and `$$…$$` as KaTeX math, also in a paragraph holding an auto_coder
+ * plan whose command names shell variables. KaTeX's DOM (htmlAndMathml output): the MathML with the TeX source as
+ * its annotation, then the glyphs (aria-hidden), spaces dropped in both; an expression it cannot parse (`&` outside an
+ * alignment) is shown as written in a red `.katex-error`, without its dollars (throwOnError: false).
+ */
+function katexLike(tex: string, display: boolean): string {
+  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  if (tex.includes('&')) return `<span class="katex-error" title="ParseError: KaTeX parse error: Expected 'EOF', got '&amp;'" style="color:#cc0000">${escape(tex)}</span>`;
+  const glyphs = Array.from(tex.replace(/\s/g, ''));
+  const mathml = glyphs.map((c) => (/[A-Za-z]/.test(c) ? `<mi>${escape(c)}</mi>` : `<mo>${escape(c)}</mo>`)).join('');
+  const html = glyphs.map((c) => `<span class="${/[A-Za-z]/.test(c) ? 'mord mathnormal' : 'mord'}">${escape(c)}</span>`).join('');
+  const katex =
+    `<span class="katex"><span class="katex-mathml"><math xmlns="http://www.w3.org/1998/Math/MathML"${display ? ' display="block"' : ''}><semantics><mrow>${mathml}</mrow>` +
+    `<annotation encoding="application/x-tex">${escape(tex)}</annotation></semantics></math></span>` +
+    `<span class="katex-html" aria-hidden="true"><span class="base"><span class="strut" style="height:0.6944em;"></span>${html}</span></span></span>`;
+  return display ? `<span class="katex-display">${katex}</span>` : katex;
+}
+
+const mathMarked = new Marked({
+  renderer: htmlAsText,
+  extensions: [
+    {
+      name: 'math',
+      level: 'inline',
+      start: (src: string) => src.indexOf('$'),
+      tokenizer(src: string) {
+        const match = /^\$\$([^$]+?)\$\$|^\$([^$\n]+?)\$/.exec(src);
+        if (match) return { type: 'math', raw: match[0], text: match[1] ?? match[2], display: match[1] !== undefined };
+        return undefined;
+      },
+      renderer: (token) => katexLike(token.text as string, token.display as boolean),
+    },
+  ],
 });
 
 export function renderLikeSite(markdown: string, layout: Layout, doc: Document = document): { message: Element; root: HTMLElement } {
   const answer = doc.createElement('div');
-  answer.innerHTML = siteMarked.parse(markdown, { async: false });
+  answer.innerHTML = (layout === 'deepseek-prism' ? mathMarked : siteMarked).parse(markdown, { async: false });
   for (const code of Array.from(answer.querySelectorAll('pre > code'))) {
     const pre = code.parentElement!;
     const language = code.className.match(/language-(\S+)/)?.[1] ?? '';
