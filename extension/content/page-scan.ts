@@ -260,7 +260,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       }
       // a block the protocol says never runs (a second plan in one reply) is shown like one that cannot be read:
       // its reason, and no Run — its raw text alone would parse as a runnable block in the companion
-      tracked.unreadable = located.codeSegments.find((s) => s.code?.partial)?.code?.partial ?? (block.inert && ctx.t(INERT_REASONS[block.inert]));
+      tracked.unreadable = located.unreadable ?? (block.inert && ctx.t(INERT_REASONS[block.inert]));
       if (isUnrun(tracked.state)) {
         tracked.state = initialState(block, tracked.unreadable);
         if (tracked.state === 'ready' && isFinishPlan(block)) {

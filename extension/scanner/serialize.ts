@@ -1,5 +1,6 @@
 import { BLOCK_HINTS } from '../../shared/protocols';
 import type { Site } from '../sites/define-site';
+import { t } from '../ui/i18n';
 
 /**
  * DOM → markdown for ONE message (DESIGN §1.1). Every protocol parser works on markdown, so the page's rendering is
@@ -14,6 +15,8 @@ export interface SourceSegment {
   el: Element;
   /** Set for code blocks. */
   code?: { language: string; partial?: string };
+  /** Why this text may not be what the model wrote (text the page drew as something else); a block over it never runs. */
+  unreadable?: string;
 }
 
 export interface SerializedMessage {
@@ -41,12 +44,14 @@ class MarkdownWriter {
   }
 
   /** Appends one block (paragraph, heading, fence…) separated from the previous by a blank line. */
-  block(text: string, el: Element, code?: SourceSegment['code']): void {
+  block(text: string, el: Element, code?: SourceSegment['code'], unreadable?: string): void {
     if (text === '') return;
     if (this.length > 0) this.push('\n\n');
     const start = this.length;
     this.push(text);
-    this.segments.push(code ? { start, end: this.length, el, code } : { start, end: this.length, el });
+    const segment: SourceSegment = code ? { start, end: this.length, el, code } : { start, end: this.length, el };
+    if (unreadable) segment.unreadable = unreadable;
+    this.segments.push(segment);
   }
 
   private push(text: string): void {
@@ -70,12 +75,49 @@ function isReasoning(el: Element): boolean {
   return el.tagName === 'THINK' || el.tagName === 'THINKING';
 }
 
+/**
+ * The tags of a `<function_calls>` call (shared/protocols/function-calls.ts) that a page drew as HTML elements: a
+ * renderer that lets HTML through (marked's default, on pages without a site module) shows `<invoke name="fs.read">`
+ * and `<parameter name="path">` as no text at all — their names are attributes — and the call was silently not there.
+ * (`<function_calls>` itself is no HTML tag to markdown, the underscore, so it stays text; an HTML parser reading it
+ * another way makes it an element too.) They are written back as tags, so the call is found and the person sees it,
+ * but its text is marked unreadable: the page's HTML parser may have moved what a value held (a `<h1>` in a file's
+ * content closes the paragraph around the call, leaving the parameter empty), and entities in it are decoded.
+ */
+const CALL_TAGS = new Set(['FUNCTION_CALLS', 'INVOKE', 'PARAMETER']);
+// A call holds an <invoke>; a bare `function_calls` type selector is refused by some DOMs (the underscore).
+const CALL_SELECTOR = 'invoke, parameter';
+
+function isCallTag(el: Element): boolean {
+  return CALL_TAGS.has(el.tagName.toUpperCase());
+}
+
+const VOID_TAGS = new Set(['AREA', 'BR', 'COL', 'EMBED', 'HR', 'IMG', 'INPUT', 'LINK', 'META', 'SOURCE', 'TRACK', 'WBR']);
+
+/**
+ * An element a page made of the call's tags, written back as the tags: a parameter's value as its text, and any
+ * element in it (HTML a file's content holds) as its tags too. Attribute values are written with the entities the
+ * call reader decodes.
+ */
+function asWritten(el: Element): string {
+  const tag = el.tagName.toLowerCase();
+  const attributes = Array.from(el.attributes, (a) => ` ${a.name}="${a.value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`).join('');
+  if (VOID_TAGS.has(el.tagName.toUpperCase())) return `<${tag}${attributes}>`;
+  let inner = '';
+  for (const child of Array.from(el.childNodes)) {
+    if (child.nodeType === 3) inner += child.nodeValue ?? '';
+    else if (child.nodeType === 1) inner += asWritten(child as Element);
+  }
+  return `<${tag}${attributes}>${inner}</${tag}>`;
+}
+
 function writeBlockChildren(parent: Element, site: SiteReader, out: MarkdownWriter, listPrefix: string): void {
   let inline: Node[] = [];
   const flushInline = (): void => {
     const text = inlineText(inline, site).trim();
+    const drawnCall = inline.some((node) => node.nodeType === 1 && (isCallTag(node as Element) || (node as Element).querySelector(CALL_SELECTOR) !== null));
     inline = [];
-    if (text) out.block(listPrefix + text, parent);
+    if (text) out.block(listPrefix + text, parent, undefined, drawnCall ? t('reason.callDrawnAsHtml') : undefined);
   };
   for (const child of Array.from(parent.childNodes)) {
     if (child.nodeType === 3) {
@@ -90,7 +132,7 @@ function writeBlockChildren(parent: Element, site: SiteReader, out: MarkdownWrit
       writeCodeBlock(el, site, out);
       continue;
     }
-    if (!BLOCK_TAGS.has(el.tagName) && !containsBlock(el, site)) {
+    if (isCallTag(el) || (!BLOCK_TAGS.has(el.tagName) && !containsBlock(el, site))) {
       inline.push(el);
       continue;
     }
@@ -181,6 +223,10 @@ function inlineText(nodes: Node[], site: SiteReader): string {
     if (node.nodeType !== 1) continue;
     const el = node as Element;
     if (el.matches(site.skipSelector) || isReasoning(el)) continue;
+    if (isCallTag(el)) {
+      out += asWritten(el);
+      continue;
+    }
     if (el.classList.contains('katex') || el.classList.contains('katex-error')) {
       out += mathSource(el);
       continue;
@@ -247,6 +293,7 @@ function inlineCode(text: string): string {
  */
 export function mayHoldBlocks(answer: Element, text: string, site: SiteReader): boolean {
   if (BLOCK_HINTS.markers.some((marker) => text.includes(marker))) return true;
+  if (answer.querySelector(CALL_SELECTOR)) return true;
   let fenceChars = countFenceChars(text);
   for (const el of Array.from(answer.querySelectorAll(site.codeBlockSelector))) {
     const outer = el.parentElement?.closest(site.codeBlockSelector);
@@ -264,8 +311,16 @@ function countFenceChars(text: string): number {
   return count;
 }
 
-/** The code segments a block's span covers, and the element a chip for it goes after. */
-export function locateBlock(serialized: SerializedMessage, start: number, end: number): { anchor: Element | null; codeSegments: SourceSegment[] } {
+/**
+ * The code segments a block's span covers, the element a chip for it goes after, and why its text cannot be read as
+ * written (a code block shown in part, text the page drew as something else), if it cannot.
+ */
+export function locateBlock(
+  serialized: SerializedMessage,
+  start: number,
+  end: number,
+): { anchor: Element | null; codeSegments: SourceSegment[]; unreadable: string | undefined } {
   const covered = serialized.segments.filter((s) => s.start < end && s.end > start);
-  return { anchor: covered[covered.length - 1]?.el ?? null, codeSegments: covered.filter((s) => s.code) };
+  const unreadable = covered.find((s) => s.code?.partial || s.unreadable);
+  return { anchor: covered[covered.length - 1]?.el ?? null, codeSegments: covered.filter((s) => s.code), unreadable: unreadable?.code?.partial ?? unreadable?.unreadable };
 }

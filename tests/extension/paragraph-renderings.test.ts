@@ -1,6 +1,8 @@
+import { Marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
-import { serializeMessage } from '../../extension/scanner/serialize';
+import { locateBlock, mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
+import { generic } from '../../extension/sites';
 import { SITE_OF, renderLikeSite } from './render-like-site';
 
 /**
@@ -28,5 +30,45 @@ describe('a plan in paragraph text whose command names shell variables, drawn as
     expect(block).toMatchObject({ kind: 'autocoder', complete: true, unfenced: true });
     expect(block!.error).toBeUndefined();
     expect((block!.payload as { program_operations: Array<{ command: string }> }).program_operations[0]!.command).toBe(command);
+  });
+});
+
+describe('a <function_calls> call in paragraph text on a page whose renderer lets HTML through', () => {
+  // marked's default (no site module: the generic reader): <invoke> and <parameter> become elements, their names
+  // attributes; <function_calls> (an underscore: no HTML tag to markdown) stays text.
+  const htmlThrough = new Marked();
+  function onPage(reply: string) {
+    const message = document.createElement('div');
+    message.className = 'message assistant';
+    message.innerHTML = htmlThrough.parse(reply, { async: false });
+    document.body.replaceChildren(message);
+    const [found] = generic.messages(document);
+    const serialized = serializeMessage(generic.answerRoot(found!.el)!, generic);
+    expect(mayHoldBlocks(found!.el, found!.el.textContent ?? '', generic)).toBe(true);
+    return findBlocks(serialized.markdown).map((block) => ({ block, unreadable: locateBlock(serialized, block.start, block.end).unreadable }));
+  }
+
+  it('is found, and shown as not readable as written, saying why', () => {
+    const [found, ...rest] = onPage('I will read it:\n\n<function_calls>\n<invoke name="fs.read">\n<parameter name="path">/tmp/a.txt</parameter>\n</invoke>\n</function_calls>');
+    expect(rest).toEqual([]);
+    expect(found!.block).toMatchObject({ kind: 'function-calls', complete: true, unfenced: true });
+    expect(found!.block.error).toBeUndefined();
+    expect(found!.unreadable).toContain('<invoke>/<parameter> tags as HTML');
+  });
+
+  it('whose value the page moved out of its parameter (a heading closes the paragraph) is never read as an empty file', () => {
+    const [found, ...rest] = onPage(
+      '<function_calls>\n<invoke name="fs.write">\n<parameter name="path">README.md</parameter>\n<parameter name="content"><h1>Title</h1></parameter>\n</invoke>\n</function_calls>',
+    );
+    expect(rest).toEqual([]);
+    expect(found!.block.kind).toBe('function-calls');
+    expect(found!.unreadable).toContain('<invoke>/<parameter> tags as HTML');
+  });
+
+  it('a call the page shows as text (HTML escaped) reads as before', () => {
+    const blocks = blocksOnPage('<function_calls>\n<invoke name="fs.read">\n<parameter name="path">/tmp/a.txt</parameter>\n</invoke>\n</function_calls>');
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'function-calls', complete: true });
+    expect(blocks[0]!.error).toBeUndefined();
   });
 });
