@@ -78,7 +78,13 @@ export const chatgpt = defineSite({
   },
   codeText(codeEl) {
     const code = codeEl.querySelector('code');
-    return codeMirrorText(codeEl) ?? { text: code ? plainText(code) : plainText(codeEl) };
+    const viewer = codeMirrorText(codeEl);
+    if (viewer) return viewer;
+    const text = code ? plainText(code) : plainText(codeEl);
+    // 2024–02/2026: the highlight.js code element ends with the fence's last line break, which the block shows as no
+    // line (captures: code-index 19371891601, 16983605432, 1315091072). Kept, every Axon parameter gained a line
+    // break: write_file wrote a blank line the model never wrote, and replace looked for text followed by one.
+    return { text: code?.classList.contains('hljs') && text.endsWith('\n') ? text.slice(0, -1) : text };
   },
   editor(doc) {
     // 2026-11: ProseMirror composer; the textarea of the same name is a hidden fallback, used only if it is alone.

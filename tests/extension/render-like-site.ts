@@ -148,7 +148,9 @@ function codeBlock(doc: Document, layout: Layout, language: string, text: string
     sticky.append(el(doc, 'button', { class: 'flex gap-1 items-center select-none py-1' }, 'Copy code'));
     const scroll = el(doc, 'div', { class: 'overflow-y-auto p-4', dir: 'ltr' });
     const code = el(doc, 'code', { class: `!whitespace-pre hljs${language ? ` language-${language}` : ''}` });
-    code.append(...tokens(doc, text, 'hljs-string'));
+    // Captures of this layout (code-index 19371891601, 16983605432, 1315091072) end the code element with the fence's
+    // last line break, as react-markdown writes it; the viewer shows no line for it.
+    code.append(...tokens(doc, text, 'hljs-string'), '\n');
     scroll.append(code);
     box.append(header, sticky, scroll);
     pre.append(box);
