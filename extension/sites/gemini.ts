@@ -76,7 +76,13 @@ export const gemini = defineSite({
   },
   codeText(codeEl) {
     const code = codeEl.querySelector('pre code') ?? codeEl.querySelector('code[data-test-id="code-content"], code');
-    if (code) return { text: plainText(code) };
+    if (code) {
+      // 2026: the code element ends with the fence's last line break, which the block shows as no line (captures:
+      // code-index 55341721633, 22399456289). Kept, every Axon parameter gained a line break: write_file wrote a
+      // blank line the model never wrote, and replace looked for text followed by one.
+      const text = plainText(code);
+      return { text: code.matches('[data-test-id="code-content"]') && text.endsWith('\n') ? text.slice(0, -1) : text };
+    }
     const pre = codeEl.matches('pre') ? codeEl : codeEl.querySelector('pre');
     return { text: pre ? plainText(pre) : '' };
   },

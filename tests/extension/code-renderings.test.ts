@@ -159,3 +159,59 @@ describe('code blocks drawn by other highlighters read as the model wrote them, 
     });
   }
 });
+
+/**
+ * Sites whose code element ends with the fence's last line break, which their block shows as no line (captures of
+ * the live pages: ChatGPT's highlight.js layout, code-index 19371891601 / 16983605432; Gemini, 55341721633). Each
+ * Axon parameter must be read as the model wrote it: a line break more wrote a blank line into the file and made
+ * replace look for text followed by an empty line.
+ */
+describe("a site's code element that keeps the fence's last line break", () => {
+  const AXON: Array<[string, string]> = [
+    ['act', 'replace'],
+    ['path', 'src/main.py'],
+    ['python', '    def hello():\n        pass'],
+    ['python', '    def hello():\n        print("Fixed")'],
+  ];
+  const pages: Record<string, { site: Site; fixture: string; block: (doc: Document, label: string, text: string) => Element }> = {
+    'ChatGPT highlight.js (2024 – Feb 2026)': {
+      site: siteById('chatgpt')!,
+      fixture: 'chatgpt/2025-09-hljs-idle.html',
+      block(doc, label, text) {
+        const pre = doc.createElement('pre');
+        pre.innerHTML =
+          `<div class="dark bg-gray-950 rounded-md"><div class="flex items-center relative text-token-text-secondary px-4 py-2 text-xs font-sans justify-between rounded-t-md"><span>${label}</span>` +
+          '<span data-state="closed"><button class="flex gap-1 items-center">Copy code</button></span></div><div class="overflow-y-auto p-4" dir="ltr">' +
+          `<code class="!whitespace-pre hljs language-${label}"></code></div></div>`;
+        pre.querySelector('code')!.textContent = `${text}\n`;
+        return pre;
+      },
+    },
+    'Gemini (2026)': {
+      site: siteById('gemini')!,
+      fixture: 'gemini/2026-11-thinking-idle.html',
+      block(doc, label, text) {
+        const block = doc.createElement('code-block');
+        block.innerHTML =
+          `<div class="code-block"><div class="code-block-decoration header-formatted"><span>${label}</span><div class="buttons">&nbsp;</div></div>` +
+          '<div class="formatted-code-block-internal-container"><div class="animated-opacity"><pre><code class="code-container formatted" data-test-id="code-content"></code></pre></div></div></div>';
+        block.querySelector('code')!.textContent = `${text}\n`;
+        return block;
+      },
+    },
+  };
+  for (const [name, page] of Object.entries(pages)) {
+    it(`${name}: an Axon replace's parameters are read byte for byte`, () => {
+      const doc = loadFixture(page.fixture);
+      const answer = page.site.messages(doc).filter((m) => m.role === 'assistant').map((m) => page.site.answerRoot(m.el)).at(-1)!;
+      answer.replaceChildren(...AXON.map(([label, text]) => page.block(doc, label, text)));
+      const blocks = findBlocks(serializeMessage(answer, page.site).markdown);
+      expect(blocks.map((b) => b.error)).toEqual([undefined]);
+      expect((blocks[0]!.payload as { acts: Array<{ args: string[] }> }).acts[0]!.args).toEqual([
+        'src/main.py\n',
+        '    def hello():\n        pass\n',
+        '    def hello():\n        print("Fixed")\n',
+      ]);
+    });
+  }
+});
