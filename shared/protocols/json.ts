@@ -289,7 +289,7 @@ export function valueNestingExceeds(value: unknown, limit: number): boolean {
 export function notAsWritten(json: string, value: unknown): string | undefined {
   return (
     integerNotKept(json) ??
-    numberNotFinite(json) ??
+    numberNotHeld(json) ??
     drivePathNotKept(json) ??
     (keyColons(json) > keyCount(value) ? keyWrittenTwice(json) : undefined)
   );
@@ -376,19 +376,26 @@ function keyWrittenTwice(json: string): string | undefined {
   return undefined;
 }
 
-/** An exponent of three digits, or a run of 309: the fewest a number needs to be past what a number holds at all. */
-const HUGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
+/**
+ * An exponent of three digits (either sign), or a run of 309 digits: the fewest a number needs to be past what a number
+ * holds at all, or too close to 0 to be told from it.
+ */
+const EXTREME_NUMBER = /[eE][+-]?\d{3}|\d{309}/;
 
 /**
- * Why a JSON text's value holds a number too large for a number (`1e400`, read as Infinity, which reaches the tool as
- * null once the call is sent on); undefined when none. `json` is valid JSON; looks further only when the text has a
- * three-digit exponent or a run of 309 digits somewhere.
+ * Why a JSON text's value holds a number a number cannot: too large (`1e400`, read as Infinity, which reaches the tool
+ * as null once the call is sent on) or too small (`1e-400`, read as 0); undefined when none. `json` is valid JSON;
+ * looks further only when the text has a three-digit exponent or a run of 309 digits somewhere.
  */
-function numberNotFinite(json: string): string | undefined {
-  if (!HUGE_NUMBER.test(json)) return undefined;
+function numberNotHeld(json: string): string | undefined {
+  if (!EXTREME_NUMBER.test(json)) return undefined;
   for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
-    if (token.startsWith('"') || Number.isFinite(Number(token))) continue;
-    return `the number ${token} is too large for a number to hold, and would reach the tool as null; write it in double quotes, or a smaller number`;
+    if (token.startsWith('"')) continue;
+    const read = Number(token);
+    if (!Number.isFinite(read)) return `the number ${token} is too large for a number to hold, and would reach the tool as null; write it in double quotes, or a smaller number`;
+    if (read === 0 && /[1-9]/.test(token.replace(/[eE].*$/, ''))) {
+      return `the number ${token} is too small for a number to hold, and would reach the tool as 0; write it in double quotes, or 0`;
+    }
   }
   return undefined;
 }

@@ -161,16 +161,24 @@ describe('a number JSON cannot carry is refused, naming it, not sent as somethin
     expect(block?.error).toContain('the number 1e400 is too large for a number to hold, and would reach the tool as null');
   });
 
+  it.each(['1e-400', '-2.5E-999', '0.' + '0'.repeat(330) + '1'])('a number too small for a number to hold (%s) is refused, not passed on as 0', (number) => {
+    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "a.txt", "offset": ${number}}}\n${F}`);
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toContain(`the number ${number} is too small for a number to hold, and would reach the tool as 0`);
+  });
+
   it.each(['NaN', 'Infinity', '-Infinity'])('%s is refused, not passed on as a string', (word) => {
     const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.read", "args": {"path": "a.txt", "offset": ${word}}}\n${F}`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain(`the value "${word}" is no number JSON can write`);
   });
 
-  it('a large number a number holds, and NaN in a string, are read as written', () => {
-    const [block] = findBlocks(`${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "a.txt", "content": "NaN 1e400", "n": 1e300}}\n${F}`);
+  it('a large or small number a number holds, a zero with a long exponent, and NaN in a string, are read as written', () => {
+    const [block] = findBlocks(
+      `${F}flycode-call\n{"id": "call-1", "tool": "fs.write", "args": {"path": "a.txt", "content": "NaN 1e400 1e-400", "n": 1e300, "m": 5e-324, "z": 0e-500}}\n${F}`,
+    );
     expect(block?.error).toBeUndefined();
-    expect((block?.payload as { args: unknown }).args).toEqual({ path: 'a.txt', content: 'NaN 1e400', n: 1e300 });
+    expect((block?.payload as { args: unknown }).args).toEqual({ path: 'a.txt', content: 'NaN 1e400 1e-400', n: 1e300, m: 5e-324, z: 0 });
   });
 });
 
