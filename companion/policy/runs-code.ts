@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +118,98 @@ const PATH_DIRS = new Set(
     .flatMap(givenAndReal),
 );
 
+/**
+ * The files git's configuration includes (`[include]` and `[includeIf "…"]` `path = …`), as given and real: git reads
+ * an included file as if it stood in the including one, so its `core.fsmonitor`, `core.pager` or aliases run in every
+ * git the person types — and in an allow-listed `git status`, with no card. `~/.gitconfig` and `~/.config/git/config`
+ * are named above, but the file they include is named only by them: a common `path = ~/.gitconfig.local`, or a
+ * work folder's `includeIf "gitdir:~/work/"`. Read from the person's global configuration (and the system's), as git
+ * reads it: `~/` is the home folder, a relative path is relative to the folder of the file that names it, included
+ * files are read for their own includes, ten deep as git does; every `includeIf` counts, whatever its condition. Read
+ * once, when first asked (as PATH is): a file the person names in an include later counts from the companion's next
+ * start, and a model cannot name one without changing a file above, which asks already.
+ */
+let gitIncludes: ReadonlySet<string> | undefined;
+const MAX_GIT_CONFIG_BYTES = 1024 * 1024;
+
+function gitConfigIncludes(): ReadonlySet<string> {
+  if (gitIncludes) return gitIncludes;
+  const home = homedir();
+  const xdg = process.env.XDG_CONFIG_HOME;
+  const configs = [
+    '/etc/gitconfig',
+    path.join(xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'git', 'config'),
+    path.join(home, '.gitconfig'),
+  ];
+  const found = new Set<string>();
+  const read = new Set<string>();
+  const follow = (file: string, depth: number): void => {
+    if (depth > 10 || read.has(file)) return;
+    read.add(file);
+    let text: string;
+    try {
+      // a regular file of a config's size only: a path naming a FIFO or a device would never finish reading
+      const stat = statSync(file);
+      if (!stat.isFile() || stat.size > MAX_GIT_CONFIG_BYTES) return;
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return; // a missing or unreadable file includes nothing, as for git
+    }
+    for (const named of includedPaths(text)) {
+      const target = path.resolve(path.dirname(file), /^~(?=$|\/)/.test(named) ? path.join(home, named.slice(1)) : named);
+      for (const each of givenAndReal(target)) {
+        found.add(each);
+        follow(each, depth + 1);
+      }
+    }
+  };
+  for (const config of configs) follow(config, 0);
+  gitIncludes = found;
+  return found;
+}
+
+/**
+ * The `path` values of a git config text's `[include]` and `[includeIf "…"]` sections, unquoted, without comments.
+ * Pure; section and key names in any case, a key on the section's own line too (`[include] path = x`).
+ */
+export function includedPaths(text: string): string[] {
+  const paths: string[] = [];
+  let including = false;
+  for (const raw of text.split(/\r?\n/)) {
+    let line = raw.trim();
+    const section = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(line);
+    if (section) {
+      including = /^include(if)?$/i.test(section[1] as string);
+      line = (section[3] as string).trim();
+    }
+    if (!including) continue;
+    const entry = /^path\s*=(.*)$/i.exec(line);
+    if (!entry) continue;
+    const value = gitValue(entry[1] as string);
+    if (value !== '') paths.push(value);
+  }
+  return paths;
+}
+
+/** A git config value as git reads it: quotes joined, `\\` `\"` `\t` `\n` unescaped, a `#` or `;` outside quotes ends it. */
+function gitValue(raw: string): string {
+  let value = '';
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string;
+    if (c === '"') quoted = !quoted;
+    else if (c === '\\' && i + 1 < raw.length) {
+      const next = raw[++i] as string;
+      value += next === 't' ? '\t' : next === 'n' ? '\n' : next;
+    } else if (!quoted && (c === '#' || c === ';')) break;
+    else value += c;
+  }
+  return value.trim();
+}
+
+const GIT_INCLUDED =
+  "a file your git configuration includes, whose settings (core.fsmonitor, core.pager, aliases) run commands in every git (an allow-listed one too)";
+
 const SERVER_PROGRAM = "the program of one of your MCP servers, which runs at the companion's next start";
 
 interface ServerPrograms {
@@ -195,6 +288,7 @@ export function runsCode(resolved: string, servers?: Policy['mcpServers']): stri
   if (PROGRAM.some((dir) => isInsideRoot(resolved, dir))) return "chatbridge's own program, which runs at its next start";
   const programs = serverPrograms(servers);
   if (programs.files.has(resolved) || programs.folders.some((dir) => isInsideRoot(resolved, dir))) return SERVER_PROGRAM;
+  if (gitConfigIncludes().has(resolved)) return GIT_INCLUDED;
   if (PATH_DIRS.has(path.dirname(resolved))) return 'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)';
   const set = globSet(GLOBS, OPTIONS);
   const slashed = resolved.replace(/\\/g, '/');

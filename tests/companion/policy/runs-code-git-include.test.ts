@@ -1,0 +1,101 @@
+/**
+ * Attack: where writes are `auto` and `git status --short` is allow-listed, the person's `~/.gitconfig` includes
+ * another file (`[include] path = ~/.gitconfig.local`, or a work folder's `[includeIf "gitdir:…"]`): no glob names
+ * that file, so a model wrote it with no card — `core.fsmonitor` in it — and the next allow-listed `git status` ran
+ * the command. A file the person's git configuration includes is decided as exec, as `~/.gitconfig` itself is.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { includedPaths } from '../../../companion/policy/runs-code';
+import {
+  context,
+  decideApproval,
+  makeWorkspace,
+  mcpRequestBlock,
+  parseMcpResponse,
+  postBlock,
+  postPending,
+  startCompanionProcess,
+  type CompanionProcess,
+  type Workspace,
+} from '../load/live-companion';
+
+describe('includedPaths (pure): the path values of [include] and [includeIf] sections', () => {
+  it('reads both kinds, any case, quoted or not, without comments; other sections\' paths are not includes', () => {
+    const text = [
+      '[user]',
+      '\tname = You',
+      '[core]',
+      '\thooksPath = ignored/here',
+      '[include]',
+      '\tpath = ~/.gitconfig.local ; the machine\'s own',
+      '[includeIf "gitdir:~/work/"]',
+      '\tpath = "work config.inc"',
+      '[Include] PATH = rel/one',
+      '[alias]',
+      '\tpath = not/an/include',
+    ].join('\n');
+    expect(includedPaths(text)).toEqual(['~/.gitconfig.local', 'work config.inc', 'rel/one']);
+  });
+});
+
+describe('attack: a file the person\'s git configuration includes, then an allow-listed git status (real companion, writes auto)', { timeout: 90_000 }, () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+  const post = (tool: string, args: Record<string, unknown>) => {
+    n++;
+    return postBlock(companion, 'mcp-request', mcpRequestBlock(`gi${n}`, tool, args), context('conv-git-include', `m${n}`));
+  };
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-git-include-');
+    // the root is the person's home, with their git configuration and a repository in it
+    writeFileSync(
+      join(ws.root, '.gitconfig'),
+      '[user]\n\tname = You\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf "gitdir:~/work/"]\n\tpath = work/.gitconfig-work\n',
+    );
+    mkdirSync(join(ws.root, 'repo'));
+    execFileSync('git', ['init', '-q'], { cwd: join(ws.root, 'repo'), env: { ...process.env, HOME: ws.root } });
+    companion = await startCompanionProcess({
+      root: ws.root,
+      home: ws.home,
+      env: { HOME: ws.root },
+      config: { modes: { write: 'auto', exec: 'confirm' }, allowCommands: ['git status --short'] },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['~/.gitconfig.local', '.gitconfig.local'],
+    ['work/.gitconfig-work (relative to the including file)', 'work/.gitconfig-work'],
+  ])('a write of %s asks on an exec card that says why; denied, nothing is written and git status runs nothing', async (_name, file) => {
+    const pwned = join(ws.base, 'PWNED');
+    const path = join(ws.root, file);
+    const content = `[core]\n\tfsmonitor = "touch ${pwned}; false"\n`;
+    const { run, approval } = await postPending(
+      companion,
+      'mcp-request',
+      mcpRequestBlock(file, 'fs.write', { path, content, mode: 'overwrite' }),
+      context('conv-git-include', file),
+    );
+    expect(approval.risk).toBe('exec');
+    expect(approval.preview.actions?.[0]?.label).toMatch(/git configuration includes/);
+    await decideApproval(companion, approval, 'deny', run.runId);
+    expect(existsSync(path)).toBe(false);
+    const status = await post('process.run', { command: 'git', args: ['status', '--short'], cwd: join(ws.root, 'repo') });
+    expect(parseMcpResponse(status.resultText).result?.content[0]?.text).toContain('exit code: 0'); // allow-listed: no card
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  it('a file of that kind of name the configuration does not include is an ordinary write, auto as the person set it', async () => {
+    const run = await post('fs.write', { path: join(ws.root, 'repo', '.gitconfig.local'), content: '[core]\n', mode: 'overwrite' });
+    expect(parseMcpResponse(run.resultText).result?.content[0]?.text).toBe('WRITE_SUCCESS');
+  });
+});
