@@ -130,7 +130,8 @@ const PATH_DIRS = new Set(
  * start, and a model cannot name one without changing a file above, which asks already.
  */
 let gitIncludes: ReadonlySet<string> | undefined;
-const MAX_GIT_CONFIG_BYTES = 1024 * 1024;
+/** start-up and configuration files are small; one larger is not read for what it names */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 function gitConfigIncludes(): ReadonlySet<string> {
   if (gitIncludes) return gitIncludes;
@@ -146,15 +147,8 @@ function gitConfigIncludes(): ReadonlySet<string> {
   const follow = (file: string, depth: number): void => {
     if (depth > 10 || read.has(file)) return;
     read.add(file);
-    let text: string;
-    try {
-      // a regular file of a config's size only: a path naming a FIFO or a device would never finish reading
-      const stat = statSync(file);
-      if (!stat.isFile() || stat.size > MAX_GIT_CONFIG_BYTES) return;
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return; // a missing or unreadable file includes nothing, as for git
-    }
+    const text = smallTextFile(file);
+    if (text === undefined) return;
     for (const named of includedPaths(text)) {
       const target = path.resolve(path.dirname(file), /^~(?=$|\/)/.test(named) ? path.join(home, named.slice(1)) : named);
       for (const each of givenAndReal(target)) {
@@ -206,6 +200,91 @@ function gitValue(raw: string): string {
   }
   return value.trim();
 }
+
+/** The start-up files a login or interactive shell reads in the home folder (named in the first kind above). */
+const SHELL_START_FILES = ['.bashrc', '.bash_profile', '.bash_login', '.profile', '.bash_aliases', '.zshenv', '.zprofile', '.zshrc', '.zlogin', '.kshrc', '.mkshrc'];
+
+/**
+ * The files the person's shell start-up files source (`. "$HOME/.cargo/env"`, which rustup's installer appends;
+ * `source ~/.aliases`; nvm's `\. "$NVM_DIR/nvm.sh"`), as given and real: the shell runs each at every start, as it
+ * runs the start-up file, but no glob names them. Read as a shell would find them: `~`, `$HOME` and variables the
+ * same file set plainly before (`export NVM_DIR="$HOME/.nvm"`) are expanded, a relative path is the home folder's
+ * (where a login shell starts), and a sourced file is read for its own sources, five deep; a path holding anything
+ * else a shell would expand is skipped, since what it names is not known here. Read once, when first asked, like
+ * the git includes.
+ */
+let shellSourced: ReadonlySet<string> | undefined;
+
+function shellSources(): ReadonlySet<string> {
+  if (shellSourced) return shellSourced;
+  const home = homedir();
+  const found = new Set<string>();
+  const read = new Set<string>();
+  const follow = (file: string, depth: number): void => {
+    if (depth > 5 || read.has(file)) return;
+    read.add(file);
+    const text = smallTextFile(file);
+    if (text === undefined) return;
+    for (const named of sourcedPaths(text, home)) {
+      for (const each of givenAndReal(path.resolve(home, named))) {
+        found.add(each);
+        follow(each, depth + 1);
+      }
+    }
+  };
+  for (const name of SHELL_START_FILES) follow(path.join(home, name), 0);
+  shellSourced = found;
+  return found;
+}
+
+/** `. file` or `source file` where a command starts: a line's start, after `;` `&&` `||` `|` `{` `(` `!`, `then`, `do`, `else`. */
+const SOURCE_COMMAND = /(?:^|[;&|({!]|\b(?:then|do|else)\b)[ \t]*(?:\\?\.|source)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s;&|)#]+)/g;
+const PLAIN_ASSIGNMENT = /^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s;&|]*)[ \t]*(?:$|[;#])/;
+
+/**
+ * The files a shell script sources, with `~`, `$HOME`/`${HOME}` and the variables it set plainly before expanded
+ * (pure). A path that still holds `$`, a backquote or a glob character after that is left out: what it names is not
+ * known without running the script.
+ */
+export function sourcedPaths(script: string, home: string): string[] {
+  const vars = new Map<string, string>([['HOME', home]]);
+  const expand = (word: string): string | undefined => {
+    const literal = word.startsWith("'");
+    let value = word.startsWith('"') || literal ? word.slice(1, -1) : word;
+    if (!literal) {
+      value = value.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (whole, braced?: string, bare?: string) => vars.get((braced ?? bare) as string) ?? whole);
+    }
+    if (!word.startsWith('"') && !literal && /^~(?=$|\/)/.test(value)) value = home + value.slice(1);
+    return literal || !/[$`*?[]/.test(value) ? value : undefined;
+  };
+  const paths: string[] = [];
+  for (const line of script.split(/\r?\n/)) {
+    if (/^[ \t]*#/.test(line)) continue;
+    const assignment = PLAIN_ASSIGNMENT.exec(line);
+    if (assignment) {
+      const value = expand(assignment[2] as string);
+      if (value !== undefined) vars.set(assignment[1] as string, value);
+      else vars.delete(assignment[1] as string);
+    }
+    for (const match of line.matchAll(SOURCE_COMMAND)) {
+      const value = expand(match[1] as string);
+      if (value !== undefined && value !== '') paths.push(value);
+    }
+  }
+  return paths;
+}
+
+/** A regular file's text, if it is one of a start-up file's size: a FIFO or a device would never finish reading. */
+function smallTextFile(file: string): string | undefined {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() && stat.size <= MAX_CONFIG_BYTES ? readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined; // a missing or unreadable file sources nothing
+  }
+}
+
+const SHELL_SOURCED = 'a file your shell start-up file sources, which runs every time a shell starts';
 
 const GIT_INCLUDED =
   "a file your git configuration includes, whose settings (core.fsmonitor, core.pager, aliases) run commands in every git (an allow-listed one too)";
@@ -289,6 +368,7 @@ export function runsCode(resolved: string, servers?: Policy['mcpServers']): stri
   const programs = serverPrograms(servers);
   if (programs.files.has(resolved) || programs.folders.some((dir) => isInsideRoot(resolved, dir))) return SERVER_PROGRAM;
   if (gitConfigIncludes().has(resolved)) return GIT_INCLUDED;
+  if (shellSources().has(resolved)) return SHELL_SOURCED;
   if (PATH_DIRS.has(path.dirname(resolved))) return 'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)';
   const set = globSet(GLOBS, OPTIONS);
   const slashed = resolved.replace(/\\/g, '/');
