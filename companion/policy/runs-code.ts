@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -364,6 +364,11 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
  * `mcpServers`) adds the programs the person's MCP servers run.
  */
 export function runsCode(resolved: string, servers?: Policy['mcpServers']): string | undefined {
+  return runsCodeAsNamed(resolved, servers) ?? linkedRunsCode(resolved);
+}
+
+/** What running code a file is by its own (resolved) name. */
+function runsCodeAsNamed(resolved: string, servers?: Policy['mcpServers']): string | undefined {
   if (PROGRAM.some((dir) => isInsideRoot(resolved, dir))) return "chatbridge's own program, which runs at its next start";
   const programs = serverPrograms(servers);
   if (programs.files.has(resolved) || programs.folders.some((dir) => isInsideRoot(resolved, dir))) return SERVER_PROGRAM;
@@ -375,6 +380,78 @@ export function runsCode(resolved: string, servers?: Policy['mcpServers']): stri
   // `**/.config/autostart/**` names the folder itself too: a folder moved there is as good as a file written in it
   const index = Math.max(set.firstMatch(slashed), set.firstMatch(`${slashed}/`));
   return index >= 0 ? KIND_OF[index] : undefined;
+}
+
+/**
+ * Files that run code by another name: a symlink where one of the files above is expected. Dotfile managers (GNU
+ * Stow, rcm, a dotfiles repository's install script) make `~/.bashrc` a link to `~/dotfiles/bashrc` and
+ * `~/.config/nvim` one to `~/dotfiles/nvim`; a program on PATH is often a link too (nvm's `bin/npm` to
+ * `lib/node_modules/npm/bin/npm-cli.js`, pipx's and `npm link`'s programs). A write is decided on the path it
+ * resolves to, which no glob names, so a write to the link's target — by either name — was an ordinary one while the
+ * shell, the editor or the next `npm` runs it. The links looked for are those in the home folder, in its `.config`
+ * and in the folders on PATH, each whose own name runs code; a link to a folder makes everything under its target
+ * count as it would by the link's name (`~/.config` itself may be the one). Read once, when first asked, like PATH
+ * itself: a link made later counts from the companion's next start.
+ */
+let linked: { files: ReadonlyMap<string, string>; folders: ReadonlyArray<readonly [target: string, link: string]> } | undefined;
+
+function linkedTargets(): NonNullable<typeof linked> {
+  if (linked) return linked;
+  const files = new Map<string, string>();
+  const folders: Array<readonly [string, string]> = [];
+  const home = homedir();
+  // each folder once (`/bin` is `/usr/bin` on most systems now): its links are the same
+  const dirs = new Map<string, string>();
+  for (const dir of [home, path.join(home, '.config'), ...PATH_DIRS]) {
+    try {
+      const real = realpathSync.native(dir);
+      if (!dirs.has(real)) dirs.set(real, dir);
+    } catch {
+      // a folder that is not there holds no links
+    }
+  }
+  for (const dir of dirs.values()) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isSymbolicLink()) continue;
+      const link = path.join(dir, entry.name);
+      let target: string;
+      let folder = false;
+      try {
+        target = realpathSync.native(link);
+        folder = statSync(target).isDirectory();
+      } catch {
+        // a link to what is not there yet: the file, once written, is what runs
+        target = givenAndReal(link).at(-1) as string;
+      }
+      if (target === link) continue;
+      // a folder's files are named through the link when asked (`~/.config` itself may be the link); a file's now
+      if (folder) folders.push([target, link]);
+      else {
+        const kind = runsCodeAsNamed(link);
+        if (kind !== undefined) files.set(target, `${kind}, through the link ${link}`);
+      }
+    }
+  }
+  linked = { files, folders };
+  return linked;
+}
+
+function linkedRunsCode(resolved: string): string | undefined {
+  const { files, folders } = linkedTargets();
+  const file = files.get(resolved);
+  if (file !== undefined) return file;
+  for (const [target, link] of folders) {
+    if (!isInsideRoot(resolved, target)) continue;
+    const kind = runsCodeAsNamed(path.join(link, path.relative(target, resolved)));
+    if (kind !== undefined) return `${kind}, through the link ${link}`;
+  }
+  return undefined;
 }
 
 /** The action as the policy decides it: a write to a file that runs code is exec, and its label says why. */
