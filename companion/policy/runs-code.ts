@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { globSet } from './glob-set';
 import { givenAndReal, isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
 import { fromHomeFolder } from '../home';
+import { onRemoteMount } from '../fsx/mounts';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -276,6 +277,8 @@ export function sourcedPaths(script: string, home: string): string[] {
 
 /** A regular file's text, if it is one of a start-up file's size: a FIFO or a device would never finish reading. */
 function smallTextFile(file: string): string | undefined {
+  // nor one on a network or FUSE mount, which might never answer (fsx/mounts.ts)
+  if (onRemoteMount(file)) return undefined;
   try {
     const stat = statSync(file);
     return stat.isFile() && stat.size <= MAX_CONFIG_BYTES ? readFileSync(file, 'utf8') : undefined;
@@ -403,6 +406,7 @@ function linkedTargets(): NonNullable<typeof linked> {
   // each folder once (`/bin` is `/usr/bin` on most systems now): its links are the same
   const dirs = new Map<string, string>();
   for (const dir of [home, path.join(home, '.config'), ...PATH_DIRS]) {
+    if (onRemoteMount(dir)) continue;
     try {
       const real = realpathSync.native(dir);
       if (!dirs.has(real)) dirs.set(real, dir);
@@ -423,6 +427,9 @@ function linkedTargets(): NonNullable<typeof linked> {
       let target: string;
       let folder = false;
       try {
+        // a link onto a network or FUSE mount (`~/nas`) is not followed: a mount that does not answer would hold the
+        // companion here (fsx/mounts.ts)
+        if (onRemoteMount(path.resolve(dir, readlinkSync(link)))) continue;
         target = realpathSync.native(link);
         folder = statSync(target).isDirectory();
       } catch {
