@@ -24,6 +24,7 @@
  * follows it (a walk's start, a child's cwd) resolves it again right before.
  */
 import { promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { asToolError, errnoOf, isMissing, NAME_LIMITS, NAME_MAX_BYTES, PATH_MAX_BYTES } from '../fsx/errno';
@@ -33,6 +34,7 @@ import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { onMountOf } from '../fsx/mount-gate';
 import { globSet } from './glob-set';
+import { linksIn, namesThroughLinks, type LinkTable } from './link-names';
 import type { Policy } from './schema';
 
 const MAX_SYMLINK_HOPS = 40;
@@ -182,19 +184,43 @@ export function reservedBy(candidate: string, policy: GuardPolicy): string | und
 export const RESERVED_REASON = "chatbridge's own data directory or config file, which no tool may read or change, whatever the config says";
 
 /**
- * Pure: why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its
- * root-relative, `/`-separated form, or RESERVED_REASON for the companion's own data directory. Walks (ls,
- * search, rm, list_tree) skip what this names.
+ * Why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its root-relative,
+ * `/`-separated form, or RESERVED_REASON for the companion's own data directory. Walks (ls, search, rm, list_tree)
+ * skip what this names. Pure but for one thing read once: the links in the home folder and its `.config`
+ * (link-names.ts). A file is also denied by the name such a link gives it — where `~/.aws` is a link to
+ * `~/dotfiles/aws`, `~/dotfiles/aws/credentials` is `~/.aws/credentials`, and reading it by the dotfiles name gave
+ * away what `**\/.aws/**` keeps (a name outside the roots is matched whole).
  */
 export function deniedBy(candidate: string, policy: GuardPolicy): string | undefined {
   if (reservedBy(candidate, policy) !== undefined) return RESERVED_REASON;
   const root = rootOf(candidate, policy.roots);
   if (root === undefined || candidate === root) return undefined;
+  const glob = denyGlobOf(candidate, root, policy);
+  if (glob !== undefined) return glob;
+  for (const { name } of namesThroughLinks(homeLinks(), candidate)) {
+    if (reservedBy(name, policy) !== undefined) return RESERVED_REASON;
+    const linkedRoot = rootOf(name, policy.roots);
+    const linked = linkedRoot === undefined ? denyGlobOf(name, path.parse(name).root, policy) : name === linkedRoot ? undefined : denyGlobOf(name, linkedRoot, policy);
+    if (linked !== undefined) return linked;
+  }
+  return undefined;
+}
+
+/** The deny glob `candidate` (inside `root` by whole segments) matches, on its root-relative, `/`-separated form. */
+function denyGlobOf(candidate: string, root: string, policy: GuardPolicy): string | undefined {
   // candidate is inside root by whole segments (rootOf), so the relative form is what follows `root/`
   const tail = candidate.slice(root.endsWith(path.sep) ? root.length : root.length + 1);
   const relative = path.sep === '/' ? tail : tail.split(path.sep).join('/');
   const index = globSet(policy.deny, DENY_OPTIONS).firstMatch(relative);
   return index >= 0 ? policy.deny[index] : undefined;
+}
+
+let homeLinkTable: LinkTable | undefined;
+
+function homeLinks(): LinkTable {
+  const home = homedir();
+  homeLinkTable ??= linksIn([home, path.join(home, '.config')]);
+  return homeLinkTable;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { givenAndReal, isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
 import { fromHomeFolder } from '../home';
 import { onRemoteMount } from '../fsx/mounts';
+import { linksIn, namesThroughLinks, type LinkTable } from './link-names';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -396,66 +397,13 @@ function runsCodeAsNamed(resolved: string, servers?: Policy['mcpServers']): stri
  * count as it would by the link's name (`~/.config` itself may be the one). Read once, when first asked, like PATH
  * itself: a link made later counts from the companion's next start.
  */
-let linked: { files: ReadonlyMap<string, string>; folders: ReadonlyArray<readonly [target: string, link: string]> } | undefined;
-
-function linkedTargets(): NonNullable<typeof linked> {
-  if (linked) return linked;
-  const files = new Map<string, string>();
-  const folders: Array<readonly [string, string]> = [];
-  const home = homedir();
-  // each folder once (`/bin` is `/usr/bin` on most systems now): its links are the same
-  const dirs = new Map<string, string>();
-  for (const dir of [home, path.join(home, '.config'), ...PATH_DIRS]) {
-    if (onRemoteMount(dir)) continue;
-    try {
-      const real = realpathSync.native(dir);
-      if (!dirs.has(real)) dirs.set(real, dir);
-    } catch {
-      // a folder that is not there holds no links
-    }
-  }
-  for (const dir of dirs.values()) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isSymbolicLink()) continue;
-      const link = path.join(dir, entry.name);
-      let target: string;
-      let folder = false;
-      try {
-        // a link onto a network or FUSE mount (`~/nas`) is not followed: a mount that does not answer would hold the
-        // companion here (fsx/mounts.ts)
-        if (onRemoteMount(path.resolve(dir, readlinkSync(link)))) continue;
-        target = realpathSync.native(link);
-        folder = statSync(target).isDirectory();
-      } catch {
-        // a link to what is not there yet: the file, once written, is what runs
-        target = givenAndReal(link).at(-1) as string;
-      }
-      if (target === link) continue;
-      // a folder's files are named through the link when asked (`~/.config` itself may be the link); a file's now
-      if (folder) folders.push([target, link]);
-      else {
-        const kind = runsCodeAsNamed(link);
-        if (kind !== undefined) files.set(target, `${kind}, through the link ${link}`);
-      }
-    }
-  }
-  linked = { files, folders };
-  return linked;
-}
+let linked: LinkTable | undefined;
 
 function linkedRunsCode(resolved: string): string | undefined {
-  const { files, folders } = linkedTargets();
-  const file = files.get(resolved);
-  if (file !== undefined) return file;
-  for (const [target, link] of folders) {
-    if (!isInsideRoot(resolved, target)) continue;
-    const kind = runsCodeAsNamed(path.join(link, path.relative(target, resolved)));
+  const home = homedir();
+  linked ??= linksIn([home, path.join(home, '.config'), ...PATH_DIRS], (link) => givenAndReal(link).at(-1));
+  for (const { name, link } of namesThroughLinks(linked, resolved)) {
+    const kind = runsCodeAsNamed(name);
     if (kind !== undefined) return `${kind}, through the link ${link}`;
   }
   return undefined;

@@ -1,0 +1,57 @@
+/**
+ * Attack: a denied folder that is a link to a folder of ordinary name (real companion, the root is its home). A
+ * dotfile manager made `~/.aws` a link to `~/dotfiles/aws`: `~/.aws/credentials` was refused by `**\/.aws/**`, but
+ * the same file read, searched or listed by its dotfiles name was not, and a model read the secret by that name. A
+ * file is denied by the name a link in the home folder gives it too.
+ */
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+
+const SECRET = 'plain-words-no-pattern-knows';
+
+describe('attack: a denied file read by the name of the folder its link leads to (real companion)', { timeout: 90_000 }, () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+  const post = async (tool: string, args: Record<string, unknown>) => {
+    n++;
+    const run = await postBlock(companion, 'mcp-request', mcpRequestBlock(`d${n}`, tool, args), context('conv-linked-deny', `m${n}`));
+    return parseMcpResponse(run.resultText);
+  };
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-linked-deny-');
+    mkdirSync(join(ws.root, 'dotfiles', 'aws'), { recursive: true });
+    writeFileSync(join(ws.root, 'dotfiles', 'aws', 'credentials'), `[default]\nnote = ${SECRET}\n`);
+    writeFileSync(join(ws.root, 'dotfiles', 'bashrc.md'), 'notes about my shell\n');
+    symlinkSync(join(ws.root, 'dotfiles', 'aws'), join(ws.root, '.aws'));
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home, env: { HOME: ws.root }, config: {} });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it('by the link\'s name and by its target\'s, fs.read is refused naming the glob', async () => {
+    for (const path of [join(ws.root, '.aws', 'credentials'), join(ws.root, 'dotfiles', 'aws', 'credentials')]) {
+      const answer = await post('fs.read', { path });
+      expect(answer.error?.message).toMatch(/POLICY_BLOCKED: .*deny glob "\*\*\/\.aws\/\*\*"/);
+      expect(JSON.stringify(answer)).not.toContain(SECRET);
+    }
+  });
+
+  it('a search or a listing of the dotfiles folder never shows what the file holds', async () => {
+    const search = await post('fs.search', { path: join(ws.root, 'dotfiles'), query: SECRET });
+    expect(search.result?.content[0]?.text).toMatch(/^No matches/);
+    const listing = await post('fs.ls', { path: join(ws.root, 'dotfiles', 'aws') });
+    expect(listing.error?.message).toMatch(/POLICY_BLOCKED/);
+  });
+
+  it('the folder\'s ordinary neighbours stay readable', async () => {
+    const answer = await post('fs.read', { path: join(ws.root, 'dotfiles', 'bashrc.md') });
+    expect(answer.result?.content[0]?.text).toBe('notes about my shell\n');
+  });
+});
