@@ -232,6 +232,16 @@ export function findSecrets(text: string, policy: Pick<Policy, 'redact'>, within
       collect(pattern, text, 0);
     }
   }
+  const nulFree = withoutNuls(text);
+  if (nulFree !== undefined) {
+    const seenNulFree = new Map<RegExp, boolean>();
+    for (const pattern of policy.redact) {
+      if (!mayMatch(pattern, nulFree.text, seenNulFree)) continue;
+      for (const match of nulFree.text.matchAll(everyMatchOf(pattern))) {
+        if (match[0].length > 0) found.push({ start: nulFree.at[match.index]!, end: nulFree.at[match.index + match[0].length - 1]! + 1 });
+      }
+    }
+  }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: SecretSpan[] = [];
   for (const span of found) {
@@ -242,12 +252,29 @@ export function findSecrets(text: string, policy: Pick<Policy, 'redact'>, within
   return merged;
 }
 
-/** Whether `text` holds anything a redaction pattern matches; stops at the first. */
+/**
+ * The text without its NUL characters, and where each character left is in the text; undefined when it holds none.
+ * UTF-16 decoded as UTF-8 — a program printing a UTF-16LE .env (`iconv -t UTF-16LE`, PowerShell's default), an MCP
+ * server's text part — has a NUL next to every ASCII letter: no pattern matches across them, and a chat drops them
+ * as it shows the text, so `DB_PASSWORD=…` reached it readable. Secrets are looked for in this text too, and each
+ * one found covers the text from its first character to its last.
+ */
+function withoutNuls(text: string): { text: string; at: Uint32Array } | undefined {
+  if (!text.includes('\0')) return undefined;
+  const at = new Uint32Array(text.length);
+  let kept = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== 0) at[kept++] = i;
+  return { text: text.replaceAll('\0', ''), at: at.subarray(0, kept) };
+}
+
+/** Whether `text` holds anything a redaction pattern matches (NULs left out too, see withoutNuls); stops at the first. */
 export function containsSecret(text: string, policy: Pick<Policy, 'redact'>): boolean {
-  const seen = new Map<RegExp, boolean>();
-  for (const pattern of policy.redact) {
-    if (!mayMatch(pattern, text, seen)) continue;
-    for (const match of text.matchAll(everyMatchOf(pattern))) if (match[0].length > 0) return true;
+  for (const each of text.includes('\0') ? [text, text.replaceAll('\0', '')] : [text]) {
+    const seen = new Map<RegExp, boolean>();
+    for (const pattern of policy.redact) {
+      if (!mayMatch(pattern, each, seen)) continue;
+      for (const match of each.matchAll(everyMatchOf(pattern))) if (match[0].length > 0) return true;
+    }
   }
   return false;
 }

@@ -7,7 +7,8 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../shared/results/outcome';
-import { BUILTIN_REDACTIONS } from '../../../companion/policy/redact';
+import { BUILTIN_REDACTIONS, redact } from '../../../companion/policy/redact';
+import { toolResultText } from '../../../companion/mcp-servers/results';
 import { callTool } from '../../../companion/runs/tool-call';
 import { setSearchBackend, toolHandlers } from '../../../companion/tools';
 import { createWorld, DEFAULT_LIMITS, type World } from '../tools/world';
@@ -240,6 +241,48 @@ describe('redaction attacks (issue 9, finding 3)', () => {
       expect(reply.error?.code).toBe('MISMATCH');
       const seen = JSON.stringify(reply);
       for (const line of KEY_LINES) expect(seen).not.toContain(line.slice(0, 20));
+    });
+  });
+
+  describe('UTF-16 output: a NUL next to every letter, which a chat drops as it shows the text', () => {
+    const ENV = `DB_HOST=db\nDB_PASSWORD=${PASSWORD}\nAPI_TOKEN=${TOKEN}\n`;
+    /** What a model reads once the chat dropped the NULs. */
+    const readable = (outcome: Outcome) => JSON.stringify(outcome).replaceAll('\\u0000', '');
+
+    it('process.run printing a .env as UTF-16LE shows the marker, never the password or the token', async () => {
+      const script = `process.stdout.write(Buffer.from(${JSON.stringify(ENV)}, 'utf16le'))`;
+      const out = await call('process.run', { command: process.execPath, args: ['-e', script] });
+      expect(readable(out)).not.toContain(PASSWORD.slice(0, 8));
+      expect(readable(out)).not.toContain(TOKEN.slice(4, 12));
+      expect(readable(out)).toContain('DB_PASSWORD=[REDACTED]');
+      expect(readable(out)).toContain('DB_HOST=db');
+    });
+
+    it('fs.read of a file whose UTF-16 part starts past the 8 KiB a binary file is told by shows the marker', async () => {
+      await world.write('notes.txt', Buffer.concat([Buffer.from(`${'notes\n'.repeat(1500)}`), Buffer.from(ENV, 'utf16le')]));
+      for (const args of [{}, { tail: 200 }, { lines: '1501-' }]) {
+        const out = await call('fs.read', { path: file('notes.txt'), ...args });
+        expect(readable(out)).not.toContain(PASSWORD.slice(0, 8));
+        expect(readable(out)).toContain('DB_PASSWORD=[REDACTED]');
+      }
+    });
+
+    it('an MCP server’s text part holding a UTF-16 .env is redacted in the last pass every result goes through', () => {
+      const text = toolResultText({ content: [{ type: 'text', text: Buffer.from(ENV, 'utf16le').toString('utf8') }] });
+      const shown = redact(text, world.ctx.policy).replaceAll('\0', '');
+      expect(shown).not.toContain(PASSWORD.slice(0, 8));
+      expect(shown).not.toContain(TOKEN.slice(4, 12));
+      expect(shown).toBe('DB_HOST=db\nDB_PASSWORD=[REDACTED]\nAPI_TOKEN=[REDACTED]\n');
+    });
+
+    it('shell.exec of iconv -t UTF-16LE and of a UTF-16BE file on stderr shows the marker', async () => {
+      await world.write('.env.utf16be', Buffer.from(ENV, 'utf16le').swap16());
+      await world.write('plain.env', ENV);
+      const out = await call('shell.exec', { command: `iconv -f UTF-8 -t UTF-16LE plain.env; cat .env.utf16be >&2`, cwd: world.root });
+      expect(textOf(out)).toContain('stderr:');
+      expect(readable(out)).not.toContain(PASSWORD.slice(0, 8));
+      expect(readable(out)).not.toContain(TOKEN.slice(4, 12));
+      expect(readable(out).match(/DB_PASSWORD=\[REDACTED\]/g)).toHaveLength(2);
     });
   });
 

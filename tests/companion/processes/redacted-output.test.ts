@@ -116,4 +116,11 @@ describe('attack: a secret in live program output', () => {
     expect(out).toBe(redact('machine api.example.com\n  login me\n  password s3cr3t-netrc\ndone\n', policy));
     expect(out).toBe('machine api.example.com\n  login me\n  password [REDACTED]\ndone\n');
   });
+
+  it('a .env printed as UTF-16 (a NUL next to every letter, which the chat drops): the password never goes out', async () => {
+    const events = await run(`printf 'DB_PASSWORD=s3cr3t-utf16\\n' | iconv -f UTF-8 -t UTF-16LE; sleep 0.1; echo done`);
+    const out = text(events).replaceAll('\0', '');
+    expect(out).not.toContain('s3cr3t');
+    expect(out).toBe('DB_PASSWORD=[REDACTED]\ndone\n');
+  });
 });
