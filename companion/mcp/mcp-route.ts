@@ -1,7 +1,7 @@
 import type { Context, Handler } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, readRequestBody, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Outcome } from '../../shared/results/outcome';
@@ -25,23 +25,58 @@ import { MCP_SITE } from '../../shared/site-ids';
  */
 export { MCP_SITE };
 
+/** A streamed body (no Content-Length) that grew past the transport's size limit while it was read here. */
+const TOO_LARGE = Symbol('too large');
+
 /**
  * A POST's JSON body, read the Node adapter's direct way; undefined when the transport should read it itself. The
  * transport reads `request.body` as a stream, which makes the adapter build a whole web Request (undici, a
  * ReadableStream) per call — ~0.1 ms of CPU (bench). It is handed the parsed body instead, and still checks the
  * Accept and Content-Type headers first. A body the transport would refuse is left to it, so its answer is the
- * same: over its size limit (413), or not JSON (-32700: the body read here leaves it an empty one, which is not JSON
- * either).
+ * same: over its declared size limit (413), or not JSON (-32700: the body read here leaves it an empty one, which is
+ * not JSON either). A streamed body is read here too, within the same limit (TOO_LARGE past it): what a POST holds is
+ * checked before anything in it runs (batchRefusal), however it was sent.
  */
 async function readJsonBody(c: Context): Promise<unknown> {
   if (c.req.method !== 'POST') return undefined;
   const length = Number(c.req.header('content-length'));
-  if (!Number.isFinite(length) || length > DEFAULT_MAX_REQUEST_BODY_SIZE || c.req.header('transfer-encoding') !== undefined) return undefined;
+  if (length > DEFAULT_MAX_REQUEST_BODY_SIZE) return undefined;
+  let text: string;
+  if (Number.isFinite(length) && c.req.header('transfer-encoding') === undefined) {
+    text = await c.req.text();
+  } else {
+    const read = await readRequestBody(c.req.raw, DEFAULT_MAX_REQUEST_BODY_SIZE);
+    if (read.tooLarge) return TOO_LARGE;
+    text = read.text;
+  }
   try {
-    return JSON.parse(await c.req.text()) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A JSON-RPC batch (an array) holding a tools/call request: refused whole, before anything in it runs. The
+ * transport hands a batch's calls to their handlers side by side, each decided alone, so a write where writes are
+ * auto and an allow-listed `npm test` beside it ran the script the write put there with no card — where the same two
+ * steps in one `<function_calls>` block or plan ask (an allow-listed command is auto only when nothing in the same
+ * call can change what it runs, policy/decide.ts). MCP has had no batches since 2025-06-18 and the SDK's client
+ * sends none; a batch of notifications (cancels) is still taken.
+ */
+function batchRefusal(body: unknown): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | undefined {
+  if (!Array.isArray(body)) return undefined;
+  const calls = body.filter(
+    (message): message is { params?: { name?: unknown } } =>
+      typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call' && (message as { id?: unknown }).id !== undefined,
+  );
+  if (calls.length === 0) return undefined;
+  const names = calls.map((call) => (typeof call.params?.name === 'string' ? call.params.name : '(no name)')).join(', ');
+  const message =
+    `Invalid Request: a JSON-RPC batch may not hold tools/call (this one holds ${calls.length}: ${names.length > 200 ? `${names.slice(0, 199)}…` : names}); ` +
+    'send each tools/call in a POST of its own. Calls in a batch would run side by side, each decided without the others, ' +
+    'so a command could run what a write beside it changed without the card that change asks for. Nothing in this batch was run.';
+  return { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } };
 }
 
 /**
@@ -207,6 +242,11 @@ export function mcpRoute(deps: {
     // after the transport's own checks of the headers, which it answers first (415, 406)
     const accept = c.req.header('accept') ?? '';
     const headersTaken = c.req.header('content-type')?.includes('application/json') && accept.includes('application/json') && accept.includes('text/event-stream');
+    if (headersTaken && parsedBody === TOO_LARGE) {
+      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE) }, id: null }, 413);
+    }
+    const batch = headersTaken ? batchRefusal(parsedBody) : undefined;
+    if (batch) return c.json(batch, 400);
     const refused = headersTaken ? argumentsRefusal(parsedBody) : undefined;
     if (refused) return c.json(refused);
     const server = createServer(c.req.header('authorization') ?? '', c.req.raw.signal);
@@ -215,7 +255,7 @@ export function mcpRoute(deps: {
     await server.connect(transport);
     let response: Response;
     try {
-      response = await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
+      response = await transport.handleRequest(c.req.raw, parsedBody === undefined || parsedBody === TOO_LARGE ? undefined : { parsedBody });
     } catch (error) {
       void server.close();
       throw error;

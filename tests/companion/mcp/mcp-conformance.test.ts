@@ -181,6 +181,69 @@ describe('/mcp bodies the transport refuses', () => {
   });
 });
 
+// attack: a JSON-RPC batch made one composite call of two, each decided alone — the write where writes are auto, the
+// allow-listed command beside it running what the write put in place — where the same two in one <function_calls>
+// block ask. A batch holding a tools/call is refused whole, however its body is sent.
+describe('/mcp JSON-RPC batches', () => {
+  let lax: World;
+  let laxServed: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    lax = makeWorld({ tools: toolHandlers as ToolHandlers, config: { modes: { write: 'auto' }, allowCommands: ['npm test'] } });
+    laxServed = await listen(lax);
+  });
+  afterAll(async () => {
+    await laxServed.close();
+    await lax.close();
+    removeWorld(lax);
+  });
+  const post = (body: BodyInit, extra: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${laxServed.port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${lax.token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body,
+      ...extra,
+    });
+  /** a body sent in pieces, with no Content-Length */
+  const streamed = (text: string): RequestInit & { duplex: 'half' } => ({
+    body: new ReadableStream({
+      start(controller) {
+        const bytes = new TextEncoder().encode(text);
+        for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  });
+
+  it('a batch of a write to package.json and the allow-listed npm test is refused whole, sent at once or streamed; nothing runs', async () => {
+    const manifest = join(lax.root, 'package.json');
+    const marker = join(lax.root, 'ran');
+    writeFileSync(manifest, '{"scripts":{"test":"echo ok"}}\n');
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.write', arguments: { path: manifest, mode: 'overwrite', content: `{"scripts":{"test":"touch ${marker}"}}` } } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shell.exec', arguments: { command: 'npm test', cwd: lax.root } } },
+    ]);
+    for (const response of [await post(batch), await post('', streamed(batch))]) {
+      expect(response.status).toBe(400);
+      const answer = (await response.json()) as { id: unknown; error: { code: number; message: string } };
+      expect(answer.id).toBeNull();
+      expect(answer.error.code).toBe(-32600);
+      expect(answer.error.message).toMatch(/^Invalid Request: a JSON-RPC batch may not hold tools\/call \(this one holds 2: fs\.write, shell\.exec\); send each tools\/call in a POST of its own\..* Nothing in this batch was run\.$/);
+    }
+    expect(readFileSync(manifest, 'utf8')).toBe('{"scripts":{"test":"echo ok"}}\n');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('one call per POST still runs; a streamed body over the 4 MiB limit is 413', async () => {
+    writeFileSync(join(lax.root, 'one.txt'), 'one\n');
+    const read = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fs.read', arguments: { path: join(lax.root, 'one.txt') } } };
+    const answer = (await (await post('', streamed(JSON.stringify(read)))).json()) as { result: { content: Array<{ text: string }> } };
+    expect(answer.result.content[0]?.text).toBe('one\n');
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping', params: { pad: 'x'.repeat(4 * 1024 * 1024) } });
+    expect((await post('', streamed(big))).status).toBe(413);
+  });
+});
+
 // Stateless: every answer goes back on its own POST, so there is no event stream to offer on a GET. One opened and
 // closed at once read as a dropped connection to the SDK's client, which opened it again and again for as long as it
 // stayed connected (every second with its default delays).
