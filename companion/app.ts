@@ -362,6 +362,7 @@ export function createApp(deps: AppDeps): CompanionApp {
       version,
       ...(mcpServers ? { external: mcpServers } : {}),
       ...(deps.mcpProgressMs !== undefined ? { progressMs: deps.mcpProgressMs } : {}),
+      tokens,
     }),
   );
 

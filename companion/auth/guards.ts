@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { TokenStore } from './token-store';
+import { hashToken, type TokenStore } from './token-store';
 
 /**
  * The guards in front of every route (DESIGN §5.2, §7). Any web page can make the browser send requests to
@@ -66,7 +66,25 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** Every route not listed in `open` needs `Authorization: Bearer <token>`. */
+/**
+ * Calls `listener` once the token of `authorization` is revoked (POST /v1/unpair); returns the unsubscribe. A request
+ * let in with the token may wait a long time for its answer (a run waits for the person's approval, an /mcp call for
+ * its program): an unpaired extension, or a token the person revoked because it leaked, is given nothing more.
+ */
+export function onRevokeOf(tokens: Pick<TokenStore, 'onRevoke'>, authorization: string | undefined, listener: () => void): () => void {
+  const token = bearerToken(authorization);
+  if (token === undefined) return () => undefined;
+  const own = hashToken(token);
+  return tokens.onRevoke((hash) => {
+    if (hash.equals(own)) listener();
+  });
+}
+
+/**
+ * Every route not listed in `open` needs `Authorization: Bearer <token>`, for as long as it is answered: a token
+ * revoked while its request waits gets 401 then, not the answer (the run it started goes on; its result is not
+ * this token's). The unpair that revokes it is answered as usual.
+ */
 export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean): MiddlewareHandler {
   return async (c, next) => {
     if (open(c.req.method, c.req.path)) {
@@ -76,6 +94,21 @@ export function tokenGuard(tokens: TokenStore, open: (method: string, path: stri
     const header = c.req.header('authorization');
     if (header === undefined) return refuse(401, 'UNAUTHORIZED', 'missing Authorization: Bearer <token>; pair the extension first');
     if (!tokens.verify(bearerToken(header))) return refuse(401, 'UNAUTHORIZED', 'the bearer token is not valid for this companion');
-    await next();
+    if (c.req.method === 'POST' && c.req.path === '/v1/unpair') {
+      await next();
+      return;
+    }
+    let revoked!: () => void;
+    const revocation = new Promise<'revoked'>((resolve) => (revoked = () => resolve('revoked')));
+    const stopWatching = onRevokeOf(tokens, header, revoked);
+    try {
+      const answered = next();
+      if ((await Promise.race([answered, revocation])) === 'revoked') {
+        answered.catch(() => undefined);
+        return refuse(401, 'UNAUTHORIZED', 'the bearer token was revoked (unpaired) while this request waited; its answer is not given to it');
+      }
+    } finally {
+      stopWatching();
+    }
   };
 }

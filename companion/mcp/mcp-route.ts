@@ -5,6 +5,8 @@ import { DEFAULT_MAX_REQUEST_BODY_SIZE, readRequestBody, requestBodyTooLargeMess
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Outcome } from '../../shared/results/outcome';
+import { onRevokeOf } from '../auth/guards';
+import type { TokenStore } from '../auth/token-store';
 import { approvalWaitFor } from '../policy/decide';
 import type { Policy } from '../policy/schema';
 import { oneLine } from '../../shared/results/outcome';
@@ -131,6 +133,8 @@ export function mcpRoute(deps: {
   external?: ExternalTools;
   /** how often a call that asked for progress is told it still waits */
   progressMs?: number;
+  /** a call whose token is revoked while it waits is stopped, as one whose client closed its connection */
+  tokens?: Pick<TokenStore, 'onRevoke'>;
 }): Handler {
   // The SDK builds a new Ajv (compiling its meta-schemas) for every Server it constructs: with a server per request
   // that was about 0.7 ms of CPU per call (a sixth of a /mcp fs.read, bench). One validator serves them all.
@@ -187,6 +191,10 @@ export function mcpRoute(deps: {
       answering.set(key, run.record.runId);
       const onClosed = () => deps.runs.stop(run.record.runId, 'the MCP client closed its connection before the answer');
       closed.addEventListener('abort', onClosed, { once: true });
+      // an answer streamed with progress goes out after the token guard has let the request through: an unpair stops it here
+      const stopWatching = deps.tokens
+        ? onRevokeOf(deps.tokens, caller, () => deps.runs.stop(run.record.runId, 'the token the MCP client called with was revoked (unpaired) before the answer'))
+        : () => undefined;
       // A client that asked for progress is told, every few seconds, what the call waits for: most give up on a call
       // after their own timeout (MCP Inspector 10 s, the SDK's client 60 s) unless progress comes, while a card waits
       // up to the site's approval wait (120 s) and a program runs up to its own timeout.
@@ -206,6 +214,7 @@ export function mcpRoute(deps: {
       } finally {
         clearInterval(progress);
         closed.removeEventListener('abort', onClosed);
+        stopWatching();
         if (answering.get(key) === run.record.runId) answering.delete(key);
       }
       if (record.status === 'pending' || record.status === 'running') {

@@ -1,6 +1,10 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, makeWorld, removeWorld, TEST_PORT, type World } from './harness';
+import type { ToolHandlers } from '../../../companion/runs/tool-call';
+import { toolHandlers } from '../../../companion/tools';
+import { context, listen, makeWorld, mcpCall, removeWorld, TEST_PORT, type World } from './harness';
 
 const PROTECTED: Array<[string, string]> = [
   ['POST', '/v1/run'],
@@ -171,6 +175,65 @@ describe('pairing over HTTP', () => {
     const res = await world.post('/v1/pair/code', {}, given);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { code: string }).code).toMatch(/^[A-Z2-9]{8}$/);
+  });
+});
+
+// attack: a request let in with a token waits (a run for the person's approval, an /mcp call for its program) and the
+// token is revoked meanwhile — the extension unpaired, or the person revoked a token that leaked: the answer that
+// comes after is not given to it.
+describe('a token revoked while its request waits', () => {
+  let real: World;
+  beforeAll(() => {
+    real = makeWorld({ tools: toolHandlers as ToolHandlers });
+    writeFileSync(join(real.root, 'notes.txt'), 'private notes\n');
+  });
+  afterAll(async () => {
+    await real.close();
+    removeWorld(real);
+  });
+  const pairToken = async () => {
+    const { code } = real.companion.pairing.newCode();
+    return ((await (await real.post('/v1/pair', { code }, null)).json()) as { token: string }).token;
+  };
+  const pendingCard = async () => {
+    await expect.poll(() => real.companion.approvals.pending().length).toBe(1);
+    return real.companion.approvals.pending()[0]!;
+  };
+
+  it('POST /v1/run waiting for approval is answered 401 once its token is unpaired, not with the result approved after', async () => {
+    const token = await pairToken();
+    const block = mcpCall('r1', 'shell.exec', { command: 'cat notes.txt', cwd: real.root });
+    const waiting = real.post('/v1/run', { kind: 'mcp-request', text: block, context: context('conv-revoke', 'm1'), waitMs: 10_000 }, token);
+    const card = await pendingCard();
+    expect(await (await real.post('/v1/unpair', {}, token)).json()).toEqual({ revoked: true });
+    real.companion.approvals.decide(card.id, 'approve', card.argsHash);
+    const answer = await waiting;
+    expect(answer.status).toBe(401);
+    const body = await answer.text();
+    expect(body).not.toContain('private notes');
+    expect(JSON.parse(body)).toEqual({
+      error: { code: 'UNAUTHORIZED', message: 'the bearer token was revoked (unpaired) while this request waited; its answer is not given to it' },
+    });
+  });
+
+  it('an /mcp call answered with progress is stopped by the unpair: its card withdrawn, nothing written', async () => {
+    const token = await pairToken();
+    const path = join(real.root, 'after-unpair.txt');
+    const call = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fs.write', arguments: { path, mode: 'overwrite', content: 'x' }, _meta: { progressToken: 'p' } } };
+    const response = await real.request('/mcp', {
+      method: 'POST',
+      token,
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(call),
+    });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const card = await pendingCard();
+    await real.post('/v1/unpair', {}, token);
+    const stream = await response.text();
+    expect(stream).toContain('the token the MCP client called with was revoked (unpaired) before the answer');
+    expect(real.companion.approvals.get(card.id)?.state).not.toBe('pending');
+    expect(() => real.companion.approvals.decide(card.id, 'approve', card.argsHash)).toThrow();
+    expect(existsSync(path)).toBe(false);
   });
 });
 
