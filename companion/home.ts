@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ToolError } from '../shared/errors';
@@ -82,13 +82,66 @@ function fileInTheWay(path: string): string {
 export function ensureHome(root: string): HomePaths {
   const paths = homePaths(root);
   try {
-    for (const dir of [root, paths.audit, paths.journal, paths.programs]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    keepPrivate(paths);
+    for (const dir of [paths.audit, paths.journal, paths.programs]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
+    if (error instanceof ToolError) throw error;
     const { code, path = root } = error as NodeJS.ErrnoException;
     const reason = code === 'EEXIST' || code === 'ENOTDIR' ? `${fileInTheWay(path)} is a file, not a folder` : asToolError(error, path).message;
     throw new ToolError('INVALID_INPUT', `the data directory ${root} cannot be made: ${reason}. Set CHATBRIDGE_HOME to a folder of its own (default ~/.chatbridge)`);
   }
   return paths;
+}
+
+/**
+ * The data directory holds what lets a program act as the person: the tokens that pair an extension, the config a
+ * start loads (its modes, the MCP servers it starts), the journal a start repairs from (before-images of their files,
+ * and what it writes back), the audit and run logs. What the companion makes in it is private (folders 0700, files
+ * 0600), but one that already existed — made by hand or under a loose umask, or a shared folder CHATBRIDGE_HOME names
+ * — was used as it was: one other users could write to let them pair a token of their own (a tokens.json put in its
+ * place) or give the next start a config of theirs. So, on POSIX: the data directory (a link to one is followed) and
+ * its own folders, when they are the person's but open to others, are made private before anything in them is read;
+ * when it, or an entry of its own, belongs to another user, it is refused, naming it and what to do — tightening
+ * would not take out what they may have put there already.
+ */
+function keepPrivate(paths: HomePaths): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const fix = 'Set CHATBRIDGE_HOME to a folder of your own (default ~/.chatbridge)';
+  const home = statSync(paths.root);
+  if (home.uid !== uid) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `the data directory ${paths.root} belongs to another user (uid ${home.uid}), not to you: they could put a token, a config or a journal entry of theirs in it, so it is not used. ${fix}`,
+    );
+  }
+  if ((home.mode & 0o077) !== 0) makePrivate(paths.root);
+  const entries = [paths.tokens, paths.cliToken, paths.config, paths.runtime, paths.lock, paths.runs, paths.audit, paths.journal, paths.programs, paths.mcpLogs];
+  for (const entry of entries) {
+    let stat: Stats;
+    try {
+      stat = lstatSync(entry);
+    } catch {
+      continue;
+    }
+    if (stat.uid !== uid) {
+      throw new ToolError(
+        'INVALID_INPUT',
+        `the data directory ${paths.root} holds ${entry}, which belongs to another user (uid ${stat.uid}), not to you: it may hold what they put there (a token of theirs, a config, a journal entry the next start would write back), so it is not used. Remove it, or s${fix.slice(1)}`,
+      );
+    }
+    if (stat.isDirectory() && (stat.mode & 0o077) !== 0) makePrivate(entry);
+  }
+}
+
+/** A file system without POSIX modes (FAT, a Windows drive under WSL) refuses or ignores it: used as it was, as before. */
+function makePrivate(folder: string): void {
+  try {
+    chmodSync(folder, 0o700);
+  } catch {
+    // EPERM on a FAT mount: its modes are the mount's, not the folder's
+  }
 }
 
 /**
