@@ -14,6 +14,7 @@ import { readConfigObject, serversOf } from './config-file';
 import { createServerConnection, type ExternalToolEntry, type ServerConnection, type ServerHealth, type ServerState } from './connection';
 import { splitExternalName } from './names';
 import { toolResultText } from './results';
+import { externalToolRule } from './tool-policy';
 import { createServerLog } from './server-log';
 
 /**
@@ -248,29 +249,76 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     return Math.min(spec.timeoutMs ?? policy.limits.defaultTimeoutMs, policy.limits.maxTimeoutMs);
   }
 
+  /** The arguments as an object (none is `{}`), or the refusal naming the rule. */
+  function argumentsObject(name: string, args: unknown): ReturnType<ExternalTool['validate']> {
+    const given = args === undefined ? {} : args;
+    if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+      return { ok: false, code: 'INVALID_INPUT', message: `${name} arguments must be an object like {"name": value}` };
+    }
+    return { ok: true, args: given as Record<string, unknown> };
+  }
+
+  function planOf(rule: ExternalToolEntry['rule']): Awaited<ReturnType<ExternalTool['plan']>> {
+    return { risk: rule.risk, paths: [], ...(rule.mode !== undefined ? { mode: rule.mode } : {}) };
+  }
+
+  function previewOf(name: string, server: string, tool: string, args: Record<string, unknown>): Awaited<ReturnType<ExternalTool['preview']>> {
+    // the person approves exactly these arguments (the approval is bound to their hash)
+    return { title: `${name} — MCP server "${server}", tool "${tool}"`, heading: { kind: 'mcp', server, tool }, paths: [], diff: JSON.stringify(args, null, 2) };
+  }
+
+  /** The listed tool `tool` of a server that is up; NOT_FOUND naming its tools (or why it is left out) when it has none. */
+  function entryOf(connection: ServerConnection, name: string, tool: string): ExternalToolEntry {
+    const entry = connection.tools().get(tool);
+    if (entry) return entry;
+    const skipped = connection.skipped(tool);
+    if (skipped) throw new ToolError('NOT_FOUND', `${name} is ${skipped}`);
+    const own = [...connection.tools().values()].map((t) => t.name);
+    const suggestion = suggestToolName(name, own);
+    throw new ToolError(
+      'NOT_FOUND',
+      `MCP server ${connection.name} has no tool ${JSON.stringify(tool)}; its tools are ${own.join(', ') || '(none)'}` +
+        (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+    );
+  }
+
+  /**
+   * A tool of a server that is not running (given up after failing to start, or waiting out its backoff), when its
+   * config alone gives the tool's rule — `trustAnnotations` off: every tool is exec, its mode the config's. The call is
+   * decided, and the person asked, before the server is started: starting it first ran the server's program for a call
+   * the policy then denied, or whose card the person refused. Its tools and their schemas come with the server, so
+   * the tool's name and arguments are checked once it is up, before anything is sent to it. With `trustAnnotations`
+   * the rule needs the tool's annotations: the server is started first, as before.
+   */
+  function toolOfStoppedServer(connection: ServerConnection, name: string, tool: string): ExternalTool | undefined {
+    if (connection.spec.policy.trustAnnotations === true) return undefined;
+    const rule = externalToolRule(connection.spec.policy, connection.name, tool, undefined);
+    return {
+      name,
+      validate: (args) => argumentsObject(name, args),
+      plan: async () => planOf(rule),
+      preview: async (args) => previewOf(name, connection.name, tool, args),
+      async run(args, ctx) {
+        await connection.ready(ctx.signal, startTimeoutFor(connection.spec));
+        const entry = entryOf(connection, name, tool);
+        const checked = entry.check(args);
+        if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.message);
+        return externalTool(connection, entry).run(args, ctx);
+      },
+    };
+  }
+
   function externalTool(connection: ServerConnection, entry: ExternalToolEntry): ExternalTool {
     return {
       name: entry.name,
       validate(args) {
-        const given = args === undefined ? {} : args;
-        if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-          return { ok: false, code: 'INVALID_INPUT', message: `${entry.name} arguments must be an object like {"name": value}` };
-        }
-        const checked = entry.check(given as Record<string, unknown>);
-        return checked.ok ? { ok: true, args: given as Record<string, unknown> } : { ok: false, code: 'INVALID_INPUT', message: checked.message };
+        const given = argumentsObject(entry.name, args);
+        if (!given.ok) return given;
+        const checked = entry.check(given.args);
+        return checked.ok ? given : { ok: false, code: 'INVALID_INPUT', message: checked.message };
       },
-      async plan() {
-        return { risk: entry.rule.risk, paths: [], ...(entry.rule.mode !== undefined ? { mode: entry.rule.mode } : {}) };
-      },
-      async preview(args) {
-        // the person approves exactly these arguments (the approval is bound to their hash)
-        return {
-          title: `${entry.name} — MCP server "${entry.server}", tool "${entry.tool}"`,
-          heading: { kind: 'mcp', server: entry.server, tool: entry.tool },
-          paths: [],
-          diff: JSON.stringify(args, null, 2),
-        };
-      },
+      plan: async () => planOf(entry.rule),
+      preview: async (args) => previewOf(entry.name, entry.server, entry.tool, args),
       async run(args, ctx: ToolContext) {
         const result = await connection.call(entry.tool, args, {
           signal: ctx.signal,
@@ -300,20 +348,12 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     const connection = connections.get(parts.server);
     if (!connection) throw notFound(name);
     if (connection.state() === 'error') refuseEditedGivenUp(parts.server);
-    await connection.ready(signal, startTimeoutFor(connection.spec));
-    const entry = connection.tools().get(parts.tool);
-    if (!entry) {
-      const skipped = connection.skipped(parts.tool);
-      if (skipped) throw new ToolError('NOT_FOUND', `${name} is ${skipped}`);
-      const own = [...connection.tools().values()].map((t) => t.name);
-      const suggestion = suggestToolName(name, own);
-      throw new ToolError(
-        'NOT_FOUND',
-        `MCP server ${parts.server} has no tool ${JSON.stringify(parts.tool)}; its tools are ${own.join(', ') || '(none)'}` +
-          (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
-      );
+    if (connection.state() === 'error' || connection.state() === 'retrying') {
+      const stopped = toolOfStoppedServer(connection, name, parts.tool);
+      if (stopped) return stopped;
     }
-    return externalTool(connection, entry);
+    await connection.ready(signal, startTimeoutFor(connection.spec));
+    return externalTool(connection, entryOf(connection, name, parts.tool));
   }
 
   return {

@@ -395,7 +395,10 @@ describe('a broken or failing server does not stop the companion', () => {
     expect(servers.find((s) => s.name === 'exits')?.lastError).toMatch(/gave up after 3 failures/);
     // a folder to start in that is not there: named, not taken for a missing command
     expect(servers.find((s) => s.name === 'nowhere')?.lastError).toMatch(/^could not start: its folder \(cwd\) "\/nonexistent\/chatbridge-test-folder" is not an existing directory/);
-    const call = await world.run('mcp-request', mcpCall('gone', 'missing.tool', {}));
+    // asked first (its tools are exec, confirm by default): a server is started for a call only once the call may run
+    const asked = await world.run('mcp-request', mcpCall('gone', 'missing.tool', {}));
+    expect(asked.status).toBe('pending');
+    const call = await world.decide(asked.runId, 'approve');
     expect(mcpJson(call.resultText).error?.message).toMatch(/^UNAVAILABLE: MCP server missing is not running: could not start/);
     const status = (await (await fetch(`http://127.0.0.1:${world.port}/v1/status`)).json()) as { mcp: Record<string, number> };
     expect(status.mcp).toMatchObject({ servers: 6, ready: 1, failing: 4 });

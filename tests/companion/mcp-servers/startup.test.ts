@@ -101,7 +101,9 @@ describe('a server that does not come up says why', () => {
   it('a program that exits at once: its exit and the last line of its stderr, in the health and in a call', async () => {
     const health = await healthOf('exits');
     expect(health.lastError).toMatch(/^could not start: the server exited \(code 2\); its stderr ended with: error: set NOTES_DIR to the folder of your notes \(gave up/);
-    const run = await world.run('mcp-request', mcpCall('e1', 'exits.anything', {}));
+    // asked first (its tools are exec, confirm by default): a server is started for a call only once the call may run
+    const asked = await world.run('mcp-request', mcpCall('e1', 'exits.anything', {}));
+    const run = await world.decide(asked.runId, 'approve');
     expect(mcpJson(run.resultText).error?.message).toContain('the server exited (code 2); its stderr ended with: error: set NOTES_DIR');
   });
 
@@ -160,7 +162,7 @@ describe('a server that does not come up says why', () => {
   it("a key in the server's URL path or query is not shown by the health, the log or a call's answer", async () => {
     const health = await healthOf('keyed');
     expect(health.lastError).toMatch(/^could not start: Streamable HTTP: .*Redirect to http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/s\/…\/mcp\/+ not followed/);
-    const run = await world.run('mcp-request', mcpCall('k1', 'keyed.anything', {}));
+    const run = await world.decide((await world.run('mcp-request', mcpCall('k1', 'keyed.anything', {}))).runId, 'approve');
     const log = readFileSync(join(world.home, 'mcp-logs', 'keyed.log'), 'utf8');
     for (const shown of [health.lastError, run.resultText, log]) {
       expect(shown).not.toContain(PATH_KEY);
@@ -171,7 +173,7 @@ describe('a server that does not come up says why', () => {
   it("a key given as the URL's user name is not shown by the health, the log or a call's answer either", async () => {
     const health = await healthOf('userkeyed');
     expect(health.lastError).toContain('includes credentials: http://…@127.0.0.1:9/mcp');
-    const run = await world.run('mcp-request', mcpCall('k2', 'userkeyed.anything', {}));
+    const run = await world.decide((await world.run('mcp-request', mcpCall('k2', 'userkeyed.anything', {}))).runId, 'approve');
     const log = readFileSync(join(world.home, 'mcp-logs', 'userkeyed.log'), 'utf8');
     for (const shown of [health.lastError, run.resultText, log]) expect(shown).not.toContain(USER_KEY);
   });
