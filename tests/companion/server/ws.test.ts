@@ -113,6 +113,19 @@ describe('/ws authentication', () => {
     expect(await box.next((m) => m.type === 'auth-ok')).toMatchObject({ type: 'auth-ok' });
     ws.close();
   });
+
+  it('a socket whose token is unpaired is closed as unauthorized; one opened with another token stays', async () => {
+    const { code } = world.companion.pairing.newCode();
+    const { token } = (await (await world.post('/v1/pair', { code }, null)).json()) as { token: string };
+    const paired = open({ protocols: [`bearer.${token}`] });
+    const other = open({ protocols: [`bearer.${world.token}`] });
+    await Promise.all([inbox(paired).next((m) => m.type === 'auth-ok'), inbox(other).next((m) => m.type === 'auth-ok')]);
+    const ended = closed(paired);
+    expect(await (await world.post('/v1/unpair', {}, token)).json()).toEqual({ revoked: true });
+    expect(await ended).toEqual({ code: WS_CLOSE.unauthorized, reason: 'token revoked' });
+    expect(other.readyState).toBe(WebSocket.OPEN);
+    other.close();
+  });
 });
 
 describe('/ws events', () => {
