@@ -3,7 +3,6 @@ import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolResultSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -18,6 +17,7 @@ import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
 import { limitedFetch } from './limited-fetch';
+import { ToolResultSchema } from './results';
 import { urlSecrets, withoutUrlSecrets } from './shown-url';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
@@ -593,7 +593,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     callsWaiting++;
     let result: CallToolResult;
     try {
-      result = (await c.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
+      result = (await c.request({ method: 'tools/call', params: { name: tool, arguments: args } }, ToolResultSchema, {
         signal: callOptions.signal,
         timeout: callOptions.timeoutMs,
         resetTimeoutOnProgress: true,

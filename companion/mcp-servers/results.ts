@@ -1,3 +1,5 @@
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { canonicalJson } from '../approvals/args-hash';
 
 /**
@@ -13,6 +15,19 @@ export interface ToolResultLike {
   content?: unknown;
   structuredContent?: unknown;
 }
+
+/**
+ * A tools/call result as it is read from a server: any content part, whatever its type and fields, is kept for
+ * toolResultText to show or name, and an isError that is not `true` (null from a nullable field) is no error. The
+ * SDK's CallToolResultSchema refuses the whole result for one part of a type a newer spec version added, or an image
+ * without its mimeType — after the tool has run — and its parse error read as the connection failing: the call was
+ * UNAVAILABLE with a page of schema errors and the server was restarted, so a model called again what already ran.
+ */
+export const ToolResultSchema = ResultSchema.extend({
+  content: z.array(z.unknown()).default([]),
+  structuredContent: z.unknown().optional(),
+  isError: z.unknown().optional(),
+});
 
 function bytesOfBase64(data: string): number {
   const clean = data.replace(/\s+/g, '');
@@ -55,8 +70,11 @@ function partText(part: unknown): string {
       const size = typeof resource.blob === 'string' ? `, ${humanSize(bytesOfBase64(resource.blob))}` : '';
       return `[resource ${uri}: ${type ?? 'binary'}${size} — not shown in the chat]`;
     }
-    default:
-      return `[${typeof p.type === 'string' ? p.type : 'unknown'} content — not shown in the chat]`;
+    default: {
+      // a kind a newer spec version added (the SDK knows the five above): named with what it says of itself
+      const facts = [str(p.mimeType), typeof p.data === 'string' ? humanSize(bytesOfBase64(p.data)) : undefined].filter(Boolean).join(', ');
+      return `[${typeof p.type === 'string' ? p.type : 'unknown'} content${facts ? ` (${facts})` : ''} — not shown in the chat]`;
+    }
   }
 }
 
