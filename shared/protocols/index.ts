@@ -1,6 +1,6 @@
 import type { Block, BlockKind } from './types';
 import type { Protocol } from './define-protocol';
-import { scanFences } from './markdown';
+import { scanFences, type Fence } from './markdown';
 import { mcpRequest } from './mcp-request';
 import { flycodeCall } from './flycode-call';
 import { autocoder } from './autocoder';
@@ -59,7 +59,7 @@ export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
     }
   }
   // Every kind is read even when only one is asked for: whether a block is another block's content needs them all.
-  const found = withoutContent(blocks).sort((a, b) => a.start - b.start || a.end - b.end);
+  const found = withoutContent(withoutQuotedResults(blocks, markdown, fences)).sort((a, b) => a.start - b.start || a.end - b.end);
   return kind === undefined ? found : found.filter((block) => block.kind === kind);
 }
 
@@ -106,6 +106,55 @@ function reasoningEnd(markdown: string): number {
   // the tag (`<think> tags hold the reasoning …`), and the reply is its answer.
   const lineEnd = markdown.indexOf('\n', open[0].length);
   return markdown.slice(open[0].length, lineEnd === -1 ? markdown.length : lineEnd).trim() === '' ? markdown.length : 0;
+}
+
+/** The labels of the result blocks chatbridge types into a chat (shared/results). */
+const RESULT_LABELS: ReadonlySet<string> = new Set(['mcp-response', 'flycode-result', 'axon-result']);
+
+/** A `<function_result …>` element's opening tag alone on its line, as shared/results/function-result.ts writes it. */
+const FUNCTION_RESULT_OPEN = /^[ \t]*<function_result(?:[ \t][^<>\n]*)?>[ \t]*\r?$/gm;
+const FUNCTION_RESULT_CLOSE = '</function_result>';
+
+/**
+ * The blocks that do not start inside a result chatbridge typed into the chat, quoted back by the model in its next
+ * reply: a ```` ```flycode-result ````, ```` ```axon-result ```` or ```` ```mcp-response ```` block, or a
+ * `<function_result>` element from its opening tag alone on its line up to its closing tag. A result holds what the
+ * tool read or printed as it is — a prompt file's example call, a README's plan, a program's output — and a model
+ * repeating the result it got ("the tool returned: …") ran that text as its own calls. A result not closed (yet)
+ * reaches to the end, as an unclosed code block does: mid-stream, the call it holds is complete before its closing
+ * tag has come; one in a closed code block ends with it. The tag in prose (`comes back in <function_result> tags`)
+ * opens nothing. Linear: each closing tag is looked for once.
+ */
+export function withoutQuotedResults(blocks: Block[], markdown: string, fences: readonly Fence[]): Block[] {
+  if (blocks.length === 0) return blocks;
+  const spans: Array<{ start: number; end: number }> = fences.filter((fence) => RESULT_LABELS.has(fence.label));
+  if (markdown.includes('<function_result')) {
+    let after = 0;
+    let f = 0;
+    // the first closing tag at or after the opener; found again only once an opener has passed it (-1: none left)
+    let close = -2;
+    for (const open of markdown.matchAll(FUNCTION_RESULT_OPEN)) {
+      if (open.index < after) continue;
+      while (f < fences.length && (fences[f] as Fence).contentEnd <= open.index) f++;
+      const fence = fences[f];
+      // in a closed code block (an example in a file a block writes), it ends with that block, as the page shows it
+      const limit = fence !== undefined && fence.closed && fence.contentStart <= open.index ? fence.contentEnd : markdown.length;
+      if (close !== -1 && close < open.index) close = markdown.indexOf(FUNCTION_RESULT_CLOSE, open.index);
+      after = close === -1 || close >= limit ? limit : close + FUNCTION_RESULT_CLOSE.length;
+      spans.push({ start: open.index, end: after });
+    }
+  }
+  if (spans.length === 0) return blocks;
+  spans.sort((a, b) => a.start - b.start);
+  const inside = new Set<Block>();
+  let i = 0;
+  let reach = -1;
+  for (const block of [...blocks].sort((a, b) => a.start - b.start)) {
+    // a fence may lie inside an element: the furthest end reached so far is the one a block must start past
+    while (i < spans.length && (spans[i] as { start: number }).start <= block.start) reach = Math.max(reach, (spans[i++] as { end: number }).end);
+    if (block.start < reach) inside.add(block);
+  }
+  return inside.size === 0 ? blocks : blocks.filter((block) => !inside.has(block));
 }
 
 /**
@@ -156,5 +205,5 @@ export function outlineBlocks(markdown: string): Block[] {
     }
   }
   // As in findBlocks; outlined JSON blocks have no payload, so they hold nothing here and findBlocks may drop more.
-  return withoutContent(blocks).sort((a, b) => a.start - b.start || a.end - b.end);
+  return withoutContent(withoutQuotedResults(blocks, markdown, fences)).sort((a, b) => a.start - b.start || a.end - b.end);
 }

@@ -72,6 +72,10 @@ const ADVERSARIAL_UNITS: Array<[string, string, string, string?]> = [
   ['<invoke and <parameter tags that never end', '<function_calls>\n', '<invoke <parameter ', '</function_calls>'],
   ['many complete <function_calls> blocks', '', '<function_calls><invoke name="a"><parameter name="p">x</parameter></invoke></function_calls>\n'],
   ['JSON-line calls that never end', '', '{"type": "function_call_start", "name": "a"}\n{"type": "parameter", "key": "p", "value": 1}\n'],
+  ['<function_result> openers without a closer, each before a call', '', '<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n'],
+  ['<function_result> openers with one closer at the very end', '', '<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n', '</function_result>\n'],
+  ['<function_result> openers in code blocks, no closer', '', '```xml\n<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n```\n'],
+  ['many quoted results, each holding a call', '', '```flycode-result\n[data]\n#####--{"type":"operate"}--#####\n```\n<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n</function_result>\n'],
   ['JSON-line calls inside an XML block', '<function_calls><invoke name="a"><parameter name="p">', '{"type": "function_call_start", "name": "a"}\n{"type": "function_call_end"}\n', '</parameter></invoke></function_calls>'],
 ];
 
