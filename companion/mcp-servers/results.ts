@@ -7,8 +7,8 @@ import { canonicalJson } from '../approvals/args-hash';
  * short placeholder naming its type and size — never its base64, which would fill the chat and the model's context
  * with noise; a resource link as its name and URI; an embedded text resource as its text (also one sent as a blob
  * whose type says text), a binary one as a placeholder; `structuredContent` as compact JSON unless a text part gives the result, or the data inside it, as
- * JSON (the spec asks servers to give it as text too, and a model reads it once); a long base64 data URL anywhere in the text as a placeholder like
- * an image's. Parts are joined with a newline. `isError` is not looked at
+ * JSON (the spec asks servers to give it as text too, and a model reads it once); a long base64 data URL, or a file's worth of bare base64,
+ * anywhere in the text as a placeholder like an image's. Parts are joined with a newline. `isError` is not looked at
  * here: the caller turns such a result into the protocol's error form.
  */
 export interface ToolResultLike {
@@ -105,11 +105,24 @@ function textOfBlob(blob: string, type: string | undefined): string | undefined 
  */
 const DATA_URL = /data:([\w.+-]+\/[\w.+-]+)?((?:;[\w.+-]+=[\w.+-]*)*);base64,([A-Za-z0-9+/]{256,}={0,2})/g;
 
+/**
+ * Base64 with no data URL around it, long enough to be a file's bytes (a screenshot in a JSON field, a PDF in a text
+ * part): capped, it was the 20 000 characters a model reads, as noise, and the fields after it were cut off. Past 3 KB
+ * of encoded text no cursor or token a model passes on is that long; a run counts only from its start (the lookbehind
+ * keeps the scan linear), and only with capitals, small letters and digits in it, as encoded bytes have and a DNA
+ * sequence or a hex digest has not.
+ */
+const BASE64_RUN = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{4096,}={0,2}/g;
+
 function withoutDataUrls(text: string): string {
-  if (!text.includes(';base64,')) return text;
-  return text.replace(DATA_URL, (_match, type: string | undefined, _parameters: string, data: string) => {
-    return `[data URL ${type ?? 'of unknown type'}, ${humanSize(bytesOfBase64(data))} — not shown in the chat]`;
-  });
+  const shown = !text.includes(';base64,')
+    ? text
+    : text.replace(DATA_URL, (_match, type: string | undefined, _parameters: string, data: string) => {
+        return `[data URL ${type ?? 'of unknown type'}, ${humanSize(bytesOfBase64(data))} — not shown in the chat]`;
+      });
+  return shown.replace(BASE64_RUN, (run) =>
+    /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run) ? `[base64 data, ${humanSize(bytesOfBase64(run))} — not shown in the chat]` : run,
+  );
 }
 
 /** The text of a text part or of an embedded text resource, where a server may put its structured result's JSON. */

@@ -290,6 +290,9 @@ describe('arguments against the tool schema', () => {
 });
 
 describe('what a model reads of a result', () => {
+  // 150 KB of an image's bytes as base64, and a cursor as APIs encode their paging state
+  const SCREENSHOT = Buffer.from(Array.from({ length: 150 * 1024 }, (_, i) => (i * 7919) % 251)).toString('base64');
+  const CURSOR = Buffer.from(JSON.stringify({ after: 'issue-1234', sort: 'updated', direction: 'desc', filters: { state: 'open', labels: ['bug', 'p1'] } }).repeat(8)).toString('base64');
   it.each([
     ['text as is', { content: [{ type: 'text', text: 'a\nb' }] }, 'a\nb'],
     ['an image as a placeholder', { content: [{ type: 'image', data: 'A'.repeat(4096), mimeType: 'image/png' }] }, '[image image/png, 3.0 KB — not shown in the chat]'],
@@ -332,6 +335,18 @@ describe('what a model reads of a result', () => {
     ],
     ['structured content holding a data URL', { content: [], structuredContent: { png: `data:;base64,${'D'.repeat(400)}` } }, '{"png":"[data URL of unknown type, 300 B — not shown in the chat]"}'],
     ['a short data URL (an icon, a tiny example) as it is', { content: [{ type: 'text', text: 'data:text/plain;base64,aGk=' }] }, 'data:text/plain;base64,aGk='],
+    [
+      'base64 in structured content (a screenshot field) as a placeholder, the fields after it kept',
+      { content: [], structuredContent: { screenshot: SCREENSHOT, title: 'Example Domain', url: 'https://example.com/' } },
+      '{"screenshot":"[base64 data, 150.0 KB — not shown in the chat]","title":"Example Domain","url":"https://example.com/"}',
+    ],
+    [
+      'base64 in a text part as a placeholder, the words around it kept',
+      { content: [{ type: 'text', text: `Encoded report.pdf:\n${SCREENSHOT}\nPass it to mail.send as attachment.` }] },
+      'Encoded report.pdf:\n[base64 data, 150.0 KB — not shown in the chat]\nPass it to mail.send as attachment.',
+    ],
+    ['a pagination cursor (short base64 the model passes on) as it is', { content: [{ type: 'text', text: `next: ${CURSOR}` }] }, `next: ${CURSOR}`],
+    ['a long sequence of letters alone (DNA, a hash in hex) as it is', { content: [{ type: 'text', text: 'ACGT'.repeat(5000) }] }, 'ACGT'.repeat(5000)],
   ])('%s', (_name, result, text) => {
     expect(toolResultText(result)).toBe(text);
   });
