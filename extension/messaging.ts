@@ -85,7 +85,22 @@ export interface RecentRun {
 
 export type RequestType = keyof RequestMap;
 export type Request<T extends RequestType = RequestType> = { type: T } & RequestMap[T]['request'];
-export type Reply<T extends RequestType> = { ok: true; value: RequestMap[T]['response'] } | { ok: false; error: string };
+/**
+ * A refusal carries the companion's error code when there is one (`NOT_FOUND`, `UNREACHABLE`, …): a page tells a run the
+ * companion no longer has from a companion it cannot reach for now by it, never by the words.
+ */
+export type Reply<T extends RequestType> = { ok: true; value: RequestMap[T]['response'] } | { ok: false; error: string; code?: string };
+
+/** A request the background refused, with the companion's error code when the refusal was the companion's. */
+export class BackgroundRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'BackgroundRefusal';
+  }
+}
 
 export const REQUEST_TYPES: readonly RequestType[] = [
   'connection', 'pair', 'unpair', 'run', 'get-run', 'approvals', 'decide', 'grants', 'forget-grant', 'journal', 'undo', 'programs', 'stop-program', 'stop-run', 'recent-runs', 'tools',
@@ -104,7 +119,7 @@ export function isRequest(value: unknown): value is Request {
 export async function ask<T extends RequestType>(type: T, request: RequestMap[T]['request']): Promise<RequestMap[T]['response']> {
   const reply = (await browser.runtime.sendMessage({ type, ...request })) as Reply<T> | undefined;
   if (!reply) throw new Error(`background did not answer "${type}"`);
-  if (!reply.ok) throw new Error(reply.error);
+  if (!reply.ok) throw new BackgroundRefusal(reply.error, typeof reply.code === 'string' ? reply.code : undefined);
   return reply.value;
 }
 

@@ -164,7 +164,7 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     if (caller.kind === 'extension') return;
     await ownersLoaded;
     if (owners.owns(String(runId), caller.origin)) return;
-    throw new Error(of ? `${type}: ${of} is not of a run started on ${caller.origin}` : `${type}: run ${runId} was not started on ${caller.origin}`);
+    throw new NotThePagesRun(of ? `${type}: ${of} is not of a run started on ${caller.origin}` : `${type}: run ${runId} was not started on ${caller.origin}`);
   };
   const mustBeOfPage = (type: RequestType, caller: Caller, run: RunRequest): void => {
     if (caller.kind === 'extension') return;
@@ -296,7 +296,11 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     const handler = handlers[message.type] as (r: Request, s: Browser.runtime.MessageSender, c: Caller) => Promise<unknown>;
     return handler(message, sender, caller).then(
       (value): Reply<RequestType> => ({ ok: true, value }) as Reply<RequestType>,
-      (error: unknown): Reply<RequestType> => ({ ok: false, error: companionRefusal(error, message.type) }),
+      (error: unknown): Reply<RequestType> => ({
+        ok: false,
+        error: companionRefusal(error, message.type),
+        ...(error instanceof CompanionError || error instanceof NotThePagesRun ? { code: error.code } : {}),
+      }),
     );
   });
 
@@ -338,6 +342,11 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   startSiteScripts();
   void socket.start();
   return { command: onCommand, notificationClicked: notices.clicked };
+}
+
+/** A chat page asked about a run its origin did not start: a refusal that asking again does not change. */
+class NotThePagesRun extends Error {
+  readonly code = 'FORBIDDEN';
 }
 
 async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> {

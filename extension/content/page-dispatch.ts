@@ -1,6 +1,7 @@
 import { grantsConversationWide } from '../../shared/conversation-key';
 import { formatRuntimeFeedback } from '../../shared/results';
 import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
+import { BackgroundRefusal } from '../messaging';
 import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit, type SharedStop } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
@@ -363,17 +364,19 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const followNow = async (): Promise<void> => {
       // Stops since the run began count, also those before the reload (the ledger keeps them with their time).
       const stopsBefore = { ...ctx.stopsMark(), ...(startedAt !== undefined ? { at: startedAt } : {}) };
-      let run: RunResponse;
-      try {
-        run = await bridge.ask('get-run', { runId });
-      } catch (error) {
-        // The companion no longer knows the run (its records were cleared): nothing is owed any more.
-        ctx.reportOnce('following a run after a reload failed', error);
-        await ledger.delivered(conv, keys);
-        return;
-      }
       for (const b of blocks) b.runId = runId;
       setState(record, blocks, 'running');
+      const run = await getRunWhenReachable(runId);
+      if (run === null) return;
+      if ('refused' in run) {
+        // The companion no longer knows the run (its records were cleared), or it is not this page's to read: nothing
+        // is owed any more, and the chip says the result is lost rather than offering Run as if it never ran.
+        ctx.reportOnce('following a run after a reload failed', run.refused);
+        await ledger.delivered(conv, keys);
+        for (const b of blocks) b.ranBefore = true;
+        setState(record, blocks, 'failed', run.refused.code === 'NOT_FOUND' ? t('note.runUnknown') : run.refused.message);
+        return;
+      }
       if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
       const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
       if (!final || signal.aborted) return;
@@ -401,6 +404,28 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       .catch((error: unknown) => {
         if (!signal.aborted) ctx.reportOnce('following a run after a reload failed', error);
       });
+  };
+
+  /**
+   * The run as the companion has it now, asked again every RUN_POLL_MS for as long as the answer cannot be had (the
+   * companion stopped or restarting, the background between two service workers): a result owed to the chat is not
+   * given up because nothing answered at the moment the page looked. A refusal that asking again does not change
+   * (the companion has no such run, or it is not this page's) is returned as it is; null once the page stopped.
+   */
+  const getRunWhenReachable = async (runId: string): Promise<RunResponse | { refused: BackgroundRefusal } | null> => {
+    for (;;) {
+      try {
+        return await bridge.ask('get-run', { runId });
+      } catch (error) {
+        if (error instanceof BackgroundRefusal && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return { refused: error };
+        ctx.reportOnce('following a run after a reload failed', error);
+      }
+      if (signal.aborted) return null;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RUN_POLL_MS);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
   };
 
   const runUnit = async (

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import type { Approval, RunResponse } from '../../extension/companion/api-types';
+import { BackgroundRefusal } from '../../extension/messaging';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { deepseek } from '../../extension/sites';
 import { defineSite } from '../../extension/sites/define-site';
@@ -276,6 +277,46 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(again.submitted).toEqual([]);
     // Still owed to its own conversation: delivered when that one is open next.
     expect(Object.values(await new RunLedger(area).pendingRuns('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8')).map((run) => run.runId)).toEqual(['run-long']);
+  });
+
+  it('a page reloaded while the companion cannot be reached keeps the run owed, and delivers its result once it is back', async () => {
+    const area = memoryArea();
+    let reachable = true;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-away', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse => {
+        // what the background answers while the companion is stopped (client.ts: UNREACHABLE)
+        if (!reachable) throw new BackgroundRefusal('chatbridge companion is not reachable at http://127.0.0.1:1', 'UNREACHABLE');
+        return { runId, status: 'done', resultText: 'RESULT AFTER RESTART', auditId: 'a' };
+      },
+    };
+    const page = buildPage();
+    const first = start(page, { area, script });
+    await first.settle();
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    const conv = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(conv)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const rows = row.previousElementSibling!.outerHTML + row.outerHTML;
+    controllers.splice(0).forEach((c) => c.abort());
+
+    // The companion is stopped (restarting) when the tab is reloaded.
+    reachable = false;
+    const again = buildPage();
+    again.list.innerHTML = rows;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script });
+    await second.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(Object.values(await new RunLedger(area).pendingRuns(conv)).map((run) => run.runId)).toEqual(['run-away']);
+    expect(again.submitted).toEqual([]);
+
+    // Back: the result goes in once, and nothing ran again.
+    reachable = true;
+    await until(() => again.submitted.length === 1, 8_000);
+    expect(again.submitted).toEqual(['RESULT AFTER RESTART']);
+    expect(second.runs).toEqual([]);
+    expect(await new RunLedger(area).pendingRuns(conv)).toEqual({});
   });
 
   it('two calls in one reply run in order and go back in ONE message', async () => {
