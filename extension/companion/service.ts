@@ -19,6 +19,7 @@ import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
 import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from './client';
 import { onCommand } from './commands';
+import { defineKeptItem } from './kept-item';
 import { startApprovalNotices } from './notices';
 import { CompanionSocket, type ConnectionState } from './socket';
 
@@ -35,8 +36,15 @@ const recentRunsItem = storage.defineItem<RecentRun[]>('local:recent-runs', { fa
  * of its own, which the browser shows over the global one, so each is drawn again on every change
  */
 const problemsItem = storage.defineItem<Record<string, DoctorProblem | null>>('session:doctor-problems', { fallback: {} });
-/** which chat page origins started which runs (callers.ts), kept across service worker restarts like the runs' tabs */
-const runOwnersItem = storage.defineItem<Record<string, string[]>>('session:run-owners', { fallback: {} });
+/**
+ * which chat page origins started which runs (callers.ts), kept across service worker restarts, and across a reload or
+ * update of the extension and a browser restart: a page reloaded then still owes the chat a run's result, and reads
+ * the run by this (kept-item.ts; storage.session, which those empty, only where IndexedDB cannot be had)
+ */
+const runOwnersItem = defineKeptItem<Record<string, string[]>>(
+  'run-owners',
+  storage.defineItem<Record<string, string[]>>('session:run-owners', { fallback: {} }),
+);
 const RECENT_RUNS = 50;
 const KEEPALIVE_ALARM = 'chatbridge-keepalive';
 

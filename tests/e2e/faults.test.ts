@@ -52,6 +52,40 @@ function slowProgram(ms: number, word: string): Record<string, unknown> {
   return { command: process.execPath, args: ['-e', `setTimeout(() => console.log(${JSON.stringify(word)}), ${ms})`] };
 }
 
+/**
+ * Reloads the extension as an update does (chrome://extensions' reload): its service worker and storage.session start
+ * afresh, storage.local is kept, and the content scripts already in tabs are cut off from it. Waits until the new
+ * service worker runs.
+ */
+async function reloadExtension(world: World): Promise<void> {
+  type Info = { id: string; state: string };
+  type DeveloperPrivate = { getExtensionsInfo(): Promise<Info[]>; reload(id: string, options: { failQuietly: boolean }): Promise<void> };
+  type Management = { setEnabled(id: string, enabled: boolean): Promise<void> };
+  const page = await world.browser.context.newPage();
+  await page.goto('chrome://extensions');
+  const before = world.browser.context.serviceWorkers();
+  await page.evaluate(async (id) => {
+    const { developerPrivate } = (globalThis as unknown as { chrome: { developerPrivate: DeveloperPrivate } }).chrome;
+    await developerPrivate.reload(id, { failQuietly: true });
+  }, world.browser.extensionId);
+  // Headless Chromium leaves an extension loaded from the command line switched off after a reload: on again, as a
+  // person's browser has it after an update.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async (id) => {
+          const { developerPrivate, management } = (globalThis as unknown as { chrome: { developerPrivate: DeveloperPrivate; management: Management } }).chrome;
+          const state = (await developerPrivate.getExtensionsInfo()).find((e) => e.id === id)?.state;
+          if (state === 'DISABLED') await management.setEnabled(id, true);
+          return state;
+        }, world.browser.extensionId),
+      { timeout: 15_000 },
+    )
+    .toBe('ENABLED');
+  await expect.poll(() => world.browser.context.serviceWorkers().some((w) => !before.includes(w)), { timeout: 15_000 }).toBe(true);
+  await page.close();
+}
+
 describeE2E('browser-side faults: every block runs once and its result lands once', () => {
   let world: World;
 
@@ -262,6 +296,30 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     expect(responseOf(message ?? '').id).toBe('call-f08');
     expect(message).toContain('slow-switch-done');
     expect(await page.evaluate(() => window.__replica.conversationId())).toBe(id);
+    await quietPeriod(3_500);
+    expect(await submitted(page)).toHaveLength(1);
+    expect(await executions(world, id, 'process.run')).toHaveLength(1);
+    await page.close();
+  });
+
+  // Last in this world: the extension reloaded here is the one the later tests would use.
+  it('the extension reloaded (an update) while an approved program runs: the tab reloaded then runs nothing again and gets the result once', async () => {
+    const { id, page } = await conversation();
+    await stream(page, `Running it.\n\n${mcpRequest('call-f09', 'process.run', slowProgram(2_500, 'slow-extension-reload-done'))}\n`, { replaceAtEnd: false });
+    await waitForChipState(page, 0, ['approval']);
+    await clickChipAction(page, 0, 'approve');
+    await waitForChipState(page, 0, ['running']);
+
+    await reloadExtension(world);
+    // The content script in the tab is cut off from the new extension: the result reaches the chat once the tab is
+    // reloaded, from the run the companion kept.
+    expect(await submitted(page)).toEqual([]);
+    await page.reload();
+    await page.waitForFunction(() => window.__replica !== undefined);
+
+    const [message] = await waitForSubmitted(page, 1, 30_000);
+    expect(responseOf(message ?? '').id).toBe('call-f09');
+    expect(message).toContain('slow-extension-reload-done');
     await quietPeriod(3_500);
     expect(await submitted(page)).toHaveLength(1);
     expect(await executions(world, id, 'process.run')).toHaveLength(1);
