@@ -160,6 +160,13 @@ export interface PageController {
   flush(): Promise<void>;
   /** The keyboard command: runs the latest block waiting for Run (run-latest.ts), as a click on its Run would. */
   runLatest(): Promise<RunLatestReply>;
+  /**
+   * The extension was reloaded or updated under this page: its content script reaches it no more (every request throws
+   * "Extension context invalidated"). Under each block the chat is still owed a result of (a run going on, an
+   * approval waiting) a notice says so, with no button that could no longer work, and stays when the page is stopped
+   * right after; the page's reload brings the result (the ledger owes it) and runs nothing again.
+   */
+  cutOff(): void;
 }
 
 export interface PageContext {

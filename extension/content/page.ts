@@ -2,7 +2,7 @@ import { moveBlockKey } from '../../shared/protocols';
 import { problemFor } from '../doctor/report';
 import { isEditorEmpty } from '../inject/insert';
 import type { PagePush } from '../messaging';
-import { isReplyFinished, SETTLE_MS } from '../scanner/blocks';
+import { isReplyFinished, SETTLE_MS, type BlockState } from '../scanner/blocks';
 import { observeMessages } from '../scanner/observe';
 import { runInSlices, yieldToPage } from '../scanner/slices';
 import { createIndicator } from '../ui/indicator';
@@ -40,11 +40,16 @@ const SCAN_EVERY_MS = 250;
  * (issue 13).
  */
 const FIRST_SCAN_SLICE_MS = 2;
+/** A block in one of these states owes the chat a result that has not come yet. */
+const OWED_STATES: ReadonlySet<BlockState> = new Set<BlockState>(['queued', 'running', 'approval']);
 
 export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const ctx = createPageContext(signal, deps);
   const { site, doc, bridge, records, active, now } = ctx;
   let pendingWork: Promise<unknown> = Promise.resolve();
+
+  // Worded now: a page cut off from its extension reaches the browser's i18n no more (cutOff), nor can its chips draw.
+  const cutOffNote = ctx.t('note.extensionReloaded');
 
   const indicator = createIndicator(doc);
   doc.body.appendChild(indicator.host);
@@ -423,6 +428,14 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       runTick();
       await pendingWork;
     },
+    cutOff() {
+      for (const record of records.values()) {
+        for (const tracked of record.blocks) {
+          if (!tracked.chip?.host.isConnected || !OWED_STATES.has(tracked.state)) continue;
+          tracked.chip.host.after(cutOffNotice(doc, cutOffNote));
+        }
+      }
+    },
     async runLatest() {
       observer.flushNow();
       const waiting = latestWaitingBlock(records.values());
@@ -433,4 +446,22 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       return { ok: true, kind: tracked.block.kind, key: tracked.key };
     },
   };
+}
+
+/**
+ * What stays under a block whose result the chat is still owed when the page is cut off from its extension (cutOff):
+ * words only, no button (nothing could answer it), left in the page after the page stopped. A chip cannot be drawn
+ * then: it words itself through the browser's i18n, which a cut-off script reaches no more.
+ */
+function cutOffNotice(doc: Document, note: string): HTMLElement {
+  const host = doc.createElement('div');
+  host.setAttribute('data-chatbridge-cut-off', '');
+  host.setAttribute('data-chatbridge-note', note);
+  host.setAttribute('role', 'status');
+  const root = host.attachShadow({ mode: 'closed' });
+  const words = doc.createElement('div');
+  words.style.cssText = 'font:12px/1.4 system-ui,sans-serif;margin:4px 0;padding:4px 8px;border-radius:6px;color:#fff;background:#9a6700;width:fit-content;max-width:72ch';
+  words.textContent = note;
+  root.append(words);
+  return host;
 }

@@ -24,7 +24,12 @@ function tabStorage(): Storage | undefined {
  * background, and runs the page while the site is enabled. Aborting `signal` (navigation away, extension reload)
  * stops everything.
  */
-export async function start(signal: AbortSignal): Promise<void> {
+export async function start(outer: AbortSignal): Promise<void> {
+  // Stopped with the content script's own context, or once this script is cut off from its extension (createBridge):
+  // the script a reload of the extension leaves in an open tab is never told to stop otherwise.
+  const alive = new AbortController();
+  outer.addEventListener('abort', () => alive.abort(), { once: true });
+  const signal = alive.signal;
   // Enabling a site injects into its open tabs unless this says the script runs there already (site-access.ts).
   (globalThis as Record<string, unknown>)[STARTED_FLAG] = true;
   signal.addEventListener('abort', () => delete (globalThis as Record<string, unknown>)[STARTED_FLAG], { once: true });
@@ -36,7 +41,11 @@ export async function start(signal: AbortSignal): Promise<void> {
   let page: AbortController | null = null;
   let controller: PageController | null = null;
 
-  const bridge = createBridge(signal);
+  // The extension reloaded or updated under this page (cutOff): the page says what it still owed and stops acting.
+  const bridge = createBridge(signal, () => {
+    controller?.cutOff();
+    alive.abort();
+  });
   const ledger = new RunLedger(browser.storage.local);
 
   const apply = (): void => {
@@ -94,8 +103,11 @@ export async function start(signal: AbortSignal): Promise<void> {
   apply();
 }
 
-/** Requests through runtime messages; pushes through a port that is reopened when the service worker restarts. */
-function createBridge(signal: AbortSignal): PageBridge {
+/**
+ * Requests through runtime messages; pushes through a port that is reopened when the service worker restarts. A port
+ * closed because the extension itself went (reloaded, updated, switched off) is not reopened: `cutOff` is called once.
+ */
+function createBridge(signal: AbortSignal, cutOff: () => void): PageBridge {
   const listeners = new Set<(push: PagePush) => void>();
   let attempt = 0;
   const connect = (): void => {
@@ -104,7 +116,8 @@ function createBridge(signal: AbortSignal): PageBridge {
     try {
       port = browser.runtime.connect({ name: PAGE_PORT });
     } catch {
-      return; // extension reloaded: this content script is orphaned and its signal aborts
+      cutOff();
+      return;
     }
     port.onMessage.addListener((message: unknown) => {
       attempt = 0;
@@ -112,6 +125,10 @@ function createBridge(signal: AbortSignal): PageBridge {
     });
     port.onDisconnect.addListener(() => {
       if (signal.aborted) return;
+      if (!extensionReachable()) {
+        cutOff();
+        return;
+      }
       for (const listener of listeners) listener({ type: 'connection', connection: { state: 'connecting', companionUrl: '' } });
       const delay = Math.min(30_000, 500 * 2 ** attempt++);
       setTimeout(connect, delay);
@@ -126,4 +143,13 @@ function createBridge(signal: AbortSignal): PageBridge {
       return () => listeners.delete(listener);
     },
   };
+}
+
+/** Whether this content script still belongs to a running extension (Chrome takes `runtime.id` away once it does not). */
+function extensionReachable(): boolean {
+  try {
+    return browser.runtime?.id !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   auditRecords,
+  chips,
   clickChipAction,
   clickStop,
   createWorld,
@@ -303,7 +304,7 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
   });
 
   // Last in this world: the extension reloaded here is the one the later tests would use.
-  it('the extension reloaded (an update) while an approved program runs: the tab reloaded then runs nothing again and gets the result once', async () => {
+  it('the extension reloaded (an update) while an approved program runs: the cut-off tab says to reload and acts no more; reloaded, it runs nothing again and gets the result once', async () => {
     const { id, page } = await conversation();
     await stream(page, `Running it.\n\n${mcpRequest('call-f09', 'process.run', slowProgram(2_500, 'slow-extension-reload-done'))}\n`, { replaceAtEnd: false });
     await waitForChipState(page, 0, ['approval']);
@@ -311,9 +312,18 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     await waitForChipState(page, 0, ['running']);
 
     await reloadExtension(world);
-    // The content script in the tab is cut off from the new extension: the result reaches the chat once the tab is
-    // reloaded, from the run the companion kept.
+    // The content script in the tab is cut off from the new extension: under the block a notice says to reload the
+    // page for the result, in place of a chip whose buttons nothing would answer, and the script acts no more — a
+    // reply that comes now gets no chip.
+    const notices = (): Promise<string[]> =>
+      page.evaluate(() => [...document.querySelectorAll('[data-chatbridge-cut-off]')].map((el) => el.getAttribute('data-chatbridge-note') ?? ''));
+    await expect.poll(notices, { timeout: 10_000 }).toEqual([expect.stringMatching(/reload the page to get its result/)]);
+    expect(await chips(page)).toEqual([]);
+    await stream(page, `Reading.\n\n${mcpRequest('call-f10', 'fs.read', { path: path.join(world.root, 'notes.txt') })}\n`, { replaceAtEnd: false });
+    await quietPeriod(2_000);
+    expect(await chips(page)).toEqual([]);
     expect(await submitted(page)).toEqual([]);
+    // The result reaches the chat once the tab is reloaded, from the run the companion kept.
     await page.reload();
     await page.waitForFunction(() => window.__replica !== undefined);
 
@@ -323,6 +333,7 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     await quietPeriod(3_500);
     expect(await submitted(page)).toHaveLength(1);
     expect(await executions(world, id, 'process.run')).toHaveLength(1);
+    expect(await executions(world, id, 'fs.read')).toEqual([]);
     await page.close();
   });
 });
