@@ -36,6 +36,8 @@ export interface Dispatcher {
  * cross into another conversation the person went to since (`epoch`): a late result stays owed to its own.
  */
 interface LaterResults {
+  /** the reply's blocks run by themselves (claimed as it finished), not by a click on Run */
+  auto: boolean;
   epoch: number;
   stopsBefore: StopsMark;
   after: Promise<void>;
@@ -195,7 +197,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // A block whose approval wait ran out answers "pending" in this reply's message and owes its real result: that
     // goes in after this message, however soon it is decided — never before the pending answer it replaces.
     let replyDelivered!: () => void;
-    const reply: LaterResults = { epoch: startedIn, stopsBefore, after: new Promise<void>((resolve) => (replyDelivered = resolve)), owed: new Set() };
+    const reply: LaterResults = { auto: auto !== undefined, epoch: startedIn, stopsBefore, after: new Promise<void>((resolve) => (replyDelivered = resolve)), owed: new Set() };
     try {
       for (const [n, unit] of units.entries()) {
         const unitBlocks = unit.indexes.map((i) => record.blocks[i]).filter((b): b is TrackedBlock => !!b);
@@ -464,6 +466,19 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
     performance.mark('chatbridge:run-answered');
     for (const b of blocks) b.runId = response.runId;
+    // The companion had this very block from another browser or profile paired with it, which the site streamed the
+    // reply to as well (this profile's tabs share the ledger and never post a block twice): that one puts the result
+    // into the chat. Here the chip follows the run, and nothing is typed in or owed — the chat would get it twice.
+    if (reply.auto && response.reused === true && !startedHere.has(response.runId)) {
+      show.note(record, blocks, t('note.ranInAnotherBrowser'));
+      if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
+      const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
+      if (final && !signal.aborted) {
+        finish(record, blocks, final);
+        show.note(record, blocks, t('note.ranInAnotherBrowser'));
+      }
+      return null;
+    }
     startedHere.add(response.runId);
     ownRun(response.runId);
     // Until its result is in the chat, a reload of this tab owes it (resumeUndelivered).

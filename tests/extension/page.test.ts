@@ -319,6 +319,35 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(await new RunLedger(area).pendingRuns(conv)).toEqual({});
   });
 
+  it('a reply streamed to two browser profiles paired with one companion: the one posting second types nothing in, its chip shows the result', async () => {
+    // The companion's answer to a block it already had (its run key): the earlier run, marked reused.
+    const posted = new Set<string>();
+    const script = {
+      respond: (run: { text: string }): RunResponse => {
+        const reused = posted.has(run.text);
+        posted.add(run.text);
+        return { runId: 'run-shared', status: 'done', resultText: 'SHARED RESULT', auditId: 'a', ...(reused ? { reused: true } : {}) };
+      },
+    };
+    // Each profile has its own ledger.
+    const first = start(buildPage(), { area: memoryArea(), script });
+    await first.settle();
+    await streamReply(first, ['Reading.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.page.submitted.length === 1);
+    controllers.splice(0).forEach((c) => c.abort());
+
+    const area = memoryArea();
+    const second = start(buildPage(), { area, script });
+    await second.settle();
+    await streamReply(second, ['Reading.', { lang: 'mcp-request', code: READ }]);
+    await until(() => chipStates().includes('done'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(second.runs).toHaveLength(1);
+    expect(second.page.submitted).toEqual([]);
+    expect(second.page.textarea.value).toBe('');
+    expect(await new RunLedger(area).pendingRuns('3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8')).toEqual({});
+  });
+
   it('two calls in one reply run in order and go back in ONE message', async () => {
     const h = start(buildPage());
     await streamReply(h, [{ lang: 'mcp-request', code: READ }, 'then', { lang: 'mcp-request', code: LIST }]);
