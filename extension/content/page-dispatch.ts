@@ -376,7 +376,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         ctx.reportOnce('following a run after a reload failed', run.refused);
         await ledger.delivered(conv, keys);
         for (const b of blocks) b.ranBefore = true;
-        setState(record, blocks, 'failed', run.refused.code === 'NOT_FOUND' ? t('note.runUnknown') : run.refused.message);
+        setState(record, blocks, 'failed', t('note.runUnknown'));
         return;
       }
       if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);

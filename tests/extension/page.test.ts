@@ -319,6 +319,39 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(await new RunLedger(area).pendingRuns(conv)).toEqual({});
   });
 
+  it('a page reloaded after the companion lost the run it owes says on the chip that the result is lost, and owes it no more', async () => {
+    const area = memoryArea();
+    let cleared = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-gone', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse => {
+        // the companion's data directory was reset: GET /v1/runs/<id> answers NOT_FOUND
+        if (cleared) throw new BackgroundRefusal(`no run "${runId}"`, 'NOT_FOUND');
+        return { runId, status: 'running', resultText: '', auditId: 'a' };
+      },
+    };
+    const first = start(buildPage(), { area, script });
+    await first.settle();
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    const conv = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(conv)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const rows = row.previousElementSibling!.outerHTML + row.outerHTML;
+    controllers.splice(0).forEach((c) => c.abort());
+
+    cleared = true;
+    const again = buildPage();
+    again.list.innerHTML = rows;
+    for (const chip of Array.from(again.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    const second = start(again, { area, script });
+    await second.settle();
+    await until(() => chipStates().includes('failed'));
+    expect(document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note')).toBe(t('note.runUnknown'));
+    expect(await new RunLedger(area).pendingRuns(conv)).toEqual({});
+    expect(again.submitted).toEqual([]);
+    expect(second.runs).toEqual([]);
+  });
+
   it('a reply streamed to two browser profiles paired with one companion: the one posting second types nothing in, its chip shows the result', async () => {
     // The companion's answer to a block it already had (its run key): the earlier run, marked reused.
     const posted = new Set<string>();
