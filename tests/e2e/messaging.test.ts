@@ -102,20 +102,24 @@ describeE2E('the background and content scripts', () => {
     expect((own.value as Array<{ id: string }>).map((a) => a.id)).toEqual([pending!.id]);
     expect(await send(chatgpt, { type: 'get-run', runId: pending!.runId })).toMatchObject({ ok: true, value: { runId: pending!.runId } });
 
-    // The DeepSeek tab: no approval of another site's run, no run, no decision.
+    // The DeepSeek tab: no approval of another site's run, no run, no decision (refused for good: FORBIDDEN, which a
+    // page does not ask again).
     const theirs = await send(deepseek, { type: 'approvals' });
     expect(theirs).toEqual({ ok: true, value: [] });
     expect(await send(deepseek, { type: 'get-run', runId: pending!.runId })).toEqual({
       ok: false,
       error: `get-run: run ${pending!.runId} was not started on https://chat.deepseek.com`,
+      code: 'FORBIDDEN',
     });
     expect(await send(deepseek, { type: 'decide', id: pending!.id, decision: 'approve', argsHash: pending!.argsHash })).toEqual({
       ok: false,
       error: `decide: approval ${pending!.id} is not of a run started on https://chat.deepseek.com`,
+      code: 'FORBIDDEN',
     });
     expect(await send(deepseek, { type: 'stop-run', runId: pending!.runId })).toEqual({
       ok: false,
       error: `stop-run: run ${pending!.runId} was not started on https://chat.deepseek.com`,
+      code: 'FORBIDDEN',
     });
     await quietPeriod(1_000);
     expect(await readFile(target, 'utf8').catch(() => null)).toBeNull();
@@ -175,6 +179,7 @@ describeE2E('the background and content scripts', () => {
     expect(await send(deepseek, { type: 'stop-program', id: program!.id })).toEqual({
       ok: false,
       error: `stop-program: program ${program!.id} is not of a run started on https://chat.deepseek.com`,
+      code: 'FORBIDDEN',
     });
     expect(await send(chatgpt, { type: 'stop-program', id: program!.id })).toMatchObject({ ok: true });
     await expect
