@@ -94,6 +94,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
   let sendMisses = 0;
   /** The newest reply as the last check saw it grow with no writing signal, and in how many checks in a row it grew so. */
   let unseenWriting: { record: MessageRecord; grown: number; checks: number } | null = null;
+  /** Replies shown as they were (not seen being written), with the markdown the doctor looked at their code in. */
+  const shownLooked = new WeakMap<MessageRecord, string | null>();
 
   const userCount = (): number => {
     try {
@@ -221,6 +223,21 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     return unseenWriting.checks >= MISSES;
   };
 
+  /**
+   * The newest message of the conversation shown, when it is a reply shown as it was (not one being written here, which
+   * the doctor looks at as it finishes) that the doctor has not looked at as it reads now: a conversation opened
+   * without a reload (from the new chat page, from another conversation) is looked at as it opens, as the first one
+   * was — its code read or named, and what the conversation before it had no longer said.
+   */
+  const shownReply = (): MessageRecord | null => {
+    const newest = ctx.lastMessageEl ? ctx.records.get(ctx.lastMessageEl) : undefined;
+    if (!newest || newest.role !== 'assistant' || newest.origin !== 'history' || !newest.el.isConnected || newest.markdown === null) return null;
+    if (shownLooked.has(newest) && shownLooked.get(newest) === newest.markdown) return null;
+    // A reply drawn after a send may be the one being written (it is decided live, and looked at then).
+    if (newest.candidate && ctx.lastSendAt !== Number.NEGATIVE_INFINITY && ctx.lastSendAt <= newest.firstSeenAt) return null;
+    return generating() === true ? null : newest;
+  };
+
   const report = (): void => {
     const top = topProblem([...problems.values()]);
     if (top?.code === reported?.code && top?.message === reported?.message) return;
@@ -233,6 +250,11 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
     if (problem) problems.set(code, problem);
     else problems.delete(code);
     report();
+  };
+
+  const lookAtShown = (record: MessageRecord): void => {
+    shownLooked.set(record, record.markdown);
+    setProblem('code-unreadable', safe(() => replyCodeProblem(site, record.el, []), null));
   };
 
   const check = (): void => {
@@ -297,6 +319,8 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       unsent = null;
       setProblem('submit-unverified', null);
     }
+    const opened = shownReply();
+    if (opened) lookAtShown(opened);
   };
   // A page starting (a reload, the site switched on) starts clean: the tab's badge may still show the last page's problem.
   bridge.ask('doctor-problem', { problem: null }).catch(() => undefined);
@@ -329,8 +353,7 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       setProblem('code-unreadable', replyCodeProblem(site, record.el, record.blocks.filter((b) => !b.block.inert)));
     },
     replyShown(record) {
-      if (record.role !== 'assistant') return;
-      setProblem('code-unreadable', replyCodeProblem(site, record.el, []));
+      if (record.role === 'assistant') lookAtShown(record);
     },
     setProblem,
     state() {

@@ -191,6 +191,45 @@ describe('deliver: when the page fights back', () => {
     expect(h.runs).toEqual([]);
   });
 
+  /** A reply as a redesign draws it: its code in a viewer the module does not know, no pre. */
+  const unknownViewerReply = (): HTMLElement => {
+    const reply = assistantRow();
+    reply.answer.innerHTML = '<p>Reading.</p><div class="code-viewer-2027"><div class="code-head">mcp-request</div><code></code></div>';
+    reply.answer.querySelector('code')!.textContent = READ.replace(',', ',\n');
+    return reply.row;
+  };
+
+  it('a conversation opened from the new chat page, drawn by a redesign that draws code without a pre, is named as it opens', async () => {
+    const page = buildPage();
+    // The site opened at its new chat page (no conversation, no message); the person picks a conversation in the
+    // sidebar: the app draws it without a reload.
+    const h = start(page, { pathname: '/', deliverWaitMs: SHORT, doctorCheckMs: 60 });
+    await h.settle();
+    h.navigate('/a/chat/s/5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a');
+    page.list.append(userRow('do it'), unknownViewerReply());
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable', 1_500);
+    expect(h.problems.at(-1)?.message).toContain("in a shape this site's module does not know");
+    expect(h.runs).toEqual([]);
+  });
+
+  it("a conversation switched to whose code the module reads ends the problem the one before it had", async () => {
+    const page = buildPage();
+    page.list.append(userRow('do it'), unknownViewerReply());
+    const h = start(page, { deliverWaitMs: SHORT, doctorCheckMs: 60 });
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable', 1_000);
+    // Another conversation, drawn as the module knows it: its code is read, nothing is wrong with this page.
+    h.navigate('/a/chat/s/5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a');
+    page.list.replaceChildren();
+    const reply = assistantRow();
+    renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
+    page.list.append(userRow('go on'), reply.row);
+    await until(() => h.problems.at(-1) === null, 1_500);
+    // And back to the first: named again.
+    h.navigate('/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    page.list.replaceChildren(userRow('do it'), unknownViewerReply());
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable', 1_500);
+  });
+
   it('a page starting clears what the tab showed before; a page stopping clears its problems', async () => {
     const page = buildPage();
     const h = start(page, { deliverWaitMs: SHORT });
