@@ -47,7 +47,11 @@ export const deepseek = defineSite({
     '[data-chatbridge-chip], [data-chatbridge-indicator], .ds-think-content, .md-code-block-banner-wrap, button, [role="button"]',
   codeBlockSelector: '.md-code-block, pre',
   codeLanguage(codeEl) {
-    const label = firstMatch<Element>(codeEl, ['.md-code-block-banner-wrap span.d813de27', '.md-code-block-banner span']);
+    // The banner holds the Copy and Download buttons too: a build that draws its label in another element must not
+    // have their words (复制, Copy) read as the language, which turns a call into plain code no one is told about.
+    const label =
+      firstMatch<Element>(codeEl, ['.md-code-block-banner-wrap span.d813de27']) ??
+      Array.from(codeEl.querySelectorAll('.md-code-block-banner span')).find((span) => !span.closest('button, [role="button"]'));
     if (label?.textContent?.trim()) return label.textContent.trim();
     const classed = codeEl.querySelector('[class*="language-"]');
     return classed?.className.match(/(?:^|\s)language-(\S+)/)?.[1] ?? '';

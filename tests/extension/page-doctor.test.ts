@@ -179,6 +179,39 @@ describe('deliver: when the page fights back', () => {
     await until(() => h.problems.at(-1) === null);
   });
 
+  it("a DeepSeek build whose language label is no longer a span: the Copy button's word is not read as the language, the doctor names the label missing", async () => {
+    const page = buildPage();
+    const h = start(page, { deliverWaitMs: SHORT });
+    page.list.append(userRow('go'));
+    const { row, answer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(row);
+    await h.settle();
+    // The 2026-10 banner, its label drawn in a div with a new hashed class; the Copy and Download buttons as before.
+    const draw = (code: string): void => {
+      answer.innerHTML =
+        '<p class="ds-markdown-paragraph">Reading.</p><div class="md-code-block"><div class="md-code-block-banner-wrap"><div class="md-code-block-banner">' +
+        '<div class="_121d384"><div class="d2a24f03"><div class="f0c1e2d3">mcp-request</div></div><div class="d2a24f03 _246a029"><div class="efa13877">' +
+        '<button role="button" class="ds-atom-button ds-text-button"><span><span class="code-info-button-text">复制</span></span></button>' +
+        '<button role="button" class="ds-atom-button ds-text-button"><span><span class="code-info-button-text">下载</span></span></button>' +
+        '</div></div></div></div></div><pre></pre></div>';
+      answer.querySelector('pre')!.textContent = code;
+    };
+    draw(READ.slice(0, 30));
+    h.clock.now += 50;
+    await h.settle();
+    draw(READ);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.problems.at(-1)?.code === 'code-unreadable');
+    expect(h.problems.at(-1)?.message).toContain('1 code block without the language label');
+    expect(h.runs).toEqual([]);
+    expect(deepseek.codeLanguage(answer.querySelector('.md-code-block')!)).toBe('');
+  });
+
   it('a conversation opened after a redesign that draws code without a pre is named at once, not at the next reply', async () => {
     const page = buildPage();
     const reply = assistantRow();
