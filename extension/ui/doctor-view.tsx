@@ -95,7 +95,11 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
         <Row
           name="last-reply"
           label={t('doctor.lastReply')}
-          ok={reply === null || (reply.answerFound && reply.unrecognized === 0 && !(reply.blocks ?? []).some((b) => b.unreadable))}
+          ok={
+            reply === null ||
+            // The page also names code it reads without the label that makes it a call (only it parses blocks).
+            (reply.answerFound && reply.unrecognized === 0 && !(reply.blocks ?? []).some((b) => b.unreadable) && !problems.some((p) => p.code === 'code-unreadable'))
+          }
           value={
             reply === null
               ? t('doctor.none')

@@ -110,6 +110,14 @@ describe('doctor view', () => {
     expect(row(root, 'messages').textContent).toBe('2 (1 yours, 1 reply)');
   });
 
+  it("a reply whose code blocks lost their language label: the last reply is marked, as the page's problem says", async () => {
+    const problem = problemFor('code-unreadable', "1 code block without the language label this site's module reads");
+    const lastReply = { answerFound: true, codeBlocks: 1, pres: 1, unrecognized: 0, blocks: [] };
+    const root = await mount({ load: async () => ({ report: report({ lastReply, problems: [problem] }) }) });
+    expect(root.querySelector('[data-doctor-problem="code-unreadable"]')?.textContent).toBe(problem.message);
+    expect(row(root, 'last-reply').getAttribute('data-ok')).toBe('false');
+  });
+
   it('a saved ChatGPT page whose code a new build draws without a `pre`: the last reply is marked and says how many', async () => {
     const doc = loadFixture('chatgpt/2026-10-search-unit-idle.html');
     const pre = doc.querySelector('[data-chatgpt-search-unit-key$=":assistant"] pre')!;
