@@ -4,7 +4,8 @@ import { t } from '../ui/i18n';
  * - React-controlled textarea: the native value setter from HTMLTextAreaElement.prototype (so React's value tracker
  *   sees a change) plus an input event — setting `.value` alone leaves React's state empty;
  * - contenteditable (ProseMirror, Lexical, Quill, Slate): focus, caret at the end, then a paste event carrying the
- *   text (editors parse multi-line text from it) — unless the text is longer than the site takes from a paste
+ *   text (editors parse multi-line text from it), and for editors whose reading of plain text changes it, the text as
+ *   their own copy writes it (editorOwnHtml) — unless the text is longer than the site takes from a paste
  *   (`pasteMaxChars`: ChatGPT and Claude turn a long paste into a file attachment, and the text would then go in
  *   twice) — else `execCommand('insertText')`, else paragraphs built with DOM nodes for the editor's DOM observer to
  *   read. Never innerHTML: chat text is untrusted.
@@ -96,6 +97,8 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
     try {
       const data = new view.DataTransfer();
       data.setData('text/plain', toInsert);
+      const html = editorOwnHtml(editor, toInsert);
+      if (html !== null) data.setData('text/html', html);
       const paste = new view.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
       editor.dispatchEvent(paste);
       if (paste.defaultPrevented && (await settled(editor, text))) return { ok: true, method: 'paste' };
@@ -125,6 +128,32 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
   editor.dispatchEvent(new (view?.InputEvent ?? Event)('input', { bubbles: true, inputType: 'insertText' } as InputEventInit));
   if (await settled(editor, text)) return { ok: true, method: 'dom-paragraphs' };
   return { ok: false, reason: t('reason.insertRefused') };
+}
+
+/**
+ * The text as the editor itself writes copied plain text to the clipboard's HTML, for the editors whose reading of a
+ * text/plain paste changes the text; null for the others (Quill, Lexical, any other), which take text/plain
+ * as it is. Built with DOM nodes and read back as markup: chat text stays text.
+ * - ProseMirror (its view's element has the class `ProseMirror`: ChatGPT, TipTap on Claude and Grok): its plain-text
+ *   parser splits lines on runs of line breaks, so blank lines are lost, and TipTap then runs its paste rules over the
+ *   text (` __init__`, `**bold**`, `` `x` ``, `~~y~~` lose their marks' characters). Its own copy of a run of
+ *   paragraphs — one `<p>` per line, the first marked as a slice open at both ends — is pasted as written:
+ *   whitespace kept, an empty line an empty paragraph, no paste rules.
+ */
+function editorOwnHtml(editor: HTMLElement, text: string): string | null {
+  const doc = editor.ownerDocument;
+  const holder = doc.createElement('div');
+  if (editor.classList.contains('ProseMirror')) {
+    text.split('\n').forEach((line, index) => {
+      const paragraph = doc.createElement('p');
+      if (index === 0) paragraph.setAttribute('data-pm-slice', '1 1 []');
+      paragraph.textContent = line;
+      holder.append(paragraph);
+    });
+  } else {
+    return null;
+  }
+  return holder.innerHTML;
 }
 
 /** Editors apply DOM changes on the next microtask or frame; give them a moment before checking. */
