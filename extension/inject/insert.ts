@@ -132,13 +132,16 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
 
 /**
  * The text as the editor itself writes copied plain text to the clipboard's HTML, for the editors whose reading of a
- * text/plain paste changes the text; null for the others (Quill, Lexical, any other), which take text/plain
+ * text/plain paste changes the text; null for the others (Quill, plain-text Lexical, any other), which take text/plain
  * as it is. Built with DOM nodes and read back as markup: chat text stays text.
  * - ProseMirror (its view's element has the class `ProseMirror`: ChatGPT, TipTap on Claude and Grok): its plain-text
  *   parser splits lines on runs of line breaks, so blank lines are lost, and TipTap then runs its paste rules over the
  *   text (` __init__`, `**bold**`, `` `x` ``, `~~y~~` lose their marks' characters). Its own copy of a run of
  *   paragraphs — one `<p>` per line, the first marked as a slice open at both ends — is pasted as written:
  *   whitespace kept, an empty line an empty paragraph, no paste rules.
+ * - Lexical (`data-lexical-editor`): a rich-text editor makes each pasted line a paragraph, and its text (what
+ *   Perplexity sends) puts a blank line between paragraphs, so every line break doubles. Its own copy — text in a
+ *   `white-space: pre-wrap` span — becomes the lines of one paragraph with line breaks, as Shift+Enter types them.
  */
 function editorOwnHtml(editor: HTMLElement, text: string): string | null {
   const doc = editor.ownerDocument;
@@ -150,6 +153,11 @@ function editorOwnHtml(editor: HTMLElement, text: string): string | null {
       paragraph.textContent = line;
       holder.append(paragraph);
     });
+  } else if (editor.getAttribute('data-lexical-editor') === 'true') {
+    const span = doc.createElement('span');
+    span.style.whiteSpace = 'pre-wrap';
+    span.textContent = text;
+    holder.append(span);
   } else {
     return null;
   }

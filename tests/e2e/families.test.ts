@@ -40,17 +40,6 @@ interface Family {
   composer: string;
   /** true when the page's send control can be pressed (present and enabled). */
   sendReady(page: Page): Promise<boolean>;
-  /**
-   * A rich-text Lexical composer makes each pasted line a paragraph, and its text joins paragraphs with a blank line:
-   * the framework then holds the companion's lines with a blank line between each (the fences still hold).
-   */
-  linesAsParagraphs?: boolean;
-}
-
-/** What the editor framework should hold for the companion's `result`. */
-function expectedText(family: Family, result: string): string {
-  const trimmed = result.trim();
-  return family.linesAsParagraphs === true ? trimmed.split('\n').join('\n\n') : trimmed;
 }
 
 const buttonReady = (selector: string) => (page: Page) =>
@@ -74,7 +63,6 @@ const FAMILIES: Family[] = [
     family: 'Lexical rich text',
     composer: '#ask-input',
     sendReady: buttonReady('button[data-testid="submit-button"]'),
-    linesAsParagraphs: true,
   },
   { site: 'zai', family: 'Vue-controlled textarea', composer: 'textarea#chat-input', sendReady: buttonReady('button#send-message-button') },
 ];
@@ -127,7 +115,7 @@ describeE2E('editor families end to end', () => {
       expect(records).toHaveLength(1);
       expect(records[0]?.conversationId).toBe(conversation);
       // What the editor framework held at the submit is the companion's text, line for line.
-      expect((message ?? '').trim()).toBe(expectedText(family, await resultTextOf(world, records[0]?.runId ?? '')));
+      expect((message ?? '').trim()).toBe((await resultTextOf(world, records[0]?.runId ?? '')).trim());
       expect(await composerText(page)).toBe('');
       await quietPeriod(2_000);
       expect(await submitted(page)).toHaveLength(1);
@@ -179,7 +167,7 @@ describeE2E('editor families end to end', () => {
       const record = records.find((r) => r.auditId === parseResponse(inserted).result?.meta?.auditId);
       expect(record?.site).toBe(family.site);
       // The editor framework's own state holds exactly the companion's text.
-      expect(inserted.trim()).toBe(expectedText(family, await resultTextOf(world, record?.runId ?? '')));
+      expect(inserted.trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
       expect(await family.sendReady(page)).toBe(true);
       await quietPeriod(1_500);
       expect(await submitted(page)).toEqual([]);

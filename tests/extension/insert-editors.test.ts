@@ -1,7 +1,7 @@
 /**
  * Results typed into the real editor libraries of the chat sites' composers (happy-dom): TipTap with StarterKit
- * (Claude, Grok), ProseMirror with its default clipboard (ChatGPT's kind), Lexical plain text (Kimi), Quill
- * (Gemini). What the site sends is the editor's state, read here the way the replicas' submit
+ * (Claude, Grok), ProseMirror with its default clipboard (ChatGPT's kind), Lexical plain text (Kimi) and rich text
+ * (Perplexity), Quill (Gemini). What the site sends is the editor's state, read here the way the replicas' submit
  * handlers read it: it must be the companion's text exactly, whatever a tool returned — markdown-looking lines, runs
  * of blank lines, indentation, odd characters — and a result appended to the person's draft goes after it, wherever
  * their caret was.
@@ -9,6 +9,7 @@
 import { $createParagraphNode, $createTextNode, $getRoot, createEditor } from 'lexical';
 import type { LexicalEditor } from 'lexical';
 import { registerPlainText } from '@lexical/plain-text';
+import { registerRichText } from '@lexical/rich-text';
 import { Editor } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
 import { baseKeymap } from 'prosemirror-commands';
@@ -123,6 +124,7 @@ const EDITORS: Array<[string, () => Mounted]> = [
   ['TipTap StarterKit (Claude, Grok)', tiptap],
   ['ProseMirror, default clipboard', proseMirror],
   ['Lexical plain text (Kimi)', lexical(registerPlainText)],
+  ['Lexical rich text (Perplexity)', lexical(registerRichText)],
   ['Quill (Gemini)', quill],
 ];
 
