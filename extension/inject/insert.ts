@@ -173,14 +173,22 @@ async function settled(editor: HTMLElement, text: string): Promise<boolean> {
   return holdsText(editor, text);
 }
 
+/**
+ * The caret at the end of the editor, and the editor told so. ProseMirror and Lexical keep a selection of their own
+ * and take a new DOM selection from the document's `selectionchange` event, which the browser sends a task later: a
+ * paste right after would land where the person's caret was — at the start of their draft, its text then glued to
+ * the result's last line. The event is sent at once, so the editor reads the caret before anything is typed.
+ */
 function caretToEnd(editor: HTMLElement): void {
-  const selection = editor.ownerDocument.getSelection?.();
+  const doc = editor.ownerDocument;
+  const selection = doc.getSelection?.();
   if (!selection) return;
-  const range = editor.ownerDocument.createRange();
+  const range = doc.createRange();
   range.selectNodeContents(editor);
   range.collapse(false);
   selection.removeAllRanges();
   selection.addRange(range);
+  doc.dispatchEvent(new (doc.defaultView?.Event ?? Event)('selectionchange'));
 }
 
 /** CRLF and lone CR as LF, as a textarea holds them. */

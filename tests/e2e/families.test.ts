@@ -205,4 +205,22 @@ describeE2E('editor families end to end', () => {
     expect((message ?? '').trim()).toBe((await resultTextOf(world, record?.runId ?? '')).trim());
     await page.close();
   });
+
+  it('claude (TipTap), kimi (Lexical): a result appended to the draft goes after it, though the caret stands at its start', async () => {
+    for (const family of FAMILIES.filter((f) => f.site === 'claude' || f.site === 'kimi')) {
+      await setSiteSettings(world, family.site, { draftPolicy: 'append' });
+      const page = await world.open(family.site);
+      await page.locator(family.composer).click();
+      await page.keyboard.insertText('my own question');
+      await page.keyboard.press('Home');
+      await stream(page, mcpRequest(`${family.site}-append`, { path: notes }));
+      await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
+      const inserted = await composerText(page);
+      const record = (await auditRecords(world)).find((r) => inserted.includes(r.auditId));
+      expect(inserted, family.site).toBe(`my own question\n\n${(await resultTextOf(world, record?.runId ?? '')).trim()}`);
+      expect(await submitted(page)).toEqual([]);
+      await setSiteSettings(world, family.site, { draftPolicy: 'wait' });
+      await page.close();
+    }
+  });
 });

@@ -301,6 +301,7 @@ export interface SiteSettings {
   autoSubmit?: boolean;
   approvalWaitMs?: number;
   feedbackIntervalMs?: number;
+  draftPolicy?: 'wait' | 'append';
 }
 
 export interface World {
