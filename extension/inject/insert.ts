@@ -5,10 +5,10 @@ import { t } from '../ui/i18n';
  *   sees a change) plus an input event — setting `.value` alone leaves React's state empty;
  * - contenteditable (ProseMirror, Lexical, Quill, Slate): focus, caret at the end, then a paste event carrying the
  *   text (editors parse multi-line text from it), and for editors whose reading of plain text changes it, the text as
- *   their own copy writes it (editorOwnHtml) — unless the text is longer than the site takes from a paste
- *   (`pasteMaxChars`: ChatGPT and Claude turn a long paste into a file attachment, and the text would then go in
- *   twice) — else `execCommand('insertText')`, else paragraphs built with DOM nodes for the editor's DOM observer to
- *   read. Never innerHTML: chat text is untrusted.
+ *   their own copy writes it (editorOwnHtml); a text longer than the site takes from a paste (`pasteMaxChars`:
+ *   ChatGPT and Claude turn a long paste into a file attachment) goes in as several pastes, each shorter — else
+ *   `execCommand('insertText')`, else paragraphs built with DOM nodes for the editor's DOM observer to read. Never
+ *   innerHTML: chat text is untrusted.
  * Every path is checked: the editor must end up holding the text.
  */
 
@@ -92,19 +92,30 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
   editor.focus({ preventScroll: true });
   caretToEnd(editor);
 
-  // Paste: the editor's own handler parses the text into its model, line breaks included.
-  if (view && typeof view.DataTransfer === 'function' && toInsert.length <= pasteMaxChars) {
+  // Paste: the editor's own handler parses the text into its model, line breaks included. A text longer than the site
+  // takes from one paste goes in as pastes that are each shorter, one after the other at the caret the last one left:
+  // typed in with insertText instead, a 60 KB result held the page still for half a minute in Chromium (every line
+  // break splits a paragraph of the whole editor), and a 250 KB one for many minutes.
+  if (view && typeof view.DataTransfer === 'function') {
+    let taken = 0;
+    const pieces = pastePieces(toInsert, pasteMaxChars);
     try {
-      const data = new view.DataTransfer();
-      data.setData('text/plain', toInsert);
-      const html = editorOwnHtml(editor, toInsert);
-      if (html !== null) data.setData('text/html', html);
-      const paste = new view.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
-      editor.dispatchEvent(paste);
-      if (paste.defaultPrevented && (await settled(editor, text))) return { ok: true, method: 'paste' };
+      for (const piece of pieces) {
+        const data = new view.DataTransfer();
+        data.setData('text/plain', piece);
+        const html = editorOwnHtml(editor, piece);
+        if (html !== null) data.setData('text/html', html);
+        const paste = new view.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
+        editor.dispatchEvent(paste);
+        if (!paste.defaultPrevented) break;
+        taken += 1;
+      }
     } catch {
       // fall through to the next way
     }
+    if (taken === pieces.length && (await settled(editor, text))) return { ok: true, method: 'paste' };
+    // Part of the text went in and the editor took no more: typing all of it now would put that part in twice.
+    if (taken > 0 && taken < pieces.length) return { ok: false, reason: t('reason.insertRefused') };
   }
 
   caretToEnd(editor);
@@ -162,6 +173,28 @@ function editorOwnHtml(editor: HTMLElement, text: string): string | null {
     return null;
   }
   return holder.innerHTML;
+}
+
+/**
+ * The text cut into pieces of at most `max` characters, each (after the first) starting at a line break where the
+ * window holds one; never between the two halves of a character outside the BMP (an emoji).
+ */
+function pastePieces(text: string, max: number): string[] {
+  if (!(max >= 2) || text.length <= max) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > max) {
+    let end = text.lastIndexOf('\n', start + max);
+    if (end <= start) {
+      end = start + max;
+      const code = text.charCodeAt(end - 1);
+      if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+    }
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
 }
 
 /** Editors apply DOM changes on the next microtask or frame; give them a moment before checking. */

@@ -140,7 +140,7 @@ export const chatgpt = defineSite({
   },
   feedbackIntervalMs: 10_000,
   // ChatGPT turns pasted text over 10,000 characters into a "Pasted text" attachment (release notes, 2026-08-04;
-  // earlier reports say 5,000): a longer result is typed in instead of pasted, with room to spare.
+  // earlier reports say 5,000): a longer result goes in as several shorter pastes, with room to spare.
   pasteMaxChars: 4_000,
 });
 

@@ -130,6 +130,7 @@ export const claude = defineSite({
   },
   messageKey: (_msg, position) => positionKey(position),
   feedbackIntervalMs: 10_000,
-  // Claude turns a long paste into a "PASTED" attachment card above the box: a longer result is typed in instead.
+  // Claude turns a long paste into a "PASTED" attachment card above the box: a longer result goes in as several
+  // shorter pastes.
   pasteMaxChars: 4_000,
 });

@@ -91,7 +91,7 @@ export interface Site {
   feedbackIntervalMs: number;
   /**
    * The longest text the site's editor takes from a paste as text: past it the site turns a paste into a file
-   * attachment ("Pasted text"), so longer text is typed in another way (inject/insert.ts). Unset: any length.
+   * attachment ("Pasted text"), so longer text goes in as several shorter pastes (inject/insert.ts). Unset: any length.
    */
   pasteMaxChars?: number;
 }

@@ -194,7 +194,7 @@ describeE2E('editor families end to end', () => {
     });
   }
 
-  it('claude (TipTap): a result longer than Claude takes from a paste (it would become a "PASTED" card) is typed in exactly', async () => {
+  it('claude (TipTap): a result longer than Claude takes from a paste (it would become a "PASTED" card) goes in exactly', async () => {
     const page = await world.open('claude');
     const big = path.join(world.root, 'big-claude.txt');
     await writeFile(big, `${Array.from({ length: 300 }, (_, i) => `row ${i}: ${'y'.repeat(i % 30)}`).join('\n')}\n\n  indented after a blank line\n`);

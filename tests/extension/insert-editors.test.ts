@@ -36,9 +36,21 @@ function slot(): HTMLElement {
   return element;
 }
 
-function tiptap(): Mounted {
+/** `attachments`: a site that turns a paste longer than 4,000 characters into a file attachment (Claude's card). */
+function tiptap(attachments?: string[]): Mounted {
   const holder = slot();
-  const editor = new Editor({ element: holder, extensions: [StarterKit] });
+  const editor = new Editor({
+    element: holder,
+    extensions: [StarterKit],
+    editorProps: {
+      handlePaste: (_view, event) => {
+        const text = event.clipboardData?.getData('text/plain') ?? '';
+        if (attachments === undefined || text.length <= 4_000) return false;
+        attachments.push(text);
+        return true;
+      },
+    },
+  });
   return {
     element: holder.querySelector<HTMLElement>('.ProseMirror')!,
     text: () => editor.getText({ blockSeparator: '\n' }),
@@ -154,6 +166,17 @@ describe('a result typed into each editor family is what the site sends', () => 
         expect(mounted.text()).toBe(result);
       });
     }
+
+    it(`${family}: a result far longer than a paste the site takes as text goes in as pastes it does, exactly`, async () => {
+      const attachments: string[] = [];
+      mounted = mount === tiptap ? tiptap(attachments) : mount();
+      // A README of 17 KB: headings, lists, blank lines, a line of 9,000 characters, an emoji astride a piece's end.
+      const line = (i: number): string => [`# part ${i}`, '', `- item **${i}** \`code\``, `    indented ${i}`, ''][i % 5] ?? '';
+      const result = `${Array.from({ length: 500 }, (_, i) => line(i)).join('\n')}\n${'w'.repeat(3_998)}😀${'v'.repeat(5_000)}\nend`;
+      expect(await insertIntoEditor(mounted.element, result, { pasteMaxChars: 4_000 })).toEqual({ ok: true, method: 'paste' });
+      expect(attachments).toEqual([]);
+      expect(mounted.text()).toBe(result);
+    });
 
     it(`${family}: a result appended to the person's draft goes after it, with their caret at its start`, async () => {
       mounted = mount();
