@@ -93,8 +93,8 @@ describeE2E('editor families end to end', () => {
   beforeAll(async () => {
     world = await createWorld({ granted: true });
     notes = path.join(world.root, 'notes.txt');
-    // Lines, a blank line and indentation: what an editor most easily changes on the way in.
-    await writeFile(notes, 'first line\n\n  indented third line\n{"json": [1, 2]}\n');
+    // Lines, a blank line, indentation and markdown-looking text: what an editor most easily changes on the way in.
+    await writeFile(notes, 'first line\n\n  indented third line\n{"json": [1, 2]}\n    def __init__(self, **kw): `x` **bold** ~~y~~ _z_\n');
     for (const { site } of FAMILIES) {
       await setSiteSettings(world, site, { autoRun: true, autoSubmit: true, approvalWaitMs: 60_000 });
       await enableSite(world, site);
