@@ -115,7 +115,7 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
     }
     if (taken === pieces.length && (await settled(editor, text))) return { ok: true, method: 'paste' };
     // Part of the text went in and the editor took no more: typing all of it now would put that part in twice.
-    if (taken > 0 && taken < pieces.length) return { ok: false, reason: t('reason.insertRefused') };
+    if (taken > 0 && taken < pieces.length) return { ok: false, reason: t('reason.insertPartial', [taken, pieces.length]) };
   }
 
   caretToEnd(editor);

@@ -183,6 +183,26 @@ describe('insertIntoEditor: contenteditable', () => {
     expect(editorText(editor)).toBe(long);
   });
 
+  it('an editor that stops taking the pastes a long text was cut into keeps what it took, and nothing is typed in twice', async () => {
+    const editor = document.createElement('div');
+    editor.setAttribute('contenteditable', 'true');
+    let model = '';
+    let pastes = 0;
+    editor.addEventListener('paste', (event) => {
+      pastes += 1;
+      if (pastes > 2) return;
+      event.preventDefault();
+      model += (event as ClipboardEvent).clipboardData?.getData('text/plain') ?? '';
+      editor.replaceChildren(...model.split('\n').map((line) => Object.assign(document.createElement('p'), { textContent: line })));
+    });
+    document.body.replaceChildren(editor);
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n');
+    const result = await insertIntoEditor(editor, long, { pasteMaxChars: 100 });
+    expect(result).toEqual({ ok: false, reason: expect.stringContaining('took 2 of the') });
+    expect(editorText(editor)).toBe(model);
+    expect(long.startsWith(model)).toBe(true);
+  });
+
   it('reads the line breaks of a Lexical-like paragraph (<br> between lines) and takes its paste once', async () => {
     const editor = document.createElement('div');
     editor.setAttribute('contenteditable', 'true');
