@@ -6,7 +6,7 @@
  * reaches the page's own submit handler exactly as the companion wrote it, the person's draft is kept, the send
  * control appears only with text, a block is not run while the reply streams but once when it ends, and a real click
  * on the site's own stop control keeps a stopped reply from running — Run then types the exact result into the
- * editor's state, unsent.
+ * editor's state, unsent. Appended to a draft, a result goes after it wherever the person's caret stands.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
