@@ -29,6 +29,17 @@ describe('content the SDK does not know', () => {
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('Chart:\n[image of unknown type, 2.0 KB — not shown in the chat]\n');
   });
 
+  it('_meta sent as null is read as left out: the call succeeded, at once', async () => {
+    const run = await world.run('mcp-request', mcpCall('k5', 'kinds.null-meta', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('Filed the ticket.');
+  });
+
+  it('an answer that is no JSON-RPC result ends its call at once, saying so, not as a TIMEOUT of a tool that ran', async () => {
+    const run = await world.run('mcp-request', mcpCall('k6', 'kinds.list-answer', {}));
+    expect(run.resultText).toContain('is not a valid JSON-RPC response: {\\"jsonrpc\\":\\"2.0\\",\\"id\\"');
+    expect(run.resultText).not.toContain('TIMEOUT');
+  });
+
   it('isError sent as null is read as left out: the call succeeded', async () => {
     const run = await world.run('mcp-request', mcpCall('k4', 'kinds.nulls', {}));
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('Sent the mail.');
