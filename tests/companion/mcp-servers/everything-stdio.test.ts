@@ -160,7 +160,10 @@ describe('everything over stdio', () => {
     const run = await world.run('mcp-request', mcpCall('p1', 'trusting.trigger-long-running-operation', { duration: 0.3, steps: 3 }), { waitMs: 10_000 });
     expect(run.status).toBe('done');
     expect(mcpJson(run.resultText).result?.content[0]?.text).toContain('Long running operation completed');
-    const progress = world.events.filter((e) => e.type === 'tool-progress' && e.runId === run.runId);
+    const progressOf = () => world.events.filter((e) => e.type === 'tool-progress' && e.runId === run.runId);
+    // the events come over the ws, which may still carry them when the run's HTTP answer is in
+    await waitUntil('two progress events of the run', () => progressOf().length >= 2);
+    const progress = progressOf();
     // the last step's notification races the result itself (the SDK drops progress for a request already answered)
     const steps = progress.map((e) => (e as { progress: number }).progress);
     expect(steps.length).toBeGreaterThanOrEqual(2);
