@@ -92,6 +92,12 @@ function isCallTag(el: Element): boolean {
   return CALL_TAGS.has(el.tagName.toUpperCase());
 }
 
+/** Why text written from these nodes is not readable as written, when the page drew a call's tags among them. */
+function drawnCallReason(nodes: readonly Node[]): string | undefined {
+  const drawn = nodes.some((node) => node.nodeType === 1 && (isCallTag(node as Element) || (node as Element).querySelector(CALL_SELECTOR) !== null));
+  return drawn ? t('reason.callDrawnAsHtml') : undefined;
+}
+
 const VOID_TAGS = new Set(['AREA', 'BR', 'COL', 'EMBED', 'HR', 'IMG', 'INPUT', 'LINK', 'META', 'SOURCE', 'TRACK', 'WBR']);
 
 /**
@@ -115,9 +121,9 @@ function writeBlockChildren(parent: Element, site: SiteReader, out: MarkdownWrit
   let inline: Node[] = [];
   const flushInline = (): void => {
     const text = inlineText(inline, site).trim();
-    const drawnCall = inline.some((node) => node.nodeType === 1 && (isCallTag(node as Element) || (node as Element).querySelector(CALL_SELECTOR) !== null));
+    const unreadable = drawnCallReason(inline);
     inline = [];
-    if (text) out.block(listPrefix + text, parent, undefined, drawnCall ? t('reason.callDrawnAsHtml') : undefined);
+    if (text) out.block(listPrefix + text, parent, undefined, unreadable);
   };
   for (const child of Array.from(parent.childNodes)) {
     if (child.nodeType === 3) {
@@ -150,7 +156,7 @@ function writeBlockElement(el: Element, site: SiteReader, out: MarkdownWriter, l
   const tag = el.tagName;
   if (/^H[1-6]$/.test(tag)) {
     const text = inlineText(Array.from(el.childNodes), site).trim();
-    if (text) out.block(`${'#'.repeat(Number(tag[1]))} ${text}`, el);
+    if (text) out.block(`${'#'.repeat(Number(tag[1]))} ${text}`, el, undefined, drawnCallReason([el]));
     return;
   }
   if (tag === 'HR') {
@@ -178,7 +184,7 @@ function writeBlockElement(el: Element, site: SiteReader, out: MarkdownWriter, l
     const rows = Array.from(el.querySelectorAll('tr'), (row) =>
       '| ' + Array.from(row.children, (cell) => inlineText(Array.from(cell.childNodes), site).trim()).join(' | ') + ' |',
     );
-    out.block(rows.join('\n'), el);
+    out.block(rows.join('\n'), el, undefined, drawnCallReason([el]));
     return;
   }
   writeBlockChildren(el, site, out, listPrefix);

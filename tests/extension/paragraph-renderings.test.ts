@@ -65,6 +65,16 @@ describe('a <function_calls> call in paragraph text on a page whose renderer let
     expect(found!.unreadable).toContain('<invoke>/<parameter> tags as HTML');
   });
 
+  it('in a heading or a table cell is shown as not readable as written too (the page shows no tool name there either)', () => {
+    const call = '<function_calls><invoke name="fs.write"><parameter name="path">a.txt</parameter><parameter name="content">hi</parameter></invoke></function_calls>';
+    for (const reply of [`# ${call}`, `| a | b |\n|---|---|\n| ${call} | x |`]) {
+      const [found, ...rest] = onPage(reply);
+      expect(rest).toEqual([]);
+      expect(found!.block.kind).toBe('function-calls');
+      expect(found!.unreadable).toContain('<invoke>/<parameter> tags as HTML');
+    }
+  });
+
   it('a call the page shows as text (HTML escaped) reads as before', () => {
     const blocks = blocksOnPage('<function_calls>\n<invoke name="fs.read">\n<parameter name="path">/tmp/a.txt</parameter>\n</invoke>\n</function_calls>');
     expect(blocks).toHaveLength(1);
