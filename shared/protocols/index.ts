@@ -114,33 +114,52 @@ const RESULT_LABELS: ReadonlySet<string> = new Set(['mcp-response', 'flycode-res
 /** A `<function_result …>` element's opening tag alone on its line, as shared/results/function-result.ts writes it. */
 const FUNCTION_RESULT_OPEN = /^[ \t]*<function_result(?:[ \t][^<>\n]*)?>[ \t]*\r?$/gm;
 const FUNCTION_RESULT_CLOSE = '</function_result>';
+const FUNCTION_RESULT_CLOSES = /<\/function_result>/g;
+
+/** The greatest of the ascending `values` that is at most `most`, if any. */
+function lastBefore(values: readonly number[], most: number): number | undefined {
+  let low = 0;
+  let high = values.length - 1;
+  let found: number | undefined;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const value = values[middle] as number;
+    if (value <= most) {
+      found = value;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
+}
 
 /**
  * The blocks that do not start inside a result chatbridge typed into the chat, quoted back by the model in its next
  * reply: a ```` ```flycode-result ````, ```` ```axon-result ```` or ```` ```mcp-response ```` block, or a
- * `<function_result>` element from its opening tag alone on its line up to its closing tag. A result holds what the
- * tool read or printed as it is — a prompt file's example call, a README's plan, a program's output — and a model
- * repeating the result it got ("the tool returned: …") ran that text as its own calls. A result not closed (yet)
- * reaches to the end, as an unclosed code block does: mid-stream, the call it holds is complete before its closing
- * tag has come; one in a closed code block ends with it. The tag in prose (`comes back in <function_result> tags`)
- * opens nothing. Linear: each closing tag is looked for once.
+ * `<function_result>` element from its opening tag alone on its line up to the last closing tag there is. A result
+ * holds what the tool read or printed as it is — a prompt file's example call, a README's plan, a program's output —
+ * and a model repeating the result it got ("the tool returned: …") ran that text as its own calls. Its text may hold
+ * the closing tag itself (a file about this format): typed in, it is written `<\/function_result>`, which the page's
+ * markdown shows as `</function_result>` when the model quotes it in prose, so the first closing tag need not be the
+ * element's; the last one is (a call of the reply's own between two quoted results is then held as data too, never
+ * the reverse). A result not closed (yet) reaches to the end, as an unclosed code block does: mid-stream, the call it
+ * holds is complete before its closing tag has come; one in a closed code block ends with it. The tag in prose
+ * (`comes back in <function_result> tags`) opens nothing. Each opening tag looks up its end once, by halving.
  */
 export function withoutQuotedResults(blocks: Block[], markdown: string, fences: readonly Fence[]): Block[] {
   if (blocks.length === 0) return blocks;
   const spans: Array<{ start: number; end: number }> = fences.filter((fence) => RESULT_LABELS.has(fence.label));
   if (markdown.includes('<function_result')) {
+    const closes = Array.from(markdown.matchAll(FUNCTION_RESULT_CLOSES), (close) => close.index);
     let after = 0;
     let f = 0;
-    // the first closing tag at or after the opener; found again only once an opener has passed it (-1: none left)
-    let close = -2;
     for (const open of markdown.matchAll(FUNCTION_RESULT_OPEN)) {
       if (open.index < after) continue;
       while (f < fences.length && (fences[f] as Fence).contentEnd <= open.index) f++;
       const fence = fences[f];
       // in a closed code block (an example in a file a block writes), it ends with that block, as the page shows it
       const limit = fence !== undefined && fence.closed && fence.contentStart <= open.index ? fence.contentEnd : markdown.length;
-      if (close !== -1 && close < open.index) close = markdown.indexOf(FUNCTION_RESULT_CLOSE, open.index);
-      after = close === -1 || close >= limit ? limit : close + FUNCTION_RESULT_CLOSE.length;
+      const close = lastBefore(closes, limit - FUNCTION_RESULT_CLOSE.length);
+      after = close === undefined || close < open.index ? limit : close + FUNCTION_RESULT_CLOSE.length;
       spans.push({ start: open.index, end: after });
     }
   }
