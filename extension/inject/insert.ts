@@ -116,6 +116,9 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
     if (taken === pieces.length && (await settled(editor, text))) return { ok: true, method: 'paste' };
     // Part of the text went in and the editor took no more: typing all of it now would put that part in twice.
     if (taken > 0 && taken < pieces.length) return { ok: false, reason: t('reason.insertPartial', [taken, pieces.length]) };
+    // The editor took the text and put it in changed (a paste handler that drops characters it does not keep): typing
+    // all of it now would put it there a second time, next to the changed copy.
+    if (taken > 0 && editorText(editor) !== before) return { ok: false, reason: t('reason.insertChanged') };
   }
 
   caretToEnd(editor);

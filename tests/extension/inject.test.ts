@@ -203,6 +203,25 @@ describe('insertIntoEditor: contenteditable', () => {
     expect(long.startsWith(model)).toBe(true);
   });
 
+  it('an editor whose paste handler puts the text in changed (drops control characters) does not get it typed in a second time', async () => {
+    const editor = document.createElement('div');
+    editor.setAttribute('contenteditable', 'true');
+    let model = 'my own question';
+    const draw = (): void => editor.replaceChildren(...model.split('\n').map((line) => Object.assign(document.createElement('p'), { textContent: line })));
+    draw();
+    editor.addEventListener('paste', (event) => {
+      event.preventDefault();
+      model += ((event as ClipboardEvent).clipboardData?.getData('text/plain') ?? '').replace(/[\u0000-\u0008\u000b-\u001f]/g, '');
+      draw();
+    });
+    document.body.replaceChildren(editor);
+    // a program's colored output, as the companion writes it
+    const result = await insertIntoEditor(editor, '\u001b[31mFAILED\u001b[0m 2 tests');
+    expect(result).toEqual({ ok: false, reason: expect.stringContaining('not typed in again') });
+    expect(editorText(editor)).toBe(model);
+    expect(model).toBe('my own question\n\n[31mFAILED[0m 2 tests');
+  });
+
   it('reads the line breaks of a Lexical-like paragraph (<br> between lines) and takes its paste once', async () => {
     const editor = document.createElement('div');
     editor.setAttribute('contenteditable', 'true');
