@@ -204,6 +204,8 @@ export interface Preview {
   diffLater?: () => Promise<string>;
   command?: string;
   cwd?: string;
+  /** the files the command runs as code (the program by path, an interpreter's script), pinned as the card shows them */
+  runs?: string[];
   /** a composite call's actions, each with its class and what the policy said of it alone */
   actions?: Array<{ risk: Risk; label: string; decision: 'auto' | 'confirm' }>;
 }

@@ -166,6 +166,7 @@ export const previewSchema = z.object({
   diff: z.string().optional(),
   command: z.string().optional(),
   cwd: z.string().optional(),
+  runs: z.array(z.string()).optional().describe('the files the command runs as code, pinned as they were when the card was made'),
   actions: z
     .array(z.object({ risk: riskSchema, label: z.string(), decision: z.enum(['auto', 'confirm']) }))
     .optional()

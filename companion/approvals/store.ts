@@ -94,6 +94,7 @@ function shownPreview(preview: Preview): Preview {
     paths: preview.paths.map(line),
     ...(preview.command !== undefined ? { command: countBlankRuns(revealHidden(preview.command, { found })) } : {}),
     ...(preview.cwd !== undefined ? { cwd: line(preview.cwd) } : {}),
+    ...(preview.runs !== undefined ? { runs: preview.runs.map(line) } : {}),
     ...(preview.actions ? { actions: preview.actions.map((action) => ({ ...action, label: line(action.label) })) } : {}),
   };
   if (preview.diff !== undefined) {

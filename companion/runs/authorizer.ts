@@ -1,5 +1,6 @@
 import type { ApprovalView } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
+import { pinScripts } from '../approvals/scripts-run';
 import { changedSince, shownStates } from '../approvals/shown-state';
 import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
@@ -83,6 +84,13 @@ export function createAuthorize(
     }
     const { diffLater, ...shown } = request.preview;
     if (diffLater && shown.diff === undefined) shown.diff = await diffLater();
+    // the command line a card shows runs these scripts as they are now (scripts-run.ts); the card names them
+    const scriptsAsShown = await pinScripts(
+      request.actions.flatMap((action) => (action.command ? [action.command] : [])),
+      deps.policy.roots,
+    );
+    const runs = [...scriptsAsShown].flatMap(([file, state]) => (state !== 'missing' ? [file] : []));
+    if (runs.length > 0) shown.runs = runs;
     // a card lists the actions when there are several, or when one is decided as another class than its own
     const preview: Preview =
       request.actions.length > 1 || decisions.some((d, i) => d.action !== request.actions[i])
@@ -115,6 +123,14 @@ export function createAuthorize(
     }
     if (result === 'approve' || result === 'approve-conversation') {
       const changed = await changedSince(asShown);
+      const script = changed === undefined ? await changedSince(scriptsAsShown) : undefined;
+      if (script !== undefined) {
+        throw new ToolError(
+          'CONFLICT',
+          `${JSON.stringify(script)}, which the approved command runs, changed while approval ${approval.id} waited: the card showed the command with the file as it was, so what would run now is not what was approved; nothing was run — send the call again for a new card`,
+          { path: script, approval: approval.id },
+        );
+      }
       if (changed === undefined) return throwIfStopped(deps.signal, request.tool);
       throw new ToolError(
         'CONFLICT',

@@ -121,6 +121,11 @@ export function ApprovalCard(props: {
           <div class="muted mono">
             {t('panel.cwd')}: {preview.cwd ?? ''}
           </div>
+          {preview.runs !== undefined && (
+            <div class="muted mono" data-runs="">
+              {t('panel.runs')}: {preview.runs.join(', ')}
+            </div>
+          )}
         </div>
       )}
       {diff &&

@@ -1,0 +1,38 @@
+/** Which files a command line runs as code (companion/approvals/scripts-run.ts), read as the program would read it. */
+import { describe, expect, it } from 'vitest';
+import { scriptsNamedBy } from '../../../companion/approvals/scripts-run';
+
+const cwd = '/w';
+
+describe('scriptsNamedBy', () => {
+  it.each([
+    ['bash run.sh', { argv: ['bash', 'run.sh'] }, ['/w/run.sh']],
+    ['the program as a path', { argv: ['./deploy.sh', '--prod'] }, ['/w/deploy.sh']],
+    ['python -u x.py', { argv: ['python3', '-u', 'x.py', 'arg.py'] }, ['/w/x.py']],
+    ['python3.12 -W ignore x.py', { argv: ['python3.12', '-W', 'ignore', 'x.py'] }, ['/w/x.py']],
+    ['python -c code names no file', { argv: ['python', '-c', 'print(1)', 'x.py'] }, []],
+    ['python -m module names no file', { argv: ['python', '-m', 'pytest', 'x.py'] }, []],
+    ['node --import x y.js: both', { argv: ['node', '--import', './x.mjs', 'y.js'] }, ['/w/x.mjs', '/w/y.js']],
+    ['node -r=x and --require=y', { argv: ['node', '--require=./h.cjs', 'app/main.js'] }, ['/w/h.cjs', '/w/app/main.js']],
+    ['node -e names no script', { argv: ['node', '-e', 'x', 'y.js'] }, []],
+    ['sh -c "./x.sh"', { argv: ['sh', '-c', './x.sh'] }, ['/w/x.sh']],
+    ['bash -ec "bash y.sh"', { argv: ['bash', '-ec', 'bash y.sh'] }, ['/w/y.sh']],
+    ['bash -o pipefail x.sh (a program by path is named too; only files in the roots are pinned)', { argv: ['/bin/bash', '-o', 'pipefail', 'x.sh'] }, ['/bin/bash', '/w/x.sh']],
+    ['NAME=value in front (process.run env)', { argv: ['DEBUG=1', 'bash', 'x.sh'] }, ['/w/x.sh']],
+    ['env wrapper', { argv: ['env', '-i', 'A=1', 'perl', '-w', 't.pl'] }, ['/w/t.pl']],
+    ['deno run with permissions', { argv: ['deno', 'run', '--allow-read', 'main.ts'] }, ['/w/main.ts']],
+    ['deno test is a subcommand', { argv: ['deno', 'test'] }, []],
+    ['bun run x.ts', { argv: ['bun', 'run', 'x.ts'] }, ['/w/x.ts']],
+    ['ruby -I lib x.rb', { argv: ['ruby', '-I', 'lib', 'x.rb'] }, ['/w/x.rb']],
+    ['php -f x.php', { argv: ['php', '-d', 'a=b', '-f', 'x.php'] }, ['/w/x.php']],
+    ['pwsh -File x.ps1', { argv: ['pwsh', '-NoProfile', '-File', 'x.ps1'] }, ['/w/x.ps1']],
+    ['make runs files of its own choosing: not pinned', { argv: ['make', 'all'] }, []],
+    ['shell: cd moves the cwd', { shell: 'cd tools && bash go.sh; ./x.sh' }, ['/w/tools/go.sh', '/w/tools/x.sh']],
+    ['shell: a script on each line', { shell: 'bash a.sh\npython b.py | cat > out.txt' }, ['/w/a.sh', '/w/b.py']],
+    ['shell: standard input of an interpreter', { shell: 'bash < in.sh' }, ['/w/in.sh']],
+    ['shell: source and .', { shell: 'source env.sh && . ./more.sh' }, ['/w/env.sh', '/w/more.sh']],
+    ['shell: a variable is not known until it runs', { shell: 'bash $SCRIPT' }, []],
+  ])('%s', (_name, command, expected) => {
+    expect(scriptsNamedBy({ cwd, ...command })).toEqual(expected);
+  });
+});

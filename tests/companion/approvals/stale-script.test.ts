@@ -1,0 +1,123 @@
+/**
+ * An approved command runs the scripts its card showed. A card for `bash run.sh` shows the command line, not the
+ * script; the card may wait half an hour while the model's next block (where writes are auto), another call or any
+ * program rewrites run.sh. Approving then must not run text nobody saw: the scripts a command names inside the roots
+ * (the program when it is a path, the script of a well-known interpreter) are pinned by their content when the card
+ * is made, and a changed one refuses the run with CONFLICT naming it. Against the real companion process with the
+ * default modes (exec asks).
+ */
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  context,
+  decideApproval,
+  makeWorkspace,
+  mcpRequestBlock,
+  parseMcpResponse,
+  postPending,
+  startCompanionProcess,
+  type CompanionProcess,
+  type Workspace,
+} from '../load/live-companion';
+
+const SHOWN = 'echo shown-content\n';
+const SWAPPED = 'echo swapped-content\n';
+
+describe('approving a command after the script it runs changed', () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+  const next = () => context('conv-stale-script', `m${++n}`);
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-stale-script-');
+    mkdirSync(join(ws.root, 'tools'));
+    companion = await startCompanionProcess({ root: ws.root, home: ws.home });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  /** posts the call, rewrites `script` while its card waits, approves, and returns the run's answer */
+  async function approveAfterRewrite(tool: string, args: Record<string, unknown>, script: string, swapped = SWAPPED) {
+    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(++n, tool, args), next());
+    writeFileSync(script, swapped);
+    const done = await decideApproval(companion, approval, 'approve', run.runId);
+    return { done, approval, text: done.resultText ?? '' };
+  }
+
+  function expectRefused(result: { done: { status: string }; approval: { id: string }; text: string }, script: string) {
+    expect(result.text).not.toContain('swapped-content');
+    expect(result.done.status).toBe('error');
+    expect(parseMcpResponse(result.text).error?.message).toBe(
+      `CONFLICT: ${JSON.stringify(script)}, which the approved command runs, changed while approval ${result.approval.id} waited: the card showed the command with the file as it was, so what would run now is not what was approved; nothing was run — send the call again for a new card`,
+    );
+  }
+
+  it.each([
+    ['bash run.sh', 'process.run', (root: string) => ({ command: 'bash', args: ['run.sh'], cwd: root }), 'run.sh'],
+    ['python -u x.py', 'process.run', () => ({ command: 'python3', args: ['-u', 'x.py'] }), 'x.py'],
+    ['node --import ./pre.mjs y.js (the preload)', 'process.run', () => ({ command: 'node', args: ['--import', './pre.mjs', 'y.js'] }), 'pre.mjs'],
+    ['node --import ./pre.mjs y.js (the script)', 'process.run', () => ({ command: 'node', args: ['--import', './pre.mjs', 'y.js'] }), 'y.js'],
+    ['sh -c "./x.sh"', 'process.run', () => ({ command: 'sh', args: ['-c', './x.sh'] }), 'x.sh'],
+    ['a relative script resolved against the cwd', 'process.run', (root: string) => ({ command: 'sh', args: ['go.sh'], cwd: join(root, 'tools') }), 'tools/go.sh'],
+    ['./x.sh as the program', 'process.run', () => ({ command: './x.sh' }), 'x.sh'],
+    ['shell.exec of cd tools && bash go.sh', 'shell.exec', () => ({ command: 'cd tools && bash go.sh' }), 'tools/go.sh'],
+  ])('%s: the rewritten script is not run, CONFLICT names it', async (_name, tool, argsFor, relative) => {
+    const script = join(ws.root, relative);
+    const isNode = /\.(m?js)$/.test(relative);
+    const shown = isNode ? "console.log('shown-content')\n" : SHOWN;
+    const swapped = isNode ? "console.log('swapped-content')\n" : SWAPPED;
+    // every file the commands above name exists, so the one not being rewritten runs as it is
+    for (const other of ['pre.mjs', 'y.js']) writeFileSync(join(ws.root, other), '\n');
+    writeFileSync(script, relative.endsWith('.py') ? "print('shown-content')\n" : shown);
+    chmodSync(script, 0o755);
+    const result = await approveAfterRewrite(tool, argsFor(ws.root), script, relative.endsWith('.py') ? "print('swapped-content')\n" : swapped);
+    expectRefused(result, script);
+    // the card named it as what runs
+    expect(result.approval.preview.runs).toContain(script);
+  });
+
+  it('a script reached through a link is pinned by the file the link leads to', async () => {
+    const real = join(ws.root, 'tools', 'real.sh');
+    writeFileSync(real, SHOWN);
+    symlinkSync(real, join(ws.root, 'linked.sh'));
+    const result = await approveAfterRewrite('process.run', { command: 'bash', args: ['linked.sh'] }, real);
+    expectRefused(result, real);
+    expect(result.approval.preview.runs).toEqual([join(ws.root, 'linked.sh'), real]);
+  });
+
+  const plan = (fileOperations: unknown[], command: string) =>
+    `#####--\n${JSON.stringify({ type: 'operate', metadata: { step_id: 's1', reason: 'run' }, file_operations: fileOperations, program_operations: [{ name: 'go', command }] })}\n--#####`;
+
+  it("an auto_coder plan's program is not run on a script rewritten while the card waited, nor any of the plan", async () => {
+    const script = join(ws.root, 'plan.sh');
+    writeFileSync(script, SHOWN);
+    const { run, approval } = await postPending(companion, 'autocoder', plan([{ action_type: 'create_file', path: 'made.txt', file_content: 'x\n' }], 'bash plan.sh'), next());
+    writeFileSync(script, SWAPPED);
+    const done = await decideApproval(companion, approval, 'approve', run.runId);
+    expect(done.resultText).not.toContain('swapped-content');
+    expect(done.resultText).toContain(`${JSON.stringify(script).replace(/"/g, '\\"')}, which the approved command runs, changed while approval ${approval.id} waited`);
+    expect(existsSync(join(ws.root, 'made.txt'))).toBe(false);
+  });
+
+  it('a plan that writes the script it then runs runs it as its diff showed: the change is part of what was approved', async () => {
+    const script = join(ws.root, 'own.sh');
+    writeFileSync(script, SHOWN);
+    const { run, approval } = await postPending(companion, 'autocoder', plan([{ action_type: 'create_file', path: 'own.sh', file_content: 'echo planned-content\n' }], 'bash own.sh'), next());
+    expect(approval.preview.diff).toContain('+echo planned-content');
+    const done = await decideApproval(companion, approval, 'approve', run.runId);
+    expect(done.resultText).toContain('planned-content');
+  });
+
+  it('a script left alone, or saved again with the same bytes, runs as approved', async () => {
+    const script = join(ws.root, 'same.sh');
+    writeFileSync(script, SHOWN);
+    const result = await approveAfterRewrite('process.run', { command: 'bash', args: ['same.sh'] }, script, SHOWN);
+    expect(result.done.status).toBe('done');
+    expect(result.text).toContain('shown-content');
+  });
+});
