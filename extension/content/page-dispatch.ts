@@ -697,6 +697,7 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     diff: approval.preview.diff,
     command: approval.preview.command,
     cwd: approval.preview.cwd,
+    runs: approval.preview.runs,
     arguments: approval.preview.heading?.kind === 'mcp',
     actions: approval.preview.actions,
     conversationWide: grantsConversationWide(approval.conversationId),

@@ -19,6 +19,8 @@ export interface ChipApproval {
   diff?: string | undefined;
   command?: string | undefined;
   cwd?: string | undefined;
+  /** the files the command runs as code, pinned by the companion as the card shows them */
+  runs?: string[] | undefined;
   /** the diff's place holds the arguments of a tool of the person's MCP server, not changes: named so */
   arguments?: boolean | undefined;
   /** a plan's actions, each with its class: the card lists every one */
@@ -531,7 +533,8 @@ function approvalCard(
   }
   if (approval.command !== undefined) {
     const pre = scrollBox(doc, t('chipView.command'));
-    pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}`;
+    const runs = approval.runs?.length ? `\n(${t('panel.runs')}: ${approval.runs.join(', ')})` : '';
+    pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}${runs}`;
     card.append(pre);
   }
   if (approval.diff !== undefined) {

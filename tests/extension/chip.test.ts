@@ -118,6 +118,9 @@ describe('chip states', () => {
     expect(names()).toEqual(['The arguments the tool is called with']);
     chip.update({ ...APPROVAL, approval: { tool: 'shell.exec', title: 'Run npm test', paths: [], command: 'npm test', cwd: '/w' } });
     expect(names()).toEqual(['The command and where it runs']);
+    // the scripts the command runs, pinned by the companion, are named under it
+    chip.update({ ...APPROVAL, approval: { tool: 'process.run', title: 'Run bash', paths: [], command: '"bash" "run.sh"', cwd: '/w', runs: ['/w/run.sh'] } });
+    expect(root.querySelector('pre')!.textContent).toBe('$ "bash" "run.sh"\n(in /w)\n(runs, as it is now: /w/run.sh)');
     chip.update({ ...APPROVAL, approval: { tool: 'fs.read', title: 'Read 2 files', paths: ['/w/a', '/w/b'] } });
     expect(names()).toEqual(['The paths']);
     chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'NOT_FOUND' });

@@ -247,7 +247,7 @@ describe('approval card', () => {
     // the scripts the command runs, pinned by the companion, are named under it
     const script = approval({ id: 'confirm-4', preview: { title: 'Run bash', paths: [], command: '"bash" "run.sh"', cwd: '/w', runs: ['/w/run.sh'] } });
     const scripted = mount(<ApprovalCard approval={script} onDecide={() => undefined} />);
-    expect(scripted.querySelector('[data-runs]')!.textContent).toBe('runs, as it is now (changed before it runs, it is refused): /w/run.sh');
+    expect(scripted.querySelector('[data-runs]')!.textContent).toBe('runs, as it is now: /w/run.sh');
     expect(root.querySelector('[data-runs]')).toBeNull();
     // a Chinese screen names the classes in Chinese, on the card, its actions and what was granted
     useLocale('zh_CN');
