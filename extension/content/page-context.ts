@@ -129,6 +129,11 @@ export interface MessageRecord {
   /** Its blocks are outlines (kind, place, complete or not), not read yet: a live reply until it is decided. */
   outlined: boolean;
   blocks: TrackedBlock[];
+  /**
+   * The label of a reasoning section the site module did not place, whose code is read as answer (scanner/reasoning.ts,
+   * a redesign renamed what the module knows it by): none of the reply's blocks runs by itself. null when none.
+   */
+  unplacedReasoning: string | null;
   /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
   handledMarkdown: string | null;
   /** The person stopped this reply (kept for the element's life: a stopped reply stays stopped, until continued). */

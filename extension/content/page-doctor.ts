@@ -351,6 +351,9 @@ export function createPageDoctor(ctx: PageContext): PageDoctor {
       if (record.role !== 'assistant') return;
       // A block the protocol leaves unrun (a second plan) is no code the page failed to show.
       setProblem('code-unreadable', replyCodeProblem(site, record.el, record.blocks.filter((b) => !b.block.inert)));
+      // A reasoning section the module did not place holds nothing of the answer by the module's account: named until
+      // a reply is decided without one.
+      setProblem('reasoning-unplaced', record.unplacedReasoning === null ? null : problemFor('reasoning-unplaced', record.unplacedReasoning));
     },
     replyShown(record) {
       if (record.role === 'assistant') lookAtShown(record);

@@ -2,6 +2,7 @@ import { blockKey, findBlocks, outlineBlocks, type Block, type InertReason } fro
 import { refusedOnlyForToolName } from '../../shared/protocols/tool-name-only';
 import { initialState, isFinishPlan, type MessageOrigin } from '../scanner/blocks';
 import type { PageChanges } from '../scanner/observe';
+import { unplacedReasoningLabel } from '../scanner/reasoning';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
@@ -100,6 +101,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       markdown: null,
       serialized: null,
       outlined: false,
+      unplacedReasoning: null,
       blocks: [],
       handledMarkdown: null,
       stop: null,
@@ -235,6 +237,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
 
   const placeBlocks = (record: MessageRecord, serialized: SerializedMessage, outline: boolean, chips: boolean): void => {
     record.outlined = outline;
+    // Read when the blocks are (a reply decided, one shown as it was): a streaming reply's outline runs nothing.
+    if (!outline) record.unplacedReasoning = unplacedReasoningLabel(record.el, serialized, site) ?? site.unplacedRegion?.(record.el) ?? null;
     const found = outline
       ? outlineBlocks(serialized.markdown)
       : findBlocks(serialized.markdown).map((block) => withKnownTools(block, ctx.externalTools));

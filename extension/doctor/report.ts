@@ -31,6 +31,7 @@ export const PROBLEM_CODES = [
   'insert-failed',
   'submit-unverified',
   'code-unreadable',
+  'reasoning-unplaced',
   'no-writing-signal',
   'writing-signal-stuck',
 ] as const;
@@ -102,6 +103,7 @@ export function problemFor(code: ProblemCode, detail?: string): DoctorProblem {
     'insert-failed': t('doctor.problemInsertFailed'),
     'submit-unverified': t('doctor.problemSubmitUnverified'),
     'code-unreadable': t('doctor.problemCodeUnreadable'),
+    'reasoning-unplaced': t('doctor.problemReasoningUnplaced'),
     'no-writing-signal': t('doctor.problemNoWritingSignal'),
     'writing-signal-stuck': t('doctor.problemWritingSignalStuck'),
   };

@@ -65,6 +65,13 @@ export interface Site {
   answerRoot(msg: Element): Element | null;
   /** Elements inside the answer root that are never part of the answer (reasoning, buttons, our own chips). */
   skipSelector: string;
+  /**
+   * A part of the message the module reads as answer but cannot place, which may be reasoning under names a redesign
+   * gave it (a second markdown body in a wrapper of its own): its first words, and then none of the reply's blocks
+   * runs by itself. null when every part read is placed. Unset: the labelled reasoning sections of every site are
+   * looked for anyway (scanner/reasoning.ts).
+   */
+  unplacedRegion?(msg: Element): string | null;
   /** Selector of the outermost element of one rendered code block (inside it nothing else is read). */
   codeBlockSelector: string;
   /** The language label of a code block (empty when it has none). */

@@ -51,6 +51,21 @@ function answerRoot(msg: Element): Element | null {
  * 2026-08 (CodeWebChat): the send slot draws the stop icon (a rect at x=7.71448) while a reply is written, the one
  * signal on a build whose replies carry no data-conv-outputting: the control holding it is the stop control.
  */
+/**
+ * A markdown body read as answer that stands in a wrapper of its own beside the answer's body: the reasoning draws its
+ * bodies with the answer's classes (2026-07), so one whose reasoning section a redesign renamed is told only by that
+ * wrapper. Its first words; null when the answer's bodies stand side by side (or there is one).
+ */
+function unplacedRegion(msg: Element): string | null {
+  const parts = outermost(Array.from(msg.querySelectorAll(ANSWER_PART_SELECTOR)).filter((md) => !md.closest(THINKING_SELECTOR)));
+  if (parts.length < 2) return null;
+  const root = commonAncestor(parts, msg);
+  const apart = parts.find((part) => part.parentElement !== root && part.querySelector('pre'));
+  if (!apart) return null;
+  const words = (apart.textContent ?? '').trim().replace(/\s+/g, ' ');
+  return words.length > 24 ? `${words.slice(0, 24)}…` : words;
+}
+
 function stopIcon(doc: Document): HTMLElement | null {
   const icon = Array.from(doc.querySelectorAll('rect[x="7.71448"]')).find((rect) => !rect.closest(MESSAGE_SELECTOR));
   if (!icon) return null;
@@ -72,6 +87,7 @@ export const yuanbao = defineSite({
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   answerRoot,
+  unplacedRegion,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .agent-chat__toolbar, ${THINKING_SELECTOR}`,
   codeBlockSelector: 'pre',
   codeLanguage: languageNearPre,

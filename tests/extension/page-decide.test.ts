@@ -61,6 +61,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     stop: null,
     continuedAt: null,
     ending: 'normal',
+    unplacedReasoning: null,
     ...extra,
   };
 }
