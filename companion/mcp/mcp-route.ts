@@ -2,6 +2,7 @@ import type { Context, Handler } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, readRequestBody, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Outcome } from '../../shared/results/outcome';
@@ -248,9 +249,10 @@ export function mcpRoute(deps: {
       return c.json({ jsonrpc: '2.0', error, id: null }, 405, { Allow: 'POST, DELETE' });
     }
     const parsedBody = await readJsonBody(c);
-    // after the transport's own checks of the headers, which it answers first (415, 406)
+    // after the transport's own checks of the headers, which it answers first (415, 406), made as it makes them: its
+    // Content-Type is read for its media type (any case, any parameters), so `Application/JSON` is taken too
     const accept = c.req.header('accept') ?? '';
-    const headersTaken = c.req.header('content-type')?.includes('application/json') && accept.includes('application/json') && accept.includes('text/event-stream');
+    const headersTaken = isJsonContentType(c.req.header('content-type')) && accept.includes('application/json') && accept.includes('text/event-stream');
     if (headersTaken && parsedBody === TOO_LARGE) {
       return c.json({ jsonrpc: '2.0', error: { code: -32000, message: requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE) }, id: null }, 413);
     }

@@ -234,6 +234,28 @@ describe('/mcp JSON-RPC batches', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  // the transport takes a Content-Type by its media type, in any case and with parameters: the route's check must too
+  it('a batch sent as Application/JSON (a media type in another case) is refused whole too; nothing runs', async () => {
+    const manifest = join(lax.root, 'package.json');
+    const marker = join(lax.root, 'ran-cased');
+    writeFileSync(manifest, '{"scripts":{"test":"echo ok"}}\n');
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fs.write', arguments: { path: manifest, mode: 'overwrite', content: `{"scripts":{"test":"touch ${marker}"}}` } } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'shell.exec', arguments: { command: 'npm test', cwd: lax.root } } },
+    ]);
+    for (const contentType of ['Application/JSON', 'APPLICATION/JSON; charset=utf-8']) {
+      const response = await fetch(`http://127.0.0.1:${laxServed.port}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${lax.token}`, accept: 'application/json, text/event-stream', 'content-type': contentType },
+        body: batch,
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Invalid Request: a JSON-RPC batch may not hold tools\/call/) });
+    }
+    expect(readFileSync(manifest, 'utf8')).toBe('{"scripts":{"test":"echo ok"}}\n');
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('one call per POST still runs; a streamed body over the 4 MiB limit is 413', async () => {
     writeFileSync(join(lax.root, 'one.txt'), 'one\n');
     const read = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fs.read', arguments: { path: join(lax.root, 'one.txt') } } };
