@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ToolError } from '../shared/errors';
@@ -102,7 +102,8 @@ export function ensureHome(root: string): HomePaths {
  * — was used as it was: one other users could write to let them pair a token of their own (a tokens.json put in its
  * place) or give the next start a config of theirs. So, on POSIX: the data directory (a link to one is followed) and
  * its own folders, when they are the person's but open to others, are made private before anything in them is read;
- * when it, or an entry of its own, belongs to another user, it is refused, naming it and what to do — tightening
+ * when it, an entry of its own, or an entry in one of its folders that was open to others' writes (a journal entry
+ * the next start writes back) belongs to another user, it is refused, naming it and what to do — tightening
  * would not take out what they may have put there already.
  */
 function keepPrivate(paths: HomePaths): void {
@@ -125,13 +126,48 @@ function keepPrivate(paths: HomePaths): void {
     } catch {
       continue;
     }
-    if (stat.uid !== uid) {
-      throw new ToolError(
-        'INVALID_INPUT',
-        `the data directory ${paths.root} holds ${entry}, which belongs to another user (uid ${stat.uid}), not to you: it may hold what they put there (a token of theirs, a config, a journal entry the next start would write back), so it is not used. Remove it, or s${fix.slice(1)}`,
-      );
+    refuseOthers(paths.root, entry, stat, uid, fix);
+    if (!stat.isDirectory()) continue;
+    // a folder others could write to (the journal, whose entries a start writes back) may hold what they put in it
+    if ((stat.mode & 0o022) !== 0) refuseOthersWithin(paths.root, entry, uid, fix);
+    if ((stat.mode & 0o077) !== 0) makePrivate(entry);
+  }
+}
+
+/** Refuses `entry` of the data directory when it belongs to another user. */
+function refuseOthers(root: string, entry: string, stat: Stats, uid: number, fix: string): void {
+  if (stat.uid === uid) return;
+  throw new ToolError(
+    'INVALID_INPUT',
+    `the data directory ${root} holds ${entry}, which belongs to another user (uid ${stat.uid}), not to you: it may hold what they put there (a token of theirs, a config, a journal entry the next start would write back), so it is not used. Remove it, or s${fix.slice(1)}`,
+  );
+}
+
+/**
+ * Refuses what another user put in `folder`, one of the data directory's own folders that was open to their writes:
+ * each entry in it, and in each folder in it that was open too (a folder no one else could write to holds only what
+ * its owner put there).
+ */
+function refuseOthersWithin(root: string, folder: string, uid: number, fix: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return; // unreadable: nothing in it is read by a start either
+  }
+  for (const name of names) {
+    const entry = join(folder, name);
+    let stat: Stats;
+    try {
+      stat = lstatSync(entry);
+    } catch {
+      continue;
     }
-    if (stat.isDirectory() && (stat.mode & 0o077) !== 0) makePrivate(entry);
+    refuseOthers(root, entry, stat, uid, fix);
+    if (stat.isDirectory() && (stat.mode & 0o022) !== 0) {
+      refuseOthersWithin(root, entry, uid, fix);
+      makePrivate(entry);
+    }
   }
 }
 

@@ -12,6 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../shared/errors';
 import { createTokenStore, hashToken } from '../../companion/auth/token-store';
 import { ensureHome } from '../../companion/home';
+import { createJournal } from '../../companion/journal';
+import { createWorld } from './tools/world';
+import { markUnfinished } from './journal/entry-files';
 
 const posix = process.platform !== 'win32';
 const root = posix && process.getuid?.() === 0;
@@ -71,6 +74,38 @@ describe.skipIf(!posix)('attack: a data directory other users can reach', () => 
     );
     // what a start would have done with it
     expect(createTokenStore({ file: join(home, 'tokens.json') }).verify(theirs)).toBe(true);
+  });
+
+  // the journal, audit and programs folders are read at every start: one that was open to others may hold what they
+  // put in it, whoever owns the folder itself
+  it.skipIf(!root)('a journal entry another user put in a 0777 journal folder of the person is refused, naming it (a start would have written it back)', async () => {
+    const world = await createWorld();
+    try {
+      const target = await world.write('notes.txt', 'what the other user wants here\n');
+      const journalDir = join(home, 'journal');
+      const planted = createJournal({ dir: journalDir, policy: world.policy });
+      const { id } = await planted.apply('planted', [{ op: 'write', path: target, content: 'the person\'s notes\n', mode: 'overwrite' }]);
+      const entry = await markUnfinished(journalDir, id);
+      await world.write('notes.txt', 'the person\'s notes, edited\n');
+      chmodSync(home, 0o700);
+      chmodSync(journalDir, 0o777);
+      chownSync(entry, OTHER_UID, OTHER_UID);
+      let refusal: unknown;
+      try {
+        ensureHome(home);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(ToolError);
+      expect((refusal as ToolError).message).toBe(
+        `the data directory ${home} holds ${entry}, which belongs to another user (uid ${OTHER_UID}), not to you: it may hold what they put there (a token of theirs, a config, a journal entry the next start would write back), so it is not used. Remove it, or set CHATBRIDGE_HOME to a folder of your own (default ~/.chatbridge)`,
+      );
+      // what a start would have done with it
+      expect(await createJournal({ dir: journalDir, policy: world.policy }).recover()).toEqual([id]);
+      expect(await world.read('notes.txt')).toBe('what the other user wants here\n');
+    } finally {
+      await world.cleanup();
+    }
   });
 
   it.skipIf(!root)('one that belongs to another user is refused before anything is made in it', () => {
