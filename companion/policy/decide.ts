@@ -3,7 +3,7 @@ import type { AuthorizationRequest, PlannedAction } from '../types';
 import { isAllowListed } from './command-guard';
 import { globSet } from './glob-set';
 import { deniedBy, DENY_OPTIONS as GUARD_DENY_OPTIONS, RESERVED_REASON } from './path-guard';
-import { asDecided } from './runs-code';
+import { asDecided, rereadChangedStartFiles } from './runs-code';
 import type { Mode, Policy } from './schema';
 
 export type Decision = 'auto' | 'confirm' | { deny: string };
@@ -39,6 +39,8 @@ export function decideActions(request: AuthorizationRequest, policy: Policy, sit
   // the config or the binary an allow-listed command uses, so the allow-list does not apply inside it.
   const changesFiles = request.afterChanges === true || request.actions.some(mayChangeFiles);
   const named = request.actions.length > 1;
+  // a source line or git include added since the last decision names its file from this one on
+  rereadChangedStartFiles();
   return request.actions.map((planned) => {
     // a write to a file that runs code (a shell's start-up file, a git hook, an editor's tasks) is decided as exec
     const action = asDecided(planned, policy);

@@ -128,15 +128,16 @@ const PATH_DIRS = new Set(
  * work folder's `includeIf "gitdir:~/work/"`. Read from the person's global configuration (and the system's), as git
  * reads it: `~/` is the home folder, a relative path is relative to the folder of the file that names it, included
  * files are read for their own includes, ten deep as git does; every `includeIf` counts, whatever its condition. Read
- * once, when first asked (as PATH is): a file the person names in an include later counts from the companion's next
- * start, and a model cannot name one without changing a file above, which asks already.
+ * when first asked, and again once a file read (or looked for) has changed since (ReadFiles): an include the person
+ * adds, or one a card let a model write, names its file from then on — read once, such a file stayed an ordinary
+ * write until the next start, so every later write of it was made with no card.
  */
-let gitIncludes: ReadonlySet<string> | undefined;
+let gitIncludes: ReadFiles | undefined;
 /** start-up and configuration files are small; one larger is not read for what it names */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 function gitConfigIncludes(): ReadonlySet<string> {
-  if (gitIncludes) return gitIncludes;
+  if (gitIncludes) return gitIncludes.found;
   const home = homedir();
   const xdg = process.env.XDG_CONFIG_HOME;
   const configs = [
@@ -145,11 +146,11 @@ function gitConfigIncludes(): ReadonlySet<string> {
     path.join(home, '.gitconfig'),
   ];
   const found = new Set<string>();
-  const read = new Set<string>();
+  const read = new Map<string, string | undefined>();
   const follow = (file: string, depth: number): void => {
     if (depth > 10 || read.has(file)) return;
-    read.add(file);
-    const text = smallTextFile(file);
+    read.set(file, undefined);
+    const text = smallTextFile(file, read);
     if (text === undefined) return;
     for (const named of includedPaths(text)) {
       const target = path.resolve(path.dirname(file), /^~(?=$|\/)/.test(named) ? path.join(home, named.slice(1)) : named);
@@ -160,7 +161,7 @@ function gitConfigIncludes(): ReadonlySet<string> {
     }
   };
   for (const config of configs) follow(config, 0);
-  gitIncludes = found;
+  gitIncludes = { found, read };
   return found;
 }
 
@@ -212,20 +213,20 @@ const SHELL_START_FILES = ['.bashrc', '.bash_profile', '.bash_login', '.profile'
  * runs the start-up file, but no glob names them. Read as a shell would find them: `~`, `$HOME` and variables the
  * same file set plainly before (`export NVM_DIR="$HOME/.nvm"`) are expanded, a relative path is the home folder's
  * (where a login shell starts), and a sourced file is read for its own sources, five deep; a path holding anything
- * else a shell would expand is skipped, since what it names is not known here. Read once, when first asked, like
- * the git includes.
+ * else a shell would expand is skipped, since what it names is not known here. Read when first asked, and again once
+ * a file read has changed, like the git includes: a `source` line added since names its file from then on.
  */
-let shellSourced: ReadonlySet<string> | undefined;
+let shellSourced: ReadFiles | undefined;
 
 function shellSources(): ReadonlySet<string> {
-  if (shellSourced) return shellSourced;
+  if (shellSourced) return shellSourced.found;
   const home = homedir();
   const found = new Set<string>();
-  const read = new Set<string>();
+  const read = new Map<string, string | undefined>();
   const follow = (file: string, depth: number): void => {
     if (depth > 5 || read.has(file)) return;
-    read.add(file);
-    const text = smallTextFile(file);
+    read.set(file, undefined);
+    const text = smallTextFile(file, read);
     if (text === undefined) return;
     for (const named of sourcedPaths(text, home)) {
       for (const each of givenAndReal(path.resolve(home, named))) {
@@ -235,7 +236,7 @@ function shellSources(): ReadonlySet<string> {
     }
   };
   for (const name of SHELL_START_FILES) follow(path.join(home, name), 0);
-  shellSourced = found;
+  shellSourced = { found, read };
   return found;
 }
 
@@ -276,10 +277,56 @@ export function sourcedPaths(script: string, home: string): string[] {
   return paths;
 }
 
-/** A regular file's text, if it is one of a start-up file's size: a FIFO or a device would never finish reading. */
-function smallTextFile(file: string): string | undefined {
+/**
+ * The files a set was read from (those looked for but not there too), each with how it looked when read (`read`, the
+ * file → its signature, undefined for one on a network or FUSE mount, which is not looked at again), and what they
+ * name.
+ */
+interface ReadFiles {
+  found: ReadonlySet<string>;
+  read: ReadonlyMap<string, string | undefined>;
+}
+
+/**
+ * A regular file's identity, size and change times, or `missing`: a file changed in place, replaced, made or removed
+ * differs.
+ */
+function signatureOf(file: string): string {
+  try {
+    // most of the start-up files looked for are not there: no error is made for each at every write
+    const stat = statSync(file, { throwIfNoEntry: false });
+    // a FIFO or a terminal (`. /dev/stdin`) is never read, and its times change as it is used
+    if (stat && !stat.isFile()) return 'not a file';
+    return stat ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : 'missing';
+  } catch (error) {
+    return `missing:${(error as NodeJS.ErrnoException).code ?? ''}`;
+  }
+}
+
+/** Whether every file `files` was read from still looks as it did then (a stat each, a few dozen at most). */
+function unchanged(files: ReadFiles): boolean {
+  for (const [file, signature] of files.read) if (signature !== undefined && signatureOf(file) !== signature) return false;
+  return true;
+}
+
+/**
+ * Forgets the git includes and the shell's sourced files when a file they were read from has changed since, so the
+ * next runsCode reads them anew. Called once per decision (policy/decide.ts) and per subtree walk, not per path: a
+ * walk asks runsCode of every entry of the tree it moves.
+ */
+export function rereadChangedStartFiles(): void {
+  if (gitIncludes && !unchanged(gitIncludes)) gitIncludes = undefined;
+  if (shellSourced && !unchanged(shellSourced)) shellSourced = undefined;
+}
+
+/**
+ * A regular file's text, if it is one of a start-up file's size: a FIFO or a device would never finish reading. How
+ * it looked before it was read goes in `read` (ReadFiles).
+ */
+function smallTextFile(file: string, read: Map<string, string | undefined>): string | undefined {
   // nor one on a network or FUSE mount, which might never answer (fsx/mounts.ts)
   if (onRemoteMount(file)) return undefined;
+  read.set(file, signatureOf(file));
   try {
     const stat = statSync(file);
     return stat.isFile() && stat.size <= MAX_CONFIG_BYTES ? readFileSync(file, 'utf8') : undefined;

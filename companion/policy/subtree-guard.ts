@@ -26,7 +26,7 @@ import { errnoOf, isMissing } from '../fsx/errno';
 import { lstatMaybe } from '../fsx/fs-calls';
 import { onMountOf } from '../fsx/mount-gate';
 import { assertUnchanged, deniedBy } from './path-guard';
-import { runsCode } from './runs-code';
+import { rereadChangedStartFiles, runsCode } from './runs-code';
 
 /** The most entries one subtree check walks; past it the call is refused rather than approved unchecked. */
 export const MAX_SUBTREE_ENTRIES = 10_000;
@@ -220,6 +220,7 @@ async function inspect(change: SubtreeChange, policy: GuardPolicy, options: Subt
     const stat = await lstatMaybe(source);
     const directory = stat?.isDirectory() ?? false;
     const runsCodeAt: string[] = [];
+    if (directory && (change.kind === 'move' || change.kind === 'copy')) rereadChangedStartFiles();
     let entries = directory ? await walk(change, source, 'source', policy, limit, options.signal, runsCodeAt) : 0;
     if (change.kind === 'move' || change.kind === 'copy') {
       // an existing directory at the destination is replaced (overwrite), that is, removed with all it holds
