@@ -1,5 +1,6 @@
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
 import { canonicalJson } from '../approvals/args-hash';
 
 /**
@@ -157,6 +158,12 @@ export function toolResultText(result: ToolResultLike): string {
   const parts = Array.isArray(result.content) ? result.content : [];
   const lines = parts.map(partText);
   const structured = result.structuredContent;
+  // a structure deeper than any call's arguments may be (a hostile or broken server's) cannot be written out, or even
+  // compared, without overflowing the stack after the tool has run: it is named, and the text is kept
+  if (structured !== null && typeof structured === 'object' && valueNestingExceeds(structured, MAX_NESTING)) {
+    lines.push(`[structured content nested deeper than ${MAX_NESTING} levels of arrays and objects — not shown in the chat]`);
+    return withoutDataUrls(lines.join('\n'));
+  }
   // the spec asks servers to put their structured result's JSON in a text part too: then it is shown once, by that
   // text; a text that only speaks of the result ('Created issue #12.') leaves the data to structuredContent
   if (structured !== undefined && structured !== null && !parts.some((part) => givesJsonOf(textOf(part) ?? '', structured))) {

@@ -347,6 +347,12 @@ describe('what a model reads of a result', () => {
     ],
     ['a pagination cursor (short base64 the model passes on) as it is', { content: [{ type: 'text', text: `next: ${CURSOR}` }] }, `next: ${CURSOR}`],
     ['a long sequence of letters alone (DNA, a hash in hex) as it is', { content: [{ type: 'text', text: 'ACGT'.repeat(5000) }] }, 'ACGT'.repeat(5000)],
+    [
+      // the tool has run: its text is kept, and the structure it cannot show is named (it threw a stack overflow)
+      'structured content nested too deep to write out, named beside the text',
+      { content: [{ type: 'text', text: 'Indexed the tree.' }], structuredContent: { tree: JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`) as unknown } },
+      'Indexed the tree.\n[structured content nested deeper than 256 levels of arrays and objects — not shown in the chat]',
+    ],
   ])('%s', (_name, result, text) => {
     expect(toolResultText(result)).toBe(text);
   });
