@@ -74,3 +74,18 @@ export function namesThroughLinks(table: LinkTable, resolved: string): Array<{ n
   }
   return names;
 }
+
+/**
+ * The folders directly in `dir` (not links to one: a linked folder is in the table already) whose names `keep` takes,
+ * as given; none when it cannot be read or is on a network or FUSE mount.
+ */
+export function foldersIn(dir: string, keep: (name: string) => boolean = () => true): string[] {
+  if (onRemoteMount(dir)) return [];
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && keep(entry.name))
+      .map((entry) => path.join(dir, entry.name));
+  } catch {
+    return [];
+  }
+}

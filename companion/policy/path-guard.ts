@@ -34,7 +34,7 @@ import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { onMountOf } from '../fsx/mount-gate';
 import { globSet } from './glob-set';
-import { linksIn, namesThroughLinks, type LinkTable } from './link-names';
+import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
 import type { Policy } from './schema';
 
 const MAX_SYMLINK_HOPS = 40;
@@ -186,7 +186,7 @@ export const RESERVED_REASON = "chatbridge's own data directory or config file, 
 /**
  * Why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its root-relative,
  * `/`-separated form, or RESERVED_REASON for the companion's own data directory. Walks (ls, search, rm, list_tree)
- * skip what this names. Pure but for one thing read once: the links in the home folder and its `.config`
+ * skip what this names. Pure but for one thing read once: the links in the home folder, its `.config` and their folders
  * (link-names.ts). A file is also denied by the name such a link gives it — where `~/.aws` is a link to
  * `~/dotfiles/aws`, `~/dotfiles/aws/credentials` is `~/.aws/credentials`, and reading it by the dotfiles name gave
  * away what `**\/.aws/**` keeps (a name outside the roots is matched whole).
@@ -217,9 +217,16 @@ function denyGlobOf(candidate: string, root: string, policy: GuardPolicy): strin
 
 let homeLinkTable: LinkTable | undefined;
 
+/**
+ * The links in the home folder, in its `.config`, and in the folders in either (the dot-folders of the home folder):
+ * a dotfile manager that links each file (rcm, Stow where `~/.kube` already was a folder) makes `~/.kube/config` a
+ * link to `~/dotfiles/kube/config` in a real `~/.kube`, and that file is as denied by its dotfiles name.
+ */
 function homeLinks(): LinkTable {
+  if (homeLinkTable) return homeLinkTable;
   const home = homedir();
-  homeLinkTable ??= linksIn([home, path.join(home, '.config')]);
+  const config = path.join(home, '.config');
+  homeLinkTable = linksIn([home, config, ...foldersIn(home, (name) => name.startsWith('.')), ...foldersIn(config)]);
   return homeLinkTable;
 }
 

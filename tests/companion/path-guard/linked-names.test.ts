@@ -27,6 +27,15 @@ describe('attack: a denied file read by the name of the folder its link leads to
     writeFileSync(join(ws.root, 'dotfiles', 'aws', 'credentials'), `[default]\nnote = ${SECRET}\n`);
     writeFileSync(join(ws.root, 'dotfiles', 'bashrc.md'), 'notes about my shell\n');
     symlinkSync(join(ws.root, 'dotfiles', 'aws'), join(ws.root, '.aws'));
+    // rcm (and Stow where the folder already was there) links each file, in a real folder of the denied name
+    mkdirSync(join(ws.root, 'dotfiles', 'kube'), { recursive: true });
+    writeFileSync(join(ws.root, 'dotfiles', 'kube', 'config'), `users:\n- name: admin\n  note: ${SECRET}\n`);
+    mkdirSync(join(ws.root, '.kube'));
+    symlinkSync(join(ws.root, 'dotfiles', 'kube', 'config'), join(ws.root, '.kube', 'config'));
+    mkdirSync(join(ws.root, 'dotfiles', 'gcloud'), { recursive: true });
+    writeFileSync(join(ws.root, 'dotfiles', 'gcloud', 'credentials.db'), `${SECRET}\n`);
+    mkdirSync(join(ws.root, '.config', 'gcloud'), { recursive: true });
+    symlinkSync(join(ws.root, 'dotfiles', 'gcloud', 'credentials.db'), join(ws.root, '.config', 'gcloud', 'credentials.db'));
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, env: { HOME: ws.root }, config: {} });
   }, 60_000);
 
@@ -39,6 +48,17 @@ describe('attack: a denied file read by the name of the folder its link leads to
     for (const path of [join(ws.root, '.aws', 'credentials'), join(ws.root, 'dotfiles', 'aws', 'credentials')]) {
       const answer = await post('fs.read', { path });
       expect(answer.error?.message).toMatch(/POLICY_BLOCKED: .*deny glob "\*\*\/\.aws\/\*\*"/);
+      expect(JSON.stringify(answer)).not.toContain(SECRET);
+    }
+  });
+
+  it('a file linked one by one into a folder of the denied name (~/.kube/config, ~/.config/gcloud/…) is refused by its target\'s name too', async () => {
+    for (const [path, glob] of [
+      [join(ws.root, 'dotfiles', 'kube', 'config'), '\\*\\*\\/\\.kube\\/\\*\\*'],
+      [join(ws.root, 'dotfiles', 'gcloud', 'credentials.db'), '\\*\\*\\/\\.config\\/gcloud\\/\\*\\*'],
+    ] as const) {
+      const answer = await post('fs.read', { path });
+      expect(answer.error?.message).toMatch(new RegExp(`POLICY_BLOCKED: .*deny glob "${glob}"`));
       expect(JSON.stringify(answer)).not.toContain(SECRET);
     }
   });
