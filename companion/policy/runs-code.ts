@@ -8,7 +8,7 @@ import { givenAndReal, isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
 import { fromHomeFolder } from '../home';
 import { onRemoteMount } from '../fsx/mounts';
-import { linksIn, namesThroughLinks, type LinkTable } from './link-names';
+import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -439,7 +439,8 @@ function runsCodeAsNamed(resolved: string, servers?: Policy['mcpServers']): stri
  * `~/.config/nvim` one to `~/dotfiles/nvim`; a program on PATH is often a link too (nvm's `bin/npm` to
  * `lib/node_modules/npm/bin/npm-cli.js`, pipx's and `npm link`'s programs). A write is decided on the path it
  * resolves to, which no glob names, so a write to the link's target — by either name — was an ordinary one while the
- * shell, the editor or the next `npm` runs it. The links looked for are those in the home folder, in its `.config`
+ * shell, the editor or the next `npm` runs it. The links looked for are those in the home folder, in its `.config`,
+ * in the folders in either (its dot-folders: rcm links file by file, into a real `~/.claude` or `~/.config/fish`)
  * and in the folders on PATH, each whose own name runs code; a link to a folder makes everything under its target
  * count as it would by the link's name (`~/.config` itself may be the one). Read once, when first asked, like PATH
  * itself: a link made later counts from the companion's next start.
@@ -448,7 +449,9 @@ let linked: LinkTable | undefined;
 
 function linkedRunsCode(resolved: string): string | undefined {
   const home = homedir();
-  linked ??= linksIn([home, path.join(home, '.config'), ...PATH_DIRS], (link) => givenAndReal(link).at(-1));
+  const config = path.join(home, '.config');
+  // the folders in those two too: rcm links file by file, into a real ~/.claude or ~/.config/fish
+  linked ??= linksIn([home, config, ...foldersIn(home, (name) => name.startsWith('.')), ...foldersIn(config), ...PATH_DIRS], (link) => givenAndReal(link).at(-1));
   for (const { name, link } of namesThroughLinks(linked, resolved)) {
     const kind = runsCodeAsNamed(name);
     if (kind !== undefined) return `${kind}, through the link ${link}`;

@@ -42,6 +42,15 @@ describe('attack: a file that runs code, written through the link to it or by it
     mkdirSync(at('dotfiles', 'config', 'autostart'), { recursive: true });
     symlinkSync(at('dotfiles', 'config'), at('.config'));
     symlinkSync(at('dotfiles', 'nvim'), at('dotfiles', 'config', 'nvim'));
+    // rcm links file by file, into real folders: ~/.claude/settings.json and ~/.config/fish/config.fish
+    mkdirSync(at('dotfiles', 'claude'));
+    writeFileSync(at('dotfiles', 'claude', 'settings.json'), '{}\n');
+    mkdirSync(at('.claude'));
+    symlinkSync(at('dotfiles', 'claude', 'settings.json'), at('.claude', 'settings.json'));
+    mkdirSync(at('dotfiles', 'fish'));
+    writeFileSync(at('dotfiles', 'fish', 'config.fish'), 'set -x EDITOR nvim\n');
+    mkdirSync(at('dotfiles', 'config', 'fish'));
+    symlinkSync(at('dotfiles', 'fish', 'config.fish'), at('dotfiles', 'config', 'fish', 'config.fish'));
     mkdirSync(at('tools', 'bin'), { recursive: true });
     mkdirSync(at('tools', 'lib'));
     writeFileSync(at('tools', 'lib', 'tool.sh'), TOOL, { mode: 0o755 });
@@ -67,6 +76,8 @@ describe('attack: a file that runs code, written through the link to it or by it
     ['dotfiles/bashrc', 'dotfiles/bashrc', /through the link .*\.bashrc/],
     ['dotfiles/nvim/init.lua (a folder linked as ~/.config/nvim)', 'dotfiles/nvim/init.lua', /editor.*through the link .*nvim/],
     ['dotfiles/config/autostart/x.desktop (~/.config is the link)', 'dotfiles/config/autostart/x.desktop', /autostart entry.*through the link .*\.config/],
+    ['dotfiles/claude/settings.json (linked file by file into a real ~/.claude)', 'dotfiles/claude/settings.json', /coding agent's settings.*through the link .*\.claude\/settings\.json/],
+    ['dotfiles/fish/config.fish (linked file by file into a real ~/.config/fish)', 'dotfiles/fish/config.fish', /shell or desktop session runs when it starts, through the link .*fish\/config\.fish/],
     ['tools/bin/mytool (a program on PATH that is a link)', 'tools/bin/mytool', /folder on PATH.*through the link .*mytool/],
     ['tools/lib/tool.sh (that program\'s target)', 'tools/lib/tool.sh', /folder on PATH.*through the link .*mytool/],
   ])('a write to %s asks on an exec card that says why; denied, nothing is written', async (_name, file, why) => {
