@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { signalTree, trackStrays, treeAlive, type ProgramRecords, type Strays } from '../processes';
+import { readIncoming } from './incoming-message';
 import type { ServerLog } from './server-log';
 
 /**
@@ -197,21 +198,13 @@ export class ChildProcessTransport implements Transport {
       this.options.log.note(`stdout line that is not JSON-RPC, skipped: ${line.slice(0, 200)}`);
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(withoutNullMeta(value));
-    if (parsed.success) {
-      this.onmessage?.(parsed.data);
-      return;
-    }
-    const id = answerId(value);
-    if (id === undefined) {
+    const incoming = readIncoming(value, line.slice(0, 200));
+    if (incoming === undefined) {
       this.options.log.note(`stdout JSON that is not a JSON-RPC message, skipped: ${line.slice(0, 200)}`);
       return;
     }
-    // An answer to a request of ours that does not hold what an answer must: the call it answers ends now, saying so,
-    // rather than waiting out its whole timeout and being told TIMEOUT of a tool that has run.
-    const message = `the server's answer to request ${JSON.stringify(id)} is not a valid JSON-RPC response: ${line.slice(0, 200)}`;
-    this.options.log.note(message);
-    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message } });
+    if (incoming.problem !== undefined) this.options.log.note(incoming.problem);
+    this.onmessage?.(incoming.message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -320,28 +313,4 @@ function firstLine(file: string): string {
   } catch {
     return '';
   }
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * `_meta` written as null rather than left out (servers built on other SDKs write optional fields so), which the
- * message schema refuses whole: read as left out, in a result or in params.
- */
-function withoutNullMeta(value: unknown): unknown {
-  if (!isRecord(value)) return value;
-  for (const key of ['result', 'params'] as const) {
-    const inner = value[key];
-    if (isRecord(inner) && inner._meta === null) {
-      const { _meta: _, ...rest } = inner;
-      return { ...value, [key]: rest };
-    }
-  }
-  return value;
-}
-
-/** The id of what reads as an answer (a result or an error, with a string or number id), or undefined. */
-function answerId(value: unknown): string | number | undefined {
-  if (!isRecord(value) || value.jsonrpc !== '2.0' || !('result' in value || 'error' in value)) return undefined;
-  return typeof value.id === 'string' || typeof value.id === 'number' ? value.id : undefined;
 }

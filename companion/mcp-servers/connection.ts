@@ -16,6 +16,7 @@ import { ToolError } from '../../shared/errors';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
+import { fetchReadingMessages } from './incoming-message';
 import { limitedFetch } from './limited-fetch';
 import { ToolResultSchema } from './results';
 import { urlSecrets, withoutUrlSecrets } from './shown-url';
@@ -338,12 +339,14 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       });
     }
     const requestInit = { headers: spec.headers };
-    const fetch = limitedFetch(options.maxMessageBytes, () => {
+    const limited = limitedFetch(options.maxMessageBytes, () => {
       if (overflowedHttp.has(transport)) return;
       overflowedHttp.add(transport);
       log.note(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
       void transport.close().catch(() => undefined);
     });
+    // each message read as the stdio transport reads it (a `_meta: null`, an answer that is no valid answer)
+    const fetch = fetchReadingMessages(limited, (problem) => log.note(problem));
     const transport: Transport =
       kind === 'sse'
         ? new SSEClientTransport(new URL(spec.url), { requestInit, fetch })
