@@ -8,7 +8,8 @@ import { codedMessage, oneLine, pendingConfirmationText, type Outcome, type Resu
  *   the text;
  * - failure: `[id]`, `[tool]`, `[ok] false`, `[error] CODE: message`, `[auditId]`, then `[data]` and the tool's own
  *   answer when it has one (Outcome.answer) — CODE is then the one that answer names (the PromptX manual's
- *   FILE_NOT_FOUND, not NOT_FOUND), so the line and the JSON after it say the same;
+ *   FILE_NOT_FOUND, not NOT_FOUND), so the line and the JSON after it say the same; without one, a message of
+ *   several lines (a traceback) follows `[data]` whole, its line breaks kept;
  * - pending: `[id]`, `[tool]`, `[ok] false`, `[error] WRITE_CONFIRMATION_REQUIRED: Pending confirmation in
  *   chatbridge (…). Do not report success; wait for the result.`, `[pendingConfirmationId] …`, `[auditId]`;
  * - no id: `[id] (none)` and `[ok] false` whatever happened — the seed teaches the model to treat `(none)` as
@@ -52,7 +53,9 @@ export function formatFlycodeResult({ id, tool, outcome, meta }: FlycodeResultIn
     lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.ok ? 'INVALID_INPUT' : (outcome.answerCode ?? outcome.code), message))}`);
   } else if (!outcome.ok) {
     lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.answerCode ?? outcome.code, outcome.message))}`);
-    data = outcome.answer;
+    // a message of several lines (an MCP tool's traceback, a program's complaint) is also given whole as the data
+    // when the tool has no answer of its own: the [error] line keeps it on one line, which loses its lines
+    data = outcome.answer ?? (/[\r\n]/.test(outcome.message.trim()) ? outcome.message : undefined);
   } else {
     lines.push('[ok] true', `[truncated] ${outcome.truncated === true || meta.truncated === true}`);
     data = outcome.text;

@@ -46,7 +46,22 @@ const cases: Array<{ name: string; input: FlycodeResultInput; reply: string }> =
       outcome: { ok: false, code: 'INVALID_INPUT', message: 'INVALID_INPUT: fs.mv takes fromPath/toPath,\nnot src/dest' },
       meta: { auditId: 'a6', repaired: true },
     },
-    reply: `${F3}flycode-result\n[id] call-006\n[tool] fs.mv\n[ok] false\n[error] INVALID_INPUT: fs.mv takes fromPath/toPath, not src/dest\n[auditId] a6\n[repaired] true\n${F3}`,
+    reply:
+      `${F3}flycode-result\n[id] call-006\n[tool] fs.mv\n[ok] false\n[error] INVALID_INPUT: fs.mv takes fromPath/toPath, not src/dest\n` +
+      `[auditId] a6\n[repaired] true\n[data]\nINVALID_INPUT: fs.mv takes fromPath/toPath,\nnot src/dest\n${F3}`,
+  },
+  {
+    name: 'a failure of several lines (a tool\'s traceback) keeps its lines under [data]',
+    input: {
+      id: 'call-010',
+      tool: 'mcp.py.run',
+      outcome: { ok: false, code: 'TOOL_ERROR', message: 'Traceback (most recent call last):\n  File "t.py", line 3, in run\n    x = 1 / 0\nZeroDivisionError: division by zero' },
+      meta: { auditId: 'a10' },
+    },
+    reply:
+      `${F3}flycode-result\n[id] call-010\n[tool] mcp.py.run\n[ok] false\n` +
+      '[error] TOOL_ERROR: Traceback (most recent call last): File "t.py", line 3, in run x = 1 / 0 ZeroDivisionError: division by zero\n' +
+      `[auditId] a10\n[data]\nTraceback (most recent call last):\n  File "t.py", line 3, in run\n    x = 1 / 0\nZeroDivisionError: division by zero\n${F3}`,
   },
   {
     name: 'no id (seed 001 §10.12)',
@@ -92,7 +107,8 @@ describe('flycode-result', () => {
       expect(field('id')).toBe(input.id);
       expect(data).toBe(input.outcome.text);
     } else {
-      expect(data).toBeUndefined();
+      const message = input.outcome.ok ? '' : input.outcome.message;
+      expect(data).toBe(succeeded || input.id === null || input.id.trim() === '' || !message.includes('\n') ? undefined : message);
       expect(field('error')).toMatch(/^[A-Z_]+: \S/);
     }
   });
