@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import type { ProgramExecReport } from '../../shared/results';
 import type { ProgramResult, ToolContext } from '../types';
 import type { ProgramStep, StopStep } from './autocoder-plan';
@@ -18,7 +19,8 @@ export function failedExec(error: string): ProgramExecReport {
  */
 function toReport(result: ProgramResult, policy: ToolContext['policy']): ProgramExecReport {
   const budget = streamBudget(policy.limits.maxResultChars);
-  const shown = (text: string) => clipStream(redact(text, policy), budget, 'write the output to a file and read it with read_file').text;
+  // a terminal's colour and cursor codes out first, as in shell.exec's result (tools/run-program.ts)
+  const shown = (text: string) => clipStream(redact(stripVTControlCharacters(text), policy), budget, 'write the output to a file and read it with read_file').text;
   return { status: result.status, stdout: shown(result.stdout), stderr: shown(result.stderr), returncode: result.returncode, runtime: result.runtime };
 }
 

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { redact, spanningLiterals } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import type { ProgramOutputEvent } from '../types';
@@ -91,7 +92,9 @@ export function createOutputRedactor(
     return state.context.slice(state.context.lastIndexOf('\n') + 1);
   }
 
-  function send(state: StreamState, text: string): void {
+  function send(state: StreamState, raw: string): void {
+    // a terminal's colour and cursor codes out, before redaction, as in a program's result (tools/run-program.ts)
+    const text = stripVTControlCharacters(raw);
     if (text === '') return;
     let chunk = redact(text, policy);
     const before = state.openKey + contextFor(state, text);

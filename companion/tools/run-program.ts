@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 /**
  * What process.run and shell.exec share: the working directory (inside the roots, the workspace root by
  * default), the timeout (default limits.defaultTimeoutMs, never above limits.maxTimeoutMs), the environment and
@@ -81,9 +82,11 @@ export function streamBudget(maxChars: number): number {
 
 export function formatProgramResult(result: ProgramResult, timeoutMs: number, maxChars: number, policy: Pick<Policy, 'redact'>): ToolOutput {
   const budget = streamBudget(maxChars);
-  // redacted before the middle is cut out, so a cut through a secret cannot leave a piece too short to match
-  const stdout = clipStream(redact(result.stdout, policy), budget);
-  const stderr = clipStream(redact(result.stderr, policy), budget);
+  // redacted before the middle is cut out, so a cut through a secret cannot leave a piece too short to match; and
+  // after a terminal's colour and cursor codes are taken out (`FORCE_COLOR=1 npm test`): typed into a chat they are
+  // raw escape characters, and a secret they split (`PASS\x1b[0mWORD=…`) is whole only without them
+  const stdout = clipStream(redact(stripVTControlCharacters(result.stdout), policy), budget);
+  const stderr = clipStream(redact(stripVTControlCharacters(result.stderr), policy), budget);
   const status =
     result.status === 'timeout'
       ? `timed out after ${timeoutMs} ms; the process tree was killed`

@@ -465,6 +465,11 @@ describe('auto_coder programs', () => {
     expect(big.stdout).toMatch(/omitted/);
   });
 
+  it('colour codes a program prints are not in the executor response typed into the chat', async () => {
+    const response = await run({ type: 'operate', program_operations: [{ name: 'colour', command: "printf '\\033[32m2 passed\\033[0m\\n'; printf '\\033[31mwarn\\033[0m\\n' >&2" }] });
+    expect(response.program_execs.colour).toMatchObject({ status: 'completed', stdout: '2 passed\n', stderr: 'warn\n' });
+  });
+
   it('set_timeout ends a program as timeout', async () => {
     const response = await run({ type: 'operate', program_operations: [{ name: 'slow', command: 'echo begun; sleep 20', set_timeout: 0.5 }] });
     expect(response.program_execs.slow).toMatchObject({ status: 'timeout', stdout: 'begun\n', returncode: null });

@@ -58,6 +58,13 @@ describe('attack: a secret in live program output', () => {
     expect(out).toContain('next line\n');
   });
 
+  it('colour codes are taken out of live output, and a secret they split is still redacted', async () => {
+    const out = text(await run("printf '\\033[32mPASS\\033[0mWORD=hunter2\\n\\033[1;31mFAIL\\033[0m one test\\n'"));
+    expect(out).not.toContain('\x1b');
+    expect(out).not.toContain('hunter2');
+    expect(out).toBe('PASSWORD=[REDACTED]\nFAIL one test\n');
+  });
+
   it('on stderr too', async () => {
     const events = await run(`echo "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" >&2`);
     expect(text(events, 'stderr')).not.toContain('wJalrXUtnFEMI');

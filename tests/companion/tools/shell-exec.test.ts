@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
 import { toolHandlers } from '../../../companion/tools';
 import { createWorld, type World } from './world';
 
@@ -23,6 +24,16 @@ describe.skipIf(process.platform === 'win32')('shell.exec', () => {
   it('runs a shell string (pipes, chaining, expansion) in the workspace root', async () => {
     const out = await world.call('shell.exec', { command: 'echo $((1+2)) && printf "b\\na\\n" | sort && pwd' });
     expect(out.text).toBe(`exit code: 0 (${(out.data as { status: string }).status} in ${(out.data as { runtime: number }).runtime} s)\nstdout:\n3\na\nb\n${world.root}\nstderr: (empty)`);
+  });
+
+  it('colour codes a program prints are not typed into the chat, and a secret they split is still redacted', async () => {
+    // the built-in redaction this world leaves out
+    await world.cleanup();
+    world = await createWorld({ redact: policyFromConfig(parseConfig({}), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]).redact });
+    const out = await world.call('shell.exec', { command: "printf '\\033[32mPASS\\033[0mWORD=hunter2\\n\\033[1;31merror\\033[0m done\\n'; printf '\\033[2K\\033[33mwarn\\033[0m\\n' >&2" });
+    expect(out.text).not.toContain('\x1b');
+    expect(out.text).not.toContain('hunter2');
+    expect(out.text).toContain('stdout:\nPASSWORD=[REDACTED]\nerror done\nstderr:\nwarn');
   });
 
   it('call env is visible to the command and shown to the policy in front of it', async () => {
