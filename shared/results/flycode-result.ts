@@ -9,7 +9,7 @@ import { codedMessage, oneLine, pendingConfirmationText, type Outcome, type Resu
  * - failure: `[id]`, `[tool]`, `[ok] false`, `[error] CODE: message`, `[auditId]`, then `[data]` and the tool's own
  *   answer when it has one (Outcome.answer) — CODE is then the one that answer names (the PromptX manual's
  *   FILE_NOT_FOUND, not NOT_FOUND), so the line and the JSON after it say the same; without one, a message of
- *   several lines (a traceback) follows `[data]` whole, its line breaks kept;
+ *   several lines (a traceback) follows `[data]` whole, its line breaks kept, and the `[error]` line shows its start;
  * - pending: `[id]`, `[tool]`, `[ok] false`, `[error] WRITE_CONFIRMATION_REQUIRED: Pending confirmation in
  *   chatbridge (…). Do not report success; wait for the result.`, `[pendingConfirmationId] …`, `[auditId]`;
  * - no id: `[id] (none)` and `[ok] false` whatever happened — the seed teaches the model to treat `(none)` as
@@ -28,6 +28,9 @@ export interface FlycodeResultInput {
 
 /** What a pending flycode call reports as its error code (seed 000 §14.4); not a failure of the call. */
 export const WRITE_CONFIRMATION_REQUIRED = 'WRITE_CONFIRMATION_REQUIRED';
+
+/** How much of a failure's message the [error] line shows when the whole message follows [data]. */
+const ERROR_LINE_CHARS = 500;
 
 function fieldValue(value: string | null): string {
   const text = value === null ? '' : oneLine(value).trim();
@@ -52,10 +55,13 @@ export function formatFlycodeResult({ id, tool, outcome, meta }: FlycodeResultIn
       : outcome.message;
     lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.ok ? 'INVALID_INPUT' : (outcome.answerCode ?? outcome.code), message))}`);
   } else if (!outcome.ok) {
-    lines.push('[ok] false', `[error] ${oneLine(codedMessage(outcome.answerCode ?? outcome.code, outcome.message))}`);
     // a message of several lines (an MCP tool's traceback, a program's complaint) is also given whole as the data
-    // when the tool has no answer of its own: the [error] line keeps it on one line, which loses its lines
+    // when the tool has no answer of its own: the [error] line keeps it on one line, which loses its lines; that line
+    // is then its start only, so a long message is not in the result twice (it is cut to one result's length)
     data = outcome.answer ?? (/[\r\n]/.test(outcome.message.trim()) ? outcome.message : undefined);
+    const error = oneLine(codedMessage(outcome.answerCode ?? outcome.code, outcome.message));
+    const shown = outcome.answer === undefined && data !== undefined && error.length > ERROR_LINE_CHARS ? `${error.slice(0, ERROR_LINE_CHARS - 1)}…` : error;
+    lines.push('[ok] false', `[error] ${shown}`);
   } else {
     lines.push('[ok] true', `[truncated] ${outcome.truncated === true || meta.truncated === true}`);
     data = outcome.text;

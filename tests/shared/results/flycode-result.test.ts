@@ -113,6 +113,15 @@ describe('flycode-result', () => {
     }
   });
 
+  it('a long failure of several lines is given once whole, under [data]; the [error] line shows its start', () => {
+    const message = `upstream failed:\n${'  at handler (/srv/app.js:10:5)\n'.repeat(400)}`;
+    const { fields, data } = readFlycodeResult(formatFlycodeResult({ id: 'call-011', tool: 'mcp.api.go', outcome: { ok: false, code: 'TOOL_ERROR', message }, meta: { auditId: 'a11' } }));
+    const error = fields.find(([key]) => key === 'error')?.[1] ?? '';
+    expect(error.startsWith('TOOL_ERROR: upstream failed: at handler (/srv/app.js:10:5) at handler')).toBe(true);
+    expect(error.length).toBeLessThanOrEqual(500);
+    expect(data).toBe(message);
+  });
+
   it('data with a longer run of backticks than any fence so far still stays inside', () => {
     const text = '``````\nx\n   ````````\n';
     const reply = formatFlycodeResult({ id: 'c', tool: 'fs.read', outcome: { ok: true, text }, meta: { auditId: 'a' } });
