@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
@@ -169,5 +170,6 @@ export function toolResultText(result: ToolResultLike): string {
   if (structured !== undefined && structured !== null && !parts.some((part) => givesJsonOf(textOf(part) ?? '', structured))) {
     lines.push(JSON.stringify(structured));
   }
-  return withoutDataUrls(lines.join('\n'));
+  // a terminal's colour and cursor codes out (a tool passing on a program's output), as from a program's own result
+  return withoutDataUrls(stripVTControlCharacters(lines.join('\n')));
 }

@@ -40,6 +40,11 @@ describe('content the SDK does not know', () => {
     expect(run.resultText).not.toContain('TIMEOUT');
   });
 
+  it('colour codes in a text result are not typed into the chat, and a secret they split is still redacted', async () => {
+    const run = await world.run('mcp-request', mcpCall('k7', 'kinds.colour', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('PASSWORD=[REDACTED]\ndone');
+  });
+
   it('isError sent as null is read as left out: the call succeeded', async () => {
     const run = await world.run('mcp-request', mcpCall('k4', 'kinds.nulls', {}));
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('Sent the mail.');
