@@ -134,7 +134,10 @@ function checkFlycodeResult(id: string | null, tool: string | null, result: Outc
   if (succeeded) {
     if (data !== result.text) throw new Error(`[data] reads back as ${JSON.stringify(data)}, not ${JSON.stringify(result.text)}`);
   } else {
-    if (data !== undefined) throw new Error('a failed or pending call shows [data]');
+    // a failure of a call with an id gives the tool's own answer, or a message of several lines whole, as [data]
+    const failed = !result.ok && hasId && resultMeta.pendingConfirmationId === undefined ? result : undefined;
+    const expected = failed === undefined ? undefined : (failed.answer ?? (/[\r\n]/.test(failed.message.trim()) ? failed.message : undefined));
+    if (data !== expected) throw new Error(`[data] reads back as ${JSON.stringify(data)}, not ${JSON.stringify(expected)}`);
     const error = fields.get('error') ?? '';
     if (!/^[A-Z_]+: /.test(error)) throw new Error(`[error] does not start with a code: ${JSON.stringify(error)}`);
   }
