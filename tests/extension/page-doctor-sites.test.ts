@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SITES } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { useLocale } from './i18n-fake';
-import { start, stopPages, until, type Harness, type Page } from './page-harness';
+import { start, stopPages, type Harness, type Page } from './page-harness';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
 /**
@@ -16,11 +16,11 @@ import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
 afterEach(stopPages);
 
-const CHECK_MS = 60;
-/** The doctor's longest count (five checks in a row) with room for a slow machine. */
-const NAMED_WITHIN_MS = CHECK_MS * 5 * 8;
-/** Long enough for every count of the doctor to have run out twice. */
-const QUIET_MS = CHECK_MS * 12;
+// The doctor checks when a test says (the harness's manual checks): counted, not waited for.
+/** The doctor's longest count (five checks in a row) with room. */
+const NAMED_WITHIN_CHECKS = 5 * 3;
+/** Enough checks for every count of the doctor to have run out twice. */
+const QUIET_CHECKS = 12;
 const CJK = /[\u4e00-\u9fff]/;
 
 const sites = SITES.filter((site) => site.hosts.length > 0);
@@ -69,7 +69,13 @@ function typeInto(editor: HTMLElement, text: string): void {
 
 function startOn(site: Site, fixture: { pathname: string; href: string }): Harness {
   // The page's own parts are the fixture's; the harness's DeepSeek page object is not used here.
-  return start(null as unknown as Page, { site, pathname: fixture.pathname, href: fixture.href, doctorCheckMs: CHECK_MS });
+  return start(null as unknown as Page, { site, pathname: fixture.pathname, href: fixture.href, doctorChecks: 'manual' });
+}
+
+/** Checks the page until `named` holds, at most NAMED_WITHIN_CHECKS times; whether it did. */
+async function checkUntil(h: Harness, named: () => boolean): Promise<boolean> {
+  for (let i = 0; i < NAMED_WITHIN_CHECKS && !named(); i++) await h.checkDoctor();
+  return named();
 }
 
 /**
@@ -83,13 +89,13 @@ function savedProblems(file: string): string[] {
 async function namedOrHealthy(h: Harness, file: string, codes: string[], part: string, stillFound: boolean): Promise<void> {
   if (stillFound) {
     // The module's fallback still finds it: the page works, nothing more to name.
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     expect(h.problems.filter((p) => p !== null).map((p) => p!.code), part).toEqual(savedProblems(file));
     return;
   }
-  await until(() => codes.includes(h.problems.at(-1)?.code ?? ''), NAMED_WITHIN_MS).catch(() => {
+  if (!(await checkUntil(h, () => codes.includes(h.problems.at(-1)?.code ?? '')))) {
     throw new Error(`${part}: expected one of ${codes.join(', ')}, the badge heard ${JSON.stringify(h.problems)}`);
-  });
+  }
   expect(h.problems.at(-1)?.message, part).toMatch(CJK);
 }
 
@@ -100,7 +106,7 @@ describe.each(idle)('%s: a renamed part is named', (_, site, fixture) => {
     loadFixture(fixture.file);
     twoTurns(site, document);
     const h = startOn(site, fixture);
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).toEqual(savedProblems(fixture.file));
   });
 
@@ -205,7 +211,7 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
       answer.firstElementChild!.textContent = words.slice(0, i).join(' ');
       h.clock.now += 200;
       await h.settle();
-      await new Promise((resolve) => setTimeout(resolve, CHECK_MS));
+      await h.checkDoctor();
     }
   }
 
@@ -234,7 +240,7 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     for (const inner of Array.from(stop.querySelectorAll('*')).reverse()) rename(inner);
     const h = startOn(site, fixture);
     await sendAndStream(h, false);
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).not.toContain('no-writing-signal');
   });
 
@@ -246,15 +252,15 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     const stop = rename(site.stopControl(document)!);
     for (const inner of Array.from(stop.querySelectorAll('*')).reverse()) rename(inner);
     h.clock.now += 60_000;
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     await h.settle();
     // The conversation's other tab sends; its reply is drawn here as it streams, with no stop control in this tab.
     await sendAndStream(h, false);
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     // And once the page gives up waiting on it.
     h.clock.now += 60_000;
     await h.settle();
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     expect(h.problems.filter((p) => p !== null).map((p) => p!.code)).not.toContain('no-writing-signal');
   });
 
@@ -262,7 +268,7 @@ describe.each(generatingFixtures)('%s: a stop control renamed while a reply stre
     loadFixture(file);
     const h = startOn(site, fixture);
     await sendAndStream(h);
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
   });
 });
@@ -273,16 +279,16 @@ describe('Gemini: "New chat" empties the conversation but keeps the old address 
     const fixture = idleFixtures(site).at(-1)!;
     loadFixture(fixture.file);
     const h = startOn(site, fixture);
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await h.checkDoctor(QUIET_CHECKS);
     // The person clicks New chat: the app empties the list (SITES-MORE.md, ZS 2026-07), the address stays.
     for (const turn of Array.from(document.querySelectorAll('.conversation-container'))) turn.remove();
-    await new Promise((resolve) => setTimeout(resolve, NAMED_WITHIN_MS));
+    await h.checkDoctor(NAMED_WITHIN_CHECKS);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     // The person opens another conversation, drawn by a build whose messages the module does not find: named.
     h.navigate('/app/9b4c6d3f02a1e5f8');
     const history = document.createElement('div');
     history.innerHTML = '<div class="turn-2027"><div class="query-2027">hello</div><div class="response-2027"><p>Hi!</p></div></div>';
     document.querySelector('infinite-scroller, .chat-history')!.append(history);
-    await until(() => h.problems.at(-1)?.code === 'no-messages', NAMED_WITHIN_MS);
+    expect(await checkUntil(h, () => h.problems.at(-1)?.code === 'no-messages'), JSON.stringify(h.problems)).toBe(true);
   });
 });

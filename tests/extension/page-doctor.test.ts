@@ -4,7 +4,7 @@ import { aistudio, chatgpt } from '../../extension/sites';
 import { codeMirrorText, defineSite } from '../../extension/sites/define-site';
 import { useLocale } from './i18n-fake';
 import { loadFixture } from './site-fixtures';
-import { READ, assistantRow, buildPage, catchChipRoots, renderReply, start, stopPages, streamReply, until, userRow } from './page-harness';
+import { READ, assistantRow, buildPage, catchChipRoots, renderReply, start, stopPages, streamReply, until, userRow, type Harness } from './page-harness';
 
 /**
  * Keeping the person working when the page fights back (issue 12, point 4) and the site doctor inside the page: a
@@ -18,6 +18,12 @@ const roots = catchChipRoots();
 
 const chipNote = (): string => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') ?? '';
 const SHORT = { editor: 200, sendButton: 200, verify: 150 };
+
+/** Runs a page's doctor (started with manual checks) until `named` holds, at most 15 checks; whether it did. */
+async function checksUntil(h: Harness, named: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 15 && !named(); i++) await h.checkDoctor();
+  return named();
+}
 
 describe('deliver: when the page fights back', () => {
   it('no chat box: the result goes to the clipboard, the chip says "copied — paste it", the badge hears of it', async () => {
@@ -265,20 +271,20 @@ describe('deliver: when the page fights back', () => {
 
   it('a page starting clears what the tab showed before; a page stopping clears its problems', async () => {
     const page = buildPage();
-    const h = start(page, { deliverWaitMs: SHORT });
+    const h = start(page, { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     await until(() => h.problems.length >= 1);
     expect(h.problems[0]).toBeNull();
     // The box was there (the doctor saw it), then the page took it away.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await h.checkDoctor(1);
     page.textarea.remove();
-    await until(() => h.problems.at(-1)?.code === 'no-composer', 3_500);
+    expect(await checksUntil(h, () => h.problems.at(-1)?.code === 'no-composer'), JSON.stringify(h.problems)).toBe(true);
     stopPages();
-    await until(() => h.problems.at(-1) === null);
+    expect(await checksUntil(h, () => h.problems.at(-1) === null), JSON.stringify(h.problems)).toBe(true);
   });
 
   it('a conversation in which the module finds no message (the site renamed its message markup) is named within seconds', async () => {
     const page = buildPage();
-    const h = start(page, { deliverWaitMs: SHORT });
+    const h = start(page, { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     // The rows as a new build draws them: the same page, the message class renamed.
     const rename = (row: HTMLElement): HTMLElement => {
       row.className = 'ds-msg-row';
@@ -287,53 +293,53 @@ describe('deliver: when the page fights back', () => {
     const reply = rename(assistantRow().row);
     renderReply(reply.querySelector('.ds-markdown')!, [{ lang: 'mcp-request', code: READ }]);
     page.list.append(rename(userRow('do it')), reply);
-    await until(() => h.problems.at(-1)?.code === 'no-messages', 9_000);
+    expect(await checksUntil(h, () => h.problems.at(-1)?.code === 'no-messages'), JSON.stringify(h.problems)).toBe(true);
     expect(h.problems.at(-1)?.message).toContain('no messages');
     expect(h.runs).toEqual([]);
     // The module knows the rows again (a fix, or the old layout back): the problem ends.
     for (const row of Array.from(page.list.children)) row.className = 'ds-message';
-    await until(() => h.problems.at(-1) === null, 3_000);
+    expect(await checksUntil(h, () => h.problems.at(-1) === null), JSON.stringify(h.problems)).toBe(true);
   }, 15_000);
 
   it('replies whose answer markup the site renamed are named within seconds, not after the stuck-signal minute', async () => {
     const page = buildPage();
-    const h = start(page, { deliverWaitMs: SHORT });
+    const h = start(page, { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     // DeepSeek tells a reply by its answer body: with .ds-markdown renamed, its replies read as the person's.
     const reply = assistantRow();
     reply.answer.className = 'ds-md-answer';
     renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
     page.list.append(userRow('do it'), reply.row);
-    await until(() => h.problems.at(-1)?.code === 'no-answer', 8_000);
+    expect(await checksUntil(h, () => h.problems.at(-1)?.code === 'no-answer'), JSON.stringify(h.problems)).toBe(true);
     expect(h.problems.at(-1)?.message).toContain('answer is not found');
     expect(h.problems.at(-1)?.message).toContain('no message is read as a reply');
     expect(h.runs).toEqual([]);
     // A reply drawn as the module knows (the old layout back): the problem ends.
     await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
-    await until(() => h.problems.at(-1) === null, 3_000);
+    expect(await checksUntil(h, () => h.problems.at(-1) === null), JSON.stringify(h.problems)).toBe(true);
   }, 15_000);
 
   it('a reply the module knows as one, with its answer body renamed, is named within seconds', async () => {
     // A module that knows replies by their row, not by their answer (here: any row without the person's bubble).
     const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
-    const h2 = start(buildPage(), { site, deliverWaitMs: SHORT });
+    const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorChecks: 'manual' });
     const reply = assistantRow();
     reply.answer.className = 'ds-md-answer';
     renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
     document.querySelector('.ds-virtual-list-items')!.append(userRow('do it'), reply.row);
-    await until(() => h2.problems.at(-1)?.code === 'no-answer', 8_000);
+    expect(await checksUntil(h2, () => h2.problems.at(-1)?.code === 'no-answer'), JSON.stringify(h2.problems)).toBe(true);
     expect(h2.problems.at(-1)?.message).not.toContain('no message is read as a reply');
   }, 12_000);
 
   it('one reply without an answer body among replies with one (an error, an image) is no renamed markup: nothing raised', async () => {
     const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
-    const h = start(buildPage(), { site, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const h = start(buildPage(), { site, deliverWaitMs: SHORT, doctorChecks: 'manual' });
     const answered = assistantRow();
     renderReply(answered.answer, ['Here it is.']);
     const failed = assistantRow();
     failed.answer.className = 'ds-error-notice';
     failed.answer.textContent = 'The server is busy. Please try again later.';
     document.querySelector('.ds-virtual-list-items')!.append(userRow('first'), answered.row, userRow('second'), failed.row);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await h.checkDoctor(15);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
   });
 
@@ -347,33 +353,33 @@ describe('deliver: when the page fights back', () => {
       return row;
     };
     // DeepSeek's module tells a reply by its answer: the notice reads as the person's message.
-    const h = start(buildPage(), { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const h = start(buildPage(), { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), notice('The server is busy. Please try again later.'));
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await h.checkDoctor(15);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     stopPages();
     // A module that knows a reply by its row; the notice of ChatGPT's kind, in English and in Chinese.
     const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
     for (const text of ['Something went wrong. If this issue persists please contact us through our help center.', '服务器繁忙，请稍后再试。']) {
-      const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+      const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorChecks: 'manual' });
       document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), notice(text));
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await h2.checkDoctor(15);
       expect(h2.problems.filter((p) => p !== null), text).toEqual([]);
       // The person asks again and the reply comes with its answer body renamed: that is named.
       const reply = assistantRow();
       reply.answer.className = 'ds-md-answer';
       renderReply(reply.answer, ['Reading.', { lang: 'mcp-request', code: READ }]);
       document.querySelector('.ds-virtual-list-items')!.append(userRow('again please'), reply.row);
-      await until(() => h2.problems.at(-1)?.code === 'no-answer', 3_000);
+      expect(await checksUntil(h2, () => h2.problems.at(-1)?.code === 'no-answer'), JSON.stringify(h2.problems)).toBe(true);
       stopPages();
     }
     // A first reply of a few words, drawn as markdown in a renamed answer body, is no notice: it is named.
-    const h3 = start(buildPage(), { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const h3 = start(buildPage(), { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     const short = assistantRow();
     short.answer.className = 'ds-md-answer';
     renderReply(short.answer, ['Just words, no blocks.']);
     document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in my notes?'), short.row);
-    await until(() => h3.problems.at(-1)?.code === 'no-answer', 3_000);
+    expect(await checksUntil(h3, () => h3.problems.at(-1)?.code === 'no-answer'), JSON.stringify(h3.problems)).toBe(true);
   }, 15_000);
 
   it("a first reply that is the site's error notice drawn as paragraphs, or longer than a line, raises nothing", async () => {
@@ -389,13 +395,13 @@ describe('deliver: when the page fights back', () => {
     ];
     const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
     for (const [module, html] of [deepseek, site].flatMap((m) => notices.map((n) => [m, n] as const))) {
-      const h = start(buildPage(), { site: module, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+      const h = start(buildPage(), { site: module, deliverWaitMs: SHORT, doctorChecks: 'manual' });
       const row = document.createElement('div');
       row.className = 'ds-message';
       row.innerHTML = html;
       document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), row);
       // Eight checks: five in a row name a reply without its answer.
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      await h.checkDoctor(8);
       expect(h.problems.filter((p) => p !== null), html).toEqual([]);
       stopPages();
     }
@@ -409,16 +415,16 @@ describe('deliver: when the page fights back', () => {
       row.innerHTML = '<div class="ds-think-content"><div class="ds-markdown"><p>The person wants the README. Let me</p></div></div>';
       return row;
     };
-    const h = start(buildPage(), { deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const h = start(buildPage(), { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), thinking());
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await h.checkDoctor(15);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     stopPages();
     // The same with a module that knows a reply by its row, not by its answer.
     const site = defineSite({ ...deepseek, roleOf: (el) => (el.querySelector('.fbb737a4') ? 'user' : 'assistant') });
-    const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorCheckMs: 100 });
+    const h2 = start(buildPage(), { site, deliverWaitMs: SHORT, doctorChecks: 'manual' });
     document.querySelector('.ds-virtual-list-items')!.append(userRow('what is in README?'), thinking());
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await h2.checkDoctor(15);
     expect(h2.problems.filter((p) => p !== null)).toEqual([]);
   });
 
@@ -427,15 +433,15 @@ describe('deliver: when the page fights back', () => {
     const page = buildPage();
     // A build that draws its send control as another element: the module's selectors find none.
     page.send.removeAttribute('role');
-    const h = start(page, { pathname: '/', deliverWaitMs: SHORT });
+    const h = start(page, { pathname: '/', deliverWaitMs: SHORT, doctorChecks: 'manual' });
     // An empty, idle box needs no send control (some sites draw none then).
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await h.checkDoctor(3);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     page.type('what is in README?');
-    await until(() => h.problems.at(-1)?.code === 'no-send-control', 3_500);
+    expect(await checksUntil(h, () => h.problems.at(-1)?.code === 'no-send-control'), JSON.stringify(h.problems)).toBe(true);
     expect(h.problems.at(-1)?.message).toContain('找不到发送按钮');
     page.send.setAttribute('role', 'button');
-    await until(() => h.problems.at(-1) === null, 3_000);
+    expect(await checksUntil(h, () => h.problems.at(-1) === null), JSON.stringify(h.problems)).toBe(true);
   }, 10_000);
 
   it('a conversation whose messages and chat box a new build both renamed is named, not passed over', async () => {
@@ -449,35 +455,35 @@ describe('deliver: when the page fights back', () => {
     const rows = [userRow('do it'), reply.row];
     for (const row of rows) row.className = 'ds-msg-row';
     page.list.append(...rows);
-    const h = start(page, { deliverWaitMs: SHORT, doctorCheckMs: 100 });
-    await until(() => h.problems.at(-1)?.code === 'no-composer', 2_000);
+    const h = start(page, { deliverWaitMs: SHORT, doctorChecks: 'manual' });
+    expect(await checksUntil(h, () => h.problems.at(-1)?.code === 'no-composer'), JSON.stringify(h.problems)).toBe(true);
     expect(h.runs).toEqual([]);
   });
 
   it('an empty new chat, and a conversation still loading its messages, raise nothing', async () => {
     const page = buildPage();
-    const h = start(page, { pathname: '/', deliverWaitMs: SHORT });
-    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    const h = start(page, { pathname: '/', deliverWaitMs: SHORT, doctorChecks: 'manual' });
+    await h.checkDoctor(7);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     stopPages();
     const loading = buildPage();
-    const h2 = start(loading, { deliverWaitMs: SHORT });
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const h2 = start(loading, { deliverWaitMs: SHORT, doctorChecks: 'manual' });
+    await h2.checkDoctor(3);
     loading.list.append(userRow('an earlier question'));
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    await h2.checkDoctor(5);
     expect(h2.problems.filter((p) => p !== null)).toEqual([]);
   }, 20_000);
 
   it('going from a chat to a page of the site with no chat on it (settings, a gallery) raises nothing', async () => {
     const page = buildPage();
-    const h = start(page, { deliverWaitMs: SHORT });
+    const h = start(page, { deliverWaitMs: SHORT, doctorChecks: 'manual' });
     page.list.append(userRow('an earlier question'));
     // The doctor saw the chat box…
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await h.checkDoctor(1);
     // …then the person opens the site's settings page in the same tab: the app draws it without box or messages.
     h.navigate('/settings');
     document.body.replaceChildren(document.createElement('main'));
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await h.checkDoctor(4);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     expect(h.ctl.doctor().problems).toEqual([]);
   }, 10_000);
@@ -489,8 +495,8 @@ describe('deliver: when the page fights back', () => {
     const reply = assistantRow();
     renderReply(reply.answer, ['Here is what I found.']);
     page.list.append(userRow('an earlier question'), reply.row);
-    const h = start(page, { pathname: '/share/0f1e2d3c-5b6a-4798-8a9b-0c1d2e3f4a5b', deliverWaitMs: SHORT, doctorCheckMs: 100 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const h = start(page, { pathname: '/share/0f1e2d3c-5b6a-4798-8a9b-0c1d2e3f4a5b', deliverWaitMs: SHORT, doctorChecks: 'manual' });
+    await h.checkDoctor(15);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     expect(h.ctl.doctor().problems).toEqual([]);
   });
@@ -498,8 +504,8 @@ describe('deliver: when the page fights back', () => {
   it('a page of the site with no chat on it (no box, no messages) raises nothing', async () => {
     const page = buildPage();
     page.textarea.remove();
-    const h = start(page, { pathname: '/settings', deliverWaitMs: SHORT, doctorCheckMs: 100 });
-    await new Promise((resolve) => setTimeout(resolve, 2_600));
+    const h = start(page, { pathname: '/settings', deliverWaitMs: SHORT, doctorChecks: 'manual' });
+    await h.checkDoctor(26);
     expect(h.problems.filter((p) => p !== null)).toEqual([]);
     expect(h.ctl.doctor().problems).toEqual([]);
   });

@@ -277,7 +277,15 @@ export interface Harness {
   navigate(pathname: string): void;
   /** what the page told the badge (`doctor-problem`), in order */
   problems: Array<DoctorProblem | null>;
+  /**
+   * Runs the site doctor's check `times` times, the page settling after each — for a page started with
+   * `doctorChecks: 'manual'`, whose doctor then checks only when told: a test counts checks instead of waiting for them.
+   */
+  checkDoctor(times?: number): Promise<void>;
 }
+
+/** The largest delay a timer takes: a doctor started with it never checks by itself. */
+const NEVER_MS = 2 ** 31 - 1;
 
 /** Every page started by `start`; a test file aborts them after each test (`stopPages`). */
 export const controllers: AbortController[] = [];
@@ -307,6 +315,8 @@ export function start(
     copy?: PageDeps['copy'];
     deliverWaitMs?: PageDeps['deliverWaitMs'];
     doctorCheckMs?: PageDeps['doctorCheckMs'];
+    /** 'manual': the doctor checks only on `h.checkDoctor()` (and once as the page starts, as it always does) */
+    doctorChecks?: 'manual';
     /** the page's address (default: a DeepSeek conversation at `pathname`) */
     href?: string;
     /** the first scan's slicing (default: the page's own budget and yield) */
@@ -356,20 +366,40 @@ export function start(
   controllers.push(controller);
   const pathname = options.pathname ?? '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
   const location = { href: options.href ?? `https://chat.deepseek.com${pathname}`, pathname };
-  const ctl = startPage(controller.signal, {
-    site: options.site ?? deepseek,
-    doc: document,
-    location,
-    settings: () => settings,
-    bridge,
-    ledger: new RunLedger(options.area ?? memoryArea()),
-    now: () => clock.now,
-    ...(options.copy ? { copy: options.copy } : {}),
-    ...(options.deliverWaitMs ? { deliverWaitMs: options.deliverWaitMs } : {}),
-    ...(options.doctorCheckMs ? { doctorCheckMs: options.doctorCheckMs } : {}),
-    ...(options.tabStorage ? { tabStorage: options.tabStorage } : {}),
-    ...(options.firstScan ? { firstScanSliceMs: options.firstScan.sliceMs, yieldToPage: options.firstScan.yieldToPage } : {}),
-  });
+  // The doctor's check, caught as the page sets its timer (while the page starts, and only then).
+  let doctorCheck: (() => void) | null = null;
+  const setInterval = globalThis.setInterval;
+  if (options.doctorChecks === 'manual') {
+    globalThis.setInterval = ((handler: () => void, ms?: number) => {
+      if (ms === NEVER_MS) doctorCheck = handler;
+      return setInterval(handler, ms);
+    }) as typeof globalThis.setInterval;
+  }
+  const manualDoctor = options.doctorChecks === 'manual' ? { doctorCheckMs: NEVER_MS } : {};
+  let ctl: PageController;
+  try {
+    ctl = startPage(controller.signal, {
+      site: options.site ?? deepseek,
+      doc: document,
+      location,
+      settings: () => settings,
+      bridge,
+      ledger: new RunLedger(options.area ?? memoryArea()),
+      now: () => clock.now,
+      ...(options.copy ? { copy: options.copy } : {}),
+      ...(options.deliverWaitMs ? { deliverWaitMs: options.deliverWaitMs } : {}),
+      ...(options.doctorCheckMs ? { doctorCheckMs: options.doctorCheckMs } : {}),
+      ...(options.tabStorage ? { tabStorage: options.tabStorage } : {}),
+      ...(options.firstScan ? { firstScanSliceMs: options.firstScan.sliceMs, yieldToPage: options.firstScan.yieldToPage } : {}),
+      ...manualDoctor,
+    });
+  } finally {
+    globalThis.setInterval = setInterval;
+  }
+  const settle = async (): Promise<void> => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await ctl.flush();
+  };
   return {
     page,
     ctl,
@@ -387,9 +417,13 @@ export function start(
       location.pathname = url.pathname;
       location.href = url.href;
     },
-    async settle() {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      await ctl.flush();
+    settle,
+    async checkDoctor(times = 1) {
+      if (!doctorCheck) throw new Error("the page's doctor checks by its own timer: start it with doctorChecks: 'manual'");
+      for (let i = 0; i < times; i++) {
+        doctorCheck();
+        await settle();
+      }
     },
   };
 }
