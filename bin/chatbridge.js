@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-// Runs companion/main.ts through tsx, so the CLI needs no build step.
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+// Runs companion/main.ts in this process through tsx's loader, so the CLI needs no build step and no second process:
+// the companion is this process, and the signals that stop it reach it directly. The package's own tsconfig is
+// used wherever the command is typed (a project's own would change how the companion's sources are read).
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { register } from 'tsx/esm/api';
 
-const require = createRequire(import.meta.url);
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const tsxCli = require.resolve('tsx/cli');
-const child = spawn(process.execPath, [tsxCli, join(root, 'companion', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
+register({ tsconfig: existsSync(tsconfig) ? tsconfig : false });
+await import('../companion/main.ts');

@@ -7,7 +7,7 @@ import { BLOCK_KINDS } from './protocols/types';
  * what arrives, the extension validates what comes back.
  */
 
-export const DEFAULT_PORT = 17890;
+export { DEFAULT_PORT } from './default-port';
 
 // ---------------------------------------------------------------- common
 

@@ -62,7 +62,7 @@ beforeAll(async () => {
   companion = await start(['--root', root]);
 }, 90_000);
 afterAll(async () => {
-  // SIGTERM, which bin/chatbridge.js passes on: a SIGKILL would end only that wrapper and leave the companion running
+  // SIGTERM, as a service manager stops it: the companion stops its programs and removes its runtime file
   if (companion.child.exitCode === null) {
     const done = exited(companion.child);
     companion.child.kill('SIGTERM');

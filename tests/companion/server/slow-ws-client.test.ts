@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { type WebSocketServer } from 'ws';
-import { serveCompanion } from '../../../companion/cli';
+import { serveCompanion } from '../../../companion/start-companion';
 import { createWebSocketServer } from '../../../companion/ws/ws-route';
 import { parseCompanionMessage } from '../../../extension/companion/api-types';
 import type { WsServerMessage } from '../../../shared/api';

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { serveCompanion } from '../../../companion/cli';
+import { serveCompanion } from '../../../companion/start-companion';
 import { createWebSocketServer } from '../../../companion/ws/ws-route';
 import { context, flycodeCall, makeWorld, mcpCall, removeWorld, type World } from './harness';
 
