@@ -54,7 +54,11 @@ export const grok = defineSite({
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .action-buttons, .sr-only, ${THINKING_SELECTOR}`,
   codeBlockSelector: '[data-testid="code-block"], pre',
   codeLanguage(codeEl) {
-    const label = codeEl.querySelector('.font-mono.text-xs')?.textContent?.trim();
+    // The label is never inside the code: a code element drawn with the same utility classes (`font-mono text-xs
+    // sm:text-sm` in a narrow window) would give the code's first word as the language.
+    const label = Array.from(codeEl.querySelectorAll('.font-mono.text-xs'))
+      .find((el) => !el.closest('code') && [null, codeEl].includes(el.closest('pre')))
+      ?.textContent?.trim();
     if (label) return label.split(/\s+/)[0] ?? '';
     return languageClassOf(codeEl) || firstWordOutside(codeEl, 'button, pre, code, svg');
   },

@@ -85,6 +85,18 @@ const EXPECTED: Record<string, Expectation> = {
     keys: ['p:0', 'p:1'],
     sendButton: 'absent',
   },
+  // A narrow window's code element carries the label's utility classes, and the toolbar is drawn after the code.
+  'grok/2026-11-narrow-code-idle.html': {
+    site: grok,
+    pathname: '/c/1b4e28ba-2fa1-41d2-883f-0016d3cca427',
+    roles: ['user', 'assistant'],
+    conversationId: '1b4e28ba-2fa1-41d2-883f-0016d3cca427',
+    generating: false,
+    editorTag: 'DIV',
+    answerBlocks: [call('call-203')],
+    keys: ['r:u-0101', 'r:a-0102'],
+    sendButton: 'enabled',
+  },
   'grok/2025-08-textarea-idle.html': {
     site: grok,
     pathname: '/c/0f8fad5b-d9cb-469f-a165-70867728950e',
