@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, positionKey, preCodeText, type MessageRole } from './define-site';
+import { defineSite, firstMatch, idAfter, isButtonDisabled, labelInBlock, languageClassOf, languageNearPre, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract. Researched 2026-11 (SITES-MORE.md: CodeWebChat `chatbots/copilot.ts` 2026-08 (reactions, copy, stop
@@ -10,7 +10,8 @@ import { defineSite, firstMatch, idAfter, isButtonDisabled, languageNearPre, pos
  *   assistant  [data-content="ai-message"] (also .group/ai-message-item); reactions
  *              div[data-testid="message-item-reactions"], copy button[data-testid="copy-ai-message-button"]
  *   thinking   "Think deeper" reasoning: no public selector ([class*="reasoning"], [class*="thinking"]) — never read
- *   code       div.rounded-xl wrapper > header with a .capitalize language label + pre (> code)
+ *   code       div.rounded-xl wrapper > header with a .capitalize language label + pre (> code), the pre possibly in
+ *              further boxes (a scroll box) inside the wrapper
  *   composer   React textarea#userInput (placeholder "Message Copilot"): native value setter + input event
  *   send       button[data-testid="submit-button"] (title "Submit message")
  *   generating button[data-testid="stop-button"] (title / aria-label "Stop responding") — the stop control
@@ -40,7 +41,9 @@ export const copilot = defineSite({
   // The code block's language label sits in a header outside the pre: skipped as text, read by codeLanguage.
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, [data-testid="message-item-reactions"], .capitalize, ${THINKING_SELECTOR}`,
   codeBlockSelector: 'pre',
-  codeLanguage: languageNearPre,
+  // 2025-11: the .capitalize label is in the block's div.rounded-xl wrapper, which may hold the pre a few levels down
+  // (in a scroll box): looked for only beside the pre or its parent, it was missed there, and the call read as plain code.
+  codeLanguage: (pre) => languageClassOf(pre) || labelInBlock(pre, '.capitalize') || languageNearPre(pre),
   codeText: preCodeText,
   editor(doc) {
     return firstMatch(doc, ['textarea#userInput', 'textarea[placeholder*="Copilot" i]', 'form textarea']);

@@ -356,6 +356,21 @@ export function languageNearPre(codeEl: Element): string {
 }
 
 /**
+ * The first word of the language label a site draws with a code block (`selector`: the label's documented element),
+ * read in the `pre` (outside its code) or in the nearest of its ancestors, `depth` levels up at most, that holds one;
+ * an ancestor holding another code block is past the block's own wrapper, and its labels are other blocks'. For sites
+ * whose label is known but whose wrapper's depth varies between builds; '' when none is found.
+ */
+export function labelInBlock(pre: Element, selector: string, depth = 4): string {
+  for (let el: Element | null = pre, up = 0; el && up <= depth; el = el.parentElement, up++) {
+    if (el !== pre && el.querySelectorAll('pre').length > 1) return '';
+    const label = Array.from(el.querySelectorAll(selector)).find((found) => !found.closest('code'));
+    if (label) return label.textContent?.trim().split(/\s+/)[0] ?? '';
+  }
+  return '';
+}
+
+/**
  * The text of a CodeMirror 6 view (`.cm-content` > `.cm-line`), marked partial when CodeMirror left lines out of the
  * page: a `.cm-gap` spacer, a gap widget inside an overlong line, or a line-number gutter counting more lines than
  * are rendered. null when `codeEl` holds no CodeMirror view.

@@ -141,6 +141,18 @@ const EXPECTED: Record<string, Expectation> = {
     keys: ['p:0', 'p:1'],
     sendButton: 'enabled',
   },
+  // The block's wrapper holds its label and, two boxes down, its pre (no language class); a json example before it.
+  'copilot/2026-11-scroll-box-idle.html': {
+    site: copilot,
+    pathname: '/chats/Lm3NbV8cXz1AsDfGh',
+    roles: ['user', 'assistant'],
+    conversationId: 'Lm3NbV8cXz1AsDfGh',
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [call('call-402')],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'disabled',
+  },
   'copilot/2026-11-generating.html': {
     site: copilot,
     pathname: '/',
