@@ -4,6 +4,8 @@ import {
   firstMatch,
   idAfter,
   isButtonDisabled,
+  labelInBlock,
+  languageClassOf,
   languageNearPre,
   outermost,
   positionKey,
@@ -20,7 +22,8 @@ import {
  *   answer     the message's [data-message-part-type="answer"] parts (their common ancestor), else
  *              .markdown-container-style; other part types (reasoning, tool use — uncertain names) are never read
  *   user text  .select-text > span.whitespace-pre-wrap
- *   code       pre with a header label span.text-xs.capitalize and code.language-xxx
+ *   code       pre with a header label span.text-xs.capitalize and code.language-xxx (the class only where the
+ *              highlighter writes one)
  *   composer   ProseMirror div.ProseMirror[contenteditable="true"] ("Ask Le Chat anything", since ~2025-06);
  *              before: textarea[name="message.text"]
  *   send       the composer form's button[type="submit"]; with an empty box a "Dictation" button holds the slot
@@ -61,7 +64,9 @@ export const mistral = defineSite({
   answerRoot,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, span.text-xs.capitalize, ${OTHER_PARTS}`,
   codeBlockSelector: 'pre',
-  codeLanguage: languageNearPre,
+  // The span.text-xs.capitalize label is drawn in the pre, beside the code: a highlighter that writes no language-
+  // class on the code (the label is then the only hint) left the call read as plain code.
+  codeLanguage: (pre) => languageClassOf(pre) || labelInBlock(pre, 'span.text-xs.capitalize') || languageNearPre(pre),
   codeText: preCodeText,
   editor(doc) {
     return firstMatch(doc, [

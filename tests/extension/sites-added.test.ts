@@ -175,6 +175,18 @@ const EXPECTED: Record<string, Expectation> = {
     keys: ['m:11111111-aaaa-4bbb-8ccc-000000000001', 'm:22222222-aaaa-4bbb-8ccc-000000000002'],
     sendButton: 'disabled',
   },
+  // A highlighter that writes no language class: the label in the pre is the only hint; a python example before it.
+  'mistral/2026-11-shiki-idle.html': {
+    site: mistral,
+    pathname: '/work/3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f',
+    roles: ['user', 'assistant'],
+    conversationId: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f',
+    generating: false,
+    editorTag: 'DIV',
+    answerBlocks: [call('call-502')],
+    keys: ['m:55555555-aaaa-4bbb-8ccc-000000000005', 'm:66666666-aaaa-4bbb-8ccc-000000000006'],
+    sendButton: 'disabled',
+  },
   'mistral/2026-11-generating.html': {
     site: mistral,
     pathname: '/chat',
