@@ -97,7 +97,10 @@ export function createAuthorize(
         ? { ...shown, actions: decisions.map((d) => ({ risk: d.action.risk, label: d.action.label, decision: d.decision as 'auto' | 'confirm' })) }
         : shown;
     // the card's diff is made from these files as they are now: an approval is for them as shown
-    const asShown = await shownStates(request.actions.filter((action) => action.risk === 'write' || action.risk === 'delete').flatMap((action) => action.paths));
+    const asShown = await shownStates(
+      request.actions.filter((action) => action.risk === 'write' || action.risk === 'delete').flatMap((action) => action.paths),
+      { subtrees: true },
+    );
     const { approval, outcome } = deps.approvals.create({
       runId: origin.runId,
       site: origin.site,

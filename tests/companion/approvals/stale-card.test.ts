@@ -5,7 +5,7 @@
  * edit made meanwhile, an edit would land on other text than the card showed. Against the real companion process
  * with the default modes (writes ask).
  */
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -114,5 +114,26 @@ describe('approving a card after its files changed', () => {
     const second = await postPending(companion, 'mcp-request', mcpRequestBlock(7, 'fs.rm', { path: big }), next());
     expect((await decideApproval(companion, second.approval, 'approve', second.run.runId)).status).toBe('done');
     expect(existsSync(big)).toBe(false);
+  });
+
+  it('a folder whose removal waited counts by everything under it: a file edited or saved deep inside meanwhile makes the delete a CONFLICT; left alone, it is removed', async () => {
+    const dir = join(ws.root, 'old-notes');
+    mkdirSync(join(dir, 'drafts'), { recursive: true });
+    writeFileSync(join(dir, 'drafts', 'plan.md'), 'plan\n');
+    const first = await postPending(companion, 'mcp-request', mcpRequestBlock(8, 'fs.rm', { path: dir, recursive: true }), next());
+    expect(first.approval.preview.title).toContain('a directory with 2 entries');
+    // the folder's own entries stay as they were: only drafts/ changes
+    writeFileSync(join(dir, 'drafts', 'plan.md'), 'plan, edited by the person\n');
+    const refused = await decideApproval(companion, first.approval, 'approve', first.run.runId);
+    expect(refused.status).toBe('error');
+    expect(refused.resultText).toContain(`${JSON.stringify(dir).replace(/"/g, '\\"')} changed while approval ${first.approval.id} waited`);
+    expect(readFileSync(join(dir, 'drafts', 'plan.md'), 'utf8')).toBe('plan, edited by the person\n');
+    const second = await postPending(companion, 'mcp-request', mcpRequestBlock(9, 'fs.rm', { path: dir, recursive: true }), next());
+    writeFileSync(join(dir, 'drafts', 'new.md'), 'saved by the person while the card waited\n');
+    expect((await decideApproval(companion, second.approval, 'approve', second.run.runId)).resultText).toContain(`changed while approval ${second.approval.id} waited`);
+    expect(readFileSync(join(dir, 'drafts', 'new.md'), 'utf8')).toBe('saved by the person while the card waited\n');
+    const third = await postPending(companion, 'mcp-request', mcpRequestBlock(10, 'fs.rm', { path: dir, recursive: true }), next());
+    expect((await decideApproval(companion, third.approval, 'approve', third.run.runId)).status).toBe('done');
+    expect(existsSync(dir)).toBe(false);
   });
 });
