@@ -121,8 +121,8 @@ function limitParam(c: Context, fallback: number, max: number): number {
 /** Emits a `journal` event for every change, whoever makes it (tools, plans, undo). */
 function observedJournal(journal: Journal, hub: EventHub): Journal {
   return {
-    async apply(label, ops, origin) {
-      const entry = await journal.apply(label, ops, origin);
+    async apply(label, ops, origin, options) {
+      const entry = await journal.apply(label, ops, origin, options);
       hub.publish({ type: 'journal', entry });
       return entry;
     },

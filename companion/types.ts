@@ -35,12 +35,21 @@ export interface JournalEntry {
   state: 'applied' | 'undone' | 'rolled-back';
 }
 
+export interface ApplyOptions {
+  /**
+   * Runs in the journal's turn, right before the ops, and refuses them by throwing. Changes take turns, so a check
+   * made before asking for the turn can be outdated by the change that held it (another call's write into a folder
+   * about to be moved); what the ops depend on is checked here.
+   */
+  check?: () => Promise<void>;
+}
+
 export interface Journal {
   /**
    * Applies the ops all-or-nothing: before-images and the intent are written ahead, then the ops run;
    * any failure restores every path and rethrows (a ToolError). A crash in between is repaired by recover().
    */
-  apply(label: string, ops: FileOp[], origin?: CallOrigin): Promise<JournalEntry>;
+  apply(label: string, ops: FileOp[], origin?: CallOrigin, options?: ApplyOptions): Promise<JournalEntry>;
   /** Restores the before-images if the files still hold what the entry wrote; else ToolError CONFLICT. */
   undo(id: string): Promise<JournalEntry>;
   list(limit?: number): Promise<JournalEntry[]>;

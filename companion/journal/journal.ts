@@ -700,7 +700,11 @@ export function createJournal(options: JournalOptions): Journal {
   }
 
   return {
-    apply: (label, ops, origin) => exclusive(() => apply(label, ops, origin)),
+    apply: (label, ops, origin, options) =>
+      exclusive(async () => {
+        await options?.check?.();
+        return apply(label, ops, origin);
+      }),
     undo: (id) => exclusive(() => undo(id)),
     list,
     recover: () => exclusive(recover),

@@ -304,9 +304,12 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
           { destination: args.destination },
         );
       }
-      const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal }); // again: the approval waited
-      assertLandingsDecided(ctx, runsCodeAt, from, to);
-      const entry = await ctx.journal.apply('filesystem move', [{ op: 'mv', from, to }], ctx.origin);
+      // again, in the journal's turn: the approval waited, and a call that held the turn may have written into the folder
+      const check = async () => {
+        const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal });
+        assertLandingsDecided(ctx, runsCodeAt, from, to);
+      };
+      const entry = await ctx.journal.apply('filesystem move', [{ op: 'mv', from, to }], ctx.origin, { check });
       const data = { source: relativeToRoot(from, ctx), destination: relativeToRoot(to, ctx) };
       return { data, message: `moved ${data.source} to ${data.destination}`, journalId: entry.id };
     }

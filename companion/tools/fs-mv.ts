@@ -41,9 +41,13 @@ export const fsMvHandler = defineHandler({
     };
   },
   async run(args, ctx) {
-    const { from, to, runsCodeAt } = await resolveMovable(args, ctx);
-    assertLandingsDecided(ctx, runsCodeAt, from, to);
-    const entry = await ctx.journal.apply('fs.mv', [{ op: 'mv', from, to, overwrite: args.overwrite ?? false }], ctx.origin);
+    const { from, to } = await resolveBoth(args, ctx);
+    // in the journal's turn: a call that held it (a write into the folder) may have changed what lands where
+    const check = async () => {
+      const { runsCodeAt } = await assertSubtreeMayChange({ kind: 'move', from, to }, ctx.policy, { signal: ctx.signal });
+      assertLandingsDecided(ctx, runsCodeAt, from, to);
+    };
+    const entry = await ctx.journal.apply('fs.mv', [{ op: 'mv', from, to, overwrite: args.overwrite ?? false }], ctx.origin, { check });
     return { text: `Moved ${from} → ${to}`, journalId: entry.id, data: { fromPath: from, toPath: to } };
   },
 });

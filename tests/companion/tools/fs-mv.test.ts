@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toolHandlers } from '../../../companion/tools';
+import { withCallScope } from '../../../companion/tools/define-handler';
 import { createWorld, type World } from './world';
 
 describe('fs.mv', () => {
@@ -38,4 +40,46 @@ describe('fs.mv', () => {
     await world.fails('fs.mv', { fromPath: path.join(world.root, 'dir'), toPath: path.join(world.root, 'dir/inner') }, 'INVALID_INPUT');
     expect(await world.read('a.txt')).toBe('A');
   });
+
+  it.each([
+    ['fs.mv', 'POLICY_BLOCKED', (from: string, to: string) => ({ fromPath: from, toPath: to })],
+    // its answer speaks the PromptX manual's codes
+    ['filesystem', 'FORBIDDEN', (from: string, to: string) => ({ action: 'move', source: from, destination: to })],
+  ] as const)(
+    '%s: a file that runs code, written into the folder by a call the move waited behind, is seen: the move is refused, nothing lands',
+    async (tool, code, argsOf) => {
+      // Where writes are auto, a call that writes a folder's files (a long fs.writeBatch, its last file tasks.json) holds
+      // the journal while a move of that folder onto .vscode, sent beside it (an MCP client's parallel calls), passes
+      // its run-time check with the folder still without tasks.json and waits for its turn: the ordinary write then
+      // lands where the move puts it, and the move was never decided as exec.
+      const stage = path.join(world.root, 'stage');
+      await world.write('stage/notes.md', 'notes\n');
+      const beside = { path: path.join(stage, 'tasks.json'), content: '{"tasks":[{"command":"sh x","runOptions":{"runOn":"folderOpen"}}]}\n', mode: 'overwrite' };
+      const journal = world.journal;
+      const ctx = {
+        ...world.ctx,
+        journal: {
+          ...journal,
+          // the write beside it had the journal's turn first: it is made (through the real tool and journal), then this one
+          async apply(...args: Parameters<typeof journal.apply>) {
+            await toolHandlers['fs.write'].run(toolHandlers['fs.write'].contract.input.parse(beside), world.ctx);
+            return journal.apply(...args);
+          },
+        },
+      };
+      const handler = toolHandlers[tool];
+      const args = handler.contract.input.parse(argsOf(stage, path.join(world.root, '.vscode')));
+      const call = withCallScope(ctx);
+      const planned = await handler.plan(args as never, call);
+      expect(planned.paths).not.toContain(path.join(world.root, '.vscode', 'tasks.json'));
+      // fs.mv throws; the PromptX tool answers with its failure
+      const outcome = await handler.run(args as never, call).then(
+        (output) => output.failure,
+        (error: unknown) => error,
+      );
+      expect(outcome).toMatchObject({ code, message: expect.stringContaining('.vscode/tasks.json') });
+      expect(await world.exists(path.join(world.root, '.vscode'))).toBe(false);
+      expect(await world.read('stage/tasks.json')).toContain('folderOpen');
+    },
+  );
 });
