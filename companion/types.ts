@@ -20,7 +20,19 @@ export interface CallOrigin {
 
 /** One change to the file system; paths are absolute and already checked against the roots. */
 export type FileOp =
-  | { op: 'write'; path: string; content: Uint8Array | string; mode?: 'overwrite' | 'append'; expectedSha256?: string }
+  | {
+      op: 'write';
+      path: string;
+      content: Uint8Array | string;
+      mode?: 'overwrite' | 'append';
+      expectedSha256?: string;
+      /**
+       * The text the content was made from (a replacement, a plan's view of the file), null when the file was not
+       * there: in the journal's turn the file must still hold it, or the write is a CONFLICT — a write that had the
+       * turn before it would otherwise be undone by it with no word.
+       */
+      basedOn?: string | null;
+    }
   | { op: 'rm'; path: string; recursive?: boolean }
   | { op: 'mv'; from: string; to: string; overwrite?: boolean }
   | { op: 'mkdir'; path: string; parents?: boolean }

@@ -186,6 +186,13 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   const stat = await lstatMaybe(target);
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${json(target)} is a directory; fs.write writes files`, { path: target });
   const existing = stat ? await readNoFollow(target, rt.policy) : undefined;
+  if (op.basedOn !== undefined && (existing === undefined ? null : existing.toString('utf8')) !== op.basedOn) {
+    throw new ToolError(
+      'CONFLICT',
+      `${json(target)} changed after it was read for this change (${op.basedOn === null ? 'it was not there then' : 'it held other text then'}): written meanwhile by another call, a program or an editor. Nothing was changed; read it again and send the change again`,
+      { path: target },
+    );
+  }
   if (op.expectedSha256 !== undefined) {
     // a file that holds a secret is known by its keyed digest only: its sha256 would be an offline oracle for the
     // secret, shown here or confirmed by a guess that matches

@@ -233,7 +233,7 @@ async function replaceInFile(
     };
   }
   try {
-    await ctx.journal.apply(`autocoder replace_file ${target.relative}`, [{ op: 'write', path: target.absolute, content }], ctx.origin);
+    await ctx.journal.apply(`autocoder replace_file ${target.relative}`, [{ op: 'write', path: target.absolute, content, basedOn: before }], ctx.origin);
   } catch (error) {
     const line = errorLine(error);
     return { ...report, status: 'failure', error: line, replaces: notReplaced(blocks, line) };

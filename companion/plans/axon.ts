@@ -88,7 +88,8 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
     }
 
     if (changes.length > 0) {
-      const ops: FileOp[] = changes.map((c) => ({ op: 'write', path: c.absolute, content: c.after ?? '' }));
+      // as the plan was checked and shown: a file written meanwhile makes it a CONFLICT in the journal's turn
+      const ops: FileOp[] = changes.map((c) => ({ op: 'write', path: c.absolute, content: c.after ?? '', basedOn: c.before }));
       try {
         await ctx.journal.apply(`axon plan (${acts.length} acts)`, ops, ctx.origin);
       } catch (error) {

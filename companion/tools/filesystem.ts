@@ -290,7 +290,7 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
     case 'edit': {
       const edit = await editedContent(args, ctx);
       if (args.dryRun) return { data: edit.shownDiff, message: 'dry run: nothing was written' };
-      const entry = await ctx.journal.apply('filesystem edit', [{ op: 'write', path: edit.target, content: edit.after }], ctx.origin);
+      const entry = await ctx.journal.apply('filesystem edit', [{ op: 'write', path: edit.target, content: edit.after, basedOn: edit.before }], ctx.origin);
       return { data: edit.shownDiff, message: `edited ${relativeToRoot(edit.target, ctx)}`, journalId: entry.id };
     }
     case 'move': {
