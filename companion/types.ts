@@ -5,6 +5,7 @@
 import type { PreviewHeading } from '../shared/api';
 import type { ErrorCode } from '../shared/errors';
 import type { Risk, ToolContract } from '../shared/tools/define-tool';
+import type { ShownStates } from './approvals/shown-state';
 import type { Mode, Policy } from './policy/schema';
 import type { z } from 'zod';
 
@@ -189,9 +190,15 @@ export interface ToolContext {
    * confirm, waits for the person's decision. Resolves when the call may run; throws ToolError
    * POLICY_BLOCKED (policy says deny) or DENIED (the person said no / the approval expired).
    * Tool calls are authorized by the run pipeline before handler.run; plans call it once for the whole plan,
-   * listing every action.
+   * listing every action. Where a card was shown, resolves with the scripts it pinned (approvals/scripts-run.ts):
+   * a plan checks them again as each of its programs starts, after its file actions.
    */
-  authorize(request: AuthorizationRequest): Promise<void>;
+  authorize(request: AuthorizationRequest): Promise<Authorized | void>;
+}
+
+/** What an approval by a card pinned: the files its commands run as code, as the card showed them. */
+export interface Authorized {
+  scripts: ShownStates;
 }
 
 /** What a tool returns; errors are thrown as ToolError. `text` is what a model reads (before redaction/caps). */

@@ -2,8 +2,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'shell-quote';
 import { rootOf } from '../policy/path-guard';
-import type { CommandSpec } from '../types';
-import { shownStates, type ShownStates } from './shown-state';
+import { sha256, sha256File } from '../fsx/sha256';
+import type { CommandSpec, FileOp } from '../types';
+import { shownStates, stateOf, type ShownStates } from './shown-state';
 
 /**
  * The files a command runs as code, to pin with its card (DESIGN §5.4): a card for `bash run.sh` shows the command
@@ -206,12 +207,11 @@ function scriptWord(words: readonly Word[], interpreter: Interpreter, pin: (word
 }
 
 /**
- * The states of the files the commands run (shown-state.ts: by content up to its size limit, larger ones by size,
- * inode and change times), pinned when the card is made. A file reached through a link is pinned as the link and as
- * the file it leads to, when that is inside the roots too.
+ * The files in the roots `command` runs as code, now: those it names (scriptsNamedBy), and for one reached through a
+ * link the file it leads to as well, when that is inside the roots too.
  */
-export async function pinScripts(commands: readonly CommandSpec[], roots: readonly string[]): Promise<ShownStates> {
-  const named = [...new Set(commands.flatMap(scriptsNamedBy))].filter((file) => rootOf(file, roots) !== undefined);
+async function scriptsRunBy(command: CommandSpec, roots: readonly string[]): Promise<string[]> {
+  const named = scriptsNamedBy(command).filter((file) => rootOf(file, roots) !== undefined);
   const files = await Promise.all(
     named.map(async (file) => {
       const stat = await fs.lstat(file).catch(() => undefined);
@@ -222,5 +222,59 @@ export async function pinScripts(commands: readonly CommandSpec[], roots: readon
       return real !== undefined && rootOf(real, roots) !== undefined ? [file, real] : [file];
     }),
   );
-  return shownStates(files.flat());
+  return files.flat();
+}
+
+/**
+ * The states of the files the commands run (shown-state.ts: by content up to its size limit, larger ones by size,
+ * inode and change times), pinned when the card is made. A file reached through a link is pinned as the link and as
+ * the file it leads to, when that is inside the roots too.
+ */
+export async function pinScripts(commands: readonly CommandSpec[], roots: readonly string[]): Promise<ShownStates> {
+  return shownStates((await Promise.all(commands.map((command) => scriptsRunBy(command, roots)))).flat());
+}
+
+/**
+ * The scripts a card pinned, followed as an approved plan goes on: an auto_coder plan applies its file actions and
+ * only then starts its programs, so a script rewritten in between — by another block where writes are auto, another
+ * tab, any program — would run text nobody saw, though the pins held when the person approved. Each program's
+ * scripts are checked again as it starts: against the card, or for a file the plan itself wrote (its diff showed the
+ * change) against what the plan wrote, and one it removed must still be missing.
+ */
+export interface ScriptsAtStart {
+  /** the plan's own change, as applied: what the files it wrote hold now */
+  applied(ops: readonly FileOp[]): Promise<void>;
+  /** the first file `command` runs that is not as the card or the plan left it, or undefined */
+  changed(command: CommandSpec): Promise<string | undefined>;
+}
+
+export function scriptsAtStart(pinned: ShownStates, roots: readonly string[]): ScriptsAtStart {
+  /** a file the plan wrote → the sha256 of what it wrote, or `missing`, or the state it was left in (shown-state.ts) */
+  const left = new Map<string, { digest: string } | { state: string }>();
+  const under = (dir: string) => [...pinned.keys()].filter((file) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep));
+  return {
+    async applied(ops) {
+      for (const op of ops) {
+        if (op.op === 'write' && op.mode !== 'append') left.set(op.path, { digest: sha256(op.content) });
+        else if (op.op === 'rm') for (const file of under(op.path)) left.set(file, { state: 'missing' });
+        else if (op.op !== 'mkdir') {
+          // not made by a plan's file actions today: taken as they are right after the change
+          const touched = op.op === 'mv' ? [...under(op.from), ...under(op.to)] : op.op === 'chmod' ? under(op.path) : [op.path];
+          for (const [file, state] of await shownStates(touched)) left.set(file, { state });
+        }
+      }
+    },
+    async changed(command) {
+      for (const file of await scriptsRunBy(command, roots)) {
+        const expected = left.get(file);
+        if (expected === undefined && !pinned.has(file)) continue;
+        if (expected !== undefined && 'digest' in expected) {
+          const stat = await fs.lstat(file).catch(() => undefined);
+          const digest = stat?.isFile() ? await sha256File(file, stat.size).catch(() => undefined) : undefined;
+          if (digest !== expected.digest) return file;
+        } else if ((await stateOf(file)) !== (expected?.state ?? pinned.get(file))) return file;
+      }
+      return undefined;
+    },
+  };
 }

@@ -19,7 +19,7 @@ export type ShownStates = ReadonlyMap<string, string> & { readonly subtrees?: bo
 
 const HASHED_BYTES = 16 * 1024 * 1024;
 
-async function stateOf(target: string, subtrees: boolean): Promise<string> {
+export async function stateOf(target: string, subtrees = false): Promise<string> {
   const stat = await fs.lstat(target, { bigint: true }).catch(() => undefined);
   if (stat === undefined) return 'missing';
   const changeTimes = `${stat.ino} ${stat.size} ${stat.mtimeNs} ${stat.ctimeNs}`;

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { ProgramExecReport } from '../../shared/results';
+import type { ScriptsAtStart } from '../approvals/scripts-run';
 import type { ProgramResult, ToolContext } from '../types';
 import type { ProgramStep, StopStep } from './autocoder-plan';
 import { errorLine, stoppedLine } from './plan-errors';
@@ -36,12 +37,21 @@ export function programTimeoutMs(step: ProgramStep, limits: ToolContext['policy'
  * If the run is aborted (shutdown, the person cancels), its programs are stopped with it — and none is started
  * once it was: a Stop while the plan's file actions were applied started them all and killed them at once.
  */
-export async function runPrograms(steps: ProgramStep[], ctx: ToolContext): Promise<Record<string, ProgramExecReport>> {
+export async function runPrograms(steps: ProgramStep[], ctx: ToolContext, scripts?: ScriptsAtStart): Promise<Record<string, ProgramExecReport>> {
+  const root = workspaceRoot(ctx.policy);
+  // each program's scripts as the card (or the plan's own change) showed them, checked as it starts
+  const changed = await Promise.all(steps.map((step) => scripts?.changed({ shell: step.command, cwd: root })));
   const stopped = stoppedLine(ctx.signal);
   if (stopped !== undefined) return Object.fromEntries(steps.map((step) => [step.name, failedExec(stopped)]));
-  const root = workspaceRoot(ctx.policy);
   const env = programEnv(ctx.policy);
-  const started = steps.map((step) => {
+  const started = steps.map((step, i) => {
+    const script = changed[i];
+    if (script !== undefined) {
+      return {
+        step,
+        error: `CONFLICT: ${JSON.stringify(script)}, which program ${JSON.stringify(step.name)} runs, changed after its card was approved: the card (or the plan's own change to it) showed it otherwise, so the program was not started; send the plan again for a new card`,
+      };
+    }
     try {
       const handle = ctx.processes.start({
         name: step.name,

@@ -1,5 +1,6 @@
 import type { AutocoderPlan } from '../../shared/protocols/types';
 import { formatAutocoderResponse, type AutocoderResponse, type FileActionReport, type ProgramExecReport } from '../../shared/results';
+import { scriptsAtStart, type ScriptsAtStart } from '../approvals/scripts-run';
 import { replaceDeadline } from '../tools/define-handler';
 import type { AuthorizationRequest, PlannedAction, ToolContext } from '../types';
 import { prepareFileSteps, previewFileSteps, riskOfFileStep, runFileStep, type PreparedStep } from './autocoder-files';
@@ -101,23 +102,37 @@ async function operate(
     return deniedResponse(read.metadata, prepared, read.programs, line);
   }
   const runnable = prepared.filter((p) => p.target !== undefined);
+  let scripts: ScriptsAtStart | undefined;
   if (runnable.length > 0 || read.programs.length > 0) {
     try {
-      await ctx.authorize(await authorizationFor(read, plan, prepared, root, ctx));
+      const authorized = await ctx.authorize(await authorizationFor(read, plan, prepared, root, ctx));
+      if (authorized) scripts = scriptsAtStart(authorized.scripts, ctx.policy.roots);
     } catch (error) {
       return deniedResponse(read.metadata, prepared, read.programs, errorLine(error));
     }
   }
+  // the programs' scripts are checked again as they start (scripts-run.ts), against what the plan's own actions wrote
+  const journal: ToolContext['journal'] = scripts === undefined ? ctx.journal : { ...ctx.journal, apply: appliedTo(ctx.journal, scripts) };
+  const fileCtx = { ...ctx, journal };
   const file_actions: FileActionReport[] = [];
   const replacing = replaceDeadline();
   for (const next of prepared) {
     // after a Stop, what is left is not done; what was done stays done (each action is its own change to undo)
     const stopped = stoppedLine(ctx.signal);
     const { action, path } = next.step;
-    file_actions.push(stopped === undefined ? await runFileStep(next, ctx, replacing) : { status: 'failure', action, path, error: stopped });
+    file_actions.push(stopped === undefined ? await runFileStep(next, fileCtx, replacing) : { status: 'failure', action, path, error: stopped });
   }
-  const program_execs = read.programs.length > 0 ? await runPrograms(read.programs, ctx) : {};
+  const program_execs = read.programs.length > 0 ? await runPrograms(read.programs, ctx, scripts) : {};
   return { metadata: { ...read.metadata, summary: summarize(file_actions, program_execs) }, file_actions, program_execs };
+}
+
+/** The journal's apply, telling `scripts` what each change of the plan's own wrote once it is applied. */
+function appliedTo(journal: ToolContext['journal'], scripts: ScriptsAtStart): ToolContext['journal']['apply'] {
+  return async (label, ops, origin) => {
+    const entry = await journal.apply(label, ops, origin);
+    await scripts.applied(ops);
+    return entry;
+  };
 }
 
 async function authorizationFor(

@@ -5,7 +5,7 @@ import { changedSince, shownStates } from '../approvals/shown-state';
 import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
-import type { AuthorizationRequest, CallOrigin, Preview } from '../types';
+import type { AuthorizationRequest, Authorized, CallOrigin, Preview } from '../types';
 import { stopReason, throwIfStopped } from '../stop-reason';
 
 /** What the audit record says about the authorization of one run. */
@@ -52,7 +52,7 @@ export function createAuthorize(
   origin: CallOrigin,
   info: AuthorizationInfo,
   hooks: AuthorizerHooks,
-): (request: AuthorizationRequest) => Promise<void> {
+): (request: AuthorizationRequest) => Promise<Authorized | void> {
   return async (request) => {
     info.tool = request.tool;
     info.paths = [...new Set(request.actions.flatMap((action) => action.paths))];
@@ -134,7 +134,10 @@ export function createAuthorize(
           { path: script, approval: approval.id },
         );
       }
-      if (changed === undefined) return throwIfStopped(deps.signal, request.tool);
+      if (changed === undefined) {
+        throwIfStopped(deps.signal, request.tool);
+        return { scripts: scriptsAsShown };
+      }
       throw new ToolError(
         'CONFLICT',
         `${JSON.stringify(changed)} changed while approval ${approval.id} waited: the card showed it as it was, so what was approved is not what would be done now; nothing was done — send the call again for a new card`,
