@@ -27,6 +27,8 @@ interface Interpreter {
   preload?: readonly string[];
   /** options whose value is the script itself (`php -f x.php`, `pwsh -File x.ps1`) */
   script?: readonly string[];
+  /** options whose value is a folder the interpreter changes into before it reads its script (`ruby -C dir`, `bun --cwd dir`) */
+  chdir?: readonly string[];
   /** one-letter options may be run together (`python -uB`, `bash -ex`) */
   clusters?: boolean;
   /** words that are subcommands, not a script (`deno test`, `bun install`); `run` is skipped */
@@ -57,12 +59,13 @@ const INTERPRETERS: Record<string, Interpreter> = {
     subcommands: ['add', 'bench', 'cache', 'check', 'clean', 'compile', 'completions', 'coverage', 'doc', 'eval', 'fmt', 'info', 'init', 'install', 'jupyter', 'lint', 'lsp', 'outdated', 'publish', 'remove', 'repl', 'task', 'test', 'types', 'uninstall', 'upgrade', 'vendor', 'x'],
   },
   bun: {
-    withValue: ['--cwd', '--config', '-c', '--env-file', '--conditions'],
+    withValue: ['--config', '-c', '--env-file', '--conditions'],
+    chdir: ['--cwd'],
     inline: ['-e', '--eval', '-p', '--print', '-'],
     preload: ['-r', '--preload'],
     subcommands: ['a', 'add', 'audit', 'build', 'create', 'exec', 'i', 'info', 'init', 'install', 'link', 'outdated', 'patch', 'pm', 'publish', 'remove', 'repl', 'rm', 'test', 'unlink', 'update', 'upgrade', 'why', 'x'],
   },
-  ruby: { withValue: ['-I', '-E', '-F', '-C', '--encoding'], inline: ['-e', '-'], preload: ['-r'], clusters: true },
+  ruby: { withValue: ['-I', '-E', '-F', '--encoding'], inline: ['-e', '-'], preload: ['-r'], chdir: ['-C'], clusters: true },
   perl: { withValue: ['-I', '-M', '-m', '-C'], inline: ['-e', '-E', '-'], clusters: true },
   php: { withValue: ['-c', '-d', '-t', '-z'], inline: ['-r', '-R', '-B', '-E', '-S', '-a'], script: ['-f'] },
   pwsh: {
@@ -139,8 +142,15 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
     words = words.slice(1);
     while (typeof words[0] === 'string' && words[0].startsWith('-')) words = words.slice(1);
   }
+  // where the interpreter reads its script from: the cwd, or the folder it changes into first (`ruby -C dir`)
+  let base = cwd;
   const pin = (word: Word | undefined) => {
-    if (typeof word === 'string' && word !== '' && word !== '-') found.add(path.resolve(cwd, word));
+    if (typeof word === 'string' && word !== '' && word !== '-') found.add(path.resolve(base, word));
+  };
+  const chdir = (dir: Word | undefined) => {
+    if (typeof dir !== 'string' || dir === '') return false;
+    base = path.resolve(base, dir);
+    return true;
   };
   const program = words[0];
   if (typeof program !== 'string') return;
@@ -148,7 +158,7 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
   if (program.includes('/')) pin(program);
   const interpreter = interpreterOf(program);
   if (interpreter === undefined) return;
-  const script = scriptWord(words.slice(1), interpreter, pin);
+  const script = scriptWord(words.slice(1), interpreter, pin, chdir);
   if (script === undefined && stdin !== undefined) pin(stdin);
   else if (script !== undefined && script.inline !== undefined) scriptsOfShell(script.inline, cwd, found);
 }
@@ -157,9 +167,15 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
  * The interpreter's script among its words (pinned), or the shell code of `sh -c` to read in turn; undefined when
  * the code comes from elsewhere (inline, a module, standard input) or is not known until it runs.
  */
-function scriptWord(words: readonly Word[], interpreter: Interpreter, pin: (word: Word | undefined) => void): { inline?: string } | undefined {
+function scriptWord(
+  words: readonly Word[],
+  interpreter: Interpreter,
+  pin: (word: Word | undefined) => void,
+  chdir: (dir: Word | undefined) => boolean,
+): { inline?: string } | undefined {
   const named = (word: string) => (interpreter.anyCase ? word.toLowerCase() : word);
   const has = (list: readonly string[] | undefined, word: string) => list?.includes(named(word)) === true;
+  let ran = false;
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     if (typeof word !== 'string') return undefined;
@@ -167,8 +183,12 @@ function scriptWord(words: readonly Word[], interpreter: Interpreter, pin: (word
       pin(words[i + 1]);
       return {};
     }
-    if (i === 0 && (word === 'run' || word === 'serve') && interpreter.subcommands !== undefined) continue;
-    if (i === 0 && has(interpreter.subcommands, word)) return undefined;
+    // the first word that is no option may be a subcommand (`bun --cwd app run x.ts`); `run` is skipped once
+    if (!ran && (word === 'run' || word === 'serve') && interpreter.subcommands !== undefined) {
+      ran = true;
+      continue;
+    }
+    if (!ran && has(interpreter.subcommands, word)) return undefined;
     if (!word.startsWith('-') && !(interpreter === SHELL && word.startsWith('+'))) {
       pin(word);
       return {};
@@ -183,6 +203,11 @@ function scriptWord(words: readonly Word[], interpreter: Interpreter, pin: (word
       pin(value ?? words[++i]);
       continue;
     }
+    // a folder known only when it runs (`ruby -C $DIR`): which script runs is not known either
+    if (has(interpreter.chdir, name)) {
+      if (!chdir(value ?? words[++i])) return undefined;
+      continue;
+    }
     if (has(interpreter.withValue, name)) {
       if (value === undefined) i++;
       continue;
@@ -194,6 +219,10 @@ function scriptWord(words: readonly Word[], interpreter: Interpreter, pin: (word
         if (has(interpreter.inline, option)) return interpreter === SHELL && letter === 'c' && typeof words[i + 1] === 'string' ? { inline: words[i + 1]! } : undefined;
         if (has(interpreter.preload, option)) {
           pin(at + 2 < word.length ? word.slice(at + 2) : words[++i]);
+          break;
+        }
+        if (has(interpreter.chdir, option)) {
+          if (!chdir(at + 2 < word.length ? word.slice(at + 2) : words[++i])) return undefined;
           break;
         }
         if (has(interpreter.withValue, option)) {
