@@ -13,8 +13,11 @@ import { shownStates, stateOf, type ShownStates } from './shown-state';
  * of a well-known interpreter (`python -u x.py`, `node --import ./pre.mjs y.js` — both —, `sh -c "./x.sh"`, `bash <
  * x.sh`), and what `source`/`.` read, each resolved against the command's cwd (a shell string's `cd dir &&` moves it).
  * Only files inside the roots are pinned (the rest is not the model's to write); a missing one is pinned as missing,
- * so one created while the card waited is a change too. A program looked up on PATH (`make`, `npm test`) runs
- * files of its own choosing (a Makefile, package.json scripts) and is not pinned.
+ * so one created while the card waited is a change too. Of the programs that run a project's files of their own
+ * choosing, make's makefile and the package.json script npm, pnpm and yarn run (with the files its line names) are
+ * pinned: each is the command's whole text, written where the command runs. What they reach further (a makefile's
+ * includes, the module a test runner imports, `pytest`'s conftest.py, what `cargo` or `go test` builds) is not: that
+ * is the project's code, which no card shows anyway.
  */
 
 /** How an interpreter's options read: which take the next word, which mean the code is not in a file. */
@@ -95,13 +98,24 @@ type Word = string | null;
  * when they are pinned). A shell string is read command by command.
  */
 export function scriptsNamedBy(command: CommandSpec): string[] {
-  const found = new Set<string>();
-  if (command.argv !== undefined) scriptsOfWords(command.argv, command.cwd, undefined, found);
-  else if (command.shell !== undefined) scriptsOfShell(command.shell, command.cwd, found);
-  return [...found];
+  return [...namedBy(command).files];
 }
 
-function scriptsOfShell(text: string, cwd: string, found: Set<string>): void {
+/** What a command names: files, and the package.json scripts a package manager runs (read when they are pinned). */
+interface Named {
+  files: Set<string>;
+  /** the folder a package manager runs in and the name of the script (`npm test`: test), from its package.json */
+  packageScripts: Array<{ dir: string; script: string }>;
+}
+
+function namedBy(command: CommandSpec): Named {
+  const found: Named = { files: new Set(), packageScripts: [] };
+  if (command.argv !== undefined) scriptsOfWords(command.argv, command.cwd, undefined, found);
+  else if (command.shell !== undefined) scriptsOfShell(command.shell, command.cwd, found);
+  return found;
+}
+
+function scriptsOfShell(text: string, cwd: string, found: Named): void {
   // shell-quote reads a line break as a space; for a shell it ends a command like `;` does
   const tokens = parse(text.replace(/\\\r?\n/g, '').replace(/\r?\n/g, ' ; '), (name) => ({ variable: name }) as unknown as string);
   let words: Word[] = [];
@@ -133,7 +147,7 @@ function scriptsOfShell(text: string, cwd: string, found: Set<string>): void {
   end();
 }
 
-function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefined, found: Set<string>): void {
+function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefined, found: Named): void {
   let words = all.slice();
   // `NAME=value` in front, and `env`/`exec`/`nohup` … in front of the command they start
   for (;;) {
@@ -145,7 +159,7 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
   // where the interpreter reads its script from: the cwd, or the folder it changes into first (`ruby -C dir`)
   let base = cwd;
   const pin = (word: Word | undefined) => {
-    if (typeof word === 'string' && word !== '' && word !== '-') found.add(path.resolve(base, word));
+    if (typeof word === 'string' && word !== '' && word !== '-') found.files.add(path.resolve(base, word));
   };
   const chdir = (dir: Word | undefined) => {
     if (typeof dir !== 'string' || dir === '') return false;
@@ -156,11 +170,77 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
   if (typeof program !== 'string') return;
   if (program === 'source' || program === '.') return pin(words[1]);
   if (program.includes('/')) pin(program);
+  const name = path.basename(program).replace(/\.(exe|cmd)$/i, '');
+  if (name === 'make' || name === 'gmake') return makefilesOf(words.slice(1), pin, chdir);
+  if (PACKAGE_MANAGERS.has(name)) return packageScriptOf(words.slice(1), cwd, found);
   const interpreter = interpreterOf(program);
   if (interpreter === undefined) return;
   const script = scriptWord(words.slice(1), interpreter, pin, chdir);
   if (script === undefined && stdin !== undefined) pin(stdin);
   else if (script !== undefined && script.inline !== undefined) scriptsOfShell(script.inline, cwd, found);
+}
+
+/**
+ * The makefile make reads: `-f FILE` (each of them), else the first of GNUmakefile, makefile and Makefile there is —
+ * all three are pinned, so one made while the card waited is a change too —, in the folder `-C` names (make changes
+ * into it first). A folder or a file known only when it runs pins nothing. The files a makefile includes are not read.
+ */
+function makefilesOf(words: readonly Word[], pin: (word: Word | undefined) => void, chdir: (dir: Word | undefined) => boolean): void {
+  const files: Word[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (typeof word !== 'string') continue;
+    const [name, attached] = /^--[a-z-]+=/.test(word) ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : /^-[Cf]./.test(word) ? [word.slice(0, 2), word.slice(2)] : [word, undefined];
+    if (name === '-C' || name === '--directory') {
+      if (!chdir(attached ?? words[++i])) return;
+    } else if (name === '-f' || name === '--file' || name === '--makefile') files.push(attached ?? words[++i] ?? null);
+  }
+  if (files.some((file) => typeof file !== 'string')) return;
+  for (const file of files.length > 0 ? files : ['GNUmakefile', 'makefile', 'Makefile']) pin(file);
+}
+
+/** npm, pnpm and yarn, which run a script of the package.json where they run */
+const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn']);
+/** their commands that run the script of the same name (npm's short forms too) */
+const SCRIPT_COMMANDS: Record<string, string> = { test: 'test', t: 'test', tst: 'test', start: 'start', stop: 'stop', restart: 'restart' };
+/** their commands that install the package's dependencies, which run its own install and prepare scripts too */
+const INSTALL_COMMANDS = new Set(['install', 'i', 'ci']);
+/** their commands that run the script named next */
+const RUN_COMMANDS = new Set(['run', 'run-script', 'rum', 'urn']);
+/** the options that say where they run (npm's `--prefix`/`-C`, pnpm's `--dir`/`-C`, yarn's `--cwd`) */
+const PACKAGE_DIR_OPTIONS = new Set(['--prefix', '-C', '--dir', '--cwd']);
+
+/**
+ * The package.json script `npm test`, `npm run build`, `pnpm start` or `yarn run lint` runs (`npm install` alone: its
+ * install and prepare scripts, before and after): the script line is in
+ * the package.json of the folder it runs in (the nearest one up from there, as npm looks), which is pinned with the
+ * files its line names (pinScripts). A folder or script known only when it runs pins nothing.
+ */
+function packageScriptOf(words: readonly Word[], cwd: string, found: Named): void {
+  let dir = cwd;
+  let script: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (typeof word !== 'string') return;
+    const [name, value] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
+    if (PACKAGE_DIR_OPTIONS.has(name)) {
+      const next = value ?? words[++i];
+      if (typeof next !== 'string' || next === '') return;
+      dir = path.resolve(dir, next);
+    } else if (word.startsWith('-')) continue;
+    else if (script === undefined && RUN_COMMANDS.has(word)) script = '';
+    else if (script === '') {
+      script = word;
+      break;
+    } else {
+      // `npm install` alone installs the package's dependencies (`npm install left-pad` adds one)
+      script = INSTALL_COMMANDS.has(word) && words.slice(i + 1).every((rest) => typeof rest === 'string' && rest.startsWith('-')) ? 'install' : SCRIPT_COMMANDS[word];
+      break;
+    }
+  }
+  if (script === undefined || script === '') return;
+  found.files.add(path.join(dir, 'package.json'));
+  for (const each of script === 'install' ? ['install', 'prepare'] : [script]) found.packageScripts.push({ dir, script: each });
 }
 
 /**
@@ -240,9 +320,11 @@ function scriptWord(
  * link the file it leads to as well, when that is inside the roots too.
  */
 async function scriptsRunBy(command: CommandSpec, roots: readonly string[]): Promise<string[]> {
-  const named = scriptsNamedBy(command).filter((file) => rootOf(file, roots) !== undefined);
+  const named = namedBy(command);
+  for (const { dir, script } of named.packageScripts) for (const file of await packageScriptFiles(dir, script, roots)) named.files.add(file);
+  const inRoots = [...named.files].filter((file) => rootOf(file, roots) !== undefined);
   const files = await Promise.all(
-    named.map(async (file) => {
+    inRoots.map(async (file) => {
       const stat = await fs.lstat(file).catch(() => undefined);
       // a folder is no script (`bun run build` where build/ is the output folder)
       if (stat?.isDirectory()) return [];
@@ -252,6 +334,39 @@ async function scriptsRunBy(command: CommandSpec, roots: readonly string[]): Pro
     }),
   );
   return files.flat();
+}
+
+/** package.json files are small; one larger is pinned, not read for what its scripts name */
+const MAX_PACKAGE_JSON_BYTES = 1024 * 1024;
+
+/**
+ * The package.json a package manager reads for `script` in `dir` — the nearest one up from there inside the roots,
+ * each missing one on the way too (one made while the card waited would be read instead) — and the files its line
+ * and its `pre`/`post` lines name, read as shell in the package's folder (`node scripts/test.js`).
+ */
+async function packageScriptFiles(dir: string, script: string, roots: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (let at = dir; rootOf(at, roots) !== undefined; at = path.dirname(at)) {
+    const file = path.join(at, 'package.json');
+    files.push(file);
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat === undefined) {
+      if (path.dirname(at) === at) break;
+      continue;
+    }
+    if (!stat.isFile() || stat.size > MAX_PACKAGE_JSON_BYTES) break;
+    const scripts = await fs
+      .readFile(file, 'utf8')
+      .then((text) => (JSON.parse(text) as { scripts?: unknown }).scripts)
+      .catch(() => undefined);
+    if (scripts === null || typeof scripts !== 'object') break;
+    for (const name of [`pre${script}`, script, `post${script}`]) {
+      const line = (scripts as Record<string, unknown>)[name];
+      if (typeof line === 'string') files.push(...scriptsNamedBy({ shell: line, cwd: at }));
+    }
+    break;
+  }
+  return files;
 }
 
 /**

@@ -81,6 +81,25 @@ describe('approving a command after the script it runs changed', () => {
     expect(result.approval.preview.runs).toContain(script);
   });
 
+  it.each([
+    ['make: the Makefile', 'Makefile', { command: 'make', args: ['-s', 'all'] }, 'all:\n\t@echo shown-content\n', 'all:\n\t@echo swapped-content\n'],
+    ['make -C sub -f x.mk: the makefile make reads there', 'sub/x.mk', { command: 'make', args: ['-s', '-C', 'sub', '-f', 'x.mk'] }, 'all:\n\t@echo shown-content\n', 'all:\n\t@echo swapped-content\n'],
+    ['npm test: the package.json holding the script line', 'pkg/package.json', { command: 'npm', args: ['test'], cwd: 'pkg' }, '{"scripts":{"test":"echo shown-content"}}', '{"scripts":{"test":"echo swapped-content"}}'],
+    ['npm test: a file the script line runs', 'pkg/t.sh', { command: 'npm', args: ['test'], cwd: 'pkg' }, SHOWN, SWAPPED],
+    ['npm run build in a folder with no package.json: the one npm finds above', 'pkg/package.json', { command: 'npm', args: ['run', 'build'], cwd: 'pkg/src' }, '{"scripts":{"build":"echo shown-content"}}', '{"scripts":{"build":"echo swapped-content"}}'],
+  ])('%s is pinned: rewritten while the card waits, CONFLICT names it', async (_name, relative, args, shown, swapped) => {
+    mkdirSync(join(ws.root, 'sub'), { recursive: true });
+    mkdirSync(join(ws.root, 'pkg', 'src'), { recursive: true });
+    writeFileSync(join(ws.root, 'pkg', 'package.json'), '{"scripts":{"test":"sh t.sh"}}');
+    writeFileSync(join(ws.root, 'pkg', 't.sh'), SHOWN);
+    const script = join(ws.root, relative);
+    writeFileSync(script, shown);
+    const cwd = 'cwd' in args ? join(ws.root, args.cwd as string) : ws.root;
+    const result = await approveAfterRewrite('process.run', { ...args, cwd }, script, swapped);
+    expectRefused(result, script);
+    expect(result.approval.preview.runs).toContain(script);
+  });
+
   it('a script reached through a link is pinned by the file the link leads to', async () => {
     const real = join(ws.root, 'tools', 'real.sh');
     writeFileSync(real, SHOWN);
