@@ -91,8 +91,10 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
     // cargo's config: `build.rustc-wrapper` or a target's `runner` runs a command of its choosing at every build;
     // pip's (a virtualenv's own, or the user's) and uv's (the project's, or the user's): an `index-url` of the model's
     // makes the next pip install, uv sync or uv run build its package, whose setup.py runs; Gradle's init scripts run
-    // at the start of every build of every project
-    ['**/pip.conf', '**/pip.ini', '**/uv.toml', '**/.gradle/init.gradle', '**/.gradle/init.gradle.kts', '**/.gradle/init.d/**', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
+    // at the start of every build of every project; npm's global config, `<prefix>/etc/npmrc` (nvm's
+    // ~/.nvm/versions/node/<v>/etc/npmrc, a prefix set to ~/.npm-global), and the one npm ships in its own folder
+    // are read by every npm run, an allow-listed `npm test` too: their `node-options` run code in it
+    ['**/etc/npmrc', '**/node_modules/npm/npmrc', '**/pip.conf', '**/pip.ini', '**/uv.toml', '**/.gradle/init.gradle', '**/.gradle/init.gradle.kts', '**/.gradle/init.d/**', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
   ],
 ];
 

@@ -22,7 +22,8 @@ const RUNS_CODE = [
   `${HOME}/p/.husky/pre-push`, `${HOME}/p/.pre-commit-config.yaml`, `${HOME}/p/.vscode/tasks.json`, `${HOME}/p/.vscode/settings.json`,
   `${HOME}/p/.vscode/mcp.json`, `${HOME}/p/app.code-workspace`, `${HOME}/p/.cursor/mcp.json`, `${HOME}/p/.mcp.json`,
   `${HOME}/p/.claude/settings.json`, `${HOME}/.claude.json`, `${HOME}/.gemini/settings.json`, `${HOME}/.vimrc`, `${HOME}/.config/nvim/init.lua`,
-  `${HOME}/p/.npmrc`, `${HOME}/p/.yarnrc.yml`, `${HOME}/p/.envrc`, `${HOME}/.local/lib/python3.12/site-packages/evil.pth`,
+  `${HOME}/p/.npmrc`, `${HOME}/.nvm/versions/node/v20.11.0/etc/npmrc`, `${HOME}/.npm-global/etc/npmrc`,
+  `${HOME}/.nvm/versions/node/v20.11.0/lib/node_modules/npm/npmrc`, `${HOME}/p/.yarnrc.yml`, `${HOME}/p/.envrc`, `${HOME}/.local/lib/python3.12/site-packages/evil.pth`,
   `${HOME}/p/sitecustomize.py`, `${HOME}/Documents/PowerShell/Microsoft.PowerShell_profile.ps1`, `${HOME}/.config/autostart`,
   `${HOME}/.local/bin/git`, `${HOME}/.cargo/bin/cargo`, `${HOME}/p/.husky`, `${HOME}/p/.github/workflows/ci.yml`, `${HOME}/p/.gitlab-ci.yml`, `${HOME}/p/.devcontainer/devcontainer.json`,
   // the same files named in another case: on a case-insensitive file system (WSL's /mnt/c, FAT, exFAT, SMB — also
@@ -32,7 +33,7 @@ const RUNS_CODE = [
 const ORDINARY = [
   `${HOME}/p/src/bashrc.ts`, `${HOME}/p/.bashrc.example`, `${HOME}/p/docs/crontab.md`, `${HOME}/p/.vscode/extensions.json`,
   `${HOME}/p/package.json`, `${HOME}/p/notes/.profile.md`, `${HOME}/p/.github/ISSUE_TEMPLATE/bug.md`, `${HOME}/p/site-packages/readme.txt`, `${HOME}/p/README.md`,
-  `${HOME}/p/src`, `${HOME}/p/.gitignore`, `${HOME}/p/.configs`, `${HOME}/p/config`,
+  `${HOME}/p/src`, `${HOME}/p/.gitignore`, `${HOME}/p/.configs`, `${HOME}/p/config`, `${HOME}/p/etc/npmrc.example`, `${HOME}/p/docs/npmrc`,
 ];
 
 describe('which files run code', () => {
