@@ -149,11 +149,25 @@ function gitConfigIncludes(): ReadonlySet<string> {
   ];
   const found = new Set<string>();
   const read = new Map<string, string | undefined>();
+  followIncludes(configs, found, read);
+  gitIncludes = { found, read };
+  return found;
+}
+
+/**
+ * Adds to `found` the files git configuration files include, read as git reads them (`~/` is the home folder, a
+ * relative path is relative to the folder of the file that names it, ten deep); each file read goes in `read`.
+ * Answers the texts of the files read, the configs' own first.
+ */
+function followIncludes(configs: readonly string[], found: Set<string>, read: Map<string, string | undefined>): string[] {
+  const home = homedir();
+  const texts: string[] = [];
   const follow = (file: string, depth: number): void => {
     if (depth > 10 || read.has(file)) return;
     read.set(file, undefined);
     const text = smallTextFile(file, read);
     if (text === undefined) return;
+    texts.push(text);
     for (const named of includedPaths(text)) {
       const target = path.resolve(path.dirname(file), /^~(?=$|\/)/.test(named) ? path.join(home, named.slice(1)) : named);
       for (const each of givenAndReal(target)) {
@@ -163,8 +177,111 @@ function gitConfigIncludes(): ReadonlySet<string> {
     }
   };
   for (const config of configs) follow(config, 0);
-  gitIncludes = { found, read };
+  return texts;
+}
+
+/**
+ * A repository's own git folder, as git finds it from a folder of its work tree or as the folder itself: its
+ * `config` and `hooks/`, the files that config includes and the hooks folder its `core.hooksPath` names.
+ */
+interface Repository {
+  gitDir: string;
+  /** the config files (a linked work tree's own and the common one), given and real */
+  configs: ReadonlySet<string>;
+  includes: ReadonlySet<string>;
+  /** the folders whose files git runs as hooks */
+  hooks: readonly string[];
+}
+
+/**
+ * A repository inside a root is the model's to write, but for the deny glob on `.git/**`: git reads the files its
+ * `.git/config` includes (`[include] path = ../.gitconfig-project`, as projects share settings) and runs the hooks in
+ * the folder `core.hooksPath` names (`.githooks`, husky's `.husky/_`) — a `core.fsmonitor` written into an included
+ * file ran in the next allow-listed `git status`, with no card. A git folder that is not named `.git` (`git init
+ * --separate-git-dir`, a `.git` file or link pointing elsewhere) is no deny glob's either: its `config` and `hooks/`
+ * are git's configuration and hooks as `.git`'s are. Looked for in each folder above a written file, by the `.git`
+ * there and by the shape of a git folder (`HEAD`, `objects/`, `refs/`); kept for one decision or walk
+ * (rereadChangedStartFiles), so a walk over a large tree looks at each folder once.
+ */
+let repositories = new Map<string, Repository | null>();
+
+function repositoryAt(dir: string): Repository | null {
+  const known = repositories.get(dir);
+  if (known !== undefined) return known;
+  let repository: Repository | null = null;
+  if (!onRemoteMount(dir)) {
+    const dotGit = path.join(dir, '.git');
+    const kind = entryKind(dotGit);
+    if (kind === 'directory') repository = repositoryOf(realOrGiven(dotGit), dir);
+    else if (kind === 'file') {
+      // a linked work tree's or a submodule's `.git` file: `gitdir: <folder>`
+      const named = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(smallTextFile(dotGit, new Map()) ?? '')?.[1];
+      if (named !== undefined) repository = repositoryOf(realOrGiven(path.resolve(dir, named)), dir);
+    }
+    if (repository === null && entryKind(path.join(dir, 'HEAD')) === 'file' && entryKind(path.join(dir, 'objects')) === 'directory' && entryKind(path.join(dir, 'refs')) === 'directory') {
+      repository = repositoryOf(realOrGiven(dir), dir);
+    }
+  }
+  repositories.set(dir, repository);
+  return repository;
+}
+
+function repositoryOf(gitDir: string, workTree: string): Repository {
+  // a linked work tree keeps its own config beside the common one (`commondir`)
+  const common = smallTextFile(path.join(gitDir, 'commondir'), new Map())?.trim();
+  const dirs = [gitDir, ...(common ? [path.resolve(gitDir, common)] : [])];
+  const configs = dirs.flatMap((dir) => givenAndReal(path.join(dir, 'config')));
+  const includes = new Set<string>();
+  const texts = followIncludes(configs, includes, new Map());
+  const hooksPath = texts.map(hooksPathOf).filter((value): value is string => value !== undefined).at(0);
+  const hooks = dirs.flatMap((dir) => givenAndReal(path.join(dir, 'hooks')));
+  if (hooksPath !== undefined) hooks.push(...givenAndReal(path.resolve(workTree, /^~(?=$|\/)/.test(hooksPath) ? path.join(homedir(), hooksPath.slice(1)) : hooksPath)));
+  return { gitDir, configs: new Set(configs), includes, hooks };
+}
+
+/** The `core.hooksPath` a git config text sets, the last one (pure). */
+export function hooksPathOf(text: string): string | undefined {
+  let inCore = false;
+  let found: string | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    let line = raw.trim();
+    const section = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(line);
+    if (section) {
+      inCore = /^core$/i.test(section[1] as string) && section[2] === undefined;
+      line = (section[3] as string).trim();
+    }
+    const entry = inCore ? /^hookspath\s*=(.*)$/i.exec(line) : null;
+    if (entry) found = gitValue(entry[1] as string) || undefined;
+  }
   return found;
+}
+
+function entryKind(file: string): 'file' | 'directory' | undefined {
+  try {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    return stat?.isFile() ? 'file' : stat?.isDirectory() ? 'directory' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function realOrGiven(file: string): string {
+  return givenAndReal(file).at(-1) ?? file;
+}
+
+const GIT_REPOSITORY_INCLUDED = "a file a repository's git configuration includes, whose settings (core.fsmonitor, aliases) run commands in every git there (an allow-listed one too)";
+const GIT_REPOSITORY = "git's configuration or a git hook";
+
+/** What running code a file is to the git repositories around it (Repository), looked for in each folder above it. */
+function repositoryRunsCode(resolved: string): string | undefined {
+  for (let dir = path.dirname(resolved); ; dir = path.dirname(dir)) {
+    const repository = repositoryAt(dir);
+    if (repository !== null) {
+      if (repository.includes.has(resolved)) return GIT_REPOSITORY_INCLUDED;
+      if (repository.configs.has(resolved) || repository.hooks.some((hooks) => isInsideRoot(resolved, hooks))) return GIT_REPOSITORY;
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }
 
 /**
@@ -317,6 +434,7 @@ function unchanged(files: ReadFiles): boolean {
  * walk asks runsCode of every entry of the tree it moves.
  */
 export function rereadChangedStartFiles(): void {
+  repositories = new Map();
   if (gitIncludes && !unchanged(gitIncludes)) gitIncludes = undefined;
   if (shellSourced && !unchanged(shellSourced)) shellSourced = undefined;
 }
@@ -427,6 +545,8 @@ function runsCodeAsNamed(resolved: string, servers?: Policy['mcpServers']): stri
   if (programs.files.has(resolved) || programs.folders.some((dir) => isInsideRoot(resolved, dir))) return SERVER_PROGRAM;
   if (gitConfigIncludes().has(resolved)) return GIT_INCLUDED;
   if (shellSources().has(resolved)) return SHELL_SOURCED;
+  const repository = repositoryRunsCode(resolved);
+  if (repository !== undefined) return repository;
   if (PATH_DIRS.has(path.dirname(resolved))) return 'a folder on PATH, whose programs run when their name is typed (an allow-listed command too)';
   const set = globSet(GLOBS, OPTIONS);
   const slashed = resolved.replace(/\\/g, '/');

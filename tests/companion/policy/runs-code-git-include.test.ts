@@ -5,10 +5,10 @@
  * the command. A file the person's git configuration includes is decided as exec, as `~/.gitconfig` itself is.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { includedPaths } from '../../../companion/policy/runs-code';
+import { hooksPathOf, includedPaths } from '../../../companion/policy/runs-code';
 import {
   context,
   decideApproval,
@@ -41,6 +41,14 @@ describe('includedPaths (pure): the path values of [include] and [includeIf] sec
   });
 });
 
+describe('hooksPathOf (pure): the folder core.hooksPath names', () => {
+  it('the last one of [core], any case, quoted or not; a subsection or another section is not it', () => {
+    expect(hooksPathOf('[core]\n\thooksPath = .githooks\n')).toBe('.githooks');
+    expect(hooksPathOf('[Core] HOOKSPATH = "a b" ; note\n[core]\n\thookspath = .husky/_\n')).toBe('.husky/_');
+    expect(hooksPathOf('[core "x"]\n\thooksPath = no\n[alias]\n\thooksPath = no\n')).toBeUndefined();
+  });
+});
+
 describe('attack: a file the person\'s git configuration includes, then an allow-listed git status (real companion, writes auto)', { timeout: 90_000 }, () => {
   let ws: Workspace;
   let companion: CompanionProcess;
@@ -59,6 +67,13 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     );
     mkdirSync(join(ws.root, 'repo'));
     execFileSync('git', ['init', '-q'], { cwd: join(ws.root, 'repo'), env: { ...process.env, HOME: ws.root } });
+    // a project that shares settings through a file of its own, with its hooks in a folder of its own, and one whose
+    // git folder is not named .git
+    const git = (args: string[], cwd = ws.root) => execFileSync('git', args, { cwd, env: { ...process.env, HOME: ws.root } });
+    git(['init', '-q', 'project']);
+    git(['config', 'include.path', '../.gitconfig-project'], join(ws.root, 'project'));
+    git(['config', 'core.hooksPath', '.githooks'], join(ws.root, 'project'));
+    git(['init', '-q', '--separate-git-dir', join(ws.root, 'store'), join(ws.root, 'apart')]);
     companion = await startCompanionProcess({
       root: ws.root,
       home: ws.home,
@@ -91,6 +106,26 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     expect(existsSync(path)).toBe(false);
     const status = await post('process.run', { command: 'git', args: ['status', '--short'], cwd: join(ws.root, 'repo') });
     expect(parseMcpResponse(status.resultText).result?.content[0]?.text).toContain('exit code: 0'); // allow-listed: no card
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  it.each([
+    ["a file the repository's own .git/config includes", 'project/.gitconfig-project', 'project', /a repository's git configuration includes/],
+    ['a hook in the folder its core.hooksPath names', 'project/.githooks/post-checkout', 'project', /git's configuration or a git hook/],
+    ['the config of a git folder not named .git (--separate-git-dir)', 'store/config', 'apart', /git's configuration or a git hook/],
+    ['a hook of that git folder', 'store/hooks/pre-commit', 'apart', /git's configuration or a git hook/],
+  ])('attack: %s, written where writes are auto, asks on an exec card; denied, git status there runs nothing', async (_name, file, repo, label) => {
+    const pwned = join(ws.base, 'PWNED');
+    const path = join(ws.root, file);
+    const content = file.endsWith('config') || file.endsWith('project') ? `[core]\n\tfsmonitor = "touch ${pwned}; false"\n` : `#!/bin/sh\ntouch ${pwned}\n`;
+    const original = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(file, 'fs.write', { path, content, mode: 'overwrite' }), context('conv-git-include', file));
+    expect(approval.risk).toBe('exec');
+    expect(approval.preview.actions?.[0]?.label).toMatch(label);
+    await decideApproval(companion, approval, 'deny', run.runId);
+    expect(existsSync(path) ? readFileSync(path, 'utf8') : undefined).toBe(original);
+    const status = await post('process.run', { command: 'git', args: ['status', '--short'], cwd: join(ws.root, repo) });
+    expect(parseMcpResponse(status.resultText).result?.content[0]?.text).toContain('exit code: 0');
     expect(existsSync(pwned)).toBe(false);
   });
 
