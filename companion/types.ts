@@ -234,6 +234,8 @@ export interface Preview {
   cwd?: string;
   /** the files the command runs as code (the program by path, an interpreter's script), pinned as the card shows them */
   runs?: string[];
+  /** what the command runs that cannot be pinned, as written: a script known only when it runs (`$SCRIPT`), PowerShell's `-Command` */
+  unpinned?: string[];
   /** a composite call's actions, each with its class and what the policy said of it alone */
   actions?: Array<{ risk: Risk; label: string; decision: 'auto' | 'confirm' }>;
 }

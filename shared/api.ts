@@ -167,6 +167,11 @@ export const previewSchema = z.object({
   command: z.string().optional(),
   cwd: z.string().optional(),
   runs: z.array(z.string()).optional().describe('the files the command runs as code, pinned as they were when the card was made'),
+  unpinned: z
+    .array(z.string())
+    .optional()
+    .catch(undefined)
+    .describe('what the command runs that cannot be pinned, as written: a script known only when it runs ($SCRIPT), PowerShell inline code'),
   actions: z
     .array(z.object({ risk: riskSchema, label: z.string(), decision: z.enum(['auto', 'confirm']) }))
     .optional()

@@ -38,6 +38,8 @@ interface Interpreter {
   subcommands?: readonly string[];
   /** option names match whatever the case (PowerShell) */
   anyCase?: boolean;
+  /** its inline code is another language, not read here for the files it runs (PowerShell) */
+  unread?: boolean;
 }
 
 const SHELL: Interpreter = { withValue: ['-o', '+o', '-O', '+O', '--rcfile', '--init-file'], inline: ['-c', '-s', '-i'], clusters: true };
@@ -76,6 +78,7 @@ const INTERPRETERS: Record<string, Interpreter> = {
     inline: ['-command', '-c', '-encodedcommand', '-e', '-ec'],
     script: ['-file', '-f'],
     anyCase: true,
+    unread: true,
   },
 };
 INTERPRETERS.powershell = INTERPRETERS.pwsh!;
@@ -90,8 +93,11 @@ const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** programs that run the rest of their words as a command */
 const WRAPPERS = new Set(['env', 'exec', 'nohup', 'command', 'time', 'nice']);
 
-/** A word a shell would only know when it runs (`$X`, `*.sh`): null. */
-type Word = string | null;
+/** A word a shell would only know when it runs (`$X`, `*.sh`, a backquote): what is written there. */
+interface Unknown {
+  unknown: string;
+}
+type Word = string | Unknown;
 
 /**
  * Pure: the files `command` runs as code, as absolute paths resolved against its cwd (lexically; links are followed
@@ -106,10 +112,12 @@ interface Named {
   files: Set<string>;
   /** the folder a package manager runs in and the name of the script (`npm test`: test), from its package.json */
   packageScripts: Array<{ dir: string; script: string }>;
+  /** where the code that runs, or the folder it is read in, is known only when it runs, as written (`$SCRIPT`) */
+  unknown: Set<string>;
 }
 
 function namedBy(command: CommandSpec): Named {
-  const found: Named = { files: new Set(), packageScripts: [] };
+  const found: Named = { files: new Set(), packageScripts: [], unknown: new Set() };
   if (command.argv !== undefined) scriptsOfWords(command.argv, command.cwd, undefined, found);
   else if (command.shell !== undefined) scriptsOfShell(command.shell, command.cwd, found);
   return found;
@@ -121,26 +129,31 @@ function scriptsOfShell(text: string, cwd: string, found: Named): void {
   let words: Word[] = [];
   let stdin: Word | undefined;
   let dir: string | undefined = cwd;
+  /** a `cd` to a folder known only when it runs: what the commands after it run is not known */
+  let lost: string | undefined;
   const end = () => {
     if (dir !== undefined && words.length > 0) {
-      if (words[0] === 'cd') dir = typeof words[1] === 'string' && words.length === 2 ? path.resolve(dir, words[1]) : undefined;
-      else scriptsOfWords(words, dir, stdin, found);
-    }
+      if (words[0] === 'cd') {
+        dir = typeof words[1] === 'string' && words.length === 2 ? path.resolve(dir, words[1]) : undefined;
+        if (dir === undefined) lost = `cd ${words.slice(1).map((word) => (typeof word === 'string' ? word : word.unknown)).join(' ')}`;
+      } else scriptsOfWords(words, dir, stdin, found);
+    } else if (lost !== undefined && words.length > 0) found.unknown.add(lost);
     words = [];
     stdin = undefined;
   };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as unknown;
     if (typeof token === 'string') {
-      words.push(token);
+      // shell-quote keeps a backquoted command as words
+      words.push(token.includes('`') ? { unknown: token } : token);
       continue;
     }
-    const { op, comment } = token as { op?: string; comment?: string };
+    const { op, comment, variable, pattern } = token as { op?: string; comment?: string; variable?: string; pattern?: string };
     if (comment !== undefined) break;
-    if (op === undefined || op === 'glob') words.push(null);
+    if (op === undefined || op === 'glob') words.push({ unknown: pattern ?? (variable ? `$${variable}` : '$(…)') });
     else if (op === '<') {
       const next = tokens[++i];
-      stdin = typeof next === 'string' ? next : null;
+      stdin = typeof next === 'string' ? next : { unknown: '<' };
     } else if (/^[0-9]*[<>]/.test(op)) i++;
     else end();
   }
@@ -160,19 +173,21 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
   let base = cwd;
   const pin = (word: Word | undefined) => {
     if (typeof word === 'string' && word !== '' && word !== '-') found.files.add(path.resolve(base, word));
+    else if (typeof word === 'object') found.unknown.add(word.unknown);
   };
   const chdir = (dir: Word | undefined) => {
+    if (typeof dir === 'object') found.unknown.add(dir.unknown);
     if (typeof dir !== 'string' || dir === '') return false;
     base = path.resolve(base, dir);
     return true;
   };
   const program = words[0];
-  if (typeof program !== 'string') return;
+  if (typeof program !== 'string') return pin(program);
   if (program === 'source' || program === '.') return pin(words[1]);
   if (program.includes('/')) pin(program);
   const name = path.basename(program).replace(/\.(exe|cmd)$/i, '');
   if (name === 'make' || name === 'gmake') return makefilesOf(words.slice(1), pin, chdir);
-  if (PACKAGE_MANAGERS.has(name)) return packageScriptOf(words.slice(1), cwd, found);
+  if (PACKAGE_MANAGERS.has(name)) return packageScriptOf(words.slice(1), cwd, found, pin);
   const interpreter = interpreterOf(program);
   if (interpreter === undefined) return;
   const script = scriptWord(words.slice(1), interpreter, pin, chdir);
@@ -193,9 +208,8 @@ function makefilesOf(words: readonly Word[], pin: (word: Word | undefined) => vo
     const [name, attached] = /^--[a-z-]+=/.test(word) ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : /^-[Cf]./.test(word) ? [word.slice(0, 2), word.slice(2)] : [word, undefined];
     if (name === '-C' || name === '--directory') {
       if (!chdir(attached ?? words[++i])) return;
-    } else if (name === '-f' || name === '--file' || name === '--makefile') files.push(attached ?? words[++i] ?? null);
+    } else if (name === '-f' || name === '--file' || name === '--makefile') files.push(attached ?? words[++i] ?? '');
   }
-  if (files.some((file) => typeof file !== 'string')) return;
   for (const file of files.length > 0 ? files : ['GNUmakefile', 'makefile', 'Makefile']) pin(file);
 }
 
@@ -216,16 +230,16 @@ const PACKAGE_DIR_OPTIONS = new Set(['--prefix', '-C', '--dir', '--cwd']);
  * the package.json of the folder it runs in (the nearest one up from there, as npm looks), which is pinned with the
  * files its line names (pinScripts). A folder or script known only when it runs pins nothing.
  */
-function packageScriptOf(words: readonly Word[], cwd: string, found: Named): void {
+function packageScriptOf(words: readonly Word[], cwd: string, found: Named, pin: (word: Word | undefined) => void): void {
   let dir = cwd;
   let script: string | undefined;
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
-    if (typeof word !== 'string') return;
+    if (typeof word !== 'string') return pin(word);
     const [name, value] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
     if (PACKAGE_DIR_OPTIONS.has(name)) {
       const next = value ?? words[++i];
-      if (typeof next !== 'string' || next === '') return;
+      if (typeof next !== 'string' || next === '') return pin(next);
       dir = path.resolve(dir, next);
     } else if (word.startsWith('-')) continue;
     else if (script === undefined && RUN_COMMANDS.has(word)) script = '';
@@ -256,9 +270,21 @@ function scriptWord(
   const named = (word: string) => (interpreter.anyCase ? word.toLowerCase() : word);
   const has = (list: readonly string[] | undefined, word: string) => list?.includes(named(word)) === true;
   let ran = false;
+  // `sh -c` code is read in turn; PowerShell's (`-Command`, `-EncodedCommand`) is not read for what it runs
+  const inline = (option: string, code: Word | undefined): { inline?: string } | undefined => {
+    if (interpreter === SHELL && option === '-c') {
+      if (typeof code === 'string') return { inline: code };
+      pin(code);
+    } else if (interpreter.unread) pin({ unknown: option });
+    return undefined;
+  };
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
-    if (typeof word !== 'string') return undefined;
+    // the script (or an option) is known only when it runs
+    if (typeof word !== 'string') {
+      pin(word);
+      return {};
+    }
     if (word === '--') {
       pin(words[i + 1]);
       return {};
@@ -274,7 +300,7 @@ function scriptWord(
       return {};
     }
     const [name, value] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
-    if (has(interpreter.inline, name)) return interpreter === SHELL && name === '-c' && typeof words[i + 1] === 'string' ? { inline: words[i + 1]! } : undefined;
+    if (has(interpreter.inline, name)) return inline(name, words[i + 1]);
     if (has(interpreter.script, name)) {
       pin(words[i + 1]);
       return {};
@@ -296,7 +322,7 @@ function scriptWord(
       // `-ec 'cmd'`, `-uc 'code'`, `-Wignore`: the first letter that takes something decides what the next word is
       for (const [at, letter] of [...word.slice(1)].entries()) {
         const option = `${word[0]}${letter}`;
-        if (has(interpreter.inline, option)) return interpreter === SHELL && letter === 'c' && typeof words[i + 1] === 'string' ? { inline: words[i + 1]! } : undefined;
+        if (has(interpreter.inline, option)) return inline(option, words[i + 1]);
         if (has(interpreter.preload, option)) {
           pin(at + 2 < word.length ? word.slice(at + 2) : words[++i]);
           break;
@@ -313,6 +339,15 @@ function scriptWord(
     }
   }
   return undefined;
+}
+
+/**
+ * Pure: what `command` runs that cannot be pinned, as written — a script, a makefile or a folder known only when it
+ * runs (`bash $SCRIPT`, `ruby -C "$DIR" x.rb`, what follows `cd $X`), PowerShell's inline code (`-Command`) — for the
+ * card to say so: the person reads those themselves.
+ */
+export function unpinnedBy(command: CommandSpec): string[] {
+  return [...namedBy(command).unknown];
 }
 
 /**

@@ -95,6 +95,7 @@ function shownPreview(preview: Preview): Preview {
     ...(preview.command !== undefined ? { command: countBlankRuns(revealHidden(preview.command, { found })) } : {}),
     ...(preview.cwd !== undefined ? { cwd: line(preview.cwd) } : {}),
     ...(preview.runs !== undefined ? { runs: preview.runs.map(line) } : {}),
+    ...(preview.unpinned !== undefined ? { unpinned: preview.unpinned.map(line) } : {}),
     ...(preview.actions ? { actions: preview.actions.map((action) => ({ ...action, label: line(action.label) })) } : {}),
   };
   if (preview.diff !== undefined) {

@@ -1,6 +1,6 @@
 import type { ApprovalView } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
-import { pinScripts } from '../approvals/scripts-run';
+import { pinScripts, unpinnedBy } from '../approvals/scripts-run';
 import { changedSince, shownStates } from '../approvals/shown-state';
 import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
@@ -85,12 +85,13 @@ export function createAuthorize(
     const { diffLater, ...shown } = request.preview;
     if (diffLater && shown.diff === undefined) shown.diff = await diffLater();
     // the command line a card shows runs these scripts as they are now (scripts-run.ts); the card names them
-    const scriptsAsShown = await pinScripts(
-      request.actions.flatMap((action) => (action.command ? [action.command] : [])),
-      deps.policy.roots,
-    );
+    const commands = request.actions.flatMap((action) => (action.command ? [action.command] : []));
+    const scriptsAsShown = await pinScripts(commands, deps.policy.roots);
     const runs = [...scriptsAsShown].flatMap(([file, state]) => (state !== 'missing' ? [file] : []));
     if (runs.length > 0) shown.runs = runs;
+    // and says what it cannot pin (`bash $SCRIPT`), so the person looks at that themselves
+    const unpinned = [...new Set(commands.flatMap(unpinnedBy))];
+    if (unpinned.length > 0) shown.unpinned = unpinned;
     // a card lists the actions when there are several, or when one is decided as another class than its own
     const preview: Preview =
       request.actions.length > 1 || decisions.some((d, i) => d.action !== request.actions[i])

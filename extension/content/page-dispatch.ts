@@ -698,6 +698,7 @@ function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHa
     command: approval.preview.command,
     cwd: approval.preview.cwd,
     runs: approval.preview.runs,
+    unpinned: approval.preview.unpinned,
     arguments: approval.preview.heading?.kind === 'mcp',
     actions: approval.preview.actions,
     conversationWide: grantsConversationWide(approval.conversationId),

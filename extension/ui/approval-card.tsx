@@ -126,6 +126,11 @@ export function ApprovalCard(props: {
               {t('panel.runs')}: {preview.runs.join(', ')}
             </div>
           )}
+          {preview.unpinned !== undefined && (
+            <div class="muted mono" data-unpinned="">
+              {t('panel.unpinned')}: {preview.unpinned.join(', ')}
+            </div>
+          )}
         </div>
       )}
       {diff &&

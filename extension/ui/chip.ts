@@ -21,6 +21,8 @@ export interface ChipApproval {
   cwd?: string | undefined;
   /** the files the command runs as code, pinned by the companion as the card shows them */
   runs?: string[] | undefined;
+  /** what the command runs that the companion cannot pin, as written (`$SCRIPT`): the person reads it themselves */
+  unpinned?: string[] | undefined;
   /** the diff's place holds the arguments of a tool of the person's MCP server, not changes: named so */
   arguments?: boolean | undefined;
   /** a plan's actions, each with its class: the card lists every one */
@@ -534,7 +536,8 @@ function approvalCard(
   if (approval.command !== undefined) {
     const pre = scrollBox(doc, t('chipView.command'));
     const runs = approval.runs?.length ? `\n(${t('panel.runs')}: ${approval.runs.join(', ')})` : '';
-    pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}${runs}`;
+    const unpinned = approval.unpinned?.length ? `\n(${t('panel.unpinned')}: ${approval.unpinned.join(', ')})` : '';
+    pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}${runs}${unpinned}`;
     card.append(pre);
   }
   if (approval.diff !== undefined) {

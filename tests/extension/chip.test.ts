@@ -121,6 +121,9 @@ describe('chip states', () => {
     // the scripts the command runs, pinned by the companion, are named under it
     chip.update({ ...APPROVAL, approval: { tool: 'process.run', title: 'Run bash', paths: [], command: '"bash" "run.sh"', cwd: '/w', runs: ['/w/run.sh'] } });
     expect(root.querySelector('pre')!.textContent).toBe('$ "bash" "run.sh"\n(in /w)\n(runs, as it is now: /w/run.sh)');
+    // and what it runs that the companion cannot pin
+    chip.update({ ...APPROVAL, approval: { tool: 'shell.exec', title: 'Run', paths: [], command: 'bash $SCRIPT', cwd: '/w', unpinned: ['$SCRIPT'] } });
+    expect(root.querySelector('pre')!.textContent).toBe('$ bash $SCRIPT\n(in /w)\n(runs code that cannot be pinned (check it yourself): $SCRIPT)');
     chip.update({ ...APPROVAL, approval: { tool: 'fs.read', title: 'Read 2 files', paths: ['/w/a', '/w/b'] } });
     expect(names()).toEqual(['The paths']);
     chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'NOT_FOUND' });

@@ -249,6 +249,11 @@ describe('approval card', () => {
     const scripted = mount(<ApprovalCard approval={script} onDecide={() => undefined} />);
     expect(scripted.querySelector('[data-runs]')!.textContent).toBe('runs, as it is now: /w/run.sh');
     expect(root.querySelector('[data-runs]')).toBeNull();
+    expect(root.querySelector('[data-unpinned]')).toBeNull();
+    // and what it runs that the companion cannot pin (`bash $SCRIPT`)
+    const unknown = approval({ id: 'confirm-5', preview: { title: 'Run', paths: [], command: 'bash $SCRIPT', cwd: '/w', unpinned: ['$SCRIPT'] } });
+    const unknownCard = mount(<ApprovalCard approval={unknown} onDecide={() => undefined} />);
+    expect(unknownCard.querySelector('[data-unpinned]')!.textContent).toBe('runs code that cannot be pinned (check it yourself): $SCRIPT');
     // a Chinese screen names the classes in Chinese, on the card, its actions and what was granted
     useLocale('zh_CN');
     const zh = mount(<ApprovalCard approval={plan} onDecide={() => undefined} />);

@@ -1,6 +1,6 @@
 /** Which files a command line runs as code (companion/approvals/scripts-run.ts), read as the program would read it. */
 import { describe, expect, it } from 'vitest';
-import { scriptsNamedBy } from '../../../companion/approvals/scripts-run';
+import { scriptsNamedBy, unpinnedBy } from '../../../companion/approvals/scripts-run';
 
 const cwd = '/w';
 
@@ -50,5 +50,27 @@ describe('scriptsNamedBy', () => {
     ['shell: a variable is not known until it runs', { shell: 'bash $SCRIPT' }, []],
   ])('%s', (_name, command, expected) => {
     expect(scriptsNamedBy({ cwd, ...command })).toEqual(expected);
+  });
+});
+
+describe('unpinnedBy: what a command runs that its card cannot pin, as written', () => {
+  it.each([
+    ['bash $SCRIPT', { shell: 'bash $SCRIPT' }, ['$SCRIPT']],
+    ['VAR=x bash "$VAR" (the shell expands $VAR before the assignment applies)', { shell: 'VAR=x bash "$VAR"' }, ['$VAR']],
+    ['a glob as the script', { shell: 'sh *.sh' }, ['*.sh']],
+    ['a backquoted script', { shell: 'bash `ls x*`' }, ['`ls']],
+    ['the program itself', { shell: '$RUNNER --fast' }, ['$RUNNER']],
+    ['ruby -C "$DIR" x.rb', { shell: 'ruby -C "$DIR" x.rb' }, ['$DIR']],
+    ['sh -c "$CODE"', { shell: 'sh -c "$CODE"' }, ['$CODE']],
+    ['what follows cd $X', { shell: 'cd $X && bash go.sh' }, ['cd $X']],
+    ['make -f $MK', { shell: 'make -f $MK' }, ['$MK']],
+    ['npm run $TASK', { shell: 'npm run $TASK' }, ['$TASK']],
+    ['pwsh -Command', { argv: ['pwsh', '-NoProfile', '-Command', './x.ps1'] }, ['-Command']],
+    ['pwsh -EncodedCommand', { argv: ['pwsh', '-EncodedCommand', 'ZQBjAGgAbwA='] }, ['-EncodedCommand']],
+    ['a command whose scripts are all named: nothing', { shell: 'cd tools && bash go.sh; make -C sub; npm test' }, []],
+    ['bash -c with its code on the card: nothing', { argv: ['bash', '-c', 'echo $HOME'] }, []],
+    ['an argument that is a variable, after the script: nothing', { shell: 'bash go.sh "$@"' }, []],
+  ])('%s', (_name, command, expected) => {
+    expect(unpinnedBy({ cwd, ...command })).toEqual(expected);
   });
 });

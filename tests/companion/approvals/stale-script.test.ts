@@ -100,6 +100,13 @@ describe('approving a command after the script it runs changed', () => {
     expect(result.approval.preview.runs).toContain(script);
   });
 
+  it('a script known only when the command runs cannot be pinned: the card says so, naming it as written', async () => {
+    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(++n, 'shell.exec', { command: 'cd tools && bash "$SCRIPT"' }), next());
+    expect(approval.preview.unpinned).toEqual(['$SCRIPT']);
+    expect(approval.preview.runs).toBeUndefined();
+    await decideApproval(companion, approval, 'deny', run.runId);
+  });
+
   it('a script reached through a link is pinned by the file the link leads to', async () => {
     const real = join(ws.root, 'tools', 'real.sh');
     writeFileSync(real, SHOWN);
