@@ -5,10 +5,11 @@
  * the command. A file the person's git configuration includes is decided as exec, as `~/.gitconfig` itself is.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hooksPathOf, includedPaths } from '../../../companion/policy/runs-code';
+import { hooksPathOf, includedPaths, rereadChangedStartFiles, runsCode } from '../../../companion/policy/runs-code';
 import {
   context,
   decideApproval,
@@ -46,6 +47,23 @@ describe('hooksPathOf (pure): the folder core.hooksPath names', () => {
     expect(hooksPathOf('[core]\n\thooksPath = .githooks\n')).toBe('.githooks');
     expect(hooksPathOf('[Core] HOOKSPATH = "a b" ; note\n[core]\n\thookspath = .husky/_\n')).toBe('.husky/_');
     expect(hooksPathOf('[core "x"]\n\thooksPath = no\n[alias]\n\thooksPath = no\n')).toBeUndefined();
+  });
+});
+
+describe("a repository's own git files, found through a .git that is a link to a git folder elsewhere", () => {
+  it('its config, its hooks and the hooks folder its core.hooksPath names run code; its other files do not', () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'cb-git-link-')));
+    try {
+      execFileSync('git', ['init', '-q', 'q'], { cwd: base });
+      renameSync(join(base, 'q', '.git'), join(base, 'qgit'));
+      symlinkSync(join(base, 'qgit'), join(base, 'q', '.git'));
+      execFileSync('git', ['config', 'core.hooksPath', 'hk'], { cwd: join(base, 'q') });
+      rereadChangedStartFiles();
+      for (const file of ['qgit/config', 'qgit/hooks/pre-commit', 'q/hk/post-checkout']) expect(runsCode(join(base, file)), file).toMatch(/git's configuration or a git hook/);
+      expect(runsCode(join(base, 'q', 'src', 'a.ts'))).toBeUndefined();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 
