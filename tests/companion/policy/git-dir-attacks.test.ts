@@ -42,7 +42,9 @@ describe('attack: a git directory under another name, then an allow-listed git s
   it('the planted config does not run; git refuses the folder it was not told to use', async () => {
     const pwned = join(ws.base, 'PWNED');
     const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch ${pwned}; false"\n`;
-    for (const [file, content] of [['HEAD', 'ref: refs/heads/main\n'], ['objects/keep', ''], ['refs/keep', ''], ['config', config]] as const) {
+    // the config first: once HEAD, objects/ and refs/ are there, the folder has a git folder's shape and a write of its
+    // config is decided as exec (policy/runs-code.ts), which a model planting one need not wait for
+    for (const [file, content] of [['config', config], ['HEAD', 'ref: refs/heads/main\n'], ['objects/keep', ''], ['refs/keep', '']] as const) {
       const run = await post('fs.write', { path: join(ws.root, 'evil', file), content, mode: 'overwrite' });
       expect(parseMcpResponse(run.resultText).result?.isError).toBeFalsy(); // ordinary writes, auto as the person set
     }
