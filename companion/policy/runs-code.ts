@@ -134,12 +134,25 @@ const PATH_DIRS = new Set(
  * adds, or one a card let a model write, names its file from then on — read once, such a file stayed an ordinary
  * write until the next start, so every later write of it was made with no card.
  */
-let gitIncludes: ReadFiles | undefined;
+let gitIncludes: (ReadFiles & { hooks: readonly string[] }) | undefined;
 /** start-up and configuration files are small; one larger is not read for what it names */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 function gitConfigIncludes(): ReadonlySet<string> {
-  if (gitIncludes) return gitIncludes.found;
+  return gitConfig().found;
+}
+
+/**
+ * The hooks folder the person's global configuration names (`core.hooksPath = ~/.githooks`), given and real: git runs
+ * its hooks in every repository, as `.git/hooks` in one. Only an absolute or `~/` one: a relative one names a folder
+ * of each repository, found with the repository (repositoryAt).
+ */
+function globalHooks(): readonly string[] {
+  return gitConfig().hooks;
+}
+
+function gitConfig(): ReadFiles & { hooks: readonly string[] } {
+  if (gitIncludes) return gitIncludes;
   const home = homedir();
   const xdg = process.env.XDG_CONFIG_HOME;
   const configs = [
@@ -149,9 +162,10 @@ function gitConfigIncludes(): ReadonlySet<string> {
   ];
   const found = new Set<string>();
   const read = new Map<string, string | undefined>();
-  followIncludes(configs, found, read);
-  gitIncludes = { found, read };
-  return found;
+  const hooksPath = followIncludes(configs, found, read).map(hooksPathOf).filter((value) => value !== undefined).at(-1);
+  const hooksDir = hooksPath !== undefined && /^~(?=$|\/)/.test(hooksPath) ? path.join(home, hooksPath.slice(1)) : hooksPath;
+  gitIncludes = { found, read, hooks: hooksDir !== undefined && path.isAbsolute(hooksDir) ? givenAndReal(hooksDir) : [] };
+  return gitIncludes;
 }
 
 /**
@@ -544,6 +558,7 @@ function runsCodeAsNamed(resolved: string, servers?: Policy['mcpServers']): stri
   const programs = serverPrograms(servers);
   if (programs.files.has(resolved) || programs.folders.some((dir) => isInsideRoot(resolved, dir))) return SERVER_PROGRAM;
   if (gitConfigIncludes().has(resolved)) return GIT_INCLUDED;
+  if (globalHooks().some((hooks) => isInsideRoot(resolved, hooks))) return GIT_REPOSITORY;
   if (shellSources().has(resolved)) return SHELL_SOURCED;
   const repository = repositoryRunsCode(resolved);
   if (repository !== undefined) return repository;

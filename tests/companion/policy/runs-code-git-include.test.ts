@@ -81,7 +81,7 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     // the root is the person's home, with their git configuration and a repository in it
     writeFileSync(
       join(ws.root, '.gitconfig'),
-      '[user]\n\tname = You\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf "gitdir:~/work/"]\n\tpath = work/.gitconfig-work\n',
+      '[user]\n\tname = You\n[core]\n\thooksPath = ~/.githooks\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf "gitdir:~/work/"]\n\tpath = work/.gitconfig-work\n',
     );
     mkdirSync(join(ws.root, 'repo'));
     execFileSync('git', ['init', '-q'], { cwd: join(ws.root, 'repo'), env: { ...process.env, HOME: ws.root } });
@@ -132,6 +132,7 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     ['a hook in the folder its core.hooksPath names', 'project/.githooks/post-checkout', 'project', /git's configuration or a git hook/],
     ['the config of a git folder not named .git (--separate-git-dir)', 'store/config', 'apart', /git's configuration or a git hook/],
     ['a hook of that git folder', 'store/hooks/pre-commit', 'apart', /git's configuration or a git hook/],
+    ['a hook in the folder the global core.hooksPath names, which runs in every repository', '.githooks/pre-commit', 'repo', /git's configuration or a git hook/],
   ])('attack: %s, written where writes are auto, asks on an exec card; denied, git status there runs nothing', async (_name, file, repo, label) => {
     const pwned = join(ws.base, 'PWNED');
     const path = join(ws.root, file);
