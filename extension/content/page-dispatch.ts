@@ -84,8 +84,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   const unanswered = new WeakMap<TrackedBlock, RunRequest>();
   /** Runs this page started (another tab's runs are shown in a chip; these are not another tab's). */
   const startedHere = new Set<string>();
-  /** Blocks the person pressed Stop on while they waited for their turn in a reply's run (state 'queued'). */
-  const stoppedInQueue = new WeakSet<TrackedBlock>();
+  /**
+   * Blocks the person pressed Stop on in a reply's run: while they waited for their turn (state 'queued'), ran, or
+   * waited for approval. The blocks after them in the run are not started by themselves.
+   */
+  const stoppedOnChip = new WeakSet<TrackedBlock>();
 
   const autoRunReply = async (record: MessageRecord): Promise<void> => {
     if (!record.blocks.some((b) => b.state === 'ready')) return;
@@ -204,9 +207,10 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         // The person pressed Stop (here or in another tab) while an earlier block of the reply ran: the blocks whose
         // turn had not come are not started by themselves — their chips offer Run. The first starts right after the
         // claim, which read the other tabs' Stops, unless the person pressed Stop here since the reply was decided. So
-        // are a block whose own chip's Stop was pressed while it waited and those after it.
+        // are a block whose own chip's Stop was pressed while it waited and those after it, and those after a block whose
+        // chip's Stop was pressed while it ran or waited for approval.
         const stoppedBefore = auto !== undefined && (n > 0 ? await ctx.stoppedSince(stopsBefore) : ctx.stoppedHereSince(stopsBefore));
-        if (blocks.some((b) => stoppedInQueue.has(b) && b.index <= Math.max(...unit.indexes)) || stoppedBefore) {
+        if (blocks.some((b) => stoppedOnChip.has(b) && b.index <= Math.max(...unit.indexes)) || stoppedBefore) {
           setState(record, unitBlocks, 'ready', t('note.notStartedAfterStop'));
           for (const b of unitBlocks) notStarted.add(b);
           continue;
@@ -611,20 +615,20 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
           ? record.blocks.filter((b) => b.block.kind === 'axon' && b.block.complete && b.state !== 'unreadable')
           : [tracked];
       // A Stop pressed on it while it waited in an earlier run is not this run's.
-      for (const b of blocks) stoppedInQueue.delete(b);
+      for (const b of blocks) stoppedOnChip.delete(b);
       await ledger.add(ctx.conversationKey(), blocks.map((b) => b.key));
       await runReply(record, blocks, action === 'rerun' || tracked.ranBefore);
       return;
     }
     if (action === 'stop') {
+      // Not started yet, it is not started when the block before it in the reply's run ends; started, the blocks after
+      // it are not (the Stop of a block is no go-ahead for the rest of its reply). Marked before the deny below: the
+      // run ends as soon as it is denied.
+      if (tracked.state === 'queued' || tracked.state === 'running' || tracked.state === 'approval') stoppedOnChip.add(tracked);
       if (tracked.approval) await decide(record, tracked, 'deny');
       const runId = tracked.runId;
       const pendingRun = unanswered.get(tracked);
-      // Not started yet: it waits for the block before it in the reply's run, which then does not start it.
-      if (tracked.state === 'queued' && !pendingRun) {
-        stoppedInQueue.add(tracked);
-        return;
-      }
+      if (tracked.state === 'queued' && !pendingRun) return;
       try {
         if (!runId) {
           // the companion has not answered POST /v1/run yet: stop the run of this very request
