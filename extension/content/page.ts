@@ -147,6 +147,10 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   // nor auto-submits (page-decide.ts replyEnding). A click counts as the person's Stop at once (ctx.personStops); so
   // does an Escape whose reply cannot tell whether it stopped it (page-context.ts escapes).
   const markStopped = (by: StopMark['by']): void => {
+    // What the page drew before the Stop is read first: scans are spaced out while the page changes (scheduleScan), so
+    // the person's message just sent, or the reply's row, may still wait for theirs — the Stop then went to the reply
+    // before them, decided long ago, and the reply drawn next ran and was sent.
+    if (firstScanDone) observer.flushNow();
     if (by === 'control') ctx.personStops += 1;
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
     const follows = latest && (latest.candidate || latest.origin === 'live') && !(latest.markdown !== null && latest.handledMarkdown === latest.markdown);

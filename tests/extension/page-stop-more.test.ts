@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { t } from '../../extension/ui/i18n';
+import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+
+/**
+ * More of the person's Stops on a DeepSeek-like page (page-stop.test.ts has the rest): what the page has drawn when the
+ * Stop comes but the page's scans, spaced out while the page changes, have not read yet.
+ */
+
+afterEach(stopPages);
+
+const chips = (): Element[] => Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The person presses the site's stop control (DeepSeek: the send control showing the stop icon). */
+function pressStop(h: Harness): void {
+  (h.page.send.querySelector('svg') ?? h.page.send).dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+}
+
+async function end(h: Harness): Promise<void> {
+  h.page.setGenerating(false);
+  h.clock.now += 500;
+  await h.settle();
+  h.clock.now += 10_000;
+  await h.settle();
+}
+
+describe('page: a Stop pressed before the page scanned what it drew', () => {
+  it("the person's message drawn and the stop control shown a moment before the Stop, their scan still spaced out: the reply drawn after it is stopped", async () => {
+    const h = start(buildPage());
+    // An earlier reply, decided.
+    h.page.list.append(userRow('hello'));
+    const first = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(first.row);
+    await h.settle();
+    renderReply(first.answer, ['Hello there.']);
+    await end(h);
+    // The person types the next message (the page redraws its send control: a scan runs), sends it at once, and the
+    // page draws it and shows its stop control: the scan of that waits for the scans' spacing.
+    h.page.type('read the readme');
+    await wait(20);
+    h.page.list.append(userRow('read the readme'));
+    h.page.type('');
+    h.page.setGenerating(true);
+    await wait(20);
+    pressStop(h);
+    // What the model wrote before the Stop reached it is drawn afterwards.
+    const { row, answer } = assistantRow();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.page.list.append(row);
+    h.clock.now += 50;
+    await h.settle();
+    await end(h);
+    await wait(100);
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    await until(() => chips()[0]?.getAttribute('data-chatbridge-note') === t('note.stopped'));
+  });
+});
