@@ -139,12 +139,29 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     ranChecks.push({ record, tracked });
   };
 
+  /**
+   * The first reply drawn after a Stop pressed before the reply's row was (ctx.stopBeforeReply): stopped — what the
+   * model wrote before the Stop reached it — unless the person sent again since, or its row came too late to be that
+   * reply. Only a reply takes it: the person's message the page draws again meanwhile (a new element for it: a virtual
+   * list that mounts its rows anew) took it from the reply drawn after it, which then ran and was sent. A row that shows no
+   * answer yet (DeepSeek tells a reply by its answer) takes it once it is known for a reply.
+   */
+  const takeStopBeforeReply = (record: MessageRecord): void => {
+    const stopBefore = ctx.stopBeforeReply;
+    if (!stopBefore || !record.candidate || record.role !== 'assistant') return;
+    ctx.stopBeforeReply = null;
+    if (!record.stop && ctx.lastSendAt <= stopBefore.at && record.firstSeenAt - stopBefore.at <= STOP_BEFORE_ROW_MS) record.stop = stopBefore;
+  };
+
   const scannedBefore = new WeakSet<MessageRecord>();
   const scan: Scanner['scan'] = (record, changedAt = now(), chips = true) => {
     // A reply row can appear before its answer body does (DeepSeek tells roles apart by that body): ask again — once
     // it was scanned before (a record just tracked has its role from this very pass; asking again was a tenth of the
     // first scan on DeepSeek).
-    if (record.role === 'user' && scannedBefore.has(record)) record.role = site.roleOf(record.el) ?? 'user';
+    if (record.role === 'user' && scannedBefore.has(record)) {
+      record.role = site.roleOf(record.el) ?? 'user';
+      takeStopBeforeReply(record);
+    }
     scannedBefore.add(record);
     if (record.role !== 'assistant') return;
     if (record.candidate && record.origin !== 'live') active.add(record);
@@ -435,13 +452,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
           record.ending = decided.ending;
         }
       }
-      // The first message drawn after a Stop pressed before the reply's row was: that reply, stopped — what the model
-      // wrote before the Stop reached it — unless the person sent again since, or it came too late to be that reply.
-      const stopBefore = ctx.stopBeforeReply;
-      if (candidate && stopBefore) {
-        ctx.stopBeforeReply = null;
-        if (!record.stop && ctx.lastSendAt <= stopBefore.at && now() - stopBefore.at <= STOP_BEFORE_ROW_MS) record.stop = stopBefore;
-      }
+      takeStopBeforeReply(record);
     }
     let liveChanged = false;
     for (const el of changes.changed) {

@@ -57,4 +57,57 @@ describe('page: a Stop pressed before the page scanned what it drew', () => {
     expect(h.page.submitted).toEqual([]);
     await until(() => chips()[0]?.getAttribute('data-chatbridge-note') === t('note.stopped'));
   });
+
+  it("Stop pressed before the reply's row is drawn, the page then drawing the person's message again (a new element for it): the reply drawn after it is stopped", async () => {
+    const h = start(buildPage());
+    await h.settle();
+    const mine = userRow('do it');
+    h.page.list.append(mine);
+    h.page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    pressStop(h);
+    // The page mounts the person's message anew (a virtual list drawing its rows again).
+    h.clock.now += 50;
+    mine.replaceWith(userRow('do it'));
+    await h.settle();
+    const { row, answer } = assistantRow();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.page.list.append(row);
+    h.clock.now += 50;
+    await h.settle();
+    await end(h);
+    await wait(100);
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+  });
+
+  it("Stop pressed before the reply's row is drawn, the row then drawn before its answer (DeepSeek tells a reply by its answer): the reply is stopped", async () => {
+    const h = start(buildPage());
+    await h.settle();
+    h.page.list.append(userRow('do it'));
+    h.page.setGenerating(true);
+    h.clock.now += 50;
+    await h.settle();
+    pressStop(h);
+    // The reply's row with its reasoning only: no answer body yet.
+    const row = document.createElement('div');
+    row.className = 'ds-message';
+    row.innerHTML = '<div class="ds-think-content"><div class="ds-markdown"><p>Let me read it.</p></div></div>';
+    h.page.list.append(row);
+    h.clock.now += 50;
+    await h.settle();
+    const answer = document.createElement('div');
+    answer.className = 'ds-markdown';
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    row.append(answer);
+    h.clock.now += 50;
+    await h.settle();
+    await end(h);
+    await wait(100);
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+  });
 });
