@@ -159,6 +159,11 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       // is live in a tab that saw it arrive: a click on the stop control is told there all the same, and so is an
       // Escape, which that tab judges by when the reply ended there.
       if (by === 'escape') ctx.personStops += 1;
+      // A reply this page saw arrive and decided while it was still being written (its text sat still for a moment) is
+      // the one stopped: written on after the Stop (what the model wrote before the Stop reached it), it is decided
+      // again, stopped. In a chat without an id yet there is no ledger to tell this tab so (stoppedElsewhere), and the
+      // blocks drawn after the Stop ran by themselves.
+      if (latest?.role === 'assistant' && latest.origin === 'live' && latest.stop?.by !== 'control') latest.stop = { at: now(), by };
       ctx.shareStop(latest ? ctx.messageKeyOf(latest) : '', now(), undefined, by === 'escape');
       return;
     }

@@ -2184,6 +2184,40 @@ describe('page: a site the person enabled that has no module of its own (the gen
     expect(noteOf(chips()[0])).toBe(t('note.stopped'));
   });
 
+  it("a reply decided while still written (its text sat still), in a chat whose address names none: the person's Stop holds for what the page draws of it after — nothing more runs, nothing is sent", async () => {
+    const page = plainPage();
+    const h = start(page as never, { site: generic, pathname: '/', href: 'https://chat.example.com/', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    personSends(page.textarea);
+    page.thread.append(article('user', 'read it'));
+    page.setGenerating(true);
+    const answer = article('assistant');
+    page.thread.append(answer);
+    await streamsRead(h, answer);
+    // The model pauses: the page shows its Stop button, and the text sits still long enough to be decided.
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    // The person presses Stop; the page then draws what the model wrote before the Stop reached it.
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    reply(answer, 'Reading it now.', READ);
+    answer.append(Object.assign(document.createElement('p'), { textContent: 'Then the folder.' }));
+    const pre = document.createElement('pre');
+    pre.append(Object.assign(document.createElement('code'), { className: 'language-mcp-request', textContent: LIST }));
+    answer.append(pre);
+    page.setGenerating(false);
+    h.clock.now += 300;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+    expect(page.submitted).toEqual([]);
+    expect(noteOf(chips()[1])).toBe(t('note.stopped'));
+  });
+
   it('a result waiting in the box for the send button (a Stop button in its place while the next reply streams) is not sent once the person presses that Stop', async () => {
     const page = plainPage(true);
     const script = {
