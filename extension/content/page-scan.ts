@@ -6,8 +6,8 @@ import { unplacedReasoningLabel } from '../scanner/reasoning';
 import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } from '../scanner/serialize';
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
-import type { MessageRecord, PageContext, TrackedBlock } from './page-context';
-import { candidateVerdict, holdStopped, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
+import type { MessageRecord, PageContext, StopMark, TrackedBlock } from './page-context';
+import { candidateVerdict, holdStopped, isUndecided, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
 import type { Show } from './page-show';
 
 /**
@@ -413,11 +413,21 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     active.clear();
   };
 
+  /**
+   * The newest reply, which the person stopped while it was written, as the page took its row out (onChanges): a list
+   * that mounts that row anew while the site still shows its Stop draws the same reply as a new element. Keyed by
+   * position, nothing else tells it is that reply — its new row's turn began after the Stop — and it ran and was sent.
+   */
+  let stoppedRow: { key: string; text: string; stop: StopMark; turnSeenAt: number; epoch: number } | null = null;
+
   const onChanges = (changes: PageChanges): void => {
     checkConversation();
     if (changes.removed) {
       for (const [el, record] of records) {
         if (el.isConnected) continue;
+        if (el === ctx.lastMessageEl && record.role === 'assistant' && record.stop && record.text && isUndecided(record) && isPositionKey(ctx.messageKeyOf(record))) {
+          stoppedRow = { key: ctx.messageKeyOf(record), text: record.text, stop: record.stop, turnSeenAt: record.turnSeenAt, epoch: ctx.epoch };
+        }
         for (const tracked of record.blocks) tracked.chip?.remove();
         records.delete(el);
         active.delete(record);
@@ -450,6 +460,16 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         if (decided) {
           record.handledMarkdown = decided.markdown;
           record.ending = decided.ending;
+        }
+      }
+      // The stopped reply's row mounted anew at its place: still that reply (it shows what it showed, or more), stopped.
+      // A reply written afresh there (the person had it written again) shows other text.
+      if (stoppedRow && candidate && record.role === 'assistant') {
+        const row = stoppedRow;
+        stoppedRow = null;
+        if (row.epoch === ctx.epoch && row.key === key && (site.answerRoot(el)?.textContent ?? '').startsWith(row.text)) {
+          record.stop = row.stop;
+          record.turnSeenAt = row.turnSeenAt;
         }
       }
       takeStopBeforeReply(record);

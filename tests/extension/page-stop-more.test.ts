@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { t } from '../../extension/ui/i18n';
-import { READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { LIST, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * More of the person's Stops on a DeepSeek-like page (page-stop.test.ts has the rest): what the page has drawn when the
@@ -109,5 +109,42 @@ describe('page: a Stop pressed before the page scanned what it drew', () => {
     expect(h.runs).toEqual([]);
     expect(h.page.submitted).toEqual([]);
     expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+  });
+
+  it('the reply the person stopped, mounted anew by the list while the page still shows its Stop: still stopped — and a reply written afresh in its place after a Stop is not', async () => {
+    const h = start(buildPage());
+    await h.settle();
+    h.page.list.append(userRow('do it'));
+    const { row, answer } = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(row);
+    await h.settle();
+    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that']);
+    h.clock.now += 50;
+    await h.settle();
+    pressStop(h);
+    // The virtual list draws the reply's row again (a new element at its place) before the site takes its Stop away.
+    h.clock.now += 50;
+    const again = assistantRow();
+    renderReply(again.answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs']);
+    row.replaceWith(again.row);
+    await h.settle();
+    await end(h);
+    await wait(100);
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
+    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+
+    // The person has the reply written again (a new row in its place, other text): it runs as usual.
+    h.page.setGenerating(true);
+    const fresh = assistantRow();
+    again.row.replaceWith(fresh.row);
+    await h.settle();
+    h.clock.now += 6_000;
+    renderReply(fresh.answer, ['Listing it.', { lang: 'mcp-request', code: LIST }]);
+    await h.settle();
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
 });
