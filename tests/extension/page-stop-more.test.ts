@@ -3,8 +3,8 @@ import { t } from '../../extension/ui/i18n';
 import { LIST, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
- * More of the person's Stops on a DeepSeek-like page (page-stop.test.ts has the rest): what the page has drawn when the
- * Stop comes but the page's scans, spaced out while the page changes, have not read yet.
+ * More of the person's Stops on a DeepSeek-like page (page-stop.test.ts has the rest): the reply a Stop is for, when the
+ * page's scans have not read what it drew yet, draws the person's message again, or mounts the reply's row anew.
  */
 
 afterEach(stopPages);
@@ -25,7 +25,7 @@ async function end(h: Harness): Promise<void> {
   await h.settle();
 }
 
-describe('page: a Stop pressed before the page scanned what it drew', () => {
+describe('page: a Stop held for the reply the page draws after it, or draws again', () => {
   it("the person's message drawn and the stop control shown a moment before the Stop, their scan still spaced out: the reply drawn after it is stopped", async () => {
     const h = start(buildPage());
     // An earlier reply, decided.
