@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { givenAndReal } from './path-guard';
 import type { Policy } from './schema';
 
@@ -10,9 +11,18 @@ import type { Policy } from './schema';
  * The config file given with `--config` is reserved the same way (the default one is in the data directory): it is
  * the policy itself. A model that could write it would give itself `exec: auto`, wider roots, or an MCP server whose
  * command the next start runs; a file kept beside the project it configures is inside the root.
+ *
+ * So is the companion's own process in /proc (Linux), which a root of `/` holds: its environment (a token given in
+ * CHATBRIDGE_TOKEN, the keys of the shell it was started from), its memory and its open files (the journal's).
  */
 export function protectDataDir(policy: Policy, home: string, configFile?: string): Policy {
-  const own = [home, ...(configFile === undefined ? [] : [configFile])].flatMap(givenAndReal);
+  const own = [home, ...(configFile === undefined ? [] : [configFile]), ...ownProcess()].flatMap(givenAndReal);
   const reserved = [...new Set([...policy.reserved, ...own])];
   return reserved.length === policy.reserved.length ? policy : { ...policy, reserved };
+}
+
+/** `/proc/<pid>` and the names that lead to it (`/proc/self`, `/proc/thread-self`), where the system has them. */
+function ownProcess(): string[] {
+  const dir = `/proc/${process.pid}`;
+  return existsSync(dir) ? [dir, '/proc/self', '/proc/thread-self'] : [];
 }

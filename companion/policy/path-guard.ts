@@ -181,7 +181,7 @@ export function reservedBy(candidate: string, policy: GuardPolicy): string | und
 }
 
 /** What a refusal says of the companion's own data. */
-export const RESERVED_REASON = "chatbridge's own data directory or config file, which no tool may read or change, whatever the config says";
+export const RESERVED_REASON = "chatbridge's own data directory or config file (or its own process in /proc), which no tool may read or change, whatever the config says";
 
 /**
  * Why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its root-relative,

@@ -284,3 +284,45 @@ describe('attack: a planted journal entry whose paths point outside the roots', 
     expect(readFileSync(join(root, 'readme.txt'), 'utf8')).toBe('mine');
   });
 });
+
+describe("attack: the companion's own process through its tools (a root of /, which holds /proc)", () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  async function call(name: string, args: Record<string, unknown>): Promise<{ ok: boolean; text: string }> {
+    n++;
+    const run = await postBlock(companion, 'mcp-request', mcpRequestBlock(n, name, args), context('conv-proc', `p${n}`));
+    return answerOf(run.resultText);
+  }
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-own-proc-');
+    companion = await startCompanionProcess({ root: '/', home: ws.home, config: ALL_AUTO });
+  }, 60_000);
+
+  afterAll(async () => {
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it.skipIf(!existsSync('/proc/self/environ'))('its environment, memory and open files in /proc are refused, by its pid and through /proc/self; another process\'s are not', async () => {
+    for (const dir of ['/proc/self', '/proc/thread-self', `/proc/${companion.pid}`]) {
+      for (const [name, args] of [
+        ['fs.read', { path: `${dir}/environ`, encoding: 'base64' }],
+        ['fs.read', { path: `${dir}/status` }],
+        ['fs.ls', { path: `${dir}/fd` }],
+      ] as const) {
+        const answer = await call(name, args);
+        expect(answer.ok, `${name} ${JSON.stringify(args)}: ${answer.text}`).toBe(false);
+        expect(answer.text).toMatch(/its own process in \/proc/);
+      }
+    }
+    // a listing of /proc leaves the companion's own entry out; this test's process is another one
+    const listed = await call('fs.ls', { path: '/proc' });
+    expect(listed.ok, listed.text).toBe(true);
+    expect(listed.text.split('\n').map((line) => line.replace(/\/$/, ''))).not.toContain(String(companion.pid));
+    const other = await call('fs.read', { path: `/proc/${process.pid}/status` });
+    expect(other.ok, other.text).toBe(true);
+  });
+});
