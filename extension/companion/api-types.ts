@@ -25,6 +25,7 @@ export {
   mcpServerHealthSchema,
   programInfoSchema,
   pairResponseSchema,
+  runRequestSchema,
   runResponseSchema,
   statusResponseSchema,
   toolInfoSchema,

@@ -183,7 +183,7 @@ export interface PageContext {
   readonly ledger: RunLedger;
   readonly now: () => number;
   readonly loopGuard: LoopGuard;
-  readonly t: (key: MessageKey) => string;
+  readonly t: (key: MessageKey, substitutions?: Array<string | number>) => string;
   readonly records: Map<Element, MessageRecord>;
   /** Records the timer looks at: candidates not yet known live or history, and live replies not yet handled. */
   readonly active: Set<MessageRecord>;

@@ -1,7 +1,8 @@
 import { grantsConversationWide } from '../../shared/conversation-key';
+import { hashText } from '../../shared/protocols/key';
 import { formatRuntimeFeedback } from '../../shared/results';
 import type { Approval, RunRequest, RunResponse, WsEvent } from '../companion/api-types';
-import { BackgroundRefusal } from '../messaging';
+import { BackgroundRefusal, type ConnectionInfo } from '../messaging';
 import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit, type SharedStop } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
@@ -23,6 +24,8 @@ export interface Dispatcher {
   autoRunReply(record: MessageRecord): Promise<void>;
   onChipAction(record: MessageRecord, tracked: TrackedBlock, action: ChipAction): Promise<void>;
   onEvent(event: WsEvent): void;
+  /** The background's connection to the companion changed (connected once paired again: owed runs are asked for again). */
+  onConnection(connection: ConnectionInfo): void;
   /** Runs this conversation started whose results never reached the chat: followed to the end and delivered. */
   resumeUndelivered(): Promise<void>;
   /** Results kept for blocks the page no longer showed (another branch in their place): delivered once it shows them again. */
@@ -68,6 +71,11 @@ interface OwedRun {
 }
 
 const RUN_POLL_MS = 3_000;
+/**
+ * How long a page whose browser is not paired (or whose token the companion refuses) waits before asking about an owed
+ * run again, unless the background says it is connected sooner (it does once paired again).
+ */
+const UNPAIRED_POLL_MS = 60_000;
 const LONG_RUN_MS = 6 * 60 * 60_000;
 const LEDGER_LOCK_WAIT_MS = 3_000;
 /** How often, and how many times, a tab looks in the ledger for the run another tab started for a block. */
@@ -301,6 +309,20 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     ownedRuns.get(runId)?.();
     ownedRuns.delete(runId);
   };
+  /**
+   * A Web Lock held until the returned function is called or the page stops; resolves once it is granted (at once where
+   * there are none).
+   */
+  const holdLock = (name: string): Promise<() => void> => {
+    const locks = globalThis.navigator?.locks;
+    if (!locks) return Promise.resolve(() => undefined);
+    return new Promise((granted) => {
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      signal.addEventListener('abort', () => release(), { once: true });
+      locks.request(name, { signal }, () => (granted(release), held)).catch(() => granted(() => undefined));
+    });
+  };
   const letGo = (blocks: TrackedBlock[]): void => {
     for (const b of blocks) if (b.runId) releaseRun(b.runId);
   };
@@ -322,11 +344,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const startedIn = ctx.epoch;
     const pending = await ledger.pendingRuns(conv);
     const byRun = new Map<string, OwedRun>();
-    const add = ({ runId, ending, startedAt }: PendingRun, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
-      const entry = byRun.get(runId) ?? { record, blocks: [], keys: [], ending, startedAt };
+    /** runs whose request the companion had not answered when the page that posted it went away, by that request */
+    const byPost = new Map<string, OwedRun & { posted: RunRequest }>();
+    const add = ({ runId, posted, ending, startedAt }: PendingRun, record: MessageRecord, tracked: TrackedBlock, key: string): void => {
+      const entry = runId !== undefined ? (byRun.get(runId) ?? { record, blocks: [], keys: [], ending, startedAt }) : (byPost.get(postLockName(posted)) ?? { record, blocks: [], keys: [], ending, startedAt, posted });
       entry.blocks.push(tracked);
       entry.keys.push(key);
-      byRun.set(runId, entry);
+      if (runId !== undefined) byRun.set(runId, entry);
+      else byPost.set(postLockName(posted), { ...entry, posted });
     };
     const unmatched = new Map(Object.entries(pending));
     for (const record of ctx.records.values()) {
@@ -345,6 +370,40 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (found) add(run, found.record, found.tracked, key);
     }
     for (const [runId, owed] of byRun) followOwed(conv, startedIn, runId, owed);
+    for (const owed of byPost.values()) followPosted(conv, startedIn, owed);
+  };
+
+  /**
+   * A run the chat is owed whose request the companion had not answered when the page that posted it went away: once
+   * no live tab waits for that answer (the request's lock), posted again — the companion answers a block it has with the
+   * same run, and starts one whose first request never reached it — and then followed and delivered like any other.
+   */
+  const followPosted = (conv: string, startedIn: number, owed: OwedRun & { posted: RunRequest }): void => {
+    const { record, blocks, keys, ending, startedAt, posted } = owed;
+    const postAgain = async (): Promise<void> => {
+      const pending = await ledger.pendingRuns(conv);
+      const now = keys.map((key) => pending[key]);
+      // The tab that posted it had its answer meanwhile: the run is followed by its id (that tab delivers it while it lives).
+      const answered = now.find((run) => run?.runId !== undefined)?.runId;
+      if (answered !== undefined) return followOwed(conv, startedIn, answered, { record, blocks, keys, ending, startedAt });
+      if (!now.some((run) => run?.posted !== undefined) || signal.aborted || startedIn !== ctx.epoch) return;
+      setState(record, blocks, 'running');
+      const response = await askWhenReachable(() => bridge.ask('run', { run: posted }), record, blocks);
+      if (response === null) return;
+      if ('refused' in response) {
+        await ledger.delivered(conv, keys);
+        setState(record, blocks, 'failed', response.refused.message);
+        return;
+      }
+      await ledger.startedRun(conv, keys, response.runId, ending, startedAt);
+      followOwed(conv, startedIn, response.runId, { record, blocks, keys, ending, startedAt }, false, response);
+    };
+    const report = (error: unknown): void => {
+      if (!signal.aborted) ctx.reportOnce('following a run after a reload failed', error);
+    };
+    const locks = globalThis.navigator?.locks;
+    if (!locks) return void postAgain().catch(report);
+    void locks.request(postLockName(posted), { signal }, postAgain).catch(report);
   };
 
   /** Runs this tab took over from the tab that started them (showRunElsewhere: its chip no longer says so). */
@@ -355,7 +414,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
    * it does once the result is in the chat (and the ledger says so), or when it is closed first; then what the ledger
    * still owes is this tab's to deliver. `startedIn`: the conversation (epoch) it is owed to.
    */
-  const followOwed = (conv: string, startedIn: number, runId: string, owed: OwedRun, ownerMayLive = false): void => {
+  const followOwed = (conv: string, startedIn: number, runId: string, owed: OwedRun, ownerMayLive = false, answer?: RunResponse): void => {
     const { record, blocks, keys, ending, startedAt } = owed;
     const follow = async (): Promise<void> => {
       if (signal.aborted || following.has(runId)) return;
@@ -372,7 +431,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       const stopsBefore = { ...ctx.stopsMark(), ...(startedAt !== undefined ? { at: startedAt } : {}) };
       for (const b of blocks) b.runId = runId;
       setState(record, blocks, 'running');
-      const run = await getRunWhenReachable(runId);
+      const run = answer ?? (await askWhenReachable(() => bridge.ask('get-run', { runId }), record, blocks));
       if (run === null) return;
       if ('refused' in run) {
         // The companion no longer knows the run (its records were cleared), or it is not this page's to read: nothing
@@ -412,25 +471,55 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       });
   };
 
+  /** Resolved when the background says it is connected again (a person paired again), each time it does. */
+  let connected: { promise: Promise<void>; resolve: () => void } = newSignalPromise();
+  const onConnection = (connection: ConnectionInfo): void => {
+    if (connection.state !== 'connected') return;
+    connected.resolve();
+    connected = newSignalPromise();
+  };
+
   /**
-   * The run as the companion has it now, asked again every RUN_POLL_MS for as long as the answer cannot be had (the
-   * companion stopped or restarting, the background between two service workers): a result owed to the chat is not
-   * given up because nothing answered at the moment the page looked. A refusal that asking again does not change
-   * (the companion has no such run, or it is not this page's) is returned as it is; null once the page stopped.
+   * What the companion answers about an owed run (`ask`: reading it, or posting its block again), asked again every
+   * RUN_POLL_MS for as long as the answer cannot be had (the companion stopped or restarting, the background between
+   * two service workers): a result owed to the chat is not given up because nothing answered at the moment the page
+   * looked. A browser that is not paired (or whose token the companion no longer takes) is told so on the chip, and asks
+   * again once the background is connected (paired again) — or after UNPAIRED_POLL_MS. A refusal that asking again
+   * does not change (the companion has no such run, or it is not this page's) is returned as it is; null once the
+   * page stopped.
    */
-  const getRunWhenReachable = async (runId: string): Promise<RunResponse | { refused: BackgroundRefusal } | null> => {
+  const askWhenReachable = async (
+    ask: () => Promise<RunResponse>,
+    record: MessageRecord,
+    blocks: TrackedBlock[],
+  ): Promise<RunResponse | { refused: BackgroundRefusal } | null> => {
+    let told = false;
     for (;;) {
+      let waitFor = RUN_POLL_MS;
       try {
-        return await bridge.ask('get-run', { runId });
+        const answer = await ask();
+        if (told) {
+          for (const b of blocks) b.note = undefined;
+          for (const b of blocks) render(record, b);
+        }
+        return answer;
       } catch (error) {
         if (error instanceof BackgroundRefusal && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return { refused: error };
-        ctx.reportOnce('following a run after a reload failed', error);
+        if (error instanceof BackgroundRefusal && (error.code === 'NOT_PAIRED' || error.code === 'UNAUTHORIZED')) {
+          told = true;
+          show.note(record, blocks, t('note.owedUnpaired', [error.message]));
+          waitFor = UNPAIRED_POLL_MS;
+        } else ctx.reportOnce('following a run after a reload failed', error);
       }
       if (signal.aborted) return null;
+      const paired = connected.promise;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, RUN_POLL_MS);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const timer = setTimeout(resolve, waitFor);
+        const done = (): void => (clearTimeout(timer), resolve());
+        if (waitFor === UNPAIRED_POLL_MS) void paired.then(done);
+        signal.addEventListener('abort', done, { once: true });
       });
+      if (signal.aborted) return null;
     }
   };
 
@@ -460,9 +549,18 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     };
     // until the companion answers, Stop finds the run by this request (POST /v1/runs/stop)
     for (const b of blocks) unanswered.set(b, run);
+    const keys = blocks.map((b) => b.key);
+    // Owed to the chat from before it is posted: a page gone before the companion answers (a reload within the answer's
+    // wait) has no run id to follow, and finds the run by posting this request again (resumeUndelivered). This tab
+    // holds the request's lock until the run's id is in the ledger, so no other tab posts it again meanwhile.
+    const letGoOfPost = await holdLock(postLockName(run));
+    await ledger.postingRun(conv, keys, run, record.ending, reply.stopsBefore.at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
     try {
       response = await bridge.ask('run', { run });
     } catch (error) {
+      // Refused (or never answered): nothing is owed that a reload could post again — the chip says it failed.
+      await ledger.delivered(conv, keys).catch((failed: unknown) => ctx.reportOnce('updating the run ledger failed', failed));
+      letGoOfPost();
       setState(record, blocks, 'failed', error instanceof Error ? error.message : String(error));
       return null;
     } finally {
@@ -474,6 +572,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // reply to as well (this profile's tabs share the ledger and never post a block twice): that one puts the result
     // into the chat. Here the chip follows the run, and nothing is typed in or owed — the chat would get it twice.
     if (reply.auto && response.reused === true && !startedHere.has(response.runId)) {
+      await ledger.delivered(conv, keys).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      letGoOfPost();
       show.note(record, blocks, t('note.ranInAnotherBrowser'));
       if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
       const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
@@ -487,7 +587,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     ownRun(response.runId);
     // Until its result is in the chat, a reload of this tab owes it (resumeUndelivered).
     // Not awaited (the ledger orders its own writes): the result must not wait for storage.
-    void ledger.startedRun(conv, blocks.map((b) => b.key), response.runId, record.ending, reply.stopsBefore.at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    // The request's lock is let go once the run's id is in the ledger, after this tab asked for the run's own lock.
+    void ledger
+      .startedRun(conv, keys, response.runId, record.ending, reply.stopsBefore.at)
+      .catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error))
+      .finally(letGoOfPost);
     if (response.status === 'done' || response.status === 'error') return finish(record, blocks, response);
 
     // auto_coder gets runtime feedback on the site's interval while its programs run — also once an approval
@@ -687,7 +791,22 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     }
   };
 
-  return { autoRunReply, onChipAction, onEvent, resumeUndelivered, deliverKept };
+  return { autoRunReply, onChipAction, onEvent, onConnection, resumeUndelivered, deliverKept };
+}
+
+/**
+ * The lock a tab holds from before it posts a run request until the run's id is in the ledger: named by the block the
+ * request runs (as the companion keys it), the same in every tab whatever the block's key there.
+ */
+function postLockName(run: RunRequest): string {
+  const { site, conversationId, messageKey } = run.context;
+  return `chatbridge:post:${hashText(JSON.stringify([run.kind, site, conversationId, messageKey, run.text]))}`;
+}
+
+function newSignalPromise(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => (resolve = settle));
+  return { promise, resolve };
 }
 
 function toChipApproval(approval: Approval): ChipApproval & { id: string; argsHash: string } {

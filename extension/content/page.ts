@@ -105,6 +105,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     if (push.type === 'connection') {
       indicator.update(push.connection.state, push.connection.detail);
       if (push.connection.state === 'connected') readExternalTools();
+      dispatcher.onConnection(push.connection);
       return;
     }
     if (push.event.type === 'mcp-server') readExternalTools();

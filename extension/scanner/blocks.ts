@@ -1,4 +1,5 @@
 import type { Block, BlockKind } from '../../shared/protocols/types';
+import { runRequestSchema, type RunRequest } from '../companion/api-types';
 import type { MessageRole } from '../sites/define-site';
 import { t } from '../ui/i18n';
 
@@ -517,6 +518,18 @@ export class RunLedger {
     });
   }
 
+  /**
+   * A unit's run request, owed to the chat from before it is posted: a page gone before the companion answered it (a
+   * reload within the answer's wait) has no run id to follow, and finds the run by posting the same request again,
+   * which the companion answers with the run it started for it (or starts, if the first never reached it). startedRun
+   * puts the run's id in its place once the companion answered.
+   */
+  postingRun(conversationId: string, keys: string[], request: RunRequest, ending: ReplyEnding = 'normal', startedAt?: number): Promise<void> {
+    return this.updatePending(conversationId, (pending) => {
+      for (const key of keys) pending[key] = startedAt === undefined ? { posted: request, ending } : { posted: request, ending, startedAt };
+    });
+  }
+
   /** The run a block key was last run as (startedRun), if the ledger still knows it. */
   async runOf(conversationId: string, key: string): Promise<string | undefined> {
     await this.moved;
@@ -613,26 +626,34 @@ function storedStop(stop: SharedStop): string | SharedStop {
   return Number.isFinite(stop.at) ? stop : stop.key;
 }
 
-/** A run the chat still owes a result, how the reply it was run for ended, and when it began (when known). */
-export interface PendingRun {
-  runId: string;
+/**
+ * A run the chat still owes a result, how the reply it was run for ended, and when it began (when known): its id, or
+ * while the companion had not answered it yet, the request that was posted (RunLedger.postingRun).
+ */
+export type PendingRun = ({ runId: string; posted?: undefined } | { runId?: undefined; posted: RunRequest }) & {
   ending: ReplyEnding;
   startedAt?: number;
-}
+};
 
 const ENDINGS: ReadonlySet<string> = new Set<ReplyEnding>(['normal', 'stopped', 'cut']);
 
 /** Stored as its run id when that is all there is to it (as before endings were kept), else as a record. */
 function storedPendingRun(run: PendingRun): string | PendingRun {
-  return run.ending === 'normal' && run.startedAt === undefined ? run.runId : run;
+  return run.runId !== undefined && run.ending === 'normal' && run.startedAt === undefined ? run.runId : run;
 }
 
 function pendingRunOf(value: unknown): PendingRun | null {
   if (typeof value === 'string') return { runId: value, ending: 'normal' };
   if (!value || typeof value !== 'object') return null;
-  const { runId, ending, startedAt } = value as { runId?: unknown; ending?: unknown; startedAt?: unknown };
-  if (typeof runId !== 'string' || typeof ending !== 'string' || !ENDINGS.has(ending)) return null;
-  const run: PendingRun = { runId, ending: ending as ReplyEnding };
+  const { runId, posted, ending, startedAt } = value as { runId?: unknown; posted?: unknown; ending?: unknown; startedAt?: unknown };
+  if (typeof ending !== 'string' || !ENDINGS.has(ending)) return null;
+  let run: PendingRun;
+  if (typeof runId === 'string') run = { runId, ending: ending as ReplyEnding };
+  else {
+    const request = runRequestSchema.safeParse(posted);
+    if (!request.success) return null;
+    run = { posted: request.data, ending: ending as ReplyEnding };
+  }
   if (typeof startedAt === 'number' && Number.isFinite(startedAt)) run.startedAt = startedAt;
   return run;
 }

@@ -295,13 +295,16 @@ export function stopPages(): void {
 }
 
 export interface BridgeScript {
-  respond?: (run: RequestMap['run']['request']['run'], n: number) => RunResponse;
+  /** POST /v1/run as the companion answers it; a promise that never settles is a companion that has not answered yet */
+  respond?: (run: RequestMap['run']['request']['run'], n: number) => RunResponse | Promise<RunResponse>;
   approvals?: Approval[];
   programs?: ProgramItem[];
   /** GET /v1/tools as the companion answers it (the page reads the person's MCP servers' tool names from it) */
   tools?: ToolListing[];
   /** GET /v1/runs/<id> (default: the companion is not reachable) */
   getRun?: (runId: string) => RunResponse;
+  /** every request the page makes, by type, as it is made */
+  asked?: (type: RequestType) => void;
 }
 
 export function start(
@@ -334,10 +337,11 @@ export function start(
   const settings: SiteSettings = { ...defaultSiteSettings('deepseek'), autoRun: true, autoSubmit: true, ...options.settings };
   const bridge: PageBridge = {
     async ask<T extends RequestType>(type: T, request: RequestMap[T]['request']): Promise<RequestMap[T]['response']> {
+      script.asked?.(type);
       if (type === 'run') {
         const run = (request as RequestMap['run']['request']).run;
         runs.push(run);
-        if (script.respond) return script.respond(run, runs.length) as RequestMap[T]['response'];
+        if (script.respond) return (await script.respond(run, runs.length)) as RequestMap[T]['response'];
         return { runId: `run-${runs.length}`, status: 'done', resultText: `RESULT[${run.kind}:${runs.length}]`, auditId: 'a' } as RequestMap[T]['response'];
       }
       if (type === 'approvals') return (script.approvals ?? []) as RequestMap[T]['response'];

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunResponse } from '../../extension/companion/api-types';
+import { BackgroundRefusal } from '../../extension/messaging';
+import { RunLedger } from '../../extension/scanner/blocks';
+import { t } from '../../extension/ui/i18n';
+import { READ, buildPage, chipStates, controllers, memoryArea, start, stopPages, streamReply, until, useWebLocks, type Harness } from './page-harness';
+
+/**
+ * A result the chat is owed is delivered once, or the chip says plainly where it is: across a reload that came before
+ * the companion answered, a browser unpaired meanwhile, and another tab that posted the block.
+ */
+
+afterEach(stopPages);
+
+const CONV = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+
+/** The page reloaded: the same rows drawn again without our chips, and a new page started on them. */
+function reload(rows: string, options: Parameters<typeof start>[1]): Harness {
+  controllers.splice(0).forEach((c) => c.abort());
+  const page = buildPage();
+  page.list.innerHTML = rows;
+  for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+  return start(page, options);
+}
+
+const rowsOf = (row: HTMLElement): string => row.previousElementSibling!.outerHTML + row.outerHTML;
+
+describe('page: a result owed across a reload', () => {
+  it('a tab reloaded before the companion first answered its run posts the same block again and delivers that run once', async () => {
+    const area = memoryArea();
+    // The companion has the run but has not answered POST /v1/run yet when the tab goes away.
+    const first = start(buildPage(), { area, script: { respond: () => new Promise<RunResponse>(() => undefined) } });
+    const row = await streamReply(first, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // Posted again, the same block is answered with the same run (the companion keys it by block).
+    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true }) } });
+    await second.settle();
+    await until(() => second.page.submitted.length === 1, 5_000);
+    expect(second.page.submitted).toEqual(['THE RESULT']);
+    expect(second.runs).toHaveLength(1);
+    const [posted, again] = [first.runs[0]!, second.runs[0]!];
+    expect({ kind: again.kind, text: again.text, context: again.context }).toEqual({ kind: posted.kind, text: posted.text, context: posted.context });
+    expect(again.rerun).toBeUndefined();
+    await until(() => chipStates().includes('done'));
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(second.page.submitted).toHaveLength(1);
+    expect(second.runs).toHaveLength(1);
+  });
+
+  it('a tab opened while another still waits for the companion to answer its run posts nothing; once that tab is closed unanswered, it posts the block again and delivers it', async () => {
+    const locks = useWebLocks();
+    const area = memoryArea();
+    const first = start(buildPage(), { area, script: { respond: () => new Promise<RunResponse>(() => undefined) } });
+    const row = await streamReply(first, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // That tab goes on waiting (its locks stay held) while another tab of the conversation opens.
+    const closeFirst = locks.heldElsewhere();
+    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true }) } });
+    await second.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(second.runs).toEqual([]);
+    expect(second.page.submitted).toEqual([]);
+
+    closeFirst();
+    await until(() => second.page.submitted.length === 1, 5_000);
+    expect(second.page.submitted).toEqual(['THE RESULT']);
+    expect(second.runs).toHaveLength(1);
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
+
+  it('a page reloaded while the browser is not paired says so on the chip, and delivers the result once paired again', async () => {
+    const area = memoryArea();
+    let paired = true;
+    let done = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-long', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse => {
+        // what the background answers once the companion no longer takes the token (client.ts: 401 UNAUTHORIZED)
+        if (!paired) throw new BackgroundRefusal(t('conn.tokenRefused'), 'UNAUTHORIZED');
+        return done ? { runId, status: 'done', resultText: 'RESULT WHEN PAIRED', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' };
+      },
+    };
+    const first = start(buildPage(), { area, script });
+    const row = await streamReply(first, ['Building it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(CONV)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    paired = false;
+    done = true;
+    const second = reload(rowsOf(row), { area, script });
+    await second.settle();
+    const chip = (): Element | null => second.page.list.querySelector('[data-chatbridge-chip]');
+    await until(() => chip()?.getAttribute('data-chatbridge-note')?.includes(t('conn.tokenRefused')) === true);
+    expect(chip()?.getAttribute('data-chatbridge-note')).toBe(t('note.owedUnpaired', [t('conn.tokenRefused')]));
+    expect(second.page.submitted).toEqual([]);
+    expect(Object.values(await new RunLedger(area).pendingRuns(CONV)).map((run) => run.runId)).toEqual(['run-long']);
+
+    // Paired again: the background tells its pages it is connected.
+    paired = true;
+    second.push({ type: 'connection', connection: { state: 'connected', companionUrl: 'http://127.0.0.1:1' } });
+    await until(() => second.page.submitted.length === 1, 5_000);
+    expect(second.page.submitted).toEqual(['RESULT WHEN PAIRED']);
+    expect(second.runs).toEqual([]);
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
+});
