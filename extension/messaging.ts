@@ -34,7 +34,11 @@ export interface RequestMap {
   connection: { request: Record<string, never>; response: ConnectionInfo };
   pair: { request: { code: string; companionUrl?: string }; response: ConnectionInfo };
   unpair: { request: Record<string, never>; response: ConnectionInfo };
-  run: { request: { run: RunRequest }; response: RunResponse };
+  /**
+   * `again`: the block posted again by a page that went away before the companion first answered it (a reload); the
+   * answer is `reused` only when another browser or profile started the run, not this one's first request
+   */
+  run: { request: { run: RunRequest; again?: boolean }; response: RunResponse };
   'get-run': { request: { runId: string }; response: RunResponse };
   approvals: { request: Record<string, never>; response: Approval[] };
   decide: { request: { id: string; decision: ApprovalDecision; argsHash: string }; response: unknown };

@@ -1,6 +1,6 @@
 import type { RequestType } from '../messaging';
 import { generic, siteForHost } from '../sites';
-import type { RunRequest, WsEvent } from './api-types';
+import type { RunRequest, RunResponse, WsEvent } from './api-types';
 
 /**
  * Who asks the background, and what each may ask and hear (pure). A chat page's renderer runs the site's scripts next
@@ -178,6 +178,52 @@ export class RunOwners {
 
   saved(): Record<string, string[]> {
     return Object.fromEntries([...this.owners].map(([runId, origins]) => [runId, [...origins]]));
+  }
+}
+
+/**
+ * The runs this browser's requests started, as against those the companion answered as another's (`reused`: the same
+ * block posted first from another browser or profile paired with it, which puts the result into the chat). A page
+ * that posts a block again because it went away before the first answer came (a reload, content/page-dispatch.ts
+ * followPosted) is answered `reused` for the run its own first request started: that run is this browser's to deliver.
+ */
+export class StartedRuns {
+  private readonly started = new Set<string>();
+
+  constructor(private readonly onChange: (saved: string[]) => void = () => undefined) {}
+
+  /** What a restarted worker saved before; what it learnt since stays. */
+  merge(saved: string[]): void {
+    if (!Array.isArray(saved)) return;
+    const learnt = [...this.started];
+    this.started.clear();
+    for (const runId of [...saved, ...learnt]) if (typeof runId === 'string') this.started.add(runId);
+    this.trim();
+  }
+
+  /**
+   * The companion's answer to a run request of this browser's, as its page reads it. `again`: the page posts the block
+   * again (it went away before the first answer), and hears `reused` only when another browser started the run; any
+   * other request hears it as the companion says it.
+   */
+  answered(result: RunResponse, again = false): RunResponse {
+    if (result.reused !== true) {
+      this.started.delete(result.runId);
+      this.started.add(result.runId);
+      this.trim();
+      this.onChange([...this.started]);
+      return result;
+    }
+    if (!again || !this.started.has(result.runId)) return result;
+    const { reused: _reused, ...own } = result;
+    return own;
+  }
+
+  private trim(): void {
+    for (const oldest of this.started) {
+      if (this.started.size <= KEPT_RUNS) break;
+      this.started.delete(oldest);
+    }
   }
 }
 

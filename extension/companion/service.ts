@@ -16,7 +16,7 @@ import {
 } from '../messaging';
 import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
 import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
-import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
+import { RunOwners, StartedRuns, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
 import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from './client';
 import { onCommand } from './commands';
 import { defineKeptItem } from './kept-item';
@@ -45,6 +45,8 @@ const runOwnersItem = defineKeptItem<Record<string, string[]>>(
   'run-owners',
   storage.defineItem<Record<string, string[]>>('session:run-owners', { fallback: {} }),
 );
+/** the runs this browser's requests started, not another browser's (callers.ts StartedRuns), kept like the owners */
+const startedRunsItem = defineKeptItem<string[]>('started-runs', storage.defineItem<string[]>('session:started-runs', { fallback: [] }));
 const RECENT_RUNS = 50;
 const KEEPALIVE_ALARM = 'chatbridge-keepalive';
 
@@ -67,6 +69,8 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   const owners = new RunOwners((saved) => void runOwnersItem.setValue(saved).catch(() => undefined));
   // A restarted worker must know the runs its pages started before it answers them (a page polls its run).
   const ownersLoaded = runOwnersItem.getValue().then((saved) => owners.merge(saved), () => undefined);
+  const started = new StartedRuns((saved) => void startedRunsItem.setValue(saved).catch(() => undefined));
+  const startedLoaded = startedRunsItem.getValue().then((saved) => started.merge(saved), () => undefined);
   /** program id → its run, for output events (they name only the program) */
   const programRuns = new Map<string, { run: string; site: string; conversationId: string } | null>();
   const learnPrograms = (list: ProgramItem[]): ProgramItem[] => {
@@ -210,15 +214,15 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       await socket.restart();
       return info;
     },
-    run: async ({ run }, sender, caller) => {
+    run: async ({ run, again }, sender, caller) => {
       mustBeOfPage('run', caller, run);
       // An approval this run asks for notifies only when its tab is not in front (notices.ts).
       if (sender.tab) notices.rememberTab(run.context.site, run.context.conversationId, sender.tab);
-      await ownersLoaded;
+      await Promise.all([ownersLoaded, startedLoaded]);
       const answered = caller.kind === 'page' ? owners.asks(caller.origin, run.context.site, run.context.conversationId) : () => undefined;
       let result: RunResponse;
       try {
-        result = await client.run(run);
+        result = started.answered(await client.run(run), again === true);
         if (caller.kind === 'page') owners.own(result.runId, caller.origin);
       } finally {
         answered();

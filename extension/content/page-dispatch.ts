@@ -388,12 +388,19 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (answered !== undefined) return followOwed(conv, startedIn, answered, { record, blocks, keys, ending, startedAt });
       if (!now.some((run) => run?.posted !== undefined) || signal.aborted || startedIn !== ctx.epoch) return;
       setState(record, blocks, 'running');
-      const response = await askWhenReachable(() => bridge.ask('run', { run: posted }), record, blocks);
+      const response = await askWhenReachable(() => bridge.ask('run', { run: posted, again: true }), record, blocks);
       if (response === null) return;
       if ('refused' in response) {
         await ledger.delivered(conv, keys);
         setState(record, blocks, 'failed', response.refused.message);
         return;
+      }
+      // Its first request came second: another browser or profile paired with the companion had posted the block (the
+      // background reads a run this browser started as its own), and that one types the result in.
+      if (response.reused === true) {
+        await ledger.delivered(conv, keys);
+        for (const b of blocks) b.runId = response.runId;
+        return showRunOfAnotherBrowser(record, blocks, response);
       }
       await ledger.startedRun(conv, keys, response.runId, ending, startedAt);
       followOwed(conv, startedIn, response.runId, { record, blocks, keys, ending, startedAt }, false, response);
@@ -574,13 +581,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     if (reply.auto && response.reused === true && !startedHere.has(response.runId)) {
       await ledger.delivered(conv, keys).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
       letGoOfPost();
-      show.note(record, blocks, t('note.ranInAnotherBrowser'));
-      if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
-      const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
-      if (final && !signal.aborted) {
-        finish(record, blocks, final);
-        show.note(record, blocks, t('note.ranInAnotherBrowser'));
-      }
+      await showRunOfAnotherBrowser(record, blocks, response);
       return null;
     }
     startedHere.add(response.runId);
@@ -630,6 +631,17 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       return null;
     }
     return finish(record, blocks, final);
+  };
+
+  /** A run another browser or profile paired with the companion started for these blocks: followed on the chip, typed in there. */
+  const showRunOfAnotherBrowser = async (record: MessageRecord, blocks: TrackedBlock[], response: RunResponse): Promise<void> => {
+    show.note(record, blocks, t('note.ranInAnotherBrowser'));
+    if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
+    const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
+    if (final && !signal.aborted) {
+      finish(record, blocks, final);
+      show.note(record, blocks, t('note.ranInAnotherBrowser'));
+    }
   };
 
   const finish = (record: MessageRecord, blocks: TrackedBlock[], run: RunResponse): string => {

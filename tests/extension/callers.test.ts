@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { RunOwners, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf } from '../../extension/companion/callers';
+import { RunOwners, StartedRuns, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf } from '../../extension/companion/callers';
 import type { RunRequest, WsEvent } from '../../extension/companion/api-types';
 
 const ID = 'abcdefghijklmnopabcdefghijklmnop';
@@ -97,5 +97,26 @@ describe('who hears of a run', () => {
     expect(eventForPages(server)).toEqual({ type: 'mcp-server', server: { name: 'files', transport: 'stdio', state: 'error', tools: 0, restarts: 2, notes: [] } });
     expect(subjectOf({ type: 'tool-progress', runId: 'r9', tool: 't', progress: 1 })).toEqual({ run: 'r9' });
     expect(subjectOf({ type: 'program-output', programId: 'p1', name: 'n', stream: 'stdout', chunk: 'x', offset: 0 })).toEqual({ program: 'p1' });
+  });
+});
+
+describe('which runs this browser started', () => {
+  const answer = (runId: string, reused?: boolean) => ({ runId, status: 'done' as const, resultText: 'R', auditId: 'a', ...(reused ? { reused } : {}) });
+
+  it("a block posted again after a reload is answered as this browser's run when its first request started it, and as another's when that one's came first", () => {
+    let saved: string[] = [];
+    const started = new StartedRuns((list) => (saved = list));
+    expect(started.answered(answer('run-mine'))).toEqual(answer('run-mine'));
+    // posted again (the page went away before the first answer): the companion says reused, the run is this browser's
+    expect(started.answered(answer('run-mine', true), true)).toEqual(answer('run-mine'));
+    // any other request hears the companion's word
+    expect(started.answered(answer('run-mine', true))).toEqual(answer('run-mine', true));
+    // another browser or profile posted this block first
+    expect(started.answered(answer('run-theirs', true), true)).toEqual(answer('run-theirs', true));
+    expect(saved).toEqual(['run-mine']);
+    // a restarted worker knows them again
+    const restarted = new StartedRuns();
+    restarted.merge(saved);
+    expect(restarted.answered(answer('run-mine', true), true)).toEqual(answer('run-mine'));
   });
 });

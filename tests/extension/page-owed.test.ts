@@ -34,8 +34,9 @@ describe('page: a result owed across a reload', () => {
     await until(() => first.runs.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
 
-    // Posted again, the same block is answered with the same run (the companion keys it by block).
-    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true }) } });
+    // Posted again, the same block is answered with the same run (the companion keys it by block); the background
+    // knows its first request started it, so it is this browser's (callers.ts StartedRuns), not marked reused.
+    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' }) } });
     await second.settle();
     await until(() => second.page.submitted.length === 1, 5_000);
     expect(second.page.submitted).toEqual(['THE RESULT']);
@@ -59,7 +60,7 @@ describe('page: a result owed across a reload', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     // That tab goes on waiting (its locks stay held) while another tab of the conversation opens.
     const closeFirst = locks.heldElsewhere();
-    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true }) } });
+    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' }) } });
     await second.settle();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(second.runs).toEqual([]);
@@ -69,6 +70,25 @@ describe('page: a result owed across a reload', () => {
     await until(() => second.page.submitted.length === 1, 5_000);
     expect(second.page.submitted).toEqual(['THE RESULT']);
     expect(second.runs).toHaveLength(1);
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
+
+  it('a tab reloaded before the companion answered, whose block another browser profile had posted first, types nothing in: its chip follows that run', async () => {
+    const area = memoryArea();
+    const first = start(buildPage(), { area, script: { respond: () => new Promise<RunResponse>(() => undefined) } });
+    const row = await streamReply(first, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => first.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // The other browser's run: answered reused, as the background passes on a run this browser did not start.
+    const second = reload(rowsOf(row), { area, script: { respond: () => ({ runId: 'run-x', status: 'done', resultText: 'THEIR RESULT', auditId: 'a', reused: true }) } });
+    await second.settle();
+    await until(() => chipStates().includes('done'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(second.runs).toHaveLength(1);
+    expect(second.page.submitted).toEqual([]);
+    expect(second.page.textarea.value).toBe('');
+    expect(second.page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note')).toBe(t('note.ranInAnotherBrowser'));
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
   });
 
