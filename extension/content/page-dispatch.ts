@@ -633,14 +633,18 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     return finish(record, blocks, final);
   };
 
-  /** A run another browser or profile paired with the companion started for these blocks: followed on the chip, typed in there. */
+  /**
+   * A run another browser or profile paired with the companion started for these blocks: followed on the chip, typed
+   * in there. Nothing here tells whether that browser is still open to do so (another browser's tabs share no lock or
+   * ledger with this one): once the run ends the chip says where its result is, should that one have been closed first.
+   */
   const showRunOfAnotherBrowser = async (record: MessageRecord, blocks: TrackedBlock[], response: RunResponse): Promise<void> => {
     show.note(record, blocks, t('note.ranInAnotherBrowser'));
     if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
     const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
     if (final && !signal.aborted) {
       finish(record, blocks, final);
-      show.note(record, blocks, t('note.ranInAnotherBrowser'));
+      show.note(record, blocks, t('note.ranInAnotherBrowserEnded'));
     }
   };
 

@@ -88,7 +88,7 @@ describe('page: a result owed across a reload', () => {
     expect(second.runs).toHaveLength(1);
     expect(second.page.submitted).toEqual([]);
     expect(second.page.textarea.value).toBe('');
-    expect(second.page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note')).toBe(t('note.ranInAnotherBrowser'));
+    expect(second.page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note')).toBe(t('note.ranInAnotherBrowserEnded'));
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
   });
 
@@ -126,5 +126,27 @@ describe('page: a result owed across a reload', () => {
     expect(second.page.submitted).toEqual(['RESULT WHEN PAIRED']);
     expect(second.runs).toEqual([]);
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
+
+  it('a reply another browser profile ran: once its run ends, the chip here says where the result is should that browser have been closed first', async () => {
+    let done = false;
+    const script = {
+      // the companion had the block from the other browser first: its run, still going
+      respond: (): RunResponse => ({ runId: 'run-x', status: 'running', resultText: '', auditId: 'a', reused: true }),
+      getRun: (runId: string): RunResponse => (done ? { runId, status: 'done', resultText: 'THEIR RESULT', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' }),
+    };
+    const h = start(buildPage(), { area: memoryArea(), script });
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => chipStates().includes('running'));
+    const chip = (): Element | null => h.page.list.querySelector('[data-chatbridge-chip]');
+    expect(chip()?.getAttribute('data-chatbridge-note')).toBe(t('note.ranInAnotherBrowser'));
+    // That browser is closed before the run ends: nothing is typed in here, and the chip says where the result is.
+    done = true;
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-x', status: 'done', resultText: 'THEIR RESULT', auditId: 'a' } } });
+    await until(() => chipStates().includes('done'));
+    expect(chip()?.getAttribute('data-chatbridge-note')).toBe(t('note.ranInAnotherBrowserEnded'));
+    expect(chip()?.getAttribute('data-chatbridge-preview')).toBe('folded');
+    expect(h.page.submitted).toEqual([]);
+    expect(h.runs).toHaveLength(1);
   });
 });
