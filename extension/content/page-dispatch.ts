@@ -174,7 +174,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     setState(record, [tracked], 'running', t('note.ranElsewhere'));
     if (run.status === 'pending') await showApproval(record, [tracked], run.pendingConfirmationId);
     const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
-    if (!final || signal.aborted || followedHere.has(runId)) return;
+    if (signal.aborted || followedHere.has(runId)) return;
+    if (!final) return void (lostRuns.has(runId) && showLost(record, [tracked]));
     finish(record, [tracked], final);
     show.note(record, [tracked], t('note.ranElsewhere'));
   };
@@ -444,14 +445,13 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         // The companion no longer knows the run (its records were cleared), or it is not this page's to read: nothing
         // is owed any more, and the chip says the result is lost rather than offering Run as if it never ran.
         ctx.reportOnce('following a run after a reload failed', run.refused);
-        await ledger.delivered(conv, keys);
-        for (const b of blocks) b.ranBefore = true;
-        setState(record, blocks, 'failed', t('note.runUnknown'));
+        await markLost(conv, record, blocks, keys);
         return;
       }
       if (run.status === 'pending') await showApproval(record, blocks, run.pendingConfirmationId);
       const final = run.status === 'done' || run.status === 'error' ? run : await waitForRun(runId, LONG_RUN_MS);
-      if (!final || signal.aborted) return;
+      if (signal.aborted) return;
+      if (!final) return void (lostRuns.has(runId) && (await markLost(conv, record, blocks, keys)));
       const text = finish(record, blocks, final);
       if (startedIn !== ctx.epoch) return;
       // Run for a reply that was stopped or ended early (Run on its chip): typed in, not sent, as before the reload.
@@ -606,13 +606,19 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         stopFeedback();
         return finish(record, blocks, final);
       }
+      if (lostRuns.has(response.runId)) {
+        stopFeedback();
+        showLost(record, blocks);
+        return null;
+      }
       // Nobody decided in time: the pending answer goes to the chat now, the real result when decided.
       for (const b of blocks) b.note = t('note.pending');
       for (const b of blocks) reply.owed.add(b);
       setState(record, blocks, 'approval', t('note.pending'));
       void waitForRun(response.runId, LONG_RUN_MS).then(async (late) => {
         stopFeedback();
-        if (!late || signal.aborted) return;
+        if (signal.aborted) return;
+        if (!late) return void (lostRuns.has(response.runId) && markLost(conv, record, blocks));
         const text = finish(record, blocks, late);
         await reply.after;
         if (text && ctx.epoch === reply.epoch) {
@@ -627,7 +633,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const final = await waitForRun(response.runId, LONG_RUN_MS);
     stopFeedback();
     if (!final) {
-      setState(record, blocks, 'failed', 'no result from the companion');
+      if (lostRuns.has(response.runId)) showLost(record, blocks);
+      else setState(record, blocks, 'failed', 'no result from the companion');
       return null;
     }
     return finish(record, blocks, final);
@@ -642,10 +649,31 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     show.note(record, blocks, t('note.ranInAnotherBrowser'));
     if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
     const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
-    if (final && !signal.aborted) {
+    if (signal.aborted) return;
+    if (final) {
       finish(record, blocks, final);
       show.note(record, blocks, t('note.ranInAnotherBrowserEnded'));
+    } else if (lostRuns.has(response.runId)) showLost(record, blocks);
+  };
+
+  /**
+   * The companion no longer has the run, or will not show it to this page (it restarted while the run, a read it held
+   * only in memory, went on; its records were cleared): the chip says its result cannot be had, rather than running on
+   * for hours or offering Run as if it never ran.
+   */
+  const showLost = (record: MessageRecord, blocks: TrackedBlock[]): void => {
+    for (const b of blocks) {
+      b.ranBefore = true;
+      b.approval = undefined;
+      b.progress = undefined;
     }
+    setState(record, blocks, 'failed', t('note.runUnknown'));
+  };
+  /** …and the chat is owed nothing of it any more. */
+  const markLost = async (conv: string, record: MessageRecord, blocks: TrackedBlock[], keys = blocks.map((b) => b.key)): Promise<void> => {
+    showLost(record, blocks);
+    await ledger.delivered(conv, keys).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    letGo(blocks);
   };
 
   const finish = (record: MessageRecord, blocks: TrackedBlock[], run: RunResponse): string => {
@@ -671,6 +699,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     setState(record, blocks, 'approval');
   };
 
+  /** Runs the companion answered, while they were waited for, that it no longer has (waitForRun then resolves null). */
+  const lostRuns = new Set<string>();
   const waitForRun = (runId: string, timeoutMs: number): Promise<RunResponse | null> =>
     new Promise((resolve) => {
       let done = false;
@@ -690,8 +720,13 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       runWaiters.set(runId, [...(runWaiters.get(runId) ?? []), onRun]);
       const timer = setTimeout(() => settle(null), timeoutMs);
       // Events can be missed while the socket reconnects; polling the run covers that.
+      // The companion no longer having the run (or not for this page) is an answer too: it never ends now.
       const poll = setInterval(() => {
-        bridge.ask('get-run', { runId }).then(onRun, () => undefined);
+        bridge.ask('get-run', { runId }).then(onRun, (error: unknown) => {
+          if (!(error instanceof BackgroundRefusal && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN'))) return;
+          lostRuns.add(runId);
+          settle(null);
+        });
       }, RUN_POLL_MS);
       signal.addEventListener('abort', () => settle(null), { once: true });
     });

@@ -127,7 +127,9 @@ describe('page: a result owed across a reload', () => {
     expect(second.runs).toEqual([]);
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
   });
+});
 
+describe('page: a result owed while the page stays open', () => {
   it('a reply another browser profile ran: once its run ends, the chip here says where the result is should that browser have been closed first', async () => {
     let done = false;
     const script = {
@@ -149,4 +151,26 @@ describe('page: a result owed across a reload', () => {
     expect(h.page.submitted).toEqual([]);
     expect(h.runs).toHaveLength(1);
   });
+
+  it('a run the companion no longer has once it restarted (a read it held only in memory) ends on a chip that says its result is lost, not one running for hours', async () => {
+    let restarted = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-read', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse => {
+        if (restarted) throw new BackgroundRefusal(`no run "${runId}"`, 'NOT_FOUND');
+        return { runId, status: 'running', resultText: '', auditId: 'a' };
+      },
+    };
+    const area = memoryArea();
+    const h = start(buildPage(), { area, script });
+    await streamReply(h, ['Searching.', { lang: 'mcp-request', code: READ }]);
+    await until(() => chipStates().includes('running'));
+    restarted = true;
+    await until(() => chipStates().includes('failed'), 8_000);
+    expect(h.page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note')).toBe(t('note.runUnknown'));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.runs).toHaveLength(1);
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(CONV)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  }, 15_000);
 });
