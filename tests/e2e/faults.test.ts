@@ -168,6 +168,31 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     await page.close();
   });
 
+  it('tab reloaded before the companion first answered a run (its write waits for approval): the reloaded tab shows that run, and approved it writes once and lands once', async () => {
+    const { id, page } = await conversation();
+    const target = path.join(world.root, 'reload-unanswered.txt');
+    await stream(page, `Writing.\n\n${mcpRequest('call-f03b', 'fs.write', { path: target, mode: 'overwrite', content: 'written once\n' })}\n`, { replaceAtEnd: false });
+    // The companion asks for the approval at once and answers the page a second later: reloaded in between, the page
+    // never heard the run's id.
+    const approvalWaits = async (): Promise<boolean> =>
+      (await world.companion.api<{ approvals: Array<{ conversationId: string; state: string }> }>('GET', '/v1/approvals')).approvals.some(
+        (a) => a.conversationId === id && a.state === 'pending',
+      );
+    await expect.poll(approvalWaits, { timeout: 15_000, interval: 25 }).toBe(true);
+    await page.reload();
+    await page.waitForFunction(() => window.__replica !== undefined);
+
+    await waitForChipState(page, 0, ['approval']);
+    await clickChipAction(page, 0, 'approve');
+    const [message] = await waitForSubmitted(page, 1, 30_000);
+    expect(responseOf(message ?? '')).toEqual({ id: 'call-f03b', text: 'WRITE_SUCCESS' });
+    expect(await readFile(target, 'utf8')).toBe('written once\n');
+    await quietPeriod(3_500);
+    expect(await submitted(page)).toHaveLength(1);
+    expect(await executions(world, id, 'fs.write')).toHaveLength(1);
+    await page.close();
+  });
+
   it('the conversation opened in a second tab while a program runs, then the first tab closed: the result lands once, in the second', async () => {
     const { id, page: first } = await conversation();
     await stream(first, `Running it.\n\n${mcpRequest('call-f05', 'process.run', slowProgram(4_000, 'slow-second-tab-done'))}\n`, { replaceAtEnd: false });
