@@ -6,6 +6,7 @@ import { BackgroundRefusal, type ConnectionInfo } from '../messaging';
 import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunUnit, type SharedStop } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
+import type { MessageKey } from '../ui/i18n';
 import { approvalTitle, approvalWarning } from '../ui/preview-words';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
 import { claimBlocks, holdStopped, keepDecided, shownBlock, stoppedElsewhere, stoppedReplyText } from './page-decide';
@@ -389,7 +390,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (answered !== undefined) return followOwed(conv, startedIn, answered, { record, blocks, keys, ending, startedAt });
       if (!now.some((run) => run?.posted !== undefined) || signal.aborted || startedIn !== ctx.epoch) return;
       setState(record, blocks, 'running');
-      const response = await askWhenReachable(() => bridge.ask('run', { run: posted, again: true }), record, blocks);
+      const response = await askWhenReachable(() => bridge.ask('run', { run: posted, again: true }), record, blocks, refusesRunAgain);
       if (response === null) return;
       if ('refused' in response) {
         await ledger.delivered(conv, keys);
@@ -492,13 +493,14 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
    * two service workers): a result owed to the chat is not given up because nothing answered at the moment the page
    * looked. A browser that is not paired (or whose token the companion no longer takes) is told so on the chip, and asks
    * again once the background is connected (paired again) — or after UNPAIRED_POLL_MS. A refusal that asking again
-   * does not change (the companion has no such run, or it is not this page's) is returned as it is; null once the
-   * page stopped.
+   * does not change (`final`; reading: the companion has no such run, or it is not this page's) is returned as it is;
+   * null once the page stopped.
    */
   const askWhenReachable = async (
     ask: () => Promise<RunResponse>,
     record: MessageRecord,
     blocks: TrackedBlock[],
+    final: (refusal: BackgroundRefusal) => boolean = (refusal) => refusal.code === 'NOT_FOUND' || refusal.code === 'FORBIDDEN',
   ): Promise<RunResponse | { refused: BackgroundRefusal } | null> => {
     let told = false;
     for (;;) {
@@ -511,12 +513,12 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         }
         return answer;
       } catch (error) {
-        if (error instanceof BackgroundRefusal && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return { refused: error };
         if (error instanceof BackgroundRefusal && (error.code === 'NOT_PAIRED' || error.code === 'UNAUTHORIZED')) {
           told = true;
           show.note(record, blocks, t('note.owedUnpaired', [error.message]));
           waitFor = UNPAIRED_POLL_MS;
-        } else ctx.reportOnce('following a run after a reload failed', error);
+        } else if (error instanceof BackgroundRefusal && final(error)) return { refused: error };
+        else ctx.reportOnce('following a run after a reload failed', error);
       }
       if (signal.aborted) return null;
       const paired = connected.promise;
@@ -562,14 +564,25 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // holds the request's lock until the run's id is in the ledger, so no other tab posts it again meanwhile.
     const letGoOfPost = await holdLock(postLockName(run));
     await ledger.postingRun(conv, keys, run, record.ending, reply.stopsBefore.at).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+    /** the first request went unanswered (the background stopped) and this answer is to the same request posted again */
+    let answeredAgain = false;
     try {
       response = await bridge.ask('run', { run });
     } catch (error) {
-      // Refused (or never answered): nothing is owed that a reload could post again — the chip says it failed.
-      await ledger.delivered(conv, keys).catch((failed: unknown) => ctx.reportOnce('updating the run ledger failed', failed));
-      letGoOfPost();
-      setState(record, blocks, 'failed', error instanceof Error ? error.message : String(error));
-      return null;
+      // The background stopped before it answered (its service worker was stopped mid-request; what the background or
+      // the companion refuses is a BackgroundRefusal): the companion may have started the run all the same, so the
+      // request is posted again once the background answers — the companion answers it with the run it has, or starts it.
+      const again = !(error instanceof BackgroundRefusal) && !signal.aborted ? await askWhenReachable(() => bridge.ask('run', { run, again: true }), record, blocks, refusesRunAgain) : null;
+      if (again === null || 'refused' in again) {
+        // Refused: nothing is owed that a reload could post again — the chip says it failed.
+        await ledger.delivered(conv, keys).catch((failed: unknown) => ctx.reportOnce('updating the run ledger failed', failed));
+        letGoOfPost();
+        const failure = again === null ? error : again.refused;
+        setState(record, blocks, 'failed', failure instanceof Error ? failure.message : String(failure));
+        return null;
+      }
+      response = again;
+      answeredAgain = true;
     } finally {
       for (const b of blocks) unanswered.delete(b);
     }
@@ -578,10 +591,12 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // The companion had this very block from another browser or profile paired with it, which the site streamed the
     // reply to as well (this profile's tabs share the ledger and never post a block twice): that one puts the result
     // into the chat. Here the chip follows the run, and nothing is typed in or owed — the chat would get it twice.
+    // So is a run the request posted again was answered with as one started before, where the background never heard
+    // the first answer: the companion does not say whose request started it, so it may be that browser's.
     if (reply.auto && response.reused === true && !startedHere.has(response.runId)) {
       await ledger.delivered(conv, keys).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
       letGoOfPost();
-      await showRunOfAnotherBrowser(record, blocks, response);
+      await showRunOfAnotherBrowser(record, blocks, response, answeredAgain ? ['note.unansweredRun', 'note.unansweredRunEnded'] : undefined);
       return null;
     }
     startedHere.add(response.runId);
@@ -645,14 +660,19 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
    * in there. Nothing here tells whether that browser is still open to do so (another browser's tabs share no lock or
    * ledger with this one): once the run ends the chip says where its result is, should that one have been closed first.
    */
-  const showRunOfAnotherBrowser = async (record: MessageRecord, blocks: TrackedBlock[], response: RunResponse): Promise<void> => {
-    show.note(record, blocks, t('note.ranInAnotherBrowser'));
+  const showRunOfAnotherBrowser = async (
+    record: MessageRecord,
+    blocks: TrackedBlock[],
+    response: RunResponse,
+    [whileRunning, ended]: [MessageKey, MessageKey] = ['note.ranInAnotherBrowser', 'note.ranInAnotherBrowserEnded'],
+  ): Promise<void> => {
+    show.note(record, blocks, t(whileRunning));
     if (response.status === 'pending') await showApproval(record, blocks, response.pendingConfirmationId);
     const final = response.status === 'done' || response.status === 'error' ? response : await waitForRun(response.runId, LONG_RUN_MS);
     if (signal.aborted) return;
     if (final) {
       finish(record, blocks, final);
-      show.note(record, blocks, t('note.ranInAnotherBrowserEnded'));
+      show.note(record, blocks, t(ended));
     } else if (lostRuns.has(response.runId)) showLost(record, blocks);
   };
 
@@ -852,6 +872,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 function postLockName(run: RunRequest): string {
   const { site, conversationId, messageKey } = run.context;
   return `chatbridge:post:${hashText(JSON.stringify([run.kind, site, conversationId, messageKey, run.text]))}`;
+}
+
+/** Posting a block again: only a companion not reachable now is asked again; what it or the background refuses is final. */
+function refusesRunAgain(refusal: BackgroundRefusal): boolean {
+  return refusal.code !== 'UNREACHABLE';
 }
 
 function newSignalPromise(): { promise: Promise<void>; resolve: () => void } {

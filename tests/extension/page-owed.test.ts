@@ -174,3 +174,51 @@ describe('page: a result owed while the page stays open', () => {
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
   }, 15_000);
 });
+
+describe('page: a run whose request the background never answered', () => {
+  /** what a content script's sendMessage rejects with when the background's service worker stops before it answered */
+  const CHANNEL_CLOSED = 'A listener indicated an asynchronous response by returning true, but the message channel closed before a response was received';
+
+  it('the service worker stopped before its answer, the block is posted again once the background answers: a run it starts then is delivered once', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), {
+      area,
+      script: {
+        respond: (_run, n) => {
+          if (n === 1) throw new Error(CHANNEL_CLOSED);
+          return { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' };
+        },
+      },
+    });
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => h.page.submitted.length === 1, 8_000);
+    expect(h.page.submitted).toEqual(['THE RESULT']);
+    expect(h.runs).toHaveLength(2);
+    expect(h.runs[1]).toEqual(h.runs[0]);
+    await until(() => chipStates().includes('done'));
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(CONV)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  }, 15_000);
+
+  it('…and one the companion had already (it may be another browser\'s) is followed on the chip, typed in nowhere by itself, its result shown there', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), {
+      area,
+      script: {
+        respond: (_run, n) => {
+          if (n === 1) throw new Error(CHANNEL_CLOSED);
+          return { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true };
+        },
+      },
+    });
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => chipStates().includes('done'), 8_000);
+    const chip = h.page.list.querySelector('[data-chatbridge-chip]');
+    expect(chip?.getAttribute('data-chatbridge-note')).toBe(t('note.unansweredRunEnded'));
+    expect(chip?.getAttribute('data-chatbridge-preview')).toBe('folded');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.runs).toHaveLength(2);
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  }, 15_000);
+});
