@@ -38,14 +38,15 @@ export function loadPolicy(options: LoadPolicyOptions): Policy {
       throw new ToolError('INVALID_INPUT', `config file ${file} is not valid JSON: ${jsonErrorWhere(text, error)}`);
     }
   }
-  const config = parseConfig(raw, options.configFile ? resolve(options.cwd, options.configFile) : 'config');
+  const source = options.configFile ? resolve(options.cwd, options.configFile) : 'config';
+  const config = parseConfig(raw, source);
   const rootInputs =
     options.roots && options.roots.length > 0
       ? options.roots.map((root) => ({ root, base: options.cwd, key: '--root' }))
       : config.roots.length > 0
         ? config.roots.map((root, i) => ({ root, base: configDir, key: `roots[${i}]` }))
         : [{ root: options.cwd, base: options.cwd, key: 'cwd' }];
-  return policyFromConfig(config, rootInputs);
+  return policyFromConfig(config, rootInputs, source);
 }
 
 /** Validates a parsed config object; the message lists every issue. */
@@ -74,7 +75,8 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       rule = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
       break;
     case 'invalid_type':
-      rule = `must be ${issue.expected}`;
+      // zod's names for two of them are no words a person reads in JSON: "must be record", "must be int"
+      rule = `must be ${issue.expected === 'record' ? 'an object' : issue.expected === 'int' ? 'an integer' : issue.expected}`;
       break;
     case 'too_small':
       rule = `must be ${issue.inclusive === false ? '>' : '≥'} ${String(issue.minimum)}${issue.origin === 'string' ? ' characters long' : ''}`;
@@ -110,9 +112,15 @@ interface RootInput {
   key: string;
 }
 
-/** Realpaths the roots and compiles the redaction patterns; the config must already be valid. */
-export function policyFromConfig(config: Config, roots: RootInput[]): Policy {
-  const problems: string[] = [];
+/**
+ * Realpaths the roots and compiles the redaction patterns; the config must already be valid. `source` names the
+ * config file the problems are in, as parseConfig's message does; a root given with --root (or the folder the
+ * command was typed in) is no part of it, and its problem says so: "config is invalid: --root: …" sent a person
+ * to look for a mistake in a config file they may not have.
+ */
+export function policyFromConfig(config: Config, roots: RootInput[], source = 'config'): Policy {
+  const problems: Array<{ line: string; from: string }> = [];
+  const fromWhere = (key: string): string => (key === '--root' ? '--root' : key === 'cwd' ? 'the folder the command was typed in' : source);
   const resolvedRoots: string[] = [];
   for (const { root, base, key } of roots) {
     const expanded = fromHomeFolder(root);
@@ -120,24 +128,27 @@ export function policyFromConfig(config: Config, roots: RootInput[]): Policy {
     try {
       const real = realpathSync(absolute);
       if (!statSync(real).isDirectory()) {
-        problems.push(`${key}: value ${JSON.stringify(root)} — a root must be a directory`);
+        problems.push({ line: `${key}: value ${JSON.stringify(root)} — a root must be a directory`, from: fromWhere(key) });
         continue;
       }
       if (!resolvedRoots.includes(real)) resolvedRoots.push(real);
     } catch {
-      problems.push(`${key}: value ${JSON.stringify(root)} — root ${absolute} does not exist`);
+      problems.push({ line: `${key}: value ${JSON.stringify(root)} — root ${absolute} does not exist`, from: fromWhere(key) });
     }
   }
   const redact: RegExp[] = [...BUILTIN_REDACTIONS];
-  config.redact.forEach((source, i) => {
+  config.redact.forEach((pattern, i) => {
     try {
-      redact.push(new RegExp(source, 'g'));
+      redact.push(new RegExp(pattern, 'g'));
     } catch (error) {
-      problems.push(`redact[${i}]: value ${JSON.stringify(source)} — not a valid regular expression (${(error as Error).message})`);
+      problems.push({ line: `redact[${i}]: value ${JSON.stringify(pattern)} — not a valid regular expression (${(error as Error).message})`, from: source });
     }
   });
   if (problems.length > 0) {
-    throw new ToolError('INVALID_INPUT', `config is invalid:\n${problems.map((l) => `  - ${l}`).join('\n')}`, { issues: problems });
+    const sections = [...new Set(problems.map((p) => p.from))].map(
+      (from) => `${from} is invalid:\n${problems.filter((p) => p.from === from).map((p) => `  - ${p.line}`).join('\n')}`,
+    );
+    throw new ToolError('INVALID_INPUT', sections.join('\n'), { issues: problems.map((p) => p.line) });
   }
   return { ...config, roots: resolvedRoots, redact, reserved: [] };
 }
