@@ -93,7 +93,7 @@ export function parseStartArgs(args: string[]): StartOptions {
         options.build = false;
         break;
       default:
-        throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)} for start; see chatbridge --help`);
+        throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)} for start; see ${commandHow('--help')}`);
     }
   }
   return options;
@@ -162,9 +162,9 @@ async function call(client: Client, method: 'GET' | 'POST', path: string, body?:
 /** The arguments of a command that takes at most `max` plain values (no options); throws naming the first extra one. */
 function plainArgs(command: string, args: string[], max: number): string[] {
   const option = args.find((arg) => arg.startsWith('-'));
-  if (option !== undefined) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(option)} for ${command}; see chatbridge --help`);
+  if (option !== undefined) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(option)} for ${command}; see ${commandHow('--help')}`);
   if (args.length > max) {
-    throw new ToolError('INVALID_INPUT', `${command} takes ${max === 0 ? 'no arguments' : `at most ${max} argument`}; ${JSON.stringify(args[max])} is one too many; see chatbridge --help`);
+    throw new ToolError('INVALID_INPUT', `${command} takes ${max === 0 ? 'no arguments' : `at most ${max} argument`}; ${JSON.stringify(args[max])} is one too many; see ${commandHow('--help')}`);
   }
   return args;
 }
@@ -175,7 +175,7 @@ export function parseAuditArgs(args: string[]): { limit: number } {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const inline = arg.startsWith('--limit=') ? arg.slice('--limit='.length) : undefined;
-    if (arg !== '--limit' && inline === undefined) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)} for audit; see chatbridge --help`);
+    if (arg !== '--limit' && inline === undefined) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)} for audit; see ${commandHow('--help')}`);
     const raw = inline ?? args[++i];
     if (raw === undefined || raw === '') throw new ToolError('INVALID_INPUT', '--limit needs a value');
     limit = Number(raw);

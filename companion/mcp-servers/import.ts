@@ -5,6 +5,7 @@ import { canonicalJson } from '../approvals/args-hash';
 import { readHandEditedText } from '../hand-edited-file';
 import { kindOf, parseMcpServer } from './config';
 import { serverNameProblem, suggestServerName } from './names';
+import { commandHow } from '../how-to-run';
 
 /**
  * `chatbridge mcp import`: the MCP servers a person already set up for their desktop clients, found in the
@@ -105,7 +106,7 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   if (variable !== undefined) {
     const shown = variable.length > 40 ? `${variable.slice(0, 38)}…}` : variable;
     return {
-      problem: `it uses ${shown}, a variable its client fills in when it starts the server; chatbridge does not, so the server would get the text as written. Add it by hand with \`chatbridge mcp add\`, with the value`,
+      problem: `it uses ${shown}, a variable its client fills in when it starts the server; chatbridge does not, so the server would get the text as written. Add it by hand with ${commandHow('mcp add')}, with the value`,
     };
   }
   const entry: Record<string, unknown> = {};
@@ -231,7 +232,7 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
             ...notes,
             same
               ? `already ${where}`
-              : `a different server is ${where} as ${name}; add this one by hand under another name (chatbridge mcp add)`,
+              : `a different server is ${where} as ${name}; add this one by hand under another name (${commandHow('mcp add')})`,
           ],
         });
         continue;

@@ -9,6 +9,7 @@ import { isPlainWord, parseMcpServer, parseMcpServers, specCredentials, type Mcp
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
 import { desktopConfigSources, planImport, type ImportCandidate } from './import';
 import { shownUrl } from './shown-url';
+import { commandHow } from '../how-to-run';
 
 /**
  * `chatbridge mcp …` (issue 11 §1): list, add, remove and import the person's MCP servers. Edits the config file
@@ -93,7 +94,7 @@ function parseFlags(args: string[]): Flags {
         flags.yes = true;
         break;
       default:
-        if (arg.startsWith('-')) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)}; see chatbridge mcp --help`);
+        if (arg.startsWith('-')) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)}; see ${commandHow('mcp --help')}`);
         flags.positional.push(arg);
     }
   }
@@ -165,7 +166,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     case 'import':
       return importServers(parseFlags(rest), io);
     default:
-      throw new ToolError('INVALID_INPUT', `unknown mcp command ${JSON.stringify(sub)}; see chatbridge mcp --help`);
+      throw new ToolError('INVALID_INPUT', `unknown mcp command ${JSON.stringify(sub)}; see ${commandHow('mcp --help')}`);
   }
 }
 
@@ -178,7 +179,7 @@ async function list(flags: Flags, io: McpCommandIo): Promise<number> {
     // and a list of the running ones alone said 'no MCP servers configured' right after an add
     const running = new Set(live.map((server) => server.name));
     const added = Object.keys(servers).filter((name) => !running.has(name));
-    if (live.length === 0 && added.length === 0) io.out(`no MCP servers configured (add one with chatbridge mcp add, or chatbridge mcp import)`);
+    if (live.length === 0 && added.length === 0) io.out(`no MCP servers configured (add one with ${commandHow('mcp add')}, or ${commandHow('mcp import')})`);
     for (const server of live) {
       io.out(`${server.name}  ${server.state}  ${server.tools} tool${server.tools === 1 ? '' : 's'}  ${server.transport}${server.restarts > 0 ? `  restarts: ${server.restarts}` : ''}`);
       if (server.lastError) io.out(`    last error: ${server.lastError}`);
@@ -195,7 +196,7 @@ async function list(flags: Flags, io: McpCommandIo): Promise<number> {
   }
   const parsed = parseMcpServers(servers);
   if (Object.keys(servers).length === 0) {
-    io.out(`no MCP servers in ${file} (add one with chatbridge mcp add, or chatbridge mcp import)`);
+    io.out(`no MCP servers in ${file} (add one with ${commandHow('mcp add')}, or ${commandHow('mcp import')})`);
     return 0;
   }
   io.out(`${file} (chatbridge is not running; states show once it is):`);
@@ -206,8 +207,8 @@ async function list(flags: Flags, io: McpCommandIo): Promise<number> {
 
 async function add(flags: Flags, io: McpCommandIo): Promise<number> {
   const [name, ...extra] = flags.positional;
-  if (!name) throw new ToolError('INVALID_INPUT', 'chatbridge mcp add NAME -- COMMAND [ARGS...]  or  chatbridge mcp add NAME --url URL');
-  if (extra.length > 0) throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(extra[0])}; put the command after "--": chatbridge mcp add ${name} -- ${extra.join(' ')}`);
+  if (!name) throw new ToolError('INVALID_INPUT', 'npx chatbridge mcp add NAME -- COMMAND [ARGS...]  or  npx chatbridge mcp add NAME --url URL');
+  if (extra.length > 0) throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(extra[0])}; put the command after "--": npx chatbridge mcp add ${name} -- ${extra.join(' ')}`);
   let entry: Record<string, unknown>;
   if (flags.url !== undefined) {
     if (flags.command.length > 0 || flags.env.length > 0 || flags.cwd) throw new ToolError('INVALID_INPUT', 'a server is either a URL (--url) or a program (-- COMMAND), not both');
@@ -216,7 +217,7 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
     if (flags.headers.length > 0) entry.headers = Object.fromEntries(flags.headers.map((h) => splitPair(h, ':', '--header')));
   } else {
     const [command, ...commandArgs] = flags.command;
-    if (!command) throw new ToolError('INVALID_INPUT', `say how to start ${name}: chatbridge mcp add ${name} -- COMMAND [ARGS...] (or --url URL)`);
+    if (!command) throw new ToolError('INVALID_INPUT', `say how to start ${name}: npx chatbridge mcp add ${name} -- COMMAND [ARGS...] (or --url URL)`);
     if (flags.headers.length > 0 || flags.sse) throw new ToolError('INVALID_INPUT', '--header and --sse are for a server added with --url');
     entry = { command, args: commandArgs };
     if (flags.env.length > 0) entry.env = Object.fromEntries(flags.env.map((e) => splitPair(e, '=', '--env')));
@@ -238,7 +239,7 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
   const file = configFile(flags, io);
   const config = readConfigObject(file);
   const servers = serversOf(config, file);
-  if (Object.hasOwn(servers, name)) throw new ToolError('CONFLICT', `${name} is already configured in ${file}; remove it first (chatbridge mcp remove ${name})`);
+  if (Object.hasOwn(servers, name)) throw new ToolError('CONFLICT', `${name} is already configured in ${file}; remove it first (${commandHow(`mcp remove ${name}`)})`);
   writeConfigObject(file, { ...config, mcpServers: { ...servers, [name]: entry } });
   io.out(`added ${name} to ${file}: ${describeSpec(checked.spec)}`);
   io.out(`its tools will be named ${name}.<tool>; every call asks for approval unless its "policy" says otherwise. Restart chatbridge to start it.`);
@@ -247,7 +248,7 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
 
 async function remove(flags: Flags, io: McpCommandIo): Promise<number> {
   const [name] = flags.positional;
-  if (!name) throw new ToolError('INVALID_INPUT', 'chatbridge mcp remove NAME');
+  if (!name) throw new ToolError('INVALID_INPUT', 'npx chatbridge mcp remove NAME');
   const file = configFile(flags, io);
   const config = readConfigObject(file);
   const servers = serversOf(config, file);
@@ -305,7 +306,7 @@ async function importServers(flags: Flags, io: McpCommandIo): Promise<number> {
     return 0;
   }
   if (!flags.yes) {
-    io.out(`nothing was written; run chatbridge mcp import --yes to add ${toAdd.length === 1 ? 'it' : `these ${toAdd.length}`} to ${file}`);
+    io.out(`nothing was written; run ${commandHow('mcp import --yes')} to add ${toAdd.length === 1 ? 'it' : `these ${toAdd.length}`} to ${file}`);
     return 0;
   }
   const added = Object.fromEntries(toAdd.map((c) => [c.name, c.entry]));

@@ -53,7 +53,7 @@ describe('chatbridge mcp add / list / remove', () => {
   it('with no config yet, list says so', async () => {
     const { code, out } = await cli('mcp', 'list');
     expect(code).toBe(0);
-    expect(out).toBe(`no MCP servers in ${configFile} (add one with chatbridge mcp add, or chatbridge mcp import)`);
+    expect(out).toBe(`no MCP servers in ${configFile} (add one with \`npx chatbridge mcp add\` in the chatbridge folder, or \`npx chatbridge mcp import\` in the chatbridge folder)`);
   });
 
   it('add NAME -- CMD ARGS writes <home>/config.json (0600), keeping other keys; list shows it', async () => {
@@ -104,8 +104,8 @@ describe('chatbridge mcp add / list / remove', () => {
   it.each([
     [['mcp', 'add', 'filesystem', '--', 'npx', 'x'], 2, /"filesystem" is reserved/],
     [['mcp', 'add', 'a.b', '--', 'npx', 'x'], 2, /"a\.b" is not a valid server name/],
-    [['mcp', 'add', 'x'], 2, /say how to start x: chatbridge mcp add x -- COMMAND/],
-    [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--": chatbridge mcp add x -- npx pkg/],
+    [['mcp', 'add', 'x'], 2, /say how to start x: npx chatbridge mcp add x -- COMMAND/],
+    [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--": npx chatbridge mcp add x -- npx pkg/],
     [['mcp', 'add', 'x', '--url', 'ftp://a'], 2, /must be an http:\/\/ or https:\/\/ URL/],
     [['mcp', 'add', 'x', '--env', 'NOEQUALS', '--', 'npx'], 2, /--env "NOEQUALS" must look like KEY=value/],
     [['mcp', 'add', 'x', '--start-timeout-ms', '10', '--', 'npx'], 2, /mcpServers\.x\.startTimeoutMs: value 10 — must be ≥ 1000/],
@@ -142,7 +142,7 @@ describe('chatbridge mcp add / list / remove', () => {
     expect((await cli('mcp', 'add', 'two', '--', 'b')).code).toBe(0);
     const again = await cli('mcp', 'add', 'one', '--', 'c');
     expect(again.code).toBe(1);
-    expect(again.err).toContain(`one is already configured in ${configFile}; remove it first (chatbridge mcp remove one)`);
+    expect(again.err).toContain(`one is already configured in ${configFile}; remove it first (\`npx chatbridge mcp remove one\` in the chatbridge folder)`);
     const removed = await cli('mcp', 'remove', 'one');
     expect(removed.out).toBe(`removed one from ${configFile}. Restart chatbridge to stop it.`);
     expect(Object.keys(config().mcpServers as object)).toEqual(['two']);
@@ -278,9 +278,9 @@ describe('chatbridge mcp import', () => {
     // the same server in two clients is one server; a different one under a taken name is not merged
     expect(out).toContain('= memory  from Cursor');
     expect(out).toMatch(/= memory {2}from Cursor\n\s+already imported from Claude Desktop\n/);
-    expect(out).toMatch(/! memory {2}from Claude Code\n\s+a different server is imported from Claude Desktop as memory; add this one by hand under another name \(chatbridge mcp add\)/);
+    expect(out).toMatch(/! memory {2}from Claude Code\n\s+a different server is imported from Claude Desktop as memory; add this one by hand under another name \(`npx chatbridge mcp add` in the chatbridge folder\)/);
     expect(out).not.toContain('/home/x/memory.jsonl');
-    expect(out).toContain(`nothing was written; run chatbridge mcp import --yes to add these 5 to ${configFile}`);
+    expect(out).toContain(`nothing was written; run \`npx chatbridge mcp import --yes\` in the chatbridge folder to add these 5 to ${configFile}`);
     expect(() => readFileSync(configFile)).toThrow();
   });
 
