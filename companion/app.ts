@@ -10,6 +10,7 @@ import {
   runRequestSchema,
   type ApiError,
 } from '../shared/api';
+import { MAX_AUDIT_LIMIT } from '../shared/audit-limit';
 import { ToolError, type ErrorCode } from '../shared/errors';
 import { createApprovalStore, type ApprovalStore } from './approvals/store';
 import { createAuditLog, type AuditLog } from './audit/audit-log';
@@ -332,7 +333,7 @@ export function createApp(deps: AppDeps): CompanionApp {
 
   app.get('/v1/journal', async (c) => c.json({ entries: await journal.list(limitParam(c, 50, 1000)) }));
   app.post('/v1/journal/:id/undo', async (c) => c.json({ entry: await journal.undo(c.req.param('id')) }));
-  app.get('/v1/audit', async (c) => c.json({ records: await audit.recent(limitParam(c, 50, 10_000)) }));
+  app.get('/v1/audit', async (c) => c.json({ records: await audit.recent(limitParam(c, 50, MAX_AUDIT_LIMIT)) }));
   app.get('/v1/tools', (c) => c.json({ tools: listAllTools(mcpServers) }));
   app.get('/v1/mcp-servers', (c) => c.json({ servers: (mcpServers?.health() ?? []).map((server) => shownHealth(server, policy)) }));
   app.get('/v1/programs', (c) => c.json({ programs: deps.processes.list() }));

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { McpServerHealth } from '../shared/api';
+import { MAX_AUDIT_LIMIT } from '../shared/audit-limit';
 import { DEFAULT_PORT } from '../shared/default-port';
 import { ToolError } from '../shared/errors';
 import { revealHidden } from '../shared/reveal-hidden';
@@ -22,7 +23,7 @@ Usage:
   chatbridge pair       Ask the running companion for a new pairing code.
   chatbridge status     Is the companion running, on which port, is an extension paired.
   chatbridge undo [ID]  Undo a journal entry (default: the latest applied one).
-  chatbridge audit [--limit N]  Print the latest audit records.
+  chatbridge audit [--limit N]  Print the latest audit records (default 20, at most ${MAX_AUDIT_LIMIT}).
   chatbridge mcp list|add|remove|import   Your own MCP servers (chatbridge mcp --help).
   chatbridge --help
 
@@ -169,7 +170,11 @@ function plainArgs(command: string, args: string[], max: number): string[] {
   return args;
 }
 
-/** `audit`'s flags: `--limit N` (or `--limit=N`), a positive integer; anything else is refused naming it. */
+/**
+ * `audit`'s flags: `--limit N` (or `--limit=N`), an integer from 1 to what the companion returns at most; anything
+ * else is refused naming it. A larger one was sent on, and the companion's answer named its query parameter
+ * (`limit "20000"`), not the option the person typed, with the exit code of a failure rather than of a usage error.
+ */
 export function parseAuditArgs(args: string[]): { limit: number } {
   let limit = 20;
   for (let i = 0; i < args.length; i++) {
@@ -179,7 +184,9 @@ export function parseAuditArgs(args: string[]): { limit: number } {
     const raw = inline ?? args[++i];
     if (raw === undefined || raw === '') throw new ToolError('INVALID_INPUT', '--limit needs a value');
     limit = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(limit) || limit < 1) throw new ToolError('INVALID_INPUT', `--limit ${raw} must be a positive integer`);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
+      throw new ToolError('INVALID_INPUT', `--limit ${raw} must be a positive integer no larger than ${MAX_AUDIT_LIMIT}`);
+    }
   }
   return { limit };
 }
