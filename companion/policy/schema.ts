@@ -28,7 +28,18 @@ export const limitsSchema = z
     maxOutputBytes: z.number().int().positive().default(1024 * 1024).describe('per stream of one program'),
     maxListEntries: z.number().int().positive().default(2_000),
   })
-  .strict();
+  .strict()
+  // every timeout is cut to maxTimeoutMs (tools/run-program.ts, plans, MCP calls): a default above it was taken and
+  // never held, with nothing said
+  .superRefine((limits, ctx) => {
+    if (limits.defaultTimeoutMs > limits.maxTimeoutMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaultTimeoutMs'],
+        message: `must be ≤ limits.maxTimeoutMs (${limits.maxTimeoutMs}), the longest any call may take: raise maxTimeoutMs too`,
+      });
+    }
+  });
 
 export const siteOverrideSchema = z
   .object({

@@ -62,3 +62,22 @@ describe('chatbridge start refuses with a message that says where the mistake is
     expect(err).not.toMatch(/must be (record|int)\b/);
   });
 });
+
+describe('limits that cannot hold together', () => {
+  it('a defaultTimeoutMs above maxTimeoutMs is refused naming both, instead of being cut to the maximum unsaid', async () => {
+    const file = join(base, 'timeouts.json');
+    writeFileSync(file, JSON.stringify({ limits: { defaultTimeoutMs: 900_000 } }));
+    const { code, err } = await refusedStart(['--config', file], 'home-timeouts');
+    expect(code).toBe(2);
+    expect(err).toContain(`chatbridge: ${file} is invalid:\n  - limits.defaultTimeoutMs: value 900000 — must be ≤ limits.maxTimeoutMs (600000)`);
+  });
+
+  it('one within it, or a maximum raised with it, starts', async () => {
+    const file = join(base, 'timeouts-raised.json');
+    writeFileSync(file, JSON.stringify({ limits: { defaultTimeoutMs: 900_000, maxTimeoutMs: 900_000 }, roots: ['/definitely/not/here'] }));
+    // the limits pass; what stops this start is the root, named alone
+    const { err } = await refusedStart(['--config', file], 'home-timeouts-raised');
+    expect(err).not.toContain('limits.');
+    expect(err).toContain('roots[0]: value "/definitely/not/here"');
+  });
+});
