@@ -14,7 +14,7 @@ import { START_HOW, commandHow } from './how-to-run';
  */
 export const HELP = `chatbridge — run the tool blocks a chat model writes, on your machine, under your policy
 
-Usage:
+Usage (in a clone, type these in its folder as \`npm start -- [options]\` and \`npx chatbridge <command>\`):
   chatbridge start [--root DIR]... [--port N] [--config FILE] [--token T] [--no-build]
       Start the companion on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
       Roots default to the current directory. Prints the extension folder to load, the port and a pairing code.

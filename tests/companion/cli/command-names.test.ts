@@ -44,6 +44,11 @@ describe('the commands a message tells a person to run are ones they can type', 
     for (const command of commands) expect(command, output).toMatch(/^npx chatbridge /);
   });
 
+  it('--help, whose lines say "chatbridge start" and "chatbridge pair", says how to type them in a clone', async () => {
+    const help = await cli('--help');
+    expect(help).toContain('`npm start -- [options]` and `npx chatbridge <command>`');
+  });
+
   it('mcp import names the command that writes what it showed, and how to add a server by hand', async () => {
     const claudeDesktop = join(fakeHome, '.config', 'Claude');
     mkdirSync(claudeDesktop, { recursive: true });
