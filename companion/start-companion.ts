@@ -74,7 +74,7 @@ export interface ServeOptions {
 
 /**
  * The companion's one listening socket: HTTP, `/ws` and `/mcp` on 127.0.0.1, with request timeouts. Resolves with
- * the server once it listens; a listen error (EADDRINUSE) rejects.
+ * the server once it listens; a listen error (EADDRINUSE, EACCES) rejects.
  */
 export function serveCompanion(options: ServeOptions): Promise<ServerType> {
   return new Promise<ServerType>((resolvePromise, reject) => {
@@ -178,13 +178,19 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
   companion.tokens.addEphemeral(cliToken);
 
   const wss = createWebSocketServer();
+  const pickAnother = `pick another with ${io.env.npm_lifecycle_event === 'start' ? 'npm start -- --port N' : '--port N'} (0 = any free port)`;
   const server = await serveCompanion({ fetch: companion.app.fetch, port: options.port, wss }).catch((error: NodeJS.ErrnoException) => {
-    throw error.code === 'EADDRINUSE'
-      ? new ToolError(
-          'CONFLICT',
-          `port ${options.port} is in use — is chatbridge already running (${commandHow('status')})? Or pick another with ${io.env.npm_lifecycle_event === 'start' ? 'npm start -- --port N' : '--port N'} (0 = any free port)`,
-        )
-      : error;
+    if (error.code === 'EADDRINUSE') {
+      throw new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (${commandHow('status')})? Or ${pickAnother}`);
+    }
+    // `--port 80` as a person, not an administrator: Node said only "listen EACCES: permission denied 127.0.0.1:80"
+    if (error.code === 'EACCES') {
+      throw new ToolError(
+        'FORBIDDEN',
+        `port ${options.port} may not be opened by this user (on most systems a port below 1024 needs administrator rights; the default is ${DEFAULT_PORT}): ${pickAnother}`,
+      );
+    }
+    throw error;
   });
   port = (server.address() as AddressInfo).port;
 

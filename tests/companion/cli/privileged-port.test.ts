@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * `npm start -- --port 80` typed by a person who is not an administrator: the real CLI, run as an unprivileged user
+ * (as `nobody` when the suite runs as root), meets the kernel's refusal. Where every user may open low ports
+ * (ip_unprivileged_port_start lowered, as in some containers) there is nothing to refuse, and the test says so.
+ */
+const repo = resolve(__dirname, '../../..');
+const PORT = 80;
+const asRoot = process.getuid?.() === 0;
+const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((path) => existsSync(path));
+const lowestOpenPort = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8').trim());
+  } catch {
+    return 1024;
+  }
+})();
+/** as root, the test runs the CLI as nobody: only where nobody can read this checkout and its node_modules */
+const nobodyReads = (): boolean =>
+  runuser !== undefined &&
+  spawnSync(runuser, ['-u', 'nobody', '--', 'test', '-r', join(repo, 'node_modules', 'tsx', 'package.json')]).status === 0 &&
+  spawnSync(runuser, ['-u', 'nobody', '--', 'test', '-r', join(repo, 'companion', 'main.ts')]).status === 0;
+const refusable = process.platform === 'linux' && lowestOpenPort > PORT && (!asRoot || nobodyReads());
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'cb-low-port-')));
+// the unprivileged user makes its own data directory here, and reads this folder as its root
+chmodSync(base, 0o777);
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+describe('a port this user may not open', () => {
+  it.skipIf(!refusable)(`--port ${PORT} is refused naming the port, the rule and what to do instead`, () => {
+    const command = [process.execPath, join(repo, 'bin', 'chatbridge.js'), 'start', '--port', String(PORT), '--no-build', '--root', base];
+    const env = { PATH: process.env.PATH ?? '', HOME: base, CHATBRIDGE_HOME: join(base, 'data') };
+    const result = asRoot
+      ? spawnSync(runuser as string, ['-u', 'nobody', '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command], { encoding: 'utf8', timeout: 60_000 })
+      : spawnSync(command[0] as string, command.slice(1), { env, encoding: 'utf8', timeout: 60_000 });
+    expect(result.stdout).not.toContain('pairing code');
+    expect(result.stderr).toContain(`chatbridge: port ${PORT} may not be opened by this user (on most systems a port below 1024 needs administrator rights; the default is 17890): pick another with --port N (0 = any free port)`);
+    expect(result.stderr).not.toContain('EACCES');
+    expect(result.status).toBe(1);
+  });
+});
