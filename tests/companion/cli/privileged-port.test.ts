@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,12 +33,23 @@ chmodSync(base, 0o777);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('a port this user may not open', () => {
-  it.skipIf(!refusable)(`--port ${PORT} is refused naming the port, the rule and what to do instead`, () => {
+  // one start of the real CLI, which loads the whole companion before it listens
+  it.skipIf(!refusable)(`--port ${PORT} is refused naming the port, the rule and what to do instead`, { timeout: 90_000 }, async () => {
     const command = [process.execPath, join(repo, 'bin', 'chatbridge.js'), 'start', '--port', String(PORT), '--no-build', '--root', base];
     const env = { PATH: process.env.PATH ?? '', HOME: base, CHATBRIDGE_HOME: join(base, 'data') };
-    const result = asRoot
-      ? spawnSync(runuser as string, ['-u', 'nobody', '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command], { encoding: 'utf8', timeout: 60_000 })
-      : spawnSync(command[0] as string, command.slice(1), { env, encoding: 'utf8', timeout: 60_000 });
+    const [program, ...args] = asRoot ? [runuser as string, '-u', 'nobody', '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command] : command;
+    const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolvePromise) => {
+      const child = spawn(program as string, args, { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => {
+        stdout += String(d);
+        // it listened after all: stopped, and the expectations below say what it printed
+        if (stdout.includes('pairing code')) child.kill('SIGTERM');
+      });
+      child.stderr.on('data', (d) => (stderr += String(d)));
+      child.on('exit', (status) => resolvePromise({ status, stdout, stderr }));
+    });
     expect(result.stdout).not.toContain('pairing code');
     expect(result.stderr).toContain(`chatbridge: port ${PORT} may not be opened by this user (on most systems a port below 1024 needs administrator rights; the default is 17890): pick another with --port N (0 = any free port)`);
     expect(result.stderr).not.toContain('EACCES');
