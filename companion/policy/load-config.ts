@@ -64,10 +64,13 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   const value = valueAt(raw, issue.path);
   let rule: string;
   switch (issue.code) {
-    case 'unrecognized_keys':
+    case 'unrecognized_keys': {
+      // a misspelt key ("maxFileSize", "mode") is most often one of these: naming them saves a trip to the README
+      const known = knownKeysAt(configSchema, issue.path);
       return `${path === '(top level)' ? 'top level' : path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
         .map((k) => `"${k}"`)
-        .join(', ')} — not a setting here`;
+        .join(', ')} — not a setting here${known.length > 0 ? `; the settings here are ${known.join(', ')}` : ''}`;
+    }
     case 'invalid_key':
       // a record's key (a site id under `sites`): the key is the value the rule is about
       return `${path}: key ${JSON.stringify(String(issue.path.at(-1)))} — ${issue.issues.map((inner) => inner.message).join('; ')}`;
@@ -88,6 +91,23 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       rule = issue.message;
   }
   return `${path}: value ${describeValue(value)} — ${rule}`;
+}
+
+/** The keys the object schema at `path` takes (through defaults, optionals, pipes and records); [] where none is known. */
+function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.core.$ZodType | undefined = schema;
+  let rest = [...path];
+  while (current !== undefined) {
+    const def = current._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType; valueType?: z.core.$ZodType; element?: z.core.$ZodType; shape?: Record<string, z.core.$ZodType> };
+    if (def.type === 'default' || def.type === 'optional' || def.type === 'nullable') current = def.innerType;
+    else if (def.type === 'pipe') current = def.in;
+    else if (rest.length === 0) return def.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+    else if (def.type === 'object' && def.shape) [current, rest] = [def.shape[String(rest[0])], rest.slice(1)];
+    else if (def.type === 'record') [current, rest] = [def.valueType, rest.slice(1)];
+    else if (def.type === 'array') [current, rest] = [def.element, rest.slice(1)];
+    else return [];
+  }
+  return [];
 }
 
 /** The value a zod issue points at, for messages that name the value. */

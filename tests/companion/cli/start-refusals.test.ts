@@ -81,3 +81,17 @@ describe('limits that cannot hold together', () => {
     expect(err).toContain('roots[0]: value "/definitely/not/here"');
   });
 });
+
+describe('a misspelt key', () => {
+  it('is refused naming the keys its place takes, at the top level and inside', async () => {
+    const file = join(base, 'typos.json');
+    writeFileSync(file, JSON.stringify({ mode: { write: 'auto' }, limits: { maxFileSize: 1024 }, sites: { deepseek: { modes: { run: 'deny' } } } }));
+    const { code, err } = await refusedStart(['--config', file], 'home-typos');
+    expect(code).toBe(2);
+    expect(err).toContain('top level: unknown key "mode" — not a setting here; the settings here are roots, deny, modes, allowCommands,');
+    expect(err).toContain(
+      'limits: unknown key "maxFileSize" — not a setting here; the settings here are maxFileBytes, maxResultChars, maxMatches, defaultTimeoutMs, maxTimeoutMs, maxOutputBytes, maxListEntries',
+    );
+    expect(err).toContain('sites.deepseek.modes: unknown key "run" — not a setting here; the settings here are read, write, delete, exec');
+  });
+});
