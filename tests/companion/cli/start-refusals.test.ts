@@ -72,7 +72,7 @@ describe('limits that cannot hold together', () => {
     expect(err).toContain(`chatbridge: ${file} is invalid:\n  - limits.defaultTimeoutMs: value 900000 — must be ≤ limits.maxTimeoutMs (600000)`);
   });
 
-  it('one within it, or a maximum raised with it, starts', async () => {
+  it('a maximum raised with it is taken: what stops that start is its missing root alone', async () => {
     const file = join(base, 'timeouts-raised.json');
     writeFileSync(file, JSON.stringify({ limits: { defaultTimeoutMs: 900_000, maxTimeoutMs: 900_000 }, roots: ['/definitely/not/here'] }));
     // the limits pass; what stops this start is the root, named alone
