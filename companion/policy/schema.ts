@@ -18,28 +18,32 @@ export const modesSchema = z
   })
   .strict();
 
+/** The default timeout when the config names none: a minute, or `maxTimeoutMs` when that is set lower. */
+const DEFAULT_TIMEOUT_MS = 60_000;
+
 export const limitsSchema = z
   .object({
     maxFileBytes: z.number().int().positive().default(10 * 1024 * 1024).describe('largest file read or written'),
     maxResultChars: z.number().int().positive().default(20_000).describe('characters of one result a model reads'),
     maxMatches: z.number().int().positive().default(500).describe('most search hits'),
-    defaultTimeoutMs: z.number().int().positive().default(60_000),
+    defaultTimeoutMs: z.number().int().positive().optional(),
     maxTimeoutMs: z.number().int().positive().default(600_000),
     maxOutputBytes: z.number().int().positive().default(1024 * 1024).describe('per stream of one program'),
     maxListEntries: z.number().int().positive().default(2_000),
   })
   .strict()
-  // every timeout is cut to maxTimeoutMs (tools/run-program.ts, plans, MCP calls): a default above it was taken and
-  // never held, with nothing said
+  // every timeout is cut to maxTimeoutMs (tools/run-program.ts, plans, MCP calls): a default written above it was taken
+  // and never held, with nothing said; the built-in default follows a maxTimeoutMs set below it
   .superRefine((limits, ctx) => {
-    if (limits.defaultTimeoutMs > limits.maxTimeoutMs) {
+    if (limits.defaultTimeoutMs !== undefined && limits.defaultTimeoutMs > limits.maxTimeoutMs) {
       ctx.addIssue({
         code: 'custom',
         path: ['defaultTimeoutMs'],
         message: `must be ≤ limits.maxTimeoutMs (${limits.maxTimeoutMs}), the longest any call may take: raise maxTimeoutMs too`,
       });
     }
-  });
+  })
+  .transform((limits) => ({ ...limits, defaultTimeoutMs: limits.defaultTimeoutMs ?? Math.min(DEFAULT_TIMEOUT_MS, limits.maxTimeoutMs) }));
 
 export const siteOverrideSchema = z
   .object({

@@ -51,6 +51,13 @@ describe('loadPolicy', () => {
     expect(loadPolicy({ cwd: dir, configFile: file, roots: [dir] }).roots).toEqual([dir]);
   });
 
+  it('the default timeout is a minute, or the maximum when only a lower maximum is set; one written above the maximum is refused', () => {
+    expect(parseConfig({}).limits).toMatchObject({ defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000 });
+    expect(parseConfig({ limits: { maxTimeoutMs: 400 } }).limits).toMatchObject({ defaultTimeoutMs: 400, maxTimeoutMs: 400 });
+    expect(parseConfig({ limits: { defaultTimeoutMs: 300, maxTimeoutMs: 400 } }).limits.defaultTimeoutMs).toBe(300);
+    expect(() => parseConfig({ limits: { defaultTimeoutMs: 500, maxTimeoutMs: 400 } })).toThrow(/limits\.defaultTimeoutMs: value 500 — must be ≤ limits\.maxTimeoutMs \(400\)/);
+  });
+
   it('a missing root is a clear error naming it', () => {
     const error = errorOf(() => loadPolicy({ cwd: dir, roots: [join(dir, 'nope')] }));
     expect(error.code).toBe('INVALID_INPUT');
