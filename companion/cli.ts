@@ -225,9 +225,25 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
         const options = parseStartArgs(rest);
         // The server's modules are loaded for `start` only: every other command is a short HTTP call or a config edit.
         const { startCompanion } = await import('./start-companion');
-        const running = await startCompanion(options, io);
+        // The signals are heard from before the start: one that came between its last line and handlers set after it
+        // (a service manager's SIGTERM as soon as it read the pairing code) ended the process with no shutdown.
+        let shutdown: (() => Promise<void>) | undefined;
         let stopping = false;
+        const shutDown = (stopNow: () => Promise<void>): void => {
+          void stopNow().then(
+            () => process.exit(0),
+            (error: unknown) => {
+              io.err(`shutdown failed: ${String(error)}`);
+              process.exit(1);
+            },
+          );
+        };
         const stop = (signal: string) => {
+          if (stopping && !shutdown) {
+            // a second one while the start still runs (a journal recovery on a slow disk): the person means it
+            io.out(`${signal}: stopping before the start finished`);
+            process.exit(1);
+          }
           // A second Ctrl-C (or a SIGTERM after it) must not end the process with a change half applied: the
           // shutdown already under way waits for running changes to finish and stops the programs.
           if (stopping) {
@@ -236,18 +252,16 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
           }
           stopping = true;
           io.out(`${signal}: stopping programs and shutting down…`);
-          void running.shutdown().then(
-            () => process.exit(0),
-            (error: unknown) => {
-              io.err(`shutdown failed: ${String(error)}`);
-              process.exit(1);
-            },
-          );
+          // during the start: shut down as soon as it has finished
+          if (shutdown) shutDown(shutdown);
         };
         process.on('SIGINT', () => stop('SIGINT'));
         process.on('SIGTERM', () => stop('SIGTERM'));
         // the terminal window closed: the programs run in their own process groups, which the hangup does not reach
         process.on('SIGHUP', () => stop('SIGHUP'));
+        const running = await startCompanion(options, io);
+        shutdown = running.shutdown;
+        if (stopping) shutDown(shutdown);
         return -1;
       }
       case 'status': {

@@ -73,7 +73,7 @@ describe('one companion per data dir', () => {
   it('the data dir is free again after a clean shutdown and after a SIGKILL; a lock naming another process instance is taken over', async () => {
     ws = makeWorkspace('cb-fault-relock-');
     const first = await start();
-    // its signal handlers are in place once it has printed everything
+    // its signal handlers are in place from before it starts (a SIGTERM right after the pairing code once killed it)
     await waitUntil('the pairing code is printed', () => first.output().includes('pairing code:'));
     await first.stop();
     expect(await first.exited).toEqual({ code: 0, signal: null });
