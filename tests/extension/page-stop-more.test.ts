@@ -25,6 +25,24 @@ async function end(h: Harness): Promise<void> {
   await h.settle();
 }
 
+/** The reply ends: nothing of it ran or was sent, and its chip says it was stopped. */
+async function endsStopped(h: Harness): Promise<void> {
+  await end(h);
+  await wait(100);
+  expect(h.runs).toEqual([]);
+  expect(h.page.submitted).toEqual([]);
+  await until(() => chips()[0]?.getAttribute('data-chatbridge-note') === t('note.stopped'));
+}
+
+/** The site draws the reply the model wrote (a read), at the end of the list. */
+async function drawReply(h: Harness): Promise<void> {
+  const { row, answer } = assistantRow();
+  renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+  h.page.list.append(row);
+  h.clock.now += 50;
+  await h.settle();
+}
+
 describe('page: a Stop held for the reply the page draws after it, or draws again', () => {
   it("the person's message drawn and the stop control shown a moment before the Stop, their scan still spaced out: the reply drawn after it is stopped", async () => {
     const h = start(buildPage());
@@ -46,16 +64,8 @@ describe('page: a Stop held for the reply the page draws after it, or draws agai
     await wait(20);
     pressStop(h);
     // What the model wrote before the Stop reached it is drawn afterwards.
-    const { row, answer } = assistantRow();
-    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
-    h.page.list.append(row);
-    h.clock.now += 50;
-    await h.settle();
-    await end(h);
-    await wait(100);
-    expect(h.runs).toEqual([]);
-    expect(h.page.submitted).toEqual([]);
-    await until(() => chips()[0]?.getAttribute('data-chatbridge-note') === t('note.stopped'));
+    await drawReply(h);
+    await endsStopped(h);
   });
 
   it("Stop pressed before the reply's row is drawn, the page then drawing the person's message again (a new element for it): the reply drawn after it is stopped", async () => {
@@ -71,16 +81,8 @@ describe('page: a Stop held for the reply the page draws after it, or draws agai
     h.clock.now += 50;
     mine.replaceWith(userRow('do it'));
     await h.settle();
-    const { row, answer } = assistantRow();
-    renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
-    h.page.list.append(row);
-    h.clock.now += 50;
-    await h.settle();
-    await end(h);
-    await wait(100);
-    expect(h.runs).toEqual([]);
-    expect(h.page.submitted).toEqual([]);
-    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+    await drawReply(h);
+    await endsStopped(h);
   });
 
   it("Stop pressed before the reply's row is drawn, the row then drawn before its answer (DeepSeek tells a reply by its answer): the reply is stopped", async () => {
@@ -104,11 +106,7 @@ describe('page: a Stop held for the reply the page draws after it, or draws agai
     row.append(answer);
     h.clock.now += 50;
     await h.settle();
-    await end(h);
-    await wait(100);
-    expect(h.runs).toEqual([]);
-    expect(h.page.submitted).toEqual([]);
-    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+    await endsStopped(h);
   });
 
   it('the reply the person stopped, mounted anew by the list while the page still shows its Stop: still stopped — and a reply written afresh in its place after a Stop is not', async () => {
@@ -129,11 +127,7 @@ describe('page: a Stop held for the reply the page draws after it, or draws agai
     renderReply(again.answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs']);
     row.replaceWith(again.row);
     await h.settle();
-    await end(h);
-    await wait(100);
-    expect(h.runs).toEqual([]);
-    expect(h.page.submitted).toEqual([]);
-    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+    await endsStopped(h);
 
     // The person has the reply written again (a new row in its place, other text): it runs as usual.
     h.page.setGenerating(true);
