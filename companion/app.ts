@@ -26,7 +26,7 @@ import { redact, redactFromNowOn, withOwnSecrets } from './policy/redact';
 import { approvalWaitFor } from './policy/decide';
 import type { Policy } from './policy/schema';
 import { blockJob, type PlanRunners } from './runs/block-job';
-import { blockKey, createRunManager, responseOf, type RunManager } from './runs/run-manager';
+import { blockKey, createRunManager, responseOf, tokenDigest, type RunManager } from './runs/run-manager';
 import { createRunStore } from './runs/run-store';
 import type { ToolHandlers } from './runs/tool-call';
 import { listAllTools } from './runs/tool-list';
@@ -292,9 +292,12 @@ export function createApp(deps: AppDeps): CompanionApp {
   app.post('/v1/run', async (c) => {
     const request = await readJson(c, runRequestSchema);
     const job = blockJob(request, { policy, tools: deps.tools, plans: deps.plans, version, ...(mcpServers ? { external: mcpServers } : {}) });
-    const { run, reused } = runs.start(job, { rerun: request.rerun === true });
+    // whose request this is: a repost of a block is told whether its own token's request started the run
+    const token = bearerToken(c.req.header('authorization'));
+    const by = token === undefined ? undefined : tokenDigest(token);
+    const { run, reused } = runs.start(job, { rerun: request.rerun === true, ...(by !== undefined ? { by } : {}) });
     const record = await runs.wait(run, request.waitMs ?? approvalWaitFor(policy, request.context.site));
-    return c.json(responseOf(record, reused));
+    return c.json(responseOf(record, reused, by));
   });
 
   app.get('/v1/runs/:id', (c) => {

@@ -92,6 +92,12 @@ export const runResponseSchema = z.object({
   pendingConfirmationId: z.string().optional(),
   /** this exact block was posted before; this is the earlier run, nothing ran twice */
   reused: z.boolean().optional(),
+  /**
+   * With `reused`: whether the earlier request came with the token this one does (the same paired browser, whose first
+   * answer was lost to a reload or a stopped service worker: it delivers the result) or another's (another browser or
+   * profile paired with the companion started the run and delivers it). Absent on a run no token is known to have started.
+   */
+  startedByYou: z.boolean().optional(),
 });
 export type RunResponse = z.infer<typeof runResponseSchema>;
 

@@ -54,7 +54,8 @@ export interface RunManagerDeps {
 
 export interface RunManager {
   /** starts the job, or finds the run that already answered this key */
-  start(job: Job, options?: { rerun?: boolean }): { run: LiveRun; reused: boolean };
+  /** `by`: the digest of the token whose request starts it (tokenDigest), kept on the run to answer a repost with */
+  start(job: Job, options?: { rerun?: boolean; by?: string }): { run: LiveRun; reused: boolean };
   /**
    * Waits until the run is final, or `waitMs` has passed and the run waits for approval (→ pending). A run that is
    * executing past the wait is awaited up to `holdMs`, then answered as `running`.
@@ -78,7 +79,16 @@ export function blockKey(parts: { kind: string; site: string; conversationId: st
   return hash('sha256', JSON.stringify([parts.kind, parts.site, parts.conversationId, parts.messageKey, textHash]), 'hex');
 }
 
-export function responseOf(record: RunRecord, reused?: boolean): RunResponse {
+/**
+ * What a run keeps of the token whose request started it: enough to tell that token from another paired browser's, not
+ * enough to use (a salted digest, not the sha256 the token store keeps, so the run log holds nothing that store checks).
+ */
+export function tokenDigest(token: string): string {
+  return hash('sha256', `chatbridge run starter\0${token}`, 'base64url').slice(0, 22);
+}
+
+/** `askedBy`: the digest of the token asking, for a reused run (its answer says whether that token started it). */
+export function responseOf(record: RunRecord, reused?: boolean, askedBy?: string): RunResponse {
   return {
     runId: record.runId,
     status: record.status,
@@ -86,6 +96,7 @@ export function responseOf(record: RunRecord, reused?: boolean): RunResponse {
     auditId: record.auditId,
     ...(record.pendingConfirmationId ? { pendingConfirmationId: record.pendingConfirmationId } : {}),
     ...(reused ? { reused: true } : {}),
+    ...(reused && record.startedBy !== undefined && askedBy !== undefined ? { startedByYou: record.startedBy === askedBy } : {}),
   };
 }
 
@@ -105,7 +116,7 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
     for (const listener of [...run.changed]) listener();
   }
 
-  function start(job: Job, options: { rerun?: boolean } = {}): { run: LiveRun; reused: boolean } {
+  function start(job: Job, options: { rerun?: boolean; by?: string } = {}): { run: LiveRun; reused: boolean } {
     if (job.key) {
       const existing = options.rerun ? undefined : deps.store.byKey(job.key);
       if (existing) {
@@ -124,6 +135,7 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       site: job.site,
       conversationId: job.conversationId,
       messageKey: job.messageKey,
+      ...(options.by !== undefined ? { startedBy: options.by } : {}),
       status: 'running',
       resultText: '',
       auditId,

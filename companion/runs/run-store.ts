@@ -21,6 +21,8 @@ export const runRecordSchema = z.object({
   resultText: z.string(),
   auditId: z.string(),
   pendingConfirmationId: z.string().optional(),
+  /** who posted the request that started the run: a digest of its bearer token (run-manager tokenDigest), never the token */
+  startedBy: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -409,6 +409,36 @@ describe('idempotent runs', () => {
     expect(w.runs['fs.write']).toBe(1);
   });
 
+  it('a block posted again is told whether its own token started the run: the same browser delivers it, another paired browser follows it', async () => {
+    const w = world({ config: { modes: { write: 'auto' } } });
+    const other = w.companion.tokens.issue('another browser');
+    const text = mcpCall('c1', 'fs.write', { path: join(w.root, 'whose.txt'), mode: 'append', content: 'x' });
+    const first = await run(w, 'mcp-request', text);
+    expect(first.startedByYou).toBeUndefined();
+    const mine = await run(w, 'mcp-request', text);
+    expect(mine).toMatchObject({ runId: first.runId, reused: true, startedByYou: true });
+    const res = await w.post('/v1/run', { kind: 'mcp-request', text, context: context(), waitMs: 100 }, other);
+    expect((await res.json()) as RunResponse).toMatchObject({ runId: first.runId, reused: true, startedByYou: false });
+    expect(readFileSync(join(w.root, 'whose.txt'), 'utf8')).toBe('x');
+    // the run log keeps a digest of the starter's token, never the token
+    const log = readdirSync(w.home).filter((name) => name.startsWith('runs')).map((name) => readFileSync(join(w.home, name), 'utf8')).join('');
+    expect(log).toContain(first.runId);
+    expect(log).not.toContain(w.token);
+  });
+
+  it('whose request started a run holds across a restart of the app over the same home', async () => {
+    const w1 = makeWorld({ config: { modes: { write: 'auto' } } });
+    const other = w1.companion.tokens.issue('another browser');
+    const text = mcpCall('c1', 'fs.write', { path: join(w1.root, 'whose.txt'), mode: 'append', content: 'x' });
+    const res = await w1.post('/v1/run', { kind: 'mcp-request', text, context: context(), waitMs: 100 }, other);
+    const first = (await res.json()) as RunResponse;
+    await w1.close();
+    const w2 = world({ config: { modes: { write: 'auto' } }, reuse: { base: w1.base } });
+    expect(await run(w2, 'mcp-request', text)).toMatchObject({ runId: first.runId, reused: true, startedByYou: false });
+    const again = await w2.post('/v1/run', { kind: 'mcp-request', text, context: context(), waitMs: 100 }, other);
+    expect((await again.json()) as RunResponse).toMatchObject({ runId: first.runId, reused: true, startedByYou: true });
+  });
+
   it('a different messageKey or conversation is a different call', async () => {
     const w = world({ config: { modes: { write: 'auto' } } });
     const text = mcpCall('c1', 'fs.write', { path: join(w.root, 'twice.txt'), mode: 'append', content: 'x' });
