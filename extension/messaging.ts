@@ -35,7 +35,8 @@ export interface RequestMap {
   pair: { request: { code: string; companionUrl?: string }; response: ConnectionInfo };
   unpair: { request: Record<string, never>; response: ConnectionInfo };
   /**
-   * `again`: the block posted again by a page that went away before the companion first answered it (a reload); the
+   * `again`: the block posted again by a page that went away before the companion first answered it (a reload), or whose
+   * background stopped before giving that answer; the
    * answer is `reused` only when another browser or profile started the run, not this one's first request
    */
   run: { request: { run: RunRequest; again?: boolean }; response: RunResponse };

@@ -185,7 +185,10 @@ export class RunOwners {
  * The runs this browser's requests started, as against those the companion answered as another's (`reused`: the same
  * block posted first from another browser or profile paired with it, which puts the result into the chat). A page
  * that posts a block again because it went away before the first answer came (a reload, content/page-dispatch.ts
- * followPosted) is answered `reused` for the run its own first request started: that run is this browser's to deliver.
+ * followPosted) or because the service worker stopped before it answered is answered `reused` for the run its own
+ * first request started: that run is this browser's to deliver. The companion says so (`startedByYou`: the repost
+ * came with the token the first request did), which holds where this worker never heard the first answer; the runs
+ * kept here say so too for a run started before this browser was paired again (a new token).
  */
 export class StartedRuns {
   private readonly started = new Set<string>();
@@ -203,8 +206,8 @@ export class StartedRuns {
 
   /**
    * The companion's answer to a run request of this browser's, as its page reads it. `again`: the page posts the block
-   * again (it went away before the first answer), and hears `reused` only when another browser started the run; any
-   * other request hears it as the companion says it.
+   * again (it went away before the first answer, or the worker stopped before giving it), and hears `reused` only when
+   * another browser started the run; any other request hears it as the companion says it.
    */
   answered(result: RunResponse, again = false): RunResponse {
     if (result.reused !== true) {
@@ -214,8 +217,12 @@ export class StartedRuns {
       this.onChange([...this.started]);
       return result;
     }
-    if (!again || !this.started.has(result.runId)) return result;
-    const { reused: _reused, ...own } = result;
+    if (!again || (result.startedByYou !== true && !this.started.has(result.runId))) return result;
+    const { reused: _reused, startedByYou: _startedByYou, ...own } = result;
+    this.started.delete(result.runId);
+    this.started.add(result.runId);
+    this.trim();
+    this.onChange([...this.started]);
     return own;
   }
 

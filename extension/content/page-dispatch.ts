@@ -591,12 +591,15 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     // The companion had this very block from another browser or profile paired with it, which the site streamed the
     // reply to as well (this profile's tabs share the ledger and never post a block twice): that one puts the result
     // into the chat. Here the chip follows the run, and nothing is typed in or owed — the chat would get it twice.
-    // So is a run the request posted again was answered with as one started before, where the background never heard
-    // the first answer: the companion does not say whose request started it, so it may be that browser's.
+    // A request posted again because the background never gave the first answer hears `reused` only for that browser's
+    // run: the companion tells the background whether this browser's token started it (callers.ts StartedRuns), and one
+    // it did is this page's to deliver. A run whose starter the companion does not know (logged before it kept them)
+    // may be either's: followed, its chip says so.
     if (reply.auto && response.reused === true && !startedHere.has(response.runId)) {
       await ledger.delivered(conv, keys).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
       letGoOfPost();
-      await showRunOfAnotherBrowser(record, blocks, response, answeredAgain ? ['note.unansweredRun', 'note.unansweredRunEnded'] : undefined);
+      const unknown = answeredAgain && response.startedByYou === undefined;
+      await showRunOfAnotherBrowser(record, blocks, response, unknown ? ['note.unansweredRun', 'note.unansweredRunEnded'] : undefined);
       return null;
     }
     startedHere.add(response.runId);

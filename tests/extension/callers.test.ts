@@ -119,4 +119,15 @@ describe('which runs this browser started', () => {
     restarted.merge(saved);
     expect(restarted.answered(answer('run-mine', true), true)).toEqual(answer('run-mine'));
   });
+
+  it("a block posted again after the worker stopped before the first answer is this browser's run when the companion says its token started it", () => {
+    let saved: string[] = [];
+    // a worker that never heard the first answer: the companion's word is all there is
+    const started = new StartedRuns((list) => (saved = list));
+    expect(started.answered({ ...answer('run-unheard', true), startedByYou: true }, true)).toEqual(answer('run-unheard'));
+    expect(saved).toEqual(['run-unheard']);
+    expect(started.answered({ ...answer('run-theirs', true), startedByYou: false }, true)).toEqual({ ...answer('run-theirs', true), startedByYou: false });
+    // a first request that is not a repost hears the companion's word as it is
+    expect(started.answered({ ...answer('run-other', true), startedByYou: true })).toEqual({ ...answer('run-other', true), startedByYou: true });
+  });
 });

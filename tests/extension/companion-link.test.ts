@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from '../../extension/companion/client';
 import { CompanionSocket, HEARTBEAT_MS, type ConnectionState } from '../../extension/companion/socket';
+import { StartedRuns } from '../../extension/companion/callers';
 import type { WsEvent } from '../../extension/companion/api-types';
 import { ProgramOutputBuffer } from '../../extension/content/program-output';
 import { runRequest, startCompanionProcess } from '../../bench/companion-process';
@@ -359,6 +360,34 @@ describe('unpairing', { timeout: 30_000 }, () => {
     useLocale('zh_CN');
     expect(companionRefusal(away, 'unpair')).toMatch(/^令牌没有忘记：本地助手没有吊销它/);
     useLocale('en');
+  });
+});
+
+describe('a block posted again', { timeout: 30_000 }, () => {
+  it("after the service worker stopped before the companion answered is this browser's run to deliver, and another paired browser's repost is told it is not its own", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-repost-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const root = path.join(dir, 'root');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'a.txt'), 'hello\n');
+    const companion = await startCompanionProcess({ root, home: path.join(dir, 'home') });
+    cleanups.push(() => companion.stop());
+    const base = `http://127.0.0.1:${companion.port}`;
+    const pairBrowser = async (): Promise<ReturnType<typeof createCompanionClient>> => {
+      const { code } = (await (await fetch(`${base}/v1/pair/code`, { method: 'POST', headers: { authorization: `Bearer ${companion.token}` } })).json()) as { code: string };
+      const token = await createCompanionClient({ baseUrl: async () => base, token: async () => '' }).pair(code);
+      return createCompanionClient({ baseUrl: async () => base, token: async () => token });
+    };
+    const [thisBrowser, otherBrowser] = [await pairBrowser(), await pairBrowser()];
+    const block = { ...runRequest('fs.read', { path: path.join(root, 'a.txt') }), kind: 'mcp-request' as const };
+    // the first request reached the companion; the worker that sent it stopped before the answer, so nothing heard it
+    const first = await thisBrowser.run(block);
+    // the worker started again knows nothing of it: the companion's answer to the page's repost says whose run it is
+    const again = new StartedRuns().answered(await thisBrowser.run(block), true);
+    expect(again).toMatchObject({ runId: first.runId, status: 'done' });
+    expect(again.reused).toBeUndefined();
+    const theirs = new StartedRuns().answered(await otherBrowser.run(block), true);
+    expect(theirs).toMatchObject({ runId: first.runId, reused: true, startedByYou: false });
   });
 });
 

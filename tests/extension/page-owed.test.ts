@@ -200,21 +200,25 @@ describe('page: a run whose request the background never answered', () => {
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
   }, 15_000);
 
-  it('…and one the companion had already (it may be another browser\'s) is followed on the chip, typed in nowhere by itself, its result shown there', async () => {
+  it.each([
+    ['another browser started (the companion says so)', { startedByYou: false }, 'note.ranInAnotherBrowserEnded'],
+    ['the companion cannot say who started (a run it logged before it kept that)', {}, 'note.unansweredRunEnded'],
+  ] as const)('…and one the companion had already that %s is followed on the chip, typed in nowhere by itself, its result shown there', async (_name, whose, note) => {
     const area = memoryArea();
     const h = start(buildPage(), {
       area,
       script: {
         respond: (_run, n) => {
           if (n === 1) throw new Error(CHANNEL_CLOSED);
-          return { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true };
+          // what the background passes on: it answers a run this browser's token started as its own (callers.ts StartedRuns)
+          return { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a', reused: true, ...whose };
         },
       },
     });
     await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
     await until(() => chipStates().includes('done'), 8_000);
     const chip = h.page.list.querySelector('[data-chatbridge-chip]');
-    expect(chip?.getAttribute('data-chatbridge-note')).toBe(t('note.unansweredRunEnded'));
+    expect(chip?.getAttribute('data-chatbridge-note')).toBe(t(note));
     expect(chip?.getAttribute('data-chatbridge-preview')).toBe('folded');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.page.submitted).toEqual([]);
