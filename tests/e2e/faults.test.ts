@@ -19,6 +19,7 @@ import {
   fencedBody,
   openConversation,
   quietPeriod,
+  serviceWorkerStopper,
   stopServiceWorker,
   stream,
   submitted,
@@ -186,6 +187,32 @@ describeE2E('browser-side faults: every block runs once and its result lands onc
     await clickChipAction(page, 0, 'approve');
     const [message] = await waitForSubmitted(page, 1, 30_000);
     expect(responseOf(message ?? '')).toEqual({ id: 'call-f03b', text: 'WRITE_SUCCESS' });
+    expect(await readFile(target, 'utf8')).toBe('written once\n');
+    await quietPeriod(3_500);
+    expect(await submitted(page)).toHaveLength(1);
+    expect(await executions(world, id, 'fs.write')).toHaveLength(1);
+    await page.close();
+  });
+
+  it('service worker stopped before the companion first answered a run (its write waits for approval): approved, it writes once and lands once', async () => {
+    const { id, page } = await conversation();
+    const target = path.join(world.root, 'sw-unanswered.txt');
+    const stopWorker = await serviceWorkerStopper(world);
+    await page.bringToFront();
+    await stream(page, `Writing.\n\n${mcpRequest('call-f03c', 'fs.write', { path: target, mode: 'overwrite', content: 'written once\n' })}\n`, { replaceAtEnd: false });
+    // The companion asks for the approval at once and answers a second later: the worker stopped in between never
+    // hears the run's id, and the page posts the block again, which the companion says this browser's token started.
+    const approvalWaits = async (): Promise<boolean> =>
+      (await world.companion.api<{ approvals: Array<{ conversationId: string; state: string }> }>('GET', '/v1/approvals')).approvals.some(
+        (a) => a.conversationId === id && a.state === 'pending',
+      );
+    await expect.poll(approvalWaits, { timeout: 15_000, interval: 25 }).toBe(true);
+    await stopWorker();
+
+    await waitForChipState(page, 0, ['approval']);
+    await clickChipAction(page, 0, 'approve');
+    const [message] = await waitForSubmitted(page, 1, 30_000);
+    expect(responseOf(message ?? '')).toEqual({ id: 'call-f03c', text: 'WRITE_SUCCESS' });
     expect(await readFile(target, 'utf8')).toBe('written once\n');
     await quietPeriod(3_500);
     expect(await submitted(page)).toHaveLength(1);

@@ -720,6 +720,11 @@ export function quietPeriod(ms = 4_000): Promise<void> {
  * does not talk to the background, so only the chat page can wake the worker again), and waits until it is down.
  */
 export async function stopServiceWorker(world: World): Promise<void> {
+  await (await serviceWorkerStopper(world))();
+}
+
+/** The same, made ready beforehand: the stop it returns comes within a moment (before an answer due in a second). */
+export async function serviceWorkerStopper(world: World): Promise<() => Promise<void>> {
   const options = await world.browser.context.newPage();
   await options.goto(`chrome-extension://${world.browser.extensionId}/options.html`);
   const cdp = await world.browser.context.newCDPSession(options);
@@ -728,8 +733,10 @@ export async function stopServiceWorker(world: World): Promise<void> {
     for (const version of event.versions) statuses.push(version.runningStatus);
   });
   await cdp.send('ServiceWorker.enable');
-  await cdp.send('ServiceWorker.stopAllWorkers');
-  await expect.poll(() => statuses.includes('stopped'), { timeout: 10_000 }).toBe(true);
-  await cdp.detach();
-  await options.close();
+  return async () => {
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await expect.poll(() => statuses.includes('stopped'), { timeout: 10_000 }).toBe(true);
+    await cdp.detach();
+    await options.close();
+  };
 }
