@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { describeValue, valueAt } from '../policy/load-config';
-import { modeSchema, type Mode } from '../policy/schema';
+import { aboveMaxTimeout, modeSchema, type Mode } from '../policy/schema';
 import { serverNameProblem } from './names';
 import { looksLikeKey, shownUrl } from './shown-url';
 import { fromHomeFolder } from '../home';
@@ -93,19 +93,22 @@ export interface ParsedServers {
   broken: BrokenServer[];
 }
 
-/** Checks every entry on its own; never throws. */
-export function parseMcpServers(raw: Record<string, unknown>): ParsedServers {
+/**
+ * Checks every entry on its own; never throws. `maxTimeoutMs` is the config's limits.maxTimeoutMs: a server's
+ * timeoutMs above it is refused (every call is cut to it, so the time written would never hold).
+ */
+export function parseMcpServers(raw: Record<string, unknown>, maxTimeoutMs?: number): ParsedServers {
   const servers: McpServerSpec[] = [];
   const broken: BrokenServer[] = [];
   for (const [name, entry] of Object.entries(raw)) {
-    const result = parseMcpServer(name, entry);
+    const result = parseMcpServer(name, entry, maxTimeoutMs);
     if (result.ok) servers.push(result.spec);
     else broken.push({ name, problems: result.problems });
   }
   return { servers, broken };
 }
 
-export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: McpServerSpec } | { ok: false; problems: string[] } {
+export function parseMcpServer(name: string, entry: unknown, maxTimeoutMs?: number): { ok: true; spec: McpServerSpec } | { ok: false; problems: string[] } {
   const at = `mcpServers.${name}`;
   const nameProblem = serverNameProblem(name);
   if (nameProblem) return { ok: false, problems: [`${at}: ${nameProblem}`] };
@@ -137,6 +140,9 @@ export function parseMcpServer(name: string, entry: unknown): { ok: true; spec: 
     return problem === undefined ? [] : [`${at}.headers${problem}`];
   });
   if (headerProblems.length > 0) return { ok: false, problems: headerProblems };
+  if (data.timeoutMs !== undefined && maxTimeoutMs !== undefined && data.timeoutMs > maxTimeoutMs) {
+    return { ok: false, problems: [`${at}.timeoutMs: value ${data.timeoutMs} — ${aboveMaxTimeout(maxTimeoutMs)}`] };
+  }
   const base: SpecBase = {
     name,
     policy: data.policy ?? {},

@@ -5,6 +5,7 @@ import { ToolError } from '../../shared/errors';
 import type { McpServerHealth } from '../../shared/api';
 import { fromHomeFolder, homePaths, resolveHome } from '../home';
 import { BUILTIN_REDACTIONS, REDACTED, redact } from '../policy/redact';
+import { limitsSchema } from '../policy/schema';
 import { isPlainWord, parseMcpServer, parseMcpServers, specCredentials, type McpServerSpec } from './config';
 import { readConfigObject, serversOf, writeConfigObject } from './config-file';
 import { desktopConfigSources, planImport, type ImportCandidate } from './import';
@@ -173,7 +174,9 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
 async function list(flags: Flags, io: McpCommandIo): Promise<number> {
   const file = configFile(flags, io);
   const live = flags.config ? undefined : await io.liveHealth();
-  const servers = serversOf(readConfigObject(file), file);
+  const config = readConfigObject(file);
+  const servers = serversOf(config, file);
+  const maxTimeoutMs = maxTimeoutOf(config);
   if (live) {
     // the running companion has the servers of its start; the file may have changed since (`mcp add`, `remove`),
     // and a list of the running ones alone said 'no MCP servers configured' right after an add
@@ -188,13 +191,13 @@ async function list(flags: Flags, io: McpCommandIo): Promise<number> {
       if (!Object.hasOwn(servers, server.name)) io.out(`    note: not in ${file}; it runs until chatbridge restarts`);
     }
     for (const name of added) {
-      const parsed = parseMcpServer(name, servers[name]);
+      const parsed = parseMcpServer(name, servers[name], maxTimeoutMs);
       io.out(`${name}  not started  ${parsed.ok ? `${parsed.spec.disabled ? 'disabled  ' : ''}${describeSpec(parsed.spec)}` : `invalid  ${parsed.problems.join('; ')}`}`);
       io.out(`    note: in ${file}, not in the running chatbridge (added since it started, or it was started with another --config); restart it to start this server`);
     }
     return 0;
   }
-  const parsed = parseMcpServers(servers);
+  const parsed = parseMcpServers(servers, maxTimeoutMs);
   if (Object.keys(servers).length === 0) {
     io.out(`no MCP servers in ${file} (add one with ${commandHow('mcp add')}, or ${commandHow('mcp import')})`);
     return 0;
@@ -203,6 +206,12 @@ async function list(flags: Flags, io: McpCommandIo): Promise<number> {
   for (const spec of parsed.servers) io.out(`${spec.name}  ${spec.disabled ? 'disabled' : 'configured'}  ${describeSpec(spec)}`);
   for (const bad of parsed.broken) io.out(`${bad.name}  invalid  ${bad.problems.join('; ')}`);
   return 0;
+}
+
+/** The file's limits.maxTimeoutMs as the start takes it (its default when unset); none when its limits are refused. */
+function maxTimeoutOf(config: Record<string, unknown>): number | undefined {
+  const limits = limitsSchema.safeParse(config.limits ?? {});
+  return limits.success ? limits.data.maxTimeoutMs : undefined;
 }
 
 async function add(flags: Flags, io: McpCommandIo): Promise<number> {

@@ -102,7 +102,7 @@ export function serverEnv(policy: Pick<Policy, 'envAllow'>, own: Record<string, 
 
 export function createMcpServers(options: McpServersOptions): McpServers {
   const { policy } = options;
-  const parsed = parseMcpServers(policy.mcpServers ?? {});
+  const parsed = parseMcpServers(policy.mcpServers ?? {}, policy.limits.maxTimeoutMs);
   const broken = new Map<string, BrokenServer>(parsed.broken.map((b) => [b.name, b]));
   const connections = new Map<string, ServerConnection>();
   const progressListeners = new Set<(progress: ToolProgress) => void>();

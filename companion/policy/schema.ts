@@ -21,6 +21,10 @@ export const modesSchema = z
 /** The default timeout when the config names none: a minute, or `maxTimeoutMs` when that is set lower. */
 const DEFAULT_TIMEOUT_MS = 60_000;
 
+/** The rule a timeout written above limits.maxTimeoutMs breaks (limits.defaultTimeoutMs, an MCP server's timeoutMs). */
+export const aboveMaxTimeout = (maxTimeoutMs: number): string =>
+  `must be ≤ limits.maxTimeoutMs (${maxTimeoutMs}), the longest any call may take: raise maxTimeoutMs too`;
+
 export const limitsSchema = z
   .object({
     maxFileBytes: z.number().int().positive().default(10 * 1024 * 1024).describe('largest file read or written'),
@@ -39,7 +43,7 @@ export const limitsSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['defaultTimeoutMs'],
-        message: `must be ≤ limits.maxTimeoutMs (${limits.maxTimeoutMs}), the longest any call may take: raise maxTimeoutMs too`,
+        message: aboveMaxTimeout(limits.maxTimeoutMs),
       });
     }
   })
