@@ -4,6 +4,7 @@ import { runStatusSchema } from '../../shared/api';
 import { asToolError } from '../fsx/errno';
 import { createLineAppender } from '../fsx/line-appender';
 import { writeFileAtomic } from '../home';
+import { commandHow } from '../how-to-run';
 
 /**
  * Runs by id, and the idempotency map (block key → run id) that makes a block posted twice — a reload, a second
@@ -48,7 +49,7 @@ const MAX_RUNS = 2_000;
 const OWED_RETRY_MS = 2_000;
 
 export const INTERRUPTED_TEXT =
-  'chatbridge restarted while this run was executing, or before its result could be written to the run log (a full disk); its result is unknown. Check `chatbridge audit` and the journal before running it again.';
+  `chatbridge restarted while this run was executing, or before its result could be written to the run log (a full disk); its result is unknown. Before running it again, check the journal and ${commandHow('audit')}.`;
 
 /**
  * The file is a JSON-lines log, one line per state change, last line per run wins: an append costs the same
