@@ -258,7 +258,7 @@ export function createApp(deps: AppDeps): CompanionApp {
         'no-code': `there is no pairing code; run ${commandHow('pair')} for a new one`,
         expired: `the pairing code expired; run ${commandHow('pair')} for a new one`,
         exhausted: `too many wrong codes; this code is void now; run ${commandHow('pair')} for a new one`,
-        wrong: `wrong pairing code; ${result.triesLeft} tries left`,
+        wrong: `wrong pairing code; ${result.triesLeft} ${result.triesLeft === 1 ? 'try' : 'tries'} left`,
       }[result.reason];
       return c.json(errorBody('FORBIDDEN', why, { reason: result.reason, triesLeft: result.triesLeft }), 403);
     }
