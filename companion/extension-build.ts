@@ -12,15 +12,16 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Whether the build in `outDir` is there and newer than every source it is made from (extension/, shared/,
- * wxt.config.ts): after a `git pull` the folder exists but holds the old extension, which may not speak the
+ * Whether the build in `outDir` is there and newer than everything it is made from (extension/, shared/, public/ —
+ * the icons and other files the build copies as they are —, wxt.config.ts, and package.json, whose version the
+ * manifest says): after a `git pull` the folder exists but holds the old extension, which may not speak the
  * companion's new messages. A package without the sources (an installed one) keeps the build it came with.
  */
 export function extensionBuildIsCurrent(packageDir: string, outDir: string): boolean {
   const manifest = join(outDir, 'manifest.json');
   if (!existsSync(manifest)) return false;
-  const sources = [join(packageDir, 'extension'), join(packageDir, 'shared')].filter((dir) => existsSync(dir));
-  const config = join(packageDir, 'wxt.config.ts');
-  const newest = Math.max(0, ...sources.map(newestMtime), existsSync(config) ? statSync(config).mtimeMs : 0);
+  const sources = ['extension', 'shared', 'public'].map((dir) => join(packageDir, dir)).filter((dir) => existsSync(dir));
+  const files = ['wxt.config.ts', 'package.json'].map((file) => join(packageDir, file)).filter((file) => existsSync(file));
+  const newest = Math.max(0, ...sources.map(newestMtime), ...files.map((file) => statSync(file).mtimeMs));
   return statSync(manifest).mtimeMs >= newest;
 }
