@@ -1,6 +1,14 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runCli } from './cli';
+import { nodeVersionProblem } from './node-version';
+
+// The Node.js version first, before any other module is loaded: on an older one, loading them is what fails.
+const tooOld = nodeVersionProblem(process.versions.node);
+if (tooOld !== undefined) {
+  console.error(tooOld);
+  process.exit(1);
+}
+const { runCli } = await import('./cli');
 
 // The only module with side effects at import: argv in, exit code out.
 // Output is best effort: a terminal that was closed (EIO) or a pipe whose reader left (EPIPE) must not end the
