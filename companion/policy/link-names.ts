@@ -42,24 +42,47 @@ export function linksIn(dirs: Iterable<string>, dangling?: (link: string) => str
     } catch {
       continue;
     }
-    for (const entry of entries) {
-      if (!entry.isSymbolicLink()) continue;
-      const link = path.join(dir, entry.name);
-      let target: string | undefined;
-      let folder = false;
-      try {
-        if (onRemoteMount(path.resolve(dir, readlinkSync(link)))) continue;
-        target = realpathSync.native(link);
-        folder = statSync(target).isDirectory();
-      } catch {
-        target = dangling?.(link);
-      }
-      if (target === undefined || target === link) continue;
-      if (folder) folders.push([target, link]);
-      else files.set(target, link);
-    }
+    for (const entry of entries) if (entry.isSymbolicLink()) addLink(path.join(dir, entry.name), files, folders, dangling);
   }
   return { files, folders };
+}
+
+/**
+ * The links directly in one folder, read once (the caller keeps it), and the real folders in it whose names `keep`
+ * takes, as given; nothing when it cannot be read or is on a network or FUSE mount.
+ */
+export function linksAndFoldersIn(dir: string, keep: (name: string) => boolean, dangling?: (link: string) => string | undefined): { table: LinkTable; kept: string[] } {
+  const files = new Map<string, string>();
+  const folders: Array<readonly [string, string]> = [];
+  const kept: string[] = [];
+  if (onRemoteMount(dir)) return { table: { files, folders }, kept };
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    // a folder that cannot be read holds no links
+  }
+  for (const entry of entries) {
+    if (entry.isSymbolicLink()) addLink(path.join(dir, entry.name), files, folders, dangling);
+    else if (entry.isDirectory() && keep(entry.name)) kept.push(entry.name);
+  }
+  return { table: { files, folders }, kept };
+}
+
+/** Puts a link in the table by where it leads (a file, or a folder for what is under it). */
+function addLink(link: string, files: Map<string, string>, folders: Array<readonly [string, string]>, dangling?: (link: string) => string | undefined): void {
+  let target: string | undefined;
+  let folder = false;
+  try {
+    if (onRemoteMount(path.resolve(path.dirname(link), readlinkSync(link)))) return;
+    target = realpathSync.native(link);
+    folder = statSync(target).isDirectory();
+  } catch {
+    target = dangling?.(link);
+  }
+  if (target === undefined || target === link) return;
+  if (folder) folders.push([target, link]);
+  else files.set(target, link);
 }
 
 /** The names `resolved` has through the table's links, each with the link it goes through. */

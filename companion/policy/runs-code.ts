@@ -8,7 +8,7 @@ import { givenAndReal, isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
 import { fromHomeFolder } from '../home';
 import { onRemoteMount } from '../fsx/mounts';
-import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
+import { foldersIn, linksAndFoldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -443,12 +443,13 @@ function unchanged(files: ReadFiles): boolean {
 }
 
 /**
- * Forgets the git includes and the shell's sourced files when a file they were read from has changed since, so the
- * next runsCode reads them anew. Called once per decision (policy/decide.ts) and per subtree walk, not per path: a
- * walk asks runsCode of every entry of the tree it moves.
+ * Forgets the repositories and project links looked at, and the git includes and the shell's sourced files when a
+ * file they were read from has changed since, so the next runsCode reads them anew. Called once per decision
+ * (policy/decide.ts) and per subtree walk, not per path: a walk asks runsCode of every entry of the tree it moves.
  */
 export function rereadChangedStartFiles(): void {
   repositories = new Map();
+  folderLinksNow = new Map();
   if (gitIncludes && !unchanged(gitIncludes)) gitIncludes = undefined;
   if (shellSourced && !unchanged(shellSourced)) shellSourced = undefined;
 }
@@ -548,8 +549,8 @@ function serverPrograms(servers: Policy['mcpServers'] | undefined): ServerProgra
  * What running code a file at `resolved` (absolute) is, if it is one of those. `servers` (the policy's
  * `mcpServers`) adds the programs the person's MCP servers run.
  */
-export function runsCode(resolved: string, servers?: Policy['mcpServers']): string | undefined {
-  return runsCodeAsNamed(resolved, servers) ?? linkedRunsCode(resolved);
+export function runsCode(resolved: string, servers?: Policy['mcpServers'], roots?: readonly string[]): string | undefined {
+  return runsCodeAsNamed(resolved, servers) ?? linkedRunsCode(resolved) ?? projectLinkedRunsCode(resolved, roots ?? []);
 }
 
 /** What running code a file is by its own (resolved) name. */
@@ -596,11 +597,111 @@ function linkedRunsCode(resolved: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The folders inside a project whose own entries may be links to the files they run (hook managers link
+ * `.husky/pre-commit` to a tracked `scripts/pre-commit.sh`), with the folders in them that are read too.
+ */
+const PROJECT_FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  '.husky': ['_'],
+  '.vscode': [],
+  '.github': ['workflows'],
+  '.devcontainer': [],
+  '.cursor': [],
+  '.claude': [],
+  '.cargo': [],
+  '.gemini': [],
+  '.codex': [],
+};
+
+/** A folder's links (link-names.ts) and the folders PROJECT_FOLDERS names that it holds, as read when it looked so. */
+interface FolderLinks {
+  signature: string;
+  table: LinkTable;
+  folders: readonly string[];
+}
+
+/**
+ * Kept across decisions and read again once the folder's identity or change times differ: making, removing or
+ * retargeting a link in it (`ln -sfn` renames a new link over the old) changes them. Bounded: a companion that
+ * has looked in more folders than this starts again.
+ */
+const folderLinks = new Map<string, FolderLinks>();
+const PROJECT_FOLDER_NAMES = new Set(Object.entries(PROJECT_FOLDERS).flat(2));
+const MAX_FOLDERS_KEPT = 4096;
+
+/** The folders looked at in this decision or walk (cleared by rereadChangedStartFiles): a walk stats each once. */
+let folderLinksNow = new Map<string, FolderLinks | undefined>();
+
+function linksOfFolder(dir: string): FolderLinks | undefined {
+  if (folderLinksNow.has(dir)) return folderLinksNow.get(dir);
+  const links = linksOfFolderRead(dir);
+  folderLinksNow.set(dir, links);
+  return links;
+}
+
+function linksOfFolderRead(dir: string): FolderLinks | undefined {
+  if (onRemoteMount(dir)) return undefined;
+  let signature: string;
+  try {
+    const stat = statSync(dir, { throwIfNoEntry: false });
+    if (!stat?.isDirectory()) return undefined;
+    signature = `${stat.dev}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+  const known = folderLinks.get(dir);
+  if (known?.signature === signature) return known;
+  if (folderLinks.size >= MAX_FOLDERS_KEPT) folderLinks.clear();
+  const { table, kept } = linksAndFoldersIn(dir, (name) => PROJECT_FOLDER_NAMES.has(name), (link) => givenAndReal(link).at(-1));
+  // a real folder only among those kept: a link to one is in the table, and counts for everything under its target
+  const read: FolderLinks = { signature, table, folders: kept };
+  folderLinks.set(dir, read);
+  return read;
+}
+
+/**
+ * Files that run code through a link inside a project: hook managers link `.husky/pre-commit` or
+ * `.git/hooks/pre-commit` to a tracked script, a project links `.envrc` to `config/envrc`, `.vscode` to a folder
+ * it keeps its settings in or `.github/workflows` to a shared one. Such a file is decided on the path it resolves
+ * to, which no name above says runs code, so a write to it by either name was an ordinary one. The links looked
+ * for are those in the folders above the file up to its root (not outside the roots: the model writes nothing
+ * there), in the PROJECT_FOLDERS of each, and in the hooks folders of the repositories around it. Each folder is
+ * stat'ed once per decision and read again only once it has changed (linksOfFolder): a write costs a stat per
+ * folder, and a read of its own folder when an earlier write there changed it.
+ */
+function projectLinkedRunsCode(resolved: string, roots: readonly string[]): string | undefined {
+  const root = roots.find((each) => isInsideRoot(resolved, each));
+  if (root === undefined || resolved === root) return undefined;
+  const tables: LinkTable[] = [];
+  const look = (dir: string): FolderLinks | undefined => {
+    const links = linksOfFolder(dir);
+    if (links) tables.push(links.table);
+    return links;
+  };
+  for (let dir = path.dirname(resolved); ; dir = path.dirname(dir)) {
+    for (const name of look(dir)?.folders ?? []) {
+      const inner = PROJECT_FOLDERS[name];
+      if (inner === undefined) continue;
+      const held = look(path.join(dir, name));
+      for (const deeper of held?.folders ?? []) if (inner.includes(deeper)) look(path.join(dir, name, deeper));
+    }
+    for (const hooks of repositoryAt(dir)?.hooks ?? []) look(hooks);
+    if (dir === root || path.dirname(dir) === dir) break;
+  }
+  for (const table of tables) {
+    for (const { name, link } of namesThroughLinks(table, resolved)) {
+      const kind = runsCodeAsNamed(name);
+      if (kind !== undefined) return `${kind}, through the link ${link}`;
+    }
+  }
+  return undefined;
+}
+
 /** The action as the policy decides it: a write to a file that runs code is exec, and its label says why. */
-export function asDecided(action: PlannedAction, policy?: Pick<Policy, 'mcpServers'>): PlannedAction {
+export function asDecided(action: PlannedAction, policy?: Pick<Policy, 'mcpServers' | 'roots'>): PlannedAction {
   if (action.risk !== 'write') return action;
   for (const target of action.paths) {
-    const kind = runsCode(target, policy?.mcpServers);
+    const kind = runsCode(target, policy?.mcpServers, policy?.roots);
     if (kind !== undefined) return { ...action, risk: 'exec', label: `${action.label} — ${kind}, so it counts as exec` };
   }
   return action;

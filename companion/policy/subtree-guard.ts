@@ -202,7 +202,7 @@ async function walk(
       if (hit) throw new Refused(subtreeRefusal(change, hit, policy), hit);
       if (walked === 'source' && (change.kind === 'move' || change.kind === 'copy')) {
         const landing = under(change.to, child);
-        if (runsCode(landing, policy.mcpServers) !== undefined) runsCodeAt.push(landing);
+        if (runsCode(landing, policy.mcpServers, policy.roots) !== undefined) runsCodeAt.push(landing);
       }
       if (dirent.isDirectory()) subdirs.push(child);
     }
