@@ -151,9 +151,8 @@ describe('a call that reports progress for longer than any call may take', () =>
       mcpServers: { busy: fixtureServer('hang.mjs', { ...auto, env: { HANG_MARK_FILE: markFile } }) },
     });
     try {
-      const started = Date.now();
+      // ended by the limit: a call still running when the wait ends would have no error
       const run = await limited.run('mcp-request', mcpCall('b1', 'busy.busy', { label: 'past-the-limit' }), { waitMs: 10_000 });
-      expect(Date.now() - started).toBeLessThan(3_000);
       expect(mcpJson(run.resultText).error?.message).toBe(
         'TIMEOUT: busy.busy ran for longer than any call may (limits.maxTimeoutMs, 700 ms), though it kept reporting progress; MCP server busy was told to cancel it',
       );
