@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalView, RunResponse } from '../../../shared/api';
 import { expect } from 'vitest';
-import type { CompanionProcess } from '../../../bench/companion-process';
-
+import { mcpRequestBlock, type CompanionProcess } from '../../../bench/companion-process';
 export { mcpRequestBlock, mcpResultText, parseMcpResponse, startCompanionProcess } from '../../../bench/companion-process';
 export type { CompanionProcess } from '../../../bench/companion-process';
 
@@ -75,6 +74,17 @@ export async function postPending(
   const approval = approvals.find((a) => a.id === run.pendingConfirmationId);
   if (!approval) throw new Error(`no approval ${run.pendingConfirmationId}`);
   return { run, approval };
+}
+
+/**
+ * An fs.write the policy decides as exec (a file that runs code): its card asks as exec, its label matching `why`,
+ * and the person denies it. The caller checks that nothing was written.
+ */
+export async function writeDeniedAsExec(companion: CompanionProcess, args: Record<string, unknown>, ctx: ReturnType<typeof context>, why?: RegExp): Promise<void> {
+  const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(ctx.messageKey, 'fs.write', args), ctx);
+  expect(approval.risk).toBe('exec');
+  if (why) expect(approval.preview.actions?.[0]?.label).toMatch(why);
+  await decideApproval(companion, approval, 'deny', run.runId);
 }
 
 /** Decides an approval as the person would (quoting its args hash), and waits for its run to end. */

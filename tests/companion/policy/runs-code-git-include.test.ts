@@ -12,12 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hooksPathOf, includedPaths, rereadChangedStartFiles, runsCode } from '../../../companion/policy/runs-code';
 import {
   context,
-  decideApproval,
   makeWorkspace,
   mcpRequestBlock,
   parseMcpResponse,
   postBlock,
-  postPending,
+  writeDeniedAsExec,
   startCompanionProcess,
   type CompanionProcess,
   type Workspace,
@@ -112,15 +111,7 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     const pwned = join(ws.base, 'PWNED');
     const path = join(ws.root, file);
     const content = `[core]\n\tfsmonitor = "touch ${pwned}; false"\n`;
-    const { run, approval } = await postPending(
-      companion,
-      'mcp-request',
-      mcpRequestBlock(file, 'fs.write', { path, content, mode: 'overwrite' }),
-      context('conv-git-include', file),
-    );
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(/git configuration includes/);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path, content, mode: 'overwrite' }, context('conv-git-include', file), /git configuration includes/);
     expect(existsSync(path)).toBe(false);
     const status = await post('process.run', { command: 'git', args: ['status', '--short'], cwd: join(ws.root, 'repo') });
     expect(parseMcpResponse(status.resultText).result?.content[0]?.text).toContain('exit code: 0'); // allow-listed: no card
@@ -138,10 +129,7 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     const path = join(ws.root, file);
     const content = file.endsWith('config') || file.endsWith('project') ? `[core]\n\tfsmonitor = "touch ${pwned}; false"\n` : `#!/bin/sh\ntouch ${pwned}\n`;
     const original = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(file, 'fs.write', { path, content, mode: 'overwrite' }), context('conv-git-include', file));
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(label);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path, content, mode: 'overwrite' }, context('conv-git-include', file), label);
     expect(existsSync(path) ? readFileSync(path, 'utf8') : undefined).toBe(original);
     const status = await post('process.run', { command: 'git', args: ['status', '--short'], cwd: join(ws.root, repo) });
     expect(parseMcpResponse(status.resultText).result?.content[0]?.text).toContain('exit code: 0');
