@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -215,15 +215,24 @@ interface Repository {
  * --separate-git-dir`, a `.git` file or link pointing elsewhere) is no deny glob's either: its `config` and `hooks/`
  * are git's configuration and hooks as `.git`'s are. Looked for in each folder above a written file, by the `.git`
  * there and by the shape of a git folder (`HEAD`, `objects/`, `refs/`); kept for one decision or walk
- * (rereadChangedStartFiles), so a walk over a large tree looks at each folder once.
+ * (rereadChangedStartFiles), so a walk over a large tree looks at each folder once, and a folder with none of them
+ * across decisions while it stays as it was (noRepository): a write then costs a stat per folder above it.
  */
 let repositories = new Map<string, Repository | null>();
+
+/**
+ * The folders found to hold no repository, by their signature then (FolderNow): kept across decisions, since a
+ * `.git`, `HEAD`, `objects` or `refs` made there later changes the folder's times. Only folders where none of those
+ * names is there at all (not even as a dangling link, which may resolve later) and whose times had settled.
+ */
+const noRepository = new Map<string, string>();
 
 function repositoryAt(dir: string): Repository | null {
   const known = repositories.get(dir);
   if (known !== undefined) return known;
   let repository: Repository | null = null;
-  if (!onRemoteMount(dir)) {
+  const folder = onRemoteMount(dir) ? undefined : folderNow(dir);
+  if (folder !== undefined && noRepository.get(dir) !== folder.signature) {
     const dotGit = path.join(dir, '.git');
     const kind = entryKind(dotGit);
     if (kind === 'directory') repository = repositoryOf(realOrGiven(dotGit), dir);
@@ -232,12 +241,26 @@ function repositoryAt(dir: string): Repository | null {
       const named = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(smallTextFile(dotGit, new Map()) ?? '')?.[1];
       if (named !== undefined) repository = repositoryOf(realOrGiven(path.resolve(dir, named)), dir);
     }
-    if (repository === null && entryKind(path.join(dir, 'HEAD')) === 'file' && entryKind(path.join(dir, 'objects')) === 'directory' && entryKind(path.join(dir, 'refs')) === 'directory') {
+    const head = repository === null ? entryKind(path.join(dir, 'HEAD')) : undefined;
+    if (head === 'file' && entryKind(path.join(dir, 'objects')) === 'directory' && entryKind(path.join(dir, 'refs')) === 'directory') {
       repository = repositoryOf(realOrGiven(dir), dir);
+    }
+    if (repository === null && folder.settled && kind === undefined && head === undefined && !['.git', 'HEAD'].some((name) => anythingNamed(path.join(dir, name)))) {
+      if (noRepository.size >= MAX_FOLDERS_KEPT) noRepository.clear();
+      noRepository.set(dir, folder.signature);
     }
   }
   repositories.set(dir, repository);
   return repository;
+}
+
+/** Whether anything is there by that name, a dangling link too. */
+function anythingNamed(entry: string): boolean {
+  try {
+    return lstatSync(entry, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 function repositoryOf(gitDir: string, workTree: string): Repository {
@@ -422,23 +445,36 @@ interface ReadFiles {
 
 /**
  * A regular file's identity, size and change times, or `missing`: a file changed in place, replaced, made or removed
- * differs.
+ * differs. A file with nothing by its name (not even a dangling link) in a folder whose times had settled is
+ * `missing in` that folder's signature (FolderNow): nothing can be made there without changing it, so a later look
+ * needs a stat of the folder only, which several such files share (most of the start-up files looked for are not
+ * there).
  */
 function signatureOf(file: string): string {
   try {
-    // most of the start-up files looked for are not there: no error is made for each at every write
+    // no error is made for each missing file at every write
     const stat = statSync(file, { throwIfNoEntry: false });
     // a FIFO or a terminal (`. /dev/stdin`) is never read, and its times change as it is used
     if (stat && !stat.isFile()) return 'not a file';
-    return stat ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : 'missing';
+    return stat ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : missingSignature(file);
   } catch (error) {
     return `missing:${(error as NodeJS.ErrnoException).code ?? ''}`;
   }
 }
 
-/** Whether every file `files` was read from still looks as it did then (a stat each, a few dozen at most). */
+function missingSignature(file: string): string {
+  const folder = folderNow(path.dirname(file));
+  return folder?.settled && !anythingNamed(file) ? `missing in ${folder.signature}` : 'missing';
+}
+
+/** Whether every file `files` was read from still looks as it did then (a stat each, or of its folder). */
 function unchanged(files: ReadFiles): boolean {
-  for (const [file, signature] of files.read) if (signature !== undefined && signatureOf(file) !== signature) return false;
+  for (const [file, signature] of files.read) {
+    if (signature === undefined) continue;
+    const folder = signature.startsWith('missing in ') ? folderNow(path.dirname(file)) : undefined;
+    if (folder !== undefined && signature === `missing in ${folder.signature}`) continue;
+    if (signatureOf(file) !== signature) return false;
+  }
   return true;
 }
 
@@ -450,6 +486,7 @@ function unchanged(files: ReadFiles): boolean {
 export function rereadChangedStartFiles(): void {
   repositories = new Map();
   folderLinksNow = new Map();
+  foldersNow = new Map();
   if (gitIncludes && !unchanged(gitIncludes)) gitIncludes = undefined;
   if (shellSourced && !unchanged(shellSourced)) shellSourced = undefined;
 }
@@ -622,8 +659,9 @@ interface FolderLinks {
 
 /**
  * Kept across decisions and read again once the folder's identity or change times differ: making, removing or
- * retargeting a link in it (`ln -sfn` renames a new link over the old) changes them. Bounded: a companion that
- * has looked in more folders than this starts again.
+ * retargeting a link in it (`ln -sfn` renames a new link over the old) changes them; only a folder whose times
+ * had settled when it was read (FolderNow). Bounded: a companion that has looked in more folders than this starts
+ * again.
  */
 const folderLinks = new Map<string, FolderLinks>();
 const PROJECT_FOLDER_NAMES = new Set(Object.entries(PROJECT_FOLDERS).flat(2));
@@ -631,6 +669,33 @@ const MAX_FOLDERS_KEPT = 4096;
 
 /** The folders looked at in this decision or walk (cleared by rereadChangedStartFiles): a walk stats each once. */
 let folderLinksNow = new Map<string, FolderLinks | undefined>();
+
+/**
+ * A folder as stat'ed once in this decision or walk: its identity and change times, and whether those had settled
+ * (were older than SETTLED_MS then). A folder changed within the file system's timestamp granularity of a look at
+ * it (a few ms on ext4, whose times come from a coarse clock) can change again with the same times, so what was
+ * read from one that had not settled is not kept for the next decision.
+ */
+interface FolderNow {
+  signature: string;
+  settled: boolean;
+}
+
+const SETTLED_MS = 100;
+let foldersNow = new Map<string, FolderNow | undefined>();
+
+function folderNow(dir: string): FolderNow | undefined {
+  if (foldersNow.has(dir)) return foldersNow.get(dir);
+  let folder: FolderNow | undefined;
+  try {
+    const stat = statSync(dir, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) folder = { signature: `${stat.dev}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`, settled: Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) > SETTLED_MS };
+  } catch {
+    folder = undefined;
+  }
+  foldersNow.set(dir, folder);
+  return folder;
+}
 
 function linksOfFolder(dir: string): FolderLinks | undefined {
   if (folderLinksNow.has(dir)) return folderLinksNow.get(dir);
@@ -640,22 +705,17 @@ function linksOfFolder(dir: string): FolderLinks | undefined {
 }
 
 function linksOfFolderRead(dir: string): FolderLinks | undefined {
-  if (onRemoteMount(dir)) return undefined;
-  let signature: string;
-  try {
-    const stat = statSync(dir, { throwIfNoEntry: false });
-    if (!stat?.isDirectory()) return undefined;
-    signature = `${stat.dev}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
-  } catch {
-    return undefined;
-  }
+  const folder = onRemoteMount(dir) ? undefined : folderNow(dir);
+  if (folder === undefined) return undefined;
   const known = folderLinks.get(dir);
-  if (known?.signature === signature) return known;
-  if (folderLinks.size >= MAX_FOLDERS_KEPT) folderLinks.clear();
+  if (known?.signature === folder.signature) return known;
   const { table, kept } = linksAndFoldersIn(dir, (name) => PROJECT_FOLDER_NAMES.has(name), (link) => givenAndReal(link).at(-1));
   // a real folder only among those kept: a link to one is in the table, and counts for everything under its target
-  const read: FolderLinks = { signature, table, folders: kept };
-  folderLinks.set(dir, read);
+  const read: FolderLinks = { signature: folder.signature, table, folders: kept };
+  if (folder.settled) {
+    if (folderLinks.size >= MAX_FOLDERS_KEPT) folderLinks.clear();
+    folderLinks.set(dir, read);
+  }
   return read;
 }
 
