@@ -162,6 +162,16 @@ export function onRemoteMount(path: string): boolean {
 /** The network or FUSE mount that holds `path` as written, from the mount table alone; undefined when local or not known. */
 export function remoteMountAt(path: string): Mount | undefined {
   const mounts = currentMounts();
-  const mount = mounts === undefined ? undefined : mountOf(path, mounts);
+  // asked for every folder a write's decision looks at: a table with no such mount (the usual one) needs no search
+  if (mounts === undefined || !holdsNonLocal(mounts)) return undefined;
+  const mount = mountOf(path, mounts);
   return mount !== undefined && !mount.local ? mount : undefined;
+}
+
+const nonLocalIn = new WeakMap<readonly Mount[], boolean>();
+
+function holdsNonLocal(mounts: readonly Mount[]): boolean {
+  let holds = nonLocalIn.get(mounts);
+  if (holds === undefined) nonLocalIn.set(mounts, (holds = mounts.some((mount) => !mount.local)));
+  return holds;
 }
