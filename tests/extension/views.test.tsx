@@ -809,6 +809,32 @@ describe('popup', () => {
     expect(paired.querySelector('#error')!.textContent).toBe('');
   });
 
+  it('the command that starts the companion is introduced as a command, never read as the pairing code or as what chatbridge does by itself, in English and Chinese', () => {
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890' };
+    /** The words just before the `npm start` in `holder` (the step, the hint). */
+    const before = (holder: Element): string => {
+      const code = holder.querySelector('code')!;
+      expect(code.textContent).toBe('npm start');
+      return holder.textContent!.slice(0, holder.textContent!.indexOf('npm start')).trim();
+    };
+    for (const [locale, run, pairingCode] of [
+      ['en', /\brun$/, 'pairing code'],
+      ['zh_CN', /运行$/, '配对码'],
+    ] as const) {
+      useLocale(locale);
+      const popup = mount(<PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={live} />);
+      const steps = [...popup.querySelectorAll('[aria-labelledby="pair-title"] ol > li')];
+      // the step with the command says to run it, and the code is the next step's: "…prints a pairing code: npm start" read as the code
+      expect(before(steps[0]!)).toMatch(run);
+      expect(steps[0]!.textContent).not.toContain(pairingCode);
+      expect(steps[1]!.textContent).toContain(pairingCode);
+      const hint = mount(<PopupView state={state({ connection: away })} deps={deps()} live={live} />);
+      // "…connects again by itself: npm start" read as what chatbridge runs by itself
+      expect(before(hint.querySelector('#connection-hint')!)).toMatch(run);
+    }
+    useLocale('en');
+  });
+
   it('a pairing that fails keeps the code typed, so a slip in it can be seen and mended', async () => {
     const root = mount(<PopupView state={state({ connection: { state: 'unpaired', companionUrl: '' } })} deps={deps()} live={{ ...live, pair: async () => undefined }} />);
     const code = root.querySelector<HTMLInputElement>('#pair-code')!;
