@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { grantsConversationWide } from '../../shared/conversation-key';
 import type { Approval, ApprovalDecision } from '../companion/api-types';
 import type { DiffView } from './diff-view';
@@ -37,6 +37,33 @@ export function decideThenFocus(approvals: readonly Approval[], approval: Approv
     if (active && active !== document.body && active.isConnected) return;
     (next === undefined ? fallback?.() : document.querySelector<HTMLElement>(`[data-approval="${next}"]`))?.focus();
   });
+}
+
+/**
+ * A card that goes while the focus is in it — decided elsewhere (on its chip, in the popup or the panel, through the
+ * companion) or expired — hands the focus to the card after it (or the one before), else to `fallback`, as a decision
+ * made on the card itself does: the browser would drop it to the page's body, where a screen reader starts again from
+ * the top. Left alone if the focus is elsewhere. Returns the `focusin` handler for the element that holds the cards.
+ */
+export function useFocusKeptInApprovals(approvals: readonly Approval[], fallback: () => HTMLElement | null): (event: FocusEvent) => void {
+  const focused = useRef<string | undefined>(undefined);
+  const shown = useRef<string[]>([]);
+  useLayoutEffect(() => {
+    const before = shown.current;
+    const ids = approvals.map((a) => a.id);
+    shown.current = ids;
+    const gone = focused.current;
+    if (gone === undefined || ids.includes(gone)) return;
+    focused.current = undefined;
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const at = before.indexOf(gone);
+    const next = [...before.slice(at + 1), ...before.slice(0, Math.max(at, 0)).reverse()].find((id) => ids.includes(id));
+    (next === undefined ? fallback() : document.querySelector<HTMLElement>(`[data-approval="${CSS.escape(next)}"]`))?.focus();
+  }, [approvals]);
+  return (event) => {
+    focused.current = (event.target as Element | null)?.closest?.('[data-approval]')?.getAttribute('data-approval') ?? undefined;
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApprovalCard, decideThenFocus, thenFocus } from './approval-card';
+import { ApprovalCard, decideThenFocus, thenFocus, useFocusKeptInApprovals } from './approval-card';
 import { t, tn } from './i18n';
 import { useLive, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
@@ -80,6 +80,7 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
     if (deps.prompts && prompts.current && !prompts.current.contains(deps.prompts)) prompts.current.append(deps.prompts);
   }, [deps.prompts]);
   const [enableHere, setEnableHere] = useState(deps.enableHere);
+  const keepFocus = useFocusKeptInApprovals(state.approvals, () => document.querySelector('#open-sidepanel'));
   return (
     <main class="stack" style="padding:12px;gap:12px">
       <PageHeader connection={state.connection} error={state.error} />
@@ -103,7 +104,7 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
       {state.approvals.length > 0 && (
         <section class="stack" aria-labelledby="approvals-title">
           <h2 id="approvals-title">{t('popup.approvals')}</h2>
-          <div id="approvals" class="stack">
+          <div id="approvals" class="stack" onFocusIn={keepFocus}>
             {state.approvals.map((a) => (
               <ApprovalCard
                 key={a.id}

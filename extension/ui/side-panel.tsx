@@ -3,7 +3,7 @@ import type { Approval, ApprovalDecision, AuditItem, GrantItem, JournalItem, Pro
 import { revealHidden } from '../../shared/reveal-hidden';
 import { ERROR_CODES } from '../../shared/errors';
 import type { RecentRun } from '../messaging';
-import { ApprovalCard, decideThenFocus, thenFocus } from './approval-card';
+import { ApprovalCard, decideThenFocus, thenFocus, useFocusKeptInApprovals } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, tn, type MessageKey } from './i18n';
 import { useLive, type EndedProgram, type Live, type LiveState } from './live';
@@ -345,6 +345,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
   // a program that ended is shown with the ended ones even before the companion's list has let it go
   const endedIds = new Set(state.ended.map((e) => e.program.id));
   const running = state.programs.filter((p) => !endedIds.has(p.id));
+  const keepFocus = useFocusKeptInApprovals(state.approvals, () => document.getElementById('approvals-title'));
   return (
     <main class="stack" style="padding:12px;gap:16px">
       <PageHeader connection={state.connection} error={state.error} pairElsewhere />
@@ -353,7 +354,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
         <p class="sr-only" role="status" id="approvals-said">
           {state.loaded ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
         </p>
-        <div id="approvals" class="stack">
+        <div id="approvals" class="stack" onFocusIn={keepFocus}>
           {state.approvals.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noApprovals" />
           ) : (

@@ -449,6 +449,45 @@ describe('side panel', () => {
     expect(said.textContent).toBe('2 approvals waiting');
   });
 
+  it("an approval decided elsewhere (its chip, the popup, the companion) or expired while the focus is in its card hands the focus to the next card, after the last to the heading, not to the page's body", () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const draw = (approvals: Approval[]): void => {
+      act(() => render(<SidePanelView state={state({ approvals })} actions={actions} />, root));
+    };
+    const [a, b, c] = [approval({ id: 'confirm-a' }), approval({ id: 'confirm-b' }), approval({ id: 'confirm-c' })];
+    draw([a, b, c]);
+    root.querySelector<HTMLElement>('[data-approval="confirm-b"] [data-decision="deny"]')!.focus();
+    draw([a, c]);
+    expect(document.activeElement).toBe(root.querySelector('[data-approval="confirm-c"]'));
+    // the last one goes: the one before it
+    draw([a]);
+    expect(document.activeElement).toBe(root.querySelector('[data-approval="confirm-a"]'));
+    draw([]);
+    expect(document.activeElement).toBe(root.querySelector('#approvals-title'));
+    // a card going while the focus is elsewhere takes nothing
+    draw([a, b]);
+    const search = root.querySelector<HTMLElement>('#audit-search')!;
+    search.focus();
+    draw([b]);
+    expect(document.activeElement).toBe(search);
+  });
+
+  it("in the popup, an approval decided elsewhere while the focus is in its card hands it to the next card, after the last to the side panel's button", () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const deps = { sites: [], readSite: async () => defaultSiteSettings('chatgpt'), writeSite: async () => undefined, companionUrl: '', openSidePanel: () => undefined };
+    const live = { decide: async () => undefined, pair: async () => undefined, unpair: async () => undefined };
+    const draw = (approvals: Approval[]): void => {
+      act(() => render(<PopupView state={state({ approvals })} deps={deps} live={live} />, root));
+    };
+    const [a, b] = [approval({ id: 'confirm-a' }), approval({ id: 'confirm-b' })];
+    draw([a, b]);
+    root.querySelector<HTMLElement>('[data-approval="confirm-a"] [data-decision="deny"]')!.focus();
+    draw([b]);
+    expect(document.activeElement).toBe(root.querySelector('[data-approval="confirm-b"]'));
+    draw([]);
+    expect(document.activeElement).toBe(root.querySelector('#open-sidepanel'));
+  });
+
   it('Undo and Forget from the keyboard leave the focus on what says what became of it, not on the page\'s body', async () => {
     const grant = { site: 'chatgpt', conversationId: 'c-1', tool: 'fs.write', risk: 'write' as const };
     const root = document.body.appendChild(document.createElement('div'));
