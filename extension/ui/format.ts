@@ -1,15 +1,19 @@
 /** Small text helpers the extension pages share. */
+import { t } from './i18n';
 
 export function clockTime(at: number | string): string {
   const date = new Date(at);
   return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString();
 }
 
+/** How long something took, in the person's language: `994 ms`, `1.5 s`, `2 min 5 s`, `2 min`. */
 export function duration(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) return '';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  if (ms < 1000) return t('duration.ms', [Math.round(ms)]);
+  if (ms < 60_000) return t('duration.seconds', [(ms / 1000).toFixed(1)]);
+  const seconds = Math.round(ms / 1000);
+  const [minutes, rest] = [Math.floor(seconds / 60), seconds % 60];
+  return rest === 0 ? t('duration.minutesWhole', [minutes]) : t('duration.minutes', [minutes, rest]);
 }
 
 /** An address a link may point at: http(s) only (a page could have put anything into a run's context). */

@@ -655,6 +655,25 @@ describe('side panel', () => {
     expect(calls).toEqual(['stop p-1', 'undo j-1', 'undo j-1', 'decide confirm-2 deny']);
   });
 
+  it("how long a run and an audited call took is said in the person's language, a whole minute without its 0 s and never as 60 s", () => {
+    const took = (durationMs: number): string[] => {
+      const root = mount(<SidePanelView state={state({ runs: [RUN], audit: [audit({ durationMs })] })} actions={actions} />);
+      return [root.querySelector('[data-run="run-1"] .row > .muted')!.textContent!, root.querySelector('[data-audit="a-1"] .row > .muted:last-child')!.textContent!];
+    };
+    expect(took(994)).toEqual(['994 ms', '994 ms']);
+    expect(took(1500)).toEqual(['1.5 s', '1.5 s']);
+    expect(took(125_000)).toEqual(['2 min 5 s', '2 min 5 s']);
+    expect(took(120_000)).toEqual(['2 min', '2 min']);
+    // 1 min 59.6 s: not "1 min 60 s"
+    expect(took(119_600)).toEqual(['2 min', '2 min']);
+    useLocale('zh_CN');
+    expect(took(994)).toEqual(['994 毫秒', '994 毫秒']);
+    expect(took(1500)).toEqual(['1.5 秒', '1.5 秒']);
+    expect(took(125_000)).toEqual(['2 分 5 秒', '2 分 5 秒']);
+    expect(took(120_000)).toEqual(['2 分钟', '2 分钟']);
+    useLocale('en');
+  });
+
   it('a button keeps its own row when the lists change under it: a focused Undo, Stop or Forget never turns into another one', () => {
     const root = document.body.appendChild(document.createElement('div'));
     const grant = { site: 'chatgpt', conversationId: 'c-1', tool: 'fs.write', risk: 'write' as const };
