@@ -91,6 +91,11 @@ export const deepseek = defineSite({
     // 2026-10-04 capture (code-index 70882088046): the square is one <path> (d="M2 4.88C…", a rounded square), like
     // the send arrow; it stays while the person types the next message, when the box is no longer empty.
     if (button.querySelector('svg rect, svg path[d^="M2 4.88"]')) return true;
+    // The same capture's send arrow (d="M8.3125…", also what other projects' adapters find the send control by): nothing
+    // is written while the control shows it, though it may be enabled with the box empty — a file attached to the next
+    // message sends alone. Read by the empty box below, a reply that ended while a file waited there was never decided,
+    // and the person's press of send counted as a Stop.
+    if (button.querySelector('svg path[d^="M8.3125"]')) return false;
     const editor = this.editor(doc) as HTMLTextAreaElement | null;
     return !this.isSendDisabled(button) && editor !== null && editor.value === '';
   },

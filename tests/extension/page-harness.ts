@@ -34,6 +34,11 @@ export interface Page {
   state(): string;
   type(text: string): void;
   setGenerating(on: boolean): void;
+  /**
+   * The person attaches a file to their next message (a chip in the composer, `null` takes it away): the send control
+   * is enabled with the box empty, and a send takes the file along.
+   */
+  attach(name: string | null): void;
 }
 
 export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
@@ -44,6 +49,7 @@ export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
   let tracked = '';
   let state = '';
   let generating = false;
+  let attached: HTMLElement | null = null;
   Object.defineProperty(textarea, 'value', {
     configurable: true,
     get() {
@@ -57,7 +63,7 @@ export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
   const send = document.createElement('div');
   send.setAttribute('role', 'button');
   const sync = (): void => {
-    send.className = `ds-button ds-button--circle${state === '' && !generating ? ' ds-button--disabled' : ''}`;
+    send.className = `ds-button ds-button--circle${state === '' && !attached && !generating ? ' ds-button--disabled' : ''}`;
     send.innerHTML = generating ? (icons.stop ?? STOP_ICON) : (icons.send ?? '<div class="ds-icon"><svg><path d="M7 16"></path></svg></div>');
   };
   textarea.addEventListener('input', () => {
@@ -69,22 +75,36 @@ export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
   });
   const submitted: string[] = [];
   send.addEventListener('click', () => {
-    if (generating || state === '') return;
+    if (generating || (state === '' && !attached)) return;
     submitted.push(state);
     list.append(userRow(state));
     state = '';
     textarea.value = '';
+    attached?.remove();
+    attached = null;
     sync();
   });
   sync();
   const composer = document.createElement('div');
   composer.append(textarea, send);
+  const attach = (name: string | null): void => {
+    attached?.remove();
+    attached = null;
+    if (name !== null) {
+      attached = document.createElement('div');
+      attached.className = 'ds-file-chip';
+      attached.textContent = name;
+      composer.prepend(attached);
+    }
+    sync();
+  };
   document.body.replaceChildren(list, composer);
   return {
     list,
     textarea,
     send,
     submitted,
+    attach,
     state: () => state,
     type(text) {
       state = text;

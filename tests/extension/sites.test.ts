@@ -71,6 +71,19 @@ const EXPECTED: Record<string, Expectation> = {
     keys: ['p:0', 'p:1'],
     sendButton: 'disabled',
   },
+  'deepseek/2026-11-attachment-idle.html': {
+    site: deepseek,
+    pathname: '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
+    roles: ['user', 'assistant'],
+    conversationId: '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
+    // The send control is enabled with the box empty (a file waits to be sent), yet it shows the send arrow: nothing
+    // is written.
+    generating: false,
+    editorTag: 'TEXTAREA',
+    answerBlocks: [{ kind: 'mcp-request', language: 'mcp-request', id: 'call-003' }],
+    keys: ['p:0', 'p:1'],
+    sendButton: 'enabled',
+  },
   'deepseek/2026-10-generating.html': {
     site: deepseek,
     pathname: '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8',
