@@ -145,6 +145,24 @@ export interface MessageRecord {
   continuedAt: number | null;
   /** How the reply ended, set when it is decided ('normal' until then and after any later change). */
   ending: ReplyEnding;
+  /**
+   * A reply from before this page (history) as the page last saw it while it was the newest message and the site wrote
+   * nothing: what tells the site writing it afresh in its own message (a regenerate drawn in place), which makes it live
+   * (page-scan.ts rewrittenInPlace). null for live replies and until the page saw it so.
+   */
+  idle: IdleReply | null;
+}
+
+/** A history reply at rest as the newest message (MessageRecord.idle). */
+export interface IdleReply {
+  text: string;
+  markdown: string;
+  /** Its message key then (a site may give the new writing another id) and how it had ended (a Stop recalled). */
+  key: string;
+  ending: ReplyEnding;
+  /** The conversation shown then (ctx.epoch), and the person's Stops counted by then (ctx.personStops). */
+  epoch: number;
+  stops: number;
 }
 
 /**

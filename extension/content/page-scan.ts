@@ -7,13 +7,14 @@ import { locateBlock, mayHoldBlocks, serializeMessage, type SerializedMessage } 
 import { isMessageElement, isPositionKey, type MessageRole, type Site } from '../sites/define-site';
 import type { MessageKey } from '../ui/i18n';
 import type { MessageRecord, PageContext, StopMark, TrackedBlock } from './page-context';
-import { candidateVerdict, holdStopped, isUndecided, isUnrun, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
+import { candidateVerdict, holdStopped, isUndecided, isUnrun, keepDecided, keepsBlock, STOP_BEFORE_ROW_MS, stoppedReplyText } from './page-decide';
 import type { Show } from './page-show';
 
 /**
  * Scanning: the page's messages become records, an assistant answer's markdown becomes tracked blocks (each with
  * its chip), and a message is told live or history — live when seen arriving while the site generates it, history
- * when it was on the page at load or rendered in right after a conversation switch.
+ * when it was on the page at load or rendered in right after a conversation switch (until the site writes it afresh
+ * in its own message while the page watches: rewrittenInPlace).
  */
 
 export const SWITCH_GRACE_MS = 1_500;
@@ -107,6 +108,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       stop: null,
       continuedAt: null,
       ending: 'normal',
+      idle: null,
     };
     records.set(el, record);
     shownAny = true;
@@ -167,6 +169,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (record.candidate && record.origin !== 'live') active.add(record);
     const answer = site.answerRoot(record.el);
     const text = answer?.textContent ?? '';
+    if (rewrittenInPlace(record, text)) writtenAfresh(record, changedAt);
     // Replies that cannot hold a block (most of a long conversation, and most streaming tokens) are not serialized;
     // their text alone tells whether they changed.
     // A reply whose blocks were found last time is serialized without asking again (a reply streaming a block would
@@ -225,6 +228,35 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // sends the block's text, which the companion parses anyway.
     placeBlocks(record, serialized, record.origin === 'live' && record.handledMarkdown !== serialized.markdown, chips);
     if (record.handledMarkdown === serialized.markdown && version === 'stopped') holdStopped(ctx.heldByStop, record);
+  };
+
+  /**
+   * A reply from before this page that the site writes afresh in its own message while the page watches (a regenerate
+   * drawn in place): the writing is new, seen arriving, and is live — its blocks may run once, like those of a reply
+   * drawn in a new element. Told strictly, so that history never runs: the page saw the reply at rest as the newest
+   * message (a reply still being written when the page came to it is not that), it is still the newest, in the same
+   * conversation, the site says it is writing it, the person pressed no Stop since, and its text no longer starts with
+   * what it showed at rest (a "Continue" writes on after it: still history).
+   */
+  const rewrittenInPlace = (record: MessageRecord, text: string): boolean => {
+    const idle = record.idle;
+    if (!idle || record.origin !== 'history' || text === record.text || record.el !== ctx.lastMessageEl) return false;
+    if (idle.epoch !== ctx.epoch || idle.stops !== ctx.personStops || text.startsWith(idle.text)) return false;
+    return site.isGenerating(doc) === true;
+  };
+
+  const writtenAfresh = (record: MessageRecord, changedAt: number): void => {
+    const idle = record.idle!;
+    record.idle = null;
+    record.origin = 'live';
+    record.candidate = true;
+    record.seenGenerating = true;
+    record.turnSeenAt = changedAt;
+    // The version it showed at rest stays decided as it was (the site's arrows may show it again): nothing of it runs.
+    keepDecided(ctx.decided, idle.key, idle.markdown, idle.ending);
+    ctx.liveKeys.add(ctx.messageKeyOf(record));
+    active.add(record);
+    hooks.writingSignal(true);
   };
 
   const recallStop: Scanner['recallStop'] = (record) => {
@@ -408,6 +440,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     for (const record of records.values()) {
       record.origin = 'history';
       record.candidate = false;
+      record.idle = null;
       for (const tracked of record.blocks) show.render(record, tracked);
     }
     active.clear();

@@ -351,6 +351,18 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       }
     }
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+    // The newest reply, from before this page, at rest: as it is now, to tell the site writing it afresh in its own
+    // message (page-scan.ts rewrittenInPlace). The signal is read only while that is not known yet.
+    if (
+      latest?.origin === 'history' &&
+      latest.role === 'assistant' &&
+      latest.text !== null &&
+      (latest.idle === null || latest.idle.text !== latest.text || latest.idle.epoch !== ctx.epoch || latest.idle.stops !== ctx.personStops) &&
+      now() - ctx.switchedAt > SWITCH_GRACE_MS &&
+      isGenerating() === false
+    ) {
+      latest.idle = { text: latest.text, markdown: latest.markdown ?? '', key: ctx.messageKeyOf(latest), ending: latest.ending, epoch: ctx.epoch, stops: ctx.personStops };
+    }
     for (const record of Array.from(active)) {
       if (!isUndecided(record)) continue;
       if (record.blocks.length === 0 && doctorSeen.get(record) === record.markdown) continue;

@@ -62,6 +62,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     continuedAt: null,
     ending: 'normal',
     unplacedReasoning: null,
+    idle: null,
     ...extra,
   };
 }

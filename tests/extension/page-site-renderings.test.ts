@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deepseek } from '../../extension/sites';
-import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
+import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * Other renderings of the sites than the saved fixtures show — another state of the composer, another form of the
@@ -56,5 +56,83 @@ describe('DeepSeek: a file attached to the next message while a reply streams', 
     await h.settle();
     expect(h.runs.length).toBe(1);
     expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+});
+
+describe('DeepSeek: a reply from before the page, written again in its own message (a regenerate drawn in place)', () => {
+  const live = { stop: LIVE_STOP_ICON, send: LIVE_SEND_ICON };
+  const OLD = READ.replace('call-001', 'call-old');
+
+  /** A conversation saved with a finished reply holding a block, opened in a page that then sees it at rest. */
+  async function opened(): Promise<{ h: Harness; answer: HTMLElement }> {
+    const { row, answer } = assistantRow();
+    const page = buildPage(live);
+    page.list.append(userRow('do it'));
+    renderReply(answer, ['Listing it.', { lang: 'mcp-request', code: OLD }]);
+    page.list.append(row);
+    const h = start(page);
+    await h.settle();
+    h.clock.now += 5_000;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    return { h, answer };
+  }
+
+  it('the new writing runs once; the version shown before, shown again by the arrows, never runs', async () => {
+    const { h, answer } = await opened();
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me']);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+    // The site's arrows: 1 / 2, then 2 / 2 again.
+    await show(h, answer, ['Listing it.', { lang: 'mcp-request', code: OLD }]);
+    h.clock.now += 10_000;
+    await h.settle();
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 10_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
+    expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+
+  it('a reply the site was still writing when the page opened stays history, whatever its text does', async () => {
+    const { row, answer } = assistantRow();
+    const page = buildPage(live);
+    page.list.append(userRow('do it'));
+    renderReply(answer, ['Let me']);
+    page.list.append(row);
+    page.setGenerating(true);
+    const h = start(page);
+    await h.settle();
+    h.clock.now += 5_000;
+    await h.settle();
+    // Drawn again differently while still written (a code block taking shape), then finished.
+    await show(h, answer, ['Listing', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toEqual([]);
+  });
+
+  it('"Continue" writes on after the reply at rest: its blocks stay history', async () => {
+    const { h, answer } = await opened();
+    h.page.setGenerating(true);
+    await show(h, answer, ['Listing it.', { lang: 'mcp-request', code: OLD }, 'And then', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toEqual([]);
+  });
+
+  it('the person stops the new writing: nothing of it runs or is sent', async () => {
+    const { h, answer } = await opened();
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }, 'and then']);
+    h.page.send.querySelector('svg')!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    await end(h);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toEqual([]);
+    expect(h.page.submitted).toEqual([]);
   });
 });
