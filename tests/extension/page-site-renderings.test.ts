@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { deepseek } from '../../extension/sites';
-import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { deepseek, gemini } from '../../extension/sites';
+import { LIST, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness, type Page } from './page-harness';
 
 /**
  * Other renderings of the sites than the saved fixtures show — another state of the composer, another form of the
@@ -134,5 +134,75 @@ describe('DeepSeek: a reply from before the page, written again in its own messa
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.runs).toEqual([]);
     expect(h.page.submitted).toEqual([]);
+  });
+});
+
+describe('Gemini (interface in Chinese): a reply from before the page regenerated in place, under a new message id', () => {
+  /** Gemini's reply: message-content#message-content-id-<id> > .markdown, a code-block labelled as the fence. */
+  function drawReply(response: Element, id: string, prose: string, code: string | null): void {
+    const content = document.createElement('message-content');
+    content.id = `message-content-id-${id}`;
+    const markdown = document.createElement('div');
+    markdown.className = 'markdown markdown-main-panel';
+    const p = document.createElement('p');
+    p.textContent = prose;
+    markdown.append(p);
+    if (code !== null) {
+      const block = document.createElement('code-block');
+      block.innerHTML =
+        '<div class="code-block"><div class="code-block-decoration header-formatted"><span>mcp-request</span><div class="buttons"><button aria-label="复制代码"><mat-icon fonticon="content_copy"></mat-icon></button></div></div>' +
+        '<div class="formatted-code-block-internal-container"><pre><code class="code-container formatted" data-test-id="code-content"></code></pre></div></div>';
+      block.querySelector('code')!.textContent = code;
+      markdown.append(block);
+    }
+    content.append(markdown);
+    response.querySelector('.response-container')!.replaceChildren(content);
+  }
+
+  /** The send slot: the stop icon while a reply is written, labelled in the page's language; the mic otherwise. */
+  function drawSlot(writing: boolean): void {
+    const slot = document.querySelector('.send-button-container')!;
+    slot.innerHTML = writing
+      ? '<button class="mat-mdc-icon-button" aria-label="停止回答"><mat-icon fonticon="stop"></mat-icon></button>'
+      : '<button class="mat-mdc-icon-button" aria-label="使用麦克风"><mat-icon fonticon="mic"></mat-icon></button>';
+  }
+
+  it('the new writing runs once, and the version shown before never runs', async () => {
+    document.body.innerHTML =
+      '<infinite-scroller class="chat-history"><div id="c0d1e2f3a4b5c6d7" class="conversation-container">' +
+      '<user-query><user-query-content><div class="query-content"><div class="query-text"><p class="query-text-line">列出文件</p></div></div></user-query-content></user-query>' +
+      '<model-response><div class="response-container"></div></model-response></div></infinite-scroller>' +
+      '<input-area-v2><rich-textarea><div class="ql-editor ql-blank textarea" contenteditable="true" role="textbox" aria-label="在此处输入提示"><p><br></p></div></rich-textarea>' +
+      '<div class="send-button-container"></div></input-area-v2>';
+    const response = document.querySelector('model-response')!;
+    drawReply(response, 'r_aaaabbbbccccdddd', '好的：', LIST);
+    drawSlot(false);
+    const h = start(null as unknown as Page, { site: gemini, pathname: '/app/9f8e7d6c5b4a3928', href: 'https://gemini.google.com/app/9f8e7d6c5b4a3928', settings: { autoSubmit: false } });
+    await h.settle();
+    h.clock.now += 5_000;
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    // Regenerate: the same model-response shows a new message (another id), written while the slot shows stop.
+    drawSlot(true);
+    drawReply(response, 'r_eeeeffff00001111', '我', null);
+    h.clock.now += 50;
+    await h.settle();
+    drawReply(response, 'r_eeeeffff00001111', '我来读取。', READ);
+    h.clock.now += 50;
+    await h.settle();
+    drawSlot(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    expect(h.runs[0]!.text).toContain('call-001');
+    // The versions' arrows: the first one again, then the second.
+    drawReply(response, 'r_aaaabbbbccccdddd', '好的：', LIST);
+    h.clock.now += 5_000;
+    await h.settle();
+    drawReply(response, 'r_eeeeffff00001111', '我来读取。', READ);
+    h.clock.now += 5_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
   });
 });
