@@ -151,6 +151,11 @@ export interface MessageRecord {
    * (page-scan.ts rewrittenInPlace). null for live replies and until the page saw it so.
    */
   idle: IdleReply | null;
+  /**
+   * It was history until the site wrote it afresh in its own message: the message also holds versions written before
+   * this page, which the site's arrows may show again (page-scan.ts scan).
+   */
+  olderVersions: boolean;
 }
 
 /** A history reply at rest as the newest message (MessageRecord.idle). */

@@ -109,6 +109,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       continuedAt: null,
       ending: 'normal',
       idle: null,
+      olderVersions: false,
     };
     records.set(el, record);
     shownAny = true;
@@ -169,6 +170,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (record.candidate && record.origin !== 'live') active.add(record);
     const answer = site.answerRoot(record.el);
     const text = answer?.textContent ?? '';
+    const textBefore = record.text;
     if (rewrittenInPlace(record, text)) writtenAfresh(record, changedAt);
     // Replies that cannot hold a block (most of a long conversation, and most streaming tokens) are not serialized;
     // their text alone tells whether they changed.
@@ -217,6 +219,21 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (version !== undefined && site.isGenerating(doc) !== true) {
       record.handledMarkdown = serialized.markdown;
       record.ending = version;
+    } else if (
+      record.olderVersions &&
+      version === undefined &&
+      record.origin === 'live' &&
+      record.handledMarkdown !== null &&
+      record.handledMarkdown !== serialized.markdown &&
+      !(textBefore !== null && text.startsWith(textBefore)) &&
+      site.isGenerating(doc) !== true
+    ) {
+      // A reply written afresh after it was history (rewrittenInPlace) has versions the site wrote before this page: one
+      // its arrows show while the site writes nothing, which is no version decided here and does not go on from what
+      // the reply showed (a last token drawn after the site's signal does), is such a version — history: never decided,
+      // its blocks wait for Run.
+      record.handledMarkdown = serialized.markdown;
+      record.ending = 'normal';
     }
     // A reply that changed after it was decided is decided again (its ending too): until then it ended normally.
     if (record.ending !== 'normal' && record.handledMarkdown !== serialized.markdown) record.ending = 'normal';
@@ -248,6 +265,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
   const writtenAfresh = (record: MessageRecord, changedAt: number): void => {
     const idle = record.idle!;
     record.idle = null;
+    record.olderVersions = true;
     record.origin = 'live';
     record.candidate = true;
     record.seenGenerating = true;

@@ -35,6 +35,11 @@ const TICK_MS = 200;
 const URL_POLL_MS = 500;
 const SCAN_EVERY_MS = 250;
 /**
+ * How often, at most, the site's writing signal is read to see the newest reply from before the page at rest: a signal
+ * that stays on (Gemini's stop icon can) would otherwise be a walk of the page on every tick.
+ */
+const IDLE_CHECK_MS = 1_000;
+/**
  * The first scan's slice budget. The longest slice may pass it by one message's scan (a fraction of a millisecond;
  * a few for a reply of many blocks, more while the machine is busy): 2 keeps it inside the 8 ms a frame can spare
  * (issue 13).
@@ -323,6 +328,8 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   };
   signal.addEventListener('abort', () => clearTimeout(settleTimer), { once: true });
 
+  /** When the tick last read the writing signal for the newest reply from before the page (IDLE_CHECK_MS). */
+  let idleCheckedAt = Number.NEGATIVE_INFINITY;
   /** The conversation (epoch) whose owed runs were last followed: the first scan's, then each one switched to. */
   let resumedEpoch = ctx.epoch;
   /** Replies without blocks the doctor already looked at, by the markdown it saw (a later change is looked at again). */
@@ -352,16 +359,19 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
     }
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
     // The newest reply, from before this page, at rest: as it is now, to tell the site writing it afresh in its own
-    // message (page-scan.ts rewrittenInPlace). The signal is read only while that is not known yet.
+    // message (page-scan.ts rewrittenInPlace). The signal is read only while that is not known yet, and not every tick.
     if (
       latest?.origin === 'history' &&
       latest.role === 'assistant' &&
       latest.text !== null &&
       (latest.idle === null || latest.idle.text !== latest.text || latest.idle.epoch !== ctx.epoch || latest.idle.stops !== ctx.personStops) &&
       now() - ctx.switchedAt > SWITCH_GRACE_MS &&
-      isGenerating() === false
+      now() - idleCheckedAt >= IDLE_CHECK_MS
     ) {
-      latest.idle = { text: latest.text, markdown: latest.markdown ?? '', key: ctx.messageKeyOf(latest), ending: latest.ending, epoch: ctx.epoch, stops: ctx.personStops };
+      idleCheckedAt = now();
+      if (isGenerating() === false) {
+        latest.idle = { text: latest.text, markdown: latest.markdown ?? '', key: ctx.messageKeyOf(latest), ending: latest.ending, epoch: ctx.epoch, stops: ctx.personStops };
+      }
     }
     for (const record of Array.from(active)) {
       if (!isUndecided(record)) continue;

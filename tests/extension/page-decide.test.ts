@@ -63,6 +63,7 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     ending: 'normal',
     unplacedReasoning: null,
     idle: null,
+    olderVersions: false,
     ...extra,
   };
 }

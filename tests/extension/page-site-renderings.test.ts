@@ -98,6 +98,34 @@ describe('DeepSeek: a reply from before the page, written again in its own messa
     expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
   });
 
+  it('a version the site wrote before the page and never shown on it, shown by the arrows after the new writing, never runs', async () => {
+    const { h, answer } = await opened();
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    // 1 / 3: the first version, written before the page opened.
+    await show(h, answer, ['Counting.', { lang: 'mcp-request', code: LIST }]);
+    h.clock.now += 10_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
+    expect(h.ctl.records().flatMap((r) => r.blocks).map((b) => b.state)).toEqual(['ready']);
+  });
+
+  it('a last token the site draws after its signal went off decides the new writing again, as for any reply', async () => {
+    const { h, answer } = await opened();
+    h.page.setGenerating(true);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }]);
+    await end(h);
+    await until(() => h.runs.length === 1);
+    await show(h, answer, ['Let me read it.', { lang: 'mcp-request', code: READ }, 'And list it.', { lang: 'mcp-request', code: LIST }]);
+    h.clock.now += 10_000;
+    await h.settle();
+    await until(() => h.runs.length === 2);
+    expect(h.runs[1]!.text).toContain('call-002');
+  });
+
   it('a reply the site was still writing when the page opened stays history, whatever its text does', async () => {
     const { row, answer } = assistantRow();
     const page = buildPage(live);
