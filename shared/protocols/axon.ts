@@ -1,5 +1,5 @@
 import type { AxonPayload, Block } from './types';
-import type { Fence } from './markdown';
+import { scanFences, type Fence } from './markdown';
 import { defineProtocol } from './define-protocol';
 
 /**
@@ -102,6 +102,32 @@ function pathNotAlone(act: string, parameters: readonly string[], args: readonly
   );
 }
 
+/**
+ * A write_file content that ends inside a code block of its own (a README's ```` ```bash ```` with no closing line after
+ * it): the file's code block was written with a fence no longer than the parameter's, so its closing line closed the
+ * parameter's block instead (as the page shows it too), and the act would write the file cut there, the rest of it left
+ * outside the statement as text. A whole file seldom ends inside a code block, so the statement is refused, saying why;
+ * undefined when the content closes every code block it opens. (A replace's old and new text are parts of a file, which
+ * may well open a code block and not close it.)
+ */
+function contentCutByFence(act: string, parameters: readonly string[], args: readonly Fence[]): string | undefined {
+  const index = parameters.indexOf('content');
+  const content = index === -1 ? undefined : args[index]?.content;
+  if (content === undefined) return undefined;
+  const inner = scanFences(content).at(-1);
+  if (inner === undefined || inner.closed) return undefined;
+  const opening = content.slice(inner.start, inner.contentStart).trim();
+  const number = content.slice(0, inner.start).split('\n').length;
+  // the seed's five tildes hold a file's backtick blocks; a tilde block needs a longer run than its own
+  const longer = '~'.repeat(inner.char === '~' ? Math.max(5, inner.size + 1) : 5);
+  return (
+    `${act} parameter ${index + 1} (content) ends inside the code block it opens on its line ${number} ` +
+    `(${JSON.stringify(opening)}): that code block's closing line closed the parameter's block instead, so the file ` +
+    `would be written cut there and the rest of it is outside the statement; open the parameter's block with a fence ` +
+    `longer than any inside it (${longer})`
+  );
+}
+
 function isTerminator(fence: Fence): boolean {
   return fence.label === 'act' || fence.label === 'end';
 }
@@ -163,9 +189,10 @@ export const axon = defineProtocol({
       const payload: AxonPayload = { acts: [{ act, args: args.map((fence) => fence.content) }] };
       if (args.length === parameters.length) {
         const block = statement(actFence.start, (lastArg ?? actFence).end, true);
-        const stray = strayClosingLine(act, parameters, args) ?? pathNotAlone(act, parameters, args);
-        // no payload: the companion refuses the whole plan, as the act would write the fence line and the words, or
-        // a file whose name holds the path's quotes or label
+        const stray =
+          strayClosingLine(act, parameters, args) ?? pathNotAlone(act, parameters, args) ?? contentCutByFence(act, parameters, args);
+        // no payload: the companion refuses the whole plan, as the act would write the fence line and the words, a
+        // file whose name holds the path's quotes or label, or a file cut where its own code block closed the parameter
         if (stray === undefined) block.payload = payload;
         else block.error = stray;
         blocks.push(block);

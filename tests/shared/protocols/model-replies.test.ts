@@ -937,3 +937,41 @@ describe('an Axon path written with more than the path', () => {
     }
   });
 });
+
+describe("an Axon write_file whose file's own code block closed the content block", () => {
+  // A README written with ```bash inside a ``` content block (or an Axon example inside ~~~~~): the file's closing
+  // line closes the content block, and the act wrote the file cut there while the rest stood outside as text.
+  const statement = (fence: string, content: string) =>
+    `${fence}act\nwrite_file\n${fence}\n${fence}path\nREADME.md\n${fence}\n${fence}markdown\n${content}${fence}\n`;
+
+  it.each([
+    ['a backtick block in a backtick block', statement('```', '# Tool\n\n```bash\nnpm install\n```\n\nThen run it.\n'), 3, '```bash', '~~~~~'],
+    ['an Axon example in the seed\'s five tildes', statement('~~~~~', 'Example:\n\n~~~~~act\nwrite_file\n~~~~~\n\nThat is all.\n'), 3, '~~~~~act', '~~~~~~'],
+  ])('%s is refused, naming the line, not written cut', (_how, reply, line, opening, longer) => {
+    const [block] = findBlocks(reply);
+    expect(block).toMatchObject({ kind: 'axon', complete: true });
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toBe(
+      `write_file parameter 2 (content) ends inside the code block it opens on its line ${line} (${JSON.stringify(opening)}): ` +
+        "that code block's closing line closed the parameter's block instead, so the file would be written cut there and the " +
+        `rest of it is outside the statement; open the parameter's block with a fence longer than any inside it (${longer})`,
+    );
+  });
+
+  it('a file whose code blocks all close is written whole, in the seed\'s five tildes or a longer backtick fence', () => {
+    const readme = '# Tool\n\n```bash\nnpm install\n```\n\nThen run it.\n';
+    for (const reply of [statement('~~~~~', readme), statement('````', readme)]) {
+      const [block] = findBlocks(reply);
+      expect(block?.error).toBeUndefined();
+      expect((block?.payload as { acts: Array<{ args: string[] }> }).acts[0]?.args[1]).toBe(readme);
+    }
+  });
+
+  it("a replace's old and new text may open a code block and not close it: they are parts of a file", () => {
+    const T = '~~~~~';
+    const reply = `${T}act\nreplace\n${T}\n${T}path\nREADME.md\n${T}\n${T}old\n\`\`\`bash\nnpm install\n${T}\n${T}new\n\`\`\`bash\nnpm ci\n${T}\n`;
+    const [block] = findBlocks(reply);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { acts: Array<{ args: string[] }> }).acts[0]?.args).toEqual(['README.md\n', '```bash\nnpm install\n', '```bash\nnpm ci\n']);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { findBlocks } from '../../shared/protocols';
+import { serializeMessage } from '../../extension/scanner/serialize';
+import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+
+/**
+ * An Axon write_file of a README whose ```bash block sits in a ``` content block, as the page shows it: the README's
+ * closing line closes the content block there too, and the page draws the rest as text and an empty code block.
+ */
+function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
+  const site = SITE_OF[layout];
+  const { message, root } = renderLikeSite(reply, layout);
+  document.body.replaceChildren(root);
+  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
+}
+
+const README = '# Tool\n\n```bash\nnpm install\n```\n\nThen run it.\n';
+
+describe("an Axon write_file whose file's own code block closed the content block, read from the page", () => {
+  for (const layout of LAYOUTS) {
+    it(`${layout}: the statement is refused, naming the line, and writes no cut file`, () => {
+      const blocks = blocksOnPage(`\`\`\`act\nwrite_file\n\`\`\`\n\`\`\`path\nREADME.md\n\`\`\`\n\`\`\`markdown\n${README}\`\`\`\n`, layout);
+      expect(blocks.map((block) => block.kind)).toEqual(['axon']);
+      expect(blocks[0]!.payload).toBeUndefined();
+      expect(blocks[0]!.error).toContain('write_file parameter 2 (content) ends inside the code block it opens on its line 3 ("```bash")');
+    });
+
+    it(`${layout}: in the seed's five tildes the README is written whole`, () => {
+      const [block] = blocksOnPage(`~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nREADME.md\n~~~~~\n~~~~~markdown\n${README}~~~~~\n`, layout);
+      expect(block!.error).toBeUndefined();
+      expect((block!.payload as { acts: Array<{ args: string[] }> }).acts[0]!.args[1]).toBe(README);
+    });
+  }
+});
