@@ -177,8 +177,20 @@ export function withoutQuotedResults(blocks: Block[], markdown: string, fences: 
 }
 
 /**
+ * Whether what lies inside a block is its content: a complete block that was read (a payload), also when it is
+ * refused for what it holds (a plan whose string the page cut into code blocks, a second plan), or any complete Axon
+ * statement. A statement's parameters are the fences it read, also when it is refused for what they hold (a path in
+ * quotes, a content cut by its own code block): such a statement has no payload, so that the companion refuses it
+ * whole. Either way a plan or call shown in the file it would write is that file's text, and refusing the block must
+ * not make it the reply's own.
+ */
+function holdsContent(block: Block): boolean {
+  return block.complete && (block.payload !== undefined || block.kind === 'axon');
+}
+
+/**
  * The blocks that are not part of what another block holds. A block of one kind that lies inside a complete block of
- * another kind that reads as a call or plan (a payload, no error) is that block's content, not a call: an Axon `write_file` of a README
+ * another kind that holds content (holdsContent) is that block's content, not a call: an Axon `write_file` of a README
  * that shows an auto_coder plan or a `<function_calls>` example, a flycode-call writing a prompt file with a
  * `<function_calls>` example, an auto_coder `create_file` whose content holds a ```` ```mcp-request ```` example.
  * Running it too would run a file's text. Blocks of the same kind are left alone (an Axon statement ended by the next
@@ -197,7 +209,7 @@ export function withoutContent(blocks: Block[]): Block[] {
       content.add(block);
       break;
     }
-    if (block.complete && block.payload !== undefined && block.error === undefined) {
+    if (holdsContent(block)) {
       const best = reach.get(block.kind);
       if (best === undefined || block.end > best.end) reach.set(block.kind, block);
     }

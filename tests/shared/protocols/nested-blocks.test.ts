@@ -28,6 +28,19 @@ describe('a block inside another block\'s content is data, not a call', () => {
     expect(findBlocks(blocks[0]!.raw).map((b) => b.kind)).toEqual([kind]);
   });
 
+  it.each([
+    ['its path in backticks', (reply: string) => reply.replace('\nREADME.md\n', '\n`README.md`\n'), 'is written in quotes or backticks'],
+    ['its README cut by a code block of its own', (reply: string) => reply.replace(/\n~~~~~$/, '\n```bash\nnpm install\n~~~~~'), 'ends inside the code block'],
+  ])('an Axon write_file refused for %s still holds the plan its README shows', (_why, change, refusal) => {
+    // refused, the statement has no payload; the README's delete_directory plan was then the reply's own, in a code block
+    const reply = change(AXON_README_WITH_PLAN);
+    expect(reply).not.toBe(AXON_README_WITH_PLAN);
+    const blocks = findBlocks(reply);
+    expect(blocks.map((b) => b.kind)).toEqual(['axon']);
+    expect(blocks[0]?.error).toContain(refusal);
+    expect(findBlocks(reply, 'autocoder')).toEqual([]);
+  });
+
   it('still finds blocks side by side', () => {
     const markdown = `${AXON_DOC_WITH_FUNCTION_CALLS}\n\n${F}mcp-request\n{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"/a"}}}\n${F}\n`;
     expect(findBlocks(markdown).map((b) => b.kind)).toEqual(['axon', 'mcp-request']);
