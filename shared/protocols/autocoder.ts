@@ -262,6 +262,45 @@ function lookAlikePlan(markdown: string): Block | undefined {
   return undefined;
 }
 
+/**
+ * The first code block's opening or closing line between `from` and `to` that stands inside a double-quoted string of
+ * the text there (a string written with raw line breaks, one of whose lines is ``` or ~~~): that string up to that
+ * line's end, and the line; undefined when none does. A fence line outside the strings (a code block around the plan
+ * closed before `--#####`) is the plan's layout, not its text. Reads the text once; fences are in order.
+ */
+function fenceLineInString(markdown: string, fences: readonly Fence[], from: number, to: number): { string: string; line: string } | undefined {
+  let low = 0;
+  let high = fences.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((fences[middle] as Fence).contentEnd <= from) low = middle + 1;
+    else high = middle;
+  }
+  let i = from;
+  let inString = false;
+  let quote = -1;
+  for (let f = low; f < fences.length && (fences[f] as Fence).start < to; f++) {
+    const fence = fences[f] as Fence;
+    for (const line of [fence.start, fence.closed ? fence.contentEnd : -1]) {
+      if (line <= from || line >= to) continue;
+      for (; i < line; i++) {
+        const c = markdown.charCodeAt(i);
+        if (c === 0x5c && inString) i++;
+        else if (c === 0x22) {
+          inString = !inString;
+          quote = i;
+        }
+      }
+      if (inString) {
+        const lineEnd = markdown.indexOf('\n', line);
+        const end = lineEnd === -1 ? to : Math.min(lineEnd, to);
+        return { string: markdown.slice(quote + 1, end).trimEnd(), line: markdown.slice(line, end).trim() };
+      }
+    }
+  }
+  return undefined;
+}
+
 const OVER_BUDGET = Symbol('over budget');
 
 export const autocoder = defineProtocol({
@@ -308,10 +347,20 @@ export const autocoder = defineProtocol({
         block.error = `the plan has no "type"; it must be one of ${PLAN_TYPES.join(' / ')}`;
       } else {
         block.payload = value;
+        // A string written with raw line breaks whose line is ``` or ~~~ is a fence to markdown: the page draws the
+        // plan as code blocks and text, and reads it back with fences and blank lines of its own in that string (a
+        // README written through it got them). Written with \n, the string stays one line and the plan one piece.
+        const fenced = fenceLineInString(markdown, fences, start + OPEN.length, close);
         if (planSeen) {
           block.error =
             'ignored: only the first plan in a reply runs (seed 002: one #####--…--##### command per reply)';
           block.inert = 'later-plan';
+        } else if (fenced !== undefined) {
+          // the payload stays, so what its strings hold (a prompt file's example call) is still their text (holdsContent)
+          block.error =
+            `the plan's string ${JSON.stringify(cut(fenced.string, 40))} holds a line ${JSON.stringify(cut(fenced.line, 40))} written with raw line breaks: ` +
+            `markdown takes that line for a code block's fence, so the page shows the plan cut into code blocks and text ` +
+            `and the string is not read back as written; write the string's line breaks as \\n`;
         } else if (!(PLAN_TYPES as readonly unknown[]).includes(value.type)) {
           block.error = `plan type ${describeValue(value.type)} is not one of ${PLAN_TYPES.join(' / ')}`;
         }

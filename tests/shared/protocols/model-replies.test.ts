@@ -975,3 +975,36 @@ describe("an Axon write_file whose file's own code block closed the content bloc
     expect((block?.payload as { acts: Array<{ args: string[] }> }).acts[0]?.args).toEqual(['README.md\n', '```bash\nnpm install\n', '```bash\nnpm ci\n']);
   });
 });
+
+describe('an auto_coder plan whose string holds a code block written with raw line breaks', () => {
+  const readme = '# Tool\n```bash\nnpm install\n```\nThen run it.\n';
+  const plan = (content: string) =>
+    `{"metadata": {"step_id": "s1", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "create_file", "path": "README.md", "content": "${content}"}]}`;
+
+  it.each([
+    ['in a ```json block the README closes', `${F}json\n#####--\n${plan(readme)}\n--#####\n${F}\n`, '```'],
+    ['in prose', `#####--\n${plan(readme)}\n--#####\n`, '```bash'],
+    ['as the page reads the first back (its own fence, a blank line)', `${F}\`json\n#####--\n${plan('# Tool\n```bash\nnpm install\n````\n\nThen run it.\n')}\n--#####\n\n${F}\n${F}\n`, '````'],
+  ])('%s is refused, naming the string and the line, its plan kept as data', (_where, reply, line) => {
+    // the page cuts such a plan into code blocks and text and reads the README back with a fence and blank lines of its
+    // own; a Run click wrote that README
+    const [block, ...rest] = findBlocks(reply);
+    expect(rest).toEqual([]);
+    expect(block).toMatchObject({ kind: 'autocoder', complete: true });
+    expect(block?.payload).toBeDefined();
+    expect(block?.error).toMatch(new RegExp(`^the plan's string "# Tool\\\\n.*" holds a line ${JSON.stringify(line)} written with raw line breaks: `));
+    expect(block?.error).toContain("write the string's line breaks as \\n");
+    expect(findBlocks(block!.raw)[0]?.error).toContain('written with raw line breaks');
+  });
+
+  it.each([
+    ['with \\n in its string', `#####--\n${plan(readme.replace(/\n/g, '\\n'))}\n--#####\n`],
+    ['in a longer fence than its own', `${F}\`\n#####--\n${plan(readme)}\n--#####\n${F}\`\n`],
+    ['in a tilde fence', `~~~json\n#####--\n${plan(readme)}\n--#####\n~~~\n`],
+    ['in a code block closed before its --#####', `${F}\n#####--\n${plan(readme.replace(/\n/g, '\\n'))}\n${F}\n--#####\n`],
+  ])('%s is read whole', (_where, reply) => {
+    const [block] = findBlocks(reply);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { file_operations: Array<{ content: string }> }).file_operations[0]?.content).toBe(readme);
+  });
+});

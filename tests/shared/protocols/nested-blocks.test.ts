@@ -14,7 +14,6 @@ describe('a block inside another block\'s content is data, not a call', () => {
     ['an Axon write_file of a README showing an auto_coder plan', AXON_README_WITH_PLAN, 'axon'],
     ['an Axon write_file of a doc showing a <function_calls> call', AXON_DOC_WITH_FUNCTION_CALLS, 'axon'],
     ['a flycode-call fs.write of a prompt file with a <function_calls> example', FLYCODE_WRITE_WITH_XML, 'flycode-call'],
-    ['an auto_coder create_file of a prompt file with an mcp-request example', PLAN_WRITING_MCP_EXAMPLE, 'autocoder'],
   ])('%s', (_name, markdown, kind) => {
     const blocks = findBlocks(markdown);
     expect(blocks.map((b) => b.kind)).toEqual([kind]);
@@ -39,6 +38,17 @@ describe('a block inside another block\'s content is data, not a call', () => {
     expect(blocks.map((b) => b.kind)).toEqual(['axon']);
     expect(blocks[0]?.error).toContain(refusal);
     expect(findBlocks(reply, 'autocoder')).toEqual([]);
+  });
+
+  it('an auto_coder create_file of a prompt file with an mcp-request example is refused, and the example is still its text', () => {
+    // written with raw line breaks, the example's fence lines are fences to markdown: the page cuts the plan into code
+    // blocks and text and reads the file back with blank lines of its own, so the plan is refused; its example never runs
+    const blocks = findBlocks(PLAN_WRITING_MCP_EXAMPLE);
+    expect(blocks.map((b) => b.kind)).toEqual(['autocoder']);
+    expect(blocks[0]?.payload).toBeDefined();
+    expect(blocks[0]?.error).toContain('holds a line "```mcp-request" written with raw line breaks');
+    expect(findBlocks(PLAN_WRITING_MCP_EXAMPLE, 'mcp-request')).toEqual([]);
+    expect(findBlocks(blocks[0]!.raw).map((b) => [b.kind, b.error !== undefined])).toEqual([['autocoder', true]]);
   });
 
   it('still finds blocks side by side', () => {
