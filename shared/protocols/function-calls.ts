@@ -1,5 +1,5 @@
 import type { Block, FunctionCall, FunctionCallsPayload } from './types';
-import { fenceLocator, lineStarts, onQuotedLine, type Fence, type LineStartAt } from './markdown';
+import { fenceLocator, lineStarts, nestedFenceLocator, onQuotedLine, type Fence, type LineStartAt } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock } from './define-protocol';
 import { cut, describeValue, isPlainObject } from './describe-value';
 import { notAsWritten } from './json';
@@ -222,8 +222,11 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
   // the next closer after the current opener; openers only move forward, so each stretch is searched once
   let close = -2;
   const lineStartAt = lineStarts(markdown);
+  // one in a code block that a code block shows (````markdown around ```xml) is an example of a reply, not a call;
+  // the openers before a closer are still read as they are alone (lastOpenerBefore), as the companion reads the block
+  const shownInCode = nestedFenceLocator(markdown, fences);
   for (let at = markdown.indexOf(OPEN); at !== -1; ) {
-    if (!opensBlock(markdown, at, lineStartAt)) {
+    if (!opensBlock(markdown, at, lineStartAt) || shownInCode(at)) {
       at = markdown.indexOf(OPEN, at + OPEN.length);
       continue;
     }
@@ -373,9 +376,14 @@ class JsonlCalls {
   }
 }
 
-/** A code block holding JSON-line calls is one block; complete when the fence has closed. */
-function fencedJsonlBlock(markdown: string, fence: Fence): Block | undefined {
+/**
+ * A code block holding JSON-line calls is one block; complete when the fence has closed. One whose first call starts in
+ * a code block of its own (a ```` ```jsonl ```` block inside a ````` ````markdown ````` one) shows an example of a reply.
+ */
+function fencedJsonlBlock(markdown: string, fence: Fence, shownInCode: (at: number) => boolean): Block | undefined {
   if (!fence.content.includes(JSONL_START_QUOTED)) return undefined;
+  const first = markdown.indexOf(JSONL_START_QUOTED, fence.contentStart);
+  if (first !== -1 && first < fence.contentEnd && shownInCode(first)) return undefined;
   const block: Block = { kind: 'function-calls', complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end };
   if (!fence.closed) return block;
   const calls = new JsonlCalls();
@@ -426,10 +434,11 @@ function openBlock(markdown: string, start: number, end: number): Block {
 function findJsonl(markdown: string, fences: readonly Fence[]): Block[] {
   if (!markdown.includes(JSONL_START_QUOTED)) return [];
   const blocks: Block[] = [];
+  const shownInCode = nestedFenceLocator(markdown, fences);
   let cursor = 0;
   for (const fence of fences) {
     unfencedJsonlBlocks(markdown, cursor, fence.start, blocks);
-    const block = fencedJsonlBlock(markdown, fence);
+    const block = fencedJsonlBlock(markdown, fence, shownInCode);
     if (block) blocks.push(block);
     cursor = Math.max(cursor, fence.end);
   }

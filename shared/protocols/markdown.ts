@@ -184,6 +184,39 @@ export function fenceLocator(fences: readonly Fence[]): (start: number, end: num
   };
 }
 
+/**
+ * Whether a position inside a fenced code block's content lies inside a code block that content shows in turn (a
+ * ```` ```xml ```` block inside a ````` ````markdown ````` one): the reply shows an example of a reply there, not a call
+ * of its own. Asked with any position; each code block's content is scanned once, on first use.
+ */
+export function nestedFenceLocator(markdown: string, fences: readonly Fence[]): (at: number) => boolean {
+  const inner = new Map<Fence, Fence[]>();
+  return (at) => {
+    const outer = contentHolding(fences, at);
+    if (outer === undefined) return false;
+    let shown = inner.get(outer);
+    if (shown === undefined) {
+      shown = scanFences(markdown.slice(outer.contentStart, outer.contentEnd));
+      inner.set(outer, shown);
+    }
+    return contentHolding(shown, at - outer.contentStart) !== undefined;
+  };
+}
+
+/** The fence of `fences` (in order, not overlapping) whose content holds the position `at`, if any. */
+function contentHolding(fences: readonly Fence[], at: number): Fence | undefined {
+  let low = 0;
+  let high = fences.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const fence = fences[middle] as Fence;
+    if (at < fence.contentStart) high = middle - 1;
+    else if (at >= fence.contentEnd) low = middle + 1;
+    else return fence;
+  }
+  return undefined;
+}
+
 /** Where the line holding a position starts; the lines are found once, on first use, so each look is a binary search. */
 export type LineStartAt = (at: number) => number;
 

@@ -60,3 +60,26 @@ describe('a call quoted back on one line is a mention', () => {
     expect(blocks.map((block) => block.payload)).toEqual([{ form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }] }]);
   });
 });
+
+describe('a call in a code block shown inside a larger code block is an example', () => {
+  // a reply that shows how a reply looks, in a ````markdown block around the ```xml one, ran that example's rm -rf
+  const F = '```';
+  const example = '<function_calls>\n<invoke name="shell.exec">\n<parameter name="command">rm -rf build</parameter>\n</invoke>\n</function_calls>';
+  const own = '<function_calls>\n<invoke name="fs.read">\n<parameter name="path">a.txt</parameter>\n</invoke>\n</function_calls>';
+  const jsonl = '{"type": "function_call_start", "name": "shell.exec", "call_id": 1}\n{"type": "parameter", "key": "command", "value": "rm -rf build"}\n{"type": "function_call_end", "call_id": 1}';
+
+  it.each([
+    ['<function_calls> in ```xml inside ````markdown', `A reply calls a tool like this:\n\n${F}\`markdown\n${F}xml\n${example}\n${F}\n${F}\`\n\n`],
+    ['<function_calls> in ```xml inside ~~~~markdown', `A reply calls a tool like this:\n\n~~~~markdown\n${F}xml\n${example}\n${F}\n~~~~\n\n`],
+    ['JSON lines in ```jsonl inside ````markdown', `A reply calls a tool like this:\n\n${F}\`markdown\n${F}jsonl\n${jsonl}\n${F}\n${F}\`\n\n`],
+  ])('%s gives no block; the reply’s own call after it does', (_where, shown) => {
+    expect(findBlocks(shown)).toEqual([]);
+    const blocks = findBlocks(`${shown}Mine:\n\n${F}xml\n${own}\n${F}\n`);
+    expect(blocks.map((block) => [block.error, block.payload])).toEqual([[undefined, { form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }] }]]);
+  });
+
+  it('still being written, the example is no block either', () => {
+    const shown = `A reply calls a tool like this:\n\n${F}\`markdown\n${F}xml\n${example}`;
+    for (let cut = 1; cut <= shown.length; cut++) expect(findBlocks(shown.slice(0, cut))).toEqual([]);
+  });
+});

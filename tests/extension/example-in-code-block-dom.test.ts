@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { findBlocks } from '../../shared/protocols';
+import { serializeMessage } from '../../extension/scanner/serialize';
+import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+
+/** A reply showing how a reply calls a tool: a ```xml block inside a ````markdown one, as the page shows it. */
+function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
+  const site = SITE_OF[layout];
+  const { message, root } = renderLikeSite(reply, layout);
+  document.body.replaceChildren(root);
+  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
+}
+
+const EXAMPLE = '<function_calls>\n<invoke name="shell.exec">\n<parameter name="command">rm -rf build</parameter>\n</invoke>\n</function_calls>';
+const OWN = '<function_calls>\n<invoke name="fs.read">\n<parameter name="path">a.txt</parameter>\n</invoke>\n</function_calls>';
+
+describe('a <function_calls> example in a code block inside a larger one, read from the page', () => {
+  for (const layout of LAYOUTS) {
+    it(`${layout}: is no block; the reply's own call after it is`, () => {
+      const reply = `A reply calls a tool like this:\n\n\`\`\`\`markdown\n\`\`\`xml\n${EXAMPLE}\n\`\`\`\n\`\`\`\`\n\nMine:\n\n\`\`\`xml\n${OWN}\n\`\`\`\n`;
+      const blocks = blocksOnPage(reply, layout);
+      expect(blocks.map((block) => [block.kind, block.error, block.payload])).toEqual([
+        ['function-calls', undefined, { form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }] }],
+      ]);
+    });
+  }
+});
