@@ -1,5 +1,5 @@
 import type { Block } from './types';
-import { lineStarts, onQuotedLine, type Fence, type LineStartAt } from './markdown';
+import { lineStarts, nestedFenceLocator, onQuotedLine, type Fence, type LineStartAt } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock, type NotReadReason } from './define-protocol';
 import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, describeValue, isPlainObject } from './describe-value';
@@ -89,6 +89,8 @@ interface Lines {
   lineStartAt: LineStartAt;
   ends: Map<number, number>;
   lastPlain?: number;
+  /** Whether a position lies in a code block shown inside a larger one (markdown.ts nestedFenceLocator). */
+  shownInCode: (at: number) => boolean;
 }
 
 /** Whether the line holding `at` ends, after spaces, in a closer in inline code (`` …--#####` ``). */
@@ -153,9 +155,14 @@ function openerStrength(markdown: string, at: number, lineStartAt: LineStartAt):
   return run > 0 && run < 3 && ticks >= lineStart ? 'inline' : strength;
 }
 
-/** The first opener at or after `from` (only strong ones when `strongOnly`). */
+/**
+ * The first opener at or after `from` (only strong ones when `strongOnly`). One in a code block shown inside a larger
+ * one (a ```` ```json ```` plan in a ````` ````markdown ````` block: how a reply looks) is an example and opens nothing;
+ * read as a plan it was the reply's first, and the reply's own plan after it was ignored as a second.
+ */
 function nextOpener(markdown: string, from: number, strongOnly: boolean, lines: Lines): Opener | undefined {
   for (let at = markdown.indexOf(OPEN, from); at !== -1; at = markdown.indexOf(OPEN, at + OPEN.length)) {
+    if (lines.shownInCode(at)) continue;
     const strength = strengthAt(markdown, at, lines);
     if (strength === 'strong' || (strength === 'weak' && !strongOnly)) return { at, strength };
   }
@@ -310,7 +317,7 @@ export const autocoder = defineProtocol({
     const blocks: Block[] = [];
     const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
     const inFence = codeBlockLocator(fences);
-    const lines: Lines = { lineStartAt: lineStarts(markdown), ends: new Map() };
+    const lines: Lines = { lineStartAt: lineStarts(markdown), ends: new Map(), shownInCode: nestedFenceLocator(markdown, fences) };
     let planSeen = false;
     const push = (block: Block) => {
       const close = block.end - CLOSE.length;

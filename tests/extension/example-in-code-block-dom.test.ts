@@ -3,7 +3,7 @@ import { findBlocks } from '../../shared/protocols';
 import { serializeMessage } from '../../extension/scanner/serialize';
 import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
 
-/** A reply showing how a reply calls a tool: a ```xml block inside a ````markdown one, as the page shows it. */
+/** A reply showing how a reply calls a tool: a ```xml or ```json block inside a ````markdown one, as the page shows it. */
 function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
   const site = SITE_OF[layout];
   const { message, root } = renderLikeSite(reply, layout);
@@ -21,6 +21,20 @@ describe('a <function_calls> example in a code block inside a larger one, read f
       const blocks = blocksOnPage(reply, layout);
       expect(blocks.map((block) => [block.kind, block.error, block.payload])).toEqual([
         ['function-calls', undefined, { form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }] }],
+      ]);
+    });
+  }
+});
+
+describe('an auto_coder plan example in a code block inside a larger one, read from the page', () => {
+  const plan = (step: string, action: string) =>
+    `#####--\n{"metadata": {"step_id": "${step}", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "${action}", "path": "src"}]}\n--#####`;
+  for (const layout of LAYOUTS) {
+    it(`${layout}: is no plan; the reply's own plan after it is the first`, () => {
+      const reply = `A reply looks like this:\n\n\`\`\`\`markdown\n\`\`\`json\n${plan('demo', 'delete_directory')}\n\`\`\`\n\`\`\`\`\n\nMine:\n\n\`\`\`json\n${plan('s1', 'list_tree')}\n\`\`\`\n`;
+      const blocks = blocksOnPage(reply, layout);
+      expect(blocks.map((block) => [block.kind, block.error, (block.payload as { metadata: { step_id: string } }).metadata.step_id])).toEqual([
+        ['autocoder', undefined, 's1'],
       ]);
     });
   }

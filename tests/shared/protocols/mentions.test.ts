@@ -78,6 +78,16 @@ describe('a call in a code block shown inside a larger code block is an example'
     expect(blocks.map((block) => [block.error, block.payload])).toEqual([[undefined, { form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'a.txt' } }] }]]);
   });
 
+  it('an auto_coder plan in ```json inside ````markdown is no plan; the reply’s own plan after it is the first', () => {
+    // read as the reply's first plan, the example's delete_directory was the one offered, and the reply's own was ignored
+    const plan = (step: string, action: string) =>
+      `#####--\n{"metadata": {"step_id": "${step}", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "${action}", "path": "src"}]}\n--#####`;
+    const shown = `A reply looks like this:\n\n${F}\`markdown\n${F}json\n${plan('demo', 'delete_directory')}\n${F}\n${F}\`\n\n`;
+    expect(findBlocks(shown)).toEqual([]);
+    const blocks = findBlocks(`${shown}Mine:\n\n${F}json\n${plan('s1', 'list_tree')}\n${F}\n`);
+    expect(blocks.map((block) => [block.error, (block.payload as { metadata: { step_id: string } }).metadata.step_id])).toEqual([[undefined, 's1']]);
+  });
+
   it('still being written, the example is no block either', () => {
     const shown = `A reply calls a tool like this:\n\n${F}\`markdown\n${F}xml\n${example}`;
     for (let cut = 1; cut <= shown.length; cut++) expect(findBlocks(shown.slice(0, cut))).toEqual([]);
