@@ -11,14 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   context,
-  decideApproval,
   makeWorkspace,
   mcpRequestBlock,
   mcpResultText,
   parseMcpResponse,
   postBlock,
-  postPending,
   startCompanionProcess,
+  writeDeniedAsExec,
   type CompanionProcess,
   type Workspace,
 } from '../load/live-companion';
@@ -82,15 +81,7 @@ describe('attack: a file that runs code, written through the link to it or by it
     ['tools/lib/tool.sh (that program\'s target)', 'tools/lib/tool.sh', /folder on PATH.*through the link .*mytool/],
   ])('a write to %s asks on an exec card that says why; denied, nothing is written', async (_name, file, why) => {
     n++;
-    const { run, approval } = await postPending(
-      companion,
-      'mcp-request',
-      mcpRequestBlock(`l${n}`, 'fs.write', { path: join(ws.root, file), content: '#!/bin/sh\necho PWNED\n', mode: 'append' }),
-      context('conv-linked', `m${n}`),
-    );
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(why);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: join(ws.root, file), content: '#!/bin/sh\necho PWNED\n', mode: 'append' }, context('conv-linked', `m${n}`), why);
     expect(readFileSync(join(ws.root, 'dotfiles', 'bashrc'), 'utf8')).toBe(BASHRC);
     expect(readFileSync(join(ws.root, 'tools', 'lib', 'tool.sh'), 'utf8')).toBe(TOOL);
   });

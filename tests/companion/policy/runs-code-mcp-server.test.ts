@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { context, decideApproval, makeWorkspace, mcpRequestBlock, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { context, makeWorkspace, startCompanionProcess, writeDeniedAsExec, type CompanionProcess, type Workspace } from '../load/live-companion';
 import { fixture } from '../mcp-servers/world';
 import { runsCode } from '../../../companion/policy/runs-code';
 
@@ -40,10 +40,7 @@ describe("attack: rewriting the program of the person's MCP server (real compani
   it('the rewrite asks on an exec card; denied, the next start runs the person’s program', async () => {
     const pwned = join(ws.base, 'PWNED');
     const evil = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pwned)}, 'ran');\n${original()}`;
-    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock('w', 'fs.write', { path: server, content: evil, mode: 'overwrite' }), context('conv-mcp', 'm1'));
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: server, content: evil, mode: 'overwrite' }, context('conv-mcp', 'm1'), /MCP server/);
     expect(readFileSync(server, 'utf8')).toBe(original());
     await companion.stop();
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, config });
@@ -81,10 +78,7 @@ describe.runIf(spawnSync('python3', ['--version']).status === 0)(
       expect(existsSync(marker)).toBe(true);
 
       for (const [i, file] of [join(ws.root, 'cb_probe_server.py'), join(ws.root, 'cb_probe_server', '__main__.py')].entries()) {
-        const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(`py-${i}`, 'fs.write', { path: file, content: 'import os\n', mode: 'overwrite' }), context('conv-mcp-py', `m${i}`));
-        expect(approval.risk).toBe('exec');
-        expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
-        await decideApproval(companion, approval, 'deny', run.runId);
+        await writeDeniedAsExec(companion, { path: file, content: 'import os\n', mode: 'overwrite' }, context('conv-mcp-py', `m${i}`), /MCP server/);
         expect(existsSync(file)).toBe(false);
       }
     });
@@ -114,24 +108,13 @@ describe("attack: a program planted in node_modules where an npx-started MCP ser
     // the server starts in tools/ of a project: npx takes the project's node_modules, one folder up
     writeFileSync(join(ws.root, 'package.json'), '{"name":"project","version":"1.0.0"}\n');
     const file = join(ws.root, 'node_modules', 'cb-probe-srv', 'cli.js');
-    const { run, approval } = await postPending(
-      companion,
-      'mcp-request',
-      mcpRequestBlock('npx-up', 'fs.write', { path: file, content: '#!/usr/bin/env node\n', mode: 'overwrite' }),
-      context('conv-mcp-npx', 'm2'),
-    );
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: file, content: '#!/usr/bin/env node\n', mode: 'overwrite' }, context('conv-mcp-npx', 'm2'), /MCP server/);
     expect(existsSync(file)).toBe(false);
   });
 
   it("a write into the working directory's node_modules asks on an exec card", async () => {
     const file = join(ws.root, 'tools', 'node_modules', '.bin', 'cb-probe-srv');
-    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock('npx', 'fs.write', { path: file, content: '#!/bin/sh\n', mode: 'overwrite' }), context('conv-mcp-npx', 'm1'));
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: file, content: '#!/bin/sh\n', mode: 'overwrite' }, context('conv-mcp-npx', 'm1'), /MCP server/);
     expect(existsSync(file)).toBe(false);
   });
 });
@@ -159,10 +142,7 @@ describe("attack: the script of an MCP server uv runs in its --directory (real c
 
   it('a rewrite of the script in that folder asks on an exec card', async () => {
     const file = join(ws.root, 'weather', 'weather.py');
-    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock('uv', 'fs.write', { path: file, content: 'import os\n', mode: 'overwrite' }), context('conv-mcp-uv', 'm1'));
-    expect(approval.risk).toBe('exec');
-    expect(approval.preview.actions?.[0]?.label).toMatch(/MCP server/);
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: file, content: 'import os\n', mode: 'overwrite' }, context('conv-mcp-uv', 'm1'), /MCP server/);
     expect(readFileSync(file, 'utf8')).toBe('print("weather")\n');
   });
 });

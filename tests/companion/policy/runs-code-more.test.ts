@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runsCode } from '../../../companion/policy/runs-code';
-import { context, decideApproval, makeWorkspace, mcpRequestBlock, postPending, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
+import { context, makeWorkspace, startCompanionProcess, writeDeniedAsExec, type CompanionProcess, type Workspace } from '../load/live-companion';
 
 const HOME = '/home/you';
 
@@ -64,27 +64,13 @@ describe.runIf(existsSync('/etc/skel/.bashrc'))('attack: a line in ~/.bash_alias
 
   it("cargo's config asks the same way", async () => {
     const config = join(ws.root, '.cargo', 'config.toml');
-    const { run, approval } = await postPending(
-      companion,
-      'mcp-request',
-      mcpRequestBlock('cargo', 'fs.write', { path: config, content: '[build]\nrustc-wrapper = "/tmp/evil"\n', mode: 'overwrite' }),
-      context('conv-more', 'm2'),
-    );
-    expect(approval.risk).toBe('exec');
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: config, content: '[build]\nrustc-wrapper = "/tmp/evil"\n', mode: 'overwrite' }, context('conv-more', 'm2'));
     expect(existsSync(config)).toBe(false);
   });
 
   it('the write asks on an exec card; denied, the next shell runs nothing', async () => {
     const pwned = join(ws.base, 'PWNED');
-    const { run, approval } = await postPending(
-      companion,
-      'mcp-request',
-      mcpRequestBlock('aliases', 'fs.write', { path: join(ws.root, '.bash_aliases'), content: `touch ${pwned}\n`, mode: 'overwrite' }),
-      context('conv-more', 'm1'),
-    );
-    expect(approval.risk).toBe('exec');
-    await decideApproval(companion, approval, 'deny', run.runId);
+    await writeDeniedAsExec(companion, { path: join(ws.root, '.bash_aliases'), content: `touch ${pwned}\n`, mode: 'overwrite' }, context('conv-more', 'm1'));
     execFileSync('bash', ['-i', '-c', 'true'], { env: { HOME: ws.root, PATH: process.env.PATH ?? '' }, stdio: 'ignore' });
     expect(existsSync(pwned)).toBe(false);
   });
