@@ -23,7 +23,7 @@
  * which rests on the checks above being made at the final use; a run that hands a path to something that
  * follows it (a walk's start, a child's cwd) resolves it again right before.
  */
-import { promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { existsSync, promises as fs, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
@@ -175,9 +175,24 @@ export function isInsideAnyCase(candidate: string, dir: string): boolean {
   return isInsideRoot(fold(candidate), fold(dir));
 }
 
-/** Pure: the companion's own directory that holds `candidate`, if any, in any case. */
+/**
+ * The companion's own directory that holds `candidate`, if any, in any case. Pure but for one look at /proc: where
+ * the companion's own `/proc/<pid>` is reserved, `/proc/<tid>` of any of its threads is the same process by another
+ * name (its environment, memory and open files; the kernel answers a thread's id there though a listing of /proc does
+ * not show it), and threads come and go, so which ids are its own is asked when such a path is.
+ */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {
-  return policy.reserved?.find((dir) => isInsideAnyCase(candidate, dir));
+  return policy.reserved?.find((dir) => isInsideAnyCase(candidate, dir)) ?? ownThreadEntry(candidate, policy.reserved);
+}
+
+const PROC_ENTRY = /^\/proc\/(\d+)(?:\/|$)/;
+
+/** `/proc/<pid>` (reserved) when `candidate` is under `/proc/<tid>` of one of the companion's own threads. */
+function ownThreadEntry(candidate: string, reserved: readonly string[] | undefined): string | undefined {
+  const tid = PROC_ENTRY.exec(candidate)?.[1];
+  const own = `/proc/${process.pid}`;
+  if (tid === undefined || tid === String(process.pid) || !reserved?.includes(own)) return undefined;
+  return existsSync(`${own}/task/${tid}`) ? own : undefined;
 }
 
 /** What a refusal says of the companion's own data. */

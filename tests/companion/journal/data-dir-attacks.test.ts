@@ -325,4 +325,23 @@ describe("attack: the companion's own process through its tools (a root of /, wh
     const other = await call('fs.read', { path: `/proc/${process.pid}/status` });
     expect(other.ok, other.text).toBe(true);
   });
+
+  it.skipIf(!existsSync('/proc/self/environ'))('its threads are refused by their own ids too: /proc/<tid> is the whole process (its environment, memory and open files) by another name', async () => {
+    const threads = readdirSync(`/proc/${companion.pid}/task`).filter((tid) => tid !== String(companion.pid));
+    expect(threads.length).toBeGreaterThan(0);
+    for (const tid of threads) {
+      for (const [name, args] of [
+        ['fs.read', { path: `/proc/${tid}/environ` }],
+        ['fs.read', { path: `/proc/${tid}/environ`, encoding: 'base64' }],
+        ['fs.read', { path: `/proc/${tid}/task/${tid}/environ`, encoding: 'base64' }],
+        ['fs.ls', { path: `/proc/${tid}/fd` }],
+        ['fs.search', { path: `/proc/${tid}`, query: 'CHATBRIDGE', glob: 'environ' }],
+      ] as const) {
+        const answer = await call(name, args);
+        if (!existsSync(`/proc/${companion.pid}/task/${tid}`)) continue; // a thread that ended meanwhile
+        expect(answer.ok, `${name} ${JSON.stringify(args)}: ${answer.text}`).toBe(false);
+        expect(answer.text).toMatch(/its own process in \/proc/);
+      }
+    }
+  });
 });
