@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { globSet } from './glob-set';
-import { deniedBy, DENY_OPTIONS, isInsideAnyCase, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
+import { deniedBy, DENY_OPTIONS, homeLinksReach, isInsideAnyCase, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
 import type { Policy } from './schema';
 
 type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserved'>>;
@@ -12,7 +12,9 @@ type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserv
  * to its root-relative form (~0.4 µs of the ~1 µs it spent per entry, profile of a 1000-entry `fs.ls`).
  *
  * Below `start`, every entry has the same reserved directory (or none) and the same root as `start` itself, unless
- * a root or reserved directory lies inside `start`: then each entry is asked about through `deniedBy` as before.
+ * a root or reserved directory lies inside `start`: then each entry is asked about through `deniedBy` as before. So
+ * it is where a link in the home folder leads into `start` or to a folder around it (`~/.aws` a link to
+ * `~/dotfiles/aws`): an entry there is denied by the name the link gives it too, which only `deniedBy` matches.
  * Windows paths (other separators, case folding of roots) always take `deniedBy`.
  */
 export function denyUnder(start: string, policy: GuardPolicy): (relative: string) => string | undefined {
@@ -20,7 +22,7 @@ export function denyUnder(start: string, policy: GuardPolicy): (relative: string
   if (path.sep !== '/' || !path.isAbsolute(start)) return slow;
   const nested =
     policy.roots.some((dir) => dir !== start && isInsideRoot(dir, start)) || (policy.reserved ?? []).some((dir) => dir !== start && isInsideAnyCase(dir, start));
-  if (nested) return slow;
+  if (nested || homeLinksReach(start)) return slow;
   if (reservedBy(start, policy) !== undefined) return () => RESERVED_REASON;
   const root = rootOf(start, policy.roots);
   if (root === undefined) return () => undefined;

@@ -246,6 +246,17 @@ function homeLinks(): LinkTable {
 }
 
 /**
+ * Whether a link of the home folder's (homeLinks) leads to `dir`, to something in it, or to a folder that holds it:
+ * then the entries of a walk from `dir` may be denied by the name such a link gives them, which a glob matched on
+ * their own names alone does not see (deny-under.ts asks deniedBy for each of them then).
+ */
+export function homeLinksReach(dir: string): boolean {
+  const table = homeLinks();
+  for (const target of table.files.keys()) if (isInsideRoot(target, dir)) return true;
+  return table.folders.some(([target]) => isInsideRoot(target, dir) || isInsideRoot(dir, target));
+}
+
+/**
  * A path as given (resolved to absolute) and where it really is, for the companion's own places (its data directory,
  * its config file, its program, the folders on its PATH): a symlink to one and the link's own name are both caught.
  * One that does not exist yet is where it will be once made: the real place of what exists of it, then the rest of

@@ -70,6 +70,21 @@ describe('attack: a denied file read by the name of the folder its link leads to
     expect(listing.error?.message).toMatch(/POLICY_BLOCKED/);
   });
 
+  it('a listing with sizes of the dotfiles folder names the linked secrets as denied and never measures them', async () => {
+    const deep = await post('fs.ls', { path: join(ws.root, 'dotfiles'), depth: 3, sizes: true });
+    const lines = deep.result?.content[0]?.text?.split('\n') ?? [];
+    expect(lines).toContain('aws/  [denied by policy]');
+    expect(lines).toContain('kube/config  [denied by policy]');
+    expect(lines).toContain('gcloud/credentials.db  [denied by policy]');
+    expect(lines.filter((line) => line.startsWith('aws/') && line !== 'aws/  [denied by policy]')).toEqual([]);
+    const listed = await post('fs.ls', { path: join(ws.root, 'dotfiles', 'kube'), sizes: true });
+    expect(listed.result?.content[0]?.text).toBe('config  [denied by policy]');
+    // the filesystem tool's list_directory_with_sizes lists the same way
+    const manual = await post('filesystem', { action: 'list_directory_with_sizes', path: join(ws.root, 'dotfiles', 'kube') });
+    const { data } = JSON.parse(manual.result?.content[0]?.text ?? '{}') as { data: unknown };
+    expect(data).toEqual([{ name: 'config', type: 'file', denied: true }]);
+  });
+
   it('the folder\'s ordinary neighbours stay readable', async () => {
     const answer = await post('fs.read', { path: join(ws.root, 'dotfiles', 'bashrc.md') });
     expect(answer.result?.content[0]?.text).toBe('notes about my shell\n');
