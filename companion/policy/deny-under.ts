@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { globSet } from './glob-set';
-import { deniedBy, DENY_OPTIONS, homeLinksReach, isInsideAnyCase, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
+import type { LinkTable } from './link-names';
+import { deniedBy, deniedThroughProjectLinks, DENY_OPTIONS, homeLinksReach, isInsideAnyCase, isInsideRoot, RESERVED_REASON, reservedBy, rootOf } from './path-guard';
+import { linkTablesAround, namesThroughTables } from './project-links';
 import type { Policy } from './schema';
 
 type GuardPolicy = Pick<Policy, 'roots' | 'deny'> & Partial<Pick<Policy, 'reserved'>>;
 
 /**
- * Pure: `deniedBy` for the entries of one walk, given by their `/`-separated path relative to the walk's start —
+ * `deniedBy` for the entries of one walk, given by their `/`-separated path relative to the walk's start —
  * the same answer for every entry, with the per-call part worked out once. A listing asks for each of its entries:
  * `deniedBy` finds the reserved directory and the root again each time and slices the entry's absolute path back
  * to its root-relative form (~0.4 µs of the ~1 µs it spent per entry, profile of a 1000-entry `fs.ls`).
@@ -32,9 +34,25 @@ export function denyUnder(start: string, policy: GuardPolicy): (relative: string
   // most listed names hold none of the deny globs' needles: answered without joining them to `base` (a new string
   // the regular expressions would flatten, per entry)
   const baseClear = !set.partMayMatch(base);
+  // the links in the folders around each entry (a project's `.env` a link to `config/dev.env`), each folder looked at
+  // once in this walk
+  const memo = new Map<string, readonly LinkTable[]>();
+  const byFolder = new Map<string, readonly LinkTable[]>();
+  const tablesOf = (folder: string) => {
+    let tables = byFolder.get(folder);
+    if (tables === undefined) {
+      tables = linkTablesAround(folder === '' ? start : path.join(start, folder), root, memo);
+      byFolder.set(folder, tables);
+    }
+    return tables;
+  };
   return (relative) => {
-    if (baseClear && !set.partMayMatch(relative)) return undefined;
-    const index = set.firstMatch(base + relative);
-    return index >= 0 ? deny[index] : undefined;
+    if (!baseClear || set.partMayMatch(relative)) {
+      const index = set.firstMatch(base + relative);
+      if (index >= 0) return deny[index];
+    }
+    const slash = relative.lastIndexOf('/');
+    const tables = tablesOf(slash < 0 ? '' : relative.slice(0, slash));
+    return tables.length === 0 ? undefined : deniedThroughProjectLinks(namesThroughTables(tables, path.join(start, relative)), policy);
   };
 }

@@ -35,6 +35,7 @@ import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { onMountOf } from '../fsx/mount-gate';
 import { globSet } from './glob-set';
 import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
+import { projectLinkNames } from './project-links';
 import type { Policy } from './schema';
 
 const MAX_SYMLINK_HOPS = 40;
@@ -201,12 +202,15 @@ export const RESERVED_REASON = "chatbridge's own data directory or config file (
 /**
  * Why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its root-relative,
  * `/`-separated form, or RESERVED_REASON for the companion's own data directory. Walks (ls, search, rm, list_tree)
- * skip what this names. Pure but for one thing read once: the links in the home folder, its `.config` and their folders
- * (link-names.ts). A file is also denied by the name such a link gives it — where `~/.aws` is a link to
- * `~/dotfiles/aws`, `~/dotfiles/aws/credentials` is `~/.aws/credentials`, and reading it by the dotfiles name gave
- * away what `**\/.aws/**` keeps (a name outside the roots is matched whole).
+ * skip what this names. Pure but for the links it reads: those in the home folder, its `.config` and their folders
+ * (link-names.ts, read once), and those in the folders around the path up to its root (project-links.ts, a stat per
+ * folder). A file is also denied by the name such a link gives it — where `~/.aws` is a link to `~/dotfiles/aws`,
+ * `~/dotfiles/aws/credentials` is `~/.aws/credentials`, and reading it by the dotfiles name gave away what
+ * `**\/.aws/**` keeps (a name outside the roots is matched whole); where a project's `.env` is a link to
+ * `config/dev.env`, that file is `.env`. A walk passes one `linkMemo` for all its entries, so it looks at each folder
+ * once.
  */
-export function deniedBy(candidate: string, policy: GuardPolicy): string | undefined {
+export function deniedBy(candidate: string, policy: GuardPolicy, linkMemo?: Map<string, readonly LinkTable[]>): string | undefined {
   if (reservedBy(candidate, policy) !== undefined) return RESERVED_REASON;
   const root = rootOf(candidate, policy.roots);
   if (root === undefined || candidate === root) return undefined;
@@ -216,6 +220,20 @@ export function deniedBy(candidate: string, policy: GuardPolicy): string | undef
     if (reservedBy(name, policy) !== undefined) return RESERVED_REASON;
     const linkedRoot = rootOf(name, policy.roots);
     const linked = linkedRoot === undefined ? denyGlobOf(name, path.parse(name).root, policy) : name === linkedRoot ? undefined : denyGlobOf(name, linkedRoot, policy);
+    if (linked !== undefined) return linked;
+  }
+  return deniedThroughProjectLinks(projectLinkNames(candidate, root, linkMemo), policy);
+}
+
+/**
+ * The deny glob one of `names` (a file's names through the links inside its project, project-links.ts) matches:
+ * where `.env` is a link to `config/dev.env`, that file is `.env` too, and reading it by its real name gave away
+ * what `**\/.env` keeps.
+ */
+export function deniedThroughProjectLinks(names: readonly string[], policy: GuardPolicy): string | undefined {
+  for (const name of names) {
+    const linkedRoot = rootOf(name, policy.roots);
+    const linked = linkedRoot === undefined || name === linkedRoot ? undefined : denyGlobOf(name, linkedRoot, policy);
     if (linked !== undefined) return linked;
   }
   return undefined;

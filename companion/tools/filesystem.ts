@@ -19,6 +19,7 @@ import { looksBinary } from '../fsx/binary';
 import { lstatMaybe } from '../fsx/fs-calls';
 import { SKIPPED_DIRS } from '../fsx/search/types';
 import { walkTree } from '../fsx/walk';
+import type { LinkTable } from '../policy/link-names';
 import { deniedBy, escapedControlsIn, isInsideRoot, rootOf, unexpandedStart } from '../policy/path-guard';
 import { hideOutsidePaths, mapSecrets, refuseEncodedSecrets, replaceOptionsFor } from '../policy/redact';
 import { assertLandingsDecided, assertSubtreeMayChange, decideLandings } from '../policy/subtree-guard';
@@ -269,10 +270,12 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       const matches = modelGlob(pattern, 'pattern', { dot: true, basename: !pattern.includes('/') });
       const excluded = (args.excludePatterns ?? []).map((glob) => modelGlob(glob, 'excludePatterns', { dot: true, basename: !glob.includes('/') }));
       const found: string[] = [];
+      // the links in the folders around each entry (policy/project-links.ts), each folder looked at once in this walk
+      const linkMemo = new Map<string, readonly LinkTable[]>();
       const walk = walkTree(target, {
         include: (entry) =>
           !SKIPPED_DIRS.includes(entry.dirent.name) &&
-          deniedBy(entry.path, ctx.policy) === undefined &&
+          deniedBy(entry.path, ctx.policy, linkMemo) === undefined &&
           !excluded.some((exclude) => exclude(entry.relative)),
         signal: ctx.signal,
       });

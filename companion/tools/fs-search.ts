@@ -4,6 +4,7 @@ import { lstatMaybe } from '../fsx/fs-calls';
 import { searchFiles, type SearchBackend, type SearchHit } from '../fsx/search';
 import { linesHoldingLiterals } from '../fsx/search/literal-lines';
 import { assertWithinFileLimit } from '../policy/file-limit';
+import type { LinkTable } from '../policy/link-names';
 import { deniedBy } from '../policy/path-guard';
 import { mapSecrets, needsWholeText, spanningLiterals } from '../policy/redact';
 import type { Policy } from '../policy/schema';
@@ -232,6 +233,8 @@ export const fsSearchHandler = defineHandler({
     // secret from a wrong one, and which hits made the window would shift with it. So the search runs again with a
     // larger window until it holds `limit` shown hits or all there are, and the answer is the first `limit` shown
     // hits, `limited` when there were that many: nothing in it depends on the hits that were dropped.
+    // the links in the folders around each file (policy/project-links.ts), each folder looked at once in this call
+    const linkMemo = new Map<string, readonly LinkTable[]>();
     let window = limit;
     let outcome: Awaited<ReturnType<typeof searchFiles>>;
     let shown: Awaited<ReturnType<typeof shownHits>>;
@@ -250,7 +253,7 @@ export const fsSearchHandler = defineHandler({
           ...(args.mtimeTo !== undefined ? { mtimeTo: new Date(args.mtimeTo) } : {}),
           contextLines,
           limit: window,
-          isDenied: (path) => deniedBy(path, ctx.policy) !== undefined,
+          isDenied: (path) => deniedBy(path, ctx.policy, linkMemo) !== undefined,
           signal: ctx.signal,
         },
         { ...(backendOverride ? { backend: backendOverride } : {}), denyGlobs: ctx.policy.deny },
