@@ -13,7 +13,8 @@ import type { Policy } from './schema';
  * command the next start runs; a file kept beside the project it configures is inside the root.
  *
  * So is the companion's own process in /proc (Linux), which a root of `/` holds: its environment (a token given in
- * CHATBRIDGE_TOKEN, the keys of the shell it was started from), its memory and its open files (the journal's).
+ * CHATBRIDGE_TOKEN, the keys of the shell it was started from), its memory and its open files (the journal's); with
+ * it, its threads' entries and those of the programs it started (path-guard.ts ownProcessEntry).
  */
 export function protectDataDir(policy: Policy, home: string, configFile?: string): Policy {
   const own = [home, ...(configFile === undefined ? [] : [configFile]), ...ownProcess()].flatMap(givenAndReal);

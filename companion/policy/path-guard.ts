@@ -33,6 +33,7 @@ import { READ_NO_FOLLOW } from '../fsx/fd';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { onMountOf } from '../fsx/mount-gate';
+import { readProc } from '../processes/proc-table';
 import { globSet } from './glob-set';
 import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
 import { projectLinkNames } from './project-links';
@@ -177,27 +178,43 @@ export function isInsideAnyCase(candidate: string, dir: string): boolean {
 }
 
 /**
- * The companion's own directory that holds `candidate`, if any, in any case. Pure but for one look at /proc: where
- * the companion's own `/proc/<pid>` is reserved, `/proc/<tid>` of any of its threads is the same process by another
- * name (its environment, memory and open files; the kernel answers a thread's id there though a listing of /proc does
- * not show it), and threads come and go, so which ids are its own is asked when such a path is.
+ * The companion's own directory that holds `candidate`, if any, in any case. Pure but for a look at /proc for a path
+ * there (ownProcessEntry).
  */
 export function reservedBy(candidate: string, policy: GuardPolicy): string | undefined {
-  return policy.reserved?.find((dir) => isInsideAnyCase(candidate, dir)) ?? ownThreadEntry(candidate, policy.reserved);
+  return policy.reserved?.find((dir) => isInsideAnyCase(candidate, dir)) ?? ownProcessEntry(candidate, policy.reserved);
 }
 
 const PROC_ENTRY = /^\/proc\/(\d+)(?:\/|$)/;
+/** deeper than any chain of programs the companion starts (an MCP server through npx and a shell) */
+const MAX_ANCESTORS = 64;
 
-/** `/proc/<pid>` (reserved) when `candidate` is under `/proc/<tid>` of one of the companion's own threads. */
-function ownThreadEntry(candidate: string, reserved: readonly string[] | undefined): string | undefined {
-  const tid = PROC_ENTRY.exec(candidate)?.[1];
+/**
+ * Where the companion's own `/proc/<pid>` is reserved, the other entries of /proc that are the companion by another
+ * name or hold what it gave: `/proc/<tid>` of any of its threads is the whole process (its environment, memory and
+ * open files; the kernel answers a thread's id there though a listing of /proc does not show it), and a program it
+ * started (an MCP server, a command it runs, and theirs) holds in its environment and arguments what the companion's
+ * reserved config wrote for it (an MCP server's `env` and `args`). Threads and programs come and go, so which ids are
+ * its own is asked when such a path is: a thread in its task list, a process whose parents lead to it. A program that
+ * left it (a daemon that forked twice and was taken by init) is no longer one of its own.
+ */
+function ownProcessEntry(candidate: string, reserved: readonly string[] | undefined): string | undefined {
+  const id = PROC_ENTRY.exec(candidate)?.[1];
   const own = `/proc/${process.pid}`;
-  if (tid === undefined || tid === String(process.pid) || !reserved?.includes(own)) return undefined;
-  return existsSync(`${own}/task/${tid}`) ? own : undefined;
+  if (id === undefined || id === String(process.pid) || !reserved?.includes(own)) return undefined;
+  if (existsSync(`${own}/task/${id}`)) return own;
+  let pid = Number(id);
+  for (let i = 0; i < MAX_ANCESTORS; i++) {
+    const parent = readProc(pid)?.ppid;
+    if (parent === undefined || parent <= 1) return undefined;
+    if (parent === process.pid) return `/proc/${id}`;
+    pid = parent;
+  }
+  return undefined;
 }
 
 /** What a refusal says of the companion's own data. */
-export const RESERVED_REASON = "chatbridge's own data directory or config file (or its own process in /proc), which no tool may read or change, whatever the config says";
+export const RESERVED_REASON = "chatbridge's own data directory or config file (or its own process in /proc, or a program it started), which no tool may read or change, whatever the config says";
 
 /**
  * Why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its root-relative,

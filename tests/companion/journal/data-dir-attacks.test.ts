@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJournal } from '../../../companion/journal';
 import { configSchema, type Policy } from '../../../companion/policy/schema';
+import { readProc } from '../../../companion/processes/proc-table';
 import {
   ALL_AUTO,
+  call as rawCall,
   context,
   makeWorkspace,
   mcpRequestBlock,
@@ -285,6 +287,16 @@ describe('attack: a planted journal entry whose paths point outside the roots', 
   });
 });
 
+const PLACE = 'plain-words-no-pattern-knows';
+
+/** The processes whose parent is `pid`, as /proc says. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((child) => readProc(child)?.ppid === pid);
+}
+
 describe("attack: the companion's own process through its tools (a root of /, which holds /proc)", () => {
   let ws: Workspace;
   let companion: CompanionProcess;
@@ -298,7 +310,10 @@ describe("attack: the companion's own process through its tools (a root of /, wh
 
   beforeAll(async () => {
     ws = makeWorkspace('cb-own-proc-');
-    companion = await startCompanionProcess({ root: '/', home: ws.home, config: ALL_AUTO });
+    // an MCP server whose environment and arguments the companion's (reserved) config gives it
+    const server = join(process.cwd(), 'tests', 'companion', 'mcp-servers', 'fixtures', 'no-tools.mjs');
+    const mcpServers = { notes: { command: process.execPath, args: [server, PLACE], env: { NOTES_PLACE: PLACE } } };
+    companion = await startCompanionProcess({ root: '/', home: ws.home, config: { ...ALL_AUTO, mcpServers } });
   }, 60_000);
 
   afterAll(async () => {
@@ -342,6 +357,40 @@ describe("attack: the companion's own process through its tools (a root of /, wh
         expect(answer.ok, `${name} ${JSON.stringify(args)}: ${answer.text}`).toBe(false);
         expect(answer.text).toMatch(/its own process in \/proc/);
       }
+    }
+  });
+
+  it.skipIf(!existsSync('/proc/self/environ'))("the programs it started are refused too: an MCP server's environment and arguments are what its reserved config wrote, a running command's what its call gave", async () => {
+    // answered once the command ends; stopped by its block below
+    const sleeper = { kind: 'mcp-request', text: mcpRequestBlock('sleeper', 'process.run', { command: 'sleep', args: ['30'] }), context: context('conv-proc', 'sleeper') };
+    const started = rawCall(companion, 'POST', '/v1/run', sleeper);
+    try {
+      // the MCP server and the command, as this test (another process) reads them
+      const commandLine = (pid: number) => (existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') : []);
+      const both = (pids: number[]) => pids.some((pid) => commandLine(pid).includes(PLACE)) && pids.some((pid) => commandLine(pid)[0] === 'sleep');
+      let children: number[] = [];
+      for (let i = 0; i < 100 && !both(children); i++) {
+        children = childrenOf(companion.pid);
+        if (!both(children)) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(both(children), JSON.stringify(children.map(commandLine))).toBe(true);
+      for (const child of children) {
+        for (const [name, args] of [
+          ['fs.read', { path: `/proc/${child}/environ`, encoding: 'base64' }],
+          ['fs.read', { path: `/proc/${child}/cmdline`, encoding: 'base64' }],
+          ['fs.ls', { path: `/proc/${child}/fd` }],
+        ] as const) {
+          const answer = await call(name, args);
+          expect(answer.ok, `${name} ${JSON.stringify(args)}: ${answer.text}`).toBe(false);
+          expect(answer.text).toMatch(/its own process in \/proc, or a program it started/);
+        }
+      }
+      const listed = await call('fs.ls', { path: '/proc' });
+      const names = listed.text.split('\n').map((line) => line.replace(/\/$/, ''));
+      for (const child of children) expect(names).not.toContain(String(child));
+    } finally {
+      expect((await rawCall(companion, 'POST', '/v1/runs/stop', sleeper)).status).toBe(200);
+      await started;
     }
   });
 });
