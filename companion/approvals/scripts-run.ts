@@ -11,9 +11,10 @@ import { shownStates, stateOf, type ShownStates } from './shown-state';
  * line, not run.sh, and a run.sh rewritten while the card waits (the model's next block where writes are auto, another
  * call, any program) would run text nobody saw. Pinned are the program when it is a path (`./deploy.sh`), the script
  * of a well-known interpreter (`python -u x.py`, `node --import ./pre.mjs y.js` — both —, `sh -c "./x.sh"`, `bash <
- * x.sh`), and what `source`/`.` read, each resolved against the command's cwd (a shell string's `cd dir &&` moves it).
- * Only files inside the roots are pinned (the rest is not the model's to write); a missing one is pinned as missing,
- * so one created while the card waited is a change too. Of the programs that run a project's files of their own
+ * x.sh`), the module `python -m` runs from the folder it runs in (moduleFiles), and what `source`/`.` read, each
+ * resolved against the command's cwd (a shell string's `cd dir &&` moves it). Only files inside the roots are pinned
+ * (the rest is not the model's to write); a missing one is pinned as missing, so one created while the card waited is
+ * a change too. Of the programs that run a project's files of their own
  * choosing, make's makefile and the package.json script npm, pnpm and yarn run (with the files its line names) are
  * pinned: each is the command's whole text, written where the command runs. What they reach further (a makefile's
  * includes, the module a test runner imports, `pytest`'s conftest.py, what `cargo` or `go test` builds) is not: that
@@ -258,6 +259,20 @@ function packageScriptOf(words: readonly Word[], cwd: string, found: Named, pin:
 }
 
 /**
+ * The files `python -m a.b` runs from the folder it runs in, which Python puts first on its path: the package
+ * `a/__init__.py`, then `a/b.py`, or the package `a/b/` (its `__init__.py` and `__main__.py`). All are pinned (those
+ * missing as missing), so a module of the project rewritten while the card waited, or one made there under an
+ * installed module's name (`pytest.py` beside `python -m pytest`), is a change as a script named on the line would be.
+ */
+function moduleFiles(module: string): string[] {
+  const parts = module.split('.');
+  if (!parts.every((part) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(part))) return [];
+  const full = parts.join('/');
+  const packages = parts.slice(0, -1).map((_, i) => `${parts.slice(0, i + 1).join('/')}/__init__.py`);
+  return [...packages, `${full}.py`, `${full}/__init__.py`, `${full}/__main__.py`];
+}
+
+/**
  * The interpreter's script among its words (pinned), or the shell code of `sh -c` to read in turn; undefined when
  * the code comes from elsewhere (inline, a module, standard input) or is not known until it runs.
  */
@@ -275,6 +290,9 @@ function scriptWord(
     if (interpreter === SHELL && option === '-c') {
       if (typeof code === 'string') return { inline: code };
       pin(code);
+    } else if (interpreter === PYTHON && option === '-m') {
+      if (typeof code === 'string') for (const file of moduleFiles(code)) pin(file);
+      else pin(code);
     } else if (interpreter.unread) pin({ unknown: option });
     return undefined;
   };
@@ -299,6 +317,8 @@ function scriptWord(
       pin(word);
       return {};
     }
+    // `python -mhttp.server`: the module is the rest of the word
+    if (interpreter === PYTHON && /^-m./.test(word)) return inline('-m', word.slice(2));
     const [name, value] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
     if (has(interpreter.inline, name)) return inline(name, words[i + 1]);
     if (has(interpreter.script, name)) {
@@ -322,7 +342,8 @@ function scriptWord(
       // `-ec 'cmd'`, `-uc 'code'`, `-Wignore`: the first letter that takes something decides what the next word is
       for (const [at, letter] of [...word.slice(1)].entries()) {
         const option = `${word[0]}${letter}`;
-        if (has(interpreter.inline, option)) return inline(option, words[i + 1]);
+        // `python -um pkg`, or `-umpkg` with the module in the rest of the word
+        if (has(interpreter.inline, option)) return inline(option, interpreter === PYTHON && option === '-m' && at + 2 < word.length ? word.slice(at + 2) : words[i + 1]);
         if (has(interpreter.preload, option)) {
           pin(at + 2 < word.length ? word.slice(at + 2) : words[++i]);
           break;

@@ -100,6 +100,27 @@ describe('approving a command after the script it runs changed', () => {
     expect(result.approval.preview.runs).toContain(script);
   });
 
+  it.each([
+    ["python -m pytool: the package's __main__.py", 'pytool/__main__.py', ['-m', 'pytool']],
+    ['python -m pytool.cli: the module in the package', 'pytool/cli.py', ['-m', 'pytool.cli']],
+    ['python -um pytool.cli: the module after clustered options', 'pytool/cli.py', ['-um', 'pytool.cli']],
+    ["python -m pytool: the package's __init__.py, which runs first", 'pytool/__init__.py', ['-m', 'pytool']],
+  ])('%s is pinned: rewritten while the card waits, CONFLICT names it', async (_name, relative, args) => {
+    mkdirSync(join(ws.root, 'pytool'), { recursive: true });
+    for (const file of ['__init__.py', '__main__.py', 'cli.py']) writeFileSync(join(ws.root, 'pytool', file), file === '__init__.py' ? '' : "print('shown-content')\n");
+    const script = join(ws.root, relative);
+    const result = await approveAfterRewrite('process.run', { command: 'python3', args, cwd: ws.root }, script, "print('swapped-content')\n");
+    expectRefused(result, script);
+    expect(result.approval.preview.runs).toContain(script);
+  });
+
+  it('python -m of an installed module is pinned as missing in the folder it runs in: a module of its name made there while the card waits would run instead, CONFLICT names it', async () => {
+    const shadow = join(ws.root, 'calendar.py');
+    const result = await approveAfterRewrite('process.run', { command: 'python3', args: ['-m', 'calendar', '2026'], cwd: ws.root }, shadow, "print('swapped-content')\n");
+    expectRefused(result, shadow);
+    rmSync(shadow);
+  });
+
   it('a script known only when the command runs cannot be pinned: the card says so, naming it as written', async () => {
     const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(++n, 'shell.exec', { command: 'cd tools && bash "$SCRIPT"' }), next());
     expect(approval.preview.unpinned).toEqual(['$SCRIPT']);
