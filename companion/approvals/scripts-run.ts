@@ -14,11 +14,11 @@ import { shownStates, stateOf, type ShownStates } from './shown-state';
  * x.sh`), the module `python -m` runs from the folder it runs in (moduleFiles), and what `source`/`.` read, each
  * resolved against the command's cwd (a shell string's `cd dir &&` moves it). Only files inside the roots are pinned
  * (the rest is not the model's to write); a missing one is pinned as missing, so one created while the card waited is
- * a change too. Of the programs that run a project's files of their own
- * choosing, make's makefile and the package.json script npm, pnpm and yarn run (with the files its line names) are
- * pinned: each is the command's whole text, written where the command runs. What they reach further (a makefile's
- * includes, the module a test runner imports, `pytest`'s conftest.py, what `cargo` or `go test` builds) is not: that
- * is the project's code, which no card shows anyway.
+ * a change too. Of the programs that run a project's files of their own choosing, make's makefile (with the files it
+ * includes by name) and the package.json script npm, pnpm and yarn run (with the files its line names) are pinned:
+ * each is the command's whole text, written where the command runs. What they reach further (the module a test
+ * runner imports, `pytest`'s conftest.py, what `cargo` or `go test` builds) is not: that is the project's code, which
+ * no card shows anyway.
  */
 
 /** How an interpreter's options read: which take the next word, which mean the code is not in a file. */
@@ -113,12 +113,14 @@ interface Named {
   files: Set<string>;
   /** the folder a package manager runs in and the name of the script (`npm test`: test), from its package.json */
   packageScripts: Array<{ dir: string; script: string }>;
+  /** a makefile make may read and the folder it runs in, where the files the makefile includes are looked for */
+  makefiles: Array<{ dir: string; file: string }>;
   /** where the code that runs, or the folder it is read in, is known only when it runs, as written (`$SCRIPT`) */
   unknown: Set<string>;
 }
 
 function namedBy(command: CommandSpec): Named {
-  const found: Named = { files: new Set(), packageScripts: [], unknown: new Set() };
+  const found: Named = { files: new Set(), packageScripts: [], makefiles: [], unknown: new Set() };
   if (command.argv !== undefined) scriptsOfWords(command.argv, command.cwd, undefined, found);
   else if (command.shell !== undefined) scriptsOfShell(command.shell, command.cwd, found);
   return found;
@@ -187,7 +189,13 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
   if (program === 'source' || program === '.') return pin(words[1]);
   if (program.includes('/')) pin(program);
   const name = path.basename(program).replace(/\.(exe|cmd)$/i, '');
-  if (name === 'make' || name === 'gmake') return makefilesOf(words.slice(1), pin, chdir);
+  if (name === 'make' || name === 'gmake') {
+    const pinMakefile = (word: Word | undefined) => {
+      pin(word);
+      if (typeof word === 'string' && word !== '' && word !== '-') found.makefiles.push({ dir: base, file: path.resolve(base, word) });
+    };
+    return makefilesOf(words.slice(1), pinMakefile, chdir);
+  }
   if (PACKAGE_MANAGERS.has(name)) return packageScriptOf(words.slice(1), cwd, found, pin);
   const interpreter = interpreterOf(program);
   if (interpreter === undefined) return;
@@ -199,7 +207,8 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
 /**
  * The makefile make reads: `-f FILE` (each of them), else the first of GNUmakefile, makefile and Makefile there is —
  * all three are pinned, so one made while the card waited is a change too —, in the folder `-C` names (make changes
- * into it first). A folder or a file known only when it runs pins nothing. The files a makefile includes are not read.
+ * into it first). A folder or a file known only when it runs pins nothing. The files a makefile includes are read
+ * when the card is made (makefileIncludes).
  */
 function makefilesOf(words: readonly Word[], pin: (word: Word | undefined) => void, chdir: (dir: Word | undefined) => boolean): void {
   const files: Word[] = [];
@@ -378,6 +387,9 @@ export function unpinnedBy(command: CommandSpec): string[] {
 async function scriptsRunBy(command: CommandSpec, roots: readonly string[]): Promise<string[]> {
   const named = namedBy(command);
   for (const { dir, script } of named.packageScripts) for (const file of await packageScriptFiles(dir, script, roots)) named.files.add(file);
+  const included = { files: [] as string[], unknown: new Set<string>() };
+  for (const { dir, file } of named.makefiles) await makefileIncludes(file, dir, roots, included);
+  for (const file of included.files) named.files.add(file);
   const inRoots = [...named.files].filter((file) => rootOf(file, roots) !== undefined);
   const files = await Promise.all(
     inRoots.map(async (file) => {
@@ -423,6 +435,60 @@ async function packageScriptFiles(dir: string, script: string, roots: readonly s
     break;
   }
   return files;
+}
+
+/** an include nested deeper than this is not followed (make itself stops at none, but a cycle must end) */
+const MAX_INCLUDE_DEPTH = 8;
+const INCLUDE_LINE = /^[ \t]*(-include|sinclude|include)[ \t]+(.*)$/;
+
+/**
+ * The files a makefile includes (`include common.mk`, `-include local.mk`, `sinclude`), as make reads them: each
+ * name relative to the folder make runs in, and each included file read for its own includes. They are the
+ * command's text as much as the makefile is: a recipe in `common.mk` rewritten while the card waits runs on Approve
+ * as one in the Makefile would. Only names written out are followed: a line with a variable, a function or a
+ * wildcard (`include $(DEPS)`, `include *.mk`) is known only when make runs, and goes to `unknown` as written for the
+ * card to name; so are the folders `-I` adds, and a makefile a rule of make's own makes. Names in the roots only, each
+ * missing one too (one made while the card waited is a change); a makefile larger than a package.json may be is
+ * pinned, not read.
+ */
+async function makefileIncludes(
+  makefile: string,
+  dir: string,
+  roots: readonly string[],
+  found: { files: string[]; unknown: Set<string> },
+  depth = 0,
+  seen = new Set<string>(),
+): Promise<void> {
+  if (depth >= MAX_INCLUDE_DEPTH || seen.has(makefile) || rootOf(makefile, roots) === undefined) return;
+  seen.add(makefile);
+  const stat = await fs.stat(makefile).catch(() => undefined);
+  if (!stat?.isFile() || stat.size > MAX_PACKAGE_JSON_BYTES) return;
+  const text = await fs.readFile(makefile, 'utf8').catch(() => '');
+  // a line ends at a newline not escaped by a backslash; a comment at a `#` (make's own reading, escapes aside)
+  for (const line of text.replace(/\\\r?\n/g, ' ').split(/\r?\n/)) {
+    const [, directive, written] = INCLUDE_LINE.exec(line) ?? [];
+    const names = written?.replace(/#.*$/, '').trim();
+    if (!names) continue;
+    if (/[$*?[%]/.test(names)) found.unknown.add(`${directive} ${names}`);
+    for (const name of names.split(/[ \t]+/)) {
+      if (/[$*?[%()]/.test(name)) continue;
+      const file = path.resolve(dir, name);
+      if (rootOf(file, roots) === undefined) continue;
+      found.files.push(file);
+      await makefileIncludes(file, dir, roots, found, depth + 1, seen);
+    }
+  }
+}
+
+/**
+ * What `command` runs that cannot be pinned, as written (unpinnedBy), with the includes of its makefiles known only
+ * when make runs (`include $(DEPS)`): the makefiles are read as they are now.
+ */
+export async function unpinnedNow(command: CommandSpec, roots: readonly string[]): Promise<string[]> {
+  const named = namedBy(command);
+  const found = { files: [], unknown: named.unknown };
+  for (const { dir, file } of named.makefiles) await makefileIncludes(file, dir, roots, found);
+  return [...found.unknown];
 }
 
 /**

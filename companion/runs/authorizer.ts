@@ -1,6 +1,6 @@
 import type { ApprovalView } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
-import { pinScripts, unpinnedBy } from '../approvals/scripts-run';
+import { pinScripts, unpinnedNow } from '../approvals/scripts-run';
 import { changedSince, shownStates } from '../approvals/shown-state';
 import type { ApprovalStore, GrantClass } from '../approvals/store';
 import { decideActions, highestRisk, strictest } from '../policy/decide';
@@ -90,7 +90,7 @@ export function createAuthorize(
     const runs = [...scriptsAsShown].flatMap(([file, state]) => (state !== 'missing' ? [file] : []));
     if (runs.length > 0) shown.runs = runs;
     // and says what it cannot pin (`bash $SCRIPT`), so the person looks at that themselves
-    const unpinned = [...new Set(commands.flatMap(unpinnedBy))];
+    const unpinned = [...new Set((await Promise.all(commands.map((command) => unpinnedNow(command, deps.policy.roots)))).flat())];
     if (unpinned.length > 0) shown.unpinned = unpinned;
     // a card lists the actions when there are several, or when one is decided as another class than its own
     const preview: Preview =

@@ -121,6 +121,37 @@ describe('approving a command after the script it runs changed', () => {
     rmSync(shadow);
   });
 
+  it.each([
+    ['include', 'mk/rules.mk'],
+    ['-include', 'mk/rules.mk'],
+    ['include, from a file it includes in turn', 'mk/deeper.mk'],
+  ])('make: a makefile the Makefile names with %s is pinned: rewritten while the card waits, CONFLICT names it', async (how, relative) => {
+    const dir = join(ws.root, 'inc-make');
+    mkdirSync(join(dir, 'mk'), { recursive: true });
+    const directive = how.startsWith('-include') ? '-include' : 'include';
+    writeFileSync(join(dir, 'Makefile'), `${directive} mk/rules.mk # the project's rules\n`);
+    const rule = (word: string) => `all:\n\t@echo ${word}-content\n`;
+    if (relative === 'mk/deeper.mk') {
+      writeFileSync(join(dir, 'mk', 'rules.mk'), 'include mk/deeper.mk\n');
+      writeFileSync(join(dir, 'mk', 'deeper.mk'), rule('shown'));
+    } else writeFileSync(join(dir, 'mk', 'rules.mk'), rule('shown'));
+    const script = join(dir, relative);
+    const result = await approveAfterRewrite('process.run', { command: 'make', args: ['-s', 'all'], cwd: dir }, script, rule('swapped'));
+    expectRefused(result, script);
+    expect(result.approval.preview.runs).toContain(script);
+  });
+
+  it('a makefile included by a name known only when make runs cannot be pinned: the card says so, naming the line as written', async () => {
+    const dir = join(ws.root, 'var-make');
+    mkdirSync(join(dir, 'mk'), { recursive: true });
+    writeFileSync(join(dir, 'Makefile'), 'DEPS := mk/deps.mk\ninclude $(DEPS)\n-include $(wildcard mk/*.local.mk) # the person\'s own\ninclude mk/rules.mk\nall:\n\t@echo shown-content\n');
+    writeFileSync(join(dir, 'mk', 'rules.mk'), '');
+    const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(++n, 'process.run', { command: 'make', args: ['-s', 'all'], cwd: dir }), next());
+    expect(approval.preview.unpinned).toEqual(['include $(DEPS)', '-include $(wildcard mk/*.local.mk)']);
+    expect(approval.preview.runs).toEqual([join(dir, 'Makefile'), join(dir, 'mk', 'rules.mk')]);
+    await decideApproval(companion, approval, 'deny', run.runId);
+  });
+
   it('a script known only when the command runs cannot be pinned: the card says so, naming it as written', async () => {
     const { run, approval } = await postPending(companion, 'mcp-request', mcpRequestBlock(++n, 'shell.exec', { command: 'cd tools && bash "$SCRIPT"' }), next());
     expect(approval.preview.unpinned).toEqual(['$SCRIPT']);
