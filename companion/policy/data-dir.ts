@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { givenAndReal } from './path-guard';
+import { givenAndReal } from './given-and-real';
 import type { Policy } from './schema';
 
 /**

@@ -4,11 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PlannedAction } from '../types';
 import { globSet } from './glob-set';
-import { givenAndReal, isInsideRoot } from './path-guard';
+import { givenAndReal } from './given-and-real';
+import { isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
 import { fromHomeFolder } from '../home';
 import { onRemoteMount } from '../fsx/mounts';
-import { foldersIn, linksAndFoldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
+import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
+import { folderLinks, folderStat, MAX_FOLDERS_KEPT, PROJECT_FOLDERS, type FolderLinks, type FolderStat } from './project-links';
 
 /**
  * Files that run code without anyone running them: a shell reads its start-up file, a desktop its autostart
@@ -221,7 +223,7 @@ interface Repository {
 let repositories = new Map<string, Repository | null>();
 
 /**
- * The folders found to hold no repository, by their signature then (FolderNow): kept across decisions, since a
+ * The folders found to hold no repository, by their signature then (project-links.ts FolderStat): kept across decisions, since a
  * `.git`, `HEAD`, `objects` or `refs` made there later changes the folder's times. Only folders where none of those
  * names is there at all (not even as a dangling link, which may resolve later) and whose times had settled.
  */
@@ -446,7 +448,7 @@ interface ReadFiles {
 /**
  * A regular file's identity, size and change times, or `missing`: a file changed in place, replaced, made or removed
  * differs. A file with nothing by its name (not even a dangling link) in a folder whose times had settled is
- * `missing in` that folder's signature (FolderNow): nothing can be made there without changing it, so a later look
+ * `missing in` that folder's signature (project-links.ts FolderStat): nothing can be made there without changing it, so a later look
  * needs a stat of the folder only, which several such files share (most of the start-up files looked for are not
  * there).
  */
@@ -634,89 +636,22 @@ function linkedRunsCode(resolved: string): string | undefined {
   return undefined;
 }
 
-/**
- * The folders inside a project whose own entries may be links to the files they run (hook managers link
- * `.husky/pre-commit` to a tracked `scripts/pre-commit.sh`), with the folders in them that are read too.
- */
-const PROJECT_FOLDERS: Readonly<Record<string, readonly string[]>> = {
-  '.husky': ['_'],
-  '.vscode': [],
-  '.github': ['workflows'],
-  '.devcontainer': [],
-  '.cursor': [],
-  '.claude': [],
-  '.cargo': [],
-  '.gemini': [],
-  '.codex': [],
-};
-
-/** A folder's links (link-names.ts) and the folders PROJECT_FOLDERS names that it holds, as read when it looked so. */
-interface FolderLinks {
-  signature: string;
-  table: LinkTable;
-  folders: readonly string[];
-}
-
-/**
- * Kept across decisions and read again once the folder's identity or change times differ: making, removing or
- * retargeting a link in it (`ln -sfn` renames a new link over the old) changes them; only a folder whose times
- * had settled when it was read (FolderNow). Bounded: a companion that has looked in more folders than this starts
- * again.
- */
-const folderLinks = new Map<string, FolderLinks>();
-const PROJECT_FOLDER_NAMES = new Set(Object.entries(PROJECT_FOLDERS).flat(2));
-const MAX_FOLDERS_KEPT = 4096;
-
 /** The folders looked at in this decision or walk (cleared by rereadChangedStartFiles): a walk stats each once. */
+let foldersNow = new Map<string, FolderStat | undefined>();
 let folderLinksNow = new Map<string, FolderLinks | undefined>();
 
-/**
- * A folder as stat'ed once in this decision or walk: its identity and change times, and whether those had settled
- * (were older than SETTLED_MS then). A folder changed within the file system's timestamp granularity of a look at
- * it (a few ms on ext4, whose times come from a coarse clock) can change again with the same times, so what was
- * read from one that had not settled is not kept for the next decision.
- */
-interface FolderNow {
-  signature: string;
-  settled: boolean;
-}
-
-const SETTLED_MS = 100;
-let foldersNow = new Map<string, FolderNow | undefined>();
-
-function folderNow(dir: string): FolderNow | undefined {
+function folderNow(dir: string): FolderStat | undefined {
   if (foldersNow.has(dir)) return foldersNow.get(dir);
-  let folder: FolderNow | undefined;
-  try {
-    const stat = statSync(dir, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) folder = { signature: `${stat.dev}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`, settled: Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) > SETTLED_MS };
-  } catch {
-    folder = undefined;
-  }
+  const folder = folderStat(dir);
   foldersNow.set(dir, folder);
   return folder;
 }
 
 function linksOfFolder(dir: string): FolderLinks | undefined {
   if (folderLinksNow.has(dir)) return folderLinksNow.get(dir);
-  const links = linksOfFolderRead(dir);
+  const links = onRemoteMount(dir) ? undefined : folderLinks(dir, folderNow(dir));
   folderLinksNow.set(dir, links);
   return links;
-}
-
-function linksOfFolderRead(dir: string): FolderLinks | undefined {
-  const folder = onRemoteMount(dir) ? undefined : folderNow(dir);
-  if (folder === undefined) return undefined;
-  const known = folderLinks.get(dir);
-  if (known?.signature === folder.signature) return known;
-  const { table, kept } = linksAndFoldersIn(dir, (name) => PROJECT_FOLDER_NAMES.has(name), (link) => givenAndReal(link).at(-1));
-  // a real folder only among those kept: a link to one is in the table, and counts for everything under its target
-  const read: FolderLinks = { signature: folder.signature, table, folders: kept };
-  if (folder.settled) {
-    if (folderLinks.size >= MAX_FOLDERS_KEPT) folderLinks.clear();
-    folderLinks.set(dir, read);
-  }
-  return read;
 }
 
 /**

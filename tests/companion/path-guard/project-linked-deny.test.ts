@@ -5,7 +5,7 @@
  * was not, so a model read the secret by that name. A file is denied by the name a link in a folder around it (up
  * to its root) gives it, as it is by the names the home folder's links give it (linked-names.test.ts).
  */
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { context, makeWorkspace, mcpRequestBlock, parseMcpResponse, postBlock, startCompanionProcess, type CompanionProcess, type Workspace } from '../load/live-companion';
@@ -33,6 +33,9 @@ describe('attack: a denied file read by the real name of the file a link in its 
     mkdirSync(join(proj, 'vault', 'aws'), { recursive: true });
     writeFileSync(join(proj, 'vault', 'aws', 'credentials'), `[default]\nnote = ${SECRET}\n`);
     symlinkSync('vault/aws', join(proj, '.aws'));
+    // a link whose file is not there yet: the secret file a model would make by its real name
+    mkdirSync(join(proj, 'next', 'config'), { recursive: true });
+    symlinkSync('config/prod.env', join(proj, 'next', '.env'));
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: { modes: { read: 'auto', write: 'auto', delete: 'confirm', exec: 'confirm' } } });
   }, 60_000);
 
@@ -66,6 +69,12 @@ describe('attack: a denied file read by the real name of the file a link in its 
     const answer = await post('fs.write', { path: join(proj, 'config', 'dev.env'), mode: 'overwrite', content: 'NOTE=changed\n' });
     expect(answer.error?.message).toMatch(/POLICY_BLOCKED: .*deny glob "\*\*\/\.env"/);
     expect(readFileSync(join(proj, 'config', 'dev.env'), 'utf8')).toBe(`NOTE=${SECRET}\n`);
+  });
+
+  it('a file a dangling link names, made by its real name, is refused as the link\'s name is: nothing is made', async () => {
+    const answer = await post('fs.write', { path: join(proj, 'next', 'config', 'prod.env'), mode: 'overwrite', content: 'NOTE=planted\n' });
+    expect(answer.error?.message).toMatch(/POLICY_BLOCKED: .*deny glob "\*\*\/\.env"/);
+    expect(existsSync(join(proj, 'next', 'config', 'prod.env'))).toBe(false);
   });
 
   it('the project\'s ordinary files stay readable', async () => {
