@@ -35,15 +35,16 @@ export function denyUnder(start: string, policy: GuardPolicy): (relative: string
   // the regular expressions would flatten, per entry)
   const baseClear = !set.partMayMatch(base);
   // the links in the folders around each entry (a project's `.env` a link to `config/dev.env`), each folder looked at
-  // once in this walk
+  // once in this walk; the start's own entries (all of a one-folder listing) with no lookup each
   const memo = new Map<string, readonly LinkTable[]>();
+  const atStart = linkTablesAround(start, root, memo);
   const byFolder = new Map<string, readonly LinkTable[]>();
-  const tablesOf = (folder: string) => {
+  const tablesOf = (relative: string): readonly LinkTable[] => {
+    const slash = relative.lastIndexOf('/');
+    if (slash < 0) return atStart;
+    const folder = relative.slice(0, slash);
     let tables = byFolder.get(folder);
-    if (tables === undefined) {
-      tables = linkTablesAround(folder === '' ? start : path.join(start, folder), root, memo);
-      byFolder.set(folder, tables);
-    }
+    if (tables === undefined) byFolder.set(folder, (tables = linkTablesAround(path.join(start, folder), root, memo)));
     return tables;
   };
   return (relative) => {
@@ -51,8 +52,7 @@ export function denyUnder(start: string, policy: GuardPolicy): (relative: string
       const index = set.firstMatch(base + relative);
       if (index >= 0) return deny[index];
     }
-    const slash = relative.lastIndexOf('/');
-    const tables = tablesOf(slash < 0 ? '' : relative.slice(0, slash));
+    const tables = tablesOf(relative);
     return tables.length === 0 ? undefined : deniedThroughProjectLinks(namesThroughTables(tables, path.join(start, relative)), policy);
   };
 }
