@@ -1,5 +1,5 @@
 import type { Block, FunctionCall, FunctionCallsPayload } from './types';
-import { fenceLocator, lineStarts, nestedFenceLocator, onQuotedLine, type Fence, type LineStartAt } from './markdown';
+import { contentHolding, fenceLocator, lineStarts, nestedFenceLocator, onQuotedLine, type Fence, type LineStartAt } from './markdown';
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock } from './define-protocol';
 import { cut, describeValue, isPlainObject } from './describe-value';
 import { notAsWritten } from './json';
@@ -73,26 +73,12 @@ function opensBlock(markdown: string, at: number, lineStartAt: LineStartAt): boo
   return ['<invoke', CLOSE].some((tag) => (rest.length >= tag.length ? rest.startsWith(tag) : tag.startsWith(rest)));
 }
 
-/** The fenced code block whose content holds `at`, if any (fences are in order and do not overlap). */
-function fenceAt(fences: readonly Fence[], at: number): Fence | undefined {
-  let low = 0;
-  let high = fences.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const fence = fences[middle] as Fence;
-    if (at < fence.contentStart) high = middle - 1;
-    else if (at >= fence.contentEnd) low = middle + 1;
-    else return fence;
-  }
-  return undefined;
-}
-
 /**
  * The closed code block that ends before the opener at `at` meets the closer at `close` (-1: none yet), if any: an
  * opener inside a closed code block pairs only with a closer inside that block — the page ends the block there.
  */
 function cutOffBy(fences: readonly Fence[], at: number, close: number): Fence | undefined {
-  const fence = fenceAt(fences, at);
+  const fence = contentHolding(fences, at);
   if (fence === undefined || !fence.closed || (close !== -1 && close + CLOSE.length <= fence.contentEnd)) return undefined;
   return fence;
 }

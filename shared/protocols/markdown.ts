@@ -204,7 +204,7 @@ export function nestedFenceLocator(markdown: string, fences: readonly Fence[]): 
 }
 
 /** The fence of `fences` (in order, not overlapping) whose content holds the position `at`, if any. */
-function contentHolding(fences: readonly Fence[], at: number): Fence | undefined {
+export function contentHolding(fences: readonly Fence[], at: number): Fence | undefined {
   let low = 0;
   let high = fences.length - 1;
   while (low <= high) {

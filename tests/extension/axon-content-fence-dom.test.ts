@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../shared/protocols';
-import { serializeMessage } from '../../extension/scanner/serialize';
-import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+import { LAYOUTS, blocksOnPage } from './render-like-site';
 import { AXON_README_WITH_PLAN } from '../shared/protocols/nested-replies';
 
 /**
  * An Axon write_file of a README whose ```bash block sits in a ``` content block, as the page shows it: the README's
  * closing line closes the content block there too, and the page draws the rest as text and an empty code block.
  */
-function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
-  const site = SITE_OF[layout];
-  const { message, root } = renderLikeSite(reply, layout);
-  document.body.replaceChildren(root);
-  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
-}
-
 const README = '# Tool\n\n```bash\nnpm install\n```\n\nThen run it.\n';
 
 describe("an Axon write_file whose file's own code block closed the content block, read from the page", () => {

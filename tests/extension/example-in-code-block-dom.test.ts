@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../shared/protocols';
-import { serializeMessage } from '../../extension/scanner/serialize';
-import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+import { LAYOUTS, blocksOnPage } from './render-like-site';
 
 /** A reply showing how a reply calls a tool: a ```xml or ```json block inside a ````markdown one, as the page shows it. */
-function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
-  const site = SITE_OF[layout];
-  const { message, root } = renderLikeSite(reply, layout);
-  document.body.replaceChildren(root);
-  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
-}
-
 const EXAMPLE = '<function_calls>\n<invoke name="shell.exec">\n<parameter name="command">rm -rf build</parameter>\n</invoke>\n</function_calls>';
 const OWN = '<function_calls>\n<invoke name="fs.read">\n<parameter name="path">a.txt</parameter>\n</invoke>\n</function_calls>';
 

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../shared/protocols';
-import { serializeMessage } from '../../extension/scanner/serialize';
-import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+import { LAYOUTS, blocksOnPage } from './render-like-site';
 
 /** Replies that break a detail of the seeds' wire formats while plainly meaning them, read as the page shows them. */
 const MCP = '{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"/tmp/a.txt"}}}';
 const FLY = '{"id":"call-001","tool":"fs.read","args":{"path":"/tmp/a.txt"}}';
 
-function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
-  const site = SITE_OF[layout];
-  const { message, root } = renderLikeSite(reply, layout);
-  document.body.replaceChildren(root);
-  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
-}
 
 describe('a closing fence with words after it on its line', () => {
   // markdown takes no closing fence with words after it: the page shows "``` Done." as the code block's last line

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../shared/protocols';
-import { serializeMessage } from '../../extension/scanner/serialize';
-import { LAYOUTS, SITE_OF, renderLikeSite } from './render-like-site';
+import { LAYOUTS, blocksOnPage } from './render-like-site';
 
 /**
  * An auto_coder plan in a ```json block whose create_file content is a README written with raw line breaks: the
  * README's ``` line closes the page's code block, the rest is drawn as text, and the page's markdown puts a fence of
  * its own and a blank line into the README. A Run click wrote that README.
  */
-function blocksOnPage(reply: string, layout: (typeof LAYOUTS)[number]) {
-  const site = SITE_OF[layout];
-  const { message, root } = renderLikeSite(reply, layout);
-  document.body.replaceChildren(root);
-  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
-}
-
 const README = '# Tool\n```bash\nnpm install\n```\nThen run it.\n';
 const plan = (content: string) =>
   `{"metadata": {"step_id": "s1", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "create_file", "path": "README.md", "content": "${content}"}]}`;

@@ -1,4 +1,6 @@
 import { Marked } from 'marked';
+import { findBlocks } from '../../shared/protocols';
+import { serializeMessage } from '../../extension/scanner/serialize';
 import { chatgpt, deepseek } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 
@@ -194,4 +196,12 @@ function el(doc: Document, tag: string, attributes: Record<string, string> = {},
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+/** The blocks a reply's markdown gives once a site has drawn it in `layout` and the page has read it back. */
+export function blocksOnPage(reply: string, layout: Layout) {
+  const site = SITE_OF[layout];
+  const { message, root } = renderLikeSite(reply, layout);
+  document.body.replaceChildren(root);
+  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
 }
