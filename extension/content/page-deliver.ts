@@ -6,6 +6,7 @@ import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page
 import type { PageDoctor } from './page-doctor';
 import { shownBlock } from './page-decide';
 import type { Show } from './page-show';
+import type { Site } from '../sites/define-site';
 
 /**
  * Results into the chat box, one at a time and in order: never over the person's draft (the result waits, or is
@@ -81,17 +82,24 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       return true;
     }
     let append = false;
-    // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to.
+    /** The box was empty, and the page cannot show whether a file the person attached waits in it to be sent. */
+    let attachmentUnknown = false;
+    // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to. A file the
+    // person attached to their next message is a draft too: a send of the result would take it along.
     for (;;) {
       if (signal.aborted || switched()) return true;
       if (!onPage()) return false;
       const current = editorText(editor).trim();
-      if (current === '' || (lastInserted !== null && current === lastInserted.trim())) break;
+      const besides = current === '' ? besidesText(site, doc) : null;
+      if ((current === '' && besides !== 'attachment') || (lastInserted !== null && current === lastInserted.trim())) {
+        attachmentUnknown = besides === 'unknown';
+        break;
+      }
       if (deps.settings().draftPolicy === 'append') {
         append = true;
         break;
       }
-      note(t('note.draft'));
+      note(t(besides === 'attachment' ? 'note.attachment' : 'note.draft'));
       await new Promise((resolve) => setTimeout(resolve, DRAFT_POLL_MS));
     }
     const ours = !isEditorEmpty(editor) && !append;
@@ -176,7 +184,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     if (sent.ok) {
       lastInserted = null;
       heldBack = false;
-      note(t('note.submitted'));
+      note(t(attachmentUnknown ? 'note.submittedAttachmentUnknown' : 'note.submitted'));
     } else {
       // The result stays in the box for the person to send; it is not tried again (it might have gone after all).
       ctx.reportOnce('sending a result could not be verified', new Error(sent.reason));
@@ -186,6 +194,19 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
   };
 
   return { deliver };
+}
+
+/**
+ * What the composer holds to send besides the chat box's text, read with the box empty: 'attachment' when the send
+ * control is enabled all the same (a file the person attached to their next message, which a press sends along),
+ * 'unknown' where the site's control may be enabled with nothing to send, null when it is disabled or gone. Nothing is
+ * told while a reply is written: the control is then often the page's Stop.
+ */
+export function besidesText(site: Site, doc: Document): 'attachment' | 'unknown' | null {
+  if (pageWriting(site, doc)) return null;
+  const button = site.sendButton(doc);
+  if (!button || site.isSendDisabled(button)) return null;
+  return site.sendOffWhenEmpty ? 'attachment' : 'unknown';
 }
 
 /**

@@ -82,6 +82,13 @@ export interface Site {
   sendButton(doc: Document): HTMLElement | null;
   /** A send button that exists but cannot be pressed yet (React state still empty, reply streaming). */
   isSendDisabled(button: HTMLElement): boolean;
+  /**
+   * The send control is disabled or gone while the composer holds nothing to send, as every site module's saved pages
+   * show it (the default). Enabled with the chat box empty while nothing is written, it sends something else the person
+   * put there: a file attached to their next message. false where the control may be enabled with nothing to send (the
+   * generic adapter's guessed button): there an attached file cannot be told.
+   */
+  sendOffWhenEmpty: boolean;
   /** true/false from the site's own signal; undefined when the site gives none (text stability decides). */
   isGenerating(doc: Document): boolean | undefined;
   /**
@@ -103,8 +110,8 @@ export interface Site {
   pasteMaxChars?: number;
 }
 
-export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches'> &
-  Partial<Pick<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches'>>;
+export type SiteDefinition = Omit<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches' | 'sendOffWhenEmpty'> &
+  Partial<Pick<Site, 'messages' | 'messageNesting' | 'stopControl' | 'matches' | 'sendOffWhenEmpty'>>;
 
 export function defineSite(definition: SiteDefinition): Site {
   if (!/^[a-z][a-z0-9-]*$/.test(definition.id)) {
@@ -122,6 +129,7 @@ export function defineSite(definition: SiteDefinition): Site {
     messageNesting: definition.messageNesting ?? 'innermost',
     messages: definition.messages ?? ((root) => messagesBySelector(site, root)),
     stopControl: definition.stopControl ?? (() => null),
+    sendOffWhenEmpty: definition.sendOffWhenEmpty ?? true,
     // A box inside a message is that message's edit box, never the chat box: when a redesign renames the composer,
     // a module's broad fallback (`textarea`, `form textarea`) finds the edit box of an earlier message first, and a
     // result typed there is lost (or the person's edit is taken for a draft and the result waits for nothing). Then

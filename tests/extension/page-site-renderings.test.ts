@@ -51,11 +51,13 @@ describe('DeepSeek: a file attached to the next message while a reply streams', 
     expect(deepseek.isGenerating(document)).toBe(false);
     expect(deepseek.stopControl(document)).toBeNull();
     await until(() => h.runs.length === 1);
-    await until(() => h.page.submitted.length > 0);
+    // The result waits while the file is there (a send would take it along); the person sends the file.
+    h.page.send.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    await until(() => h.page.submitted.length > 1);
     h.clock.now += 10_000;
     await h.settle();
     expect(h.runs.length).toBe(1);
-    expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+    expect(h.page.submitted).toEqual(['', 'RESULT[mcp-request:1]']);
   });
 });
 

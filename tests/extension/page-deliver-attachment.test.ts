@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { t } from '../../extension/ui/i18n';
+import { besidesText } from '../../extension/content/page-deliver';
+import { isEditorEmpty } from '../../extension/inject/insert';
+import { SITES, generic } from '../../extension/sites';
+import { FIXTURE_DIR, loadFixture } from './site-fixtures';
+import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+
+/**
+ * A file the person attached to their next message, alone in the composer (no text): the send control is enabled with
+ * the box empty, and a press of it sends the file. A result typed in and sent by itself would take the file along,
+ * which the person never approved: the file counts as their draft, and the result waits as it does for one.
+ */
+
+afterEach(stopPages);
+
+const live = { stop: LIVE_STOP_ICON, send: LIVE_SEND_ICON };
+
+/** A reply holding a read call streams while the person attaches a file, then ends: its block runs. */
+async function replyEndsWithFileAttached(h: Harness): Promise<void> {
+  h.page.list.append(userRow('do it'));
+  const { row, answer } = assistantRow();
+  h.page.setGenerating(true);
+  h.page.list.append(row);
+  await h.settle();
+  renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+  h.clock.now += 50;
+  await h.settle();
+  h.page.attach('notes.pdf');
+  await h.settle();
+  h.page.setGenerating(false);
+  h.clock.now += 500;
+  await h.settle();
+  h.clock.now += 10_000;
+  await h.settle();
+  await until(() => h.runs.length === 1);
+}
+
+const noteOf = (): string | null => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') ?? null;
+const fileChip = (): Element | null => document.querySelector('.ds-file-chip');
+
+describe('DeepSeek: a file attached to the next message, alone in the composer, when a result comes', () => {
+  it('the result waits and nothing is sent; once the person sends their file, the result is typed in and sent alone', async () => {
+    const h = start(buildPage(live));
+    await replyEndsWithFileAttached(h);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await h.settle();
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.textarea.value).toBe('');
+    expect(fileChip()?.textContent).toBe('notes.pdf');
+    expect(document.body.innerHTML).not.toContain('RESULT');
+    expect(noteOf()).toBe(t('note.attachment'));
+    // The person sends the file with a message of their own.
+    h.page.type('here is the file');
+    h.page.send.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    await until(() => h.page.submitted.length === 2);
+    expect(h.page.submitted).toEqual(['here is the file', 'RESULT[mcp-request:1]']);
+    expect(h.runs).toHaveLength(1);
+    await until(() => noteOf() === t('note.submitted'));
+  });
+
+  it('the person takes the file away: the result is sent', async () => {
+    const h = start(buildPage(live));
+    await replyEndsWithFileAttached(h);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(h.page.submitted).toEqual([]);
+    h.page.attach(null);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+  });
+
+  it('with "append" for drafts, the result is typed in beside the file and not sent', async () => {
+    const h = start(buildPage(live), { settings: { draftPolicy: 'append' } });
+    await replyEndsWithFileAttached(h);
+    await until(() => h.page.textarea.value.includes('RESULT[mcp-request:1]'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await h.settle();
+    expect(h.page.submitted).toEqual([]);
+    expect(fileChip()?.textContent).toBe('notes.pdf');
+  });
+});
+
+describe('a page whose send control may be enabled with nothing to send (the generic adapter)', () => {
+  it('the result is sent as before, and the chip says the page could not show whether a file was attached', async () => {
+    const thread = document.createElement('main');
+    const form = document.createElement('form');
+    const textarea = document.createElement('textarea');
+    const send = Object.assign(document.createElement('button'), { type: 'submit' });
+    send.setAttribute('aria-label', 'Send');
+    const submitted: string[] = [];
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      submitted.push(textarea.value);
+      textarea.value = '';
+    });
+    form.append(textarea, send);
+    document.body.replaceChildren(thread, form);
+    const h = start({} as never, { site: generic, pathname: '/chat/42', settings: { enabled: true, autoRun: true, autoSubmit: true } });
+    await h.settle();
+    // The person asks in the page's box and presses Enter; the reply streams in.
+    textarea.value = 'read it';
+    textarea.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+    textarea.value = '';
+    const question = document.createElement('article');
+    question.setAttribute('data-role', 'user');
+    question.textContent = 'read it';
+    const answer = document.createElement('article');
+    answer.setAttribute('data-role', 'assistant');
+    thread.append(question, answer);
+    answer.innerHTML = '<p>Reading</p>';
+    h.clock.now += 300;
+    await h.settle();
+    answer.innerHTML = '<p>Reading it.</p><pre><code class="language-mcp-request"></code></pre>';
+    answer.querySelector('code')!.textContent = READ;
+    h.clock.now += 300;
+    await h.settle();
+    for (let i = 0; i < 6; i++) {
+      h.clock.now += 1_000;
+      await h.settle();
+    }
+    await until(() => submitted.length === 1);
+    expect(submitted).toEqual(['RESULT[mcp-request:1]']);
+    await until(() => noteOf() === t('note.submittedAttachmentUnknown'));
+  });
+});
+
+describe("the site modules' saved pages: the send control with the chat box empty", () => {
+  // What makes an enabled control with the box empty an attached file (sendOffWhenEmpty, every module's default).
+  const pages = SITES.filter((site) => site.sendOffWhenEmpty).flatMap((site) =>
+    readdirSync(join(FIXTURE_DIR, site.id)).map((file) => ({ site, file: `${site.id}/${file}` })),
+  );
+  it.each(pages)('$file: nothing besides text to send, unless a file is attached', ({ site, file }) => {
+    const doc = loadFixture(file);
+    const editor = site.editor(doc);
+    if (!editor || !isEditorEmpty(editor)) return;
+    expect(besidesText(site, doc)).toBe(file.includes('attachment') ? 'attachment' : null);
+  });
+});
