@@ -82,8 +82,6 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       return true;
     }
     let append = false;
-    /** The box was empty, and the page cannot show whether a file the person attached waits in it to be sent. */
-    let attachmentUnknown = false;
     // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to. A file the
     // person attached to their next message is a draft too: a send of the result would take it along.
     for (;;) {
@@ -91,10 +89,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       if (!onPage()) return false;
       const current = editorText(editor).trim();
       const besides = current === '' ? besidesText(site, doc) : null;
-      if ((current === '' && besides !== 'attachment') || (lastInserted !== null && current === lastInserted.trim())) {
-        attachmentUnknown = besides === 'unknown';
-        break;
-      }
+      if ((current === '' && besides !== 'attachment') || (lastInserted !== null && current === lastInserted.trim())) break;
       if (deps.settings().draftPolicy === 'append') {
         append = true;
         break;
@@ -184,7 +179,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     if (sent.ok) {
       lastInserted = null;
       heldBack = false;
-      note(t(attachmentUnknown ? 'note.submittedAttachmentUnknown' : 'note.submitted'));
+      note(t('note.submitted'));
     } else {
       // The result stays in the box for the person to send; it is not tried again (it might have gone after all).
       ctx.reportOnce('sending a result could not be verified', new Error(sent.reason));
@@ -198,15 +193,15 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
 
 /**
  * What the composer holds to send besides the chat box's text, read with the box empty: 'attachment' when the send
- * control is enabled all the same (a file the person attached to their next message, which a press sends along),
- * 'unknown' where the site's control may be enabled with nothing to send, null when it is disabled or gone. Nothing is
- * told while a reply is written: the control is then often the page's Stop.
+ * control is enabled all the same (a file the person attached to their next message, which a press sends along), null
+ * when it is disabled or gone, or where the site's control may be enabled with nothing to send (the generic adapter:
+ * there a result is sent as before, an attached file along with it). Nothing is told while a reply is written: the
+ * control is then often the page's Stop.
  */
-export function besidesText(site: Site, doc: Document): 'attachment' | 'unknown' | null {
-  if (pageWriting(site, doc)) return null;
+export function besidesText(site: Site, doc: Document): 'attachment' | null {
+  if (!site.sendOffWhenEmpty || pageWriting(site, doc)) return null;
   const button = site.sendButton(doc);
-  if (!button || site.isSendDisabled(button)) return null;
-  return site.sendOffWhenEmpty ? 'attachment' : 'unknown';
+  return button && !site.isSendDisabled(button) ? 'attachment' : null;
 }
 
 /**
