@@ -1,6 +1,7 @@
 import type { AutocoderPlan } from '../../shared/protocols/types';
 import { formatAutocoderResponse, type AutocoderResponse, type FileActionReport, type ProgramExecReport } from '../../shared/results';
 import { scriptsAtStart, type ScriptsAtStart } from '../approvals/scripts-run';
+import { assertWithinActionLimit } from '../policy/action-limit';
 import { replaceDeadline } from '../tools/define-handler';
 import type { AuthorizationRequest, PlannedAction, ToolContext } from '../types';
 import { prepareFileSteps, previewFileSteps, riskOfFileStep, runFileStep, type PreparedStep } from './autocoder-files';
@@ -91,6 +92,8 @@ async function operate(
   ctx: ToolContext,
 ): Promise<AutocoderResponse> {
   const root = workspaceRoot(ctx.policy);
+  // a plan of tens of thousands of actions held the companion's thread while each path was resolved: refused first
+  assertWithinActionLimit('the auto_coder plan', read.files.length + read.programs.length, 'file actions and programs', ctx.policy);
   const prepared = await prepareFileSteps(read.files, ctx.policy);
   const refused = prepared.findIndex((p) => p.error !== undefined);
   if (refused >= 0) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AxonPayload } from '../../shared/protocols/types';
 import { formatAxonResult, type AxonActReport } from '../../shared/results';
+import { assertWithinActionLimit } from '../policy/action-limit';
 import { diffDeadline, replaceDeadline } from '../tools/define-handler';
 import type { FileOp, PlannedAction, ToolContext } from '../types';
 import { AXON_ACTS, actName, checkAct, pathParamOf } from './axon-acts';
@@ -27,6 +28,13 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
       reason: `INVALID_INPUT: the plan has no act; start each statement with an \`act\` block naming one of ${Object.keys(AXON_ACTS).join(', ')}`,
       meta: resultMeta,
     });
+  }
+
+  try {
+    // a plan of tens of thousands of acts held the companion's thread while each was checked: refused first
+    assertWithinActionLimit('the Axon plan', acts.length, 'acts', ctx.policy);
+  } catch (error) {
+    return formatAxonResult({ acts: [], applied: false, reason: errorLine(error), meta: resultMeta });
   }
 
   const reports: AxonActReport[] = [];

@@ -34,6 +34,7 @@ export const limitsSchema = z
     maxTimeoutMs: z.number().int().positive().default(600_000),
     maxOutputBytes: z.number().int().positive().default(1024 * 1024).describe('per stream of one program'),
     maxListEntries: z.number().int().positive().default(2_000),
+    maxActions: z.number().int().positive().default(1_000).describe('files of one batch, actions of one plan'),
   })
   .strict()
   // every timeout is cut to maxTimeoutMs (tools/run-program.ts, plans, MCP calls): a default written above it was taken

@@ -1,10 +1,12 @@
 import { fsWriteBatch } from '../../shared/tools/fs-write-batch';
+import { assertWithinActionLimit } from '../policy/action-limit';
 import type { FileOp } from '../types';
 import { currentText, defineHandler, diffDeadline, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteBatchHandler = defineHandler({
   contract: fsWriteBatch,
   async plan(args, ctx) {
+    assertWithinActionLimit('fs.writeBatch: files', args.files.length, 'files', ctx.policy);
     const paths = await Promise.all(args.files.map((file) => resolvePath(file.path, ctx, { forWrite: true })));
     for (const [i, file] of args.files.entries()) {
       if (file.mode !== 'append') await refuseMarkerOverSecretOnDisk(paths[i]!, file.content, ctx.policy);
