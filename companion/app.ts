@@ -171,6 +171,7 @@ export function createApp(deps: AppDeps): CompanionApp {
   const journal = observedJournal(deps.journal, hub);
   const approvals = createApprovalStore({
     ttlMs: policy.approvalTtlMs,
+    maxPending: policy.limits.maxPendingApprovals,
     clock,
     onChange: (change, approval) => hub.publish({ type: 'approval', change, approval }),
   });

@@ -3,6 +3,7 @@ import type { ApprovalDecision, ApprovalView, GrantView, PreviewHeading } from '
 import { grantsConversationWide } from '../../shared/conversation-key';
 import { ToolError } from '../../shared/errors';
 import type { Risk } from '../../shared/tools/define-tool';
+import { DEFAULT_MAX_PENDING_APPROVALS } from '../policy/schema';
 import type { Preview } from '../types';
 import { argsHash } from './args-hash';
 import { countBlankRuns, hiddenWarning, revealHidden } from '../../shared/reveal-hidden';
@@ -69,6 +70,8 @@ export interface ApprovalStore {
 
 export interface ApprovalStoreOptions {
   ttlMs: number;
+  /** limits.maxPendingApprovals: a card past it is refused, not made (each holds its preview until decided) */
+  maxPending?: number;
   clock?: () => number;
   onChange?: (change: 'created' | 'decided', approval: ApprovalView) => void;
 }
@@ -144,6 +147,19 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
 
   return {
     create(input) {
+      // each pending card holds its preview (up to MAX_PREVIEW_CHARS) until it is decided or expires, and GET
+      // /v1/approvals lists them all: a flood of calls that ask grew the companion by gigabytes and that list past
+      // what one string holds, so the side panel could decide none of them
+      const maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_APPROVALS;
+      let waiting = 0;
+      for (const record of records.values()) if (record.view.state === 'pending') waiting += 1;
+      if (waiting >= maxPending) {
+        throw new ToolError(
+          'LIMIT_EXCEEDED',
+          `${input.tool} needs the person's approval, but ${waiting} approvals already wait for a decision, the limit (limits.maxPendingApprovals is ${maxPending}); nothing was done — decide the waiting ones in the chatbridge side panel, then send the call again`,
+          { pending: waiting, limit: maxPending },
+        );
+      }
       // unguessable: the id alone never authorizes anything (the token and the args hash are needed too)
       const id = `confirm-${randomBytes(16).toString('hex')}`;
       const now = clock();

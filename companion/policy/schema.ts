@@ -25,6 +25,9 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 export const aboveMaxTimeout = (maxTimeoutMs: number): string =>
   `must be ≤ limits.maxTimeoutMs (${maxTimeoutMs}), the longest any call may take: raise maxTimeoutMs too`;
 
+/** limits.maxPendingApprovals' default, also for an approval store made without a policy */
+export const DEFAULT_MAX_PENDING_APPROVALS = 100;
+
 export const limitsSchema = z
   .object({
     maxFileBytes: z.number().int().positive().default(10 * 1024 * 1024).describe('largest file read or written'),
@@ -35,6 +38,7 @@ export const limitsSchema = z
     maxOutputBytes: z.number().int().positive().default(1024 * 1024).describe('per stream of one program'),
     maxListEntries: z.number().int().positive().default(2_000),
     maxActions: z.number().int().positive().default(1_000).describe('files of one batch, actions of one plan'),
+    maxPendingApprovals: z.number().int().positive().default(DEFAULT_MAX_PENDING_APPROVALS).describe('approvals waiting at once'),
   })
   .strict()
   // every timeout is cut to maxTimeoutMs (tools/run-program.ts, plans, MCP calls): a default written above it was taken

@@ -90,7 +90,7 @@ describe('a misspelt key', () => {
     expect(code).toBe(2);
     expect(err).toContain('top level: unknown key "mode" — not a setting here; the settings here are roots, deny, modes, allowCommands,');
     expect(err).toContain(
-      'limits: unknown key "maxFileSize" — not a setting here; the settings here are maxFileBytes, maxResultChars, maxMatches, defaultTimeoutMs, maxTimeoutMs, maxOutputBytes, maxListEntries, maxActions',
+      'limits: unknown key "maxFileSize" — not a setting here; the settings here are maxFileBytes, maxResultChars, maxMatches, defaultTimeoutMs, maxTimeoutMs, maxOutputBytes, maxListEntries, maxActions, maxPendingApprovals',
     );
     expect(err).toContain('sites.deepseek.modes: unknown key "run" — not a setting here; the settings here are read, write, delete, exec');
   });
