@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditRecordSchema, type AuditRecord } from '../../shared/api';
@@ -58,8 +58,7 @@ export function createAuditLog(options: { dir: string; clock?: () => number }): 
       const files = (await readdir(options.dir)).filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(f)).sort().reverse();
       const out: AuditRecord[] = [];
       for (const file of files) {
-        const lines = (await readFile(join(options.dir, file), 'utf8')).split('\n').filter(Boolean).reverse();
-        for (const line of lines) {
+        for await (const line of linesFromEnd(join(options.dir, file))) {
           try {
             const parsed = auditRecordSchema.safeParse(JSON.parse(line));
             if (parsed.success) out.push(parsed.data);
@@ -75,4 +74,59 @@ export function createAuditLog(options: { dir: string; clock?: () => number }): 
       return Promise.resolve();
     },
   };
+}
+
+/** what linesFromEnd reads at a time */
+const CHUNK_BYTES = 64 * 1024;
+/** a longer line is no record the companion wrote (one names paths and commands, never contents): skipped unread */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A day's lines, the last first, read from the end a chunk at a time: the newest records are all a listing asks for,
+ * and a day of many calls makes a file of hundreds of megabytes, which read whole held the companion's thread for a
+ * second per GET /v1/audit (and past 512 MB could not be made one string, so the listing failed).
+ */
+async function* linesFromEnd(file: string): AsyncGenerator<string> {
+  const handle = await open(file, 'r');
+  try {
+    let position = (await handle.stat()).size;
+    // the bytes after the last line break read so far, still waiting for the start of their line
+    let tail: Buffer[] = [];
+    let tailBytes = 0;
+    let overlong = false;
+    const buffer = Buffer.alloc(CHUNK_BYTES);
+    while (position > 0) {
+      const length = Math.min(CHUNK_BYTES, position);
+      position -= length;
+      const { bytesRead } = await handle.read(buffer, 0, length, position);
+      let end = bytesRead;
+      for (let i = bytesRead - 1; i >= 0; i--) {
+        if (buffer[i] !== 0x0a) continue;
+        const line = lineOf(buffer.subarray(i + 1, end), tail, overlong);
+        if (line !== undefined) yield line;
+        tail = [];
+        tailBytes = 0;
+        overlong = false;
+        end = i;
+      }
+      if (overlong || end === 0) continue;
+      tailBytes += end;
+      if (tailBytes > MAX_LINE_BYTES) {
+        overlong = true;
+        tail = [];
+      } else {
+        tail.unshift(Buffer.from(buffer.subarray(0, end)));
+      }
+    }
+    const first = lineOf(Buffer.alloc(0), tail, overlong);
+    if (first !== undefined) yield first;
+  } finally {
+    await handle.close();
+  }
+}
+
+function lineOf(start: Buffer, rest: Buffer[], overlong: boolean): string | undefined {
+  if (overlong) return undefined;
+  const text = Buffer.concat([start, ...rest]).toString('utf8');
+  return text === '' ? undefined : text;
 }
