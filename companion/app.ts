@@ -9,6 +9,7 @@ import {
   pairRequestSchema,
   runRequestSchema,
   type ApiError,
+  type McpServerProblem,
 } from '../shared/api';
 import { MAX_AUDIT_LIMIT } from '../shared/audit-limit';
 import { ToolError, type ErrorCode } from '../shared/errors';
@@ -146,10 +147,13 @@ function shortLine(text: string, max: number): string {
 }
 
 /** A server's health as shown to the extension and the CLI: an error may quote a token from its config. */
-function shownHealth<H extends { lastError?: string; notes: string[] }>(health: H, policy: Policy): H {
+function shownHealth<H extends { lastError?: string; problem?: McpServerProblem; notes: string[] }>(health: H, policy: Policy): H {
+  // the problem's facts say what lastError says (a stderr line, a PATH, a path written in the config)
+  const problem = health.problem && Object.fromEntries(Object.entries(health.problem).map(([key, value]) => [key, typeof value === 'string' ? redact(value, policy) : value]));
   return {
     ...health,
     ...(health.lastError !== undefined ? { lastError: redact(health.lastError, policy) } : {}),
+    ...(problem !== undefined ? { problem } : {}),
     notes: health.notes.map((note) => redact(note, policy)),
   };
 }

@@ -264,6 +264,50 @@ export const toolInfoSchema = z.object({
   server: z.string().optional().describe("the person's MCP server a `<server>.<tool>` comes from; absent for chatbridge's own tools"),
 });
 
+/**
+ * Why one of the person's MCP servers is not running, as facts the extension words in the person's language
+ * (`lastError` says the same in English, for the CLI and older extensions). `other` has only the English `detail`.
+ */
+export const MCP_SERVER_PROBLEMS = [
+  'program-not-found',
+  'interpreter-missing',
+  'program-not-runnable',
+  'not-executable',
+  'cwd-missing',
+  'exited',
+  'start-timeout',
+  'list-timeout',
+  'auth-refused',
+  'config',
+  'other',
+] as const;
+export const mcpServerProblemSchema = z.object({
+  code: z.enum(MCP_SERVER_PROBLEMS),
+  /** it failed while starting (false: it was up and went away) */
+  starting: z.boolean(),
+  /** the program the entry names ("command"), as written */
+  program: z.string().optional(),
+  /** the PATH a program named without a folder was looked for on; absent when it was given with its folder */
+  path: z.string().optional(),
+  /** the file the program was found at (interpreter-missing, program-not-runnable) */
+  file: z.string().optional(),
+  interpreter: z.string().optional(),
+  cwd: z.string().optional(),
+  exitCode: z.number().optional(),
+  signal: z.string().optional(),
+  /** the last line the server wrote on stderr, cut short */
+  stderr: z.string().optional(),
+  timeoutMs: z.number().optional(),
+  httpStatus: z.number().optional(),
+  /** the header names the entry gives (auth-refused); none: it gives no credentials */
+  headers: z.array(z.string()).optional(),
+  /** it was given up after this many failures in a row (the next call to one of its tools tries it again) */
+  failures: z.number().optional(),
+  /** what went wrong in English, for `other` and `config` */
+  detail: z.string().optional(),
+});
+export type McpServerProblem = z.infer<typeof mcpServerProblemSchema>;
+
 /** One of the person's MCP servers (`GET /v1/mcp-servers`, the `mcp-server` ws event). */
 export const mcpServerHealthSchema = z.object({
   name: z.string(),
@@ -271,6 +315,7 @@ export const mcpServerHealthSchema = z.object({
   state: z.enum(['starting', 'ready', 'retrying', 'error', 'disabled', 'closed']),
   tools: z.number(),
   lastError: z.string().optional(),
+  problem: mcpServerProblemSchema.optional(),
   restarts: z.number(),
   log: z.string().optional().describe("the server's log file (stdio servers)"),
   notes: z.array(z.string()).describe('tools not offered and why; input schemas that could not be compiled'),

@@ -7,6 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { signalTree, trackStrays, treeAlive, type ProgramRecords, type Strays } from '../processes';
 import { readIncoming } from './incoming-message';
 import type { ServerLog } from './server-log';
+import { ServerProblemError } from './server-problem';
 
 /**
  * The stdio transport for the person's MCP servers. The SDK has one; this one differs where a daemon that runs
@@ -270,7 +271,7 @@ function spawnProblem(error: Error, command: string, env: Record<string, string>
   const program = JSON.stringify(command);
   // a missing folder to start in fails with the same ENOENT as a missing command: the answer names the folder
   if (code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    return new Error(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`);
+    return new ServerProblemError(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`, { code: 'cwd-missing', program: command, cwd });
   }
   const path = env.PATH ?? env.Path;
   const hasDirectory = isAbsolute(command) || command.includes('/') || command.includes('\\');
@@ -279,18 +280,26 @@ function spawnProblem(error: Error, command: string, env: Record<string, string>
   const found = code === 'ENOENT' ? programFile(command, hasDirectory, path, cwd) : undefined;
   if (found !== undefined) {
     const interpreter = /^#!([^\n]*)/.exec(firstLine(found))?.[1]?.trim();
-    return new Error(
-      interpreter !== undefined
-        ? `the program ${program} (${found}) is there, but the interpreter its first line names is not: #!${interpreter.slice(0, 200)}; reinstall the program`
-        : `the program ${program} (${found}) is there, but the system could not run it (built for another system, or a loader it needs is missing)`,
-    );
+    return interpreter !== undefined
+      ? new ServerProblemError(
+          `the program ${program} (${found}) is there, but the interpreter its first line names is not: #!${interpreter.slice(0, 200)}; reinstall the program`,
+          { code: 'interpreter-missing', program: command, file: found, interpreter: interpreter.slice(0, 200) },
+        )
+      : new ServerProblemError(
+          `the program ${program} (${found}) is there, but the system could not run it (built for another system, or a loader it needs is missing)`,
+          { code: 'program-not-runnable', program: command, file: found },
+        );
   }
-  if (code === 'ENOENT' && hasDirectory) return new Error(`the program ${program} does not exist`);
+  if (code === 'ENOENT' && hasDirectory) return new ServerProblemError(`the program ${program} does not exist`, { code: 'program-not-found', program: command });
   if (code === 'ENOENT') {
     const shown = path === undefined ? 'none: PATH is not in its environment' : path.length > 300 ? `${path.slice(0, 299)}…` : path;
-    return new Error(`the program ${program} was not found on the PATH it was given (${shown}): install it, or give its full path as "command"`);
+    return new ServerProblemError(`the program ${program} was not found on the PATH it was given (${shown}): install it, or give its full path as "command"`, {
+      code: 'program-not-found',
+      program: command,
+      path: shown,
+    });
   }
-  if (code === 'EACCES') return new Error(`the program ${program} cannot be run (permission denied): it is not executable`);
+  if (code === 'EACCES') return new ServerProblemError(`the program ${program} cannot be run (permission denied): it is not executable`, { code: 'not-executable', program: command });
   return error;
 }
 

@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { McpServerProblem } from '../../shared/api';
 import { ToolError } from '../../shared/errors';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
@@ -23,6 +24,7 @@ import { urlSecrets, withoutUrlSecrets } from './shown-url';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
+import { factsOf, ServerProblemError, type ProblemFacts } from './server-problem';
 import { externalToolRule, unmatchedPolicyKeys, type ExternalToolRule } from './tool-policy';
 
 /**
@@ -56,6 +58,8 @@ export interface ServerHealth {
   tools: number;
   /** what went wrong last (a start, a crash, the config), one line */
   lastError?: string;
+  /** the same as facts, for the extension to word in the person's language */
+  problem?: McpServerProblem;
   /** starts after the first */
   restarts: number;
   /** the server's log (stdio servers) */
@@ -164,6 +168,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   let outputChecks = new Map<string, JsonSchemaValidator<unknown>>();
   let notes: string[] = [];
   let lastError: string | undefined;
+  let problem: McpServerProblem | undefined;
   let failures = 0;
   let restarts = 0;
   let connectedAt = 0;
@@ -262,7 +267,9 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
                   if (mine === generation) applyTools(list);
                 },
                 (error: unknown) => {
-                  if (mine === generation) lastError = `refreshing the tool list failed: ${messageOf(error)}`;
+                  if (mine !== generation) return;
+                  lastError = `refreshing the tool list failed: ${messageOf(error)}`;
+                  problem = { code: 'other', starting: false, detail: lastError };
                 },
               );
             },
@@ -314,7 +321,10 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         log.note(`a call's event stream broke and the server did not answer a ping within ${timeoutMs} ms; its calls wait on`);
         return;
       }
-      if (mine === generation && state === 'ready') void lost(`the server stopped answering (${messageOf(error)})`);
+      if (mine === generation && state === 'ready') {
+        const reason = `the server stopped answering (${messageOf(error)})`;
+        void lost(reason, { code: 'other', detail: reason });
+      }
     } finally {
       checking = false;
     }
@@ -363,9 +373,12 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       // "Connection closed" says nothing: a server that exited by itself says how, and what it printed last
       const exited = t instanceof ChildProcessTransport && t.exit !== undefined;
       await closeQuietly(c, t);
-      if (exited) throw new Error(describeClose(t));
+      if (exited) throw closeProblem(t);
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new Error(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; ${SLOW_START}`);
+        throw new ServerProblemError(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; ${SLOW_START}`, {
+          code: 'start-timeout',
+          timeoutMs: options.startTimeoutMs,
+        });
       }
       throw error;
     }
@@ -384,7 +397,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         try {
           connected = await connectWith('sse', mine);
         } catch (error) {
-          throw new Error(refusedAuth(error) ?? messageOf(error));
+          throw refusedAuth(error) ?? new Error(messageOf(error));
         }
       }
       else {
@@ -394,7 +407,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
           if (mine !== generation) throw error;
           // a server that refuses the credentials is there: the older transport would only hide why
           const refused = refusedAuth(error);
-          if (refused) throw new Error(refused);
+          if (refused) throw refused;
           // servers from before Streamable HTTP speak HTTP+SSE at the same URL (the SDK's documented fallback)
           log.note(`Streamable HTTP failed (${messageOf(error)}); trying the older HTTP+SSE transport`);
           try {
@@ -411,7 +424,9 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       client = connected.client;
       transport = connected.transport;
       client.onclose = () => {
-        if (mine === generation) void lost(describeClose(connected.transport));
+        if (mine !== generation) return;
+        const closed = closeProblem(connected.transport);
+        void lost(closed.message, closed.facts);
       };
       // a server of resources or prompts only answers tools/list with Method not found: it is up, with no tools
       if (client.getServerCapabilities()?.tools === undefined) applyTools([], false);
@@ -419,7 +434,10 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         applyTools(
           await listAllTools(client).catch((error: unknown) => {
             if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) throw error;
-            throw new Error(`it started but did not list its tools within ${options.startTimeoutMs} ms, and was stopped; ${SLOW_START}`);
+            throw new ServerProblemError(`it started but did not list its tools within ${options.startTimeoutMs} ms, and was stopped; ${SLOW_START}`, {
+              code: 'list-timeout',
+              timeoutMs: options.startTimeoutMs,
+            });
           }),
         );
       }
@@ -428,12 +446,12 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       setState('ready');
     } catch (error) {
       if (mine !== generation || isClosed()) return;
-      await lost(`could not start: ${messageOf(error)}`);
+      await lost(`could not start: ${messageOf(error)}`, factsOf(error, messageOf(error)), true);
     }
   }
 
   /** The connection is gone (a crash, a failed start, a dropped HTTP session): retry with backoff, or give up. */
-  async function lost(reason: string): Promise<void> {
+  async function lost(reason: string, facts: ProblemFacts, starting = false): Promise<void> {
     if (state === 'closed' || state === 'disabled') return;
     const old = { client, transport };
     generation++;
@@ -441,6 +459,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     transport = undefined;
     tools = new Map();
     lastError = reason;
+    problem = { ...facts, starting };
     const lived = connectedAt > 0 ? Date.now() - connectedAt : 0;
     connectedAt = 0;
     failures = lived >= options.stableMs ? 1 : failures + 1;
@@ -448,6 +467,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     if (old.client) void closeQuietly(old.client, old.transport);
     if (failures >= options.maxFailures) {
       lastError = `${reason} (gave up after ${failures} failures in a row; the next call to one of its tools tries it again; restart chatbridge after changing its entry)`;
+      problem = { ...problem, failures };
       log.note(`gave up after ${failures} failures in a row`);
       setState('error');
       return;
@@ -479,27 +499,37 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   /** Why an HTTP server turned the connection down, when it said so with 401 or 403. */
-  function refusedAuth(error: unknown): string | undefined {
+  function refusedAuth(error: unknown): ServerProblemError | undefined {
     const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
     if (status !== 401 && status !== 403) return undefined;
     const configured = spec.transport === 'stdio' ? [] : Object.keys(spec.headers);
-    return (
+    return new ServerProblemError(
       `the server answered HTTP ${status} (${status === 401 ? 'not signed in' : 'forbidden'}): ` +
-      (configured.length > 0
-        ? `it did not accept the credentials in its "headers" (${configured.join(', ')})`
-        : 'it wants credentials; put a token in its "headers", e.g. "Authorization": "Bearer …" (sign-in flows such as OAuth are not supported)')
+        (configured.length > 0
+          ? `it did not accept the credentials in its "headers" (${configured.join(', ')})`
+          : 'it wants credentials; put a token in its "headers", e.g. "Authorization": "Bearer …" (sign-in flows such as OAuth are not supported)'),
+      { code: 'auth-refused', httpStatus: status, headers: configured },
     );
   }
 
-  function describeClose(t: Transport): string {
-    if (overflowed(t)) return `the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`;
-    if (t instanceof ChildProcessTransport && t.stalled) return `the server stopped reading what chatbridge sent it; the connection was reset`;
+  function closeProblem(t: Transport): ServerProblemError {
+    const other = (detail: string) => new ServerProblemError(detail, { code: 'other', detail });
+    if (overflowed(t)) return other(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
+    if (t instanceof ChildProcessTransport && t.stalled) return other(`the server stopped reading what chatbridge sent it; the connection was reset`);
     if (t instanceof ChildProcessTransport && t.exit) {
       const { code, signal } = t.exit;
       const said = t.lastStderrLine;
-      return `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})${said !== undefined ? `; its stderr ended with: ${said}` : ''}`;
+      return new ServerProblemError(
+        `the server exited (${signal ? `signal ${signal}` : `code ${String(code)}`})${said !== undefined ? `; its stderr ended with: ${said}` : ''}`,
+        {
+          code: 'exited',
+          ...(spec.transport === 'stdio' ? { program: spec.command } : {}),
+          ...(signal ? { signal } : code !== null ? { exitCode: code } : {}),
+          ...(said !== undefined ? { stderr: said } : {}),
+        },
+      );
     }
-    return 'the connection to the server was closed';
+    return other('the connection to the server was closed');
   }
 
   function unavailable(): ToolError {
@@ -667,7 +697,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         if (overflowed(t)) {
           return new ToolError('LIMIT_EXCEEDED', `${name}: MCP server ${spec.name} answered with more than ${options.maxMessageBytes} bytes; the connection was reset and it restarts`);
         }
-        const how = t ? describeClose(t) : 'the connection was closed';
+        const how = t ? closeProblem(t).message : 'the connection was closed';
         return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} stopped during the call — ${how}; it restarts${spec.transport === 'stdio' ? ` (log: ${log.file})` : ''}`);
       }
       // the SDK prefixes the code once on the server and again here
@@ -679,7 +709,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     }
     // a transport-level failure (the HTTP server is gone, the pipe is broken): the connection is not usable
     const reason = `calling ${tool} failed: ${messageOf(error)}`;
-    if (state === 'ready') void lost(reason);
+    if (state === 'ready') void lost(reason, { code: 'other', detail: reason });
     return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} cannot be reached (${messageOf(error)}); it reconnects`);
   }
 
@@ -694,6 +724,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         state,
         tools: tools.size,
         ...(lastError !== undefined ? { lastError } : {}),
+        ...(problem !== undefined ? { problem } : {}),
         restarts,
         ...(spec.transport === 'stdio' ? { log: log.file } : {}),
         notes,

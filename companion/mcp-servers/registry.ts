@@ -176,7 +176,8 @@ export function createMcpServers(options: McpServersOptions): McpServers {
   }
 
   function brokenHealth(entry: BrokenServer): ServerHealth {
-    return { name: entry.name, transport: 'invalid', state: 'error', tools: 0, lastError: entry.problems.join('; '), restarts: 0, notes: entry.problems };
+    const lastError = entry.problems.join('; ');
+    return { name: entry.name, transport: 'invalid', state: 'error', tools: 0, lastError, problem: { code: 'config', starting: true, detail: lastError }, restarts: 0, notes: entry.problems };
   }
 
   function allTools(): ExternalToolEntry[] {

@@ -106,7 +106,7 @@ export function subjectOf(event: WsEvent): EventSubject {
 /** An event as a chat page hears it: what it does not need of the person's MCP servers left out. */
 export function eventForPages(event: WsEvent): WsEvent {
   if (event.type !== 'mcp-server') return event;
-  const { lastError: _lastError, log: _log, ...server } = event.server;
+  const { lastError: _lastError, problem: _problem, log: _log, ...server } = event.server;
   return { ...event, server: { ...server, notes: [] } };
 }
 

@@ -7,6 +7,7 @@ import { TOOL_CONTRACTS } from '../../shared/tools';
 import type { McpServerItem } from '../companion/api-types';
 import { INSERT_PROMPT_MESSAGE, type InsertPromptMessage, type InsertPromptReply } from '../content/insert-prompt';
 import { safeLink } from './format';
+import { serverProblemText } from './server-problem';
 import { t, tn, type Language } from './i18n';
 import { trusted } from './trusted';
 
@@ -24,7 +25,7 @@ export interface PromptTools {
   /** false: the companion did not answer and the extension's own catalogue stands in */
   live: boolean;
   /** the person's MCP servers and how they are doing (GET /v1/mcp-servers); a failing one has no tools to list */
-  servers?: Array<Pick<McpServerItem, 'name' | 'state' | 'lastError'>>;
+  servers?: Array<Pick<McpServerItem, 'name' | 'state' | 'lastError' | 'problem'>>;
 }
 
 export interface PromptsViewDeps {
@@ -88,7 +89,8 @@ function ServerSwitches(props: { tools: PromptTools; off: ReadonlySet<string>; o
       {[...counts].map(([server, count], index) => {
         const health = props.tools.servers?.find((s) => s.name === server);
         // why a server is not ready is written under its switch (a title on a disabled switch reached only a mouse)
-        const why = health?.lastError !== undefined && health.state !== 'ready' ? `prompt-server-error-${index}` : undefined;
+        const problem = health && health.state !== 'ready' ? serverProblemText(health) : undefined;
+        const why = problem !== undefined ? `prompt-server-error-${index}` : undefined;
         return (
           <div key={server}>
             <label class="switch">
@@ -111,7 +113,7 @@ function ServerSwitches(props: { tools: PromptTools; off: ReadonlySet<string>; o
             </label>
             {why && (
               <div class="muted mono" id={why} data-server-error="">
-                {health?.lastError}
+                {problem}
               </div>
             )}
           </div>

@@ -91,7 +91,7 @@ describe('who hears of a run', () => {
     expect(eventForPages(journal)).toBe(journal);
     const server: WsEvent = {
       type: 'mcp-server',
-      server: { name: 'files', transport: 'stdio', state: 'error', tools: 0, lastError: 'spawn /home/me/bin/x ENOENT', restarts: 2, log: '/home/me/.chatbridge/logs/files.log', notes: ['n'] },
+      server: { name: 'files', transport: 'stdio', state: 'error', tools: 0, lastError: 'spawn /home/me/bin/x ENOENT', problem: { code: 'exited', starting: false, stderr: 'token abc' }, restarts: 2, log: '/home/me/.chatbridge/logs/files.log', notes: ['n'] },
     };
     expect(subjectOf(server)).toBe('everyone');
     expect(eventForPages(server)).toEqual({ type: 'mcp-server', server: { name: 'files', transport: 'stdio', state: 'error', tools: 0, restarts: 2, notes: [] } });

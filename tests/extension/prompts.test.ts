@@ -7,7 +7,7 @@ import { chatgpt, deepseek } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { t } from '../../extension/ui/i18n';
 import { useLocale } from './i18n-fake';
-import { builtInTools, insertIntoActiveTab, promptsView, type ActiveTabLink, type PromptsViewDeps } from '../../extension/ui/prompts-view';
+import { builtInTools, insertIntoActiveTab, promptsView, type ActiveTabLink, type PromptTools, type PromptsViewDeps } from '../../extension/ui/prompts-view';
 import { buildPrompt, type ToolInfo } from '../../shared/prompts';
 import { findBlocks } from '../../shared/protocols';
 import { listTools } from '../../companion/runs/tool-list';
@@ -277,6 +277,36 @@ describe('popup: the Prompts section', () => {
     expect(why?.closest('[hidden]')).toBeNull();
     expect(db.closest('label')!.querySelector('[data-server-state]')!.textContent).toBe('failing');
     expect(view.element.querySelector('[data-prompt-server="git"]')!.closest('label')!.querySelector('[data-server-state]')!.textContent).toBe('ready');
+  });
+
+  it("says why a server is failing in the person's language, from the facts the companion gives, not its English lastError", async () => {
+    const failing = (servers: NonNullable<PromptTools['servers']>) =>
+      promptsView(deps({ loadTools: async () => ({ tools: listTools(), live: true, servers }) }));
+    const said = async (view: ReturnType<typeof failing>, name: string) => {
+      document.body.append(view.element);
+      await view.ready;
+      const row = view.element.querySelector(`[data-prompt-server="${name}"]`)!;
+      return view.element.querySelector(`#${row.getAttribute('aria-describedby')}`)?.textContent;
+    };
+    const lastError = 'could not start: the program "/opt/mcp/bin/notes" does not exist (gave up after 5 failures in a row; the next call to one of its tools tries it again; restart chatbridge after changing its entry)';
+    const missing = { name: 'notes', state: 'error' as const, lastError, problem: { code: 'program-not-found' as const, starting: true, program: '/opt/mcp/bin/notes', failures: 5 } };
+    useLocale('zh_CN');
+    expect(await said(failing([missing]), 'notes')).toBe(
+      '无法启动：程序 "/opt/mcp/bin/notes" 不存在。连续失败 5 次，chatbridge 已停止重试：下次调用它的工具时会再试一次。修改它的配置项后，请重启 chatbridge。',
+    );
+    const exited = {
+      name: 'db',
+      state: 'retrying' as const,
+      lastError: 'the server exited (code 3); its stderr ended with: FATAL: no database',
+      problem: { code: 'exited' as const, starting: false, program: 'pg-mcp', exitCode: 3, stderr: 'FATAL: no database' },
+    };
+    expect(await said(failing([exited]), 'db')).toBe('已停止：服务器已退出，退出码 3。它最后输出的一行（stderr）：“FATAL: no database”。');
+    const slow = { name: 'big', state: 'error' as const, lastError: 'x', problem: { code: 'start-timeout' as const, starting: true, timeoutMs: 60_000, failures: 1 } };
+    expect(await said(failing([slow]), 'big')).toMatch(/^无法启动：启动后 1 分钟 内没有应答/);
+    useLocale('en');
+    expect(await said(failing([slow]), 'big')).toMatch(/^Could not start: it did not answer within 1 min of being started, .* It failed 1 time in a row, so chatbridge stopped trying/);
+    // a companion from before the facts: its English words, as they are
+    expect(await said(failing([{ name: 'old', state: 'error', lastError }]), 'old')).toBe(lastError);
   });
 
   it('without MCP servers there is no server list', async () => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpServerProblem } from '../../../shared/api';
 import { fixture, makeMcpWorld, MEMORY, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
 
 /*
@@ -25,6 +26,7 @@ interface Health {
   name: string;
   state: string;
   lastError?: string;
+  problem?: McpServerProblem;
   tools: number;
   restarts: number;
   notes: string[];
@@ -67,6 +69,8 @@ beforeAll(async () => {
         nobody: { url: 'http://127.0.0.1:9/mcp' },
         keyed: { url: keyed },
         userkeyed: { url: `http://${USER_KEY}@127.0.0.1:9/mcp` },
+        // what it prints holds a secret the person's redact patterns name
+        leaks: { command: process.execPath, args: ['-e', 'process.stderr.write("error: the key hunter2-notes was refused\\n"); process.exit(1)'] },
         exits: { command: process.execPath, args: ['-e', 'process.stderr.write("starting\\nerror: set NOTES_DIR to the folder of your notes\\n"); process.exit(2)'] },
         silent: { command: process.execPath, args: ['-e', 'process.stderr.write("loading…\\n"); setTimeout(() => {}, 60_000)'] },
         // its own start timeouts: shorter than the 2 s every other server gets, and longer for one that needs 3 s
@@ -81,6 +85,7 @@ beforeAll(async () => {
         waitsfordb: { command: process.execPath, args: ['-e', UNTIL_UP, DATABASE_UP, MEMORY], policy: { default: 'auto' } },
         slowstart: { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 3_000)', MEMORY], startTimeoutMs: 20_000, policy: { default: 'auto' } },
       },
+      redact: ['hunter2-[a-z]+'],
     },
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
@@ -121,6 +126,39 @@ describe('a server that does not come up says why', () => {
       `could not start: the program ${JSON.stringify(ORPHANED)} (${ORPHANED}) ${said}`,
     );
     expect((await healthOf('orphanedonpath')).lastError).toContain(`could not start: the program "mcp-server-notes" (${ORPHANED}) ${said}`);
+  });
+
+  it('the health gives the facts of each as a code the extension words in the person\'s language, not English alone', async () => {
+    const given = { starting: true, failures: 2 };
+    expect((await healthOf('exits')).problem).toEqual({
+      code: 'exited',
+      program: process.execPath,
+      exitCode: 2,
+      stderr: 'error: set NOTES_DIR to the folder of your notes',
+      ...given,
+    });
+    expect((await healthOf('missing')).problem).toEqual({ code: 'program-not-found', program: 'uvx-not-installed-here', path: '/usr/local/bin:/usr/bin:/bin', ...given });
+    expect((await healthOf('orphaned')).problem).toEqual({
+      code: 'interpreter-missing',
+      program: ORPHANED,
+      file: ORPHANED,
+      interpreter: '/nonexistent/venv/bin/python3',
+      ...given,
+    });
+    expect((await healthOf('silent')).problem).toEqual({ code: 'start-timeout', timeoutMs: 2_000, ...given });
+    expect((await healthOf('neverlists')).problem).toEqual({ code: 'list-timeout', timeoutMs: 2_000, ...given });
+    expect((await healthOf('wrongtoken')).problem).toEqual({ code: 'auth-refused', httpStatus: 401, headers: ['Authorization'], ...given });
+    expect((await healthOf('notoken')).problem).toEqual({ code: 'auth-refused', httpStatus: 401, headers: [], ...given });
+    const nobody = (await healthOf('nobody')).problem;
+    expect(nobody).toMatchObject({ code: 'other', ...given });
+    expect(`could not start: ${nobody?.detail} (gave up`).toBe((await healthOf('nobody')).lastError?.slice(0, `could not start: ${nobody?.detail} (gave up`.length));
+  });
+
+  it("the facts are redacted as lastError is: a server's last stderr line may quote a secret", async () => {
+    await waitUntil('leaks gave up', async () => (await healthOf('leaks')).state === 'error');
+    const health = await healthOf('leaks');
+    expect(health.lastError).toContain('its stderr ended with: error: the key [REDACTED] was refused');
+    expect(health.problem?.stderr).toBe('error: the key [REDACTED] was refused');
   });
 
   it('one that never answers: how long it was given, not the exit its stop caused', async () => {
@@ -164,7 +202,7 @@ describe('a server that does not come up says why', () => {
     expect(health.lastError).toMatch(/^could not start: Streamable HTTP: .*Redirect to http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/s\/…\/mcp\/+ not followed/);
     const run = await world.decide((await world.run('mcp-request', mcpCall('k1', 'keyed.anything', {}))).runId, 'approve');
     const log = readFileSync(join(world.home, 'mcp-logs', 'keyed.log'), 'utf8');
-    for (const shown of [health.lastError, run.resultText, log]) {
+    for (const shown of [health.lastError, JSON.stringify(health.problem), run.resultText, log]) {
       expect(shown).not.toContain(PATH_KEY);
       expect(shown).not.toContain(QUERY_KEY);
     }

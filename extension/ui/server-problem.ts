@@ -1,0 +1,62 @@
+import type { McpServerProblem } from '../../shared/api';
+import { duration } from './format';
+import { t, tn } from './i18n';
+
+/**
+ * Why one of the person's MCP servers is not running, in their language, from the facts the companion gives
+ * (`problem`); a companion from before those facts gives its English `lastError` alone, which is shown as it is.
+ */
+export function serverProblemText(server: { problem?: McpServerProblem | undefined; lastError?: string | undefined }): string | undefined {
+  const { problem } = server;
+  if (problem === undefined) return server.lastError;
+  const what = problemWords(problem);
+  const said = problem.code === 'config' ? what : t(problem.starting ? 'mcpProblem.couldNotStart' : 'mcpProblem.stopped', [what]);
+  return problem.failures === undefined ? said : joined(said, tn('mcpProblem.gaveUp', problem.failures));
+}
+
+/** Two sentences, with the space English puts between them and Chinese does not. */
+function joined(first: string, next: string): string {
+  return /[。！？]$/.test(first) ? `${first}${next}` : `${first} ${next}`;
+}
+
+function quoted(text: string | undefined): string {
+  return JSON.stringify(text ?? '');
+}
+
+/** The companion's own English words, ended as a sentence so that what follows them reads apart. */
+function sentence(text: string | undefined): string {
+  const said = (text ?? '').trim();
+  return said === '' || /[.!?。！？]$/.test(said) ? said : `${said}.`;
+}
+
+function problemWords(p: McpServerProblem): string {
+  const program = quoted(p.program);
+  switch (p.code) {
+    case 'program-not-found':
+      return p.path === undefined ? t('mcpProblem.programMissing', [program]) : t('mcpProblem.programNotOnPath', [program, p.path]);
+    case 'interpreter-missing':
+      return t('mcpProblem.interpreterMissing', [program, p.file ?? '', `#!${p.interpreter ?? ''}`]);
+    case 'program-not-runnable':
+      return t('mcpProblem.programNotRunnable', [program, p.file ?? '']);
+    case 'not-executable':
+      return t('mcpProblem.notExecutable', [program]);
+    case 'cwd-missing':
+      return t('mcpProblem.cwdMissing', [quoted(p.cwd)]);
+    case 'exited': {
+      const how = p.signal !== undefined ? t('mcpProblem.exitedSignal', [p.signal]) : t('mcpProblem.exitedCode', [p.exitCode ?? '?']);
+      return p.stderr === undefined ? how : joined(how, t('mcpProblem.stderr', [p.stderr]));
+    }
+    case 'start-timeout':
+      return t('mcpProblem.startTimeout', [duration(p.timeoutMs)]);
+    case 'list-timeout':
+      return t('mcpProblem.listTimeout', [duration(p.timeoutMs)]);
+    case 'auth-refused':
+      return (p.headers ?? []).length > 0
+        ? t('mcpProblem.credentialsRefused', [p.httpStatus ?? '?', (p.headers ?? []).join(', ')])
+        : t('mcpProblem.credentialsWanted', [p.httpStatus ?? '?']);
+    case 'config':
+      return t('mcpProblem.config', [sentence(p.detail)]);
+    case 'other':
+      return sentence(p.detail);
+  }
+}
