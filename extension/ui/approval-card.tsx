@@ -155,7 +155,7 @@ export function ApprovalCard(props: {
           )}
           {preview.unpinned !== undefined && (
             <div class="muted mono" data-unpinned="">
-              {t('panel.unpinned')}: {preview.unpinned.join(', ')}
+              {t('panel.unpinned', [preview.unpinned.join(', ')])}
             </div>
           )}
         </div>

@@ -507,7 +507,7 @@ function stateIcon(doc: Document, state: BlockState): HTMLElement {
 function approvalCard(
   doc: Document,
   approval: ChipApproval,
-  t: (key: MessageKey) => string,
+  t: (key: MessageKey, substitutions?: Array<string | number>) => string,
   button: (action: ChipAction, label: string, className?: string) => HTMLButtonElement,
 ): HTMLElement {
   const card = doc.createElement('div');
@@ -536,7 +536,7 @@ function approvalCard(
   if (approval.command !== undefined) {
     const pre = scrollBox(doc, t('chipView.command'));
     const runs = approval.runs?.length ? `\n(${t('panel.runs')}: ${approval.runs.join(', ')})` : '';
-    const unpinned = approval.unpinned?.length ? `\n(${t('panel.unpinned')}: ${approval.unpinned.join(', ')})` : '';
+    const unpinned = approval.unpinned?.length ? `\n(${t('panel.unpinned', [approval.unpinned.join(', ')])})` : '';
     pre.textContent = `$ ${approval.command}${approval.cwd ? `\n(${t('panel.cwd')} ${approval.cwd})` : ''}${runs}${unpinned}`;
     card.append(pre);
   }

@@ -123,7 +123,16 @@ describe('chip states', () => {
     expect(root.querySelector('pre')!.textContent).toBe('$ "bash" "run.sh"\n(in /w)\n(runs, as it is now: /w/run.sh)');
     // and what it runs that the companion cannot pin
     chip.update({ ...APPROVAL, approval: { tool: 'shell.exec', title: 'Run', paths: [], command: 'bash $SCRIPT', cwd: '/w', unpinned: ['$SCRIPT'] } });
-    expect(root.querySelector('pre')!.textContent).toBe('$ bash $SCRIPT\n(in /w)\n(runs code that cannot be pinned (check it yourself): $SCRIPT)');
+    // in plain words, with no brackets inside the line's own
+    expect(root.querySelector('pre')!.textContent).toBe(
+      '$ bash $SCRIPT\n(in /w)\n(part of this command is known only when it runs, so chatbridge cannot show what it runs or check it for changes; look at it yourself before you approve: $SCRIPT)',
+    );
+    useLocale('zh_CN');
+    chip.update({ ...APPROVAL, approval: { tool: 'shell.exec', title: 'Run', paths: [], command: 'cd $X && make -f $MK', cwd: '/w', unpinned: ['cd $X', '$MK'] } });
+    expect(root.querySelector('pre')!.textContent).toBe(
+      '$ cd $X && make -f $MK\n(目录 /w)\n(此命令的一部分要到运行时才确定，chatbridge 无法显示它运行的内容，也无法检查其是否被改动；批准前请自己查看：cd $X, $MK)',
+    );
+    useLocale('en');
     chip.update({ ...APPROVAL, approval: { tool: 'fs.read', title: 'Read 2 files', paths: ['/w/a', '/w/b'] } });
     expect(names()).toEqual(['The paths']);
     chip.update({ kind: 'mcp-request', state: 'failed', actions: ['rerun'], preview: 'NOT_FOUND' });

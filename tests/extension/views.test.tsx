@@ -253,12 +253,17 @@ describe('approval card', () => {
     // and what it runs that the companion cannot pin (`bash $SCRIPT`)
     const unknown = approval({ id: 'confirm-5', preview: { title: 'Run', paths: [], command: 'bash $SCRIPT', cwd: '/w', unpinned: ['$SCRIPT'] } });
     const unknownCard = mount(<ApprovalCard approval={unknown} onDecide={() => undefined} />);
-    expect(unknownCard.querySelector('[data-unpinned]')!.textContent).toBe('runs code that cannot be pinned (check it yourself): $SCRIPT');
+    expect(unknownCard.querySelector('[data-unpinned]')!.textContent).toBe(
+      'part of this command is known only when it runs, so chatbridge cannot show what it runs or check it for changes; look at it yourself before you approve: $SCRIPT',
+    );
     // a Chinese screen names the classes in Chinese, on the card, its actions and what was granted
     useLocale('zh_CN');
     const zh = mount(<ApprovalCard approval={plan} onDecide={() => undefined} />);
     expect([...zh.querySelectorAll('[data-actions] li')].map((li) => li.textContent)).toEqual(['写入 create_file a.txt', '执行 run tests: npm test']);
     expect(zh.querySelector('.row .tag')!.textContent).toBe('写入');
+    expect(mount(<ApprovalCard approval={unknown} onDecide={() => undefined} />).querySelector('[data-unpinned]')!.textContent).toBe(
+      '此命令的一部分要到运行时才确定，chatbridge 无法显示它运行的内容，也无法检查其是否被改动；批准前请自己查看：$SCRIPT',
+    );
   });
 
   it('shows the companion\'s warning about hidden characters above the title, as an alert; none without one', () => {
