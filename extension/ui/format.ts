@@ -16,6 +16,15 @@ export function duration(ms: number | undefined): string {
   return rest === 0 ? t('duration.minutesWhole', [minutes]) : t('duration.minutes', [minutes, rest]);
 }
 
+/**
+ * A time limit (a timeout) in the person's language: `30 s`, `1 min`, `1 min 30 s`, `1.5 s`, `500 ms` — a whole number
+ * of seconds without the `.0` a measured time has.
+ */
+export function timeLimit(ms: number | undefined): string {
+  if (ms !== undefined && ms >= 1000 && ms < 60_000 && ms % 1000 === 0) return t('duration.seconds', [ms / 1000]);
+  return duration(ms);
+}
+
 /** An address a link may point at: http(s) only (a page could have put anything into a run's context). */
 export function safeLink(url: string | undefined): string | undefined {
   if (!url) return undefined;

@@ -1,6 +1,7 @@
 import type { PreviewHeading } from '../../shared/api';
 import { hiddenCharacterName, hiddenKinds } from '../../shared/reveal-hidden';
 import type { Approval } from '../companion/api-types';
+import { timeLimit } from './format';
 import { t, tn, type MessageKey } from './i18n';
 
 type Preview = Approval['preview'];
@@ -12,9 +13,9 @@ function headingText(heading: PreviewHeading): string {
     case 'write-batch':
       return tn('heading.writeBatch', heading.files);
     case 'run':
-      return t('heading.run', [heading.program, heading.timeoutMs]);
+      return t('heading.run', [heading.program, timeLimit(heading.timeoutMs)]);
     case 'shell':
-      return t('heading.shell', [heading.timeoutMs]);
+      return t('heading.shell', [timeLimit(heading.timeoutMs)]);
     case 'mkdir':
       return t(heading.parents ? 'heading.mkdirParents' : 'heading.mkdir', [heading.path]);
     case 'read':

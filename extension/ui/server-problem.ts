@@ -1,5 +1,5 @@
 import type { McpServerProblem } from '../../shared/api';
-import { duration } from './format';
+import { timeLimit } from './format';
 import { t, tn } from './i18n';
 
 /**
@@ -47,9 +47,9 @@ function problemWords(p: McpServerProblem): string {
       return p.stderr === undefined ? how : joined(how, t('mcpProblem.stderr', [p.stderr]));
     }
     case 'start-timeout':
-      return t('mcpProblem.startTimeout', [duration(p.timeoutMs)]);
+      return t('mcpProblem.startTimeout', [timeLimit(p.timeoutMs)]);
     case 'list-timeout':
-      return t('mcpProblem.listTimeout', [duration(p.timeoutMs)]);
+      return t('mcpProblem.listTimeout', [timeLimit(p.timeoutMs)]);
     case 'auth-refused':
       return (p.headers ?? []).length > 0
         ? t('mcpProblem.credentialsRefused', [p.httpStatus ?? '?', (p.headers ?? []).join(', ')])

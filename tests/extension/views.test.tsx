@@ -285,9 +285,11 @@ describe('approval card', () => {
     const hidden = { warning: 'This holds a character you could not see (U+200B ZERO WIDTH SPACE); …', hidden: [{ codePoint: 0x200b, count: 1 }] };
     const write = approval({ preview: { ...hidden, title: 'Create /w/a⟨U+200B⟩.txt', heading: { kind: 'write', mode: 'create', path: '/w/a⟨U+200B⟩.txt' }, paths: [], diff: DIFF } });
     const shell = approval({ id: 'confirm-2', tool: 'shell.exec', risk: 'exec', preview: { title: 'Run in a shell (timeout 60000 ms)', heading: { kind: 'shell', timeoutMs: 60000 }, paths: [], command: 'npm test', cwd: '/w' } });
+    const run = approval({ id: 'confirm-run', tool: 'process.run', risk: 'exec', preview: { title: 'Run pytest (timeout 30000 ms)', heading: { kind: 'run', program: 'pytest', timeoutMs: 30_000 }, paths: [], command: 'pytest', cwd: '/w' } });
     const older = approval({ id: 'confirm-3', preview: { title: 'Overwrite /w/b.txt', paths: ['/w/b.txt'] } });
     const cards = () => (
       <>
+        <ApprovalCard approval={run} onDecide={() => undefined} />
         <ApprovalCard approval={write} onDecide={() => undefined} compact />
         <ApprovalCard approval={shell} onDecide={() => undefined} />
         <ApprovalCard approval={older} onDecide={() => undefined} />
@@ -297,7 +299,9 @@ describe('approval card', () => {
     const zh = mount(cards());
     const title = (root: HTMLElement, id: string) => root.querySelector(`[data-approval="${id}"] [data-title]`)!.textContent;
     expect(title(zh, 'confirm-1')).toBe('新建 /w/a⟨U+200B⟩.txt');
-    expect(title(zh, 'confirm-2')).toBe('在 shell 中运行（超时 60000 毫秒）');
+    // a timeout in minutes or seconds, not 60000 ms
+    expect(title(zh, 'confirm-2')).toBe('在 shell 中运行（超时 1 分钟）');
+    expect(title(zh, 'confirm-run')).toBe('运行 pytest（超时 30 秒）');
     // a companion that sends no facts: its English title, as before
     expect(title(zh, 'confirm-3')).toBe('Overwrite /w/b.txt');
     // and one that sends a kind this extension does not know: the approval is kept, its English title shown
@@ -311,7 +315,8 @@ describe('approval card', () => {
     useLocale('en');
     const en = mount(cards());
     expect(title(en, 'confirm-1')).toBe('Create /w/a⟨U+200B⟩.txt');
-    expect(title(en, 'confirm-2')).toBe('Run in a shell (timeout 60000 ms)');
+    expect(title(en, 'confirm-2')).toBe('Run in a shell (timeout 1 min)');
+    expect(title(en, 'confirm-run')).toBe('Run pytest (timeout 30 s)');
 
     // a removal and a move of a directory: what it covers, said in Chinese too
     useLocale('zh_CN');
