@@ -173,7 +173,14 @@ function GrantRow(props: { grant: GrantItem; onForget: () => void | Promise<void
   );
 }
 
-function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: JournalItem | undefined; onUndo: (id: string) => void | Promise<void> }) {
+function RunRow(props: {
+  run: RecentRun;
+  audit: AuditItem | undefined;
+  /** the tool the run's approval card asks for, while it waits (no audit record is written before the run ends) */
+  asking: string | undefined;
+  entry: JournalItem | undefined;
+  onUndo: (id: string) => void | Promise<void>;
+}) {
   const { run: r, audit, entry } = props;
   const link = safeLink(r.url);
   const took = audit?.durationMs ?? (r.endedAt !== undefined ? r.endedAt - r.at : undefined);
@@ -183,7 +190,7 @@ function RunRow(props: { run: RecentRun; audit: AuditItem | undefined; entry: Jo
         <span class="status" data-status={r.status}>
           {t(`run.${r.status}`)}
         </span>
-        <strong class="mono">{audit?.tool ?? r.kind}</strong>
+        <strong class="mono">{audit?.tool ?? props.asking ?? r.kind}</strong>
         <span class="muted">{duration(took)}</span>
         <span class="spacer" />
         <span class="muted">{clockTime(r.at)}</span>
@@ -341,6 +348,7 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
 export function SidePanelView(props: { state: LiveState; actions: PanelActions; focusApproval?: string | undefined }) {
   const { state, actions } = props;
   const auditByRun = new Map(state.audit.map((record) => [record.runId, record]));
+  const askingByRun = new Map(state.approvals.map((approval) => [approval.runId, approval.tool]));
   const journalByRun = new Map(state.journal.filter((j) => j.origin).map((j) => [j.origin!.runId, j]));
   // a program that ended is shown with the ended ones even before the companion's list has let it go
   const endedIds = new Set(state.ended.map((e) => e.program.id));
@@ -399,7 +407,9 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           {state.runs.length === 0 ? (
             <Empty loaded={state.loaded} text="panel.noRuns" />
           ) : (
-            state.runs.slice(0, 30).map((r) => <RunRow key={r.runId} run={r} audit={auditByRun.get(r.runId)} entry={journalByRun.get(r.runId)} onUndo={actions.undo} />)
+            state.runs.slice(0, 30).map((r) => (
+              <RunRow key={r.runId} run={r} audit={auditByRun.get(r.runId)} asking={askingByRun.get(r.runId)} entry={journalByRun.get(r.runId)} onUndo={actions.undo} />
+            ))
           )}
         </div>
       </Section>

@@ -568,6 +568,14 @@ describe('side panel', () => {
     expect(document.activeElement).toBe(search);
   });
 
+  it('a recent run waiting for approval names the tool its card asks for, not the block kind, before any audit record', () => {
+    const waiting: RecentRun = { ...RUN, runId: 'run-7', status: 'pending', result: '' };
+    const root = mount(<SidePanelView state={state({ runs: [waiting, { ...RUN, runId: 'run-8', status: 'pending', result: '' }], approvals: [approval({ id: 'confirm-7', runId: 'run-7', tool: 'shell.exec' })] })} actions={actions} />);
+    expect(root.querySelector('[data-run="run-7"] strong')!.textContent).toBe('shell.exec');
+    // nothing known of its tool yet: the kind of block, as before
+    expect(root.querySelector('[data-run="run-8"] strong')!.textContent).toBe('mcp-request');
+  });
+
   it("a recent run's cut result says how much is not kept, its words following the count", () => {
     const root = mount(<SidePanelView state={state({ runs: [{ ...RUN, resultCut: 1 }, { ...RUN, runId: 'run-2', resultCut: 250 }] })} actions={actions} />);
     expect([...root.querySelectorAll('#runs [data-run] details p')].map((p) => p.textContent!.split(':')[0])).toEqual([
