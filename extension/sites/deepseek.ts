@@ -83,6 +83,9 @@ export const deepseek = defineSite({
   isSendDisabled(button) {
     return button.classList.contains('ds-button--disabled') || button.getAttribute('aria-disabled') === 'true';
   },
+  // the circle is the send control itself, disabled while the composer holds nothing to send: enabled with the box
+  // empty (2026-11 capture), it sends a file the person attached to their next message
+  sendOffWhenEmpty: true,
   isGenerating(doc) {
     const button = this.sendButton(doc);
     if (!button) return false;

@@ -83,10 +83,12 @@ export interface Site {
   /** A send button that exists but cannot be pressed yet (React state still empty, reply streaming). */
   isSendDisabled(button: HTMLElement): boolean;
   /**
-   * The send control is disabled or gone while the composer holds nothing to send, as every site module's saved pages
-   * show it (the default). Enabled with the chat box empty while nothing is written, it sends something else the person
-   * put there: a file attached to their next message. false where the control may be enabled with nothing to send (the
-   * generic adapter's guessed button): there an attached file cannot be told.
+   * true where the module knows that what sendButton finds is the send control itself and is disabled or gone while the
+   * composer holds nothing to send (DeepSeek's capture): enabled with the chat box empty while nothing is written, it
+   * sends something else the person put there, a file attached to their next message, and a result waits for it.
+   * false (the default) where that is not known: a module whose fallback finds another control in the send slot when
+   * the box is empty (Gemini's microphone, in the send button's container) would take it for an attached file and hold
+   * every result; there a result is sent as before.
    */
   sendOffWhenEmpty: boolean;
   /** true/false from the site's own signal; undefined when the site gives none (text stability decides). */
@@ -129,7 +131,7 @@ export function defineSite(definition: SiteDefinition): Site {
     messageNesting: definition.messageNesting ?? 'innermost',
     messages: definition.messages ?? ((root) => messagesBySelector(site, root)),
     stopControl: definition.stopControl ?? (() => null),
-    sendOffWhenEmpty: definition.sendOffWhenEmpty ?? true,
+    sendOffWhenEmpty: definition.sendOffWhenEmpty ?? false,
     // A box inside a message is that message's edit box, never the chat box: when a redesign renames the composer,
     // a module's broad fallback (`textarea`, `form textarea`) finds the edit box of an earlier message first, and a
     // result typed there is lost (or the person's edit is taken for a draft and the result waits for nothing). Then

@@ -115,8 +115,6 @@ export const generic = defineSite({
   isSendDisabled(button) {
     return (button as HTMLButtonElement).disabled === true || button.getAttribute('aria-disabled') === 'true';
   },
-  // Many plain chat pages leave their send button enabled with the box empty: it says nothing of an attached file.
-  sendOffWhenEmpty: false,
   isGenerating: () => undefined,
   // A button named "stop" (as the send button is guessed by its name); the last one, as the chat box is the last one.
   // One inside a message is that message's ("Stop reading aloud"), never the page's: each click of it would count as
