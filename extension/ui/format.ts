@@ -9,8 +9,9 @@ export function clockTime(at: number | string): string {
 /** How long something took, in the person's language: `994 ms`, `1.5 s`, `2 min 5 s`, `2 min`. */
 export function duration(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) return '';
-  if (ms < 1000) return t('duration.ms', [Math.round(ms)]);
-  if (ms < 60_000) return t('duration.seconds', [(ms / 1000).toFixed(1)]);
+  // the unit is chosen after rounding: 999.6 ms is "1.0 s" and 59.96 s "1 min", never "1000 ms" or "60.0 s"
+  if (Math.round(ms) < 1000) return t('duration.ms', [Math.round(ms)]);
+  if (Math.round(ms / 100) < 600) return t('duration.seconds', [(ms / 1000).toFixed(1)]);
   const seconds = Math.round(ms / 1000);
   const [minutes, rest] = [Math.floor(seconds / 60), seconds % 60];
   return rest === 0 ? t('duration.minutesWhole', [minutes]) : t('duration.minutes', [minutes, rest]);

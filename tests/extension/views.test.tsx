@@ -684,6 +684,9 @@ describe('side panel', () => {
     expect(took(120_000)).toEqual(['2 min', '2 min']);
     // 1 min 59.6 s: not "1 min 60 s"
     expect(took(119_600)).toEqual(['2 min', '2 min']);
+    // nor "60.0 s" or "1000 ms" just under the next unit
+    expect(took(59_960)).toEqual(['1 min', '1 min']);
+    expect(took(999.6)).toEqual(['1.0 s', '1.0 s']);
     useLocale('zh_CN');
     expect(took(994)).toEqual(['994 毫秒', '994 毫秒']);
     expect(took(1500)).toEqual(['1.5 秒', '1.5 秒']);
