@@ -498,6 +498,18 @@ describe('auto_coder programs', () => {
   });
 
   it('check_program terminates a long sleeping program by name; its own plan then completes as terminated', async () => {
+    // its output is asserted below: running is not yet having written it (a busy machine stopped it before the echo)
+    let heard = '';
+    const listening = new Promise<void>((resolve) => {
+      const off = world.processes.onOutput((event) => {
+        if (event.name !== 'server' || event.stream !== 'stdout') return;
+        heard += event.chunk;
+        if (heard.includes('listening\n')) {
+          off();
+          resolve();
+        }
+      });
+    });
     const long = runAutocoderPlan(
       {
         metadata: { step_id: 'run_001', reason: 'start server' },
@@ -508,6 +520,7 @@ describe('auto_coder programs', () => {
       meta,
     );
     await waitForRunning('server');
+    await listening;
     // another conversation cannot stop it
     const foreign = await run(
       { type: 'check_program', program_operations: [{ name: 'server', terminal: true }] },
