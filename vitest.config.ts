@@ -4,9 +4,10 @@ import { defineConfig } from 'vitest/config';
 // One project per part of the product, so each runs in the environment it ships in.
 export default defineConfig({
   test: {
-    // At least two files at a time outside the browser: on a 2-core machine the default (cores − 1) ran the whole suite
-    // one file after another, though most files wait on child processes, sockets and timers. The e2e files still run one
-    // at a time, after the rest (fileParallelism: false puts them in a group of their own).
+    // At least two files at a time: on a 2-core machine the default (cores − 1) ran the whole suite one file after
+    // another, though most files wait on child processes, sockets and timers. The e2e files run after the rest, two at a
+    // time (each its own browser and companion; most of their time is the extension's settle and doctor timers), in a
+    // group of their own (sequence.groupOrder), so no browser shares the CPU with the other projects' files.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { test: { name: 'shared', environment: 'node', include: ['tests/shared/**/*.test.ts', 'tests/fuzz/**/*.test.ts', 'tests/bench/**/*.test.ts'] } },
@@ -33,7 +34,7 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -3,10 +3,10 @@
  * HTTPS, and the real companion as a child process on a temp workspace.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -78,15 +78,43 @@ export function ensureExtensionBuilt(variant: 'default' | 'granted' = 'default')
   const outDir = variant === 'granted' ? GRANTED_EXTENSION_DIR : EXTENSION_DIR;
   const existing = builds.get(variant);
   if (existing) return existing;
-  const build = (async () => {
+  const build = withBuildLock(async () => {
     const manifest = path.join(outDir, 'manifest.json');
     if (extensionBuildIsCurrent(REPO, outDir)) return;
     const args = ['wxt', 'build', ...(variant === 'granted' ? ['--mode', 'granted'] : [])];
     const { code, output } = await runCommand('npx', args, REPO);
     if (code !== 0 || !existsSync(manifest)) throw new Error(`npx ${args.join(' ')} failed (exit ${code}):\n${output}`);
-  })();
+  });
   builds.set(variant, build);
   return build;
+}
+
+/** A lock older than this was left by a run that was killed mid-build. */
+const STALE_BUILD_LOCK_MS = 10 * 60_000;
+
+/**
+ * Runs `build` while no other test process builds the extension: e2e files run two at a time, each in its own process,
+ * and two `wxt build`s at once write the same output and `.wxt` folders. The lock is a folder made atomically beside
+ * the system's temp files, named after this checkout.
+ */
+async function withBuildLock(build: () => Promise<void>): Promise<void> {
+  const lock = path.join(os.tmpdir(), `chatbridge-e2e-build-${createHash('sha256').update(REPO).digest('hex').slice(0, 12)}`);
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const since = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (since > STALE_BUILD_LOCK_MS) await rm(lock, { recursive: true, force: true });
+      else await delay(250);
+    }
+  }
+  try {
+    await build();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
 }
 
 function runCommand(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
