@@ -90,6 +90,11 @@ export function ApprovalCard(props: {
   /** the popup shows the diff folded; the side panel open */
   compact?: boolean;
   focused?: boolean;
+  /**
+   * The companion cannot be reached (disconnected, not paired): a decision would not reach it. The card stays to be
+   * read, its buttons say why they do nothing (aria-disabled, not disabled: the focus keeps its place on them).
+   */
+  away?: boolean;
 }) {
   const { approval: a, compact } = props;
   const { preview } = a;
@@ -103,8 +108,12 @@ export function ApprovalCard(props: {
   const [seen, setSeen] = useState(!folds);
   const fold = useRef<HTMLDetailsElement>(null);
   const card = useRef<HTMLElement>(null);
+  const away = props.away === true;
+  const decide = (decision: ApprovalDecision): void => {
+    if (!away) props.onDecide(decision);
+  };
   const approve = (decision: 'approve' | 'approve-conversation') => (): void => {
-    if (seen) return props.onDecide(decision);
+    if (seen) return decide(decision);
     setSeen(true);
     const details = fold.current;
     if (!details) return;
@@ -112,6 +121,10 @@ export function ApprovalCard(props: {
     // on the card a second Enter does nothing; on the fold's summary it would fold the diff again
     card.current?.focus();
     details.scrollIntoView?.({ block: 'nearest' });
+  };
+  const describedBy = (ids: string[]): string | undefined => {
+    const all = away ? [...ids, `away-${a.id}`] : ids;
+    return all.length > 0 ? all.join(' ') : undefined;
   };
   return (
     <article
@@ -175,21 +188,34 @@ export function ApprovalCard(props: {
         </p>
       )}
       {preview.command === undefined && preview.diff === undefined && preview.paths.length > 0 && <pre class="command">{preview.paths.join('\n')}</pre>}
+      {away && (
+        <p class="warn" id={`away-${a.id}`} data-away="" style="margin:0">
+          {t('panel.decideWhenConnected')}
+        </p>
+      )}
       <div class="row">
-        <button type="button" class="primary" data-decision="approve" aria-describedby={seen ? undefined : `read-first-${a.id}`} onClick={trusted(approve('approve'))}>
+        <button
+          type="button"
+          class="primary"
+          data-decision="approve"
+          aria-disabled={away || undefined}
+          aria-describedby={describedBy(seen ? [] : [`read-first-${a.id}`])}
+          onClick={trusted(approve('approve'))}
+        >
           {t('action.approve')}
         </button>
         {grantsConversationWide(a.conversationId) && (
           <button
             type="button"
             data-decision="approve-conversation"
-            aria-describedby={seen ? undefined : `read-first-${a.id}`}
+            aria-disabled={away || undefined}
+            aria-describedby={describedBy(seen ? [] : [`read-first-${a.id}`])}
             onClick={trusted(approve('approve-conversation'))}
           >
             {t('action.approveConversation')}
           </button>
         )}
-        <button type="button" class="danger" data-decision="deny" onClick={trusted(() => props.onDecide('deny'))}>
+        <button type="button" class="danger" data-decision="deny" aria-disabled={away || undefined} aria-describedby={describedBy([])} onClick={trusted(() => decide('deny'))}>
           {t('action.deny')}
         </button>
       </div>

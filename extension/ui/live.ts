@@ -109,8 +109,17 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
   let auditWanted = 1; // bumped by whatever may have added records
   let auditHave = 0;
   let refreshing: Promise<void> | null = null;
+  /** the refresh asked for while one was under way: its lists may have been read before what it was asked for */
+  let queued: Promise<void> | null = null;
   const refresh = (): Promise<void> => {
-    refreshing ??= (async () => {
+    if (refreshing) {
+      queued ??= refreshing.then(() => {
+        queued = null;
+        return refresh();
+      });
+      return queued;
+    }
+    refreshing = (async () => {
       const wanted = auditWanted;
       let connection: ConnectionInfo;
       try {
@@ -201,6 +210,15 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
       listeners.clear();
     },
   };
+}
+
+/**
+ * The companion cannot be reached (its socket is down, or chatbridge is not paired): the approvals last read stay in
+ * sight, but a decision would not reach it.
+ */
+export function companionAway(state: LiveState): boolean {
+  const connection = state.connection?.state;
+  return connection === 'disconnected' || connection === 'unpaired';
 }
 
 /** The live state as a Preact hook. */

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApprovalCard, decideThenFocus, thenFocus, useFocusKeptInApprovals } from './approval-card';
 import { t, tn } from './i18n';
-import { useLive, type Live, type LiveState } from './live';
+import { companionAway, useLive, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { Sites, type SiteStore } from './site-cards';
 import { trusted } from './trusted';
@@ -110,6 +110,7 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
                 key={a.id}
                 approval={a}
                 compact
+                away={companionAway(state)}
                 // the focus goes to the next card, after the last to the side panel's button with its count: never to a decision
                 onDecide={(d) => decideThenFocus(state.approvals, a, () => live.decide(a, d), () => document.querySelector('#open-sidepanel'))}
               />

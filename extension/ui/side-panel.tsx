@@ -6,7 +6,7 @@ import type { RecentRun } from '../messaging';
 import { ApprovalCard, decideThenFocus, thenFocus, useFocusKeptInApprovals } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, tn, type MessageKey } from './i18n';
-import { useLive, type EndedProgram, type Live, type LiveState } from './live';
+import { companionAway, useLive, type EndedProgram, type Live, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { trusted } from './trusted';
 
@@ -354,6 +354,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
   const endedIds = new Set(state.ended.map((e) => e.program.id));
   const running = state.programs.filter((p) => !endedIds.has(p.id));
   const keepFocus = useFocusKeptInApprovals(state.approvals, () => document.getElementById('approvals-title'));
+  const away = companionAway(state);
   return (
     <main class="stack" style="padding:12px;gap:16px">
       <PageHeader connection={state.connection} error={state.error} pairElsewhere />
@@ -368,7 +369,9 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           ) : (
             // Every list is keyed: a row never takes over another's buttons when one comes or goes above it (a focused
             // Approve, Undo or Stop would act on another approval, change or program).
-            state.approvals.map((a) => <ApprovalCard key={a.id} approval={a} focused={a.id === props.focusApproval} onDecide={(d) => actions.decide(a, d)} />)
+            state.approvals.map((a) => (
+              <ApprovalCard key={a.id} approval={a} focused={a.id === props.focusApproval} away={away} onDecide={(d) => actions.decide(a, d)} />
+            ))
           )}
         </div>
       </Section>

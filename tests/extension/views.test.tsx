@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { act } from 'preact/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { approvalSchema, type Approval, type AuditItem, type JournalItem, type ProgramItem } from '../../extension/companion/api-types';
+import { approvalSchema, type Approval, type ApprovalDecision, type AuditItem, type JournalItem, type ProgramItem } from '../../extension/companion/api-types';
 import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } from '../../extension/messaging';
 import type { PreviewHeading } from '../../shared/api';
 import { ApprovalCard } from '../../extension/ui/approval-card';
@@ -1356,6 +1356,80 @@ describe('live data for the popup and side panel', () => {
     draw();
     expect(pill.textContent).toBe('chatbridge connected');
     expect(root.querySelector('#connection-hint')).toBeNull();
+    live.close();
+  });
+
+  it("approvals shown while the companion is away cannot be decided and say why; back, the cards are the companion's current ones", async () => {
+    const companion: { up: boolean; approvals: Approval[]; connection: ConnectionInfo } = { up: true, approvals: [approval(), EXEC], connection: CONNECTED };
+    const decided: string[] = [];
+    // a list asked for while the companion is away fails once `fail` is called (the browser gives up on a refused or hung fetch)
+    let fail: (() => void) | undefined;
+    const source = fakeSource({});
+    source.ask = (async (type: RequestType, request: never) => {
+      if (type === 'connection') return companion.connection;
+      if (!companion.up) {
+        await new Promise<void>((resolve) => (fail = resolve));
+        throw new Error(`${type}: companion not reachable`);
+      }
+      if (type === 'approvals') return companion.approvals;
+      if (type === 'decide') return void decided.push((request as { id: string }).id);
+      throw new Error(`${type}: not answered here`);
+    }) as typeof source.ask;
+    const live = createLive(source, ['approvals'], { refreshMs: 60_000 });
+    await live.refresh();
+    const panel = document.body.appendChild(document.createElement('div'));
+    const popup = document.body.appendChild(document.createElement('div'));
+    const draw = (): void => {
+      const decide = (a: Approval, d: ApprovalDecision): void => void live.decide(a, d);
+      act(() => render(<SidePanelView state={live.get()} actions={{ decide, forgetGrant() {}, undo() {}, stopProgram() {} }} />, panel));
+      act(() => render(<PopupView state={live.get()} deps={{ sites: [], readSite: async () => defaultSiteSettings('chatgpt'), writeSite: async () => undefined, companionUrl: '' }} live={live} />, popup));
+    };
+    draw();
+    for (const root of [panel, popup]) expect(root.querySelector('[data-approval="confirm-2"] [data-away]')).toBeNull();
+    // the companion stops: its cards stay in sight, but a decision could not reach it
+    companion.up = false;
+    companion.connection = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    source.push({ type: 'connection', connection: companion.connection });
+    draw();
+    for (const root of [panel, popup]) {
+      const card = root.querySelector('[data-approval="confirm-2"]')!;
+      expect(card.querySelector('[data-away]')!.textContent).toBe(
+        'chatbridge is not connected to the companion (its state is above), so this cannot be decided now; once it is, only what still waits is shown.',
+      );
+      for (const button of card.querySelectorAll('[data-decision]')) {
+        expect(button.getAttribute('aria-disabled')).toBe('true');
+        expect(button.getAttribute('aria-describedby')).toContain(card.querySelector('[data-away]')!.id);
+      }
+      // the keyboard keeps its place on a button it cannot use (a disabled one would drop the focus to the page's body)
+      expect(card.querySelector<HTMLButtonElement>('[data-decision="approve"]')!.disabled).toBe(false);
+      await act(async () => trustedClick(card.querySelector('[data-decision="approve"]')!));
+      await act(async () => trustedClick(card.querySelector('[data-decision="deny"]')!));
+    }
+    expect(source.asked).not.toContain('decide');
+    // a refresh is under way (the list asked for hangs) when the companion is back, having decided one meanwhile and
+    // dropped the other (it restarted): the cards shown are its own, not those read before it went
+    const stale = live.refresh();
+    await act(async () => await new Promise((resolve) => setTimeout(resolve, 0)));
+    companion.up = true;
+    companion.approvals = [];
+    companion.connection = CONNECTED;
+    source.push({ type: 'connection', connection: CONNECTED });
+    const back = live.refresh();
+    fail?.();
+    await stale;
+    await back;
+    draw();
+    expect(live.get().approvals).toEqual([]);
+    expect(panel.querySelector('[data-approval]')).toBeNull();
+    expect(popup.querySelector('[data-approval]')).toBeNull();
+    useLocale('zh_CN');
+    companion.approvals = [EXEC];
+    await live.refresh();
+    companion.connection = { state: 'unpaired', companionUrl: 'http://127.0.0.1:17890' };
+    source.push({ type: 'connection', connection: companion.connection });
+    draw();
+    expect(panel.querySelector('[data-approval="confirm-2"] [data-away]')!.textContent).toBe('chatbridge 未连接到本地助手（状态见上方），现在无法处理此审批；连接后只显示仍在等待的审批。');
+    expect(decided).toEqual([]);
     live.close();
   });
 
