@@ -10,7 +10,16 @@ export function serverProblemText(server: { problem?: McpServerProblem | undefin
   const { problem } = server;
   if (problem === undefined) return server.lastError;
   const what = problemWords(problem);
-  const said = problem.code === 'config' ? what : t(problem.starting ? 'mcpProblem.couldNotStart' : 'mcpProblem.stopped', [what]);
+  // the companion's own words are not read on as the frame's sentence: in Chinese they stand apart, said to be English
+  const frame =
+    problem.code === 'other'
+      ? problem.starting
+        ? 'mcpProblem.couldNotStartSaid'
+        : 'mcpProblem.stoppedSaid'
+      : problem.starting
+        ? 'mcpProblem.couldNotStart'
+        : 'mcpProblem.stopped';
+  const said = problem.code === 'config' ? what : t(frame, [what]);
   return problem.failures === undefined ? said : joined(said, tn('mcpProblem.gaveUp', problem.failures));
 }
 
@@ -23,10 +32,13 @@ function quoted(text: string | undefined): string {
   return JSON.stringify(text ?? '');
 }
 
-/** The companion's own English words, ended as a sentence so that what follows them reads apart. */
-function sentence(text: string | undefined): string {
-  const said = (text ?? '').trim();
-  return said === '' || /[.!?。！？]$/.test(said) ? said : `${said}.`;
+/**
+ * The companion's own English words (an `other` or `config` problem's detail), which no locale can word: a sentence of
+ * their own in English, quoted and said to be the companion's in Chinese.
+ */
+function companionWords(text: string | undefined): string {
+  const said = (text ?? '').trim().replace(/[.。]$/, '');
+  return said === '' ? '' : t('mcpProblem.companionSaid', [said]);
 }
 
 function problemWords(p: McpServerProblem): string {
@@ -55,8 +67,8 @@ function problemWords(p: McpServerProblem): string {
         ? t('mcpProblem.credentialsRefused', [p.httpStatus ?? '?', (p.headers ?? []).join(', ')])
         : t('mcpProblem.credentialsWanted', [p.httpStatus ?? '?']);
     case 'config':
-      return t('mcpProblem.config', [sentence(p.detail)]);
+      return t('mcpProblem.config', [companionWords(p.detail)]);
     case 'other':
-      return sentence(p.detail);
+      return companionWords(p.detail);
   }
 }

@@ -305,6 +305,17 @@ describe('popup: the Prompts section', () => {
     expect(await said(failing([slow]), 'big')).toMatch(/^无法启动：启动后 1 分钟 内没有应答/);
     useLocale('en');
     expect(await said(failing([slow]), 'big')).toMatch(/^Could not start: it did not answer within 1 min of being started, .* It failed 1 time in a row, so chatbridge stopped trying/);
+    // what the companion gives only in its own (English) words is said to be so, in its quotes, not read on as if it
+    // were the sentence in the person's language
+    const closed = { name: 'remote', state: 'retrying' as const, lastError: 'x', problem: { code: 'other' as const, starting: false, detail: 'the connection to the server was closed' } };
+    const refused = { name: 'bad', state: 'error' as const, lastError: 'x', problem: { code: 'config' as const, starting: true, detail: '"url" must be an http(s) address.' } };
+    useLocale('zh_CN');
+    expect(await said(failing([closed]), 'remote')).toBe('已停止。本地助手的英文说明：“the connection to the server was closed”。');
+    expect(await said(failing([refused]), 'bad')).toBe('它在配置中的配置项被拒绝。本地助手的英文说明：“"url" must be an http(s) address”。');
+    expect(await said(failing([{ ...closed, problem: { ...closed.problem, failures: 2 } }]), 'remote')).toMatch(/^已停止。本地助手的英文说明：“the connection to the server was closed”。连续失败 2 次/);
+    useLocale('en');
+    expect(await said(failing([closed]), 'remote')).toBe('Stopped: the connection to the server was closed.');
+    expect(await said(failing([refused]), 'bad')).toBe('Its entry in the config is refused: "url" must be an http(s) address.');
     // a companion from before the facts: its English words, as they are
     expect(await said(failing([{ name: 'old', state: 'error', lastError }]), 'old')).toBe(lastError);
   });
