@@ -73,6 +73,8 @@ export interface RecentRun {
   runId: string;
   status: RunResponse['status'];
   kind: RunRequest['kind'];
+  /** the tool it runs, as the companion names it once it knows (absent for a plan, and from a companion before it said) */
+  tool?: string;
   site: string;
   conversationId: string;
   at: number;

@@ -90,6 +90,11 @@ export const runResponseSchema = z.object({
   resultText: z.string(),
   auditId: z.string(),
   pendingConfirmationId: z.string().optional(),
+  /**
+   * the tool it runs, once the companion knows it (as the run's audit record names it when it ends): a page shows it
+   * while the run waits or runs, where no audit record names it yet. Absent for a plan, named by its kind.
+   */
+  tool: z.string().optional(),
   /** this exact block was posted before; this is the earlier run, nothing ran twice */
   reused: z.boolean().optional(),
   /**

@@ -95,6 +95,7 @@ export function responseOf(record: RunRecord, reused?: boolean, askedBy?: string
     resultText: record.resultText,
     auditId: record.auditId,
     ...(record.pendingConfirmationId ? { pendingConfirmationId: record.pendingConfirmationId } : {}),
+    ...(record.tool !== undefined ? { tool: record.tool } : {}),
     ...(reused ? { reused: true } : {}),
     ...(reused && record.startedBy !== undefined && askedBy !== undefined ? { startedByYou: record.startedBy === askedBy } : {}),
   };
@@ -182,6 +183,8 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       signal: controller.signal,
       authorize(request) {
         if (request.actions.some((action) => action.risk !== 'read')) logRunning();
+        // the job named its tool before asking: said from now on (the run's answers, its ws events), not only once it ends
+        if (info.tool !== undefined && run.record.tool !== info.tool) run.record = { ...run.record, tool: info.tool };
         return authorize(request);
       },
     };

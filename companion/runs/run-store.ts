@@ -22,6 +22,8 @@ export const runRecordSchema = z.object({
   resultText: z.string(),
   auditId: z.string(),
   pendingConfirmationId: z.string().optional(),
+  /** the tool it runs, once known (RunResponse.tool) */
+  tool: z.string().optional(),
   /** who posted the request that started the run: a digest of its bearer token (run-manager tokenDigest), never the token */
   startedBy: z.string().optional(),
   createdAt: z.string(),

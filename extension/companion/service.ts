@@ -367,6 +367,7 @@ async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> 
     runId: result.runId,
     status: result.status,
     kind: run.kind,
+    ...(result.tool !== undefined ? { tool: result.tool } : {}),
     site: run.context.site,
     conversationId: run.context.conversationId,
     at: Date.now(),
@@ -380,7 +381,9 @@ async function rememberRun(run: RunRequest, result: RunResponse): Promise<void> 
 async function rememberRunUpdate(result: RunResponse): Promise<void> {
   const runs = await recentRunsItem.getValue();
   if (!runs.some((r) => r.runId === result.runId)) return;
-  await recentRunsItem.setValue(runs.map((r) => (r.runId === result.runId ? { ...r, status: result.status, ...resultOf(result) } : r)));
+  await recentRunsItem.setValue(
+    runs.map((r) => (r.runId === result.runId ? { ...r, status: result.status, ...(result.tool !== undefined ? { tool: result.tool } : {}), ...resultOf(result) } : r)),
+  );
 }
 
 const RESULT_PREVIEW = 400;

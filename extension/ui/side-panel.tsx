@@ -176,7 +176,10 @@ function GrantRow(props: { grant: GrantItem; onForget: () => void | Promise<void
 function RunRow(props: {
   run: RecentRun;
   audit: AuditItem | undefined;
-  /** the tool the run's approval card asks for, while it waits (no audit record is written before the run ends) */
+  /**
+   * the tool the run's approval card asks for, while it waits (no audit record is written before the run ends), where
+   * the companion did not name it on the run (one from before it did)
+   */
   asking: string | undefined;
   entry: JournalItem | undefined;
   onUndo: (id: string) => void | Promise<void>;
@@ -190,7 +193,7 @@ function RunRow(props: {
         <span class="status" data-status={r.status}>
           {t(`run.${r.status}`)}
         </span>
-        <strong class="mono">{audit?.tool ?? props.asking ?? r.kind}</strong>
+        <strong class="mono">{audit?.tool ?? r.tool ?? props.asking ?? r.kind}</strong>
         <span class="muted">{duration(took)}</span>
         <span class="spacer" />
         <span class="muted">{clockTime(r.at)}</span>

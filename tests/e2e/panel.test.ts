@@ -135,6 +135,9 @@ describeE2E('side panel and badge end to end', () => {
     const program = panel.locator('#programs [data-program]').first();
     await program.waitFor({ timeout: 30_000 });
     await expect.poll(() => program.locator('[data-output]').textContent(), { timeout: 30_000 }).toMatch(/tick 2/);
+    // its run, approved and running with its card gone and no audit record yet, is named by its tool, not its block's kind
+    const running = panel.locator('#runs [data-run][data-status="running"]').first();
+    await expect.poll(() => running.locator('strong').textContent(), { timeout: 30_000 }).toBe('shell.exec');
     const programId = await program.getAttribute('data-program');
     await program.locator('[data-stop-program]').click();
     await expect.poll(() => panel.locator('#programs [data-program]').count(), { timeout: 30_000 }).toBe(0);

@@ -576,6 +576,13 @@ describe('side panel', () => {
     expect(root.querySelector('[data-run="run-8"] strong')!.textContent).toBe('mcp-request');
   });
 
+  it('a recent run still running, with no card and no audit record yet, names the tool the companion says it runs', () => {
+    const running: RecentRun = { ...RUN, runId: 'run-9', status: 'running', tool: 'shell.exec', result: '' };
+    delete running.endedAt;
+    const root = mount(<SidePanelView state={state({ runs: [running] })} actions={actions} />);
+    expect(root.querySelector('[data-run="run-9"] strong')!.textContent).toBe('shell.exec');
+  });
+
   it("a recent run's cut result says how much is not kept, its words following the count", () => {
     const root = mount(<SidePanelView state={state({ runs: [{ ...RUN, resultCut: 1 }, { ...RUN, runId: 'run-2', resultCut: 250 }] })} actions={actions} />);
     expect([...root.querySelectorAll('#runs [data-run] details p')].map((p) => p.textContent!.split(':')[0])).toEqual([

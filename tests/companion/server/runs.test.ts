@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalView, AuditRecord, RunResponse } from '../../../shared/api';
-import { context, flycodeCall, makeWorld, mcpCall, mcpJson, removeWorld, type World } from './harness';
+import { context, flycodeCall, makeWorld, mcpCall, mcpJson, removeWorld, testHandlers, type World } from './harness';
 
 const worlds: World[] = [];
 function world(options: Parameters<typeof makeWorld>[0] = {}): World {
@@ -559,6 +559,32 @@ describe('run manager waits', () => {
     release();
     expect(await run.final).toMatchObject({ status: 'done', resultText: 'finished' });
     expect(w.companion.runs.get(run.record.runId)?.status).toBe('done');
+  });
+
+  it('a run names the tool it runs while it waits and while it runs, as its audit record will once it ends', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const runs: Record<string, number> = {};
+    const tools = testHandlers(runs);
+    const shell = tools['shell.exec']!;
+    // a command that takes long (a build, a test suite): approved, it runs on with no card naming it
+    const w = world({ tools: { ...tools, 'shell.exec': { ...shell, run: async (args, ctx) => (await gate, shell.run(args, ctx)) } } as typeof tools });
+    const asked = await run(w, 'mcp-request', mcpCall('c1', 'shell.exec', { command: 'make' }));
+    expect(asked).toMatchObject({ status: 'pending', tool: 'shell.exec' });
+    const [approval] = await pendingApprovals(w);
+    expect((await decideApproval(w, approval!.id, 'approve', approval!.argsHash)).status).toBe(200);
+    const running = async (): Promise<RunResponse> => {
+      for (let i = 0; i < 200; i++) {
+        const body = (await (await w.request(`/v1/runs/${asked.runId}`)).json()) as RunResponse;
+        if (body.status === 'running') return body;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error('the run never ran');
+    };
+    expect((await running()).tool).toBe('shell.exec');
+    release();
+    expect(await finalRun(w, asked.runId)).toMatchObject({ status: 'done', tool: 'shell.exec' });
+    expect((await auditRecords(w))[0]).toMatchObject({ runId: asked.runId, tool: 'shell.exec' });
   });
 
   it('a job that throws still ends as an error run with an audit record', async () => {
