@@ -144,7 +144,10 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     info = { ...info, state, companionUrl: await companionUrl.getValue(), ...(detail ? { detail } : {}) };
     if (!detail) delete info.detail;
     badge.setConnection(state);
-    if (state === 'connected') void countApprovals();
+    if (state === 'connected') {
+      void countApprovals();
+      void settleRecentRuns(client.getRun).catch((error: unknown) => console.warn('[chatbridge] reading the recent runs again failed', error));
+    }
     // storage.session is missing in some Firefox builds; the state then lives only as long as this worker.
     await connectionItem.setValue(info).catch(() => undefined);
     push({ type: 'connection', connection: info });
@@ -384,6 +387,19 @@ async function rememberRunUpdate(result: RunResponse): Promise<void> {
   await recentRunsItem.setValue(
     runs.map((r) => (r.runId === result.runId ? { ...r, status: result.status, ...(result.tool !== undefined ? { tool: result.tool } : {}), ...resultOf(result) } : r)),
   );
+}
+
+/**
+ * The recent runs still listed as waiting or running, asked for again once connected: how they ended while the socket
+ * was down (the companion stopping ends them) came as no event, and the side panel said "waiting for approval" for good.
+ * A run the companion no longer knows (its data directory was reset) is left as it was.
+ */
+async function settleRecentRuns(getRun: (runId: string) => Promise<RunResponse>): Promise<void> {
+  const open = (await recentRunsItem.getValue()).filter((r) => r.status === 'pending' || r.status === 'running');
+  for (const run of open) {
+    const result = await getRun(run.runId).catch(() => undefined);
+    if (result) await rememberRunUpdate(result);
+  }
 }
 
 const RESULT_PREVIEW = 400;

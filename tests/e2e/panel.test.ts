@@ -389,7 +389,17 @@ describeE2E('side panel and badge end to end', () => {
     await chat.close();
   });
 
-  it('the badge says "off" while the companion is away and counts again when it is back', async () => {
+  it('the badge says "off" while the companion is away and counts again when it is back; a run it ended meanwhile is not listed as waiting', async () => {
+    const chat = await world.open('chatgpt');
+    const request = { jsonrpc: '2.0', id: 'call-913', method: 'tools/call', params: { name: 'shell.exec', arguments: { command: 'echo never', cwd: world.root } } };
+    await stream(chat, 'Asking.\n\n```mcp-request\n' + JSON.stringify(request) + '\n```\n', { replaceAtEnd: false });
+    await waitForChipState(chat, 0, ['approval']);
+    const [approval] = await world.companion.api<{ approvals: Array<{ runId: string; tool: string }> }>('GET', '/v1/approvals').then((r) => r.approvals.filter((a) => a.tool === 'shell.exec'));
+    // the chat is closed: nothing posts the block again once the companion is back
+    await chat.close();
+    const panel = await openPanel(world);
+    const row = panel.locator(`#runs [data-run="${approval!.runId}"]`);
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 30_000 }).toBe('pending');
     await world.companion.stop();
     await expect.poll(() => badgeText(world), { timeout: 60_000 }).toBe('off');
     // its words' colour is set (white), not left to the browser's choice
@@ -399,6 +409,9 @@ describeE2E('side panel and badge end to end', () => {
     ).toEqual([255, 255, 255, 255]);
     await world.companion.restart();
     await expect.poll(() => badgeText(world), { timeout: 90_000 }).toBe('');
+    // stopping ended the run waiting for approval: its row says how it ended, not "waiting for approval" for good
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 30_000 }).toBe('error');
+    await panel.close();
   });
 
   it('the popup and the side panel have no serious accessibility violations (axe-core), light and dark', async () => {
