@@ -95,8 +95,16 @@ export const claude = defineSite({
   // The copy-group wrapper holds the label; taking it whole keeps the label out of the answer's prose.
   codeBlockSelector: '[class*="group/copy"], pre',
   codeLanguage(codeEl) {
-    // The header label is the first text outside the code, buttons and hidden parts.
-    return languageClassOf(codeEl) || firstWordOutside(codeEl, 'button, pre, code, [aria-hidden="true"], .sr-only');
+    const classed = languageClassOf(codeEl);
+    if (classed) return classed;
+    // The header label is the first text outside the code, buttons and hidden parts. 2024: the block is a pre holding
+    // the label and the code's own pre, so the label is read in its parts (the outer pre holds no code of its own).
+    const parts = codeEl.matches('pre') && codeEl.querySelector('pre') ? Array.from(codeEl.children) : [codeEl];
+    for (const part of parts) {
+      const word = firstWordOutside(part, 'button, pre, code, [aria-hidden="true"], .sr-only');
+      if (word) return word;
+    }
+    return '';
   },
   codeText: preCodeText,
   editor(doc) {

@@ -329,12 +329,20 @@ export function commonAncestor(elements: Element[], limit: Element): Element {
   return common ?? limit;
 }
 
-/** The first word of the first text under `root` that is not inside `exclude` (a code block's header label). */
+/**
+ * The first word of the first text under `root` that is not inside an element `exclude` names, `root` included (a code
+ * block's header label). What holds `root` says nothing of its label: a modal menu or dialog (Radix UI's, on ChatGPT
+ * and Claude) marks the whole conversation aria-hidden while it is open.
+ */
 export function firstWordOutside(root: Element, exclude: string): string {
   const walker = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+  const excluded = (el: Element): boolean => {
+    for (let up: Element | null = el; up; up = up === root ? null : up.parentElement) if (up.matches(exclude)) return true;
+    return false;
+  };
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (!parent || parent.closest(exclude)) continue;
+    if (!parent || excluded(parent)) continue;
     const text = (node.nodeValue ?? '').trim();
     if (text) return text.split(/\s+/)[0] ?? '';
   }

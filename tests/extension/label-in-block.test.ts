@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
 import { serializeMessage } from '../../extension/scanner/serialize';
-import { copilot, mistral } from '../../extension/sites';
+import { claude, copilot, grok, mistral } from '../../extension/sites';
 
 /**
  * A code block's language label read in the block's own wrapper (labelInBlock): Copilot's .capitalize label in its
@@ -45,5 +45,26 @@ describe("a code block's label read in its own wrapper", () => {
         '<pre><div><span class="text-xs capitalize">Flycode-call</span></div><code class="language-flycode-call">{}</code></pre>',
     );
     expect(Array.from(root.querySelectorAll('pre'), (pre) => mistral.codeLanguage(pre))).toEqual(['mcp-request', '', 'flycode-call']);
+  });
+
+  it("Claude, 2024 layout: the label drawn in the block's own pre names a code element without a language class", () => {
+    // react-syntax-highlighter writes language-xxx on the code only through its default codeTagProps; a build passing
+    // its own (a public clone of Claude's block does: codeTagProps={{ style: {} }}) leaves the label the only hint.
+    // In the 2024 layout that label sits in the outer pre, which is the block: its own pre is no part to leave out.
+    const root = answer(
+      '<div class="font-claude-message"><pre><div class="relative flex flex-col rounded-lg"><div class="text-text-300 absolute text-xs">mcp-request</div>' +
+        '<div class="sticky"><button aria-label="Copy">Copy</button></div>' +
+        '<pre class="code-block__code"><code style="white-space: pre;">{"jsonrpc":"2.0","id":"c-1","method":"tools/list"}</code></pre></div></pre></div>',
+    );
+    expect(claude.codeLanguage(root.querySelector('pre')!)).toBe('mcp-request');
+    expect(findBlocks(serializeMessage(root, claude).markdown).map((b) => [b.kind, (b.payload as { id?: unknown }).id])).toEqual([['mcp-request', 'c-1']]);
+  });
+
+  it('a pre that is the code itself (highlight spans, no code element, no wrapper) gives no word of its code as the label', () => {
+    // The language label is read outside the pre; inside a bare pre every word is code, and its first one taken as
+    // the label would hide the missing label from the doctor (and a code starting with a kind's name would be a call).
+    const root = answer('<pre><span class="hljs-attr">mcp-request</span> {"jsonrpc":"2.0","id":"c-2","method":"tools/list"}</pre>');
+    const pre = root.querySelector('pre')!;
+    expect([claude.codeLanguage(pre), grok.codeLanguage(pre)]).toEqual(['', '']);
   });
 });
