@@ -14,12 +14,29 @@ function page(count: number): HTMLElement[] {
   return messages;
 }
 
+/**
+ * Until the observer set up before it has had the changes `run` makes and has flushed them: a second observer, made
+ * after it, is told of the same changes after it, and a zero timer set then runs after the flush it scheduled. (A
+ * fixed wait ran out first on a busy machine, and the test saw no batch.)
+ */
+async function settled(run: () => void): Promise<void> {
+  const delivered = new Promise<void>((resolve) => {
+    const after = new MutationObserver(() => {
+      after.disconnect();
+      resolve();
+    });
+    after.observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+  run();
+  await delivered;
+  await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 async function batches(run: () => void, setup: (signal: AbortSignal, onChanges: (c: PageChanges) => void) => void): Promise<PageChanges[]> {
   const seen: PageChanges[] = [];
   const controller = new AbortController();
   setup(controller.signal, (c) => seen.push(c));
-  run();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await settled(run);
   controller.abort();
   return seen;
 }
@@ -70,11 +87,12 @@ describe('the one MutationObserver', () => {
     const seen: PageChanges[] = [];
     const controller = new AbortController();
     observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'outermost' }, onChanges: (c) => seen.push(c), signal: controller.signal });
-    inner.append('thinking…');
     const part = document.createElement('div');
     part.className = 'msg';
-    messages[0]!.append(part);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settled(() => {
+      inner.append('thinking…');
+      messages[0]!.append(part);
+    });
     controller.abort();
     expect(new Set(seen.flatMap((c) => [...c.changed]))).toEqual(new Set([messages[1], messages[0]]));
     expect(seen.flatMap((c) => c.added)).toEqual([part]);
@@ -180,8 +198,7 @@ describe('the one MutationObserver', () => {
     const controller = new AbortController();
     observeMessages({ root: document.body, site: { messageSelector: '.msg', messageNesting: 'innermost' }, onChanges: (c) => seen.push(c), signal: controller.signal });
     controller.abort();
-    messages[0]!.append('x');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settled(() => messages[0]!.append('x'));
     expect(seen).toEqual([]);
   });
 });
