@@ -18,6 +18,7 @@ import { createAuditLog, type AuditLog } from './audit/audit-log';
 import { bearerToken, hostGuard, originGuard, tokenGuard } from './auth/guards';
 import { createPairing, type Pairing } from './auth/pairing';
 import { createTokenStore, type TokenStore } from './auth/token-store';
+import { createConnectionLimit, socketOf, type ConnectionLimit } from './connection-limit';
 import { ensureHome, readVersion } from './home';
 import { mcpRoute } from './mcp/mcp-route';
 import type { McpServers } from './mcp-servers/registry';
@@ -59,6 +60,8 @@ export interface AppDeps {
   mcpProgressMs?: number;
   /** the person's own MCP servers; started and closed by the caller, like the programs */
   mcpServers?: McpServers;
+  /** the cap on connections without a token; the server it counts is given to it by serveCompanion */
+  connections?: ConnectionLimit;
 }
 
 export interface CompanionApp {
@@ -71,6 +74,8 @@ export interface CompanionApp {
   journal: Journal;
   tokens: TokenStore;
   pairing: Pairing;
+  /** which connections showed a token: serveCompanion counts the others (connection-limit.ts) */
+  connections: ConnectionLimit;
   version: string;
   /** aborts runs, expires approvals, flushes the audit; does not stop programs (the caller owns them) */
   close(): Promise<void>;
@@ -171,6 +176,7 @@ export function createApp(deps: AppDeps): CompanionApp {
   // a paired extension's token is never shown in an answer, once the companion has seen it (it keeps only hashes)
   const tokens = deps.tokens ?? createTokenStore({ file: paths.tokens, clock, onKnown: (token) => redactFromNowOn(policy.redact, token) });
   const pairing = deps.pairing ?? createPairing({ clock });
+  const connections = deps.connections ?? createConnectionLimit();
   const hub = createEventHub();
   const journal = observedJournal(deps.journal, hub);
   const approvals = createApprovalStore({
@@ -238,7 +244,11 @@ export function createApp(deps: AppDeps): CompanionApp {
   });
   app.use(
     '*',
-    tokenGuard(tokens, (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair')),
+    tokenGuard(
+      tokens,
+      (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair'),
+      (c) => connections.trust(socketOf(c.env)),
+    ),
   );
 
   app.onError((error, c) => {
@@ -358,6 +368,7 @@ export function createApp(deps: AppDeps): CompanionApp {
       tokens,
       hub,
       version,
+      onAuthenticated: (c) => connections.trust(socketOf(c.env)),
       ...(deps.wsAuthTimeoutMs !== undefined ? { authTimeoutMs: deps.wsAuthTimeoutMs } : {}),
       ...(deps.wsHeartbeatMs !== undefined ? { heartbeatMs: deps.wsHeartbeatMs } : {}),
     }),
@@ -384,6 +395,7 @@ export function createApp(deps: AppDeps): CompanionApp {
     journal,
     tokens,
     pairing,
+    connections,
     version,
     async close() {
       stopOutput();

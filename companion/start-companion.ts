@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { WebSocketServer } from 'ws';
+import type { ConnectionLimit } from './connection-limit';
 import { DEFAULT_PORT } from '../shared/api';
 import { ToolError } from '../shared/errors';
 import { createApp } from './app';
@@ -70,6 +72,8 @@ export interface ServeOptions {
   wss: WebSocketServer;
   /** defaults in request-timeouts.ts; tests shorten them */
   timeouts?: Partial<RequestTimeouts>;
+  /** the app's cap on connections without a token (CompanionApp.connections) */
+  connections?: ConnectionLimit;
 }
 
 /**
@@ -88,6 +92,7 @@ export function serveCompanion(options: ServeOptions): Promise<ServerType> {
       },
       () => resolvePromise(server),
     );
+    options.connections?.watch(server as Server);
     server.once('error', reject);
   });
 }
@@ -179,7 +184,7 @@ async function startOnLockedHome(options: StartOptions, io: Io, paths: HomePaths
 
   const wss = createWebSocketServer();
   const pickAnother = `pick another with ${io.env.npm_lifecycle_event === 'start' ? 'npm start -- --port N' : '--port N'} (0 = any free port)`;
-  const server = await serveCompanion({ fetch: companion.app.fetch, port: options.port, wss }).catch((error: NodeJS.ErrnoException) => {
+  const server = await serveCompanion({ fetch: companion.app.fetch, port: options.port, wss, connections: companion.connections }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') {
       throw new ToolError('CONFLICT', `port ${options.port} is in use — is chatbridge already running (${commandHow('status')})? Or ${pickAnother}`);
     }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { upgradeWebSocket } from '@hono/node-server';
 import { WebSocketServer, type WebSocket as RawWebSocket } from 'ws';
 import { WS_CLOSE, wsClientMessageSchema, type WsServerMessage } from '../../shared/api';
@@ -33,6 +33,8 @@ export function wsRoute(deps: {
   heartbeatMs?: number;
   /** client-queue.ts limits */
   queue?: { outputBytes?: number; maxBytes?: number };
+  /** the socket authenticated (by its subprotocol or its first message): its connection is the person's own */
+  onAuthenticated?: (c: Context) => void;
 }): MiddlewareHandler {
   return upgradeWebSocket((c) => {
     const offered = (c.req.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
@@ -78,6 +80,7 @@ export function wsRoute(deps: {
         authenticate = (token: string) => {
           authed = true;
           clearTimeout(timer);
+          deps.onAuthenticated?.(c);
           // an unpaired extension's socket hears nothing more: the token it opened with is refused from now on
           const own = hashToken(token);
           unwatchRevoke = deps.tokens.onRevoke((hash) => {

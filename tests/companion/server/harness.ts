@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type CompanionApp } from '../../../companion/app';
+import type { ConnectionLimit } from '../../../companion/connection-limit';
 import { createJournal } from '../../../companion/journal';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
 import type { Policy } from '../../../companion/policy/schema';
@@ -108,6 +109,8 @@ export interface WorldOptions {
   wsHeartbeatMs?: number;
   /** how often an /mcp call that asked for progress is told it still waits */
   mcpProgressMs?: number;
+  /** the cap on connections without a token (a small one, to reach it with few sockets) */
+  connections?: ConnectionLimit;
 }
 
 export function makeWorld(options: WorldOptions = {}): World {
@@ -133,6 +136,7 @@ export function makeWorld(options: WorldOptions = {}): World {
     wsHeartbeatMs: options.wsHeartbeatMs ?? 200,
     ...(options.mcpProgressMs !== undefined ? { mcpProgressMs: options.mcpProgressMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.connections ? { connections: options.connections } : {}),
   });
   const token = companion.tokens.issue('test');
   const world: World = {
