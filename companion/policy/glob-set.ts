@@ -42,7 +42,23 @@ export function globSet(globs: readonly string[], options: GlobSetOptions): Glob
   return set;
 }
 
-function compile(globs: readonly string[], options: GlobSetOptions): GlobSet {
+/**
+ * Unicode writes é as one character (NFC: what a config typed in an editor holds) or as an e and a combining accent
+ * (NFD: the names macOS tools create, kept by a copy or a sync to Linux), and macOS's file systems take either for the
+ * same name. A deny glob `**\/privé/**` in one form matched nothing of a folder named in the other, so its files
+ * were read, listed and searched; globs and paths are both matched in NFC. Only a name with a character past ASCII
+ * is normalized, which ASCII (nearly every path) needs no work for.
+ */
+const BEYOND_ASCII = /[^\u0000-\u007f]/;
+const composed = (text: string): string => (BEYOND_ASCII.test(text) ? text.normalize('NFC') : text);
+
+function compile(given: readonly string[], options: GlobSetOptions): GlobSet {
+  const globs = given.map(composed);
+  const set = compileComposed(globs, options);
+  return { firstMatch: (input) => set.firstMatch(composed(input)), partMayMatch: (part) => set.partMayMatch(composed(part)) };
+}
+
+function compileComposed(globs: readonly string[], options: GlobSetOptions): GlobSet {
   const matchers = globs.map((glob) => picomatch(glob, options));
   const slow = (input: string) => matchers.findIndex((match) => match(input));
   // picomatch also compares the input with the glob's own text and, for Windows paths, changes backslashes first:
