@@ -194,15 +194,17 @@ const MAX_ANCESTORS = 64;
  * name or hold what it gave: `/proc/<tid>` of any of its threads is the whole process (its environment, memory and
  * open files; the kernel answers a thread's id there though a listing of /proc does not show it), and a program it
  * started (an MCP server, a command it runs, and theirs) holds in its environment and arguments what the companion's
- * reserved config wrote for it (an MCP server's `env` and `args`). Threads and programs come and go, so which ids are
- * its own is asked when such a path is: a thread in its task list, a process whose parents lead to it. A program that
- * left it (a daemon that forked twice and was taken by init) is no longer one of its own.
+ * reserved config wrote for it (an MCP server's `env` and `args`); so do the processes that started the companion
+ * (startedCompanion). Threads and programs come and go, so which ids are its own is asked when such a path is: a
+ * thread in its task list, a process whose parents lead to it, one its parents lead to. A program that left it (a
+ * daemon that forked twice and was taken by init) is no longer one of its own.
  */
 function ownProcessEntry(candidate: string, reserved: readonly string[] | undefined): string | undefined {
   const id = PROC_ENTRY.exec(candidate)?.[1];
   const own = `/proc/${process.pid}`;
   if (id === undefined || id === String(process.pid) || !reserved?.includes(own)) return undefined;
   if (existsSync(`${own}/task/${id}`)) return own;
+  if (startedCompanion(Number(id))) return `/proc/${id}`;
   let pid = Number(id);
   for (let i = 0; i < MAX_ANCESTORS; i++) {
     const parent = readProc(pid)?.ppid;
@@ -213,8 +215,27 @@ function ownProcessEntry(candidate: string, reserved: readonly string[] | undefi
   return undefined;
 }
 
+/**
+ * Whether `id` is a process the companion was started by, or one of theirs up the chain: `npm start`'s npm and the
+ * shell it runs the script in, `npx`, the terminal's shell. Each holds in /proc the environment it was started with,
+ * which the companion's is made of (a CHATBRIDGE_TOKEN or a key exported for it, secrets no redaction pattern names),
+ * so reading `/proc/<npm>/environ` gave what `/proc/self/environ` is refused for. Asked as the path is: a parent that
+ * exits leaves the chain.
+ */
+function startedCompanion(id: number): boolean {
+  let pid = process.ppid;
+  for (let i = 0; i < MAX_ANCESTORS && pid >= 1; i++) {
+    // a thread of theirs is the whole process by another id, as the companion's own threads are
+    if (pid === id || existsSync(`/proc/${pid}/task/${id}`)) return true;
+    const parent = readProc(pid)?.ppid;
+    if (parent === undefined) return false;
+    pid = parent;
+  }
+  return false;
+}
+
 /** What a refusal says of the companion's own data. */
-export const RESERVED_REASON = "chatbridge's own data directory or config file (or its own process in /proc, or a program it started), which no tool may read or change, whatever the config says";
+export const RESERVED_REASON = "chatbridge's own data directory or config file (or its own process in /proc, or a program it started, or one that started it), which no tool may read or change, whatever the config says";
 
 /**
  * Why a path inside the roots is off limits to every tool — the deny glob it matches, matched on its root-relative,

@@ -4,6 +4,7 @@
  * Against the real companion process with CHATBRIDGE_HOME inside the workspace root — `chatbridge start` run in the
  * home folder, which people do — and every mode on auto, so nothing here is held back by an approval.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -333,12 +334,18 @@ describe("attack: the companion's own process through its tools (a root of /, wh
         expect(answer.text).toMatch(/its own process in \/proc/);
       }
     }
-    // a listing of /proc leaves the companion's own entry out; this test's process is another one
+    // a listing of /proc leaves the companion's own entry out; a program this test started is another one (this
+    // test's own process started the companion, and is refused as its parent: see below)
     const listed = await call('fs.ls', { path: '/proc' });
     expect(listed.ok, listed.text).toBe(true);
     expect(listed.text.split('\n').map((line) => line.replace(/\/$/, ''))).not.toContain(String(companion.pid));
-    const other = await call('fs.read', { path: `/proc/${process.pid}/status` });
-    expect(other.ok, other.text).toBe(true);
+    const sibling = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const other = await call('fs.read', { path: `/proc/${sibling.pid}/status` });
+      expect(other.ok, other.text).toBe(true);
+    } finally {
+      sibling.kill('SIGKILL');
+    }
   });
 
   it.skipIf(!existsSync('/proc/self/environ'))('its threads are refused by their own ids too: /proc/<tid> is the whole process (its environment, memory and open files) by another name', async () => {
@@ -391,6 +398,59 @@ describe("attack: the companion's own process through its tools (a root of /, wh
     } finally {
       expect((await rawCall(companion, 'POST', '/v1/runs/stop', sleeper)).status).toBe(200);
       await started;
+    }
+  });
+});
+
+const STARTED_WITH = 'words-the-shell-was-given';
+
+describe("attack: the processes that started the companion, through its tools (a root of /)", () => {
+  let ws: Workspace;
+  let companion: CompanionProcess;
+  let n = 0;
+
+  async function call(name: string, args: Record<string, unknown>): Promise<{ ok: boolean; text: string }> {
+    n++;
+    const run = await postBlock(companion, 'mcp-request', mcpRequestBlock(n, name, args), context('conv-parents', `q${n}`));
+    return answerOf(run.resultText);
+  }
+
+  beforeAll(async () => {
+    ws = makeWorkspace('cb-parent-proc-');
+    // as npm start runs it: a shell that stays the companion's parent (no exec), holding the environment it was
+    // started with, here only a value no redaction pattern knows beside what the companion needs
+    const started = [`PATH=${process.env.PATH ?? ''}`, `HOME=${process.env.HOME ?? ''}`, `CHATBRIDGE_HOME=${ws.home}`, `DEPLOY_NOTE=${STARTED_WITH}`];
+    companion = await startCompanionProcess({
+      root: '/',
+      home: ws.home,
+      config: ALL_AUTO,
+      launcher: (args) => ['/usr/bin/env', '-i', ...started, '/bin/sh', '-c', '"$@"; exit $?', 'sh', ...args],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    // the companion first (the shell would leave it running), then the shell, which ends with it
+    if (companion) for (const pid of childrenOf(companion.pid)) process.kill(pid, 'SIGTERM');
+    await companion?.stop();
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  it.skipIf(!existsSync('/proc/self/environ'))("its parent's environment (npm start's npm and shell hold the one it was started with) is refused, as its own is", async () => {
+    // companion.pid is the shell's: the companion is its child
+    const shell = companion.pid;
+    expect(readFileSync(`/proc/${shell}/environ`, 'utf8')).toContain(STARTED_WITH);
+    for (const pid of [shell, process.pid]) {
+      for (const [name, args] of [
+        ['fs.read', { path: `/proc/${pid}/environ`, encoding: 'base64' }],
+        ['fs.search', { path: `/proc/${pid}`, query: STARTED_WITH, glob: 'environ' }],
+        ['fs.ls', { path: `/proc/${pid}/fd` }],
+      ] as const) {
+        const answer = await call(name, args);
+        const shown = `${answer.text}\n${Buffer.from(answer.text, 'base64').toString('utf8')}`;
+        expect(shown, `${name} ${JSON.stringify(args)}`).not.toContain(STARTED_WITH);
+        expect(answer.ok, `${name} ${JSON.stringify(args)}: ${answer.text.slice(0, 300)}`).toBe(false);
+        expect(answer.text).toMatch(/its own process in \/proc/);
+      }
     }
   });
 });
