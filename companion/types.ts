@@ -278,6 +278,8 @@ export interface ExternalTools {
    */
   answers(name: string): boolean;
   listings(): ExternalToolListing[];
+  /** the names of the configured servers, up or not: a name of one's, a dot and a tool, names that server's tool */
+  serverNames(): string[];
 }
 
 export interface ToolHandler<S extends z.ZodType = z.ZodType> {

@@ -365,6 +365,9 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     listings(): ExternalToolListing[] {
       return allTools().map(shownListing);
     },
+    serverNames() {
+      return [...connections.keys(), ...broken.keys()];
+    },
     start() {
       for (const connection of connections.values()) connection.start();
     },

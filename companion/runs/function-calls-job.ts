@@ -13,6 +13,7 @@ import type { JobResult } from './run-manager';
 import { stopReason } from '../stop-reason';
 import { callTool, refusedCall, type ToolHandlers } from './tool-call';
 import { listAllTools, type ToolListing } from './tool-list';
+import { splitExternalName } from '../mcp-servers/names';
 
 /**
  * Runs the calls of one `<function_calls>` block (shared/protocols/function-calls.ts) in order, each through the
@@ -54,6 +55,7 @@ export function functionCallsRun(
       }
       let failed: Outcome | undefined;
       const tools = listAllTools(deps.external);
+      const servers = deps.external?.serverNames() ?? [];
       // One block is one composite call: once a call of it may change files (a write, a removal, a tool of the
       // person's MCP server), a later command is not run on the allow-list alone (the call before it may have
       // rewritten its script, as a write in an auto_coder plan may).
@@ -67,7 +69,7 @@ export function functionCallsRun(
       };
       for (const call of payload.calls) {
         current = call;
-        const name = toolNameFor(call.name, tools);
+        const name = toolNameFor(call.name, tools, servers);
         const listing = tools.find((tool) => tool.name === name);
         const args = payload.form === 'xml' ? readXmlArguments(call.arguments, listing?.inputSchema) : call.arguments;
         const resolved = toolCallOf(name, args);
@@ -95,10 +97,15 @@ function finish(results: FunctionResultInput[], outcome: Outcome): JobResult {
  * The tool a call names. Prompts written for the MCP proxies list a server's tools by their own names (`echo`),
  * where chatbridge names them `<server>.<tool>`: a name that is neither a built-in nor listed as it stands, but is
  * the tool name of exactly one listed `<server>.<tool>`, stands for that tool. Anything else is passed on as
- * written, and the registry answers NOT_FOUND naming the real tools.
+ * written, and the registry answers NOT_FOUND naming the real tools. A name that starts with one of `servers` (those
+ * configured, up or not) and a dot is that server's as written: a tool's own name may hold dots, and another server
+ * whose tool is named `github.create_issue` took the call, with the arguments written for GitHub, while the person's
+ * github server was switched off, given up or still starting.
  */
-export function toolNameFor(name: string, tools: readonly ToolListing[]): string {
+export function toolNameFor(name: string, tools: readonly ToolListing[], servers: readonly string[] = []): string {
   if (isToolName(name) || tools.some((tool) => tool.name === name)) return name;
+  const named = splitExternalName(name)?.server;
+  if (named !== undefined && servers.includes(named)) return name;
   const matches = tools.filter((tool) => tool.server !== undefined && tool.name === `${tool.server}.${name}`);
   return matches.length === 1 ? (matches[0] as ToolListing).name : name;
 }
