@@ -145,7 +145,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // Asked before the wait for the send control and again when it is ready, right before it is pressed: the wait can
     // be long (a page that draws its Stop button in the send button's place while a reply streams), and the person may
     // act meanwhile. Why the result stays in the box unsent, if it does.
-    const hold: { note: 'note.inserted' | 'note.insertedStopped' | null } = { note: null };
+    const hold: { note: 'note.inserted' | 'note.insertedStopped' | 'note.insertedAttachment' | null } = { note: null };
     const stillToSend = async (): Promise<boolean> => {
       // Another conversation, or another branch of this one, is shown now: its box is not this result's.
       if (switched() || !onPage()) hold.note = 'note.inserted';
@@ -159,6 +159,9 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       // The person wrote into the box while the result waited there (a question of their own under it, an edit of
       // it): what it holds now is theirs to send, never ours.
       else if (lastInserted === null || !holdsOnly(editor, lastInserted)) hold.note = 'note.inserted';
+      // The person attached a file (an image, a pasted-text card) to their next message while the result waited in the
+      // box: a press sends it along, which they never approved. The result stays for them to send.
+      else if (besidesText(site, doc) === 'attachment') hold.note = 'note.insertedAttachment';
       if (hold.note === null) ctx.lastSendAt = now();
       return hold.note === null;
     };
@@ -192,14 +195,19 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
 }
 
 /**
- * What the composer holds to send besides the chat box's text, read with the box empty: 'attachment' when the send
- * control is enabled all the same (a file the person attached to their next message, which a press sends along), null
- * when it is disabled or gone, or where the site's control may be enabled with nothing to send (the generic adapter:
- * there a result is sent as before, an attached file along with it). Nothing is told while a reply is written: the
- * control is then often the page's Stop.
+ * What the composer holds to send besides the chat box's text: 'attachment' when the module finds something the person
+ * put there for their next message (a file, an image, a "pasted text" card: `composerAttachment`), whatever the box
+ * holds, or, with the box empty, when a module that knows its send control is off with nothing to send finds it enabled
+ * all the same (sendOffWhenEmpty) — a press would send that along. null when neither tells, or where the module
+ * cannot tell (the generic adapter, whose guessed control may be enabled with nothing to send: there a result is sent
+ * as before, an attached file along with it). The send control tells nothing while a reply is written: it is then
+ * often the page's Stop.
  */
 export function besidesText(site: Site, doc: Document): 'attachment' | null {
+  if (site.composerAttachment?.(doc)) return 'attachment';
   if (!site.sendOffWhenEmpty || pageWriting(site, doc)) return null;
+  const editor = site.editor(doc);
+  if (!editor || editorText(editor).trim() !== '') return null;
   const button = site.sendButton(doc);
   return button && !site.isSendDisabled(button) ? 'attachment' : null;
 }

@@ -91,6 +91,13 @@ export interface Site {
    * every result; there a result is sent as before.
    */
   sendOffWhenEmpty: boolean;
+  /**
+   * What the person put into the composer for their next message besides the chat box's text (a file, an image, a
+   * "pasted text" card), whatever the box holds: the first one found, or null. Looked for inside the composer only — a
+   * file shown in a message above is no draft. Unset where the module does not know how the site draws one: there the
+   * send control with the box empty (sendOffWhenEmpty) is the only tell, and with text in the box nothing is.
+   */
+  composerAttachment?(doc: Document): Element | null;
   /** true/false from the site's own signal; undefined when the site gives none (text stability decides). */
   isGenerating(doc: Document): boolean | undefined;
   /**

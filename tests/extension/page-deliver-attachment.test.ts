@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { t } from '../../extension/ui/i18n';
 import { besidesText } from '../../extension/content/page-deliver';
 import { isEditorEmpty } from '../../extension/inject/insert';
-import { SITES, generic } from '../../extension/sites';
+import { SITES, deepseek, generic } from '../../extension/sites';
+import type { Site } from '../../extension/sites/define-site';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
-import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, streamReply, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * A file the person attached to their next message, alone in the composer (no text): the send control is enabled with
@@ -79,6 +80,76 @@ describe('DeepSeek: a file attached to the next message, alone in the composer, 
     await h.settle();
     expect(h.page.submitted).toEqual([]);
     expect(fileChip()?.textContent).toBe('notes.pdf');
+  });
+});
+
+/**
+ * The harness's DeepSeek page with a module that reads its composer's file chip: what a site module that knows how its
+ * site draws an attached file does (DeepSeek's chip markup is not documented; the page harness draws `.ds-file-chip`).
+ */
+const readsItsComposer: Site = { ...deepseek, composerAttachment: (doc) => doc.querySelector('.ds-file-chip') };
+
+/**
+ * A result waits in the box (typed in while the person's next reply streams, the companion slow to answer), and the
+ * person attaches a file to the box meanwhile.
+ */
+async function resultInTheBoxWhileAReplyStreams(h: Harness): Promise<void> {
+  await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+  await until(() => h.runs.length === 1);
+  h.page.list.append(userRow('and meanwhile?'));
+  const { row, answer } = assistantRow();
+  h.page.setGenerating(true);
+  h.page.list.append(row);
+  renderReply(answer, ['Meanwhile']);
+  await h.settle();
+  h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' } } });
+  await until(() => h.page.state() === 'THE RESULT');
+}
+
+const slowCompanion = { respond: (_run: unknown, n: number) => ({ runId: `run-${n}`, status: 'running' as const, resultText: '', auditId: 'a' }) };
+
+describe('a file attached while the result waits in the box to be sent', () => {
+  it('the reply ends: nothing is sent, the result stays in the box beside the file, and the chip says why', async () => {
+    const h = start(buildPage(live), { site: readsItsComposer, script: slowCompanion });
+    await resultInTheBoxWhileAReplyStreams(h);
+    h.page.attach('notes.pdf');
+    await h.settle();
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => noteOf() === t('note.insertedAttachment'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('THE RESULT');
+    expect(fileChip()?.textContent).toBe('notes.pdf');
+  });
+
+  it('attached right before the send control is pressed: nothing is sent', async () => {
+    // The send control takes its time to come back after the reply; the person attaches the file meanwhile.
+    const h = start(buildPage(live), { site: readsItsComposer, script: slowCompanion });
+    await resultInTheBoxWhileAReplyStreams(h);
+    const composer = h.page.send.parentElement!;
+    h.page.send.remove();
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    h.page.attach('notes.pdf');
+    composer.append(h.page.send);
+    await until(() => noteOf() === t('note.insertedAttachment'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('THE RESULT');
+  });
+
+  it('with no file attached, the same result is sent once the reply ends', async () => {
+    const h = start(buildPage(live), { site: readsItsComposer, script: slowCompanion });
+    await resultInTheBoxWhileAReplyStreams(h);
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['THE RESULT']);
   });
 });
 
