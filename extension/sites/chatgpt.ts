@@ -1,4 +1,4 @@
-import { codeMirrorText, commonAncestor, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, outermost, plainText, positionKey, type MessageRole } from './define-site';
+import { attachmentInComposer, codeMirrorText, commonAncestor, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, outermost, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce; see SITES.md for the sources):
@@ -142,6 +142,19 @@ export const chatgpt = defineSite({
   // ChatGPT turns pasted text over 10,000 characters into a "Pasted text" attachment (release notes, 2026-08-04;
   // earlier reports say 5,000): a longer result goes in as several shorter pastes, with room to spare.
   pasteMaxChars: 4_000,
+  composerAttachment(doc) {
+    // 2025-09 – 2026-10 (captures in other projects' adapters and fixtures, code-index ids 71046801311, 55722592935,
+    // 56216050554, 68598146159): an attached file or image is a div[role="group"].group/file-tile named after the file,
+    // with a "Remove file N: name" button; a long paste the composer made an attachment is
+    // section[data-testid="composer-pasted-text-card"]. They sit in the composer's form, or (late 2026) in a header
+    // above it inside [data-testid="composer-surface"]. The person's sent message draws the same tiles.
+    return attachmentInComposer(
+      this,
+      doc,
+      ['[data-testid="composer-surface"]', 'form'],
+      '[role="group"][class*="group/file-tile"], [data-testid="composer-pasted-text-card"], button[aria-label^="Remove file"]',
+    );
+  },
 });
 
 /**

@@ -1,4 +1,4 @@
-import { commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, positionKey, preCodeText, type MessageRole } from './define-site';
+import { attachmentInComposer, commonAncestor, defineSite, firstMatch, firstWordOutside, idAfter, isButtonDisabled, languageClassOf, positionKey, preCodeText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -141,4 +141,10 @@ export const claude = defineSite({
   // Claude turns a long paste into a "PASTED" attachment card above the box: a longer result goes in as several
   // shorter pastes.
   pasteMaxChars: 4_000,
+  composerAttachment(doc) {
+    // 2024 – 2026 (exporters and automation in other projects, code-index ids 17049329130, 63375346560, 70246162110): a
+    // file attached to the next message is a [data-testid="file-thumbnail"] card in the composer, the one the person's
+    // sent message shows too; the composer is the fieldset (or form) holding the chat box.
+    return attachmentInComposer(this, doc, ['fieldset', 'form'], '[data-testid="file-thumbnail"]');
+  },
 });

@@ -206,6 +206,23 @@ export function preCodeText(codeEl: Element): CodeBlockText {
   return { text: pre ? plainText(pre) : '' };
 }
 
+/**
+ * What the person put into the composer for their next message (`selector`: how the site draws an attached file, an
+ * image, a pasted-text card), looked for in the composer only: the first of `scopes` (nearest first) that holds the
+ * chat box, never in a message (a file the person sent earlier is drawn the same way in their message above). null
+ * when there is no chat box or nothing is found.
+ */
+export function attachmentInComposer(site: Pick<Site, 'editor' | 'messageSelector'>, doc: Document, scopes: string[], selector: string): Element | null {
+  const editor = site.editor(doc);
+  if (!editor) return null;
+  for (const scope of scopes) {
+    const composer = editor.closest(scope);
+    if (!composer) continue;
+    return Array.from(composer.querySelectorAll(selector)).find((found) => !found.closest(site.messageSelector)) ?? null;
+  }
+  return null;
+}
+
 /** First element matched by any selector, in the order given (newest layout first). */
 export function firstMatch<T extends Element = HTMLElement>(root: ParentNode, selectors: string[]): T | null {
   for (const selector of selectors) {

@@ -1,4 +1,4 @@
-import { defineSite, firstMatch, plainText, positionKey, type MessageRole } from './define-site';
+import { attachmentInComposer, defineSite, firstMatch, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and a
@@ -143,4 +143,12 @@ export const gemini = defineSite({
     return positionKey(position);
   },
   feedbackIntervalMs: 10_000,
+  composerAttachment(doc) {
+    // 2025 – 2026-08 (automation in other projects, code-index ids 62339617203, 71051169319, 68313254840, 1285980580): a
+    // file or image attached to the next message is an uploader-file-preview element (an image's shows
+    // img[data-test-id="image-preview"]) in the input area; the page has no form, the input-container (input-area-v2)
+    // holding the chat box is the composer. Its row container (uploader-file-preview-container) may be there with no
+    // file, so it says nothing.
+    return attachmentInComposer(this, doc, ['input-container', 'input-area-v2'], 'uploader-file-preview, img[data-test-id="image-preview"]');
+  },
 });

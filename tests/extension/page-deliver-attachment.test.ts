@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { t } from '../../extension/ui/i18n';
 import { besidesText } from '../../extension/content/page-deliver';
 import { isEditorEmpty } from '../../extension/inject/insert';
-import { SITES, deepseek, generic } from '../../extension/sites';
+import { SITES, chatgpt, claude, deepseek, gemini, generic } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, streamReply, trusted, until, userRow, type Harness } from './page-harness';
@@ -220,5 +220,93 @@ describe('a module that does not say its send control is off with the box empty'
     const gemini = SITES.find((site) => site.id === 'gemini')!;
     expect(gemini.sendButton(document)?.getAttribute('aria-label')).toBe('Microphone');
     expect(besidesText(gemini, document)).toBeNull();
+  });
+});
+
+/**
+ * Each module that reads its composer, on its site's saved pages and on them with a file put where the site draws one
+ * (the markup other projects captured; see the module). A selector that matches something always there would hold
+ * every result for good, so the saved pages, idle and while a reply is written, must show nothing besides text; one
+ * that matches a file in a message above would too, once the person has sent a file.
+ */
+interface ComposerCase {
+  site: Site;
+  /** a saved page of the site, with its chat box */
+  page: string;
+  /** puts what the site draws for an attached file into the composer */
+  attach(doc: Document): void;
+  /** the same file, as the person's message above draws it once sent */
+  sentAbove(doc: Document): void;
+}
+
+const tile = (name: string, remove: boolean): string =>
+  `<div role="group" aria-label="${name}" class="group/file-tile text-token-text-primary"><button type="button" aria-label="${name}"></button>` +
+  `<div><div>${name}</div><div>PDF</div></div>${remove ? `<button type="button" aria-label="Remove file 1: ${name}"></button>` : ''}</div>`;
+const thumbnail = (name: string): string => `<div data-testid="file-thumbnail"><button><h3>${name}</h3><p>pdf</p></button></div>`;
+const geminiChip = (name: string): string =>
+  `<uploader-file-preview class="file-preview-chip"><div class="file-preview"><span data-test-id="file-name" title="${name}">${name}</span></div>` +
+  `<button aria-label="close ${name}"></button></uploader-file-preview>`;
+
+const COMPOSERS: Record<string, ComposerCase> = {
+  'chatgpt: a file tile in the form': {
+    site: chatgpt,
+    page: 'chatgpt/2025-09-hljs-idle.html',
+    attach: (doc) => doc.querySelector('form')!.insertAdjacentHTML('afterbegin', tile('notes.pdf', true)),
+    sentAbove: (doc) => doc.querySelector('[data-message-author-role="user"]')!.insertAdjacentHTML('afterbegin', tile('notes.pdf', false)),
+  },
+  'chatgpt: a "pasted text" card in a header above the form (late 2026)': {
+    site: chatgpt,
+    page: 'chatgpt/2026-10-search-unit-idle.html',
+    attach: (doc) => {
+      const form = doc.querySelector('form')!;
+      const surface = doc.createElement('div');
+      surface.setAttribute('data-testid', 'composer-surface');
+      form.replaceWith(surface);
+      surface.innerHTML = '<header><section data-testid="composer-pasted-text-card" role="group"><button type="button" data-testid="remove-pasted-text-button"></button></section></header>';
+      surface.append(form);
+    },
+    sentAbove: (doc) => doc.querySelector('[data-chatgpt-search-unit-key$=":user"]')!.insertAdjacentHTML('afterbegin', tile('notes.pdf', false)),
+  },
+  'claude: a file thumbnail in the fieldset': {
+    site: claude,
+    page: 'claude/2026-11-thinking-idle.html',
+    attach: (doc) => doc.querySelector('fieldset')!.insertAdjacentHTML('afterbegin', thumbnail('notes.pdf')),
+    sentAbove: (doc) => doc.querySelector('[data-testid="user-message"]')!.insertAdjacentHTML('beforebegin', thumbnail('notes.pdf')),
+  },
+  'gemini: a file chip in the input area': {
+    site: gemini,
+    page: 'gemini/2026-11-thinking-idle.html',
+    attach: (doc) => doc.querySelector('input-area-v2')!.insertAdjacentHTML('afterbegin', `<uploader-file-preview-container>${geminiChip('notes.pdf')}</uploader-file-preview-container>`),
+    sentAbove: (doc) => doc.querySelector('user-query')!.insertAdjacentHTML('afterbegin', geminiChip('notes.pdf')),
+  },
+};
+
+describe('modules that read their composer: what it holds besides the chat box\'s text', () => {
+  const saved = SITES.filter((site) => site.composerAttachment).flatMap((site) =>
+    readdirSync(join(FIXTURE_DIR, site.id)).map((file) => ({ site, file: `${site.id}/${file}` })),
+  );
+  it('every module that reads its composer has a case with a file here', () => {
+    expect(saved.length).toBeGreaterThan(0);
+    const covered = new Set(Object.values(COMPOSERS).map((c) => c.site.id));
+    for (const { site } of saved) expect(covered.has(site.id), site.id).toBe(true);
+  });
+
+  it.each(saved)('$file, as saved: nothing besides text', ({ site, file }) => {
+    const doc = loadFixture(file);
+    expect(site.composerAttachment!(doc)).toBeNull();
+    expect(besidesText(site, doc)).toBeNull();
+  });
+
+  it.each(Object.entries(COMPOSERS))('%s: an attachment', (_name, { site, page, attach }) => {
+    const doc = loadFixture(page);
+    attach(doc);
+    expect(site.composerAttachment!(doc)).not.toBeNull();
+    expect(besidesText(site, doc)).toBe('attachment');
+  });
+
+  it.each(Object.entries(COMPOSERS))('%s, the file sent in a message above: nothing besides text', (_name, { site, page, sentAbove }) => {
+    const doc = loadFixture(page);
+    sentAbove(doc);
+    expect(site.composerAttachment!(doc)).toBeNull();
   });
 });
