@@ -82,12 +82,26 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       return true;
     }
     let append = false;
+    // A module whose only tell of a file attached to the next message is its send control with the box empty (DeepSeek's)
+    // sees none once the result is in the box, nor while a reply is written (the control is the Stop then): a result to
+    // be sent goes into the box once the reply ends, when the control can say whether a file came meanwhile. Typed in
+    // earlier, it was sent with a file attached while it waited.
+    const tellsOnlyWhenEmpty = site.sendOffWhenEmpty && !site.composerAttachment;
+    const toBeSent = send && record.ending === 'normal' && deps.settings().autoSubmit && !heldBack;
+    // How long a reply still written is waited for, all waits for it together (from the first, until it is seen ended).
+    let writingSince: number | null = null;
+    const writingLeft = (): number => Math.max(0, (writingSince ??= Date.now()) + (waits.writing ?? 120_000) - Date.now());
     // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to. A file the
     // person attached to their next message is a draft too: a send of the result would take it along.
     for (;;) {
       if (signal.aborted || switched()) return true;
       if (!onPage()) return false;
       const current = editorText(editor).trim();
+      if (current === '' && tellsOnlyWhenEmpty && toBeSent && pageWriting(site, doc) && writingLeft() > 0) {
+        await waitFor(() => !pageWriting(site, doc) || editorText(editor).trim() !== '', { timeoutMs: writingLeft(), signal });
+        if (!pageWriting(site, doc)) writingSince = null;
+        continue;
+      }
       const besides = current === '' ? besidesText(site, doc) : null;
       if ((current === '' && besides !== 'attachment') || (lastInserted !== null && current === lastInserted.trim())) break;
       if (deps.settings().draftPolicy === 'append') {
@@ -134,7 +148,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // never says it is writing (the generic adapter) is while it shows its stop control: a reply whose text stood still
     // long enough to be decided may be written on.
     const writing = (): boolean => pageWriting(site, doc);
-    await waitFor(() => !writing(), { timeoutMs: waits.writing ?? 120_000, signal });
+    await waitFor(() => !writing(), { timeoutMs: writingLeft(), signal });
     if (signal.aborted) return true;
     // Still written after all that time (a long reply, or a Stop the page never takes away): the result stays in the
     // box for the person to send. Pressed now, the send control may be the page's Stop (one button that is both).

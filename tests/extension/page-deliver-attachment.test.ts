@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { t } from '../../extension/ui/i18n';
 import { besidesText } from '../../extension/content/page-deliver';
 import { isEditorEmpty } from '../../extension/inject/insert';
-import { SITES, chatgpt, claude, deepseek, gemini, generic } from '../../extension/sites';
+import { SITES, chatgpt, claude, gemini, generic } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
-import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, renderReply, start, stopPages, streamReply, trusted, until, userRow, type Harness } from './page-harness';
+import { LIVE_SEND_ICON, LIVE_STOP_ICON, READ, assistantRow, buildPage, deepseekReadingItsComposer, renderReply, start, stopPages, streamReply, trusted, until, userRow, type Harness } from './page-harness';
 
 /**
  * A file the person attached to their next message, alone in the composer (no text): the send control is enabled with
@@ -83,11 +83,8 @@ describe('DeepSeek: a file attached to the next message, alone in the composer, 
   });
 });
 
-/**
- * The harness's DeepSeek page with a module that reads its composer's file chip: what a site module that knows how its
- * site draws an attached file does (DeepSeek's chip markup is not documented; the page harness draws `.ds-file-chip`).
- */
-const readsItsComposer: Site = { ...deepseek, composerAttachment: (doc) => doc.querySelector('.ds-file-chip') };
+/** A module that reads what its composer holds (DeepSeek's chip markup is not documented; the harness draws one). */
+const readsItsComposer = deepseekReadingItsComposer;
 
 /**
  * A result waits in the box (typed in while the person's next reply streams, the companion slow to answer), and the
@@ -150,6 +147,87 @@ describe('a file attached while the result waits in the box to be sent', () => {
     await h.settle();
     await until(() => h.page.submitted.length === 1);
     expect(h.page.submitted).toEqual(['THE RESULT']);
+  });
+});
+
+/** The companion answers a read the page started once the person's next reply streams; the result comes then. */
+async function resultComesWhileTheNextReplyStreams(h: Harness): Promise<void> {
+  await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+  await until(() => h.runs.length === 1);
+  h.page.list.append(userRow('and meanwhile?'));
+  const { row, answer } = assistantRow();
+  h.page.setGenerating(true);
+  h.page.list.append(row);
+  renderReply(answer, ['Meanwhile']);
+  await h.settle();
+  h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' } } });
+  await h.settle();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+describe('DeepSeek (its send control the only tell of a file): a result that comes while the next reply streams', () => {
+  it('waits out of the box, the stop control never clicked, and goes once the reply ends', async () => {
+    const h = start(buildPage(live), { script: slowCompanion });
+    let clicksWhileGenerating = 0;
+    h.page.send.addEventListener('click', () => {
+      if (h.page.send.querySelector('path[d^="M2 4.88"]')) clicksWhileGenerating += 1;
+    });
+    await resultComesWhileTheNextReplyStreams(h);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.textarea.value).toBe('');
+    expect(clicksWhileGenerating).toBe(0);
+    h.page.setGenerating(false);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['THE RESULT']);
+    expect(clicksWhileGenerating).toBe(0);
+  });
+
+  it('the person writes in the box meanwhile: the result waits for their message and is never sent with it', async () => {
+    const h = start(buildPage(live), { script: slowCompanion });
+    await resultComesWhileTheNextReplyStreams(h);
+    h.page.type('and what does it say about tests?');
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => noteOf() === t('note.draft'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('and what does it say about tests?');
+  });
+
+  it('a reply that ended counts no more: the result waits its full time for the next one, written after a long draft', async () => {
+    const h = start(buildPage(live), { script: slowCompanion, deliverWaitMs: { writing: 1_500 } });
+    await resultComesWhileTheNextReplyStreams(h);
+    h.page.type('one more thing');
+    h.page.setGenerating(false);
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    // The person sends their message; its reply streams a while, well within the wait, and ends.
+    h.page.send.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    h.page.setGenerating(true);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    h.page.setGenerating(false);
+    await until(() => h.page.submitted.length === 2);
+    expect(h.page.submitted).toEqual(['one more thing', 'THE RESULT']);
+  });
+
+  it('the person attaches a file before the reply ends: nothing is sent with it; once they send it, the result goes alone', async () => {
+    const h = start(buildPage(live), { script: slowCompanion });
+    await resultComesWhileTheNextReplyStreams(h);
+    h.page.attach('notes.pdf');
+    await h.settle();
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await h.settle();
+    expect(h.page.submitted).toEqual([]);
+    expect(fileChip()?.textContent).toBe('notes.pdf');
+    expect(noteOf()).toBe(t('note.attachment'));
+    h.page.type('here is the file');
+    h.page.send.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    await until(() => h.page.submitted.length === 2);
+    expect(h.page.submitted).toEqual(['here is the file', 'THE RESULT']);
   });
 });
 

@@ -26,6 +26,14 @@ export const LIVE_STOP_ICON =
 export const LIVE_SEND_ICON =
   '<div class="ds-button__icon ds-button__icon--last-child"><svg width="16" height="16" viewBox="0 0 16 16" fill="none"><path d="M8.3125 0.980206C8.66767 1.05312 8.97902 1.2042 9.2627 1.43235C9.48724 1.613 9.73029 1.85795 9.97949 2.10716L14.707 6.8347L13.293 8.24876L9 3.95579V15.0417H7V3.95579L2.70703 8.24876L1.29297 6.8347L6.02051 2.10716C6.26971 1.85795 6.51277 1.613 6.7373 1.43235C6.97662 1.23988 7.28445 1.04404 7.6875 0.980206C7.8973 0.947029 8.1031 0.955183 8.3125 0.980206Z" fill="currentColor"></path></svg></div>';
 
+/**
+ * DeepSeek's module, reading what the page's composer holds besides text (the file chip `attach` draws, `.ds-file-chip`)
+ * as a site module that knows how its site draws an attached file does. Such a module sees a file whatever the box
+ * holds, and types a result in while a reply streams; DeepSeek's own, whose only tell is its send control with the box
+ * empty, keeps a result to be sent out of the box until the reply ends.
+ */
+export const deepseekReadingItsComposer: Site = { ...deepseek, composerAttachment: (doc) => doc.querySelector('.ds-file-chip') };
+
 export interface Page {
   list: HTMLElement;
   textarea: HTMLTextAreaElement;

@@ -5,7 +5,7 @@ import { CANDIDATE_MAX_MS } from '../../extension/content/page-decide';
 import { STUCK_SIGNAL_MS } from '../../extension/content/page-doctor';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { chatgpt, generic } from '../../extension/sites';
-import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, memoryArea, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
+import { APPROVAL, LIVE_SEND_ICON, LIVE_STOP_ICON, READ, LIST, WRITE, SERVE_PLAN, SERVE_PROGRAM, assistantRow, buildPage, catchChipRoots, chipStates, clickChip, deepseekReadingItsComposer, memoryArea, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 import { messageIn, useLocale } from './i18n-fake';
 
 /**
@@ -1467,7 +1467,9 @@ describe("page: DeepSeek's live send/stop icons (both a single <path>) while the
   });
 
   it('a result typed in while a reply streams is never "sent" with a click on the stop control', async () => {
-    const h = start(buildPage(live), { script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    // (A module that reads its composer types a result in while a reply streams; DeepSeek's own keeps one out of the box
+    // until the reply ends: page-deliver-attachment.test.ts.)
+    const h = start(buildPage(live), { site: deepseekReadingItsComposer, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
     const answer = await begin(h);
     await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
     await end(h);
@@ -1553,7 +1555,9 @@ describe("page: DeepSeek's live send/stop icons (both a single <path>) while the
   });
 
   it('the person writes into the box while a typed-in result waits for the reply to end: neither is sent', async () => {
-    const h = start(buildPage(live), { script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
+    // (A module that reads its composer types a result in while a reply streams; DeepSeek's own keeps one out of the box
+    // until the reply ends: page-deliver-attachment.test.ts.)
+    const h = start(buildPage(live), { site: deepseekReadingItsComposer, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) } });
     const answer = await begin(h);
     await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
     await end(h);

@@ -19,6 +19,7 @@ import {
   chipStates,
   clickChip,
   controllers,
+  deepseekReadingItsComposer,
   memoryArea,
   renderReply,
   start,
@@ -800,7 +801,10 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
   });
 
   it('a result typed in while the next reply streams, whose branch the person then edits away, waits in the box unsent', async () => {
+    // (A module that reads its composer types a result in while a reply streams; DeepSeek's own keeps one out of the box
+    // until the reply ends: page-deliver-attachment.test.ts.)
     const h = start(buildPage(), {
+      site: deepseekReadingItsComposer,
       script: { respond: (_run, n) => ({ runId: `run-${n}`, status: 'running', resultText: '', auditId: 'a' }) },
     });
     await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
