@@ -160,6 +160,7 @@ function submitFromComposer(): boolean {
   const text = stateText(view.state).trim();
   if (text === '' || streaming) return false;
   submitted.push(stateText(view.state));
+  for (const card of Array.from(form.querySelectorAll('[data-testid="composer-pasted-text-card"]'))) card.remove();
   view.dispatch(view.state.tr.delete(0, view.state.doc.content.size));
   const turn: Turn = { role: 'user', text: submitted[submitted.length - 1] ?? '', id: crypto.randomUUID() };
   turns.push(turn);
@@ -189,6 +190,12 @@ const view: EditorView = new EditorView(
       const text = event.clipboardData?.getData('text/plain') ?? '';
       if (text.length <= PASTE_ATTACHMENT_CHARS) return false;
       pastedAttachments.push(text);
+      // drawn in the composer as the site does (a card above the box), sent with the next message
+      const card = doc.createElement('section');
+      card.setAttribute('data-testid', 'composer-pasted-text-card');
+      card.setAttribute('role', 'group');
+      card.innerHTML = '<span>Pasted text</span><button type="button" data-testid="remove-pasted-text-button" aria-label="Remove"></button>';
+      form.prepend(card);
       return true;
     },
     dispatchTransaction(transaction) {
