@@ -56,22 +56,31 @@ function parametersOf(act: string): readonly string[] | undefined {
 }
 
 /** A parameter's last line that is a fence run with words after it: `~~~~~ 完成`. */
-const CLOSING_WITH_WORDS = /(?:^|\n) {0,3}(`{3,}|~{3,})[ \t]*([^`~\s][^\n]*?)\r?\n?$/;
+const CLOSING_WITH_WORDS = /(?:^|\n) {0,3}(`{3,}|~{3,})([ \t]*)([^`~\s][^\n]*?)\r?\n?$/;
+
+/** A language label written right after the fence run (```` ```bash ````): the opening line of a code block. */
+const LANGUAGE_LABEL = /^[A-Za-z][\w+#.-]*$/;
 
 /**
  * A closing fence with words after it on its line (`~~~~~ 完成`) is no closing fence to markdown: the page shows the
  * line as the parameter's last line, and the act would write it into the file. What the model meant is plain, but
  * a file may end in such a line too, so the statement is refused, saying why; undefined when no parameter ends so.
+ * A run with a language label right after it (```` ```bash ````) opens a code block of the file's own text — a
+ * replace of a README's heading up to its code block, in the seed's ~~~~~ blocks — and is no closing fence. The
+ * advice names the line that does close the parameter's block: a fence of another character, or a shorter one,
+ * does not close it even alone.
  */
 function strayClosingLine(act: string, parameters: readonly string[], args: readonly Fence[]): string | undefined {
   for (const [index, fence] of args.entries()) {
     const line = CLOSING_WITH_WORDS.exec(fence.content);
     if (line === null) continue;
+    if ((line[2] as string) === '' && LANGUAGE_LABEL.test((line[3] as string).trimEnd())) continue;
     const written = line[0].replace(/^\n/, '').trimEnd();
+    const closing = fence.char.repeat(fence.size);
     return (
       `${act} parameter ${index + 1} (${parameters[index]}) ends with the line ${JSON.stringify(written)}: a closing fence with ` +
-      `words after it, which markdown does not take as the end of the block; put the fence alone on its line and ` +
-      `the words after it`
+      `words after it, which markdown does not take as the end of the block; close the block with a line of ${closing} ` +
+      `alone (as it was opened) and put the words after it`
     );
   }
   return undefined;
