@@ -184,16 +184,22 @@ export function fenceLocator(fences: readonly Fence[]): (start: number, end: num
   };
 }
 
+/** The labels of a code block that shows a markdown document: what a reply looks like, not the reply. */
+const DOCUMENT_LABELS: ReadonlySet<string> = new Set(['markdown', 'md']);
+
 /**
- * Whether a position inside a fenced code block's content lies inside a code block that content shows in turn (a
- * ```` ```xml ```` block inside a ````` ````markdown ````` one): the reply shows an example of a reply there, not a call
- * of its own. Asked with any position; each code block's content is scanned once, on first use.
+ * Whether a position inside a fenced code block's content is shown there as an example of a reply, not a call of the
+ * reply's own: it lies inside a code block that content shows in turn (a ```` ```xml ```` block inside a
+ * ````` ````markdown ````` one), or anywhere in a code block labelled `markdown` or `md`, which shows a document as its
+ * text — seed 002's one-line ```` ```#####--{…}--#####``` ```` there, or a call written straight into it, is how a
+ * reply looks. Asked with any position; each code block's content is scanned once, on first use.
  */
 export function nestedFenceLocator(markdown: string, fences: readonly Fence[]): (at: number) => boolean {
   const inner = new Map<Fence, Fence[]>();
   return (at) => {
     const outer = contentHolding(fences, at);
     if (outer === undefined) return false;
+    if (DOCUMENT_LABELS.has(outer.label)) return true;
     let shown = inner.get(outer);
     if (shown === undefined) {
       shown = scanFences(markdown.slice(outer.contentStart, outer.contentEnd));

@@ -32,3 +32,34 @@ describe('Axon: a parameter whose last line is a fence run with words after it',
     expect(block?.error).toContain(`close the block with a line of ${T} alone`);
   });
 });
+
+describe('a call shown in a markdown code block is an example of a reply', () => {
+  const F = '```';
+  const example = '{"metadata": {"step_id": "demo", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "delete_directory", "path": "src"}]}';
+  const plan = '{"metadata": {"step_id": "s1", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "read_file", "path": "a.txt"}]}';
+  const xml = (command: string) => `<function_calls>\n<invoke name="shell.exec">\n<parameter name="command">${command}</parameter>\n</invoke>\n</function_calls>`;
+
+  it.each([
+    ["seed 002's one-line form", `${F}#####--${example}--#####${F}`],
+    ['a plan written straight into it', `#####--\n${example}\n--#####`],
+  ])('%s opens nothing; the reply\'s own plan after it is its plan, not a second one', (_what, shown) => {
+    // read as the reply's first plan, the example's delete_directory ran, fenced, and the real plan was ignored
+    for (const fence of [`${F}\``, F]) {
+      const reply = `A reply looks like this:\n\n${fence}markdown\n好的：\n${shown}\n${fence}\n\nMine:\n\n${F}json\n#####--\n${plan}\n--#####\n${F}\n`;
+      const blocks = findBlocks(reply);
+      expect(blocks).toHaveLength(1);
+      expect(blocks[0]?.error).toBeUndefined();
+      expect((blocks[0]?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('s1');
+      expect(findBlocks(`${fence}md\n${shown}\n${fence}\n`)).toEqual([]);
+    }
+  });
+
+  it('a <function_calls> call or JSON-lines call written straight into it opens nothing; the reply\'s own call runs', () => {
+    const jsonl = '{"type": "function_call_start", "name": "shell.exec", "call_id": 1}\n{"type": "parameter", "key": "command", "value": "rm -rf build"}\n{"type": "function_call_end", "call_id": 1}';
+    for (const shown of [xml('rm -rf build'), jsonl]) {
+      const reply = `Format:\n\n${F}\`markdown\n${shown}\n${F}\`\n\nNow:\n\n${F}xml\n${xml('ls')}\n${F}\n`;
+      const blocks = findBlocks(reply);
+      expect(blocks.map((b) => (b.payload as { calls: Array<{ arguments: unknown }> }).calls[0]?.arguments)).toEqual([{ command: 'ls' }]);
+    }
+  });
+});
