@@ -382,6 +382,8 @@ export const autocoder = defineProtocol({
       if (!outer.parsed.ok && outer.parsed.overBudget) return OVER_BUDGET;
       if (reads(outer)) return blockOf(outer, close);
       const innerOpener = lastOpenerBefore(markdown, first.at, close, lines);
+      // the closer is that of a plan shown as an example (nextOpener): the candidate is that example, and no block
+      if (innerOpener !== undefined && lines.shownInCode(innerOpener.at)) return null;
       if (innerOpener !== undefined) {
         const inner = read(innerOpener, close);
         if (!inner.parsed.ok && inner.parsed.overBudget) return OVER_BUDGET;
