@@ -20,7 +20,7 @@ import type { Show } from './page-show';
 export const SWITCH_GRACE_MS = 1_500;
 const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
 /** Why the protocol leaves a block unrun (Block.inert), in the person's language. */
-const INERT_REASONS: Record<InertReason, MessageKey> = { 'later-plan': 'reason.laterPlan' };
+const INERT_REASONS: Record<InertReason, MessageKey> = { 'later-plan': 'reason.laterPlan', 'unlabelled-call': 'reason.unlabelledCall' };
 
 export interface Scanner {
   track(el: Element, origin: MessageOrigin, candidate: boolean, position: number, role?: MessageRole | null): MessageRecord | null;

@@ -2,7 +2,7 @@ import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
+import { NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -75,7 +75,8 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
 
 export const flycodeCall = defineProtocol({
   kind: 'flycode-call',
-  hints: { labels: ['flycode-call'], markers: [] },
+  // the label may stand alone on the first line of a block with none
+  hints: { labels: ['flycode-call', ...NO_LABELS], markers: [] },
   outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'flycode-call'),
   find: (markdown, fences) =>
     findJsonFenceBlocks(

@@ -24,6 +24,7 @@ export function findJsonFenceBlocks(
   kind: BlockKind,
   check: (value: unknown) => CallCheck,
   seed: string,
+  unlabelled?: UnlabelledCall,
 ): Block[] {
   const blocks: Block[] = [];
   const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
@@ -31,8 +32,7 @@ export function findJsonFenceBlocks(
   let stopped: NotReadReason | undefined;
   let notRead = 0;
   let last: Fence | undefined;
-  for (const fence of fences) {
-    if (fence.label !== kind) continue;
+  for (const fence of callFences(fences, kind)) {
     first ??= fence;
     if (stopped === undefined && blocks.length === MAX_BLOCKS_PER_KIND) stopped = 'count';
     if (stopped === undefined) {
@@ -47,6 +47,7 @@ export function findJsonFenceBlocks(
     last = fence;
   }
   addReplyWarnings(markdown, blocks, kind, seed);
+  if (first === undefined && unlabelled !== undefined) blocks.push(...unlabelledBlocks(markdown, fences, kind, unlabelled, budget));
   if (stopped !== undefined && first !== undefined && last !== undefined) {
     blocks.push(
       notReadBlock(markdown, {
@@ -64,11 +65,75 @@ export function findJsonFenceBlocks(
 }
 
 /** The fences of `kind` as blocks, their JSON unread: complete once the fence closed (Protocol.outline). */
-export function outlineJsonFenceBlocks(markdown: string, fences: readonly Fence[], kind: BlockKind): Block[] {
+export function outlineJsonFenceBlocks(markdown: string, fences: readonly Fence[], kind: BlockKind, unlabelled?: UnlabelledCall): Block[] {
+  const blocks: Block[] = [];
+  for (const fence of callFences(fences, kind)) {
+    blocks.push({ kind, complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end });
+  }
+  if (blocks.length > 0 || unlabelled === undefined) return blocks;
+  for (const fence of fences) {
+    if (!mayHoldUnlabelled(fence, unlabelled)) continue;
+    blocks.push({ kind, complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end });
+  }
+  return blocks;
+}
+
+/** A code block's label when it was written with none: none, or the one a site's page shows for it (`plaintext`). */
+export const NO_LABELS = ['', 'text', 'plaintext', 'plain', 'txt'] as const;
+const NO_LABEL: ReadonlySet<string> = new Set(NO_LABELS);
+
+/**
+ * The fences that hold a call of `kind`: labelled with it, or with no label (NO_LABELS) and the kind alone on the first line of
+ * their content (```` ``` ```` on one line, `mcp-request` on the next, then the JSON: how some models write the
+ * label, and how a page that drops an unknown label's line from its header may show it). That line is the label,
+ * not the JSON's, once its line break has arrived; the fence's content is what follows it.
+ */
+function* callFences(fences: readonly Fence[], kind: BlockKind): Generator<Fence> {
+  for (const fence of fences) {
+    if (fence.label === kind) yield fence;
+    else if (NO_LABEL.has(fence.label)) {
+      const lineEnd = fence.content.indexOf('\n');
+      if (lineEnd === -1 || fence.content.slice(0, lineEnd).trim().toLowerCase() !== kind) continue;
+      yield { ...fence, label: kind, content: fence.content.slice(lineEnd + 1) };
+    }
+  }
+}
+
+/**
+ * A call of a kind written in a code block without the kind's label (a JSON-RPC request in a ```` ```json ```` block):
+ * as likely an example of the format as a call, so never run, but shown with the reason (`inert`), and only in a
+ * reply that has no block labelled with the kind — beside one, it is the explanation's example.
+ */
+export interface UnlabelledCall {
+  /** The labels of the code blocks looked at (`''`: none). */
+  labels: ReadonlySet<string>;
+  /** Text the block must all hold to be read at all (cheap: most ```json blocks are something else). */
+  markers: readonly string[];
+  isCall(value: unknown): boolean;
+  /** The block's error, in the protocol's words, for a code block labelled `label` (`''`: none). */
+  error(label: string): string;
+}
+
+function mayHoldUnlabelled(fence: Fence, unlabelled: UnlabelledCall): boolean {
+  return unlabelled.labels.has(fence.label) && unlabelled.markers.every((marker) => fence.content.includes(marker));
+}
+
+function unlabelledBlocks(markdown: string, fences: readonly Fence[], kind: BlockKind, unlabelled: UnlabelledCall, budget: RepairBudget): Block[] {
   const blocks: Block[] = [];
   for (const fence of fences) {
-    if (fence.label !== kind) continue;
-    blocks.push({ kind, complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end });
+    if (!fence.closed || !mayHoldUnlabelled(fence, unlabelled)) continue;
+    const parsed = parseJsonLenient(fence.content, budget);
+    if (!parsed.ok || !unlabelled.isCall(parsed.value)) continue;
+    blocks.push({
+      kind,
+      complete: true,
+      raw: markdown.slice(fence.start, fence.end),
+      start: fence.start,
+      end: fence.end,
+      payload: parsed.value,
+      error: unlabelled.error(fence.label),
+      inert: 'unlabelled-call',
+    });
   }
   return blocks;
 }

@@ -2,7 +2,7 @@ import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
+import { NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -119,10 +119,26 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
   return { ok: true, request };
 }
 
+/**
+ * A JSON-RPC request in a ```` ```json ```` block (or one with no label): the seed's call without the seed's label. A
+ * reply explaining the format shows one the same way, so it never runs; its chip says why and what to write.
+ */
+const JSON_LABELS = [...NO_LABELS, 'json', 'jsonc', 'json5'];
+
+const UNLABELLED: UnlabelledCall = {
+  labels: new Set(JSON_LABELS),
+  markers: ['jsonrpc', 'method'],
+  isCall: (value) => isPlainObject(value) && value.jsonrpc !== undefined && typeof value.method === 'string',
+  error: (label) =>
+    `a JSON-RPC request in ${label === '' ? 'a code block with no label' : `a \`\`\`${label} block`} does not run, as it may be an example ` +
+    `of the format: seed 000 runs a request in a block labelled mcp-request; write it in a \`\`\`mcp-request block`,
+};
+
 export const mcpRequest = defineProtocol({
   kind: 'mcp-request',
-  hints: { labels: ['mcp-request'], markers: [] },
-  outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'mcp-request'),
+  // the label may stand alone on the first line of a block with none, and a request may be written in a ```json block
+  hints: { labels: ['mcp-request', ...JSON_LABELS], markers: [] },
+  outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'mcp-request', UNLABELLED),
   find: (markdown, fences) =>
     findJsonFenceBlocks(
       markdown,
@@ -133,5 +149,6 @@ export const mcpRequest = defineProtocol({
         return check.ok ? { ok: true } : { ok: false, message: check.message };
       },
       'seed 000',
+      UNLABELLED,
     ),
 });

@@ -29,7 +29,7 @@ export interface Block {
   unfenced?: boolean;
   /**
    * The protocol says this block never runs, and why (`later-plan`: a second auto_coder plan in one reply — seed 002
-   * runs only the first). Its raw text alone would parse as a runnable block, so the extension must never send it;
+   * runs only the first). Its raw text alone may parse as a runnable block, so the extension must never send it;
    * its chip shows the reason in the person's language (`reason.<InertReason>` in the extension's locales) and offers
    * no Run. `error` says the same to the model, in the protocol's words.
    */
@@ -41,8 +41,11 @@ export interface Block {
   notRead?: number;
 }
 
-/** Why the protocol says a block never runs (Block.inert). */
-export type InertReason = 'later-plan';
+/**
+ * Why the protocol says a block never runs (Block.inert). `unlabelled-call`: a call written in a code block without its
+ * protocol's label (a JSON-RPC request in a ```` ```json ```` block), as likely an example as a call.
+ */
+export type InertReason = 'later-plan' | 'unlabelled-call';
 
 /** mcp-request payload: the parsed JSON-RPC object as written (validated envelope when `error` is unset). */
 export interface McpRequestPayload {

@@ -896,6 +896,26 @@ describe('page: a second auto_coder plan in one reply', () => {
   });
 });
 
+describe('page: a JSON-RPC request in a ```json block', () => {
+  it('is never sent and offers no Run, its chip saying why; one with its label on the next line runs', async () => {
+    const h = start(buildPage());
+    const answer = await begin(h);
+    await show(h, answer, ['The request:', { lang: 'json', code: READ }]);
+    await end(h);
+    const [chip] = chips();
+    expect(noteOf(chip)).toBe(t('reason.unlabelledCall'));
+    expect(() => clickChip(roots, chip, 'run')).toThrow(/no run button/);
+    expect(h.runs).toEqual([]);
+    expect(h.ctl.doctor().problems).toEqual([]);
+
+    const next = await begin(h);
+    await show(h, next, [{ lang: '', code: `mcp-request\n${LIST}` }]);
+    await end(h);
+    await until(() => h.page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual([`\`\`\`\nmcp-request\n${LIST}\n\`\`\``]);
+  });
+});
+
 describe("page: auto_coder's runtime feedback after the person pressed Stop", () => {
   it('no more feedback is sent, and the final result is typed in, not sent', async () => {
     const h = start(buildPage(), {

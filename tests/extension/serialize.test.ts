@@ -244,7 +244,8 @@ describe('mayHoldBlocks: the cheap check before serializing', () => {
       'Sure. Call `retry(3)` and **then** log the _result_.\n\n- one\n- two',
       '```python\nprint("no tool here")\n```\n\nThat prints a line.',
       '```bash\necho `date` && printf "~%s~" x\n```',
-      '```markdown\n```mcp-request\n{"jsonrpc":"2.0"}\n```\n```',
+      // four backticks: with three, the last line opens a code block with no label, which may hold its label on its first line
+      '````markdown\n```mcp-request\n{"jsonrpc":"2.0"}\n```\n````',
       '| a | b |\n|---|---|\n| `x` | y |',
     ];
     for (const layout of LAYOUTS) {
@@ -262,7 +263,7 @@ describe('mayHoldBlocks: the cheap check before serializing', () => {
   it('says yes for a labelled code block, a plan marker, and fence characters left in the text', () => {
     for (const layout of LAYOUTS) {
       const site = SITE_OF[layout];
-      for (const markdown of ['```mcp-request\n{', '```FLYCODE-CALL json\n{}\n```', 'plan: #####--', '~~~~~act\nwrite_file\n~~~~~', 'a ``` b']) {
+      for (const markdown of ['```mcp-request\n{', '```FLYCODE-CALL json\n{}\n```', '```\nmcp-request\n{}\n```', '```json\n{"jsonrpc":"2.0"}\n```', 'plan: #####--', '~~~~~act\nwrite_file\n~~~~~', 'a ``` b']) {
         const { message, root } = renderLikeSite(markdown, layout);
         document.body.replaceChildren(root);
         const answer = site.answerRoot(message) as Element;

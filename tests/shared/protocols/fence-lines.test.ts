@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findBlocks } from '../../../shared/protocols';
+import { findBlocks, outlineBlocks } from '../../../shared/protocols';
 
 /** Lines of fence characters inside what a model writes: which close a block, which are the text it holds. */
 const T = '~~~~~';
@@ -61,5 +61,60 @@ describe('a call shown in a markdown code block is an example of a reply', () =>
       const blocks = findBlocks(reply);
       expect(blocks.map((b) => (b.payload as { calls: Array<{ arguments: unknown }> }).calls[0]?.arguments)).toEqual([{ command: 'ls' }]);
     }
+  });
+});
+
+describe('an mcp-request written without its label on the fence line', () => {
+  const F = '```';
+  const request = '{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}';
+
+  it.each([
+    ['mcp-request', `${F}\nmcp-request\n${request}\n${F}\n`],
+    ['upper case, CRLF', `${F}\r\nMCP-Request\r\n${request}\r\n${F}\r\n`],
+    ['flycode-call', `${F}\nflycode-call\n{"id":"call-1","tool":"fs.ls","args":{"path":"."}}\n${F}\n`],
+    ['a page that labels a block written with none plaintext', `${F}plaintext\nmcp-request\n${request}\n${F}\n`],
+  ])('the label alone on the line after the fence (%s) is the label: the call runs', (_how, reply) => {
+    // it gave no block at all: no chip, no Run, nothing said
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ complete: true, raw: reply.trimEnd().replace(/\r$/, '') });
+    expect(blocks[0]?.error).toBeUndefined();
+    expect(blocks[0]?.inert).toBeUndefined();
+    expect(blocks[0]?.payload).toBeDefined();
+    expect(outlineBlocks(reply).map((b) => [b.kind, b.complete])).toEqual([[blocks[0]?.kind, true]]);
+    // the companion, reading the raw text alone, reads the same call
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+  });
+
+  it('mid-stream, the label line counts once its line break has come', () => {
+    expect(findBlocks(`${F}\nmcp-req`)).toEqual([]);
+    expect(findBlocks(`${F}\nmcp-request\n{"jsonrpc"`)).toMatchObject([{ kind: 'mcp-request', complete: false }]);
+  });
+
+  it.each([
+    ['json', `${F}json\n${request}\n${F}\n`, 'a ```json block'],
+    ['no label', `${F}\n${request}\n${F}\n`, 'a code block with no label'],
+  ])('a JSON-RPC request in a code block with %s is shown, never run, saying why', (_label, reply, where) => {
+    // it may be the format's example; it gave no block, so the person saw nothing happen and no reason
+    const blocks = findBlocks(reply);
+    expect(blocks).toMatchObject([{ kind: 'mcp-request', complete: true, inert: 'unlabelled-call' }]);
+    expect(blocks[0]?.error).toContain(`a JSON-RPC request in ${where} does not run`);
+    expect(blocks[0]?.error).toContain('write it in a ```mcp-request block');
+    expect(outlineBlocks(reply).map((b) => b.kind)).toEqual(['mcp-request']);
+    // sent anyway, the companion refuses it with the same error
+    expect(findBlocks(blocks[0]!.raw)[0]?.error).toBe(blocks[0]?.error);
+  });
+
+  it('beside a labelled mcp-request it is the explanation\'s example: only the labelled call is a block', () => {
+    const reply = `A request looks like this:\n\n${F}json\n${request.replace('fs.ls', 'fs.rm')}\n${F}\n\nMine:\n\n${F}mcp-request\n${request}\n${F}\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.raw).toContain('```mcp-request');
+    expect(blocks[0]?.error).toBeUndefined();
+  });
+
+  it('a ```json block holding other JSON, or a JSON-RPC response, is no block', () => {
+    expect(findBlocks(`${F}json\n{"jsonrpc":"2.0","id":"1","result":{"content":[]}}\n${F}\n`)).toEqual([]);
+    expect(findBlocks(`${F}json\n{"name":"fs.ls","method":"x"}\n${F}\n`)).toEqual([]);
   });
 });
