@@ -54,6 +54,12 @@ describe('a call shown in a markdown code block is an example of a reply', () =>
     }
   });
 
+  it('after a mention of the format in prose, the example still opens nothing', () => {
+    // the mention's opener does not read, and the opener read in its place was the example's, fenced and so auto-run
+    const reply = `Write it like #####--{"type": …} and the executor picks it up:\n\n${F}\`markdown\n${F}#####--${example}--#####${F}\n${F}\`\n`;
+    expect(findBlocks(reply)).toEqual([]);
+  });
+
   it('a <function_calls> call or JSON-lines call written straight into it opens nothing; the reply\'s own call runs', () => {
     const jsonl = '{"type": "function_call_start", "name": "shell.exec", "call_id": 1}\n{"type": "parameter", "key": "command", "value": "rm -rf build"}\n{"type": "function_call_end", "call_id": 1}';
     for (const shown of [xml('rm -rf build'), jsonl]) {
