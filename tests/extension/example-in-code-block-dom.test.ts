@@ -30,3 +30,19 @@ describe('an auto_coder plan example in a code block inside a larger one, read f
     });
   }
 });
+
+describe('a call written straight into a markdown code block, read from the page', () => {
+  const plan = (step: string) =>
+    `{"metadata": {"step_id": "${step}", "reason": "r"}, "type": "operate", "file_operations": [{"action_type": "list_tree", "path": "."}]}`;
+  for (const layout of LAYOUTS) {
+    it(`${layout}: seed 002's one-line form or a <function_calls> call there is no block; the reply's own plan is the first`, () => {
+      const reply =
+        `A reply looks like this:\n\n\`\`\`\`markdown\n好的：\n\`\`\`#####--${plan('demo')}--#####\`\`\`\n\n${EXAMPLE}\n\`\`\`\`\n\n` +
+        `Mine:\n\n\`\`\`json\n#####--\n${plan('s1')}\n--#####\n\`\`\`\n`;
+      const blocks = blocksOnPage(reply, layout);
+      expect(blocks.map((block) => [block.kind, block.error, (block.payload as { metadata: { step_id: string } }).metadata.step_id])).toEqual([
+        ['autocoder', undefined, 's1'],
+      ]);
+    });
+  }
+});
