@@ -22,7 +22,9 @@ import { notAsWritten } from './json';
  *   followed by prose is a mention. When several openers precede one closer, the last one opens the block (the
  *   earlier ones were mentions or a call that never closed). An opener inside a closed code block pairs only with a
  *   closer inside that block (the page ends the block there); without one, the block is incomplete up to the end
- *   of that code block — mid-stream the page shows an unfinished code block as closed. Each `<invoke name="…">` up to its `</invoke>` is one
+ *   of that code block — mid-stream the page shows an unfinished code block as closed — unless that code block ended
+ *   inside a parameter and the closer came after it: a line of the value closed it, and the call is refused
+ *   (cutInParameter). Each `<invoke name="…">` up to its `</invoke>` is one
  *   call; `call_id` is kept as written. Each `<parameter name="…">` up to the next `</parameter>` is one argument,
  *   its value the text between (a value written on lines of its own — a line break right after the opening tag
  *   and one right before the closing tag — loses those two line breaks; a value wrapped whole in `<![CDATA[…]]>` is unwrapped). Values stay strings here: the
@@ -202,6 +204,49 @@ function xmlBlock(markdown: string, start: number, close: number): Block {
   return block;
 }
 
+/**
+ * A call in a code block that a line of its own fence inside a parameter closed: a file's code block written in the
+ * value (```` ```python ```` … ```` ``` ````) ends the ```` ```xml ```` block there, on the page as in the text, and the
+ * rest of the call, its closer included, stands after the code block as text. Such a call was "writing" for good. Once
+ * its closer has come, with no other call opened between, it is a complete block that does not run, saying why: what
+ * the page shows of the value after the cut is not what was written. It starts at the code block's opening line, so
+ * that its raw text, read alone (as the companion reads it), is cut the same way. undefined when the code block does not
+ * end inside a `<parameter>` of the call.
+ */
+function cutInParameter(
+  markdown: string,
+  fence: Fence,
+  at: number,
+  close: number,
+  opensBetween: (from: number, to: number) => boolean,
+): Block | undefined {
+  const written = markdown.slice(at, fence.contentEnd);
+  const parameter = written.lastIndexOf('<parameter');
+  if (parameter === -1 || parameter < written.lastIndexOf('</parameter>')) return undefined;
+  const tag = readTag(written, parameter, '<parameter');
+  if (tag === undefined || tag === 'unclosed' || tag.selfClosing) return undefined;
+  if (opensBetween(fence.end, close)) return undefined;
+  const name = readAttributes(tag.attributes).name ?? '';
+  const invoke = written.lastIndexOf('<invoke', parameter);
+  const invokeTag = invoke === -1 ? undefined : readTag(written, invoke, '<invoke');
+  const tool = typeof invokeTag === 'object' ? (readAttributes(invokeTag.attributes).name ?? '') : '';
+  const line = markdown.slice(fence.contentEnd, fence.end).trim();
+  const opening = markdown.slice(fence.start, fence.labelEnd).trim();
+  const longer = fence.char.repeat(fence.size + 1) + opening.slice(fence.indent + fence.size).trimStart();
+  const end = close + CLOSE.length;
+  return {
+    kind: 'function-calls',
+    complete: true,
+    raw: markdown.slice(fence.start, end),
+    start: fence.start,
+    end,
+    error:
+      `the line ${line} inside <parameter name="${cut(name)}">${tool === '' ? '' : ` of ${cut(tool)}`} closed the code block ` +
+      `(${opening}) holding the <function_calls> block, so the page shows the rest of the call as text and it is not read ` +
+      `back as written; nothing ran: open the code block with a fence longer than any line inside it (${longer})`,
+  };
+}
+
 /** The XML blocks of a message, in order (see above). */
 function findXml(markdown: string, fences: readonly Fence[]): Block[] {
   const blocks: Block[] = [];
@@ -211,6 +256,13 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
   // one in a code block that a code block shows (````markdown around ```xml) is an example of a reply, not a call;
   // the openers before a closer are still read as they are alone (lastOpenerBefore), as the companion reads the block
   const shownInCode = nestedFenceLocator(markdown, fences);
+  /** The first opener in [from, to) that opens a block; -1 when there is none. */
+  const nextOpener = (from: number, to: number): number => {
+    for (let at = markdown.indexOf(OPEN, from); at !== -1 && at < to; at = markdown.indexOf(OPEN, at + OPEN.length)) {
+      if (opensBlock(markdown, at, lineStartAt) && !shownInCode(at)) return at;
+    }
+    return -1;
+  };
   for (let at = markdown.indexOf(OPEN); at !== -1; ) {
     if (!opensBlock(markdown, at, lineStartAt) || shownInCode(at)) {
       at = markdown.indexOf(OPEN, at + OPEN.length);
@@ -219,6 +271,12 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
     if (close !== -1 && close < at + OPEN.length) close = markdown.indexOf(CLOSE, at + OPEN.length);
     const fence = cutOffBy(fences, at, close);
     if (fence !== undefined) {
+      const cut = close === -1 ? undefined : cutInParameter(markdown, fence, at, close, (from, to) => nextOpener(from, to) !== -1);
+      if (cut !== undefined) {
+        blocks.push(cut);
+        at = markdown.indexOf(OPEN, close + CLOSE.length);
+        continue;
+      }
       // never closed inside its code block: a call still being written (the page shows an unfinished code block
       // as closed) or one that will not be; it ends with the code block and never runs
       blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at, fence.end), start: at, end: fence.end });
@@ -450,7 +508,9 @@ export const functionCalls = defineProtocol({
   find(markdown, fences) {
     const inFence = fenceLocator(fences);
     const xml = findXml(markdown, fences).map((block) => {
-      // an incomplete block may run past its code block's end (cut off there): where it starts says where it is
+      // an incomplete block may run past its code block's end (cut off there): where it starts says where it is; one
+      // cut by a line in a parameter (cutInParameter) starts at its code block's opening line and runs nothing
+      if (!markdown.startsWith(OPEN, block.start)) return block;
       if (!inFence(block.start, block.complete ? block.end : block.start)) block.unfenced = true;
       return block;
     });

@@ -46,3 +46,15 @@ describe('a call written straight into a markdown code block, read from the page
     });
   }
 });
+
+describe('a <function_calls> block in a ```xml block whose parameter holds a ``` line, read from the page', () => {
+  const call = '<function_calls>\n<invoke name="fs.write">\n<parameter name="path">README.md</parameter>\n<parameter name="content"># Tool\n```python\nprint(1)\n```\n</parameter>\n</invoke>\n</function_calls>';
+  for (const layout of LAYOUTS) {
+    it(`${layout}: is complete and refused, saying to open the code block with a longer fence`, () => {
+      const blocks = blocksOnPage(`Writing it:\n\n\`\`\`xml\n${call}\n\`\`\`\n`, layout);
+      expect(blocks.map((block) => [block.kind, block.complete, block.payload])).toEqual([['function-calls', true, undefined]]);
+      expect(blocks[0]!.error).toMatch(/closed the code block \(`{3,}xml\) holding the <function_calls> block/);
+      expect(blocks[0]!.error).toContain('open the code block with a fence longer than any line inside it');
+    });
+  }
+});

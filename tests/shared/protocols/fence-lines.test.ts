@@ -124,3 +124,46 @@ describe('an mcp-request written without its label on the fence line', () => {
     expect(findBlocks(`${F}json\n{"name":"fs.ls","method":"x"}\n${F}\n`)).toEqual([]);
   });
 });
+
+describe('<function_calls> in a ```xml block whose parameter holds a ``` line', () => {
+  const F = '```';
+  const call = `<function_calls>\n<invoke name="fs.write">\n<parameter name="path">README.md</parameter>\n<parameter name="content"># Tool\n${F}python\nprint(1)\n${F}\n</parameter>\n</invoke>\n</function_calls>`;
+
+  it('is a complete block that runs nothing, saying which line closed the code block and what to write', () => {
+    // that line ends the ```xml block on the page as in the text; the call stayed "writing" for good
+    const reply = `Writing the README:\n\n${F}xml\n${call}\n${F}\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'function-calls', complete: true, start: reply.indexOf(`${F}xml`), end: reply.indexOf('</function_calls>') + '</function_calls>'.length });
+    expect(blocks[0]?.payload).toBeUndefined();
+    expect(blocks[0]?.unfenced).toBeUndefined();
+    expect(blocks[0]?.error).toBe(
+      'the line ``` inside <parameter name="content"> of fs.write closed the code block (```xml) holding the <function_calls> block, ' +
+        'so the page shows the rest of the call as text and it is not read back as written; nothing ran: open the code block ' +
+        'with a fence longer than any line inside it (````xml)',
+    );
+    expect(outlineBlocks(reply).map((b) => [b.start, b.complete])).toEqual([[blocks[0]?.start, true]]);
+    // the companion, reading the raw text alone, refuses it the same way instead of running what the page cut
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+  });
+
+  it('is still being written until its closer comes', () => {
+    const reply = `${F}xml\n${call.slice(0, call.indexOf('</invoke>'))}`;
+    expect(findBlocks(reply)).toMatchObject([{ kind: 'function-calls', complete: false }]);
+  });
+
+  it('in a longer fence, or outside a code block, the call runs with the README as written', () => {
+    for (const reply of [`${F}\`xml\n${call}\n${F}\`\n`, `${call}\n`]) {
+      const [block] = findBlocks(reply);
+      expect(block?.error).toBeUndefined();
+      expect((block?.payload as { calls: Array<{ arguments: { content: string } }> }).calls[0]?.arguments.content).toBe(`# Tool\n${F}python\nprint(1)\n${F}\n`);
+    }
+  });
+
+  it('a call opened after the cut one is read as before', () => {
+    const cutOnly = `${F}xml\n<function_calls>\n<invoke name="fs.write">\n<parameter name="content">x\n${F}\n`;
+    const reply = `${cutOnly}\nInstead:\n\n<function_calls>\n<invoke name="fs.ls">\n<parameter name="path">.</parameter>\n</invoke>\n</function_calls>\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks.map((b) => [b.complete, b.payload !== undefined])).toEqual([[false, false], [true, true]]);
+  });
+});
