@@ -65,8 +65,9 @@ const LANGUAGE_LABEL = /^[A-Za-z][\w+#.-]*$/;
  * A closing fence with words after it on its line (`~~~~~ 完成`) is no closing fence to markdown: the page shows the
  * line as the parameter's last line, and the act would write it into the file. What the model meant is plain, but
  * a file may end in such a line too, so the statement is refused, saying why; undefined when no parameter ends so.
- * A run with a language label right after it (```` ```bash ````) opens a code block of the file's own text — a
- * replace of a README's heading up to its code block, in the seed's ~~~~~ blocks — and is no closing fence. The
+ * A run that could not close the parameter's block even alone (another character, or shorter), with a language label
+ * right after it (```` ```bash ```` in the seed's ~~~~~ blocks), opens a code block of the file's own text — a replace
+ * of a README's heading up to its code block — and is no closing fence. The
  * advice names the line that does close the parameter's block: a fence of another character, or a shorter one,
  * does not close it even alone.
  */
@@ -74,7 +75,9 @@ function strayClosingLine(act: string, parameters: readonly string[], args: read
   for (const [index, fence] of args.entries()) {
     const line = CLOSING_WITH_WORDS.exec(fence.content);
     if (line === null) continue;
-    if ((line[2] as string) === '' && LANGUAGE_LABEL.test((line[3] as string).trimEnd())) continue;
+    const run = line[1] as string;
+    const couldClose = run[0] === fence.char && run.length >= fence.size;
+    if (!couldClose && (line[2] as string) === '' && LANGUAGE_LABEL.test((line[3] as string).trimEnd())) continue;
     const written = line[0].replace(/^\n/, '').trimEnd();
     const closing = fence.char.repeat(fence.size);
     return (

@@ -26,8 +26,8 @@ describe('Axon: a parameter whose last line is a fence run with words after it',
     expect(block?.error).toContain('close the block with a line of ``` alone');
   });
 
-  it('"~~~~~ Done." in the seed\'s own blocks is still refused', () => {
-    const [block] = findBlocks(`${T}act\nwrite_file\n${T}\n${T}\na.txt\n${T}\n${T}\nhi\n${T} Done.\n${T}\n`);
+  it.each([`${T} Done.`, `${T}Done`])('"%s" in the seed\'s own blocks is still refused: it would close them alone', (line) => {
+    const [block] = findBlocks(`${T}act\nwrite_file\n${T}\n${T}\na.txt\n${T}\n${T}\nhi\n${line}\n${T}\n`);
     expect(block?.payload).toBeUndefined();
     expect(block?.error).toContain(`close the block with a line of ${T} alone`);
   });
