@@ -86,7 +86,8 @@ const NO_LABEL: ReadonlySet<string> = new Set(NO_LABELS);
  * The fences that hold a call of `kind`: labelled with it, or with no label (NO_LABELS) and the kind alone on the first line of
  * their content (```` ``` ```` on one line, `mcp-request` on the next, then the JSON: how some models write the
  * label, and how a page that drops an unknown label's line from its header may show it). That line is the label,
- * not the JSON's, once its line break has arrived; the fence's content is what follows it.
+ * not the JSON's, once its line break has arrived and the JSON, an object (or a list), follows it — the name alone in a
+ * code block, or a list of the block kinds, is no call; the fence's content is what follows that line.
  */
 function* callFences(fences: readonly Fence[], kind: BlockKind): Generator<Fence> {
   for (const fence of fences) {
@@ -94,7 +95,10 @@ function* callFences(fences: readonly Fence[], kind: BlockKind): Generator<Fence
     else if (NO_LABEL.has(fence.label)) {
       const lineEnd = fence.content.indexOf('\n');
       if (lineEnd === -1 || fence.content.slice(0, lineEnd).trim().toLowerCase() !== kind) continue;
-      yield { ...fence, label: kind, content: fence.content.slice(lineEnd + 1) };
+      const content = fence.content.slice(lineEnd + 1);
+      const json = content.trimStart();
+      if (json === '' ? fence.closed : !/^[{[]/.test(json)) continue;
+      yield { ...fence, label: kind, content };
     }
   }
 }

@@ -92,6 +92,14 @@ describe('an mcp-request written without its label on the fence line', () => {
     expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
   });
 
+  it('a code block holding the name alone, or a list of the block kinds, is no block', () => {
+    // read as a call, it was an error answered to the model ("mcp-request block is empty", "is not JSON")
+    for (const reply of [`${F}\nmcp-request\n${F}\n`, `${F}\nmcp-request\nflycode-call\n${F}\n`, `${F}text\nflycode-call\nmcp-response\n${F}\n`]) {
+      expect(findBlocks(reply), reply).toEqual([]);
+      expect(outlineBlocks(reply), reply).toEqual([]);
+    }
+  });
+
   it('mid-stream, the label line counts once its line break has come', () => {
     expect(findBlocks(`${F}\nmcp-req`)).toEqual([]);
     expect(findBlocks(`${F}\nmcp-request\n{"jsonrpc"`)).toMatchObject([{ kind: 'mcp-request', complete: false }]);
