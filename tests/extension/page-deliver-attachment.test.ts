@@ -91,6 +91,12 @@ const readsItsComposer = deepseekReadingItsComposer;
  * person attaches a file to the box meanwhile.
  */
 async function resultInTheBoxWhileAReplyStreams(h: Harness): Promise<void> {
+  await answerWhileTheNextReplyStreams(h);
+  await until(() => h.page.state() === 'THE RESULT');
+}
+
+/** The companion answers a read the page started once the person's next reply streams. */
+async function answerWhileTheNextReplyStreams(h: Harness): Promise<void> {
   await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
   await until(() => h.runs.length === 1);
   h.page.list.append(userRow('and meanwhile?'));
@@ -100,7 +106,6 @@ async function resultInTheBoxWhileAReplyStreams(h: Harness): Promise<void> {
   renderReply(answer, ['Meanwhile']);
   await h.settle();
   h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' } } });
-  await until(() => h.page.state() === 'THE RESULT');
 }
 
 const slowCompanion = { respond: (_run: unknown, n: number) => ({ runId: `run-${n}`, status: 'running' as const, resultText: '', auditId: 'a' }) };
@@ -150,17 +155,9 @@ describe('a file attached while the result waits in the box to be sent', () => {
   });
 });
 
-/** The companion answers a read the page started once the person's next reply streams; the result comes then. */
+/** The result comes while the person's next reply still streams, and the page has had time to take it. */
 async function resultComesWhileTheNextReplyStreams(h: Harness): Promise<void> {
-  await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
-  await until(() => h.runs.length === 1);
-  h.page.list.append(userRow('and meanwhile?'));
-  const { row, answer } = assistantRow();
-  h.page.setGenerating(true);
-  h.page.list.append(row);
-  renderReply(answer, ['Meanwhile']);
-  await h.settle();
-  h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' } } });
+  await answerWhileTheNextReplyStreams(h);
   await h.settle();
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
