@@ -9,6 +9,8 @@ import type { Socket } from 'node:net';
  * most of those 256 for its files, programs and MCP servers.
  */
 export const MAX_UNTRUSTED_CONNECTIONS = 64;
+/** how long a connection may stay silent (no request, no token) before the cap may close it */
+export const SILENT_GRACE_MS = 1_000;
 /** a burst is told in the log once, and then at most once a minute with what it closed since */
 const LOG_EVERY_MS = 60_000;
 
@@ -20,12 +22,13 @@ export interface ConnectionLimit {
    * and the CLI's connections are never counted or closed by the limit, however many others are open.
    */
   trust(socket: Socket | undefined): void;
-  /** how many connections without a token are open now */
+  /** how many connections are open that have shown no token and sent no request */
   untrusted(): number;
 }
 
 export interface ConnectionLimitOptions {
   max?: number;
+  graceMs?: number;
   /** the companion's log (its stderr) */
   log?: (line: string) => void;
   clock?: () => number;
@@ -33,19 +36,26 @@ export interface ConnectionLimitOptions {
 
 /**
  * A cap on the connections not yet authenticated (DESIGN §5.2: no unauthenticated endpoint does anything, and none may
- * hold the companion's descriptors either). Past it the *oldest* such connection is closed, not the new one: refusing
- * new connections would let a program holding 64 idle ones lock the person's browser out for good, while closing the
- * oldest keeps a new connection open until 64 newer ones have come (over loopback, time enough to send its request),
- * and a connection whose request carries a valid token is trusted from then on. Status and pairing, which need no token, are answered as before to whoever asks.
+ * hold the companion's descriptors either). Counted are the connections that have shown no token and sent no request
+ * yet (a request, once its headers are in, is the token guard's to answer or refuse; an idle kept-alive socket is
+ * closed by the server's keep-alive timeout, a `/ws` that does not authenticate by its auth deadline). Past the cap the
+ * *oldest* such connection is closed, not the new one: refusing new connections would let a program holding 64 idle
+ * ones lock the person's browser out for good. Only a connection silent for `graceMs` is closed: a client opening many
+ * connections at once (the CLI's or a plan's concurrent calls, 200 in the load tests) has all of them accepted before
+ * any request on them is read, and none of those may be taken for the flood. Status and pairing, which need no token,
+ * are answered as before to whoever asks.
  */
 export function createConnectionLimit(options: ConnectionLimitOptions = {}): ConnectionLimit {
   const max = options.max ?? MAX_UNTRUSTED_CONNECTIONS;
+  const graceMs = options.graceMs ?? SILENT_GRACE_MS;
   const log = options.log ?? ((line: string) => console.error(line));
   const clock = options.clock ?? Date.now;
-  // insertion order is age: the first is the oldest
-  const open = new Set<Socket>();
+  // the silent connections and when each came; insertion order is age: the first is the oldest
+  const silent = new Map<Socket, number>();
   let closedSinceLog = 0;
   let loggedAt: number | undefined;
+  let recheck: NodeJS.Timeout | undefined;
+  let queued = false;
 
   const tell = (): void => {
     const now = clock();
@@ -59,24 +69,48 @@ export function createConnectionLimit(options: ConnectionLimitOptions = {}): Con
     closedSinceLog = 0;
   };
 
+  /**
+   * Closes the oldest silent connections past the cap, those silent for the grace, and looks again when the next one
+   * will have been. Run after the event loop's poll phase (setImmediate), never from a connection's own event: a busy
+   * companion reads a socket's request only in the next poll, so a connection that waited for the loop is not silent.
+   */
+  const closeOldest = (): void => {
+    queued = false;
+    while (silent.size > max) {
+      const [oldest, since] = silent.entries().next().value as [Socket, number];
+      const wait = since + graceMs - clock();
+      if (wait > 0) {
+        recheck ??= setTimeout(() => {
+          recheck = undefined;
+          enforce();
+        }, wait).unref();
+        return;
+      }
+      silent.delete(oldest);
+      oldest.destroy();
+      closedSinceLog++;
+      tell();
+    }
+  };
+  const enforce = (): void => {
+    if (queued || silent.size <= max) return;
+    queued = true;
+    setImmediate(closeOldest).unref();
+  };
+
   return {
     watch(server) {
       server.on('connection', (socket: Socket) => {
-        open.add(socket);
-        socket.once('close', () => open.delete(socket));
-        while (open.size > max) {
-          const oldest = open.values().next().value as Socket;
-          open.delete(oldest);
-          oldest.destroy();
-          closedSinceLog++;
-          tell();
-        }
+        silent.set(socket, clock());
+        socket.once('close', () => silent.delete(socket));
+        enforce();
       });
+      server.on('request', (request: IncomingMessage) => silent.delete(request.socket));
     },
     trust(socket) {
-      if (socket) open.delete(socket);
+      if (socket) silent.delete(socket);
     },
-    untrusted: () => open.size,
+    untrusted: () => silent.size,
   };
 }
 

@@ -11,8 +11,9 @@ import { makeWorld, removeWorld, type World } from './harness';
 /**
  * A local program (or a web page) opening connections without a token: 3 000 idle ones were all kept, each a file
  * descriptor, so on macOS's default of 256 a process could take the companion's last one and lock the person's own
- * browser out. The connections that showed no token are now capped (8 here, 64 by default), the oldest closed past
- * it, and those of the paired extension and the CLI are never counted: real sockets on a real server.
+ * browser out. The connections that showed no token and sent no request are now capped (8 here, 64 by default), the
+ * oldest closed past it once silent for a second, and those of the paired extension and the CLI are never counted: real
+ * sockets on a real server.
  */
 const CAP = 8;
 const FLOOD = 40;
@@ -84,6 +85,32 @@ function pong(ws: WebSocket): Promise<void> {
 }
 
 describe('connection flood: connections without a token are capped, the paired ones never', () => {
+  it('takes many connections opened at once by one client for no flood: each sends its request, none is closed', async () => {
+    // The load tests' 200 concurrent calls, the CLI's or a plan's: a busy companion accepts every connection before it
+    // reads a request on any of them, so for a moment all of them are open with no token shown. Here each request is
+    // written only once all the connections are open.
+    const sockets = Array.from({ length: FLOOD }, () => connect(port, '127.0.0.1'));
+    try {
+      await within(Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve)))), `${FLOOD} connections open`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const answers = sockets.map(
+        (socket) =>
+          new Promise<string>((resolve) => {
+            let heard = '';
+            socket.on('data', (chunk: Buffer) => (heard += chunk.toString()));
+            socket.on('error', () => {});
+            socket.on('close', () => resolve(heard.split('\r\n', 1)[0] ?? ''));
+            socket.write(`GET /v1/approvals HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${world.token}\r\nConnection: close\r\n\r\n`);
+          }),
+      );
+      const statusLines = await within(Promise.all(answers), `${FLOOD} answers`);
+      expect(statusLines).toEqual(Array.from({ length: FLOOD }, () => 'HTTP/1.1 200 OK'));
+      expect(logged).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+
   it('closes the oldest idle connections past the cap, says so once, and keeps answering the extension and the CLI', async () => {
     // the person's own connections, opened before the flood: a kept-alive HTTP socket and the extension's /ws
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
