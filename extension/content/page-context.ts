@@ -134,6 +134,13 @@ export interface MessageRecord {
    * a redesign renamed what the module knows it by): none of the reply's blocks runs by itself. null when none.
    */
   unplacedReasoning: string | null;
+  /**
+   * The site asks the person which of the candidate replies drawn in this message to keep (Site.pendingChoice), as the
+   * last scan saw it: none of its blocks runs by itself; the person's pick is decided as any finished reply.
+   */
+  choicePending: boolean;
+  /** The markdown of each candidate reply seen while the choice was pending: those not picked never run (page-scan.ts). */
+  candidates: Set<string>;
   /** The markdown the reply's auto-run was decided on; a later change (regenerate, edit) decides again. */
   handledMarkdown: string | null;
   /** The person stopped this reply (kept for the element's life: a stopped reply stays stopped, until continued). */

@@ -209,7 +209,7 @@ export function holdStopped(held: Set<string>, record: Pick<MessageRecord, 'bloc
 
 export interface ClaimInput {
   settings: Pick<SiteSettings, 'enabled' | 'autoRun'>;
-  record: Pick<MessageRecord, 'role' | 'origin' | 'blocks' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning'>>;
+  record: Pick<MessageRecord, 'role' | 'origin' | 'blocks' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning' | 'choicePending'>>;
   /** Keys the ledger says ran in this conversation. */
   ran: ReadonlySet<string>;
   /** Block keys a reply held when the person stopped it (PageContext.heldByStop): they never auto-run. */
@@ -222,7 +222,12 @@ export interface ClaimOutcome {
   /** The blocks that auto-run now, in order (each recorded with the loop guard). */
   run: TrackedBlock[];
   /** Blocks refused for a reason the chip says (loop guard, already ran, held by a Stop, the same call again). */
-  refused: Array<{ tracked: TrackedBlock; note: string | undefined; ranBefore: boolean; reason: 'loop-guard' | 'already-ran' | 'reply-stopped' | 'repeated' | 'unplaced-reasoning' }>;
+  refused: Array<{
+    tracked: TrackedBlock;
+    note: string | undefined;
+    ranBefore: boolean;
+    reason: 'loop-guard' | 'already-ran' | 'reply-stopped' | 'repeated' | 'unplaced-reasoning' | 'choice-pending';
+  }>;
 }
 
 /** DESIGN §6.2 over the ready blocks of a finished reply. */
@@ -231,6 +236,12 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
   const outcome: ClaimOutcome = { run: [], refused: [] };
   for (const [index, tracked] of record.blocks.entries()) {
     if (tracked.state !== 'ready') continue;
+    // The site asks the person which of the candidate replies to keep: none is the reply yet. The chip says so while the
+    // choice is pending (chipView) and the person's pick is decided again (page-scan.ts), so no note is kept here.
+    if (record.choicePending) {
+      outcome.refused.push({ tracked, note: undefined, ranBefore: tracked.ranBefore, reason: 'choice-pending' });
+      continue;
+    }
     // A reply whose reasoning the module cannot tell from its answer (scanner/reasoning.ts): any of its blocks may be
     // a call the model only drafted there.
     if (record.unplacedReasoning) {
@@ -292,7 +303,7 @@ export interface ChipView {
  * ended inside it, why it never will be complete.
  */
 export function chipView(
-  record: Pick<MessageRecord, 'origin' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning'>>,
+  record: Pick<MessageRecord, 'origin' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning' | 'choicePending'>>,
   tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced' | 'raw'> },
   autoRun: () => boolean,
   t: (key: MessageKey, substitutions?: Array<string | number>) => string,
@@ -306,6 +317,7 @@ export function chipView(
     // The block's own reason first (it holds in history too), then the reply's, then the site's.
     if (tracked.block.unfenced) note = t('note.unfenced');
     else if (holdsHidden(tracked.block.raw)) note = t('note.hidden');
+    else if (record.choicePending) note = t('note.choicePending');
     else if (record.unplacedReasoning) note = t('note.unplacedReasoning', [record.unplacedReasoning]);
     else if (tracked.cut) note = t(record.ending === 'stopped' ? 'note.stoppedInBlock' : 'note.endedInBlock');
     else if (record.ending === 'stopped') note = t('note.stopped');

@@ -103,6 +103,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       serialized: null,
       outlined: false,
       unplacedReasoning: null,
+      choicePending: false,
+      candidates: new Set(),
       blocks: [],
       handledMarkdown: null,
       stop: null,
@@ -168,6 +170,21 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     scannedBefore.add(record);
     if (record.role !== 'assistant') return;
     if (record.candidate && record.origin !== 'live') active.add(record);
+    // The site asks which of the candidate replies drawn in this message to keep: whatever the reply was decided on while
+    // it asked ran nothing by itself (claimBlocks). The person's pick is the reply, decided then as any finished reply —
+    // also when it shows the text read while the choice was pending (the first candidate), which no change would decide.
+    const choices = site.pendingChoice?.(record.el) ?? null;
+    for (const choice of choices ?? []) {
+      const candidateText = choice.textContent ?? '';
+      if (mayHoldBlocks(choice, candidateText, site)) record.candidates.add(serializeMessage(choice, site).markdown);
+    }
+    const picked = record.choicePending && choices === null && record.origin === 'live';
+    if (picked && record.handledMarkdown !== null) {
+      record.handledMarkdown = null;
+      record.lastChangeAt = changedAt;
+      active.add(record);
+    }
+    record.choicePending = choices !== null;
     const answer = site.answerRoot(record.el);
     const text = answer?.textContent ?? '';
     const textBefore = record.text;
@@ -177,6 +194,13 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // A reply whose blocks were found last time is serialized without asking again (a reply streaming a block would
     // be asked on every rescan; if it no longer holds one, serializing finds that too).
     const serialized = answer && (record.blocks.length > 0 || mayHoldBlocks(answer, text, site)) ? serializeMessage(answer, site) : NOTHING_SERIALIZED;
+    if (picked) {
+      // The candidates not picked are versions of the reply that were never the reply: shown again (a page that keeps
+      // them, hidden, and shows one back), they are not decided, and nothing in them runs by itself.
+      const versions = ctx.decided.get(ctx.messageKeyOf(record))?.versions;
+      for (const markdown of record.candidates) if (markdown !== serialized.markdown && versions && !versions.has(markdown)) versions.set(markdown, 'normal');
+      record.candidates.clear();
+    }
     if ((record.text !== null && text !== record.text) || (record.markdown !== null && serialized.markdown !== record.markdown)) record.timesGrown += 1;
     if (text !== record.text) {
       record.text = text;

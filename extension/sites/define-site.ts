@@ -72,6 +72,13 @@ export interface Site {
    * looked for anyway (scanner/reasoning.ts).
    */
   unplacedRegion?(msg: Element): string | null;
+  /**
+   * The answers of the candidate replies the site shows in this message while it asks the person which one to keep (an
+   * A/B comparison), in page order; null when it asks nothing. None of them is the reply yet, and none of their blocks
+   * runs by itself; the one the person picks is (answerRoot then reads it), the others never run. Unset where the module
+   * does not know how the site draws such a choice: there no message is taken for one.
+   */
+  pendingChoice?(msg: Element): Element[] | null;
   /** Selector of the outermost element of one rendered code block (inside it nothing else is read). */
   codeBlockSelector: string;
   /** The language label of a code block (empty when it has none). */

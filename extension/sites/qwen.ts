@@ -1,5 +1,5 @@
 import { t } from '../ui/i18n';
-import { codeMirrorText, defineSite, firstMatch, idAfter, plainText, positionKey, type CodeBlockText, type MessageRole } from './define-site';
+import { codeMirrorText, defineSite, firstMatch, idAfter, outermost, plainText, positionKey, type CodeBlockText, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce). Researched 2026-11 from other projects' adapters, exporters and
@@ -40,11 +40,56 @@ function roleOf(el: Element): MessageRole | null {
   return null;
 }
 
+/**
+ * 2026-06 (ZS 69481764219 in SITES-MORE.md): an A/B comparison turn ("Which response do you prefer?") is the assistant
+ * message marked qwen-chat-message-dual-message, holding two candidate replies, each a .response-message-box with its
+ * own "I prefer this response" button; the person's pick turns it back into a normal reply. What the page keeps of the
+ * candidate not picked is not documented: a box hidden by the page (hidden, aria-hidden, display: none) is not read.
+ */
+const COMPARISON_SELECTOR = '.qwen-chat-message-dual-message';
+const CANDIDATE_SELECTOR = '.response-message-box';
+
+/** Whether `el`, or an element between it and `msg`, is hidden by the page. */
+function hiddenWithin(el: Element, msg: Element): boolean {
+  for (let up: Element | null = el; up && up !== msg; up = up.parentElement) {
+    if (up.hasAttribute('hidden') || up.getAttribute('aria-hidden') === 'true' || /display:\s*none/.test(up.getAttribute('style') ?? '')) return true;
+  }
+  return false;
+}
+
+/** The candidate replies of a message that holds more than one (a comparison turn); [] for an ordinary reply. */
+function candidates(msg: Element): Element[] {
+  const boxes = outermost(Array.from(msg.querySelectorAll(CANDIDATE_SELECTOR)));
+  return boxes.length > 1 ? boxes : [];
+}
+
+/**
+ * Still asking: the turn is marked a comparison, or it shows more than one candidate (what the page does after a pick
+ * is not documented: two candidates still shown cannot be told apart, and neither runs by itself). The answers of the
+ * candidates shown then, or null.
+ */
+function pendingChoice(msg: Element): Element[] | null {
+  const shown = candidates(msg).filter((box) => !hiddenWithin(box, msg));
+  if (!msg.matches(COMPARISON_SELECTOR) && !msg.querySelector(COMPARISON_SELECTOR) && shown.length < 2) return null;
+  return shown.flatMap((box) => answerIn(box) ?? []);
+}
+
 function answerRoot(msg: Element): Element | null {
+  const boxes = candidates(msg);
+  // Several candidates: the first one shown — the person's pick once the others are hidden; while the choice is
+  // pending nothing of it runs by itself (pendingChoice). A candidate the page hides is never read.
+  if (boxes.length > 0) {
+    const shown = boxes.find((box) => !hiddenWithin(box, msg));
+    return shown ? answerIn(shown) : null;
+  }
+  return answerIn(msg);
+}
+
+function answerIn(scope: Element): Element | null {
   // 2026-06: the answer card is marked by its phase; older builds have one .response-message-content.
-  const phased = msg.querySelector('.response-message-content.phase-answer');
+  const phased = scope.querySelector('.response-message-content.phase-answer');
   if (phased) return phased;
-  const content = Array.from(msg.querySelectorAll('.response-message-content, .custom-qwen-markdown, .qwen-markdown')).find(
+  const content = Array.from(scope.querySelectorAll('.response-message-content, .custom-qwen-markdown, .qwen-markdown')).find(
     (el) => !el.closest(THINKING_SELECTOR),
   );
   return content ?? null;
@@ -60,6 +105,7 @@ export const qwen = defineSite({
   // A message card may nest another element with the message classes; the outer one is the message.
   messageNesting: 'outermost',
   answerRoot,
+  pendingChoice,
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, [role="button"], .message-footer-buttons, ${THINKING_SELECTOR}`,
   codeBlockSelector: 'pre.qwen-markdown-code, .qwen-markdown-code, pre',
   codeLanguage(codeEl) {

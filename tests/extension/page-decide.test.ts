@@ -62,6 +62,8 @@ function reply(blocks: TrackedBlock[], extra: Partial<MessageRecord> = {}): Mess
     continuedAt: null,
     ending: 'normal',
     unplacedReasoning: null,
+    choicePending: false,
+    candidates: new Set(),
     idle: null,
     olderVersions: false,
     ...extra,
@@ -157,6 +159,16 @@ describe('claimBlocks: DESIGN §6.2 over a finished reply', () => {
     }
   });
 
+  it('nothing runs while the site asks which of the candidate replies to keep, and no note is kept on the chip', () => {
+    const record = reply([tracked(only(READ)), tracked(only(LIST))], { choicePending: true });
+    const outcome = claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' });
+    expect(outcome.run).toEqual([]);
+    expect(outcome.refused.map((r) => [r.tracked.index, r.reason, r.note])).toEqual([
+      [0, 'choice-pending', undefined],
+      [1, 'choice-pending', undefined],
+    ]);
+  });
+
   it('a block in the ledger is refused with a note and offers Re-run', () => {
     const record = reply([tracked(only(READ))]);
     const key = record.blocks[0]!.key;
@@ -221,6 +233,7 @@ describe('chipView: what a chip offers and why a ready block waits', () => {
     expect(chipView({ ...live, origin: 'history' }, ready, on, t).note).toBe(t('note.history'));
     expect(chipView(live, ready, off, t).note).toBe(t('note.autoRunOff'));
     expect(chipView(live, ready, on, t).note).toBeUndefined();
+    expect(chipView({ ...live, choicePending: true }, ready, on, t).note).toBe(t('note.choicePending'));
     expect(chipView(live, { ...ready, note: 'already ran before' }, off, t).note).toBe('already ran before');
     expect(chipView(live, { ...ready, state: 'unreadable', unreadable: 'lines missing' }, on, t).note).toBe('lines missing');
   });

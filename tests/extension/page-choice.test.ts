@@ -1,0 +1,187 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { qwen, SITES, siteById } from '../../extension/sites';
+import { LIST, READ, buildPage, catchChipRoots, clickChip, start, stopPages, type Harness } from './page-harness';
+import { FIXTURE_DIR, loadFixture } from './site-fixtures';
+
+/**
+ * A site that writes two candidate replies to one message and asks the person which to keep (Qwen's A/B comparison
+ * turn, SITES-MORE.md): while the choice is pending neither candidate's block runs by itself; the one the person picks
+ * is the reply, decided as any finished reply; the one not picked never runs, also while it stays in the page hidden.
+ */
+
+afterEach(stopPages);
+const roots = catchChipRoots();
+
+const CHAT = '0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b';
+
+function userMessage(text: string): HTMLElement {
+  const el = document.createElement('div');
+  el.className = 'qwen-chat-message qwen-chat-message-user';
+  el.id = 'message-2b7e4c1a-0f3d-4a5b-9c8d-7e6f5a4b3c21';
+  el.innerHTML = `<div class="chat-user-message"><div class="user-message-content"></div></div>`;
+  el.querySelector('.user-message-content')!.textContent = text;
+  return el;
+}
+
+/** One candidate's box as Qwen draws it in a comparison turn: its answer card, then its "I prefer this response" footer. */
+function candidate(said: string, code: string): string {
+  return (
+    `<div class="response-message-box"><div class="response-message-content phase-answer"><div class="custom-qwen-markdown"><div class="qwen-markdown">` +
+    `<p class="qwen-markdown-paragraph">${said}</p>` +
+    `<pre class="qwen-markdown-code"><div class="qwen-markdown-code-header-wrapper"><div class="qwen-markdown-code-header"><div>mcp-request</div>` +
+    `<div class="qwen-markdown-code-header-actions"><button>Copy</button></div></div></div><div class="qwen-markdown-code-body"><code>${code}</code></div></pre>` +
+    `</div></div></div><div class="smulti-o-footer"><button>I prefer this response</button></div></div>`
+  );
+}
+
+/** The comparison turn: the assistant message marked dual, holding both candidates. */
+function comparisonTurn(): HTMLElement {
+  const el = document.createElement('div');
+  el.className = 'qwen-chat-message qwen-chat-message-assistant qwen-chat-message-dual-message';
+  el.id = 'message-8d1f2e3a-4b5c-4d6e-8f7a-9b0c1d2e3f40';
+  el.innerHTML = `<div class="chat-response-message"><div class="chat-response-message-right"><div class="smulti-o-response-message"></div></div></div>`;
+  return el;
+}
+
+function fill(turn: HTMLElement, first: string, second: string): void {
+  turn.querySelector('.smulti-o-response-message')!.innerHTML = candidate('Reading it.', first) + candidate('Listing it.', second);
+}
+
+function setGenerating(on: boolean): void {
+  const stop = document.querySelector('button.stop-button');
+  if (on && !stop) {
+    const button = document.createElement('button');
+    button.className = 'stop-button';
+    document.body.append(button);
+  }
+  if (!on) stop?.remove();
+}
+
+async function later(h: Harness, ms: number): Promise<void> {
+  h.clock.now += ms;
+  await h.settle();
+}
+
+/** Both candidates written while the site says it writes, then the site says it is done: the person is asked to choose. */
+async function comparisonAsked(): Promise<{ h: Harness; turn: HTMLElement }> {
+  const h = start(buildPage(), { site: qwen, pathname: `/c/${CHAT}`, href: `https://chat.qwen.ai/c/${CHAT}` });
+  await h.settle();
+  h.page.list.append(userMessage('read README.md'));
+  setGenerating(true);
+  const turn = comparisonTurn();
+  h.page.list.append(turn);
+  await later(h, 50);
+  fill(turn, READ.slice(0, 40), LIST.slice(0, 40));
+  await later(h, 50);
+  fill(turn, READ, LIST);
+  await later(h, 50);
+  setGenerating(false);
+  await later(h, 500);
+  await later(h, 10_000);
+  return { h, turn };
+}
+
+const ran = (h: Harness): string[] => h.runs.map((run) => (run.text.includes('call-001') ? 'READ' : run.text.includes('call-002') ? 'LIST' : run.text));
+
+describe('Qwen: a comparison turn asking which of two replies to keep', () => {
+  it('runs no candidate while the choice is pending, and each chip says the site asks which reply to keep', async () => {
+    const { h } = await comparisonAsked();
+    expect(ran(h)).toEqual([]);
+    const chips = Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+    expect(chips.length).toBeGreaterThan(0);
+    for (const chip of chips) {
+      expect(chip.getAttribute('data-chatbridge-state')).toBe('ready');
+      expect(roots.get(chip)?.textContent).toContain('which reply to keep');
+    }
+  });
+
+  it('the second reply picked, its block runs once and the first one never runs (removed from the page)', async () => {
+    const { h, turn } = await comparisonAsked();
+    // The pick collapses the turn back to a normal reply: the other candidate is gone.
+    turn.classList.remove('qwen-chat-message-dual-message');
+    turn.querySelector('.response-message-box')!.remove();
+    turn.querySelector('.smulti-o-footer')?.remove();
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+  });
+
+  it('the second reply picked while the first one stays in the page hidden: only the second runs, also when the first is shown again', async () => {
+    const { h, turn } = await comparisonAsked();
+    turn.classList.remove('qwen-chat-message-dual-message');
+    const [first, second] = Array.from(turn.querySelectorAll<HTMLElement>('.response-message-box'));
+    first!.hidden = true;
+    for (const footer of Array.from(turn.querySelectorAll('.smulti-o-footer'))) footer.remove();
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+    // The page shows the candidate not picked again, in place of the one picked.
+    first!.hidden = false;
+    second!.hidden = true;
+    first!.querySelector('p')!.append('');
+    first!.append(document.createElement('span'));
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+  });
+
+  it('the first reply picked (the text read while the choice was pending), its block runs once', async () => {
+    const { h, turn } = await comparisonAsked();
+    expect(ran(h)).toEqual([]);
+    turn.classList.remove('qwen-chat-message-dual-message');
+    turn.querySelectorAll('.response-message-box')[1]!.remove();
+    turn.querySelector('.smulti-o-footer')?.remove();
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['READ']);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['READ']);
+  });
+
+  it('the first reply picked while the second one stays in the page hidden: the second never runs, also when shown again', async () => {
+    const { h, turn } = await comparisonAsked();
+    turn.classList.remove('qwen-chat-message-dual-message');
+    const [first, second] = Array.from(turn.querySelectorAll<HTMLElement>('.response-message-box'));
+    second!.hidden = true;
+    for (const footer of Array.from(turn.querySelectorAll('.smulti-o-footer'))) footer.remove();
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['READ']);
+    first!.hidden = true;
+    second!.hidden = false;
+    second!.append(document.createElement('span'));
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['READ']);
+  });
+
+  it('a Run click while the choice is pending is the person running that block', async () => {
+    const { h } = await comparisonAsked();
+    const chip = document.querySelector('[data-chatbridge-chip]') ?? undefined;
+    clickChip(roots, chip, 'run');
+    await later(h, 50);
+    expect(ran(h)).toHaveLength(1);
+  });
+});
+
+describe('ordinary replies are no choice', () => {
+  // A module's comparison markup that matched an ordinary reply would hold every reply's blocks for good.
+  const saved = readdirSync(FIXTURE_DIR)
+    .sort()
+    .flatMap((dir) => readdirSync(join(FIXTURE_DIR, dir)).map((file) => ({ file: `${dir}/${file}`, site: siteById(dir) })));
+
+  it.each(saved.filter((fixture) => fixture.site?.pendingChoice))('$file: no message asks which reply to keep', ({ file, site }) => {
+    const doc = loadFixture(file);
+    const messages = site!.messages(doc);
+    expect(messages.length).toBeGreaterThan(0);
+    for (const message of messages) expect(site!.pendingChoice!(message.el)).toBeNull();
+  });
+
+  it('the modules that know a comparison are the ones SITES-MORE.md documents one for', () => {
+    expect(SITES.filter((site) => site.pendingChoice).map((site) => site.id)).toEqual(['qwen']);
+  });
+});
