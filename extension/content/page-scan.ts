@@ -179,7 +179,9 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       if (mayHoldBlocks(choice, candidateText, site)) record.candidates.add(serializeMessage(choice, site).markdown);
     }
     const picked = record.choicePending && choices === null && record.origin === 'live';
-    if (picked && record.handledMarkdown !== null) {
+    // A choice the site settles once a newer message is sent (the first candidate taken for the person) is no pick: that
+    // reply was passed over, and its blocks wait for Run as they did.
+    if (picked && record.handledMarkdown !== null && record.el === ctx.lastMessageEl) {
       record.handledMarkdown = null;
       record.lastChangeAt = changedAt;
       active.add(record);

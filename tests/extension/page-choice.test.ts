@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { qwen, SITES, siteById } from '../../extension/sites';
-import { LIST, READ, buildPage, catchChipRoots, clickChip, start, stopPages, type Harness } from './page-harness';
+import { LIST, READ, buildPage, catchChipRoots, chipStates, clickChip, start, stopPages, type Harness } from './page-harness';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
 /**
@@ -157,6 +157,20 @@ describe('Qwen: a comparison turn asking which of two replies to keep', () => {
     await later(h, 500);
     await later(h, 10_000);
     expect(ran(h)).toEqual(['READ']);
+  });
+
+  it('a newer message sent while the choice is pending: the candidate the site then keeps by itself does not run', async () => {
+    const { h, turn } = await comparisonAsked();
+    h.page.list.append(userMessage('never mind, list the files'));
+    await later(h, 50);
+    turn.classList.remove('qwen-chat-message-dual-message');
+    turn.querySelectorAll('.response-message-box')[1]!.remove();
+    turn.querySelector('.smulti-o-footer')?.remove();
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([]);
+    expect(chipStates()).toEqual(['ready']);
   });
 
   it('a Run click while the choice is pending is the person running that block', async () => {
