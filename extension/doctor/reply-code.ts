@@ -3,7 +3,7 @@ import { AXON_ARITY, type AxonAct } from '../../shared/protocols/axon';
 import type { DoctorProblem } from '../companion/badge';
 import { outermost, type Site } from '../sites/define-site';
 import { t, tn } from '../ui/i18n';
-import { drawnCode, problemFor, safe, unrecognizedCode } from './report';
+import { drawnCode, insideAnswer, problemFor, safe, unrecognizedCode } from './report';
 
 /**
  * What the site doctor says about a reply's code once the reply finished (content/page-doctor.ts). Apart from the
@@ -39,7 +39,7 @@ const LABELLED_KINDS = ['mcp-request', 'flycode-call'] as const;
  * takes parameters, the first of them unlabelled too, is such a fence with its label gone.
  */
 export function unlabelledCalls(site: Site, answer: Element): number {
-  const blocks = outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((el) => !el.closest(site.skipSelector));
+  const blocks = outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))).filter((el) => !insideAnswer(el, answer, site.skipSelector));
   return blocks.filter((el, index) => {
     if (safe(() => site.codeLanguage(el), '').trim() !== '') return false;
     const text = safe(() => site.codeText(el).text, '');

@@ -122,7 +122,17 @@ export function topProblem(problems: DoctorProblem[]): DoctorProblem | null {
 
 /** How many places an answer draws code outside the module's code blocks (DRAWN_CODE): a changed code block markup. */
 export function unrecognizedCode(site: Site, answer: Element): number {
-  return drawnCode(answer).filter((el) => !el.closest(site.codeBlockSelector) && !el.closest(site.skipSelector)).length;
+  return drawnCode(answer).filter((el) => !el.closest(site.codeBlockSelector) && !insideAnswer(el, answer, site.skipSelector)).length;
+}
+
+/**
+ * Whether `el`, or what holds it inside `answer`, is an element `selector` names (what the module skips), as the
+ * scanner reads the answer. What holds the answer says nothing of it: a modal menu or dialog (Radix UI's) marks the
+ * whole page aria-hidden while it is open, and the generic adapter skips what is aria-hidden.
+ */
+export function insideAnswer(el: Element, answer: Element, selector: string): boolean {
+  for (let up: Element | null = el; up && up !== answer; up = up.parentElement) if (up.matches(selector)) return true;
+  return false;
 }
 
 /**

@@ -281,6 +281,28 @@ describe('site doctor: problems', () => {
     }
   });
 
+  it('the generic adapter names unreadable code while a modal hides the page (aria-hidden above the reply, as Radix UI does)', () => {
+    const page = document.createElement('div');
+    const row = document.createElement('article');
+    page.append(row);
+    document.body.replaceChildren(page);
+    const expected = (html: string): unknown => {
+      row.innerHTML = html;
+      page.removeAttribute('aria-hidden');
+      const shown = replyCodeProblem(generic, row, []);
+      const lastReply = buildReport(generic, document, RUNNING, 'chat.example.org').lastReply;
+      page.setAttribute('aria-hidden', 'true');
+      expect(replyCodeProblem(generic, row, [])).toEqual(shown);
+      expect(buildReport(generic, document, RUNNING, 'chat.example.org').lastReply).toEqual(lastReply);
+      return shown;
+    };
+    // A redesign that draws code without a `pre`, and a call whose language label is gone.
+    expect(expected('<p>text</p><div class="viewer"><code>echo a\necho b</code></div>')).toMatchObject({ message: expect.stringContaining('1 code block') });
+    expect(expected('<pre><code>{"jsonrpc": "2.0", "id": "call-001", "method": "tools/call", "params": {"name": "fs.read", "arguments": {"path": "a.txt"}}}</code></pre>')).toMatchObject({ message: expect.stringContaining('without the language label') });
+    // What the reply itself hides stays skipped.
+    expect(expected('<div aria-hidden="true"><div class="viewer"><code>echo a\necho b</code></div></div>')).toBeNull();
+  });
+
   it('inline code in a reply is no code block: nothing to say', () => {
     const row = document.createElement('div');
     row.className = 'ds-message';
