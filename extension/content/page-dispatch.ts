@@ -482,9 +482,29 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   /** Resolved when the background says it is connected again (a person paired again), each time it does. */
   let connected: { promise: Promise<void>; resolve: () => void } = newSignalPromise();
   const onConnection = (connection: ConnectionInfo): void => {
+    if (connection.state === 'disconnected' || connection.state === 'unpaired') show.setAway(true);
     if (connection.state !== 'connected') return;
+    show.setAway(false);
     connected.resolve();
     connected = newSignalPromise();
+    void catchUp();
+  };
+
+  /**
+   * The companion reachable again: what it says now of every run a chip shows waiting or running, heard of at once
+   * (heardRun), not at the next poll — an approval decided or expired meanwhile no longer waits on its chip, and a
+   * run that ended meanwhile shows how. A run it no longer has is found by the poll (waitForRun: lostRuns).
+   */
+  const catchUp = async (): Promise<void> => {
+    const runIds = new Set<string>();
+    for (const record of ctx.records.values()) {
+      for (const b of record.blocks) if (b.runId && (b.state === 'approval' || b.state === 'running')) runIds.add(b.runId);
+    }
+    for (const runId of runIds) {
+      if (signal.aborted) return;
+      const run = await bridge.ask('get-run', { runId }).catch(() => null);
+      if (run) heardRun(run);
+    }
   };
 
   /**
@@ -722,6 +742,29 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     setState(record, blocks, 'approval');
   };
 
+  /**
+   * What the companion says of a run now (its ws event, a poll, a read once it is reachable again). A run that ended
+   * settles whoever waits for it. A run whose chips wait for its approval but that runs on was decided elsewhere (the
+   * side panel, another browser) or while this page heard nothing: its chips say it runs, the card gone; one that waits
+   * for another approval (a plan's next action) shows that one.
+   */
+  const heardRun = (run: RunResponse): void => {
+    if (run.status === 'done' || run.status === 'error') {
+      for (const waiter of runWaiters.get(run.runId) ?? []) waiter(run);
+      return;
+    }
+    for (const record of ctx.records.values()) {
+      const waiting = record.blocks.filter((b) => b.runId === run.runId && b.state === 'approval');
+      if (waiting.length === 0) continue;
+      if (run.status === 'running') {
+        for (const b of waiting) b.approval = undefined;
+        setState(record, waiting, 'running');
+      } else if (run.status === 'pending' && run.pendingConfirmationId !== undefined && waiting.some((b) => b.approval?.id !== run.pendingConfirmationId)) {
+        void showApproval(record, waiting, run.pendingConfirmationId);
+      }
+    }
+  };
+
   /** Runs the companion answered, while they were waited for, that it no longer has (waitForRun then resolves null). */
   const lostRuns = new Set<string>();
   const waitForRun = (runId: string, timeoutMs: number): Promise<RunResponse | null> =>
@@ -745,7 +788,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       // Events can be missed while the socket reconnects; polling the run covers that.
       // The companion no longer having the run (or not for this page) is an answer too: it never ends now.
       const poll = setInterval(() => {
-        bridge.ask('get-run', { runId }).then(onRun, (error: unknown) => {
+        bridge.ask('get-run', { runId }).then(heardRun, (error: unknown) => {
           if (!(error instanceof BackgroundRefusal && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN'))) return;
           lostRuns.add(runId);
           settle(null);
@@ -843,7 +886,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   const onEvent = (event: WsEvent): void => {
     if (event.type === 'run') {
-      for (const waiter of runWaiters.get(event.run.runId) ?? []) waiter(event.run);
+      heardRun(event.run);
     } else if (event.type === 'program-output') {
       outputs.add(event);
     } else if (event.type === 'tool-progress') {

@@ -16,6 +16,11 @@ export interface Show {
   setState(record: MessageRecord, blocks: TrackedBlock[], state: BlockState, note?: string): void;
   /** Sets the same note on blocks and redraws them. */
   note(record: MessageRecord, blocks: TrackedBlock[], message: string): void;
+  /**
+   * The background's connection to the companion changed: while it cannot be reached (disconnected, not paired) every
+   * chip says its Run and approval buttons cannot act, and they do nothing (ChipModel.away).
+   */
+  setAway(away: boolean): void;
 }
 
 export function createShow(
@@ -23,6 +28,7 @@ export function createShow(
   onAction: (record: MessageRecord, tracked: TrackedBlock, action: ChipAction) => void,
 ): Show {
   const { doc, deps } = ctx;
+  let away = false;
 
   const placeChip = (record: MessageRecord, tracked: TrackedBlock): void => {
     if (!tracked.anchor) return;
@@ -48,6 +54,7 @@ export function createShow(
       preview: tracked.preview,
       approval: tracked.approval,
       progress: tracked.progress,
+      away,
     });
   };
 
@@ -70,5 +77,11 @@ export function createShow(
     }
   };
 
-  return { placeChip, render, setState, note };
+  const setAway = (now: boolean): void => {
+    if (now === away) return;
+    away = now;
+    for (const record of ctx.records.values()) for (const tracked of record.blocks) render(record, tracked);
+  };
+
+  return { placeChip, render, setState, note, setAway };
 }

@@ -40,6 +40,11 @@ export interface ChipModel {
   approval?: ChipApproval | undefined;
   /** the latest progress a running call reported (an MCP server's tool): shown under the row while it runs */
   progress?: ChipProgress | undefined;
+  /**
+   * The companion cannot be reached (chatbridge is disconnected from it, or not paired): Run and the approval's
+   * decisions would not reach it. They stay in sight, aria-disabled (the focus keeps its place), say why, and do nothing.
+   */
+  away?: boolean | undefined;
 }
 
 export interface ChipProgress {
@@ -133,7 +138,8 @@ button.primary { background: var(--go); color: #fff; border-color: transparent; 
 button.danger { color: var(--red); }
 button:focus-visible, summary:focus-visible, pre:focus-visible { outline: 2px solid var(--focus); outline-offset: 1px; }
 kbd { font: 10px/1 ui-monospace, monospace; color: var(--muted); margin-left: 6px; } button.primary kbd { color: inherit; }
-.note { color: var(--muted); margin: 0 0 3px 24px; max-width: 72ch; }
+.note { color: var(--muted); margin: 0 0 3px 24px; max-width: 72ch; } .note.away { color: var(--fg); }
+button[aria-disabled="true"] { opacity: .55; cursor: default; } button[aria-disabled="true"]:hover { border-color: var(--line); }
 .said { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .progress { display: flex; align-items: center; gap: 6px; color: var(--muted); margin: 0 0 3px 24px; } .progress progress { width: 120px; }
 .card { border: 1px solid var(--warn-line); border-radius: 6px; padding: 6px 8px; margin: 2px 0 4px 24px; background: var(--warn-bg); }
@@ -272,6 +278,8 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     if (before !== undefined && told && told !== lastTold) said.textContent = told;
     lastTold = told;
     host.setAttribute('aria-label', name);
+    if (model.away) host.setAttribute('data-chatbridge-away', '');
+    else host.removeAttribute('data-chatbridge-away');
     if (model.note) host.setAttribute('data-chatbridge-note', model.note);
     else host.removeAttribute('data-chatbridge-note');
     const progress = shownProgress(model);
@@ -325,8 +333,23 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     }
     const progress = shownProgress(model);
     if (progress) chip.append(progressLine(doc, progress));
+    const away = awayWords(model);
+    if (away) {
+      const line = doc.createElement('div');
+      line.className = 'note away';
+      line.id = 'away';
+      line.textContent = t(away);
+      chip.append(line);
+    }
     if (model.approval && model.state === 'approval') chip.append(approvalCard(doc, model.approval, t, button));
     if (model.preview) chip.append(previewFold(doc, model.preview));
+    if (away) {
+      for (const b of Array.from(chip.querySelectorAll('button'))) {
+        if (!NEEDS_COMPANION.has(b.getAttribute('data-action') as ChipAction)) continue;
+        b.setAttribute('aria-disabled', 'true');
+        b.setAttribute('aria-describedby', 'away');
+      }
+    }
     // The focus leaves with the replaced button and comes back at once: the person's grant stays (keys above).
     redrawing = true;
     try {
@@ -456,8 +479,19 @@ function watchTabs(doc: Document): { inFlight: KeyboardEvent | null } {
   return state;
 }
 
+/** What only the companion can do: nothing while it cannot be reached (ChipModel.away). Stop still ends a run's rest here. */
+const NEEDS_COMPANION: ReadonlySet<ChipAction> = new Set(['run', 'rerun', 'approve', 'approve-conversation', 'deny']);
+
+/** Why the chip's buttons do nothing while the companion cannot be reached, when it shows any of them. */
+function awayWords(model: ChipModel): MessageKey | null {
+  if (!model.away) return null;
+  if (model.state === 'approval' && model.approval) return 'chipView.decideWhenConnected';
+  return model.actions.some((action) => NEEDS_COMPANION.has(action)) ? 'chipView.runWhenConnected' : null;
+}
+
 function offers(model: ChipModel | null, action: ChipAction): boolean {
   if (!model) return false;
+  if (model.away && NEEDS_COMPANION.has(action)) return false;
   if (action === 'approve-conversation' && model.approval?.conversationWide === false) return false;
   if (action === 'approve' || action === 'approve-conversation' || action === 'deny') return model.state === 'approval' && model.approval !== undefined;
   return model.actions.includes(action);

@@ -253,6 +253,38 @@ describe('chip keyboard shortcuts', () => {
     expect(actions).toEqual(['rerun']);
   });
 
+  it('while the companion cannot be reached, Run and the approval\'s buttons and keys do nothing and say why; Stop still acts', () => {
+    const actions: ChipAction[] = [];
+    const { chip, root } = chipWithRoot((a) => actions.push(a));
+    chip.update({ ...APPROVAL, away: true });
+    expect(root.querySelector('.away')?.textContent).toBe('chatbridge is not connected to the companion (the chatbridge badge in the corner of the page says why), so this cannot be decided now; once it is, the chip shows where the run stands.');
+    for (const action of ['approve', 'approve-conversation', 'deny'] as const) {
+      const button = root.querySelector<HTMLButtonElement>(`button[data-action="${action}"]`)!;
+      expect(button.getAttribute('aria-disabled'), action).toBe('true');
+      expect(button.getAttribute('aria-describedby'), action).toBe('away');
+      button.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true, composed: true })));
+      press(chip.host, CHIP_KEYS[action]);
+    }
+    expect(actions).toEqual([]);
+    expect(chip.host.getAttribute('aria-keyshortcuts')).toBe('S');
+    press(chip.host, 's');
+    expect(actions).toEqual(['stop']);
+
+    actions.length = 0;
+    chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'], away: true });
+    expect(root.querySelector('.away')?.textContent).toContain('so this cannot run now');
+    expect(root.querySelector('button[data-action="run"]')!.getAttribute('aria-disabled')).toBe('true');
+    press(chip.host, 'r');
+    expect(actions).toEqual([]);
+    expect(keyTarget({ kind: 'mcp-request', state: 'ready', actions: ['run'], away: true }, 'r')).toBeNull();
+    // Connected again: the same chip acts.
+    chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'] });
+    expect(root.querySelector('.away')).toBeNull();
+    expect(root.querySelector('button[data-action="run"]')!.hasAttribute('aria-disabled')).toBe(false);
+    press(chip.host, 'r');
+    expect(actions).toEqual(['run']);
+  });
+
   it('keyTarget: only what the chip offers now', () => {
     const ready: ChipModel = { kind: 'axon', state: 'ready', actions: ['run'] };
     expect(keyTarget(ready, 'r')).toBe('run');

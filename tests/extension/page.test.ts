@@ -952,6 +952,95 @@ describe('page: approvals and long runs', () => {
     expect(buttons.map((b) => b.action)).toEqual(['stop', 'approve', 'deny']);
   });
 
+  it('an approval decided in the side panel: the chat\'s card goes and its chip says the run goes on', async () => {
+    const h = start(buildPage(), { script: { respond: pending, approvals: [APPROVAL] } });
+    await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    await until(() => chipStates().includes('approval'));
+    const chip = document.querySelector('[data-chatbridge-chip]')!;
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'running', resultText: '', auditId: 'a' } } });
+    await until(() => chip.getAttribute('data-chatbridge-state') === 'running');
+    await until(() => roots.get(chip)!.querySelector('.card') === null); // drawn once the chip held the state a moment
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN', auditId: 'a' } } });
+    await until(() => h.page.submitted.length === 1);
+    expect(chip.getAttribute('data-chatbridge-state')).toBe('done');
+  });
+
+  it('while the companion cannot be reached the chip says so and its Run and approval buttons do nothing; back, it shows where the run stands', async () => {
+    const asked: string[] = [];
+    let companion: RunResponse | null = null; // null: not reachable
+    const page = buildPage();
+    page.list.append(userRow('earlier'));
+    const old = assistantRow();
+    renderReply(old.answer, ['old reply', { lang: 'mcp-request', code: READ }]);
+    page.list.append(old.row);
+    const h = start(page, {
+      script: {
+        respond: pending,
+        approvals: [APPROVAL],
+        asked: (type) => asked.push(type),
+        getRun: () => {
+          if (!companion) throw new Error('companion not reachable');
+          return companion;
+        },
+      },
+    });
+    const row = await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    const chip = row.querySelector('[data-chatbridge-chip]')!;
+    const history = old.row.querySelector('[data-chatbridge-chip]')!;
+    await until(() => chip.getAttribute('data-chatbridge-state') === 'approval');
+
+    h.push({ type: 'connection', connection: { state: 'disconnected', companionUrl: 'http://127.0.0.1:1' } });
+    await until(() => chip.hasAttribute('data-chatbridge-away'));
+    const root = roots.get(chip)!;
+    expect(root.querySelector('.away')?.textContent).toBe(t('chipView.decideWhenConnected'));
+    for (const action of ['approve', 'approve-conversation', 'deny']) {
+      const button = root.querySelector(`button[data-action="${action}"]`)!;
+      expect(button.getAttribute('aria-disabled'), action).toBe('true');
+      expect(button.getAttribute('aria-describedby'), action).toBe('away');
+      clickChip(roots, chip, action);
+    }
+    expect(roots.get(history)!.querySelector('.away')?.textContent).toBe(t('chipView.runWhenConnected'));
+    clickChip(roots, history, 'run');
+    await h.settle();
+    expect(asked.filter((type) => type === 'decide' || type === 'run')).toEqual(['run']); // the streamed reply's own run
+    expect(chip.getAttribute('data-chatbridge-state')).toBe('approval');
+    expect(chip.getAttribute('data-chatbridge-note') ?? '').toBe('');
+
+    // Meanwhile the approval was decided (another browser paired with the companion): back, the chip shows the run going on.
+    companion = { runId: 'run-1', status: 'running', resultText: '', auditId: 'a' };
+    h.push({ type: 'connection', connection: { state: 'connected', companionUrl: 'http://127.0.0.1:1' } });
+    await until(() => chip.getAttribute('data-chatbridge-state') === 'running');
+    expect(chip.hasAttribute('data-chatbridge-away')).toBe(false);
+    await until(() => root.querySelector('.card') === null); // drawn once the chip held the state a moment
+    expect(roots.get(history)!.querySelector('button[data-action="run"]')!.hasAttribute('aria-disabled')).toBe(false);
+  });
+
+  it('an approval that expired while the companion could not be reached: back, its chip shows how the run ended', async () => {
+    let companion: RunResponse | null = null;
+    const h = start(buildPage(), {
+      script: {
+        respond: pending,
+        approvals: [APPROVAL],
+        getRun: () => {
+          if (!companion) throw new Error('companion not reachable');
+          return companion;
+        },
+      },
+    });
+    const row = await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    const chip = row.querySelector('[data-chatbridge-chip]')!;
+    await until(() => chip.getAttribute('data-chatbridge-state') === 'approval');
+    h.push({ type: 'connection', connection: { state: 'unpaired', companionUrl: 'http://127.0.0.1:1' } });
+    await until(() => chip.hasAttribute('data-chatbridge-away'));
+    companion = { runId: 'run-1', status: 'error', resultText: 'EXPIRED', auditId: 'a' };
+    h.push({ type: 'connection', connection: { state: 'connected', companionUrl: 'http://127.0.0.1:1' } });
+    await until(() => chip.getAttribute('data-chatbridge-state') === 'failed');
+    expect(chip.hasAttribute('data-chatbridge-away')).toBe(false);
+    expect(roots.get(chip)!.querySelector('.card')).toBeNull();
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted).toEqual(['EXPIRED']);
+  });
+
   it('nobody decides within the approval wait: the pending answer goes in, the real result follows', async () => {
     const h = start(buildPage(), { settings: { approvalWaitMs: 100 }, script: { respond: pending, approvals: [APPROVAL] } });
     await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
