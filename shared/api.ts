@@ -283,6 +283,18 @@ export const MCP_SERVER_PROBLEMS = [
   'start-timeout',
   'list-timeout',
   'auth-refused',
+  /** the connection was closed, nothing saying why (an HTTP server's stream ended) */
+  'connection-closed',
+  /** it sent a message larger than `maxBytes`: the connection was reset */
+  'message-too-large',
+  /** a program that stopped reading what chatbridge sent it: the connection was reset */
+  'not-reading',
+  /** an HTTP server whose call's stream broke and that did not answer a ping (`cause`) */
+  'not-answering',
+  /** sending a call of its tool `tool` failed below the protocol (`cause`): it reconnects */
+  'call-failed',
+  /** it said its tools changed, and reading the new list failed (`cause`): the list read before stays */
+  'list-refresh-failed',
   'config',
   'other',
 ] as const;
@@ -306,6 +318,15 @@ export const mcpServerProblemSchema = z.object({
   httpStatus: z.number().optional(),
   /** the header names the entry gives (auth-refused); none: it gives no credentials */
   headers: z.array(z.string()).optional(),
+  /** the largest message chatbridge takes from a server, in bytes (message-too-large) */
+  maxBytes: z.number().optional(),
+  /** the server's own name of the tool whose call failed (call-failed) */
+  tool: z.string().optional(),
+  /**
+   * The error met, in the words of the system or library that gave it ("fetch failed (connect ECONNREFUSED …)"), which
+   * no locale can word: shown quoted, as a server's stderr line is.
+   */
+  cause: z.string().optional(),
   /** it was given up after this many failures in a row (the next call to one of its tools tries it again) */
   failures: z.number().optional(),
   /** what went wrong in English, for `other` and `config` */

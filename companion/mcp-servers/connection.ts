@@ -269,7 +269,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
                 (error: unknown) => {
                   if (mine !== generation) return;
                   lastError = `refreshing the tool list failed: ${messageOf(error)}`;
-                  problem = { code: 'other', starting: false, detail: lastError };
+                  problem = { code: 'list-refresh-failed', starting: false, cause: messageOf(error) };
                 },
               );
             },
@@ -323,7 +323,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       }
       if (mine === generation && state === 'ready') {
         const reason = `the server stopped answering (${messageOf(error)})`;
-        void lost(reason, { code: 'other', detail: reason });
+        void lost(reason, { code: 'not-answering', cause: messageOf(error) });
       }
     } finally {
       checking = false;
@@ -513,9 +513,15 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   function closeProblem(t: Transport): ServerProblemError {
-    const other = (detail: string) => new ServerProblemError(detail, { code: 'other', detail });
-    if (overflowed(t)) return other(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
-    if (t instanceof ChildProcessTransport && t.stalled) return other(`the server stopped reading what chatbridge sent it; the connection was reset`);
+    if (overflowed(t)) {
+      return new ServerProblemError(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`, {
+        code: 'message-too-large',
+        maxBytes: options.maxMessageBytes,
+      });
+    }
+    if (t instanceof ChildProcessTransport && t.stalled) {
+      return new ServerProblemError('the server stopped reading what chatbridge sent it; the connection was reset', { code: 'not-reading' });
+    }
     if (t instanceof ChildProcessTransport && t.exit) {
       const { code, signal } = t.exit;
       const said = t.lastStderrLine;
@@ -529,7 +535,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         },
       );
     }
-    return other('the connection to the server was closed');
+    return new ServerProblemError('the connection to the server was closed', { code: 'connection-closed' });
   }
 
   function unavailable(): ToolError {
@@ -709,7 +715,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     }
     // a transport-level failure (the HTTP server is gone, the pipe is broken): the connection is not usable
     const reason = `calling ${tool} failed: ${messageOf(error)}`;
-    if (state === 'ready') void lost(reason, { code: 'other', detail: reason });
+    if (state === 'ready') void lost(reason, { code: 'call-failed', tool, cause: messageOf(error) });
     return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} cannot be reached (${messageOf(error)}); it reconnects`);
   }
 

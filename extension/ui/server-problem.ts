@@ -41,6 +41,18 @@ function companionWords(text: string | undefined): string {
   return said === '' ? '' : t('mcpProblem.companionSaid', [said]);
 }
 
+/** The error a system or library gave (`cause`), quoted after the sentence that says what failed. */
+function withCause(said: string, cause: string | undefined): string {
+  return cause === undefined || cause.trim() === '' ? said : joined(said, t('mcpProblem.cause', [cause.trim()]));
+}
+
+/** 1048576 → "1 MB", 1536 → "1.5 KB", 900 → "900 B". */
+function byteSize(bytes: number | undefined): string {
+  if (bytes === undefined) return '?';
+  const [size, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MB'] : bytes >= 1024 ? [bytes / 1024, 'KB'] : [bytes, 'B'];
+  return `${Math.round(size * 10) / 10} ${unit}`;
+}
+
 function problemWords(p: McpServerProblem): string {
   const program = quoted(p.program);
   switch (p.code) {
@@ -66,6 +78,18 @@ function problemWords(p: McpServerProblem): string {
       return (p.headers ?? []).length > 0
         ? t('mcpProblem.credentialsRefused', [p.httpStatus ?? '?', (p.headers ?? []).join(', ')])
         : t('mcpProblem.credentialsWanted', [p.httpStatus ?? '?']);
+    case 'connection-closed':
+      return t('mcpProblem.connectionClosed');
+    case 'message-too-large':
+      return t('mcpProblem.messageTooLarge', [byteSize(p.maxBytes)]);
+    case 'not-reading':
+      return t('mcpProblem.notReading');
+    case 'not-answering':
+      return withCause(t('mcpProblem.notAnswering'), p.cause);
+    case 'call-failed':
+      return withCause(t('mcpProblem.callFailed', [quoted(p.tool)]), p.cause);
+    case 'list-refresh-failed':
+      return withCause(t('mcpProblem.listRefreshFailed'), p.cause);
     case 'config':
       return t('mcpProblem.config', [companionWords(p.detail)]);
     case 'other':

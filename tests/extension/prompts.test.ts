@@ -9,6 +9,7 @@ import { t } from '../../extension/ui/i18n';
 import { useLocale } from './i18n-fake';
 import { builtInTools, insertIntoActiveTab, promptsView, type ActiveTabLink, type PromptTools, type PromptsViewDeps } from '../../extension/ui/prompts-view';
 import { buildPrompt, type ToolInfo } from '../../shared/prompts';
+import type { McpServerProblem } from '../../shared/api';
 import { findBlocks } from '../../shared/protocols';
 import { listTools } from '../../companion/runs/tool-list';
 
@@ -318,6 +319,56 @@ describe('popup: the Prompts section', () => {
     expect(await said(failing([refused]), 'bad')).toBe('Its entry in the config is refused: "url" must be an http(s) address.');
     // a companion from before the facts: its English words, as they are
     expect(await said(failing([{ name: 'old', state: 'error', lastError }]), 'old')).toBe(lastError);
+  });
+
+  it('says in the person\'s language how a running server went wrong: the connection closed, a message too large, its input unread, no answer, a call or the refreshed list failing', async () => {
+    const failing = (servers: NonNullable<PromptTools['servers']>) =>
+      promptsView(deps({ loadTools: async () => ({ tools: listTools(), live: true, servers }) }));
+    const said = async (problem: McpServerProblem): Promise<string | undefined> => {
+      const view = failing([{ name: 'remote', state: 'retrying', lastError: 'the English words', problem }]);
+      document.body.append(view.element);
+      await view.ready;
+      const row = view.element.querySelector('[data-prompt-server="remote"]')!;
+      const text = view.element.querySelector(`#${row.getAttribute('aria-describedby')}`)?.textContent;
+      view.element.remove();
+      return text;
+    };
+    const refused = 'fetch failed (connect ECONNREFUSED 127.0.0.1:3001)';
+    const cases: Array<[McpServerProblem, string, string]> = [
+      [{ code: 'connection-closed', starting: false }, 'Stopped: the connection to the server was closed.', '已停止：与服务器的连接已关闭。'],
+      [
+        { code: 'message-too-large', starting: false, maxBytes: 16 * 1024 * 1024 },
+        'Stopped: the server sent a message larger than 16 MB, so the connection was reset.',
+        '已停止：服务器发来的一条消息超过 16 MB，连接已重置。',
+      ],
+      [
+        { code: 'not-reading', starting: false },
+        'Stopped: the server stopped reading what chatbridge sent it, so the connection was reset.',
+        '已停止：服务器不再读取 chatbridge 发给它的内容，连接已重置。',
+      ],
+      [
+        { code: 'not-answering', starting: false, cause: refused, failures: 5 },
+        `Stopped: the server stopped answering. The error: “${refused}”. It failed 5 times in a row, so chatbridge stopped trying: the next call to one of its tools tries once more. After changing its entry, restart chatbridge.`,
+        `已停止：服务器不再应答。错误信息：“${refused}”。连续失败 5 次，chatbridge 已停止重试：下次调用它的工具时会再试一次。修改它的配置项后，请重启 chatbridge。`,
+      ],
+      [
+        { code: 'call-failed', starting: false, tool: 'echo', cause: refused },
+        `Stopped: calling its tool "echo" failed, so chatbridge connects to it again. The error: “${refused}”.`,
+        `已停止：调用它的工具 "echo" 失败，chatbridge 正在重新连接它。错误信息：“${refused}”。`,
+      ],
+      [
+        { code: 'list-refresh-failed', starting: false, cause: 'MCP error -32603: the tool index is being rebuilt' },
+        'Stopped: it said its tools changed, but reading the new list failed; the tools listed before stay. The error: “MCP error -32603: the tool index is being rebuilt”.',
+        '已停止：它表示自己的工具有变化，但读取新的工具列表失败；之前列出的工具仍然保留。错误信息：“MCP error -32603: the tool index is being rebuilt”。',
+      ],
+    ];
+    for (const [problem, english, chinese] of cases) {
+      useLocale('en');
+      expect(await said(problem), problem.code).toBe(english);
+      useLocale('zh_CN');
+      expect(await said(problem), problem.code).toBe(chinese);
+    }
+    useLocale('en');
   });
 
   it('without MCP servers there is no server list', async () => {

@@ -46,6 +46,11 @@ let streamable: HttpServer;
 let sse: HttpServer;
 let streamablePort: number;
 
+/** The problems the companion told of a server, in its ws events, in order. */
+function problemsOf(name: string): unknown[] {
+  return world.events.flatMap((e) => (e.type === 'mcp-server' && e.server.name === name && e.server.problem !== undefined ? [e.server.problem] : []));
+}
+
 beforeAll(async () => {
   streamablePort = await freePort();
   const ssePort = await freePort();
@@ -105,6 +110,8 @@ describe('everything over HTTP', () => {
     const down = await world.run('mcp-request', mcpCall('h-down', 'remote.echo', { message: 'anyone?' }));
     expect(down.status).toBe('error');
     expect(mcpJson(down.resultText).error).toMatchObject({ code: -32012, data: { code: 'UNAVAILABLE' } });
+    // why it went, as facts the extension words in the person's language (the system's own words quoted)
+    expect(problemsOf('remote')).toContainEqual({ code: 'call-failed', starting: false, tool: 'echo', cause: expect.stringContaining('fetch failed') });
     // the other servers and the built-ins are untouched
     const other = await world.run('mcp-request', mcpCall('h-other', 'oldsse.echo', { message: 'still here' }));
     expect(mcpJson(other.resultText).result?.content[0]?.text).toBe('Echo: still here');
@@ -126,11 +133,14 @@ describe('everything over HTTP', () => {
 
   it('a server that goes away mid-call ends the call at once as UNAVAILABLE, not as a TIMEOUT once the call waited its whole limit', async () => {
     const started = Date.now();
+    const told = problemsOf('remote').length;
     const killed = new Promise<void>((resolve) => setTimeout(() => void streamable.stop().then(resolve), 800));
     const run = await world.run('mcp-request', mcpCall('h-mid', 'remote.trigger-long-running-operation', { duration: 8, steps: 8 }), { waitMs: 30_000 });
     await killed;
     expect(Date.now() - started).toBeLessThan(8_000);
     expect(mcpJson(run.resultText).error).toMatchObject({ code: -32012, data: { code: 'UNAVAILABLE' } });
     expect(mcpJson(run.resultText).error?.message).toContain('MCP server remote stopped during the call');
+    // its call's event stream broke and a ping found nothing there
+    expect(problemsOf('remote').slice(told)).toContainEqual(expect.objectContaining({ code: 'not-answering', starting: false, cause: expect.stringContaining('fetch failed') }));
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpServerProblem } from '../../../shared/api';
 import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
 
 /*
@@ -26,6 +27,7 @@ beforeAll(async () => {
       features: fixtureServer('features.mjs', auto),
       errors: fixtureServer('error-text.mjs', auto),
       paged: fixtureServer('paged.mjs', auto),
+      unlisted: fixtureServer('paged.mjs', { ...auto, env: { PAGED_FAIL_REFRESH: '1' } }),
       flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
       requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
     },
@@ -36,8 +38,17 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function healthOf(name: string): Promise<{ state: string; restarts: number; lastError?: string; tools: number; notes: string[] }> {
-  const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string; restarts: number; lastError?: string; tools: number; notes: string[] }> };
+interface Health {
+  state: string;
+  restarts: number;
+  lastError?: string;
+  problem?: McpServerProblem;
+  tools: number;
+  notes: string[];
+}
+
+async function healthOf(name: string, of: McpWorld = world): Promise<Health> {
+  const { servers } = (await (await of.request('/v1/mcp-servers')).json()) as { servers: Array<Health & { name: string }> };
   const found = servers.find((s) => s.name === name);
   if (!found) throw new Error(`no server ${name}`);
   return found;
@@ -205,10 +216,9 @@ describe('a tool whose result is 5 MB', () => {
       const run = await small.run('mcp-request', mcpCall('b2', 'big.dump', {}), { waitMs: 20_000 });
       expect(mcpJson(run.resultText).error).toMatchObject({ code: -32008, data: { code: 'LIMIT_EXCEEDED' } });
       expect(mcpJson(run.resultText).error?.message).toContain('answered with more than 1048576 bytes');
-      await waitUntil('big is ready again', async () => {
-        const { servers } = (await (await small.request('/v1/mcp-servers')).json()) as { servers: Array<{ state: string }> };
-        return servers[0]?.state === 'ready';
-      });
+      await waitUntil('big is ready again', async () => (await healthOf('big', small)).state === 'ready');
+      // why it was reset, as facts the extension words in the person's language
+      expect((await healthOf('big', small)).problem).toEqual({ code: 'message-too-large', starting: false, maxBytes: 1024 * 1024 });
       const ok = await small.run('mcp-request', mcpCall('b3', 'big.ok', {}));
       expect(mcpJson(ok.resultText).result?.content[0]?.text).toBe('small');
     } finally {
@@ -279,6 +289,17 @@ describe('results and notifications', () => {
     // the last page's tool is callable
     const last = await world.run('mcp-request', mcpCall('p2', 'paged.five', {}));
     expect(mcpJson(last.resultText).result?.content[0]?.text).toBe('called five');
+  });
+
+  it('a changed list that cannot be read leaves the list read before, and the health says why as facts', async () => {
+    await waitUntil('unlisted lists its three tools', async () => (await healthOf('unlisted')).tools === 3);
+    const run = await world.run('mcp-request', mcpCall('p3', 'unlisted.grow', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 6 tools');
+    await waitUntil('the failed refresh is said', async () => (await healthOf('unlisted')).lastError !== undefined);
+    const health = await healthOf('unlisted');
+    expect(health).toMatchObject({ state: 'ready', tools: 3 });
+    expect(health.lastError).toBe('refreshing the tool list failed: MCP error -32603: the tool index is being rebuilt');
+    expect(health.problem).toEqual({ code: 'list-refresh-failed', starting: false, cause: 'MCP error -32603: the tool index is being rebuilt' });
   });
 
   it('progress of a fixture tool reaches the hub with its message', async () => {
@@ -360,5 +381,6 @@ describe('a server that sends requests and never reads the answers', () => {
     const error = mcpJson(run!.resultText).error;
     expect(error?.data?.code).toBe('UNAVAILABLE');
     expect(error?.message).toMatch(/stopped reading what chatbridge sent it/);
+    expect((await healthOf('requests')).problem).toEqual({ code: 'not-reading', starting: false });
   }, 30_000);
 });
