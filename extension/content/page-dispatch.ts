@@ -7,6 +7,7 @@ import { combineResults, groupRuns, type PendingRun, type ReplyEnding, type RunU
 import { isPositionKey } from '../sites/define-site';
 import type { ChipAction, ChipApproval } from '../ui/chip';
 import type { MessageKey } from '../ui/i18n';
+import { connectionTip } from '../ui/indicator';
 import { approvalTitle, approvalWarning } from '../ui/preview-words';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
 import { claimBlocks, holdStopped, keepDecided, shownBlock, stoppedElsewhere, stoppedReplyText } from './page-decide';
@@ -482,9 +483,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   /** Resolved when the background says it is connected again (a person paired again), each time it does. */
   let connected: { promise: Promise<void>; resolve: () => void } = newSignalPromise();
   const onConnection = (connection: ConnectionInfo): void => {
-    if (connection.state === 'disconnected' || connection.state === 'unpaired') show.setAway(true);
+    if (connection.state === 'disconnected' || connection.state === 'unpaired') show.setAway(connectionTip(connection.state, connection.detail));
     if (connection.state !== 'connected') return;
-    show.setAway(false);
+    show.setAway(null);
     connected.resolve();
     connected = newSignalPromise();
     void catchUp();

@@ -17,10 +17,11 @@ export interface Show {
   /** Sets the same note on blocks and redraws them. */
   note(record: MessageRecord, blocks: TrackedBlock[], message: string): void;
   /**
-   * The background's connection to the companion changed: while it cannot be reached (disconnected, not paired) every
-   * chip says its Run and approval buttons cannot act, and they do nothing (ChipModel.away).
+   * The background's connection to the companion changed: while it cannot be reached (disconnected, not paired: `why`,
+   * as the connection badge says it; null once connected) every chip says its Run and approval buttons cannot act, and
+   * they do nothing (ChipModel.away).
    */
-  setAway(away: boolean): void;
+  setAway(why: string | null): void;
 }
 
 export function createShow(
@@ -28,7 +29,7 @@ export function createShow(
   onAction: (record: MessageRecord, tracked: TrackedBlock, action: ChipAction) => void,
 ): Show {
   const { doc, deps } = ctx;
-  let away = false;
+  let away: string | undefined;
 
   const placeChip = (record: MessageRecord, tracked: TrackedBlock): void => {
     if (!tracked.anchor) return;
@@ -77,9 +78,9 @@ export function createShow(
     }
   };
 
-  const setAway = (now: boolean): void => {
-    if (now === away) return;
-    away = now;
+  const setAway = (why: string | null): void => {
+    if ((why ?? undefined) === away) return;
+    away = why ?? undefined;
     for (const record of ctx.records.values()) for (const tracked of record.blocks) render(record, tracked);
   };
 

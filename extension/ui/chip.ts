@@ -41,10 +41,11 @@ export interface ChipModel {
   /** the latest progress a running call reported (an MCP server's tool): shown under the row while it runs */
   progress?: ChipProgress | undefined;
   /**
-   * The companion cannot be reached (chatbridge is disconnected from it, or not paired): Run and the approval's
-   * decisions would not reach it. They stay in sight, aria-disabled (the focus keeps its place), say why, and do nothing.
+   * Why the companion cannot be reached (chatbridge is disconnected from it, or not paired), in the person's words, as
+   * the page's connection badge says it: Run and the approval's decisions would not reach it. They stay in sight,
+   * aria-disabled (the focus keeps its place), say why, and do nothing.
    */
-  away?: boolean | undefined;
+  away?: string | undefined;
 }
 
 export interface ChipProgress {
@@ -278,7 +279,8 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     if (before !== undefined && told && told !== lastTold) said.textContent = told;
     lastTold = told;
     host.setAttribute('aria-label', name);
-    if (model.away) host.setAttribute('data-chatbridge-away', '');
+    const away = awayLine(model);
+    if (away !== null) host.setAttribute('data-chatbridge-away', away);
     else host.removeAttribute('data-chatbridge-away');
     if (model.note) host.setAttribute('data-chatbridge-note', model.note);
     else host.removeAttribute('data-chatbridge-note');
@@ -333,17 +335,17 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
     }
     const progress = shownProgress(model);
     if (progress) chip.append(progressLine(doc, progress));
-    const away = awayWords(model);
-    if (away) {
+    const away = awayLine(model);
+    if (away !== null) {
       const line = doc.createElement('div');
       line.className = 'note away';
       line.id = 'away';
-      line.textContent = t(away);
+      line.textContent = away;
       chip.append(line);
     }
     if (model.approval && model.state === 'approval') chip.append(approvalCard(doc, model.approval, t, button));
     if (model.preview) chip.append(previewFold(doc, model.preview));
-    if (away) {
+    if (away !== null) {
       for (const b of Array.from(chip.querySelectorAll('button'))) {
         if (!NEEDS_COMPANION.has(b.getAttribute('data-action') as ChipAction)) continue;
         b.setAttribute('aria-disabled', 'true');
@@ -483,15 +485,18 @@ function watchTabs(doc: Document): { inFlight: KeyboardEvent | null } {
 const NEEDS_COMPANION: ReadonlySet<ChipAction> = new Set(['run', 'rerun', 'approve', 'approve-conversation', 'deny']);
 
 /** Why the chip's buttons do nothing while the companion cannot be reached, when it shows any of them. */
-function awayWords(model: ChipModel): MessageKey | null {
-  if (!model.away) return null;
-  if (model.state === 'approval' && model.approval) return 'chipView.decideWhenConnected';
-  return model.actions.some((action) => NEEDS_COMPANION.has(action)) ? 'chipView.runWhenConnected' : null;
+function awayLine(model: ChipModel): string | null {
+  if (model.away === undefined) return null;
+  // the badge's words, a sentence of their own here ("not paired: …" begins one)
+  const said = model.away.trim().replace(/[.。]$/, '');
+  const why = said.charAt(0).toUpperCase() + said.slice(1);
+  if (model.state === 'approval' && model.approval) return t('chipView.decideWhenConnected', [why]);
+  return model.actions.some((action) => NEEDS_COMPANION.has(action)) ? t('chipView.runWhenConnected', [why]) : null;
 }
 
 function offers(model: ChipModel | null, action: ChipAction): boolean {
   if (!model) return false;
-  if (model.away && NEEDS_COMPANION.has(action)) return false;
+  if (model.away !== undefined && NEEDS_COMPANION.has(action)) return false;
   if (action === 'approve-conversation' && model.approval?.conversationWide === false) return false;
   if (action === 'approve' || action === 'approve-conversation' || action === 'deny') return model.state === 'approval' && model.approval !== undefined;
   return model.actions.includes(action);

@@ -59,7 +59,7 @@ export function createIndicator(doc: Document): { host: HTMLElement; update(stat
       host.setAttribute('data-chatbridge-connection', state);
       badge.style.background = colors[state];
       badge.textContent = t(`conn.${state}` as MessageKey);
-      tip.textContent = tipFor(state, detail);
+      tip.textContent = connectionTip(state, detail);
       const tells = tip.textContent !== '';
       badge.tabIndex = tells ? 0 : -1;
       hover(tells);
@@ -108,7 +108,8 @@ function followHover(doc: Document, host: HTMLElement, badge: HTMLElement, left:
  * Why the badge says what it says, and what to do: not paired, the reason the connection gave (a refused token) or
  * how to pair; not answering, how to start the companion, the socket's own words after it. Connected: nothing.
  */
-function tipFor(state: ConnectionState, detail: string | undefined): string {
+/** What the badge's tip says of a connection state: why it is not connected, and what to do (the chips say it too). */
+export function connectionTip(state: ConnectionState, detail: string | undefined): string {
   if (state === 'unpaired') return detail ?? t('conn.notPaired');
   if (state === 'disconnected') return detail ? `${t('conn.disconnectedTip')} (${detail})` : t('conn.disconnectedTip');
   return detail ?? '';

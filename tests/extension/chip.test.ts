@@ -256,8 +256,11 @@ describe('chip keyboard shortcuts', () => {
   it('while the companion cannot be reached, Run and the approval\'s buttons and keys do nothing and say why; Stop still acts', () => {
     const actions: ChipAction[] = [];
     const { chip, root } = chipWithRoot((a) => actions.push(a));
-    chip.update({ ...APPROVAL, away: true });
-    expect(root.querySelector('.away')?.textContent).toBe('chatbridge is not connected to the companion (the chatbridge badge in the corner of the page says why), so this cannot be decided now; once it is, the chip shows where the run stands.');
+    const away = "not paired: open chatbridge's popup and type the pairing code the companion printed";
+    chip.update({ ...APPROVAL, away });
+    const said = "This cannot be decided now. Not paired: open chatbridge's popup and type the pairing code the companion printed. Once chatbridge is connected again, the chip shows where the run stands.";
+    expect(root.querySelector('.away')?.textContent).toBe(said);
+    expect(chip.host.getAttribute('data-chatbridge-away')).toBe(said);
     for (const action of ['approve', 'approve-conversation', 'deny'] as const) {
       const button = root.querySelector<HTMLButtonElement>(`button[data-action="${action}"]`)!;
       expect(button.getAttribute('aria-disabled'), action).toBe('true');
@@ -271,15 +274,16 @@ describe('chip keyboard shortcuts', () => {
     expect(actions).toEqual(['stop']);
 
     actions.length = 0;
-    chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'], away: true });
-    expect(root.querySelector('.away')?.textContent).toContain('so this cannot run now');
+    chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'], away });
+    expect(root.querySelector('.away')?.textContent).toBe("This cannot run now. Not paired: open chatbridge's popup and type the pairing code the companion printed.");
     expect(root.querySelector('button[data-action="run"]')!.getAttribute('aria-disabled')).toBe('true');
     press(chip.host, 'r');
     expect(actions).toEqual([]);
-    expect(keyTarget({ kind: 'mcp-request', state: 'ready', actions: ['run'], away: true }, 'r')).toBeNull();
+    expect(keyTarget({ kind: 'mcp-request', state: 'ready', actions: ['run'], away }, 'r')).toBeNull();
     // Connected again: the same chip acts.
     chip.update({ kind: 'mcp-request', state: 'ready', actions: ['run'] });
     expect(root.querySelector('.away')).toBeNull();
+    expect(chip.host.hasAttribute('data-chatbridge-away')).toBe(false);
     expect(root.querySelector('button[data-action="run"]')!.hasAttribute('aria-disabled')).toBe(false);
     press(chip.host, 'r');
     expect(actions).toEqual(['run']);

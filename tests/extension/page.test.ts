@@ -992,14 +992,17 @@ describe('page: approvals and long runs', () => {
     h.push({ type: 'connection', connection: { state: 'disconnected', companionUrl: 'http://127.0.0.1:1' } });
     await until(() => chip.hasAttribute('data-chatbridge-away'));
     const root = roots.get(chip)!;
-    expect(root.querySelector('.away')?.textContent).toBe(t('chipView.decideWhenConnected'));
+    // the connection badge's words: why, and what to do
+    const why = 'The companion does not answer: start it on this computer (npm start in the chatbridge folder); chatbridge connects again by itself';
+    expect(`${why}.`).toBe(t('conn.disconnectedTip'));
+    expect(root.querySelector('.away')?.textContent).toBe(t('chipView.decideWhenConnected', [why]));
     for (const action of ['approve', 'approve-conversation', 'deny']) {
       const button = root.querySelector(`button[data-action="${action}"]`)!;
       expect(button.getAttribute('aria-disabled'), action).toBe('true');
       expect(button.getAttribute('aria-describedby'), action).toBe('away');
       clickChip(roots, chip, action);
     }
-    expect(roots.get(history)!.querySelector('.away')?.textContent).toBe(t('chipView.runWhenConnected'));
+    expect(roots.get(history)!.querySelector('.away')?.textContent).toBe(`This cannot run now. ${why}.`);
     clickChip(roots, history, 'run');
     await h.settle();
     expect(asked.filter((type) => type === 'decide' || type === 'run')).toEqual(['run']); // the streamed reply's own run
