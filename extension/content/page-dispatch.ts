@@ -745,24 +745,43 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
 
   /**
    * What the companion says of a run now (its ws event, a poll, a read once it is reachable again). A run that ended
-   * settles whoever waits for it. A run whose chips wait for its approval but that runs on was decided elsewhere (the
-   * side panel, another browser) or while this page heard nothing: its chips say it runs, the card gone; one that waits
-   * for another approval (a plan's next action) shows that one.
+   * settles whoever waits for it. One that goes on while its chips show an approval, or that waits for an approval
+   * other than the one they show (or none), is looked at again in the companion's list of waiting approvals
+   * (followApproval): a poll's answer may be older than the approval event it crossed.
    */
   const heardRun = (run: RunResponse): void => {
     if (run.status === 'done' || run.status === 'error') {
       for (const waiter of runWaiters.get(run.runId) ?? []) waiter(run);
       return;
     }
+    const shown = [...ctx.records.values()].flatMap((record) => record.blocks.filter((b) => b.runId === run.runId));
+    const stale =
+      run.status === 'running'
+        ? shown.some((b) => b.state === 'approval')
+        : shown.some((b) => (b.state === 'approval' || b.state === 'running') && b.approval?.id !== run.pendingConfirmationId);
+    if (stale) void followApproval(run.runId).catch((error: unknown) => ctx.reportOnce('reading approvals failed', error));
+  };
+
+  /**
+   * The chips of a run show the approval the companion has waiting for it, or none: one decided elsewhere (the side
+   * panel, another browser) or while this page heard nothing runs on, its card gone; one the run waits for now (a
+   * plan's next action, or one created while the page heard nothing) is shown.
+   */
+  const followApproval = async (runId: string): Promise<void> => {
+    const waiting = (await bridge.ask('approvals', {})).find((a) => a.runId === runId);
     for (const record of ctx.records.values()) {
-      const waiting = record.blocks.filter((b) => b.runId === run.runId && b.state === 'approval');
-      if (waiting.length === 0) continue;
-      if (run.status === 'running') {
-        for (const b of waiting) b.approval = undefined;
-        setState(record, waiting, 'running');
-      } else if (run.status === 'pending' && run.pendingConfirmationId !== undefined && waiting.some((b) => b.approval?.id !== run.pendingConfirmationId)) {
-        void showApproval(record, waiting, run.pendingConfirmationId);
+      const blocks = record.blocks.filter((b) => b.runId === runId && (b.state === 'approval' || b.state === 'running'));
+      if (waiting) {
+        if (blocks.every((b) => b.state === 'approval' && b.approval?.id === waiting.id)) continue;
+        const view = toChipApproval(waiting);
+        for (const b of blocks) b.approval = view;
+        setState(record, blocks, 'approval');
+        continue;
       }
+      const decided = blocks.filter((b) => b.state === 'approval');
+      if (decided.length === 0) continue;
+      for (const b of decided) b.approval = undefined;
+      setState(record, decided, 'running');
     }
   };
 

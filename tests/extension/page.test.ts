@@ -953,10 +953,18 @@ describe('page: approvals and long runs', () => {
   });
 
   it('an approval decided in the side panel: the chat\'s card goes and its chip says the run goes on', async () => {
-    const h = start(buildPage(), { script: { respond: pending, approvals: [APPROVAL] } });
+    const approvals = [APPROVAL];
+    const h = start(buildPage(), { script: { respond: pending, approvals } });
     await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
     await until(() => chipStates().includes('approval'));
     const chip = document.querySelector('[data-chatbridge-chip]')!;
+    // an answer older than the approval (a poll that crossed its event) takes nothing away: the approval still waits
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'running', resultText: '', auditId: 'a' } } });
+    await h.settle();
+    expect(chip.getAttribute('data-chatbridge-state')).toBe('approval');
+    expect(roots.get(chip)!.querySelector('.card')).not.toBeNull();
+    // decided in the side panel: the companion waits for it no longer, and the run goes on
+    approvals.splice(0);
     h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'running', resultText: '', auditId: 'a' } } });
     await until(() => chip.getAttribute('data-chatbridge-state') === 'running');
     await until(() => roots.get(chip)!.querySelector('.card') === null); // drawn once the chip held the state a moment
@@ -967,6 +975,7 @@ describe('page: approvals and long runs', () => {
 
   it('while the companion cannot be reached the chip says so and its Run and approval buttons do nothing; back, it shows where the run stands', async () => {
     const asked: string[] = [];
+    const approvals = [APPROVAL];
     let companion: RunResponse | null = null; // null: not reachable
     const page = buildPage();
     page.list.append(userRow('earlier'));
@@ -976,7 +985,7 @@ describe('page: approvals and long runs', () => {
     const h = start(page, {
       script: {
         respond: pending,
-        approvals: [APPROVAL],
+        approvals,
         asked: (type) => asked.push(type),
         getRun: () => {
           if (!companion) throw new Error('companion not reachable');
@@ -1011,6 +1020,7 @@ describe('page: approvals and long runs', () => {
 
     // Meanwhile the approval was decided (another browser paired with the companion): back, the chip shows the run going on.
     companion = { runId: 'run-1', status: 'running', resultText: '', auditId: 'a' };
+    approvals.splice(0);
     h.push({ type: 'connection', connection: { state: 'connected', companionUrl: 'http://127.0.0.1:1' } });
     await until(() => chip.getAttribute('data-chatbridge-state') === 'running');
     expect(chip.hasAttribute('data-chatbridge-away')).toBe(false);
