@@ -341,7 +341,11 @@ export const mcpServerHealthSchema = z.object({
   state: z.enum(['starting', 'ready', 'retrying', 'error', 'disabled', 'closed']),
   tools: z.number(),
   lastError: z.string().optional(),
-  problem: mcpServerProblemSchema.optional(),
+  /**
+   * A problem this build cannot read (a code added by a newer companion, the extension not yet reloaded) is dropped, not
+   * the whole list: the server is then explained by its English `lastError`, as by a companion from before problems.
+   */
+  problem: mcpServerProblemSchema.optional().catch(undefined),
   restarts: z.number(),
   log: z.string().optional().describe("the server's log file (stdio servers)"),
   notes: z.array(z.string()).describe('tools not offered and why; input schemas that could not be compiled'),

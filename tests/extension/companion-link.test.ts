@@ -71,6 +71,23 @@ describe('companion HTTP client', () => {
     await expect(client.undo('j1')).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN', message: 'nope' });
   });
 
+  it("lists the MCP servers of a newer companion whose problem codes this build does not know, by their English error", async () => {
+    const newer = { code: 'a-code-from-a-newer-companion', starting: false };
+    const known = { code: 'exited', starting: false, program: 'pg-mcp', exitCode: 3 };
+    const server = createServer((_req: IncomingMessage, res: ServerResponse) => {
+      res.setHeader('content-type', 'application/json');
+      const health = (name: string, problem: object) => ({ name, transport: 'stdio', state: 'retrying', tools: 0, lastError: `${name} went away`, problem, restarts: 1, notes: [] });
+      res.end(JSON.stringify({ servers: [health('notes', newer), health('db', known)] }));
+    });
+    const base = await listen(server);
+    const client = createCompanionClient({ baseUrl: async () => base, token: async () => 't' });
+    const servers = await client.mcpServers();
+    expect(servers.map((s) => [s.name, s.problem?.code, s.lastError])).toEqual([
+      ['notes', undefined, 'notes went away'],
+      ['db', 'exited', 'db went away'],
+    ]);
+  });
+
   it('says the companion is unreachable when nothing listens', async () => {
     const server = createServer();
     const base = await listen(server);
