@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_TEXT } from '../../../companion/runs/run-store';
@@ -206,22 +206,8 @@ describe.skipIf(!mountableProbe())('the data dir’s disk full', () => {
 // after the next start, though there had long been room again to write it.
 describe.skipIf(!mountableProbe())('an answer the run log could not hold', () => {
   it('is written once there is room again: after a restart the run answers with its result, not as interrupted', async () => {
-    ws = makeWorkspace('cb-fault-run-log-');
-    mkdirSync(ws.home);
-    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', ws.home]).status).toBe(0);
-    mounts.push(ws.home);
-    companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
-    const filler = join(ws.home, 'filler');
-    // a program: its run is logged as running before it starts; the disk fills while it runs, and its answer is
-    // longer than a page, so no room left in the log's last page holds it
-    const slow = mcpRequestBlock('slow', 'process.run', { command: 'sh', args: ['-c', 'sleep 1; echo the program said this; seq 1 2000'], cwd: ws.root });
-    const posted = postBlock(companion, 'mcp-request', slow, context('conv-log', 'slow'));
-    await new Promise((r) => setTimeout(r, 300));
-    spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k'], { stdio: 'ignore' });
-    const ran = await posted;
-    expect(ran.status).toBe('done');
+    const { filler, ran } = await answerOwed();
     expect(ran.resultText).toContain('the program said this');
-    await waitUntil('the companion says it could not record the run', () => companion!.output().includes(`cannot record run ${ran.runId}`));
 
     rmSync(filler);
     const logged = () =>
@@ -229,7 +215,7 @@ describe.skipIf(!mountableProbe())('an answer the run log could not hold', () =>
         .split('\n')
         .some((line) => line.startsWith('{') && line.endsWith('}') && line.includes(`"runId":"${ran.runId}"`) && line.includes('"status":"done"'));
     await waitUntil('the answer is a whole line of the run log', logged, 15_000, 100);
-    await companion.kill();
+    await companion!.kill();
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
     const after = await getRun(companion, ran.runId);
     expect(after.status).toBe('done');
@@ -238,15 +224,19 @@ describe.skipIf(!mountableProbe())('an answer the run log could not hold', () =>
 
   /** A companion on a 2 MiB data dir whose program ended while the disk was full: its answer is owed to the log. */
   async function answerOwed(): Promise<{ filler: string; ran: RunResponse }> {
-    ws = makeWorkspace('cb-fault-run-log-stop-');
+    ws = makeWorkspace('cb-fault-run-log-');
     mkdirSync(ws.home);
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', ws.home]).status).toBe(0);
     mounts.push(ws.home);
     companion = await startCompanionProcess({ root: ws.root, home: ws.home, config: ALL_AUTO });
     const filler = join(ws.home, 'filler');
-    const slow = mcpRequestBlock('slow', 'process.run', { command: 'sh', args: ['-c', 'sleep 1; echo the program said this; seq 1 2000'], cwd: ws.root });
+    // a program: its run is logged as running before it starts; the disk fills once it runs (not after a fixed wait,
+    // which a busy machine outlasted before the run had started), and its answer is longer than a page, so no room left
+    // in the log's last page holds it
+    const started = join(ws.root, 'started');
+    const slow = mcpRequestBlock('slow', 'process.run', { command: 'sh', args: ['-c', 'touch started; sleep 1; echo the program said this; seq 1 2000'], cwd: ws.root });
     const posted = postBlock(companion, 'mcp-request', slow, context('conv-log', 'slow'));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil('the program runs', () => existsSync(started), 15_000, 20);
     spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k'], { stdio: 'ignore' });
     const ran = await posted;
     expect(ran.status).toBe('done');
