@@ -269,6 +269,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       complete: tracked.block.complete,
       unreadable: tracked.unreadable,
       unfenced: tracked.block.unfenced === true,
+      labelHidden: tracked.block.labelHidden === true,
       hidden: holdsHidden(tracked.block.raw),
       ending: held.has(tracked.key) ? 'stopped' : record.ending,
       replyFinished: true,
@@ -304,7 +305,7 @@ export interface ChipView {
  */
 export function chipView(
   record: Pick<MessageRecord, 'origin' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning' | 'choicePending'>>,
-  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced' | 'raw'> },
+  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'raw'> },
   autoRun: () => boolean,
   t: (key: MessageKey, substitutions?: Array<string | number>) => string,
 ): ChipView {
@@ -316,6 +317,7 @@ export function chipView(
   if (!note && tracked.state === 'ready') {
     // The block's own reason first (it holds in history too), then the reply's, then the site's.
     if (tracked.block.unfenced) note = t('note.unfenced');
+    else if (tracked.block.labelHidden) note = t('note.labelHidden');
     else if (holdsHidden(tracked.block.raw)) note = t('note.hidden');
     else if (record.choicePending) note = t('note.choicePending');
     else if (record.unplacedReasoning) note = t('note.unplacedReasoning', [record.unplacedReasoning]);

@@ -62,6 +62,7 @@ export type AutoRunRefusal =
   | 'incomplete'
   | 'unreadable'
   | 'unfenced'
+  | 'label-hidden'
   | 'hidden'
   | 'reply-stopped'
   | 'reply-cut'
@@ -78,6 +79,8 @@ export interface AutoRunInput {
   unreadable?: string | undefined;
   /** Found in paragraph text, not in a code block: the page may have changed its text (Block.unfenced). */
   unfenced?: boolean | undefined;
+  /** In a code block whose page hid the label it was written with (Block.labelHidden): it may be an example. */
+  labelHidden?: boolean | undefined;
   /** Holds characters the page does not show, or shows out of order (shared/reveal-hidden.ts): check it first. */
   hidden?: boolean | undefined;
   /** How the reply ended (default 'normal'). */
@@ -97,6 +100,7 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
   if (!input.complete) return { run: false, reason: 'incomplete' };
   if (input.unreadable) return { run: false, reason: 'unreadable', detail: input.unreadable };
   if (input.unfenced) return { run: false, reason: 'unfenced' };
+  if (input.labelHidden) return { run: false, reason: 'label-hidden' };
   if (input.hidden) return { run: false, reason: 'hidden' };
   if (input.ending === 'stopped') return { run: false, reason: 'reply-stopped' };
   if (input.ending === 'cut') return { run: false, reason: 'reply-cut' };

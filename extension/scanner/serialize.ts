@@ -1,4 +1,5 @@
 import { BLOCK_HINTS } from '../../shared/protocols';
+import { HIDDEN_LABEL } from '../../shared/protocols/json-fence';
 import type { Site } from '../sites/define-site';
 import { t } from '../ui/i18n';
 
@@ -28,7 +29,7 @@ const BLOCK_TAGS = new Set([
   'P', 'DIV', 'SECTION', 'ARTICLE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'LI', 'BLOCKQUOTE', 'TABLE', 'HR', 'PRE',
 ]);
 
-export function serializeMessage(answer: Element, site: Pick<Site, 'skipSelector' | 'codeBlockSelector' | 'codeLanguage' | 'codeText'>): SerializedMessage {
+export function serializeMessage(answer: Element, site: SiteReader): SerializedMessage {
   const out = new MarkdownWriter();
   writeBlockChildren(answer, site, out, '');
   return { markdown: out.finish(), segments: out.segments };
@@ -64,7 +65,7 @@ class MarkdownWriter {
   }
 }
 
-type SiteReader = Pick<Site, 'skipSelector' | 'codeBlockSelector' | 'codeLanguage' | 'codeText'>;
+type SiteReader = Pick<Site, 'skipSelector' | 'codeBlockSelector' | 'codeLanguage' | 'codeText' | 'labelHidden'>;
 
 /**
  * An open model's reasoning that a page rendered as an element of its own: a renderer that lets HTML through makes
@@ -203,10 +204,12 @@ function writeListItem(item: Element, site: SiteReader, out: MarkdownWriter, mar
 function writeCodeBlock(el: Element, site: SiteReader, out: MarkdownWriter): void {
   const language = site.codeLanguage(el).trim();
   const { text, partial } = site.codeText(el);
+  // A block whose page hid the label the model wrote is fenced as such (Site.labelHidden): the label is unknown.
+  const label = language === '' && site.labelHidden?.(el) === true ? HIDDEN_LABEL : language;
   // Site readers return the fence content without its final line break (what the viewer shows); a content that
   // ends in an empty line keeps it, so Axon write_file content survives byte for byte.
-  const fence = fenceFor(text, language);
-  const fenced = text === '' ? `${fence}${language}\n${fence}` : `${fence}${language}\n${text}\n${fence}`;
+  const fence = fenceFor(text, label);
+  const fenced = text === '' ? `${fence}${label}\n${fence}` : `${fence}${label}\n${text}\n${fence}`;
   out.block(fenced, el, partial ? { language, partial } : { language });
 }
 

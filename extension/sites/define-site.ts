@@ -83,6 +83,13 @@ export interface Site {
   codeBlockSelector: string;
   /** The language label of a code block (empty when it has none). */
   codeLanguage(codeEl: Element): string;
+  /**
+   * Asked of a code block codeLanguage read no label on: true where the page may have hidden the label the model wrote
+   * (Gemini draws "Code snippet" for an unknown fence tag, HuggingChat draws no language at all), so a block written
+   * ```` ```mcp-request ```` may be this one. Its call is then offered with Run, never run by itself
+   * (shared/protocols/json-fence.ts HIDDEN_LABEL). Unset: the page shows the labels it was given.
+   */
+  labelHidden?(codeEl: Element): boolean;
   /** The code text of a code block. */
   codeText(codeEl: Element): CodeBlockText;
   editor(doc: Document): HTMLElement | null;

@@ -16,7 +16,8 @@ import { attachmentInComposer, defineSite, firstMatch, plainText, positionKey, t
  *   thinking   model-thoughts (data-test-id="model-thoughts", .thoughts-container) beside message-content; a
  *              thinking reply gains class has-thoughts and a thinking-overlay — never read
  *   code       code-block > div.code-block > div.code-block-decoration (span label: "Python", "JSON", the fence tag as
- *              written for unknown tags, "Code snippet" when the fence has none) + div.buttons (copy) >
+ *              written for unknown tags, "Code snippet" when the fence has none — and for some unknown tags too:
+ *              a ```webmcp fence, code-index 59530579061, 2026-08) + div.buttons (copy) >
  *              div.formatted-code-block-internal-container > pre > code.code-container[data-test-id="code-content"]
  *   composer   rich-textarea div.ql-editor[contenteditable="true"][role="textbox"] (Quill); div.ql-clipboard is a
  *              second, off-screen contenteditable that must never be picked
@@ -73,6 +74,12 @@ export const gemini = defineSite({
     }
     const classed = codeEl.querySelector('[class*="language-"]');
     return classed?.className.match(/(?:^|\s)language-(\S+)/)?.[1] ?? '';
+  },
+  labelHidden(codeEl) {
+    // "Code snippet" is drawn for a fence with no tag and for some it does not know (a ```webmcp fence, code-index
+    // 59530579061, 2026-08), the tag nowhere in the page: a ```mcp-request block may be shown so.
+    const label = firstMatch<Element>(codeEl, ['.code-block-decoration > span', '.code-block-decoration span', '.code-block-decoration']);
+    return NO_LANGUAGE_LABELS.has(label?.textContent?.trim().toLowerCase() ?? '');
   },
   codeText(codeEl) {
     const code = codeEl.querySelector('pre code') ?? codeEl.querySelector('code[data-test-id="code-content"], code');

@@ -46,6 +46,8 @@ export const huggingchat = defineSite({
   skipSelector: '[data-chatbridge-chip], [data-chatbridge-indicator], button, [data-exclude-from-copy], .thinking-viewport',
   codeBlockSelector: 'pre',
   codeLanguage: languageNearPre,
+  // 2026 builds draw no language: a block with none read may have been written ```mcp-request
+  labelHidden: () => true,
   codeText: preCodeText,
   editor: (doc) => firstMatch(doc, ['form textarea[placeholder="Ask anything"]', 'form textarea', 'textarea[placeholder="Ask anything"]']),
   sendButton: (doc) => firstMatch(doc, ['button[type="submit"][name="submit"]', 'button[aria-label="Send message"]']),

@@ -47,7 +47,7 @@ export function findJsonFenceBlocks(
     last = fence;
   }
   addReplyWarnings(markdown, blocks, kind, seed);
-  if (first === undefined && unlabelled !== undefined) blocks.push(...unlabelledBlocks(markdown, fences, kind, unlabelled, budget));
+  if (first === undefined && unlabelled !== undefined) blocks.push(...unlabelledBlocks(markdown, fences, kind, check, unlabelled, budget));
   if (stopped !== undefined && first !== undefined && last !== undefined) {
     blocks.push(
       notReadBlock(markdown, {
@@ -78,8 +78,16 @@ export function outlineJsonFenceBlocks(markdown: string, fences: readonly Fence[
   return blocks;
 }
 
-/** A code block's label when it was written with none: none, or the one a site's page shows for it (`plaintext`). */
-export const NO_LABELS = ['', 'text', 'plaintext', 'plain', 'txt'] as const;
+/**
+ * The label the extension writes on a code block whose page hides the label it was written with (Site.labelHidden:
+ * Gemini shows "Code snippet" for an unknown fence tag, HuggingChat no language at all): what the model wrote there is
+ * unknown, `mcp-request` as likely as none. Chat text never needs it; a model that writes it gets what a hidden label
+ * gets, a call offered with Run that never runs by itself.
+ */
+export const HIDDEN_LABEL = 'label-hidden-by-page';
+
+/** A code block's label when it was written with none: none, the one a site's page shows for it (`plaintext`), or hidden. */
+export const NO_LABELS = ['', 'text', 'plaintext', 'plain', 'txt', HIDDEN_LABEL] as const;
 const NO_LABEL: ReadonlySet<string> = new Set(NO_LABELS);
 
 /**
@@ -116,18 +124,39 @@ export interface UnlabelledCall {
   isCall(value: unknown): boolean;
   /** The block's error, in the protocol's words, for a code block labelled `label` (`''`: none). */
   error(label: string): string;
+  /**
+   * A call that, alone in a code block whose page hid its label (HIDDEN_LABEL), is offered with Run (Block.labelHidden):
+   * the model may well have written the kind's label, and a click is the person's approval. Others stay inert.
+   */
+  offeredWhenHidden(value: unknown): boolean;
 }
 
 function mayHoldUnlabelled(fence: Fence, unlabelled: UnlabelledCall): boolean {
   return unlabelled.labels.has(fence.label) && unlabelled.markers.every((marker) => fence.content.includes(marker));
 }
 
-function unlabelledBlocks(markdown: string, fences: readonly Fence[], kind: BlockKind, unlabelled: UnlabelledCall, budget: RepairBudget): Block[] {
+function unlabelledBlocks(
+  markdown: string,
+  fences: readonly Fence[],
+  kind: BlockKind,
+  check: (value: unknown) => CallCheck,
+  unlabelled: UnlabelledCall,
+  budget: RepairBudget,
+): Block[] {
   const blocks: Block[] = [];
   for (const fence of fences) {
     if (!fence.closed || !mayHoldUnlabelled(fence, unlabelled)) continue;
     const parsed = parseJsonLenient(fence.content, budget);
     if (!parsed.ok || !unlabelled.isCall(parsed.value)) continue;
+    if (fence.label === HIDDEN_LABEL && unlabelled.offeredWhenHidden(parsed.value)) {
+      const block: Block = { kind, complete: true, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end, payload: parsed.value };
+      if (parsed.repaired) block.repaired = true;
+      const verdict = check(parsed.value);
+      if (!verdict.ok) block.error = verdict.message;
+      block.labelHidden = true;
+      blocks.push(block);
+      continue;
+    }
     blocks.push({
       kind,
       complete: true,

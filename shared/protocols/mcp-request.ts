@@ -2,7 +2,7 @@ import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
+import { HIDDEN_LABEL, NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -125,13 +125,21 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
  */
 const JSON_LABELS = [...NO_LABELS, 'json', 'jsonc', 'json5'];
 
+function codeBlockWith(label: string): string {
+  if (label === '') return 'a code block with no label';
+  if (label === HIDDEN_LABEL) return 'a code block whose label the chat page does not show';
+  return `a \`\`\`${label} block`;
+}
+
 const UNLABELLED: UnlabelledCall = {
   labels: new Set(JSON_LABELS),
   markers: ['jsonrpc', 'method'],
   isCall: (value) => isPlainObject(value) && value.jsonrpc !== undefined && typeof value.method === 'string',
   error: (label) =>
-    `a JSON-RPC request in ${label === '' ? 'a code block with no label' : `a \`\`\`${label} block`} does not run, as it may be an example ` +
+    `a JSON-RPC request in ${codeBlockWith(label)} does not run, as it may be an example ` +
     `of the format: seed 000 runs a request in a block labelled mcp-request; write it in a \`\`\`mcp-request block`,
+  // the calls the seed's instructions ask for; initialize, ping and notifications are the format's own examples
+  offeredWhenHidden: (value) => isPlainObject(value) && (value.method === 'tools/call' || value.method === 'tools/list'),
 };
 
 export const mcpRequest = defineProtocol({

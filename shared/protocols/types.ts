@@ -28,6 +28,11 @@ export interface Block {
    */
   unfenced?: boolean;
   /**
+   * A call in a code block whose page hid the label it was written with (json-fence.ts HIDDEN_LABEL): it may be the
+   * format's example as well as a call, so it never auto-runs; a Run click runs it.
+   */
+  labelHidden?: boolean;
+  /**
    * The protocol says this block never runs, and why (`later-plan`: a second auto_coder plan in one reply — seed 002
    * runs only the first). Its raw text alone may parse as a runnable block, so the extension must never send it;
    * its chip shows the reason in the person's language (`reason.<InertReason>` in the extension's locales) and offers

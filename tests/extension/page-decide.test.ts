@@ -431,3 +431,23 @@ describe('chipView: stopped, cut and unfenced notes', () => {
     expect(chipView({ origin: 'live', ending: 'normal' }, plain, on, t).note).toBeUndefined();
   });
 });
+
+describe('a call in a code block whose page hid its label (Block.labelHidden)', () => {
+  const hidden = only('```label-hidden-by-page\n{"jsonrpc":"2.0","id":"9","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}\n```');
+
+  it('never auto-runs; the reply\'s other blocks still do', () => {
+    expect(hidden.labelHidden).toBe(true);
+    const record = reply([tracked(hidden), tracked(only(READ))]);
+    const outcome = claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' });
+    expect(outcome.run.map((b) => b.block.raw)).toEqual([READ]);
+    expect(outcome.refused).toEqual([]);
+  });
+
+  it('offers Run and says the page hid the block\'s label — live or history', () => {
+    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, cut: false, block: hidden };
+    expect(chipView({ origin: 'live', ending: 'normal' }, ready, () => true, t)).toEqual({ actions: ['run'], note: t('note.labelHidden') });
+    expect(chipView({ origin: 'history', ending: 'normal' }, ready, () => true, t).note).toBe(t('note.labelHidden'));
+    expect(t('note.labelHidden')).toMatch(/does not show the label/);
+    expect(messageIn('zh_CN', 'note.labelHidden')).toMatch(/不显示代码块书写时的标签/);
+  });
+});

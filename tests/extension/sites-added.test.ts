@@ -328,8 +328,9 @@ const EXPECTED: Record<string, Expectation> = {
     conversationId: '66f1a2b3c4d5e6f7a8b9c0d1',
     generating: false,
     editorTag: 'TEXTAREA',
-    // 2026 builds drop the language: the mcp-request block has no label and is not a block; the plan has markers.
-    answerBlocks: [{ kind: 'autocoder', language: '', id: undefined, partial: false }],
+    // 2026 builds drop the language: the mcp-request block has no label, and its tools/list is offered with Run, never
+    // run by itself (Site.labelHidden); the plan has markers.
+    answerBlocks: [{ kind: 'mcp-request', language: '', id: 'call-1001', partial: false }, { kind: 'autocoder', language: '', id: undefined, partial: false }],
     keys: ['m:msg-user-01', 'm:msg-asst-02'],
     sendButton: 'disabled',
   },

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { findBlocks } from '../../shared/protocols';
+import { serializeMessage } from '../../extension/scanner/serialize';
+import { chatgpt, gemini, huggingchat } from '../../extension/sites';
+import type { Site } from '../../extension/sites/define-site';
+import { decideAutoRun } from '../../extension/scanner/blocks';
+
+/**
+ * Pages that do not show the fence tag as written: Gemini labels some unknown tags "Code snippet" (a ```webmcp fence,
+ * code-index 59530579061), HuggingChat's 2026 builds draw no language at all. A seed's ```mcp-request call drawn so
+ * is offered with Run and never runs by itself; on pages that show labels, a block with none stays an inert example.
+ */
+const CALL = { jsonrpc: '2.0', id: '1', method: 'tools/call', params: { name: 'fs.ls', arguments: { path: '.' } } };
+const TEXT = JSON.stringify(CALL, null, 2);
+
+afterEach(() => document.body.replaceChildren());
+
+function el(tag: string, attributes: Record<string, string> = {}, text?: string): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Gemini's code-block (gemini.ts DOM contract) with the label the page drew. */
+function geminiReply(label: string): Element {
+  const host = el('code-block');
+  const block = el('div', { class: 'code-block' });
+  const decoration = el('div', { class: 'code-block-decoration header-formatted gds-title-s' });
+  decoration.append(el('span', {}, label));
+  const buttons = el('div', { class: 'buttons' });
+  buttons.append(el('button', { 'aria-label': 'Copy code' }));
+  decoration.append(buttons);
+  const inner = el('div', { class: 'formatted-code-block-internal-container' });
+  const pre = el('pre');
+  pre.append(el('code', { 'data-test-id': 'code-content', class: 'code-container formatted' }, `${TEXT}\n`));
+  inner.append(pre);
+  block.append(decoration, inner);
+  host.append(block);
+  const markdown = el('div', { class: 'markdown markdown-main-panel' });
+  markdown.append(host);
+  const content = el('message-content', { id: 'message-content-id-r_0123456789abcdef' });
+  content.append(markdown);
+  const response = el('model-response');
+  response.append(content);
+  document.body.append(response);
+  return response;
+}
+
+/** A pre > code with or without a language class, in the message structure of `site`. */
+function preReply(site: Site, language: string): Element {
+  const pre = el('pre');
+  pre.append(el('code', language ? { class: `hljs language-${language}` } : { class: 'hljs' }, TEXT));
+  if (site === huggingchat) {
+    const prose = el('div', { class: 'prose' });
+    const group = el('div', { class: 'group relative' });
+    group.append(pre);
+    prose.append(group);
+    const message = el('div', { 'data-message-role': 'assistant', 'data-message-id': 'm1' });
+    message.append(prose);
+    document.body.append(message);
+    return message;
+  }
+  const message = el('div', { 'data-message-author-role': 'assistant', 'data-message-id': 'm1' });
+  const markdown = el('div', { class: 'markdown prose' });
+  markdown.append(pre);
+  message.append(markdown);
+  document.body.append(message);
+  return message;
+}
+
+function blocksOf(site: Site, message: Element) {
+  return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
+}
+
+describe('a tools/call alone in a code block whose page hid its label', () => {
+  it('Gemini "Code snippet": offered with Run, never run by itself', () => {
+    const blocks = blocksOf(gemini, geminiReply('Code snippet'));
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'mcp-request', complete: true, labelHidden: true, payload: CALL });
+    expect(blocks[0]?.inert).toBeUndefined();
+    expect(blocks[0]?.error).toBeUndefined();
+    const decision = decideAutoRun({
+      siteEnabled: true, autoRun: true, role: 'assistant', origin: 'live', complete: true, replyFinished: true, inLedger: false,
+      loopGuard: { ok: true }, labelHidden: blocks[0]?.labelHidden,
+    });
+    expect(decision).toEqual({ run: false, reason: 'label-hidden' });
+  });
+
+  it('Gemini "JSON": the page showed the tag as written, a ```json example stays inert', () => {
+    expect(blocksOf(gemini, geminiReply('JSON'))).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
+  });
+
+  it('HuggingChat with no language in the page: offered with Run; with a language class, as written', () => {
+    expect(blocksOf(huggingchat, preReply(huggingchat, ''))).toMatchObject([{ kind: 'mcp-request', labelHidden: true, payload: CALL }]);
+    document.body.replaceChildren();
+    const shown = blocksOf(huggingchat, preReply(huggingchat, 'json'));
+    expect(shown).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
+    expect(shown[0]?.labelHidden).toBeUndefined();
+  });
+
+  it('a site that shows labels: a block with none is still the inert example', () => {
+    const blocks = blocksOf(chatgpt, preReply(chatgpt, ''));
+    expect(blocks).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
+    expect(blocks[0]?.labelHidden).toBeUndefined();
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { findBlocks, outlineBlocks } from '../../../shared/protocols';
+import { HIDDEN_LABEL } from '../../../shared/protocols/json-fence';
+
+/**
+ * A code block whose page hid the label it was written with (Gemini's "Code snippet", HuggingChat's blocks without a
+ * language) reaches the parsers labelled HIDDEN_LABEL: the model may have written ```mcp-request there.
+ */
+const F = '```';
+const call = '{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"."}}}';
+const list = '{"jsonrpc":"2.0","id":"2","method":"tools/list"}';
+const hidden = (json: string) => `${F}${HIDDEN_LABEL}\n${json}\n${F}\n`;
+
+describe('a JSON-RPC request alone in a code block whose page hid its label', () => {
+  it.each([
+    ['tools/call', call],
+    ['tools/list', list],
+  ])('%s is a call offered with Run (labelHidden), not an inert example', (_method, json) => {
+    // it was inert 'unlabelled-call', its chip telling the model to write ```mcp-request, which it had done
+    const blocks = findBlocks(hidden(json));
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'mcp-request', complete: true, labelHidden: true, payload: JSON.parse(json) });
+    expect(blocks[0]?.inert).toBeUndefined();
+    expect(blocks[0]?.error).toBeUndefined();
+    expect(outlineBlocks(hidden(json)).map((b) => b.kind)).toEqual(['mcp-request']);
+    // the companion, reading the raw text alone, runs the same call
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+  });
+
+  it('a call the companion would refuse keeps its error (the model reads why), still no auto-run', () => {
+    const [block] = findBlocks(hidden(call.replace('fs.ls', 'fs.nope')));
+    expect(block).toMatchObject({ labelHidden: true });
+    expect(block?.error).toContain('tool "fs.nope" is not available');
+  });
+
+  it.each([
+    ['initialize', '{"jsonrpc":"2.0","id":"0","method":"initialize"}'],
+    ['a notification', '{"jsonrpc":"2.0","method":"notifications/initialized"}'],
+  ])('%s there is still the format\'s example: inert, saying where it was', (_what, json) => {
+    const [block] = findBlocks(hidden(json));
+    expect(block).toMatchObject({ kind: 'mcp-request', inert: 'unlabelled-call' });
+    expect(block?.labelHidden).toBeUndefined();
+    expect(block?.error).toContain('a code block whose label the chat page does not show');
+  });
+
+  it('a code block with no label, or ```json, on a page that shows labels stays inert', () => {
+    for (const reply of [`${F}\n${call}\n${F}\n`, `${F}json\n${call}\n${F}\n`]) {
+      expect(findBlocks(reply)).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
+    }
+  });
+
+  it('beside a labelled mcp-request it is the explanation\'s example: only the labelled call is a block', () => {
+    const blocks = findBlocks(`${hidden(call.replace('fs.ls', 'fs.rm'))}\nMine:\n\n${F}mcp-request\n${call}\n${F}\n`);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.raw).toContain('```mcp-request');
+    expect(blocks[0]?.labelHidden).toBeUndefined();
+  });
+
+  it('the label on the first line of such a block is the label, as in a block with none', () => {
+    const [block] = findBlocks(hidden(`mcp-request\n${call}`));
+    expect(block).toMatchObject({ kind: 'mcp-request', payload: JSON.parse(call) });
+    expect(block?.labelHidden).toBeUndefined();
+  });
+});
