@@ -1,4 +1,4 @@
-import { BLOCK_HINTS } from '../../shared/protocols';
+import { BLOCK_HINTS, fenceLabel } from '../../shared/protocols';
 import { HIDDEN_LABEL } from '../../shared/protocols/json-fence';
 import type { Site } from '../sites/define-site';
 import { t } from '../ui/i18n';
@@ -307,7 +307,8 @@ export function mayHoldBlocks(answer: Element, text: string, site: SiteReader): 
   for (const el of Array.from(answer.querySelectorAll(site.codeBlockSelector))) {
     const outer = el.parentElement?.closest(site.codeBlockSelector);
     if (outer && answer.contains(outer)) continue;
-    const label = site.codeLanguage(el).trim().split(/\s/, 1)[0]?.toLowerCase() ?? '';
+    // read as the fence written from it will be (a zero-width character in the page's label is no part of it)
+    const label = fenceLabel(site.codeLanguage(el));
     if (BLOCK_HINTS.labels.has(label)) return true;
     if (fenceChars > 0) fenceChars -= countFenceChars(el.textContent ?? '');
   }

@@ -28,7 +28,7 @@ export type { FlycodeCallCheck } from './flycode-call';
 export { AUTOCODER_FILE_ACTIONS, PLAN_TYPES } from './autocoder';
 export { AXON_ARITY } from './axon';
 export type { AxonAct } from './axon';
-export { scanFences } from './markdown';
+export { fenceLabel, scanFences } from './markdown';
 export type { Fence } from './markdown';
 
 /** The block protocols, one module each (DESIGN §3). Adding one is a new file and a line here. */

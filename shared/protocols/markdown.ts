@@ -85,8 +85,15 @@ function outdent(content: string, indent: number): string {
     .join('\n');
 }
 
-function labelOf(info: string): string {
-  const match = /^\S*/.exec(info);
+/** Characters a page draws as nothing: in a label (```` ```mcp-request\u200B ````) they are not what the reader sees. */
+const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
+
+/**
+ * A fence's label: the first word of its info string, lower-cased, without the zero-width characters a page does not
+ * show (the block still holds them, so it never runs by itself: shared/reveal-hidden.ts).
+ */
+export function fenceLabel(info: string): string {
+  const match = /^\S*/.exec(info.replace(ZERO_WIDTH, '').trimStart());
   return (match?.[0] ?? '').toLowerCase();
 }
 
@@ -166,7 +173,7 @@ function makeFence(
     size: open.marker.size,
     indent: open.marker.indent,
     info: open.info,
-    label: labelOf(open.info),
+    label: fenceLabel(open.info),
     contentStart,
     contentEnd,
     content: outdent(markdown.slice(contentStart, contentEnd), open.marker.indent),

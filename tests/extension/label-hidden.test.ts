@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
-import { serializeMessage } from '../../extension/scanner/serialize';
+import { mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
+import { holdsHidden } from '../../shared/reveal-hidden';
 import { chatgpt, gemini, huggingchat } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { decideAutoRun } from '../../extension/scanner/blocks';
@@ -104,4 +105,20 @@ describe('a tools/call alone in a code block whose page hid its label', () => {
     expect(blocks).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
     expect(blocks[0]?.labelHidden).toBeUndefined();
   });
+});
+
+describe('a zero-width character in a label the page draws', () => {
+  it.each([['after', 'mcp-request\u200B'], ['before', '\u200Bmcp-request'], ['a word joiner after', 'mcp-request\u2060']])(
+    'Gemini: one %s the tag is no part of it — the call is found, and never runs by itself',
+    (_where, label) => {
+      // the reply was skipped before it was read (mayHoldBlocks) and its fence's label was not mcp-request: no block
+      const message = geminiReply(label);
+      const answer = gemini.answerRoot(message)!;
+      expect(mayHoldBlocks(answer, answer.textContent ?? '', gemini)).toBe(true);
+      const blocks = blocksOf(gemini, message);
+      expect(blocks).toMatchObject([{ kind: 'mcp-request', complete: true, payload: CALL }]);
+      expect(blocks[0]?.error).toBeUndefined();
+      expect(holdsHidden(blocks[0]!.raw)).toBe(true);
+    },
+  );
 });

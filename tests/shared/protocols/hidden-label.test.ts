@@ -62,3 +62,25 @@ describe('a JSON-RPC request alone in a code block whose page hid its label', ()
     expect(block?.labelHidden).toBeUndefined();
   });
 });
+
+describe('zero-width characters in a fence label', () => {
+  it.each([
+    ['a zero-width space after it', 'mcp-request\u200B'],
+    ['a zero-width space before it', '\u200Bmcp-request'],
+    ['a word joiner inside it', 'mcp\u2060-request'],
+    ['a BOM before it', '\uFEFFmcp-request'],
+  ])('%s: the label is what the page shows, and the companion reads the same call', (_what, label) => {
+    // the label read "mcp-request\u200B", so a call the person saw labelled mcp-request was no block
+    const reply = `${F}${label}\n${call}\n${F}\n`;
+    const blocks = findBlocks(reply);
+    expect(blocks).toMatchObject([{ kind: 'mcp-request', complete: true, payload: JSON.parse(call) }]);
+    expect(blocks[0]?.error).toBeUndefined();
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+  });
+
+  it('an Axon act fence with one is still the act', () => {
+    const [block] = findBlocks('~~~~~act\u200B\ncheck_files_exist\n~~~~~\n~~~~~\na.txt\n~~~~~\n');
+    expect(block).toMatchObject({ kind: 'axon', payload: { acts: [{ act: 'check_files_exist', args: ['a.txt\n'] }] } });
+    expect(block?.error).toBeUndefined();
+  });
+});
