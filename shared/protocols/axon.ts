@@ -1,6 +1,7 @@
 import type { AxonPayload, Block } from './types';
 import { scanFences, type Fence } from './markdown';
 import { defineProtocol } from './define-protocol';
+import { NO_LABELS } from './json-fence';
 
 /**
  * Axon statements (seed 003, DESIGN §3.4): a fence labelled `act` names the act (its content, trimmed); the
@@ -140,8 +141,35 @@ function contentCutByFence(act: string, parameters: readonly string[], args: rea
   );
 }
 
+/**
+ * The act a fence names: an `act` fence's content, or, in a fence with no label (NO_LABELS), an act of the list after a
+ * first line `act` (```` ~~~~~ ```` on one line, `act` on the next, then `write_file`: how some models write the label,
+ * as they do an mcp-request's). Anything else in such a fence is its text (undefined).
+ */
+function actOf(fence: Fence): string | undefined {
+  if (fence.label === 'act') return actNameOf(fence.content);
+  if (!NO_LABEL.has(fence.label)) return undefined;
+  const lineEnd = fence.content.indexOf('\n');
+  if (lineEnd === -1 || fence.content.slice(0, lineEnd).replace(/[\u200B\u2060\uFEFF]/g, '').trim().toLowerCase() !== 'act') return undefined;
+  const act = actNameOf(fence.content.slice(lineEnd + 1));
+  return parametersOf(act) === undefined ? undefined : act;
+}
+
+const NO_LABEL: ReadonlySet<string> = new Set(NO_LABELS);
+
+/**
+ * Where a statement cut short by `terminator` ends: the end of what makes it a terminator, so that its raw text re-parsed
+ * alone ends the same way — the label (`~~~~~end`), or the act's name after a first line `act`.
+ */
+function terminatorEnd(markdown: string, terminator: Fence): number {
+  if (terminator.label === 'end' || terminator.label === 'act') return terminator.labelEnd;
+  const actLine = markdown.indexOf('\n', terminator.contentStart) + 1;
+  const lineEnd = markdown.indexOf('\n', actLine);
+  return Math.min(lineEnd === -1 ? markdown.length : lineEnd, terminator.contentEnd);
+}
+
 function isTerminator(fence: Fence): boolean {
-  return fence.label === 'act' || fence.label === 'end';
+  return fence.label === 'end' || actOf(fence) !== undefined;
 }
 
 export const axon = defineProtocol({
@@ -160,7 +188,8 @@ export const axon = defineProtocol({
     let i = 0;
     while (i < fences.length) {
       const actFence = fences[i] as Fence;
-      if (actFence.label !== 'act') {
+      const act = actOf(actFence);
+      if (act === undefined) {
         i++;
         continue;
       }
@@ -168,7 +197,6 @@ export const axon = defineProtocol({
         blocks.push(statement(actFence.start, markdown.length, false));
         break;
       }
-      const act = actNameOf(actFence.content);
       const parameters = parametersOf(act);
       if (parameters === undefined) {
         const block = statement(actFence.start, actFence.end, true);
@@ -215,12 +243,12 @@ export const axon = defineProtocol({
         blocks.push(statement(actFence.start, markdown.length, false));
         break;
       }
-      const block = statement(actFence.start, terminator.labelEnd, true);
+      const block = statement(actFence.start, terminatorEnd(markdown, terminator), true);
       block.payload = payload;
       block.error = `${act} needs ${parameters.length} parameter${parameters.length === 1 ? '' : 's'} (${parameters.join(', ')}), got ${args.length}`;
       blocks.push(block);
       // A terminating `act` starts the next statement; an `end` fence is consumed here.
-      i = terminator.label === 'act' ? j : j + 1;
+      i = terminator.label === 'end' ? j + 1 : j;
     }
     return blocks;
   },

@@ -84,3 +84,42 @@ describe('zero-width characters in a fence label', () => {
     expect(block?.error).toBeUndefined();
   });
 });
+
+describe('Axon: `act` on the first line of a fence with no label', () => {
+  const T = '~~~~~';
+  const write = (opening: string) => `${opening}\nact\nwrite_file\n${T}\n${T}\na.txt\n${T}\n${T}\nhi\n${T}\n`;
+
+  it.each([
+    ['no label', T],
+    ['a plaintext label', `${T}text`],
+  ])('with %s, the fence is the act fence, as an mcp-request\'s label there is its label', (_what, opening) => {
+    // the statement the model meant was no block: nothing ran, nothing said why
+    const reply = write(opening);
+    const blocks = findBlocks(reply);
+    expect(blocks).toMatchObject([{ kind: 'axon', complete: true, payload: { acts: [{ act: 'write_file', args: ['a.txt\n', 'hi\n'] }] } }]);
+    expect(blocks[0]?.error).toBeUndefined();
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+  });
+
+  it('cuts short the statement before it, and that statement\'s raw text re-parses the same way', () => {
+    const reply = `${T}act\nwrite_file\n${T}\n${T}\na.txt\n${T}\n${write(T)}`;
+    const blocks = findBlocks(reply);
+    expect(blocks.map((b) => [b.complete, b.error?.slice(0, 30)])).toEqual([
+      [true, 'write_file needs 2 parameters '],
+      [true, undefined],
+    ]);
+    // the companion reads the first statement from its raw text alone (its complete blocks), as with a ~~~~~act after it
+    expect(findBlocks(blocks[0]!.raw).filter((b) => b.complete)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+    const labelled = findBlocks(`${T}act\nwrite_file\n${T}\n${T}\na.txt\n${T}\n${T}act\nlist\n${T}\n`)[0]!;
+    expect(findBlocks(labelled.raw).map((b) => b.complete)).toEqual(findBlocks(blocks[0]!.raw).map((b) => b.complete));
+  });
+
+  it.each([
+    ['an act not in the list', `${T}\nact\nlist_files\n${T}\n${T}\n.\n${T}\n`],
+    ['more after the act\'s name', `${T}\nact\nwrite_file\nthen the path\n${T}\n${T}\na.txt\n${T}\n${T}\nhi\n${T}\n`],
+    ['`act` alone', `${T}\nact\n${T}\n`],
+    ['a labelled code block', `${T}python\nact\nwrite_file\n${T}\n${T}\na.txt\n${T}\n${T}\nhi\n${T}\n`],
+  ])('%s there is the code block\'s text: no block', (_what, reply) => {
+    expect(findBlocks(reply)).toEqual([]);
+  });
+});
