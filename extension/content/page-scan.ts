@@ -20,7 +20,11 @@ import type { Show } from './page-show';
 export const SWITCH_GRACE_MS = 1_500;
 const NOTHING_SERIALIZED: SerializedMessage = { markdown: '', segments: [] };
 /** Why the protocol leaves a block unrun (Block.inert), in the person's language. */
-const INERT_REASONS: Record<InertReason, MessageKey> = { 'later-plan': 'reason.laterPlan', 'unlabelled-call': 'reason.unlabelledCall' };
+const INERT_REASONS: Record<InertReason, MessageKey> = {
+  'later-plan': 'reason.laterPlan',
+  'unlabelled-call': 'reason.unlabelledCall',
+  'unlabelled-flycode-call': 'reason.unlabelledFlycodeCall',
+};
 
 export interface Scanner {
   track(el: Element, origin: MessageOrigin, candidate: boolean, position: number, role?: MessageRole | null): MessageRecord | null;

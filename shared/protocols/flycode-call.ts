@@ -2,7 +2,7 @@ import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks } from './json-fence';
+import { HIDDEN_LABEL, NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -73,11 +73,35 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
   return { ok: true, call: { id, tool, args: args ?? {} } };
 }
 
+/**
+ * A call in a ```` ```json ```` block (or one with no label): the seed's call without the seed's label, as likely the
+ * format's example, so it never runs; its chip says why and what to write. Only a call of a tool of the list, with a
+ * string id: a ```json block holding some other `{"id", "tool", "args"}` is someone else's JSON.
+ */
+const JSON_LABELS = [...NO_LABELS, 'json', 'jsonc', 'json5'];
+
+function isFlycodeCall(value: unknown): boolean {
+  if (!isPlainObject(value) || typeof value.id !== 'string') return false;
+  return isToolName(value.tool) || isPromptxRunner(value.tool) || isFilesystemAlias(value.tool);
+}
+
+const UNLABELLED: UnlabelledCall = {
+  labels: new Set(JSON_LABELS),
+  markers: ['"tool"', '"id"'],
+  isCall: isFlycodeCall,
+  error: (label) =>
+    `a flycode-call in ${label === '' ? 'a code block with no label' : label === HIDDEN_LABEL ? 'a code block whose label the chat page does not show' : `a \`\`\`${label} block`} ` +
+    `does not run, as it may be an example of the format: seed 001 runs a call in a block labelled flycode-call; ` +
+    `write it in a \`\`\`flycode-call block`,
+  inert: 'unlabelled-flycode-call',
+  offeredWhenHidden: isFlycodeCall,
+};
+
 export const flycodeCall = defineProtocol({
   kind: 'flycode-call',
-  // the label may stand alone on the first line of a block with none
-  hints: { labels: ['flycode-call', ...NO_LABELS], markers: [] },
-  outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'flycode-call'),
+  // the label may stand alone on the first line of a block with none, and a call may be written in a ```json block
+  hints: { labels: ['flycode-call', ...JSON_LABELS], markers: [] },
+  outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'flycode-call', UNLABELLED),
   find: (markdown, fences) =>
     findJsonFenceBlocks(
       markdown,
@@ -88,5 +112,6 @@ export const flycodeCall = defineProtocol({
         return check.ok ? { ok: true } : { ok: false, message: check.message };
       },
       'seed 001',
+      UNLABELLED,
     ),
 });

@@ -1,4 +1,4 @@
-import type { Block, BlockKind } from './types';
+import type { Block, BlockKind, InertReason } from './types';
 import type { Fence } from './markdown';
 import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, isPlainObject } from './describe-value';
@@ -124,6 +124,8 @@ export interface UnlabelledCall {
   isCall(value: unknown): boolean;
   /** The block's error, in the protocol's words, for a code block labelled `label` (`''`: none). */
   error(label: string): string;
+  /** Why it never runs, for the person (Block.inert). */
+  inert: InertReason;
   /**
    * A call that, alone in a code block whose page hid its label (HIDDEN_LABEL), is offered with Run (Block.labelHidden):
    * the model may well have written the kind's label, and a click is the person's approval. Others stay inert.
@@ -165,7 +167,7 @@ function unlabelledBlocks(
       end: fence.end,
       payload: parsed.value,
       error: unlabelled.error(fence.label),
-      inert: 'unlabelled-call',
+      inert: unlabelled.inert,
     });
   }
   return blocks;

@@ -138,6 +138,7 @@ const UNLABELLED: UnlabelledCall = {
   error: (label) =>
     `a JSON-RPC request in ${codeBlockWith(label)} does not run, as it may be an example ` +
     `of the format: seed 000 runs a request in a block labelled mcp-request; write it in a \`\`\`mcp-request block`,
+  inert: 'unlabelled-call',
   // the calls the seed's instructions ask for; initialize, ping and notifications are the format's own examples
   offeredWhenHidden: (value) => isPlainObject(value) && (value.method === 'tools/call' || value.method === 'tools/list'),
 };

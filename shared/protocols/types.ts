@@ -48,9 +48,10 @@ export interface Block {
 
 /**
  * Why the protocol says a block never runs (Block.inert). `unlabelled-call`: a call written in a code block without its
- * protocol's label (a JSON-RPC request in a ```` ```json ```` block), as likely an example as a call.
+ * protocol's label (a JSON-RPC request in a ```` ```json ```` block), as likely an example as a call;
+ * `unlabelled-flycode-call`: the same for a flycode-call.
  */
-export type InertReason = 'later-plan' | 'unlabelled-call';
+export type InertReason = 'later-plan' | 'unlabelled-call' | 'unlabelled-flycode-call';
 
 /** mcp-request payload: the parsed JSON-RPC object as written (validated envelope when `error` is unset). */
 export interface McpRequestPayload {

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { t } from '../../extension/ui/i18n';
+import { buildPage, catchChipRoots, clickChip, LIST, start, stopPages, streamReply, until } from './page-harness';
 import { findBlocks } from '../../shared/protocols';
 import { mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
 import { holdsHidden } from '../../shared/reveal-hidden';
-import { chatgpt, gemini, huggingchat } from '../../extension/sites';
+import { chatgpt, deepseek, gemini, huggingchat } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { decideAutoRun } from '../../extension/scanner/blocks';
 
@@ -14,7 +16,17 @@ import { decideAutoRun } from '../../extension/scanner/blocks';
 const CALL = { jsonrpc: '2.0', id: '1', method: 'tools/call', params: { name: 'fs.ls', arguments: { path: '.' } } };
 const TEXT = JSON.stringify(CALL, null, 2);
 
-afterEach(() => document.body.replaceChildren());
+afterEach(() => {
+  stopPages();
+  document.body.replaceChildren();
+});
+const roots = catchChipRoots();
+
+function chip(): Element {
+  const found = document.querySelector('[data-chatbridge-chip]');
+  if (!found) throw new Error('no chip on the page');
+  return found;
+}
 
 function el(tag: string, attributes: Record<string, string> = {}, text?: string): HTMLElement {
   const node = document.createElement(tag);
@@ -121,4 +133,30 @@ describe('a zero-width character in a label the page draws', () => {
       expect(holdsHidden(blocks[0]!.raw)).toBe(true);
     },
   );
+});
+
+describe('page: a call in a code block whose page hid its label', () => {
+  it('never runs by itself, with auto-run on; its chip says the page hid the label, and Run runs it', async () => {
+    const h = start(buildPage(), { site: { ...deepseek, labelHidden: () => true }, settings: { autoRun: true } });
+    await streamReply(h, [{ lang: '', code: LIST }]);
+    await until(() => chip().getAttribute('data-chatbridge-state') === 'ready');
+    await h.settle();
+    expect(h.runs).toEqual([]);
+    expect(chip().getAttribute('data-chatbridge-note')).toBe(t('note.labelHidden'));
+    clickChip(roots, chip(), 'run');
+    await until(() => h.runs.length === 1);
+    expect(h.runs.map((r) => [r.kind, r.text])).toEqual([['mcp-request', `\`\`\`label-hidden-by-page\n${LIST}\n\`\`\``]]);
+  });
+});
+
+describe('page: a flycode-call in a ```json block', () => {
+  it('is never sent and offers no Run, its chip saying why (it gave no block: nothing happened, nothing said why)', async () => {
+    const h = start(buildPage());
+    await streamReply(h, ['The call:', { lang: 'json', code: '{"id":"call-001","tool":"fs.read","args":{"path":"README.md"}}' }]);
+    await until(() => document.querySelector('[data-chatbridge-chip]') !== null);
+    await h.settle();
+    expect(chip().getAttribute('data-chatbridge-note')).toBe(t('reason.unlabelledFlycodeCall'));
+    expect(() => clickChip(roots, chip(), 'run')).toThrow(/no run button/);
+    expect(h.runs).toEqual([]);
+  });
 });

@@ -123,3 +123,35 @@ describe('Axon: `act` on the first line of a fence with no label', () => {
     expect(findBlocks(reply)).toEqual([]);
   });
 });
+
+describe('a flycode-call in a ```json block', () => {
+  const fly = '{"id":"call-001","tool":"fs.read","args":{"path":"README.md"}}';
+
+  it.each([
+    ['json', `${F}json\n${fly}\n${F}\n`, 'a ```json block'],
+    ['no label', `${F}\n${fly}\n${F}\n`, 'a code block with no label'],
+  ])('with %s is shown, never run, saying why', (_label, reply, where) => {
+    // it gave no block: the person saw nothing happen and no reason, the model was never told
+    const blocks = findBlocks(reply);
+    expect(blocks).toMatchObject([{ kind: 'flycode-call', complete: true, inert: 'unlabelled-flycode-call', payload: JSON.parse(fly) }]);
+    expect(blocks[0]?.error).toContain(`a flycode-call in ${where} does not run`);
+    expect(blocks[0]?.error).toContain('write it in a ```flycode-call block');
+    expect(outlineBlocks(reply).map((b) => b.kind)).toEqual(['flycode-call']);
+    expect(findBlocks(blocks[0]!.raw)[0]?.error).toBe(blocks[0]?.error);
+  });
+
+  it('with its page hiding the label, it is offered with Run', () => {
+    const [block] = findBlocks(hidden(fly));
+    expect(block).toMatchObject({ kind: 'flycode-call', labelHidden: true, payload: JSON.parse(fly) });
+    expect(block?.inert).toBeUndefined();
+    expect(block?.error).toBeUndefined();
+  });
+
+  it('other JSON with an id, a tool and args, or beside a labelled flycode-call, is no block of its own', () => {
+    expect(findBlocks(`${F}json\n{"id":"1","tool":"web_search","args":{"q":"x"}}\n${F}\n`)).toEqual([]);
+    expect(findBlocks(`${F}json\n{"tool":"fs.read","args":{}}\n${F}\n`)).toEqual([]);
+    const blocks = findBlocks(`${F}json\n${fly}\n${F}\n\nMine:\n\n${F}flycode-call\n${fly}\n${F}\n`);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.raw).toContain('```flycode-call');
+  });
+});
