@@ -1,4 +1,5 @@
 import { findBlocks } from '../../shared/protocols';
+import { HIDDEN_LABEL } from '../../shared/protocols/json-fence';
 import { AXON_ARITY, type AxonAct } from '../../shared/protocols/axon';
 import type { DoctorProblem } from '../companion/badge';
 import { outermost, type Site } from '../sites/define-site';
@@ -28,6 +29,8 @@ export function replyCodeProblem(site: Site, message: Element, blocks: Array<{ u
   return null;
 }
 
+const HIDDEN_LABEL_FENCE = `\`\`\`${HIDDEN_LABEL}`;
+
 /** The kinds a code block is only by its language label: one JSON call in a fence labelled with the kind. */
 const LABELLED_KINDS = ['mcp-request', 'flycode-call'] as const;
 
@@ -49,6 +52,10 @@ export function unlabelledCalls(site: Site, answer: Element): number {
       // label read there (a tool named in a plain block, its JSON examples after it) means the site shows labels.
       const next = blocks[index + 1];
       return blocks.length - 1 - index >= AXON_ARITY[act as AxonAct].length && next !== undefined && safe(() => site.codeLanguage(next), '').trim() === '';
+    }
+    // where the module knows its page hides labels, such a call is offered with Run (Site.labelHidden): no fault
+    if (safe(() => site.labelHidden?.(el) === true, false) && findBlocks(`${HIDDEN_LABEL_FENCE}\n${text}\n\`\`\``).some((b) => b.labelHidden === true)) {
+      return false;
     }
     return LABELLED_KINDS.some((kind) => findBlocks(`\`\`\`${kind}\n${text}\n\`\`\``, kind).some((b) => b.payload !== undefined && b.error === undefined));
   }).length;

@@ -7,6 +7,8 @@ import { holdsHidden } from '../../shared/reveal-hidden';
 import { chatgpt, deepseek, gemini, huggingchat } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { decideAutoRun } from '../../extension/scanner/blocks';
+import { replyCodeProblem } from '../../extension/doctor/reply-code';
+import { defineSite } from '../../extension/sites/define-site';
 
 /**
  * Pages that do not show the fence tag as written: Gemini labels some unknown tags "Code snippet" (a ```webmcp fence,
@@ -158,5 +160,15 @@ describe('page: a flycode-call in a ```json block', () => {
     expect(chip().getAttribute('data-chatbridge-note')).toBe(t('reason.unlabelledFlycodeCall'));
     expect(() => clickChip(roots, chip(), 'run')).toThrow(/no run button/);
     expect(h.runs).toEqual([]);
+  });
+});
+
+describe('the site doctor on a page that hides labels', () => {
+  it('a call offered with Run there is no fault; the same block on a module that says nothing of it still is', () => {
+    // it said "its call is read as plain code" of a call the chip offered with Run
+    const message = geminiReply('Code snippet');
+    expect(replyCodeProblem(gemini, message, [])).toBeNull();
+    const unaware = defineSite({ ...gemini, labelHidden: undefined });
+    expect(replyCodeProblem(unaware, message, [])).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('1 code block') });
   });
 });
