@@ -310,6 +310,10 @@ export function mayHoldBlocks(answer: Element, text: string, site: SiteReader): 
     // read as the fence written from it will be (a zero-width character in the page's label is no part of it)
     const label = fenceLabel(site.codeLanguage(el));
     if (BLOCK_HINTS.labels.has(label)) return true;
+    if (BLOCK_HINTS.weakLabels.has(label)) {
+      const code = (el.textContent ?? '').toLowerCase();
+      if (BLOCK_HINTS.weakMarkers.some((marker) => code.includes(marker))) return true;
+    }
     if (fenceChars > 0) fenceChars -= countFenceChars(el.textContent ?? '');
   }
   return fenceChars > 0;

@@ -175,7 +175,8 @@ function isTerminator(fence: Fence): boolean {
 export const axon = defineProtocol({
   kind: 'axon',
   // A statement starts with an `act` fence; the fences after it are its parameters.
-  hints: { labels: ['act'], markers: [] },
+  // 'act' may stand alone on the first line of a fence with no label (actOf)
+  hints: { labels: ['act'], markers: [], weak: { labels: NO_LABELS, anyOf: ['act'] } },
   find(markdown, fences) {
     const blocks: Block[] = [];
     const statement = (start: number, end: number, complete: boolean): Block => ({

@@ -14,7 +14,16 @@ export interface Protocol {
    * first word of its info string) or one of `markers` in its text. Scanners use it to skip messages cheaply;
    * `find` returning a block for a text that has neither is a bug the property tests look for.
    */
-  hints: { labels: readonly string[]; markers: readonly string[] };
+  hints: {
+    labels: readonly string[];
+    markers: readonly string[];
+    /**
+     * Labels that name no kind (none, ```` ```json ````: Protocol.find reads a call there by what it holds): such a
+     * fence counts only when its text holds one of `anyOf` (in any case), so a reply's ordinary JSON and unlabelled
+     * code is not read as a maybe-call on every streamed token and at every first scan.
+     */
+    weak?: { labels: readonly string[]; anyOf: readonly string[] };
+  };
   /**
    * The blocks' kind, place and completeness without reading what they hold (no JSON parsed): what a scanner shows
    * while a reply is still being written, re-read on every streamed token. It must report a block wherever `find`

@@ -34,10 +34,15 @@ export type { Fence } from './markdown';
 /** The block protocols, one module each (DESIGN §3). Adding one is a new file and a line here. */
 export const PROTOCOLS: readonly Protocol[] = [mcpRequest, flycodeCall, autocoder, axon, functionCalls];
 
-/** Every protocol's hints together: no block without a fence carrying one of `labels` or one of `markers` in the text. */
-export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly string[] } = {
+/**
+ * Every protocol's hints together: no block without a fence carrying one of `labels`, a fence carrying one of
+ * `weakLabels` whose text holds one of `weakMarkers` (in any case), or one of `markers` in the text.
+ */
+export const BLOCK_HINTS: { labels: ReadonlySet<string>; markers: readonly string[]; weakLabels: ReadonlySet<string>; weakMarkers: readonly string[] } = {
   labels: new Set(PROTOCOLS.flatMap((p) => p.hints.labels)),
   markers: PROTOCOLS.flatMap((p) => p.hints.markers),
+  weakLabels: new Set(PROTOCOLS.flatMap((p) => p.hints.weak?.labels ?? [])),
+  weakMarkers: PROTOCOLS.flatMap((p) => p.hints.weak?.anyOf ?? []),
 };
 
 /**

@@ -247,6 +247,9 @@ describe('mayHoldBlocks: the cheap check before serializing', () => {
       // four backticks: with three, the last line opens a code block with no label, which may hold its label on its first line
       '````markdown\n```mcp-request\n{"jsonrpc":"2.0"}\n```\n````',
       '| a | b |\n|---|---|\n| `x` | y |',
+      // JSON and code with no label are common in replies: read for a call only when they hold a mark of one
+      '```json\n{"name": "demo", "version": "1.0.0", "scripts": {"start": "node server.js"}}\n```',
+      '```\nnpm install\nnpm start\n```',
     ];
     for (const layout of LAYOUTS) {
       const site = SITE_OF[layout];
@@ -263,7 +266,7 @@ describe('mayHoldBlocks: the cheap check before serializing', () => {
   it('says yes for a labelled code block, a plan marker, and fence characters left in the text', () => {
     for (const layout of LAYOUTS) {
       const site = SITE_OF[layout];
-      for (const markdown of ['```mcp-request\n{', '```FLYCODE-CALL json\n{}\n```', '```\nmcp-request\n{}\n```', '```json\n{"jsonrpc":"2.0"}\n```', 'plan: #####--', '~~~~~act\nwrite_file\n~~~~~', 'a ``` b']) {
+      for (const markdown of ['```mcp-request\n{', '```FLYCODE-CALL json\n{}\n```', '```\nmcp-request\n{}\n```', '```json\n{"jsonrpc":"2.0"}\n```', '```json\n{"id": "1", "tool": "fs.read"}\n```', '```\nMCP-REQUEST\n{}\n```', '~~~~~\nact\nwrite_file\n~~~~~', 'plan: #####--', '~~~~~act\nwrite_file\n~~~~~', 'a ``` b']) {
         const { message, root } = renderLikeSite(markdown, layout);
         document.body.replaceChildren(root);
         const answer = site.answerRoot(message) as Element;
