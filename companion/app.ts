@@ -244,11 +244,7 @@ export function createApp(deps: AppDeps): CompanionApp {
   });
   app.use(
     '*',
-    tokenGuard(
-      tokens,
-      (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair'),
-      (c) => connections.trust(socketOf(c.env)),
-    ),
+    tokenGuard(tokens, (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair')),
   );
 
   app.onError((error, c) => {

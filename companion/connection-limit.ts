@@ -18,8 +18,9 @@ export interface ConnectionLimit {
   /** counts `server`'s connections from now on, closing the oldest untrusted one past the limit */
   watch(server: Server): void;
   /**
-   * `socket` carried a token this companion knows (a request's `Authorization`, a `/ws` auth): the paired extension's
-   * and the CLI's connections are never counted or closed by the limit, however many others are open.
+   * `socket` authenticated its `/ws` (which sends no request once upgraded): the paired extension's socket is never
+   * counted or closed by the limit, however many others are open. A connection that sent a request is not counted
+   * either (watch): the token guard answers it.
    */
   trust(socket: Socket | undefined): void;
   /** how many connections are open that have shown no token and sent no request */

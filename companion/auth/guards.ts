@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { hashToken, type TokenStore } from './token-store';
 
 /**
@@ -83,10 +83,9 @@ export function onRevokeOf(tokens: Pick<TokenStore, 'onRevoke'>, authorization: 
 /**
  * Every route not listed in `open` needs `Authorization: Bearer <token>`, for as long as it is answered: a token
  * revoked while its request waits gets 401 then, not the answer (the run it started goes on; its result is not
- * this token's). The unpair that revokes it is answered as usual. `onVerified` hears each request whose token is valid
- * (its connection is the person's own from then on: connection-limit.ts).
+ * this token's). The unpair that revokes it is answered as usual.
  */
-export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean, onVerified?: (c: Context) => void): MiddlewareHandler {
+export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean): MiddlewareHandler {
   return async (c, next) => {
     if (open(c.req.method, c.req.path)) {
       await next();
@@ -95,7 +94,6 @@ export function tokenGuard(tokens: TokenStore, open: (method: string, path: stri
     const header = c.req.header('authorization');
     if (header === undefined) return refuse(401, 'UNAUTHORIZED', 'missing Authorization: Bearer <token>; pair the extension first');
     if (!tokens.verify(bearerToken(header))) return refuse(401, 'UNAUTHORIZED', 'the bearer token is not valid for this companion');
-    onVerified?.(c);
     if (c.req.method === 'POST' && c.req.path === '/v1/unpair') {
       await next();
       return;

@@ -2,7 +2,7 @@ import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { HIDDEN_LABEL, NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
+import { NO_LABELS, argumentsUnder, codeBlockWith, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -90,7 +90,7 @@ const UNLABELLED: UnlabelledCall = {
   markers: ['"tool"', '"id"'],
   isCall: isFlycodeCall,
   error: (label) =>
-    `a flycode-call in ${label === '' ? 'a code block with no label' : label === HIDDEN_LABEL ? 'a code block whose label the chat page does not show' : `a \`\`\`${label} block`} ` +
+    `a flycode-call in ${codeBlockWith(label)} ` +
     `does not run, as it may be an example of the format: seed 001 runs a call in a block labelled flycode-call; ` +
     `write it in a \`\`\`flycode-call block`,
   inert: 'unlabelled-flycode-call',

@@ -86,6 +86,13 @@ export function outlineJsonFenceBlocks(markdown: string, fences: readonly Fence[
  */
 export const HIDDEN_LABEL = 'label-hidden-by-page';
 
+/** How an error names a code block by its label (`''`: none; HIDDEN_LABEL: the page did not show it). */
+export function codeBlockWith(label: string): string {
+  if (label === '') return 'a code block with no label';
+  if (label === HIDDEN_LABEL) return 'a code block whose label the chat page does not show';
+  return `a \`\`\`${label} block`;
+}
+
 /** A code block's label when it was written with none: none, the one a site's page shows for it (`plaintext`), or hidden. */
 export const NO_LABELS = ['', 'text', 'plaintext', 'plain', 'txt', HIDDEN_LABEL] as const;
 const NO_LABEL: ReadonlySet<string> = new Set(NO_LABELS);

@@ -2,7 +2,7 @@ import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { HIDDEN_LABEL, NO_LABELS, argumentsUnder, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
+import { NO_LABELS, argumentsUnder, codeBlockWith, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -124,12 +124,6 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
  * reply explaining the format shows one the same way, so it never runs; its chip says why and what to write.
  */
 const JSON_LABELS = [...NO_LABELS, 'json', 'jsonc', 'json5'];
-
-function codeBlockWith(label: string): string {
-  if (label === '') return 'a code block with no label';
-  if (label === HIDDEN_LABEL) return 'a code block whose label the chat page does not show';
-  return `a \`\`\`${label} block`;
-}
 
 const UNLABELLED: UnlabelledCall = {
   labels: new Set(JSON_LABELS),
