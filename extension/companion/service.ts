@@ -78,7 +78,9 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     return list;
   };
   const client = createCompanionClient({ baseUrl: () => companionUrl.getValue(), token: () => companionToken.getValue() });
-  let info: ConnectionInfo = { state: 'disconnected', companionUrl: '' };
+  // A worker just started connects at once (the end of this function): a page or the popup asking meanwhile is told
+  // so, not "disconnected" (a chip told that refuses the person's click on Approve or Run).
+  let info: ConnectionInfo = { state: 'connecting', companionUrl: '' };
   // Chrome MV3 has `action`; Firefox's MV2 build has `browserAction`.
   const actionApi = (browser.action ?? (browser as unknown as { browserAction?: BadgeApi }).browserAction) as BadgeApi | undefined;
   const badge = createBadge(actionApi ?? { setBadgeText: () => undefined, setBadgeBackgroundColor: () => undefined, setTitle: () => undefined });

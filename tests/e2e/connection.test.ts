@@ -15,7 +15,6 @@ import {
   getExtensionStorage,
   pairThroughStorage,
   setSiteSettings,
-  stopServiceWorker,
   stream,
   waitForChipState,
   waitForConnection,
@@ -185,8 +184,25 @@ describeE2E('pairing and connection end to end', () => {
     const page = await world.open('chatgpt');
     await stream(page, readNotes(world, 'call-601'));
     await waitForSubmitted(page, 1);
-
-    await stopServiceWorker(world);
+    // Every state the page's indicator takes from here on: a worker woken again is about to connect, and a chip told
+    // "disconnected" meanwhile would refuse the person's click on Approve or Run. Stopped from the chat page's own
+    // session, so no extension page wakes the worker first: the page's port does, as when Chrome stopped it idle.
+    await page.evaluate(() => {
+      const indicator = document.querySelector('[data-chatbridge-indicator]')!;
+      const seen: string[] = [];
+      (window as unknown as { __states: string[] }).__states = seen;
+      new MutationObserver(() => seen.push(indicator.getAttribute('data-chatbridge-connection') ?? '')).observe(indicator, {
+        attributes: true,
+        attributeFilter: ['data-chatbridge-connection'],
+      });
+    });
+    const cdp = await world.browser.context.newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await cdp.detach();
+    const states = () => page.evaluate(() => (window as unknown as { __states: string[] }).__states);
+    await expect.poll(async () => (await states()).at(-1), { timeout: 30_000 }).toBe('connected');
+    expect(await states()).not.toContain('disconnected');
 
     await stream(page, readNotes(world, 'call-602'));
     const all = await waitForSubmitted(page, 2);
