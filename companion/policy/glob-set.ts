@@ -50,7 +50,7 @@ export function globSet(globs: readonly string[], options: GlobSetOptions): Glob
  * is normalized, which ASCII (nearly every path) needs no work for.
  */
 const BEYOND_ASCII = /[^\u0000-\u007f]/;
-const composed = (text: string): string => (BEYOND_ASCII.test(text) ? text.normalize('NFC') : text);
+export const composed = (text: string): string => (BEYOND_ASCII.test(text) ? text.normalize('NFC') : text);
 
 function compile(given: readonly string[], options: GlobSetOptions): GlobSet {
   const globs = given.map(composed);

@@ -35,7 +35,7 @@ import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
 import { onMountOf } from '../fsx/mount-gate';
 import { readProc } from '../processes/proc-table';
 import { MAX_SYMLINK_HOPS } from './given-and-real';
-import { globSet } from './glob-set';
+import { composed, globSet } from './glob-set';
 import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
 import { projectLinkNames } from './project-links';
 import type { Policy } from './schema';
@@ -166,6 +166,9 @@ export function rootOf(candidate: string, roots: readonly string[]): string | un
  */
 export const DENY_OPTIONS = { dot: true, nocase: true } as const;
 
+/** A path as isInsideAnyCase compares it: composed (glob-set.ts) and in lower case. */
+const folded = (path: string): string => composed(path).toLowerCase();
+
 /**
  * Pure: isInsideRoot in any case (and either Unicode normalization), as the deny globs match: on a case-insensitive
  * file system `~/.CHATBRIDGE/tokens.json` is the data directory's file, and a path whose tail does not exist yet keeps
@@ -173,8 +176,7 @@ export const DENY_OPTIONS = { dot: true, nocase: true } as const;
  * a file system that tells them apart costs nothing a model needs.
  */
 export function isInsideAnyCase(candidate: string, dir: string): boolean {
-  const fold = (p: string) => p.normalize('NFC').toLowerCase();
-  return isInsideRoot(fold(candidate), fold(dir));
+  return isInsideRoot(folded(candidate), folded(dir));
 }
 
 /**
