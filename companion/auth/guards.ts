@@ -73,8 +73,11 @@ export function bearerToken(header: string | undefined): string | undefined {
  */
 export function onRevokeOf(tokens: Pick<TokenStore, 'onRevoke'>, authorization: string | undefined, listener: () => void): () => void {
   const token = bearerToken(authorization);
-  if (token === undefined) return () => undefined;
-  const own = hashToken(token);
+  return token === undefined ? () => undefined : onRevokeOfHash(tokens, hashToken(token), listener);
+}
+
+/** onRevokeOf for a token already hashed (hashToken). */
+function onRevokeOfHash(tokens: Pick<TokenStore, 'onRevoke'>, own: Buffer, listener: () => void): () => void {
   return tokens.onRevoke((hash) => {
     if (hash.equals(own)) listener();
   });
@@ -93,14 +96,17 @@ export function tokenGuard(tokens: TokenStore, open: (method: string, path: stri
     }
     const header = c.req.header('authorization');
     if (header === undefined) return refuse(401, 'UNAUTHORIZED', 'missing Authorization: Bearer <token>; pair the extension first');
-    if (!tokens.verify(bearerToken(header))) return refuse(401, 'UNAUTHORIZED', 'the bearer token is not valid for this companion');
+    const token = bearerToken(header);
+    // hashed once per request: checked, then watched for its revocation for as long as the request waits
+    const presented = token === undefined ? undefined : hashToken(token);
+    if (!tokens.verify(token, presented) || presented === undefined) return refuse(401, 'UNAUTHORIZED', 'the bearer token is not valid for this companion');
     if (c.req.method === 'POST' && c.req.path === '/v1/unpair') {
       await next();
       return;
     }
     let revoked!: () => void;
     const revocation = new Promise<'revoked'>((resolve) => (revoked = () => resolve('revoked')));
-    const stopWatching = onRevokeOf(tokens, header, revoked);
+    const stopWatching = onRevokeOfHash(tokens, presented, revoked);
     try {
       const answered = next();
       if ((await Promise.race([answered, revocation])) === 'revoked') {

@@ -11,7 +11,8 @@ import { writeFileAtomic } from '../home';
  * stored token leaks through timing.
  */
 export interface TokenStore {
-  verify(token: string | undefined | null): boolean;
+  /** `presented`: hashToken(token), when the caller made it already (the HTTP guard, which also watches it) */
+  verify(token: string | undefined | null, presented?: Buffer): boolean;
   /** a fresh random token, stored (hashed) for later starts */
   issue(label: string): string;
   paired(): boolean;
@@ -73,9 +74,9 @@ export function createTokenStore(options: TokenStoreOptions = {}): TokenStore {
     return ephemeral.some((hash) => timingSafeEqual(presented, hash));
   };
   return {
-    verify(token) {
+    verify(token, hashed) {
       if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return false;
-      const presented = hashToken(token);
+      const presented = hashed ?? hashToken(token);
       let ok = false;
       // compare against every hash, no early exit
       for (const hash of [...persistent, ...ephemeral]) ok = timingSafeEqual(presented, hash) || ok;
