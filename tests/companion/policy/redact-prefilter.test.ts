@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_REDACTIONS, findSecrets } from '../../../companion/policy/redact';
+import { BUILTIN_REDACTIONS, containsSecret, findSecrets, redactFromNowOn, withOwnSecrets } from '../../../companion/policy/redact';
+import { escapeRegExp } from '../../../shared/regexp';
 
 // The built-in patterns skip a text that lacks a literal every match needs. Copies of the same patterns carry no
 // such hint and are always scanned: both must find exactly the same secrets in any text.
@@ -17,7 +18,10 @@ const PIECES = [
   'npm_', 'pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NQ', 'hf_abcdefghijklmnopqrstuvwxyzabcdefgh', 'hf_',
   'SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq', 'SG.', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N',
   'eyJ', '-', '_', '.',
+  // the companion's own token (withOwnSecrets), whole, cut short and with a NUL inside, and a NUL alone
+  'Own.Token+4f9Q', 'Own.Tok', 'Own.T\0oken+4f9Q', '\0',
 ];
+const OWN = 'Own.Token+4f9Q';
 
 describe('redaction prefilter', () => {
   it('finds the same secrets as scanning every pattern everywhere', () => {
@@ -30,5 +34,27 @@ describe('redaction prefilter', () => {
       }),
       { seed: 13, numRuns: 3000 },
     );
+  });
+
+  it('with the companion\'s own token in the list, finds and tells of the same secrets as a scan of every pattern', () => {
+    const plain = { redact: [...BUILTIN_REDACTIONS.map((p) => new RegExp(p.source, p.flags)), new RegExp(escapeRegExp(OWN), 'g')] };
+    const hinted = withOwnSecrets({ redact: [...BUILTIN_REDACTIONS] }, [OWN]);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        expect(findSecrets(text, hinted)).toEqual(findSecrets(text, plain));
+        expect(containsSecret(text, hinted)).toBe(containsSecret(text, plain));
+      }),
+      { seed: 17, numRuns: 3000 },
+    );
+  });
+
+  it('a secret added to a list already looked through is found from then on', () => {
+    const policy = withOwnSecrets({ redact: [...BUILTIN_REDACTIONS] }, []);
+    const text = 'the paired token is Paired-9xQ2 here';
+    expect(findSecrets(text, policy)).toEqual([]);
+    redactFromNowOn(policy.redact, 'Paired-9xQ2');
+    expect(findSecrets(text, policy)).toEqual([{ start: 20, end: 31 }]);
+    expect(containsSecret(text, policy)).toBe(true);
   });
 });
