@@ -1,11 +1,14 @@
 import { ToolError } from '../shared/errors';
 
+/** Whether a run was stopped and why: its AbortSignal, or its RunStop (runs/run-stop.ts), which says so without one. */
+export type StopState = Pick<AbortSignal, 'aborted' | 'reason'>;
+
 /**
  * Why a run was stopped, in words, from its signal (run-manager.ts aborts it with an Error naming who stopped it:
  * the person, a page that stopped the block, shutdown). Shared by the approval wait and the plans, which answer
  * what a stopped run did not do.
  */
-export function stopReason(signal: AbortSignal | undefined): string {
+export function stopReason(signal: StopState | undefined): string {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'stopped';
 }
@@ -15,6 +18,6 @@ export function stopReason(signal: AbortSignal | undefined): string {
  * being read and decided (the chip stops a block before the companion has answered with its run id) is kept, and
  * nothing of the call is done.
  */
-export function throwIfStopped(signal: AbortSignal | undefined, what: string): void {
+export function throwIfStopped(signal: StopState | undefined, what: string): void {
   if (signal?.aborted) throw new ToolError('CANCELLED', `${what} was stopped before it started (${stopReason(signal)}); nothing was done`);
 }

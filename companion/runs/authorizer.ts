@@ -7,6 +7,7 @@ import { decideActions, highestRisk, strictest } from '../policy/decide';
 import type { Policy } from '../policy/schema';
 import type { AuthorizationRequest, Authorized, CallOrigin, Preview } from '../types';
 import { stopReason, throwIfStopped } from '../stop-reason';
+import type { RunStop } from './run-stop';
 
 /** What the audit record says about the authorization of one run. */
 export interface AuthorizationInfo {
@@ -44,11 +45,11 @@ function refuseNul(request: AuthorizationRequest): void {
  * `ctx.authorize` for one run: the policy decides each action of the call (pure), and where any says confirm,
  * the person does — once, on one card that lists every action — unless they already approved this tool for
  * each risk class that needs it in this conversation. Throws ToolError POLICY_BLOCKED or DENIED, and CANCELLED
- * when the run is stopped (`signal`) while its card waits: the card is withdrawn, so an Approve given afterwards
+ * when the run is stopped (`stop`) while its card waits: the card is withdrawn, so an Approve given afterwards
  * (in the side panel, the popup, another tab) is refused instead of running what the person stopped.
  */
 export function createAuthorize(
-  deps: { policy: Policy; approvals: ApprovalStore; signal?: AbortSignal },
+  deps: { policy: Policy; approvals: ApprovalStore; stop?: Pick<RunStop, 'aborted' | 'reason' | 'signal'> },
   origin: CallOrigin,
   info: AuthorizationInfo,
   hooks: AuthorizerHooks,
@@ -59,7 +60,7 @@ export function createAuthorize(
     info.commands = request.actions.flatMap(({ command: c }) => (c ? [(c.shell ?? (c.argv ?? []).join(' ')) + ` (cwd ${c.cwd})`] : []));
     refuseNul(request);
     // a Stop that came while the call was read and planned: nothing of it starts, and no card is shown
-    throwIfStopped(deps.signal, request.tool);
+    throwIfStopped(deps.stop, request.tool);
     const decisions = decideActions(request, deps.policy, origin.site);
     const decision = strictest(decisions);
     if (typeof decision === 'object') {
@@ -113,7 +114,7 @@ export function createAuthorize(
       preview,
     });
     hooks.onPending(approval);
-    const signal = deps.signal;
+    const signal = deps.stop?.signal;
     const stopped = () => deps.approvals.withdraw(approval.id, `its run was stopped while the card waited (${stopReason(signal)})`);
     signal?.addEventListener('abort', stopped, { once: true });
     if (signal?.aborted) stopped();
@@ -136,7 +137,7 @@ export function createAuthorize(
         );
       }
       if (changed === undefined) {
-        throwIfStopped(deps.signal, request.tool);
+        throwIfStopped(deps.stop, request.tool);
         return { scripts: scriptsAsShown };
       }
       throw new ToolError(

@@ -8,6 +8,7 @@ import { createAuthorize, type AuthorizationInfo } from './authorizer';
 import { callExecuting } from '../fsx/io-mode';
 import { randomId } from '../random-id';
 import type { RunRecord, RunStore } from './run-store';
+import { createRunStop, type RunStop } from './run-stop';
 
 /**
  * Runs: one execution of one block (or one /mcp tools/call) with its own ToolContext, approval hooks, audit
@@ -105,7 +106,7 @@ const DEFAULT_HOLD_MS = 15 * 60_000;
 
 export function createRunManager(deps: RunManagerDeps): RunManager {
   const clock = deps.clock ?? Date.now;
-  const live = new Map<string, LiveRun & { changed: Set<() => void>; controller: AbortController }>();
+  const live = new Map<string, LiveRun & { changed: Set<() => void>; stop: RunStop }>();
   const now = () => new Date(clock()).toISOString();
 
   function update(run: LiveRun & { changed: Set<() => void> }, patch: Partial<RunRecord>): void {
@@ -143,13 +144,10 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       createdAt: now(),
       updatedAt: now(),
     };
-    const controller = new AbortController();
+    const stop = createRunStop();
     let resolveFinal!: (record: RunRecord) => void;
     const final = new Promise<RunRecord>((resolve) => (resolveFinal = resolve));
-    const run = { record, final, changed: new Set<() => void>(), controller } as LiveRun & {
-      changed: Set<() => void>;
-      controller: AbortController;
-    };
+    const run = { record, final, changed: new Set<() => void>(), stop } as LiveRun & { changed: Set<() => void>; stop: RunStop };
     live.set(runId, run);
     // The running state is written to the run log only once the run is about to do more than read: after a crash
     // it is what answers a block posted again with "its result is unknown" instead of running it twice. A run that
@@ -165,7 +163,7 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
 
     const origin: CallOrigin = { runId, site: job.site, conversationId: job.conversationId, messageKey: job.messageKey };
     const info: AuthorizationInfo = { paths: [], commands: [], decision: 'none' };
-    const authorize = createAuthorize({ policy: deps.policy, approvals: deps.approvals, signal: controller.signal }, origin, info, {
+    const authorize = createAuthorize({ policy: deps.policy, approvals: deps.approvals, stop }, origin, info, {
       onPending: (approval) => {
         callExecuting(-1);
         update(run, { status: 'pending', pendingConfirmationId: approval.id, resultText: job.pendingText(approval, auditId) });
@@ -180,7 +178,9 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
       journal: deps.journal,
       processes: deps.processes,
       origin,
-      signal: controller.signal,
+      get signal() {
+        return stop.signal;
+      },
       authorize(request) {
         if (request.actions.some((action) => action.risk !== 'read')) logRunning();
         // the job named its tool before asking: said from now on (the run's answers, its ws events), not only once it ends
@@ -260,18 +260,18 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
     stop(runId, reason = 'stopped by the person') {
       const run = live.get(runId);
       if (!run) return false;
-      run.controller.abort(new Error(reason));
+      run.stop.abort(new Error(reason));
       return true;
     },
     stopByKey(key, reason = 'stopped by the person') {
       const run = [...live.values()].find((r) => r.record.key === key);
       if (!run) return undefined;
-      run.controller.abort(new Error(reason));
+      run.stop.abort(new Error(reason));
       return run.record.runId;
     },
     async stopAll() {
       const running = [...live.values()];
-      for (const run of running) run.controller.abort(new Error('chatbridge is shutting down'));
+      for (const run of running) run.stop.abort(new Error('chatbridge is shutting down'));
       await Promise.all(running.map((run) => run.final));
     },
   };
