@@ -34,7 +34,8 @@ const callResolutions = new WeakMap<object, Map<string, Promise<string>>>();
  * A run whose final use is a plain path — a directory walk, a child's cwd — resolves anew with resolvePathNow.
  */
 export function withCallScope<C extends Pick<ToolContext, 'policy'>>(ctx: C): C {
-  const scoped = { ...ctx };
+  // copied with its getters as getters: a run's `signal` is made only when a tool asks for it (runs/run-stop.ts)
+  const scoped = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as C;
   callResolutions.set(scoped, new Map());
   return scoped;
 }
