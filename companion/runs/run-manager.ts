@@ -230,7 +230,10 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
     if (!tracked) return Promise.resolve(deps.store.get(run.record.runId) ?? run.record);
     return new Promise((resolve) => {
       let waited = false;
+      let settled = false;
+      let holdTimer: NodeJS.Timeout | undefined;
       const finish = () => {
+        settled = true;
         clearTimeout(waitTimer);
         clearTimeout(holdTimer);
         tracked.changed.delete(check);
@@ -241,11 +244,13 @@ export function createRunManager(deps: RunManagerDeps): RunManager {
         if (status === 'done' || status === 'error') finish();
         else if (status === 'pending' && waited) finish();
       };
+      // The hold is timed from the end of the wait, set only when a run outlasts it: a timer made and cleared for
+      // every call cost a read a few µs more (a lone timer's list is made and dropped each time).
       const waitTimer = setTimeout(() => {
         waited = true;
         check();
+        if (!settled) holdTimer = setTimeout(finish, Math.max(holdMs - waitMs, 0));
       }, waitMs);
-      const holdTimer = setTimeout(finish, Math.max(holdMs, waitMs));
       tracked.changed.add(check);
       void tracked.final.then(finish);
       check();
