@@ -91,8 +91,77 @@ function interpreterOf(program: string): Interpreter | undefined {
 }
 
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-/** programs that run the rest of their words as a command */
-const WRAPPERS = new Set(['env', 'exec', 'nohup', 'command', 'time', 'nice']);
+
+/** How a program that runs the rest of its words as a command reads its own words before that command. */
+interface Wrapper {
+  /** options whose value is the next word (or `=value`, or attached to a one-letter option: `-n10`, `-oL`) */
+  withValue: readonly string[];
+  /** options whose value is a folder it changes into before it starts the command (`env -C dir`) */
+  chdir?: readonly string[];
+  /** options whose value is more words of the command, split as a shell would (`env -S "bash -e"`) */
+  split?: readonly string[];
+  /** words after the options that are its own, not the command's (timeout's duration) */
+  operands?: number;
+}
+
+/**
+ * Programs that run the rest of their words as a command, with the options that take a value: `nice -n 10 bash
+ * run.sh` runs run.sh, not a program named `10`, and `timeout 60 python x.py` runs x.py, not `60`. Read as words with
+ * no value, `nice -n 10` and `env -u NAME` hid the script from the card (nothing was pinned, nothing said so), and `env
+ * -C tools bash go.sh` pinned the go.sh of the wrong folder, so the one that runs could be rewritten while the card
+ * waited.
+ */
+const WRAPPERS: Record<string, Wrapper> = {
+  env: { withValue: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], chdir: ['-C', '--chdir'], split: ['-S', '--split-string'] },
+  exec: { withValue: ['-a'] },
+  nohup: { withValue: [] },
+  command: { withValue: [] },
+  time: { withValue: ['-f', '--format', '-o', '--output'] },
+  nice: { withValue: ['-n', '--adjustment'] },
+  timeout: { withValue: ['-s', '--signal', '-k', '--kill-after'], operands: 1 },
+  stdbuf: { withValue: ['-i', '-o', '-e', '--input', '--output', '--error'] },
+  setsid: { withValue: [] },
+};
+
+/**
+ * The words of the command a wrapper runs (`words` starts after the wrapper's name), with the folder it runs in; the
+ * command is undefined where it is known only when it runs (a value of `$X` for `env -C` or `env -S`).
+ */
+function wrappedCommand(wrapper: Wrapper, words: readonly Word[], cwd: string, found: Named): { words: Word[]; cwd: string } | undefined {
+  let dir = cwd;
+  let operands = wrapper.operands ?? 0;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (typeof word !== 'string') {
+      found.unknown.add(word!.unknown);
+      return undefined;
+    }
+    if (word === '--') return { words: words.slice(i + 1), cwd: dir };
+    if (!word.startsWith('-') || word === '-') {
+      if (operands === 0) return { words: words.slice(i), cwd: dir };
+      operands--;
+      continue;
+    }
+    const long = word.startsWith('--');
+    const [name, attached] = long
+      ? word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined]
+      : word.length > 2 && wrapper.withValue.includes(word.slice(0, 2)) ? [word.slice(0, 2), word.slice(2)] : [word, undefined];
+    if (!wrapper.withValue.includes(name)) continue;
+    const value = attached ?? words[++i];
+    if (typeof value !== 'string') {
+      if (value !== undefined) found.unknown.add(value.unknown);
+      return undefined;
+    }
+    if (wrapper.chdir?.includes(name)) dir = path.resolve(dir, value);
+    if (wrapper.split?.includes(name)) {
+      const split = parse(value, (variable) => ({ variable }) as unknown as string).map((token): Word =>
+        typeof token === 'string' ? token : { unknown: value },
+      );
+      return { words: [...split, ...words.slice(i + 1)], cwd: dir };
+    }
+  }
+  return { words: [], cwd: dir };
+}
 
 /** A word a shell would only know when it runs (`$X`, `*.sh`, a backquote): what is written there. */
 interface Unknown {
@@ -163,14 +232,17 @@ function scriptsOfShell(text: string, cwd: string, found: Named): void {
   end();
 }
 
-function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefined, found: Named): void {
+function scriptsOfWords(all: readonly Word[], start: string, stdin: Word | undefined, found: Named): void {
   let words = all.slice();
-  // `NAME=value` in front, and `env`/`exec`/`nohup` … in front of the command they start
+  let cwd = start;
+  // `NAME=value` in front, and `env`/`nice`/`timeout` … in front of the command they start
   for (;;) {
     while (typeof words[0] === 'string' && ENV_ASSIGNMENT.test(words[0])) words = words.slice(1);
-    if (typeof words[0] !== 'string' || !WRAPPERS.has(words[0])) break;
-    words = words.slice(1);
-    while (typeof words[0] === 'string' && words[0].startsWith('-')) words = words.slice(1);
+    const wrapper = typeof words[0] === 'string' && Object.prototype.hasOwnProperty.call(WRAPPERS, words[0]) ? WRAPPERS[words[0]] : undefined;
+    if (wrapper === undefined) break;
+    const wrapped = wrappedCommand(wrapper, words.slice(1), cwd, found);
+    if (wrapped === undefined) return;
+    ({ words, cwd } = wrapped);
   }
   // where the interpreter reads its script from: the cwd, or the folder it changes into first (`ruby -C dir`)
   let base = cwd;
@@ -200,7 +272,8 @@ function scriptsOfWords(all: readonly Word[], cwd: string, stdin: Word | undefin
   const interpreter = interpreterOf(program);
   if (interpreter === undefined) return;
   const script = scriptWord(words.slice(1), interpreter, pin, chdir);
-  if (script === undefined && stdin !== undefined) pin(stdin);
+  // the shell opens `< x.sh` where it stands, before a wrapper changes folders (`env -C dir bash < x.sh`)
+  if (script === undefined && stdin !== undefined) pin(typeof stdin === 'string' && stdin !== '' ? path.resolve(start, stdin) : stdin);
   else if (script !== undefined && script.inline !== undefined) scriptsOfShell(script.inline, cwd, found);
 }
 

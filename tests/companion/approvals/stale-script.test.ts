@@ -66,6 +66,10 @@ describe('approving a command after the script it runs changed', () => {
     ['a relative script resolved against the cwd', 'process.run', (root: string) => ({ command: 'sh', args: ['go.sh'], cwd: join(root, 'tools') }), 'tools/go.sh'],
     ['./x.sh as the program', 'process.run', () => ({ command: './x.sh' }), 'x.sh'],
     ['shell.exec of cd tools && bash go.sh', 'shell.exec', () => ({ command: 'cd tools && bash go.sh' }), 'tools/go.sh'],
+    // a wrapper's option value or operand is not the program: the script after it is what runs
+    ['timeout 60 bash run.sh', 'process.run', () => ({ command: 'timeout', args: ['60', 'bash', 'run.sh'] }), 'run.sh'],
+    ['nice -n 10 python x.py', 'process.run', () => ({ command: 'nice', args: ['-n', '10', 'python3', 'x.py'] }), 'x.py'],
+    ['env -C tools bash go.sh (the script of the folder env changes into)', 'shell.exec', () => ({ command: 'env -C tools bash go.sh' }), 'tools/go.sh'],
   ])('%s: the rewritten script is not run, CONFLICT names it', async (_name, tool, argsFor, relative) => {
     const script = join(ws.root, relative);
     const isNode = /\.(m?js)$/.test(relative);
