@@ -55,6 +55,15 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
     ['**/.local/bin/**', '**/.cargo/bin/**'],
   ],
   [
+    // rustup's cargo and rustc, and pyenv's python, on PATH are proxies that run the program of a toolchain: one a
+    // rust-toolchain file names (by its channel, or any folder by its `path`), else the default; a toolchain folder
+    // made or changed in rustup's or pyenv's own folder is what every cargo, rustc or python then runs, an
+    // allow-listed `cargo fmt --check` too, and pyenv sources the hooks in its pyenv.d at every python. (pyenv refuses
+    // a .python-version that names a path, so its own folder is enough.)
+    'a version manager or a toolchain your cargo, rustc or python runs, or a toolchain file choosing one (an allow-listed command too)',
+    ['**/rust-toolchain', '**/rust-toolchain.toml', '**/.rustup/**', '**/.pyenv/**'],
+  ],
+  [
     "git's configuration or a git hook",
     ['**/.gitconfig', '**/.config/git/config', '**/.git/hooks/**', '**/.husky/**', '**/.pre-commit-config.yaml', '**/lefthook.yml', '**/.lefthook.yml'],
   ],
