@@ -163,6 +163,28 @@ function wrappedCommand(wrapper: Wrapper, words: readonly Word[], cwd: string, f
   return { words: [], cwd: dir };
 }
 
+/**
+ * The files the variables set for a command make it run, relative to where it runs: the program looked up on a PATH
+ * the call sets (`PATH=tools git status` runs tools/git, an empty entry being the folder itself), the preloads of
+ * NODE_OPTIONS (`--require ./pre.js`, as node's own options are read), the file bash reads first (BASH_ENV) and the
+ * libraries LD_PRELOAD names by a path. Each is on the card as written; what it runs is pinned as the script on the
+ * line is, so it cannot be rewritten while the card waits.
+ */
+function filesOfVariables(assigned: ReadonlyMap<string, string>, program: string): string[] {
+  const files: string[] = [];
+  const searched = assigned.get('PATH');
+  if (searched !== undefined && !program.includes('/')) for (const dir of searched.split(':')) files.push(path.join(dir === '' ? '.' : dir, program));
+  const nodeOptions = assigned.get('NODE_OPTIONS');
+  if (nodeOptions !== undefined) {
+    const words = parse(nodeOptions).filter((token): token is string => typeof token === 'string');
+    scriptWord(words, NODE, (word) => typeof word === 'string' && files.push(word), () => false);
+  }
+  const bashEnv = assigned.get('BASH_ENV');
+  if (bashEnv !== undefined && bashEnv !== '') files.push(bashEnv);
+  for (const library of (assigned.get('LD_PRELOAD') ?? '').split(/[ :]+/)) if (library.includes('/')) files.push(library);
+  return files;
+}
+
 /** A word a shell would only know when it runs (`$X`, `*.sh`, a backquote): what is written there. */
 interface Unknown {
   unknown: string;
@@ -235,9 +257,14 @@ function scriptsOfShell(text: string, cwd: string, found: Named): void {
 function scriptsOfWords(all: readonly Word[], start: string, stdin: Word | undefined, found: Named): void {
   let words = all.slice();
   let cwd = start;
+  /** the variables set for the command (process.run's env, `NAME=value` in front, env's own) */
+  const assigned = new Map<string, string>();
   // `NAME=value` in front, and `env`/`nice`/`timeout` … in front of the command they start
   for (;;) {
-    while (typeof words[0] === 'string' && ENV_ASSIGNMENT.test(words[0])) words = words.slice(1);
+    for (let word = words[0]; typeof word === 'string' && ENV_ASSIGNMENT.test(word); word = words[0]) {
+      assigned.set(word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1));
+      words = words.slice(1);
+    }
     const wrapper = typeof words[0] === 'string' && Object.prototype.hasOwnProperty.call(WRAPPERS, words[0]) ? WRAPPERS[words[0]] : undefined;
     if (wrapper === undefined) break;
     const wrapped = wrappedCommand(wrapper, words.slice(1), cwd, found);
@@ -258,6 +285,7 @@ function scriptsOfWords(all: readonly Word[], start: string, stdin: Word | undef
   };
   const program = words[0];
   if (typeof program !== 'string') return pin(program);
+  for (const file of filesOfVariables(assigned, program)) pin(file);
   if (program === 'source' || program === '.') return pin(words[1]);
   if (program.includes('/')) pin(program);
   const name = path.basename(program).replace(/\.(exe|cmd)$/i, '');

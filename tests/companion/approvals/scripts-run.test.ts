@@ -34,6 +34,13 @@ describe('scriptsNamedBy', () => {
     ['env -S "bash -e" x.sh: the split string is the command', { argv: ['env', '-S', 'bash -e', 'x.sh'] }, ['/w/x.sh']],
     ['stdbuf -oL -e 0 and time -f fmt', { shell: 'stdbuf -oL -e 0 time -f %e bash x.sh' }, ['/w/x.sh']],
     ['env -C $DIR bash x.sh: where it runs is known only when it runs', { shell: 'env -C $DIR bash x.sh' }, []],
+    // variables the call sets that name what runs
+    ['the program on the PATH the call sets (an empty entry is the folder itself)', { argv: ['PATH=tools::/usr/bin', 'git', 'status'] }, ['/w/tools/git', '/w/git', '/usr/bin/git']],
+    ['env PATH=dir tool', { shell: 'env PATH=/w/bin tool' }, ['/w/bin/tool']],
+    ['a program by path is not looked up on PATH', { argv: ['PATH=/w/bin', './x.sh'] }, ['/w/x.sh']],
+    ['NODE_OPTIONS preloads, read as node reads its options', { argv: ['NODE_OPTIONS=--max-old-space-size=100 --require ./pre.js --import=./i.mjs', 'npm', 'test'] }, ['/w/pre.js', '/w/i.mjs', '/w/package.json']],
+    ['BASH_ENV', { argv: ['BASH_ENV=./x.sh', 'bash', '-c', 'echo'] }, ['/w/x.sh']],
+    ['LD_PRELOAD by a path (a name is looked up where the system keeps its libraries)', { argv: ['LD_PRELOAD=./x.so libc.so.6', 'ls'] }, ['/w/x.so']],
     ['deno run with permissions', { argv: ['deno', 'run', '--allow-read', 'main.ts'] }, ['/w/main.ts']],
     ['deno test is a subcommand', { argv: ['deno', 'test'] }, []],
     ['bun run x.ts', { argv: ['bun', 'run', 'x.ts'] }, ['/w/x.ts']],

@@ -70,6 +70,10 @@ describe('approving a command after the script it runs changed', () => {
     ['timeout 60 bash run.sh', 'process.run', () => ({ command: 'timeout', args: ['60', 'bash', 'run.sh'] }), 'run.sh'],
     ['nice -n 10 python x.py', 'process.run', () => ({ command: 'nice', args: ['-n', '10', 'python3', 'x.py'] }), 'x.py'],
     ['env -C tools bash go.sh (the script of the folder env changes into)', 'shell.exec', () => ({ command: 'env -C tools bash go.sh' }), 'tools/go.sh'],
+    // a variable the call sets that names what runs: the program on its PATH, a preload, bash's start file
+    ['a program found on the PATH the call sets', 'process.run', (root: string) => ({ command: 'go-tool', env: { PATH: `${join(root, 'tools')}:/usr/bin:/bin` } }), 'tools/go-tool'],
+    ['NODE_OPTIONS=--require ./hook.js node y.js (the preload)', 'process.run', () => ({ command: 'node', args: ['y.js'], env: { NODE_OPTIONS: '--require ./hook.js' } }), 'hook.js'],
+    ['BASH_ENV=./start.sh bash -c true (the file bash reads first)', 'process.run', () => ({ command: 'bash', args: ['-c', 'true'], env: { BASH_ENV: './start.sh' } }), 'start.sh'],
   ])('%s: the rewritten script is not run, CONFLICT names it', async (_name, tool, argsFor, relative) => {
     const script = join(ws.root, relative);
     const isNode = /\.(m?js)$/.test(relative);
