@@ -14,7 +14,9 @@ import type { Policy } from './schema';
  * of a secret in it replaced. A window that starts or ends inside a secret shows the marker, never the piece.
  */
 const SECRET_KEY =
-  '(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?access[_-]?key|session[_-]?token|account[_-]?key)';
+  // a name is matched by its end, so `secret` alone let `SECRET_KEY = '…'` (Django's and Flask's settings), Rails'
+  // `secret_key_base:` and `JWT_SECRET_KEY=` through whole: their own words are listed
+  '(?:password|passwd|pwd|secret|secret[_-]?key(?:[_-]?base)?|secret[_-]?token|api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?access[_-]?key|session[_-]?token|account[_-]?key)';
 
 /**
  * Key names that only ever hold a credential (AWS shared credentials, .npmrc, .yarnrc.yml, kubeconfig), so their

@@ -17,6 +17,10 @@ const table: Array<[string, string, string, string]> = [
   ['ODBC Pwd=', 'Driver={SQL};Uid=sa;Pwd=hunter2;', 'hunter2', 'Pwd=[REDACTED];'],
   ['a password-named variable holding a path', 'DB_PWD=/hunter2 next', '/hunter2', 'DB_PWD=[REDACTED] next'],
   ['quoted json secret', '{"api_key": "abc123secret"}', 'abc123secret', '"api_key": "[REDACTED]"'],
+  ['settings SECRET_KEY', "SECRET_KEY = 'django-insecure-abc123'", 'abc123', "SECRET_KEY = '[REDACTED]'"],
+  ['JWT_SECRET_KEY=', 'JWT_SECRET_KEY=abc123secret', 'abc123secret', 'JWT_SECRET_KEY=[REDACTED]'],
+  ['secret_key_base', 'secret_key_base: "abc123secret"', 'abc123secret', 'secret_key_base: "[REDACTED]"'],
+  ['refresh_token=', 'refresh_token=abc123secret&x=1', 'abc123secret', 'refresh_token=[REDACTED]&x=1'],
   ['user pattern', 'ticket internal-1234 open', 'internal-1234', 'ticket [REDACTED] open'],
 ];
 

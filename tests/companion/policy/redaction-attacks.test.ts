@@ -293,4 +293,17 @@ describe('redaction attacks (issue 9, finding 3)', () => {
     expectNoPieceOf(out, TOKEN);
     expect(textOf(out)).toContain('characters omitted');
   });
+
+  it.each([
+    ["Django's settings.py", 'app/settings.py', (secret: string) => `DEBUG = True\nSECRET_KEY = '${secret}'\n`, "SECRET_KEY = '[REDACTED]'"],
+    ["Rails' secrets.yml", 'config/secrets.yml', (secret: string) => `production:\n  secret_key_base: "${secret}"\n`, 'secret_key_base: "[REDACTED]"'],
+    ['a JWT signing key in an env file of another name', 'deploy/app.env.sample', (secret: string) => `JWT_SECRET_KEY=${secret}\n`, 'JWT_SECRET_KEY=[REDACTED]'],
+    ['an OAuth refresh token', 'oauth.ini', (secret: string) => `refresh_token=${secret}\n`, 'refresh_token=[REDACTED]'],
+  ])('fs.read of %s: a value named for a secret key or token shows the marker', async (_name, relative, content, shown) => {
+    const secret = 'django-insecure-k3y9vj2x9b8z0qLm4Rt';
+    await world.write(relative, content(secret));
+    const out = await call('fs.read', { path: file(relative) });
+    expectNoPieceOf(out, secret);
+    expect(textOf(out)).toContain(shown);
+  });
 });
