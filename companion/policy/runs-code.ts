@@ -156,7 +156,9 @@ function gitConfigIncludes(): ReadonlySet<string> {
 /**
  * The hooks folder the person's global configuration names (`core.hooksPath = ~/.githooks`), given and real: git runs
  * its hooks in every repository, as `.git/hooks` in one. Only an absolute or `~/` one: a relative one names a folder
- * of each repository, found with the repository (repositoryAt).
+ * of each repository, found with the repository (repositoryAt). So is the template folder it names (`init.templateDir
+ * = ~/.git-templates`, every one it names): `git init` and `git clone` copy it into each new repository's `.git`, so a
+ * hook written into its `hooks/` runs in every repository made from then on — `git clone` runs its post-checkout.
  */
 function globalHooks(): readonly string[] {
   return gitConfig().hooks;
@@ -173,9 +175,13 @@ function gitConfig(): ReadFiles & { hooks: readonly string[] } {
   ];
   const found = new Set<string>();
   const read = new Map<string, string | undefined>();
-  const hooksPath = followIncludes(configs, found, read).map(hooksPathOf).filter((value) => value !== undefined).at(-1);
-  const hooksDir = hooksPath !== undefined && /^~(?=$|\/)/.test(hooksPath) ? path.join(home, hooksPath.slice(1)) : hooksPath;
-  gitIncludes = { found, read, hooks: hooksDir !== undefined && path.isAbsolute(hooksDir) ? givenAndReal(hooksDir) : [] };
+  const texts = followIncludes(configs, found, read);
+  const hooksPath = texts.map(hooksPathOf).filter((value) => value !== undefined).at(-1);
+  const templates = texts.flatMap((text) => configValues(text, 'init', 'templatedir'));
+  const folders = [hooksPath, ...templates]
+    .map((dir) => (dir !== undefined && /^~(?=$|\/)/.test(dir) ? path.join(home, dir.slice(1)) : dir))
+    .filter((dir): dir is string => dir !== undefined && path.isAbsolute(dir));
+  gitIncludes = { found, read, hooks: folders.flatMap(givenAndReal) };
   return gitIncludes;
 }
 
@@ -289,17 +295,28 @@ function repositoryOf(gitDir: string, workTree: string): Repository {
 
 /** The `core.hooksPath` a git config text sets, the last one (pure). */
 export function hooksPathOf(text: string): string | undefined {
-  let inCore = false;
-  let found: string | undefined;
+  return configValues(text, 'core', 'hookspath').at(-1);
+}
+
+/**
+ * Every value a git config text sets for `section.key` (no subsection; `key` in lower case), in order, empty ones
+ * left out (pure). Section and key names in any case, a key on the section's own line too (`[init] templateDir = x`).
+ */
+export function configValues(text: string, section: string, key: string): string[] {
+  let inSection = false;
+  const found: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
     let line = raw.trim();
-    const section = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(line);
-    if (section) {
-      inCore = /^core$/i.test(section[1] as string) && section[2] === undefined;
-      line = (section[3] as string).trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(line);
+    if (header) {
+      inSection = (header[1] as string).toLowerCase() === section && header[2] === undefined;
+      line = (header[3] as string).trim();
     }
-    const entry = inCore ? /^hookspath\s*=(.*)$/i.exec(line) : null;
-    if (entry) found = gitValue(entry[1] as string) || undefined;
+    const entry = inSection ? /^([A-Za-z][A-Za-z0-9-]*)\s*=(.*)$/.exec(line) : null;
+    if (entry && (entry[1] as string).toLowerCase() === key) {
+      const value = gitValue(entry[2] as string);
+      if (value !== '') found.push(value);
+    }
   }
   return found;
 }

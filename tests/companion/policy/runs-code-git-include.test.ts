@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hooksPathOf, includedPaths, rereadChangedStartFiles, runsCode } from '../../../companion/policy/runs-code';
+import { configValues, hooksPathOf, includedPaths, rereadChangedStartFiles, runsCode } from '../../../companion/policy/runs-code';
 import {
   context,
   makeWorkspace,
@@ -49,6 +49,14 @@ describe('hooksPathOf (pure): the folder core.hooksPath names', () => {
   });
 });
 
+describe('configValues (pure): what a git config text sets for a key', () => {
+  it('every value of the section without a subsection, any case, quoted or not, on the section line too', () => {
+    const text = '[init]\n\ttemplateDir = ~/.git-templates ; mine\n[Init "x"]\n\ttemplatedir = no\n[INIT] TemplateDir = "/opt/t"\n[alias]\n\ttemplateDir = no\n';
+    expect(configValues(text, 'init', 'templatedir')).toEqual(['~/.git-templates', '/opt/t']);
+    expect(configValues(text, 'core', 'hookspath')).toEqual([]);
+  });
+});
+
 describe("a repository's own git files, found through a .git that is a link to a git folder elsewhere", () => {
   it('its config, its hooks and the hooks folder its core.hooksPath names run code; its other files do not', () => {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'cb-git-link-')));
@@ -80,7 +88,7 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     // the root is the person's home, with their git configuration and a repository in it
     writeFileSync(
       join(ws.root, '.gitconfig'),
-      '[user]\n\tname = You\n[core]\n\thooksPath = ~/.githooks\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf "gitdir:~/work/"]\n\tpath = work/.gitconfig-work\n',
+      '[user]\n\tname = You\n[core]\n\thooksPath = ~/.githooks\n[init]\n\ttemplateDir = ~/.git-templates\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf "gitdir:~/work/"]\n\tpath = work/.gitconfig-work\n',
     );
     mkdirSync(join(ws.root, 'repo'));
     execFileSync('git', ['init', '-q'], { cwd: join(ws.root, 'repo'), env: { ...process.env, HOME: ws.root } });
@@ -124,6 +132,7 @@ describe('attack: a file the person\'s git configuration includes, then an allow
     ['the config of a git folder not named .git (--separate-git-dir)', 'store/config', 'apart', /git's configuration or a git hook/],
     ['a hook of that git folder', 'store/hooks/pre-commit', 'apart', /git's configuration or a git hook/],
     ['a hook in the folder the global core.hooksPath names, which runs in every repository', '.githooks/pre-commit', 'repo', /git's configuration or a git hook/],
+    ['a hook in the template folder the global init.templateDir names, copied into every new repository', '.git-templates/hooks/post-checkout', 'repo', /git's configuration or a git hook/],
   ])('attack: %s, written where writes are auto, asks on an exec card; denied, git status there runs nothing', async (_name, file, repo, label) => {
     const pwned = join(ws.base, 'PWNED');
     const path = join(ws.root, file);
