@@ -6,7 +6,7 @@ import { applyReplacement } from '../../shared/replace';
 import type { DirTree, FileActionReport, ReplaceReport } from '../../shared/results';
 import type { Risk } from '../../shared/tools/define-tool';
 import { deniedBy } from '../policy/path-guard';
-import { replaceOptionsFor } from '../policy/redact';
+import { mapSecrets, replaceOptionsFor } from '../policy/redact';
 import type { Policy } from '../policy/schema';
 import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import { diffDeadline, refuseMarkerOverSecretOnDisk, replaceDeadline, replaceWithin } from '../tools/define-handler';
@@ -167,7 +167,7 @@ export async function runFileStep(prepared: PreparedStep, ctx: ToolContext, repl
         if (content.includes('\u0000')) {
           throw new ToolError('INVALID_INPUT', `${step.path} is a binary file; read_file returns text only`);
         }
-        return { ...report, content: capContent(content, ctx.policy.limits.maxResultChars) };
+        return { ...report, content: capContent(content, ctx.policy) };
       }
       case 'list_tree': {
         const kind = await entryKind(target.absolute);
@@ -258,9 +258,15 @@ function describeMismatch(result: { message: string; lines?: number[]; closest?:
   return result.message.replace(/\s*\n\s*/g, ' ').trim();
 }
 
-function capContent(content: string, limit: number): string {
+/**
+ * The file's start, up to what one result may hold, cut in the file with its secrets found in the whole of it: a token
+ * cut at the limit (`ghp_` and a few characters) is too short for the last redaction pass over the reply to know it,
+ * so its piece reached the chat.
+ */
+function capContent(content: string, policy: Pick<Policy, 'limits' | 'redact'>): string {
+  const limit = policy.limits.maxResultChars;
   if (content.length <= limit) return content;
-  return `${content.slice(0, limit)}\n[… truncated: the file has ${content.length} characters and only the first ${limit} are shown …]`;
+  return `${mapSecrets(content, policy).window(0, limit)}\n[… truncated: the file has ${content.length} characters and only the first ${limit} are shown …]`;
 }
 
 /**
