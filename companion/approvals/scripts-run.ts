@@ -225,12 +225,18 @@ function scriptsOfShell(text: string, cwd: string, found: Named): void {
   let dir: string | undefined = cwd;
   /** a `cd` to a folder known only when it runs: what the commands after it run is not known */
   let lost: string | undefined;
+  /** variables a command of its own sets for the commands after it (`export PATH=tools:$PATH;`, shell.exec's env) */
+  const vars = new Map<string, string>();
+  const assignment = (word: Word) => typeof word === 'string' && ENV_ASSIGNMENT.test(word);
   const end = () => {
     if (dir !== undefined && words.length > 0) {
+      const setting = words[0] === 'export' ? words.slice(1) : words;
       if (words[0] === 'cd') {
         dir = typeof words[1] === 'string' && words.length === 2 ? path.resolve(dir, words[1]) : undefined;
         if (dir === undefined) lost = `cd ${words.slice(1).map((word) => (typeof word === 'string' ? word : word.unknown)).join(' ')}`;
-      } else scriptsOfWords(words, dir, stdin, found);
+      } else if (setting.length > 0 && setting.every(assignment)) {
+        for (const word of setting as string[]) vars.set(word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1));
+      } else scriptsOfWords(words, dir, stdin, found, vars);
     } else if (lost !== undefined && words.length > 0) found.unknown.add(lost);
     words = [];
     stdin = undefined;
@@ -254,11 +260,11 @@ function scriptsOfShell(text: string, cwd: string, found: Named): void {
   end();
 }
 
-function scriptsOfWords(all: readonly Word[], start: string, stdin: Word | undefined, found: Named): void {
+function scriptsOfWords(all: readonly Word[], start: string, stdin: Word | undefined, found: Named, vars: ReadonlyMap<string, string> = new Map()): void {
   let words = all.slice();
   let cwd = start;
-  /** the variables set for the command (process.run's env, `NAME=value` in front, env's own) */
-  const assigned = new Map<string, string>();
+  /** the variables set for the command (the shell's, process.run's env, `NAME=value` in front, env's own) */
+  const assigned = new Map(vars);
   // `NAME=value` in front, and `env`/`nice`/`timeout` … in front of the command they start
   for (;;) {
     for (let word = words[0]; typeof word === 'string' && ENV_ASSIGNMENT.test(word); word = words[0]) {

@@ -8,13 +8,15 @@ import { stripVTControlCharacters } from 'node:util';
  * secrets do not leak into programs; PATH without its relative entries, plans/program-env.ts), then the call's
  * `env` is added on top. Because an allow-listed command
  * with a different environment is a different command (NODE_OPTIONS, LD_PRELOAD, PATH…), the command shown to
- * the policy carries the call's variables as `NAME=value` in front: `npm test` with env is never the
- * allow-listed `npm test`, and the approval shows them.
+ * the policy carries the call's variables as `NAME=value` in front (shell.exec's exported first when its line holds
+ * more than one command, shellWithEnv): `npm test` with env is never the allow-listed `npm test`, and the approval
+ * shows them.
  */
 import { promises as fs } from 'node:fs';
 import { quote } from 'shell-quote';
 import { ToolError } from '../../shared/errors';
 import { programEnv } from '../plans/program-env';
+import { plainArgv } from '../policy/command-guard';
 import { throwIfStopped } from '../stop-reason';
 import { redact } from '../policy/redact';
 import type { Policy } from '../policy/schema';
@@ -56,11 +58,17 @@ function checkedName(name: string): string {
   return name;
 }
 
-/** `NAME='value with spaces' ` — a real shell assignment, so the string shown is the string that would run. */
-export function shellPrefix(args: ExecArgs): string {
-  return Object.entries(args.env ?? {})
-    .map(([name, value]) => `${checkedName(name)}=${quote([value])} `)
-    .join('');
+/**
+ * The shell string with the call's variables, as the policy reads it and the card shows it: the string that would run.
+ * The variables are the whole shell's, so they stand in front (`NAME='value' npm test`) only of a line that is one
+ * plain command; in front of more, a shell sets them for the first command alone, after expanding its words — `PATH=…
+ * true; tool` read as `tool` found on the usual PATH, and `GREETING=hi echo "$GREETING"` as printing nothing —, so
+ * such a line is shown with them exported first (`export PATH=…; true; tool`).
+ */
+export function shellWithEnv(args: ExecArgs & { command: string }): string {
+  const assignments = Object.entries(args.env ?? {}).map(([name, value]) => `${checkedName(name)}=${quote([value])}`);
+  if (assignments.length === 0) return args.command;
+  return plainArgv(args.command) !== null ? `${assignments.join(' ')} ${args.command}` : `export ${assignments.join(' ')}; ${args.command}`;
 }
 
 /** Keeps head and tail of a stream within `budget` characters. */

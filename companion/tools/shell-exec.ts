@@ -1,12 +1,12 @@
 import { shellExec } from '../../shared/tools/shell-exec';
 import { defineHandler } from './define-handler';
-import { resolveCwd, runProgram, shellPrefix, timeoutFor } from './run-program';
+import { resolveCwd, runProgram, shellWithEnv, timeoutFor } from './run-program';
 
 export const shellExecHandler = defineHandler({
   contract: shellExec,
   async plan(args, ctx) {
     const cwd = await resolveCwd(args.cwd, ctx);
-    return { risk: 'exec', paths: [cwd], command: { shell: shellPrefix(args) + args.command, cwd } };
+    return { risk: 'exec', paths: [cwd], command: { shell: shellWithEnv(args), cwd } };
   },
   async preview(args, ctx) {
     const cwd = await resolveCwd(args.cwd, ctx);
@@ -15,7 +15,7 @@ export const shellExecHandler = defineHandler({
       title: `Run in a shell (timeout ${timeoutMs} ms)`,
       heading: { kind: 'shell', timeoutMs },
       paths: [cwd],
-      command: shellPrefix(args) + args.command,
+      command: shellWithEnv(args),
       cwd,
     };
   },

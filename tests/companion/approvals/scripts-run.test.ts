@@ -37,6 +37,8 @@ describe('scriptsNamedBy', () => {
     // variables the call sets that name what runs
     ['the program on the PATH the call sets (an empty entry is the folder itself)', { argv: ['PATH=tools::/usr/bin', 'git', 'status'] }, ['/w/tools/git', '/w/git', '/usr/bin/git']],
     ['env PATH=dir tool', { shell: 'env PATH=/w/bin tool' }, ['/w/bin/tool']],
+    ['a PATH exported (shell.exec\'s env) holds for every command after it', { shell: "export PATH='/w/bin'; true; cd sub && tool" }, ['/w/bin/true', '/w/bin/tool']],
+    ['PATH= alone sets the shell\'s PATH for what follows', { shell: 'PATH=bin; tool' }, ['/w/bin/tool']],
     ['a program by path is not looked up on PATH', { argv: ['PATH=/w/bin', './x.sh'] }, ['/w/x.sh']],
     ['NODE_OPTIONS preloads, read as node reads its options', { argv: ['NODE_OPTIONS=--max-old-space-size=100 --require ./pre.js --import=./i.mjs', 'npm', 'test'] }, ['/w/pre.js', '/w/i.mjs', '/w/package.json']],
     ['BASH_ENV', { argv: ['BASH_ENV=./x.sh', 'bash', '-c', 'echo'] }, ['/w/x.sh']],

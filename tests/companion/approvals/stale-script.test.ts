@@ -74,6 +74,8 @@ describe('approving a command after the script it runs changed', () => {
     ['a program found on the PATH the call sets', 'process.run', (root: string) => ({ command: 'go-tool', env: { PATH: `${join(root, 'tools')}:/usr/bin:/bin` } }), 'tools/go-tool'],
     ['NODE_OPTIONS=--require ./hook.js node y.js (the preload)', 'process.run', () => ({ command: 'node', args: ['y.js'], env: { NODE_OPTIONS: '--require ./hook.js' } }), 'hook.js'],
     ['BASH_ENV=./start.sh bash -c true (the file bash reads first)', 'process.run', () => ({ command: 'bash', args: ['-c', 'true'], env: { BASH_ENV: './start.sh' } }), 'start.sh'],
+    // shell.exec's env is the whole shell's: the PATH it sets finds the program of every command of the line
+    ['shell.exec of a second command, on the PATH the call sets', 'shell.exec', (root: string) => ({ command: 'true; go-tool', env: { PATH: `${join(root, 'tools')}:/usr/bin:/bin` } }), 'tools/go-tool'],
   ])('%s: the rewritten script is not run, CONFLICT names it', async (_name, tool, argsFor, relative) => {
     const script = join(ws.root, relative);
     const isNode = /\.(m?js)$/.test(relative);

@@ -41,6 +41,10 @@ describe.skipIf(process.platform === 'win32')('shell.exec', () => {
     expect(out.text).toContain('stdout:\nhi there\n');
     const plan = await toolHandlers['shell.exec'].plan({ command: 'npm test', env: { GREETING: 'hi there' } }, world.ctx);
     expect(plan.command).toEqual({ shell: "GREETING='hi there' npm test", cwd: world.root });
+    // in front of a line of more than one plain command, a shell would set them for its first command alone, after
+    // expanding its words: the card shows them exported, as they are for the whole line that runs
+    const line = await toolHandlers['shell.exec'].preview({ command: 'echo "$GREETING"; tool', env: { GREETING: 'hi there' } }, world.ctx);
+    expect(line.command).toBe(`export GREETING='hi there'; echo "$GREETING"; tool`);
     const preview = await toolHandlers['shell.exec'].preview({ command: 'ls', cwd: world.root }, world.ctx);
     expect(preview).toMatchObject({ command: 'ls', cwd: world.root });
   });
