@@ -234,8 +234,13 @@ function scriptsOfShell(text: string, cwd: string, found: Named): void {
       if (words[0] === 'cd') {
         dir = typeof words[1] === 'string' && words.length === 2 ? path.resolve(dir, words[1]) : undefined;
         if (dir === undefined) lost = `cd ${words.slice(1).map((word) => (typeof word === 'string' ? word : word.unknown)).join(' ')}`;
-      } else if (setting.length > 0 && setting.every(assignment)) {
-        for (const word of setting as string[]) vars.set(word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1));
+      } else if (setting.length > 0 && assignment(setting[0]!) && setting.every((word) => assignment(word) || typeof word !== 'string')) {
+        // a value's part known only when it runs (`export PATH=./bin:$PATH`, read as `PATH=./bin:` and `$PATH`): the
+        // card names it, and what is written out is still read
+        for (const word of setting) {
+          if (typeof word === 'string') vars.set(word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1));
+          else found.unknown.add(word.unknown);
+        }
       } else scriptsOfWords(words, dir, stdin, found, vars);
     } else if (lost !== undefined && words.length > 0) found.unknown.add(lost);
     words = [];

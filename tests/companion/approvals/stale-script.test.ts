@@ -76,6 +76,7 @@ describe('approving a command after the script it runs changed', () => {
     ['BASH_ENV=./start.sh bash -c true (the file bash reads first)', 'process.run', () => ({ command: 'bash', args: ['-c', 'true'], env: { BASH_ENV: './start.sh' } }), 'start.sh'],
     // shell.exec's env is the whole shell's: the PATH it sets finds the program of every command of the line
     ['shell.exec of a second command, on the PATH the call sets', 'shell.exec', (root: string) => ({ command: 'true; go-tool', env: { PATH: `${join(root, 'tools')}:/usr/bin:/bin` } }), 'tools/go-tool'],
+    ['shell.exec of export PATH=./tools:$PATH; go-tool', 'shell.exec', () => ({ command: 'export PATH=./tools:$PATH; go-tool' }), 'tools/go-tool'],
   ])('%s: the rewritten script is not run, CONFLICT names it', async (_name, tool, argsFor, relative) => {
     const script = join(ws.root, relative);
     const isNode = /\.(m?js)$/.test(relative);
