@@ -142,8 +142,12 @@ export function insideAnswer(el: Element, answer: Element, selector: string): bo
  */
 const DRAWN_CODE = 'pre, .cm-content, .monaco-editor, code';
 
-/** The outermost elements of `root` that draw code (DRAWN_CODE). */
-export function drawnCode(root: Element): Element[] {
+/**
+ * The outermost elements of `root` that draw code (DRAWN_CODE). A web component that draws code in its open shadow root
+ * (a code viewer element) is one of them: no selector of the page reaches into it, the module's neither, so its code is
+ * never read. A closed shadow root shows nothing of itself (ours, the chips', are closed).
+ */
+export function drawnCode(root: Element | ShadowRoot): Element[] {
   const isBlock = (code: Element): boolean => {
     const text = plainText(code).trim();
     if (text === '') return false;
@@ -151,7 +155,19 @@ export function drawnCode(root: Element): Element[] {
     const parent = code.parentElement;
     return parent !== null && parent.tagName === 'DIV' && (parent.textContent ?? '').trim() === (code.textContent ?? '').trim();
   };
-  return outermost(Array.from(root.querySelectorAll(DRAWN_CODE)).filter((el) => el.tagName !== 'CODE' || isBlock(el)));
+  const drawn = Array.from(root.querySelectorAll(DRAWN_CODE)).filter((el) => el.tagName !== 'CODE' || isBlock(el));
+  const hosts = shadowHosts(root).filter((host) => drawnCode(host.shadowRoot!).length > 0);
+  if (hosts.length === 0) return outermost(drawn);
+  // in page order, as the elements found by one selector query are
+  return outermost([...drawn, ...hosts].sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & 4 /* FOLLOWING */ ? -1 : 1)));
+}
+
+/** The elements under `root` with an open shadow root. */
+function shadowHosts(root: Element | ShadowRoot): Element[] {
+  const hosts: Element[] = [];
+  const walker = (root.ownerDocument ?? document).createTreeWalker(root, 1 /* NodeFilter.SHOW_ELEMENT */);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) if ((node as Element).shadowRoot) hosts.push(node as Element);
+  return hosts;
 }
 
 // ------------------------------------------------------------------------------------------------- the report

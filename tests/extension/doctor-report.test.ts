@@ -210,6 +210,42 @@ describe('site doctor: problems', () => {
     expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
   });
 
+  it('every site module: a redesign that draws code blocks inside a web component (an open shadow root) is named, not passed over in silence', () => {
+    const checked = new Set<string>();
+    for (const site of SITES.filter((s) => s.hosts.length > 0)) {
+      for (const file of readdirSync(join(FIXTURE_DIR, site.id))) {
+        const doc = loadFixture(`${site.id}/${file}`);
+        for (const message of site.messages(doc).filter((m) => m.role === 'assistant')) {
+          const answer = site.answerRoot(message.el);
+          const blocks = answer ? outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))) : [];
+          if (!blocks.some((b) => site.codeText(b).text.trim() !== '')) continue;
+          // The same reply drawn by a new build: each block, as it was, inside a code viewer component's shadow root,
+          // where no selector of the page reaches (nor the module's).
+          for (const block of blocks) {
+            const viewer = doc.createElement('code-viewer');
+            block.replaceWith(viewer);
+            viewer.attachShadow({ mode: 'open' }).append(block);
+          }
+          expect(answer!.querySelectorAll(site.codeBlockSelector).length, `${site.id}/${file}`).toBe(0);
+          expect(replyCodeProblem(site, message.el, []), `${site.id}/${file}`).toMatchObject({
+            code: 'code-unreadable',
+            message: expect.stringContaining("in a shape this site's module does not know"),
+          });
+          checked.add(site.id);
+        }
+      }
+    }
+    expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
+    // A component holding no code (an icon, a citation card) is none; inline code in one is no block either.
+    const row = document.createElement('div');
+    row.className = 'ds-message';
+    row.innerHTML = '<div class="ds-markdown"><p>See the <cite-card></cite-card> and <icon-x></icon-x>.</p></div>';
+    document.body.replaceChildren(row);
+    row.querySelector('cite-card')!.attachShadow({ mode: 'open' }).innerHTML = '<a href="/s/1">source</a> <code>npm test</code> first';
+    row.querySelector('icon-x')!.attachShadow({ mode: 'open' }).innerHTML = '<svg></svg>';
+    expect(replyCodeProblem(deepseek, row, [])).toBeNull();
+  });
+
   it("every site module: a redesign that drops a call's language label is named, not passed over in silence", () => {
     const checked = new Set<string>();
     const offered = new Set<string>();
