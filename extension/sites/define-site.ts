@@ -156,17 +156,29 @@ export function defineSite(definition: SiteDefinition): Site {
     // A box inside a message is that message's edit box, never the chat box: when a redesign renames the composer,
     // a module's broad fallback (`textarea`, `form textarea`) finds the edit box of an earlier message first, and a
     // result typed there is lost (or the person's edit is taken for a draft and the result waits for nothing). Then
-    // the module finds no chat box, which the doctor names and the clipboard covers. The generic adapter's message
-    // selector is a guess (`*message*` classes) that may hold the chat box itself: it keeps the box it finds.
+    // the module finds no chat box, which the doctor names and the clipboard covers. So is a box the page does not
+    // show (display: none, visibility: hidden): ChatGPT keeps a hidden textarea of the composer's name, which a redrawn
+    // composer leaves a module's fallback to find, and a result typed there is one the person never sees, sent by no
+    // send. The generic adapter's message selector is a guess (`*message*` classes) that may hold the chat box itself:
+    // it keeps the box it finds.
     editor:
       definition.hosts.length === 0
         ? definition.editor
         : (doc) => {
             const editor = definition.editor.call(site, doc);
-            return editor?.closest(site.messageSelector) ? null : editor;
+            if (!editor || editor.closest(site.messageSelector)) return null;
+            return isShown(editor) ? editor : null;
           },
   };
   return site;
+}
+
+/**
+ * Whether the page shows `el`: not in a subtree it keeps out of the layout (display: none, the hidden attribute) or
+ * hides (visibility: hidden). Where the browser cannot tell (no checkVisibility), it is taken as shown.
+ */
+export function isShown(el: Element): boolean {
+  return el.checkVisibility?.({ visibilityProperty: true }) !== false;
 }
 
 type MessageShape = Pick<Site, 'messageSelector' | 'messageNesting'>;

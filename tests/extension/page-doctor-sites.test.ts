@@ -292,3 +292,30 @@ describe('Gemini: "New chat" empties the conversation but keeps the old address 
     expect(await checkUntil(h, () => h.problems.at(-1)?.code === 'no-messages'), JSON.stringify(h.problems)).toBe(true);
   });
 });
+
+describe('ChatGPT: a composer redrawn beside the hidden textarea of the same name', () => {
+  it('is named as a missing chat box: the hidden textarea is never taken for it', async () => {
+    useLocale('zh_CN');
+    const site = sites.find((s) => s.id === 'chatgpt')!;
+    const fixture = idleFixtures(site).find((f) => f.file.includes('hljs'))!;
+    loadFixture(fixture.file);
+    twoTurns(site, document);
+    // The live page keeps a textarea named prompt-textarea in the composer's form, which the page never shows (SITES.md).
+    const editor = site.editor(document)!;
+    const hidden = document.createElement('textarea');
+    hidden.name = 'prompt-textarea';
+    hidden.className = 'hidden';
+    hidden.style.display = 'none';
+    editor.after(hidden);
+    expect(site.editor(document)).toBe(editor);
+    // A build that draws the chat box as a plain textarea again (ChatGPT's composer before ProseMirror), no name.
+    const redrawn = document.createElement('textarea');
+    redrawn.id = 'prompt-textarea';
+    editor.replaceWith(redrawn);
+    // A result typed into the hidden box is one the person never sees, and sending it sends nothing.
+    expect(site.editor(document)).toBeNull();
+    const h = startOn(site, fixture);
+    expect(await checkUntil(h, () => h.problems.at(-1)?.code === 'no-composer'), JSON.stringify(h.problems)).toBe(true);
+    expect(h.problems.at(-1)?.message).toMatch(CJK);
+  });
+});
