@@ -1,5 +1,5 @@
 import { hashText } from '../../shared/protocols/key';
-import { defineSite, firstMatch, plainText, positionKey, type MessageRole } from './define-site';
+import { defineSite, firstMatch, isShown, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * Any other site the person enables from the popup. Without knowledge of the page it reads code blocks (`pre`) inside
@@ -106,8 +106,10 @@ export const generic = defineSite({
     return { text: text.endsWith('\n') ? text.slice(0, -1) : text };
   },
   editor(doc) {
+    // The last box the page shows: a page may keep a hidden one after its chat box (reCAPTCHA's response field, at
+    // the page's end), where a result is typed for no one to see and no send sends it.
     const candidates = Array.from(doc.querySelectorAll<HTMLElement>('textarea, [contenteditable="true"]'));
-    return candidates[candidates.length - 1] ?? null;
+    return candidates.findLast((box) => isShown(box)) ?? null;
   },
   sendButton(doc) {
     return firstMatch(doc, ['button[type="submit"]', 'button[aria-label*="send" i]', 'button[data-testid*="send" i]']);

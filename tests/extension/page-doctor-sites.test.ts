@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SITES } from '../../extension/sites';
+import { SITES, generic } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { useLocale } from './i18n-fake';
 import { start, stopPages, type Harness, type Page } from './page-harness';
@@ -317,5 +317,20 @@ describe('ChatGPT: a composer redrawn beside the hidden textarea of the same nam
     const h = startOn(site, fixture);
     expect(await checkUntil(h, () => h.problems.at(-1)?.code === 'no-composer'), JSON.stringify(h.problems)).toBe(true);
     expect(h.problems.at(-1)?.message).toMatch(CJK);
+  });
+});
+
+describe('the generic adapter: a box the page does not show after the chat box', () => {
+  it("is never taken for it (a captcha's response field): the chat box is", async () => {
+    document.body.innerHTML =
+      '<main><article data-role="user"><p>read it</p></article><article data-role="assistant"><p>Reading.</p></article></main>' +
+      '<form><textarea id="prompt"></textarea><button type="submit" aria-label="Send">Send</button></form>' +
+      // reCAPTCHA's invisible badge, appended to the page's end: its response field is a textarea it keeps hidden.
+      '<div class="grecaptcha-badge"><textarea id="g-recaptcha-response" name="g-recaptcha-response" style="display: none;"></textarea></div>' +
+      '<div style="visibility: hidden"><div contenteditable="true" id="hidden-draft"></div></div>';
+    expect(generic.editor(document)?.id).toBe('prompt');
+    // Nothing shown at all: no chat box.
+    document.getElementById('prompt')!.style.visibility = 'hidden';
+    expect(generic.editor(document)).toBeNull();
   });
 });
