@@ -334,3 +334,19 @@ describe('the generic adapter: a box the page does not show after the chat box',
     expect(generic.editor(document)).toBeNull();
   });
 });
+
+describe('Kimi: a build that renames the composer while an old message is open for editing', () => {
+  it('never takes the edit box above for the chat box', () => {
+    const site = sites.find((s) => s.id === 'kimi')!;
+    const fixture = idleFixtures(site).find((f) => f.file.includes('segment-box'))!;
+    for (const renamed of [['chat-editor'], ['chat-editor', 'chat-input-editor']]) {
+      loadFixture(fixture.file);
+      const composer = site.editor(document)!;
+      const editBox = Array.from(document.querySelectorAll('.chat-input-editor')).find((box) => box !== composer)!;
+      expect(composer.compareDocumentPosition(editBox) & Node.DOCUMENT_POSITION_PRECEDING, 'the edit box is above').toBeTruthy();
+      // The site's own class names go; the marks Lexical puts on every editor it draws stay.
+      for (const name of renamed) for (const el of Array.from(document.querySelectorAll(`.${name}`))) el.classList.replace(name, `${name.slice(0, 4)}_x7Gq2`);
+      expect(site.editor(document), renamed.join(' ')).toBe(composer);
+    }
+  });
+});
