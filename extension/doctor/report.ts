@@ -136,11 +136,18 @@ export function insideAnswer(el: Element, answer: Element, selector: string): bo
 }
 
 /**
- * What a page draws code in, whatever its wrapper: a `pre`, a code viewer (CodeMirror, Monaco), or a `code` element
+ * What a page draws code in, whatever its wrapper: a `pre`, a code viewer (CodeMirror, Monaco, Ace), a highlighter's
+ * root (Shiki's, prism-react-renderer's) drawn in another element, or a `code` element
  * that is a block of its own — more than one line, a `language-` class, or all the text of the `div` holding it
  * (inline code sits in a paragraph's text). A redesign that drops the `pre` leaves one of these.
  */
-const DRAWN_CODE = 'pre, .cm-content, .monaco-editor, code';
+const DRAWN_CODE = 'pre, .cm-content, .monaco-editor, .ace_editor, .shiki, .prism-code, code';
+/**
+ * An element a highlighter draws one code line in (Shiki, rehype-pretty-code, prism-react-renderer, remark-prism, Ace):
+ * a page that gives its highlighter no `pre` (a `div` in its place) draws a block as rows of these and nothing else.
+ */
+const CODE_LINE = '.line, [data-line], .token-line, .code-line, .ace_line';
+const CODE_LINES = CODE_LINE.split(', ').map((line) => `:scope > ${line}`).join(', ');
 
 /**
  * The outermost elements of `root` that draw code (DRAWN_CODE). A web component that draws code in its open shadow root
@@ -156,8 +163,19 @@ export function drawnCode(root: Element | ShadowRoot): Element[] {
     return parent !== null && parent.tagName === 'DIV' && (parent.textContent ?? '').trim() === (code.textContent ?? '').trim();
   };
   const drawn = Array.from(root.querySelectorAll(DRAWN_CODE)).filter((el) => el.tagName !== 'CODE' || isBlock(el));
+  // A block drawn as rows of lines, with neither a pre nor a code: what holds two lines or more with text in them.
+  const rows = new Set<Element>();
+  const holders = new Set<Element>();
+  for (const line of Array.from(root.querySelectorAll(CODE_LINE))) {
+    const holder = line.parentElement;
+    if (!holder || holders.has(holder)) continue;
+    holders.add(holder);
+    const lines = holder.querySelectorAll(CODE_LINES);
+    if (lines.length >= 2 && Array.from(lines).filter((l) => (l.textContent ?? '').trim() !== '').length >= 2) rows.add(holder);
+  }
+  drawn.push(...rows);
   const hosts = shadowHosts(root).filter((host) => drawnCode(host.shadowRoot!).length > 0);
-  if (hosts.length === 0) return outermost(drawn);
+  if (hosts.length === 0 && rows.size === 0) return outermost(drawn);
   // in page order, as the elements found by one selector query are
   return outermost([...drawn, ...hosts].sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & 4 /* FOLLOWING */ ? -1 : 1)));
 }

@@ -210,6 +210,54 @@ describe('site doctor: problems', () => {
     expect([...checked].sort()).toEqual(SITES.filter((s) => s.hosts.length > 0).map((s) => s.id).sort());
   });
 
+  it('every site module: a redesign that draws code blocks as rows of lines, with neither a `pre` nor a `code`, is named', () => {
+    // How highlighters draw a block when the page gives them no pre: Ace's viewer, prism-react-renderer and Shiki with
+    // div tags, each line an element of its own.
+    const RENDERINGS: Record<string, (lines: string[]) => string> = {
+      ace: (lines) =>
+        `<div class="ace_editor ace-tm"><div class="ace_scroller"><div class="ace_content"><div class="ace_text-layer">${lines.map((l) => `<div class="ace_line">${l}</div>`).join('')}</div></div></div></div>`,
+      prism: (lines) => `<div class="prism-code language-json">${lines.map((l) => `<div class="token-line"><span class="token plain">${l}</span></div>`).join('')}</div>`,
+      shiki: (lines) => `<div class="shiki github-dark" tabindex="0"><div class="code-rows">${lines.map((l) => `<span class="line">${l}</span>`).join('')}</div></div>`,
+    };
+    const checked = new Set<string>();
+    for (const [name, render] of Object.entries(RENDERINGS)) {
+      for (const site of SITES.filter((s) => s.hosts.length > 0)) {
+        // One saved layout per site (the newest with a finished reply): the rule is the doctor's, not the module's.
+        for (const file of readdirSync(join(FIXTURE_DIR, site.id)).filter((f) => f.includes('idle')).slice(-1)) {
+          const doc = loadFixture(`${site.id}/${file}`);
+          for (const message of site.messages(doc).filter((m) => m.role === 'assistant')) {
+            const answer = site.answerRoot(message.el);
+            const blocks = answer ? outermost(Array.from(answer.querySelectorAll(site.codeBlockSelector))) : [];
+            if (!blocks.some((b) => site.codeText(b).text.trim() !== '')) continue;
+            for (const block of blocks) {
+              const redrawn = doc.createElement('div');
+              redrawn.className = 'code-viewer-2027';
+              const lines = site.codeText(block).text.split('\n').map((line) => line.replace(/&/g, '&amp;').replace(/</g, '&lt;'));
+              redrawn.innerHTML = `<div class="code-header"><span>json</span><button>Copy</button></div>${render(lines)}`;
+              block.replaceWith(redrawn);
+            }
+            expect(answer!.querySelectorAll(`${site.codeBlockSelector}, code`).length, `${name}: ${site.id}/${file}`).toBe(0);
+            expect(replyCodeProblem(site, message.el, []), `${name}: ${site.id}/${file}`).toMatchObject({
+              code: 'code-unreadable',
+              message: expect.stringContaining("in a shape this site's module does not know"),
+            });
+            checked.add(`${name} ${site.id}`);
+          }
+        }
+      }
+    }
+    expect(checked.size).toBe(Object.keys(RENDERINGS).length * SITES.filter((s) => s.hosts.length > 0).length);
+    // A block of several lines drawn as rows of line elements in the page's own wrapper (rehype-pretty-code's data-line).
+    const row = document.createElement('div');
+    row.className = 'ds-message';
+    row.innerHTML = '<div class="ds-markdown"><p>Run:</p><div class="snippet-2027"><span data-line="">npm ci</span><span data-line="">npm test</span></div></div>';
+    document.body.replaceChildren(row);
+    expect(replyCodeProblem(deepseek, row, [])).toMatchObject({ code: 'code-unreadable' });
+    // Prose is no code: one line element in a paragraph, or verses in a stanza.
+    row.innerHTML = '<div class="ds-markdown"><p><span class="line">Roses are red</span></p><div class="stanza"><span class="verse">one</span><span class="verse">two</span></div></div>';
+    expect(replyCodeProblem(deepseek, row, [])).toBeNull();
+  });
+
   it('every site module: a redesign that draws code blocks inside a web component (an open shadow root) is named, not passed over in silence', () => {
     const checked = new Set<string>();
     for (const site of SITES.filter((s) => s.hosts.length > 0)) {
