@@ -90,15 +90,15 @@ export const kimi = defineSite({
   codeText: preCodeText,
   editor(doc) {
     // 2026-07: editing an old message mounts a second .chat-input-editor above; the composer is the one in .chat-editor.
-    // Without that wrapper (a build that renames it) the composer is the last of the fallback's matches, below the
-    // conversation: the first is the edit box, and a result typed there would go into the person's old message.
+    // Without that wrapper (a build that renames it, or the composer's class) the composer is the last box the
+    // fallbacks find, below the conversation: the first is the edit box, and a result typed there would go into the
+    // person's old message.
     const composer = doc.querySelector<HTMLElement>('.chat-editor .chat-input-editor[contenteditable="true"]');
     if (composer) return composer;
-    for (const selector of ['.chat-input-editor[contenteditable="true"]', '[data-lexical-editor="true"][contenteditable="true"]', '[data-testid="msh-chatinput-editor"]', '.chat-input textarea']) {
-      const last = Array.from(doc.querySelectorAll<HTMLElement>(selector)).at(-1);
-      if (last) return last;
-    }
-    return null;
+    const boxes = doc.querySelectorAll<HTMLElement>(
+      '.chat-input-editor[contenteditable="true"], [data-lexical-editor="true"][contenteditable="true"], [data-testid="msh-chatinput-editor"], .chat-input textarea',
+    );
+    return boxes[boxes.length - 1] ?? null;
   },
   sendButton: sendControl,
   isSendDisabled(button) {
