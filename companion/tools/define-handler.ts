@@ -34,8 +34,9 @@ const callResolutions = new WeakMap<object, Map<string, Promise<string>>>();
  * A run whose final use is a plain path — a directory walk, a child's cwd — resolves anew with resolvePathNow.
  */
 export function withCallScope<C extends Pick<ToolContext, 'policy'>>(ctx: C): C {
-  // copied with its getters as getters: a run's `signal` is made only when a tool asks for it (runs/run-stop.ts)
-  const scoped = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as C;
+  // An object that inherits ctx's fields (read them, never spread it): a copy would read the run's `signal` getter,
+  // which makes it (runs/run-stop.ts), and copying the getter as a getter cost a read 20 µs in a profile.
+  const scoped = Object.create(ctx) as C;
   callResolutions.set(scoped, new Map());
   return scoped;
 }
