@@ -117,6 +117,15 @@ function watchedValidator(): jsonSchemaValidator {
   };
 }
 
+/**
+ * The most tools of one server that are offered. Every tool's input schema is compiled as its list is read, on the
+ * companion's own thread (about half a millisecond each), and every tool list, prompt and tools/list block shows them
+ * all: a server listing 20 000 tools (a bridge generated from a large API, or one that lists endlessly) held every
+ * request, run and approval of the companion for seconds at each start and each change of its list, and one message
+ * of its size limit holds some 300 000. No model chooses well among more than a few hundred tools anyway.
+ */
+export const MAX_TOOLS_PER_SERVER = 1_000;
+
 /** What gives a server that is slow to start more time; the usual cause is a first start that downloads it. */
 const SLOW_START = 'one that downloads itself first (npx -y, uvx, docker run) may need longer: raise its "startTimeoutMs" (up to 600000)';
 
@@ -137,6 +146,8 @@ const uncompiled: jsonSchemaValidator = {
     return (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined });
   },
 };
+
+const TOO_MANY_TOOLS = `chatbridge offers at most ${MAX_TOOLS_PER_SERVER} tools of one server, in the order it lists them`;
 
 export interface ServerConnection {
   readonly name: string;
@@ -193,7 +204,11 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     const checks = new Map<string, JsonSchemaValidator<unknown>>();
     const newNotes: string[] = offered ? [] : ["the server offers no tools (its capabilities name none); chatbridge calls a server's tools only"];
     const names = new Set(list.map((tool) => tool.name));
-    for (const tool of list) {
+    if (list.length > MAX_TOOLS_PER_SERVER) {
+      for (const tool of list.slice(MAX_TOOLS_PER_SERVER)) skipped.set(tool.name, `not offered: ${TOO_MANY_TOOLS}`);
+      newNotes.push(`the server lists more than ${MAX_TOOLS_PER_SERVER} tools: only its first ${MAX_TOOLS_PER_SERVER} are offered (${TOO_MANY_TOOLS})`);
+    }
+    for (const tool of list.slice(0, MAX_TOOLS_PER_SERVER)) {
       if (!isOfferedToolName(tool.name)) {
         skipped.set(tool.name, `not offered: ${TOOL_NAME_RULE}`);
         newNotes.push(`tool ${JSON.stringify(tool.name.slice(0, 80))} is not offered: ${TOOL_NAME_RULE}`);
@@ -238,12 +253,14 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   async function listAllTools(c: Client): Promise<Tool[]> {
-    const all: Tool[] = [];
+    let all: Tool[] = [];
     let cursor: string | undefined;
-    // bounded: a server that pages forever must not hold the start
-    for (let page = 0; page < 100; page++) {
+    // bounded: a server that pages forever must not hold the start; past the tools offered, one more is enough to
+    // know there are more
+    for (let page = 0; page < 100 && all.length <= MAX_TOOLS_PER_SERVER; page++) {
       const result = await c.listTools(cursor ? { cursor } : undefined, { timeout: options.startTimeoutMs });
-      all.push(...result.tools);
+      // not push(...tools): a page of 200 000 tools is more arguments than a call may take
+      all = all.concat(result.tools);
       cursor = result.nextCursor;
       if (!cursor) break;
     }
