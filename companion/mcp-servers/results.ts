@@ -136,12 +136,21 @@ function textOf(part: unknown): string | undefined {
 }
 
 /**
- * Whether `text` gives structured data as JSON: the value itself, in any layout and key order (what the spec asks
- * for), or the data inside it as servers write it — one of its values (the memory server's text is the list of
- * entities, its structuredContent `{entities: […]}`) or an item of one (the Python SDK gives each item of a list in a
- * text part of its own, and `{result: […]}`). JSON that is none of these (`{"status": "created"}`) is not the data.
+ * What a text may give of structured data as JSON, each written canonically: the value itself, in any layout and key
+ * order (what the spec asks for), or the data inside it as servers write it — one of its values (the memory server's
+ * text is the list of entities, its structuredContent `{entities: […]}`) or an item of one (the Python SDK gives each
+ * item of a list in a text part of its own, and `{result: […]}`). JSON that is none of these (`{"status": "created"}`)
+ * is not the data. Written once per result: written again for each text part, the whole structure twice and every
+ * item once each time, 5000 parts beside a list of 5000 items held the companion for four minutes.
  */
-function givesJsonOf(text: string, structured: unknown): boolean {
+function jsonShapesOf(structured: unknown): Set<string> {
+  const inside = (value: unknown): unknown[] => (value !== null && typeof value === 'object' ? Object.values(value) : []);
+  const candidates = [structured, ...inside(structured), ...inside(structured).flatMap(inside)];
+  return new Set(candidates.filter((value) => value !== null && typeof value === 'object').map(canonicalJson));
+}
+
+/** Whether `text` is JSON written canonically as one of `shapes`. */
+function givesJsonOf(text: string, shapes: () => Set<string>): boolean {
   const trimmed = text.trim();
   if (!(trimmed.startsWith('{') && trimmed.endsWith('}')) && !(trimmed.startsWith('[') && trimmed.endsWith(']'))) return false;
   let given: string;
@@ -150,9 +159,7 @@ function givesJsonOf(text: string, structured: unknown): boolean {
   } catch {
     return false;
   }
-  const inside = (value: unknown): unknown[] => (value !== null && typeof value === 'object' ? Object.values(value) : []);
-  const candidates = [structured, ...inside(structured), ...inside(structured).flatMap(inside)];
-  return candidates.some((value) => value !== null && typeof value === 'object' && canonicalJson(value) === given);
+  return shapes().has(given);
 }
 
 export function toolResultText(result: ToolResultLike): string {
@@ -167,7 +174,9 @@ export function toolResultText(result: ToolResultLike): string {
   }
   // the spec asks servers to put their structured result's JSON in a text part too: then it is shown once, by that
   // text; a text that only speaks of the result ('Created issue #12.') leaves the data to structuredContent
-  if (structured !== undefined && structured !== null && !parts.some((part) => givesJsonOf(textOf(part) ?? '', structured))) {
+  let shapes: Set<string> | undefined;
+  const shapesOf = () => (shapes ??= jsonShapesOf(structured));
+  if (structured !== undefined && structured !== null && !parts.some((part) => givesJsonOf(textOf(part) ?? '', shapesOf))) {
     lines.push(JSON.stringify(structured));
   }
   // a terminal's colour and cursor codes out (a tool passing on a program's output), as from a program's own result

@@ -41,6 +41,14 @@ describe('structured results', () => {
     const run = await world.run('mcp-request', mcpCall('s4', 'tracker.listed', {}));
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('{"n": 1}\n{"n": 2}');
   });
+
+  it('many text parts of JSON beside a long list are each compared with the data once, not the whole list again per part', async () => {
+    // written out again for each part, the list held the companion for four minutes; the call is answered
+    const started = await world.run('mcp-request', mcpCall('s5', 'tracker.row-statuses', {}));
+    const run = started.status === 'running' ? await world.final(started.runId) : started;
+    expect(run.status).toBe('done');
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toMatch(/^\{"updated":0\}\n\{"updated":1\}\n/);
+  });
 });
 
 describe("a result that does not keep to the tool's own output schema", () => {
