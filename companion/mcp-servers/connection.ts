@@ -381,9 +381,19 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     return transport;
   }
 
+  /**
+   * Clients still connecting, not yet the connection's own: closing the connection closes them too. Left to their
+   * start, a server that had not answered yet when the companion shut down (one downloading itself, one stuck before
+   * its first answer) ran on for up to its startTimeoutMs, and past the companion's exit, in a process group of its
+   * own, for as long as it ignored its closed input.
+   */
+  const connecting = new Set<{ client: Client; transport: Transport }>();
+
   async function connectWith(kind: 'stdio' | 'http' | 'sse', mine: number): Promise<{ client: Client; transport: Transport }> {
     const c = newClient(mine);
     const t = newTransport(kind);
+    const attempt = { client: c, transport: t };
+    connecting.add(attempt);
     try {
       await c.connect(t, { timeout: options.startTimeoutMs });
     } catch (error) {
@@ -398,8 +408,10 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         });
       }
       throw error;
+    } finally {
+      connecting.delete(attempt);
     }
-    return { client: c, transport: t };
+    return attempt;
   }
 
   async function connect(): Promise<void> {
@@ -770,7 +782,13 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       tools = new Map();
       if (wasOpen && state !== 'disabled') setState('closed');
       else if (wasOpen) state = 'closed';
-      if (old.client) await closeQuietly(old.client, old.transport);
+      // a client still connecting may not hold its transport yet: that is closed by itself
+      const closing = [...connecting].map(async (attempt) => {
+        await closeQuietly(attempt.client, attempt.transport);
+        await attempt.transport.close().catch(() => undefined);
+      });
+      if (old.client) closing.push(closeQuietly(old.client, old.transport));
+      await Promise.all(closing);
       await log.flush();
     },
   };
