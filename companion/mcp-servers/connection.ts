@@ -13,6 +13,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { McpServerProblem } from '../../shared/api';
+import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
 import { ToolError } from '../../shared/errors';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
@@ -212,6 +213,14 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       if (!isOfferedToolName(tool.name)) {
         skipped.set(tool.name, `not offered: ${TOOL_NAME_RULE}`);
         newNotes.push(`tool ${JSON.stringify(tool.name.slice(0, 80))} is not offered: ${TOOL_NAME_RULE}`);
+        continue;
+      }
+      // every tool list shows the schema (redacted, part by part), and the argument check and a card walk it: one
+      // nested 100 000 levels deep (which a server on another SDK can send) overflowed the stack in each tool list, so
+      // /v1/tools, /mcp's tools/list and a tools/list block failed whole, the built-ins' with it
+      if (valueNestingExceeds(tool.inputSchema, MAX_NESTING)) {
+        skipped.set(tool.name, `not offered: its input schema nests deeper than ${MAX_NESTING} levels of objects and arrays`);
+        newNotes.push(`tool ${tool.name} is not offered: its input schema nests deeper than ${MAX_NESTING} levels of objects and arrays`);
         continue;
       }
       if (tool.execution?.taskSupport === 'required') {
