@@ -300,7 +300,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       plan: async () => planOf(rule),
       preview: async (args) => previewOf(name, connection.name, tool, args),
       async run(args, ctx) {
-        await connection.ready(ctx.signal, startTimeoutFor(connection.spec));
+        await upForCall(connection, ctx.signal);
         const entry = entryOf(connection, name, tool);
         const checked = entry.check(args);
         if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.message);
@@ -321,6 +321,13 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       plan: async () => planOf(entry.rule),
       preview: async (args) => previewOf(entry.name, entry.server, entry.tool, args),
       async run(args, ctx: ToolContext) {
+        if (connection.state() !== 'ready') {
+          // it crashed or dropped its connection while the card waited (or between the plan and the run): started
+          // for the call, as a call before its card is, and the tool and its arguments checked against its list again
+          await upForCall(connection, ctx.signal);
+          const checked = entryOf(connection, entry.name, entry.tool).check(args);
+          if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.message);
+        }
         const result = await connection.call(entry.tool, args, {
           signal: ctx.signal,
           timeoutMs: timeoutFor(connection.spec),
@@ -340,6 +347,15 @@ export function createMcpServers(options: McpServersOptions): McpServers {
     };
   }
 
+  /**
+   * The server up for a call: one still starting waited for, one waiting out its backoff or given up started now
+   * (connection.ts) — unless it is given up and the person has since removed or changed its entry.
+   */
+  async function upForCall(connection: ServerConnection, signal: AbortSignal): Promise<void> {
+    if (connection.state() === 'error') refuseEditedGivenUp(connection.name);
+    await connection.ready(signal, startTimeoutFor(connection.spec));
+  }
+
   async function resolve(name: string, signal: AbortSignal): Promise<ExternalTool | undefined> {
     if (connections.size === 0 && broken.size === 0) return undefined;
     const parts = splitExternalName(name);
@@ -353,7 +369,7 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       const stopped = toolOfStoppedServer(connection, name, parts.tool);
       if (stopped) return stopped;
     }
-    await connection.ready(signal, startTimeoutFor(connection.spec));
+    await upForCall(connection, signal);
     return externalTool(connection, entryOf(connection, name, parts.tool));
   }
 

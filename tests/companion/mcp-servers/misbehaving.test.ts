@@ -109,6 +109,29 @@ describe('a call to a server waiting to restart after a crash', () => {
   });
 });
 
+describe('a call approved while its server restarts after a crash', () => {
+  it('starts it now and is answered, as a call before its card is, instead of being refused as restarting', async () => {
+    const backingOff = await makeMcpWorld(
+      { mcpServers: { crash: fixtureServer('crash.mjs', { policy: { default: 'auto', tools: { ok: 'confirm' } } }) } },
+      { backoffBaseMs: 20_000, backoffMaxMs: 20_000 },
+    );
+    try {
+      const waiting = await backingOff.run('mcp-request', mcpCall('a1', 'crash.ok', {}));
+      expect(waiting.status).toBe('pending');
+      // meanwhile another call crashes the server, which waits out its backoff
+      const crashed = await backingOff.run('mcp-request', mcpCall('a2', 'crash.crash', {}), { waitMs: 10_000 });
+      expect(mcpJson(crashed.resultText).error?.data.code).toBe('UNAVAILABLE');
+      expect(backingOff.servers.health()[0]?.state).toBe('retrying');
+      const run = await backingOff.decide(waiting.runId, 'approve');
+      expect(mcpJson(run.resultText).error).toBeUndefined();
+      expect(mcpJson(run.resultText).result?.content[0]?.text).toMatch(/^alive pid \d+$/);
+      expect(backingOff.servers.health()[0]).toMatchObject({ state: 'ready', restarts: 1 });
+    } finally {
+      await backingOff.close();
+    }
+  });
+});
+
 describe('a server that never answers', () => {
   it('a timeout is TIMEOUT, and the server is told to cancel', async () => {
     const run = await world.run('flycode-call', '```flycode-call\n{"id":"h1","tool":"hang.hang","args":{"label":"by-timeout"}}\n```', { waitMs: 10_000 });
