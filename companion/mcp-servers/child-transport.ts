@@ -50,6 +50,12 @@ const DETACHED = process.platform !== 'win32';
 const STDERR_TAIL = 4096;
 const STDERR_LINE = 300;
 
+/**
+ * How long a server whose output ended may take to exit before it is stopped: a server that exits ends its output
+ * first, and is then told by its exit.
+ */
+const OUTPUT_END_GRACE_MS = 1_000;
+
 /** Messages left unread by a server before it counts as not reading (see send). */
 const MAX_UNFLUSHED = 10_000;
 
@@ -66,6 +72,8 @@ export class ChildProcessTransport implements Transport {
   private stderrTail = '';
   /** the connection was reset because the server left its input unread (more than maxMessageBytes, or MAX_UNFLUSHED messages) */
   stalled = false;
+  /** the server closed its output and went on running, and was stopped: it could answer nothing more */
+  outputClosed = false;
   /** messages written to the server's stdin and not yet handed to the pipe */
   private unflushed = 0;
   /** resolves when the server's stdin drains; shared by every send waiting for it */
@@ -136,6 +144,16 @@ export class ChildProcessTransport implements Transport {
         this.stderrTail = chunk.length >= STDERR_TAIL ? chunk.slice(-STDERR_TAIL) : (this.stderrTail + chunk).slice(-STDERR_TAIL);
       });
       child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
+      // a server that closes its output and lives on (its writer failed) answered nothing more, while it counted as up:
+      // every call waited out its whole timeout, and it was never restarted
+      child.stdout?.once('end', () => {
+        setTimeout(() => {
+          if (this.child !== child) return;
+          this.outputClosed = true;
+          log.note('the server closed its output and went on running, so it can answer nothing more; it is stopped');
+          void this.close();
+        }, OUTPUT_END_GRACE_MS).unref();
+      });
       // EPIPE after the server died: the close below reports it
       child.stdin?.on('error', () => {});
       child.once('close', (code, signal) => {

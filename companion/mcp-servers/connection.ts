@@ -557,6 +557,9 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         maxBytes: options.maxMessageBytes,
       });
     }
+    if (t instanceof ChildProcessTransport && t.outputClosed) {
+      return new ServerProblemError('the server closed its output and went on running, so it could answer nothing more; it was stopped', { code: 'connection-closed' });
+    }
     if (t instanceof ChildProcessTransport && t.stalled) {
       return new ServerProblemError('the server stopped reading what chatbridge sent it; the connection was reset', { code: 'not-reading' });
     }

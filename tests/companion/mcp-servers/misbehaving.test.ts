@@ -30,6 +30,7 @@ beforeAll(async () => {
       unlisted: fixtureServer('paged.mjs', { ...auto, env: { PAGED_FAIL_REFRESH: '1' } }),
       flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
       requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
+      mute: fixtureServer('mute.mjs', { ...auto, timeoutMs: 20_000 }),
     },
   });
 }, 60_000);
@@ -107,6 +108,18 @@ describe('a call to a server waiting to restart after a crash', () => {
       await backingOff.close();
     }
   });
+});
+
+describe('a server that closes its output and goes on running', () => {
+  it('is stopped and restarted, its call UNAVAILABLE saying why, not left up to time out every call', async () => {
+    const run = await world.run('mcp-request', mcpCall('m1', 'mute.mute', {}), { waitMs: 25_000 });
+    const error = mcpJson(run.resultText).error;
+    expect(error?.data.code).toBe('UNAVAILABLE');
+    expect(error?.message).toContain('the server closed its output and went on running, so it could answer nothing more; it was stopped');
+    const again = await world.run('mcp-request', mcpCall('m2', 'mute.ok', {}), { waitMs: 10_000 });
+    expect(mcpJson(again.resultText).result?.content[0]?.text).toMatch(/^alive pid \d+$/);
+    expect((await healthOf('mute')).restarts).toBe(1);
+  }, 40_000);
 });
 
 describe('a call approved while its server restarts after a crash', () => {
