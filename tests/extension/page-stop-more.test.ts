@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { claude } from '../../extension/sites';
 import { t } from '../../extension/ui/i18n';
 import { LIST, READ, assistantRow, buildPage, renderReply, start, stopPages, trusted, until, userRow, type Harness } from './page-harness';
 
@@ -141,4 +142,113 @@ describe('page: a Stop held for the reply the page draws after it, or draws agai
     await until(() => h.page.submitted.length === 1);
     expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
   });
+});
+
+/** The stop icon Claude's composer draws in its send slot while a reply is written (a square in a circle). */
+const CLAUDE_STOP_ICON =
+  '<svg viewBox="0 0 256 256"><path d="M128,20A108,108,0,1,0,236,128,108.12,108.12,0,0,0,128,20Zm0,192a84,84,0,1,1,84-84A84.09,84.09,0,0,1,128,212Zm40-112v56a12,12,0,0,1-12,12H100a12,12,0,0,1-12-12V100a12,12,0,0,1,12-12h56A12,12,0,0,1,168,100Z"></path></svg>';
+
+/**
+ * A Claude page in a new chat (no conversation id, so no ledger tells the Stop): the composer's one slot holds "Stop
+ * response" while a reply is written and "Send message" otherwise (disabled while the box is empty); the reply's turn
+ * says data-is-streaming, which outlasts the slot's swap back to send by the moment the last render takes.
+ */
+function claudeNewChat(): { h: Harness; slot: () => Element; showStop(on: boolean): void; send(text: string): HTMLElement } {
+  document.body.innerHTML =
+    '<div class="thread"></div><fieldset><div contenteditable="true" class="ProseMirror" role="textbox"><p><br></p></div><div class="slot"></div></fieldset>';
+  const thread = document.querySelector('.thread')!;
+  const box = document.querySelector<HTMLElement>('.ProseMirror')!;
+  const slot = document.querySelector('.slot')!;
+  const showStop = (on: boolean): void => {
+    const empty = (box.textContent ?? '').trim() === '';
+    slot.innerHTML = on
+      ? `<button type="button" aria-label="Stop response">${CLAUDE_STOP_ICON}</button>`
+      : `<button type="button" aria-label="Send message"${empty ? ' disabled' : ''}><svg viewBox="0 0 256 256"><path d="M208"></path></svg></button>`;
+  };
+  showStop(false);
+  const h = start(null as never, { site: claude, pathname: '/new', href: 'https://claude.ai/new' });
+  /** The person's message sent: drawn, and the reply's turn begun (streaming, the slot showing Stop). */
+  const send = (text: string): HTMLElement => {
+    const mine = document.createElement('div');
+    mine.innerHTML = '<div data-testid="user-message"><p></p></div>';
+    mine.querySelector('p')!.textContent = text;
+    const turn = document.createElement('div');
+    turn.setAttribute('data-is-streaming', 'true');
+    thread.append(mine, turn);
+    box.innerHTML = '<p><br></p>';
+    showStop(true);
+    return turn;
+  };
+  return { h, slot: () => slot.querySelector('path')!, showStop, send };
+}
+
+/** The reply Claude draws in its turn: a paragraph and an mcp-request block. */
+function drawClaudeReply(turn: HTMLElement, code: string): void {
+  turn.innerHTML = '<div class="font-claude-response"><div class="standard-markdown"><p>Reading it.</p><pre><code class="language-mcp-request"></code></pre></div></div>';
+  turn.querySelector('code')!.textContent = code;
+}
+
+const pointer = (target: Element, type: 'pointerdown' | 'click'): void => {
+  target.dispatchEvent(trusted(type === 'click' ? new MouseEvent('click', { bubbles: true }) : new PointerEvent('pointerdown', { bubbles: true })));
+};
+
+describe("page: the person's Stop before the reply's row is drawn, and the send control the slot shows right after it", () => {
+  for (const how of ['the click of the press that stopped it lands on the send control the site swapped in at the press', 'the person presses the slot twice (a double click on Stop)'] as const) {
+    it(`${how}: no send, and the reply drawn after the Stop is stopped — a real send after it is one`, async () => {
+      const { h, slot, showStop, send } = claudeNewChat();
+      await h.settle();
+      const turn = send('read the readme');
+      h.clock.now += 50;
+      await h.settle();
+      const stop = slot();
+      pointer(stop, 'pointerdown');
+      if (how.startsWith('the click')) showStop(false);
+      else {
+        pointer(stop, 'click');
+        showStop(false);
+        h.clock.now += 150;
+        pointer(slot(), 'pointerdown');
+      }
+      h.clock.now += 120;
+      pointer(slot(), 'click');
+      // What the model wrote before the Stop reached it, drawn while the turn still says it streams.
+      h.clock.now += 50;
+      drawClaudeReply(turn, READ);
+      await h.settle();
+      turn.setAttribute('data-is-streaming', 'false');
+      h.clock.now += 5_000;
+      await h.settle();
+      await wait(100);
+      expect(h.runs).toEqual([]);
+      expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.stopped'));
+
+      // The person asks again and stops that at once too, before anything is drawn (the model wrote nothing); then
+      // writes once more and presses send: that press is a send, so the reply drawn after it is not the Stop's.
+      const empty = send('list the files');
+      h.clock.now += 50;
+      await h.settle();
+      pointer(slot(), 'pointerdown');
+      pointer(slot(), 'click');
+      empty.remove();
+      showStop(false);
+      h.clock.now += 1_000;
+      await h.settle();
+      document.querySelector('.ProseMirror')!.innerHTML = '<p>list the files, please</p>';
+      showStop(false);
+      pointer(slot(), 'pointerdown');
+      pointer(slot(), 'click');
+      const next = send('list the files, please');
+      h.clock.now += 50;
+      await h.settle();
+      drawClaudeReply(next, LIST);
+      h.clock.now += 50;
+      await h.settle();
+      next.setAttribute('data-is-streaming', 'false');
+      showStop(false);
+      h.clock.now += 5_000;
+      await h.settle();
+      await until(() => h.runs.length === 1);
+      expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+    });
+  }
 });
