@@ -1,6 +1,7 @@
 import { moveBlockKey } from '../../shared/protocols';
 import { problemFor } from '../doctor/report';
 import { isEditorEmpty } from '../inject/insert';
+import { pageWriting } from '../inject/submit';
 import type { PagePush } from '../messaging';
 import { isReplyFinished, SETTLE_MS, type BlockState } from '../scanner/blocks';
 import { observeMessages } from '../scanner/observe';
@@ -119,7 +120,9 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const unsubscribe = bridge.onPush(onPush);
 
   // Only a person's typing in the chat box resets the loop guard; our own inserts are not trusted events. Enter there
-  // (no Shift) is the person sending, as is a press of the send control while it is no Stop (page-stop.ts).
+  // (no Shift) is the person sending, as is a press of the send control while it is no Stop (page-stop.ts) — but not
+  // while the page writes a reply: a site sends nothing then (Claude drops the Enter until its turn stops streaming), and
+  // taken for a send it undid a Stop pressed before the reply's row was drawn, whose reply then ran and was sent.
   doc.addEventListener(
     'keydown',
     (event) => {
@@ -127,7 +130,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       const editor = site.editor(doc);
       if (!editor || !(event.target instanceof Node) || !editor.contains(event.target)) return;
       ctx.loopGuard.personTyped(ctx.conversationKey());
-      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !isEditorEmpty(editor)) ctx.lastSendAt = now();
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !isEditorEmpty(editor) && !pageWriting(site, doc)) ctx.lastSendAt = now();
     },
     { capture: true, signal },
   );

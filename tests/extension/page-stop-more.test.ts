@@ -193,7 +193,12 @@ const pointer = (target: Element, type: 'pointerdown' | 'click'): void => {
 };
 
 describe("page: the person's Stop before the reply's row is drawn, and the send control the slot shows right after it", () => {
-  for (const how of ['the click of the press that stopped it lands on the send control the site swapped in at the press', 'the person presses the slot twice (a double click on Stop)'] as const) {
+  const HOWS = [
+    'the click of the press that stopped it lands on the send control the site swapped in at the press',
+    'the person presses the slot twice (a double click on Stop)',
+    'the person presses Enter in the chat box holding their next question, which the site drops while the turn streams',
+  ] as const;
+  for (const how of HOWS) {
     it(`${how}: no send, and the reply drawn after the Stop is stopped — a real send after it is one`, async () => {
       const { h, slot, showStop, send } = claudeNewChat();
       await h.settle();
@@ -202,15 +207,26 @@ describe("page: the person's Stop before the reply's row is drawn, and the send 
       await h.settle();
       const stop = slot();
       pointer(stop, 'pointerdown');
-      if (how.startsWith('the click')) showStop(false);
-      else {
+      if (how === HOWS[0]) {
+        showStop(false);
+        h.clock.now += 120;
+        pointer(slot(), 'click');
+      } else if (how === HOWS[1]) {
         pointer(stop, 'click');
         showStop(false);
         h.clock.now += 150;
         pointer(slot(), 'pointerdown');
+        h.clock.now += 120;
+        pointer(slot(), 'click');
+      } else {
+        pointer(stop, 'click');
+        showStop(false);
+        const box = document.querySelector('.ProseMirror')!;
+        box.innerHTML = '<p>and list the files</p>';
+        h.clock.now += 150;
+        box.firstElementChild!.dispatchEvent(trusted(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })));
+        box.innerHTML = '<p><br></p>';
       }
-      h.clock.now += 120;
-      pointer(slot(), 'click');
       // What the model wrote before the Stop reached it, drawn while the turn still says it streams.
       h.clock.now += 50;
       drawClaudeReply(turn, READ);
