@@ -4,7 +4,7 @@ import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
 import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page-context';
 import type { PageDoctor } from './page-doctor';
-import { shownBlock } from './page-decide';
+import { isUndecided, shownBlock } from './page-decide';
 import type { Show } from './page-show';
 import type { Site } from '../sites/define-site';
 
@@ -29,6 +29,11 @@ export interface Deliverer {
 }
 
 const DRAFT_POLL_MS = 500;
+/**
+ * How long a result waits, once the page no longer writes, for its reply to be decided (how it ended): the site's
+ * signal decides it at once, text standing still (STABLE_MS) where the page gives none.
+ */
+const DECIDED_WAIT_MS = 3_000;
 
 export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDoctor): Deliverer {
   const { site, doc, deps, signal, t, now } = ctx;
@@ -156,10 +161,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t('note.insertedWriting'));
       return true;
     }
+    // The reply the result answers may have ended just now and not be decided yet (a Run clicked while it was written):
+    // how it ended decides whether the result is sent.
+    await waitFor(() => !isUndecided(record) || !record.el.isConnected, { timeoutMs: DECIDED_WAIT_MS, signal });
+    if (signal.aborted) return true;
     // Asked before the wait for the send control and again when it is ready, right before it is pressed: the wait can
     // be long (a page that draws its Stop button in the send button's place while a reply streams), and the person may
     // act meanwhile. Why the result stays in the box unsent, if it does.
-    const hold: { note: 'note.inserted' | 'note.insertedStopped' | 'note.insertedAttachment' | null } = { note: null };
+    const hold: { note: 'note.inserted' | 'note.insertedStopped' | 'note.insertedEnded' | 'note.insertedAttachment' | null } = { note: null };
     const stillToSend = async (): Promise<boolean> => {
       // Another conversation, or another branch of this one, is shown now: its box is not this result's.
       if (switched() || !onPage()) hold.note = 'note.inserted';
@@ -170,6 +179,15 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
         heldBack = true;
         hold.note = 'note.insertedStopped';
       }
+      // The reply ended abnormally after the result went into the box (it was still being written when a Run began): one
+      // that ended inside a block (its page's send control back early, a network error), or that another tab's Stop
+      // stopped, has its results typed in for the person to send, as any result of such a reply.
+      else if (record.ending !== 'normal') {
+        heldBack = true;
+        hold.note = record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded';
+      }
+      // Not known how the reply ended: nothing is sent on a guess.
+      else if (isUndecided(record)) hold.note = 'note.inserted';
       // The person wrote into the box while the result waited there (a question of their own under it, an edit of
       // it): what it holds now is theirs to send, never ours.
       else if (lastInserted === null || !holdsOnly(editor, lastInserted)) hold.note = 'note.inserted';

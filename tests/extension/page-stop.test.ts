@@ -827,6 +827,23 @@ describe('page: a reply that ended inside its last block, without a stop', () =>
     expect(chipStates()).toEqual(['ready', 'ready']);
   });
 
+  for (const site of [undefined, deepseekReadingItsComposer]) {
+    it(`a block Run while the reply was written, the reply then ending inside its next block (its send control back early): the result is typed in, not sent${site ? ' — also where the result goes into the box while the reply is written' : ''}`, async () => {
+      const h = start(buildPage(), { settings: { autoRun: false }, ...(site ? { site } : {}) });
+      const answer = await begin(h);
+      await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Then']);
+      clickChip(roots, chips()[0], 'run');
+      await until(() => h.runs.length === 1);
+      await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'Then', { lang: 'mcp-request', code: CUT }]);
+      await end(h);
+      await until(() => h.page.state() === 'RESULT[mcp-request:1]');
+      await until(() => noteOf(chips()[0]) === t('note.insertedEnded'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(h.page.submitted).toEqual([]);
+      expect(noteOf(chips()[1])).toBe(t('note.endedInBlock'));
+    });
+  }
+
   it("JSON the model closed but wrote wrong still goes to the companion, so its error answer can correct the model", async () => {
     const h = start(buildPage());
     const answer = await begin(h);
