@@ -181,10 +181,11 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       }
       // The reply ended abnormally after the result went into the box (it was still being written when a Run began): one
       // that ended inside a block (its page's send control back early, a network error), or that another tab's Stop
-      // stopped, has its results typed in for the person to send, as any result of such a reply.
-      else if (record.ending !== 'normal') {
+      // stopped, has its results typed in for the person to send, as any result of such a reply. So has one from before
+      // the page that the person stopped here while the site still wrote it (page.ts markStopped).
+      else if (record.ending !== 'normal' || record.stop?.by === 'control') {
         heldBack = true;
-        hold.note = record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded';
+        hold.note = record.ending === 'cut' ? 'note.insertedEnded' : 'note.insertedStopped';
       }
       // Not known how the reply ended: nothing is sent on a guess.
       else if (isUndecided(record)) hold.note = 'note.inserted';

@@ -311,12 +311,16 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (record.origin !== 'history' || record.role !== 'assistant' || record.ending !== 'normal' || record.markdown === null) return false;
     const key = ctx.messageKeyOf(record);
     // A position may name another message now: there the reply is told by what it said (hashed only when the ledger
-    // keeps such a Stop: the first scan of a long conversation reads every reply here).
-    const stop = !isPositionKey(key)
-      ? ctx.stops.get(key)
-      : ctx.stoppedTexts.size > 0
-        ? ctx.stoppedTexts.get(stoppedReplyText(key, record.markdown) ?? '')
-        : undefined;
+    // keeps such a Stop: the first scan of a long conversation reads every reply here). One the person stopped here
+    // while the site was still writing it (page.ts markStopped) is stopped whatever it shows after — once the site no
+    // longer writes it (what it draws meanwhile is no "Continue").
+    const stop = !record.candidate && record.stop?.by === 'control'
+      ? site.isGenerating(doc) !== true ? record.stop : undefined
+      : !isPositionKey(key)
+        ? ctx.stops.get(key)
+        : ctx.stoppedTexts.size > 0
+          ? ctx.stoppedTexts.get(stoppedReplyText(key, record.markdown) ?? '')
+          : undefined;
     if (!stop) return false;
     record.stop = stop;
     record.ending = 'stopped';

@@ -173,6 +173,13 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       // again, stopped. In a chat without an id yet there is no ledger to tell this tab so (stoppedElsewhere), and the
       // blocks drawn after the Stop ran by themselves.
       if (latest?.role === 'assistant' && latest.origin === 'live' && latest.stop?.by !== 'control') latest.stop = { at: now(), by };
+      // A reply from before this page (or the conversation was opened) that the site is still writing, stopped here by a
+      // click: nothing of it runs by itself (it is history), and it is stopped — Run types its result in without sending
+      // it, and once the site no longer writes it its chips say so (the tick). Taken for an ordinary reply from earlier,
+      // its result was sent.
+      else if (by === 'control' && latest?.role === 'assistant' && latest.origin === 'history' && !latest.candidate && !latest.stop) {
+        latest.stop = { at: now(), by };
+      }
       ctx.shareStop(latest ? ctx.messageKeyOf(latest) : '', now(), undefined, by === 'escape');
       return;
     }
@@ -361,6 +368,11 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
       }
     }
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+    // The newest reply, from before this page, that the person stopped here while the site wrote it (markStopped), once
+    // the site no longer writes it: stopped, as its chips say.
+    if (latest?.origin === 'history' && latest.stop?.by === 'control' && latest.ending === 'normal' && !latest.candidate && isGenerating() !== true) {
+      if (scanner.recallStop(latest)) for (const tracked of latest.blocks) show.render(latest, tracked);
+    }
     // The newest reply, from before this page, at rest: as it is now, to tell the site writing it afresh in its own
     // message (page-scan.ts rewrittenInPlace). The signal is read only while that is not known yet, and not every tick.
     if (

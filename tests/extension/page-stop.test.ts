@@ -493,6 +493,32 @@ describe('page: a reply the person stopped', () => {
     expect(other.page.submitted).toEqual([]);
   });
 
+  for (const when of ['once the site no longer writes it', 'while the site still writes it'] as const) {
+    it(`a reply still being written when the page loaded (there it is history), stopped here, Run clicked ${when}: its chip says it was stopped, and the result is typed in, not sent`, async () => {
+      const reloaded = buildPage();
+      const { row, answer } = assistantRow();
+      renderReply(answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me expl']);
+      reloaded.list.append(userRow('do it'), row);
+      reloaded.setGenerating(true);
+      const h = start(reloaded);
+      await h.settle();
+      h.clock.now += 50;
+      pressStop(h);
+      // What the model wrote before the Stop reached it, drawn after it.
+      await show(h, answer, ['Reading it.', { lang: 'mcp-request', code: READ }, 'While that runs, let me explain']);
+      if (when === 'while the site still writes it') clickChip(roots, chips()[0], 'run');
+      await end(h);
+      if (when === 'once the site no longer writes it') {
+        expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+        clickChip(roots, chips()[0], 'run');
+      }
+      await until(() => h.page.state() === 'RESULT[mcp-request:1]');
+      await until(() => noteOf(chips()[0]) === t('note.insertedStopped'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(h.page.submitted).toEqual([]);
+    });
+  }
+
   it("a reply another tab of the conversation ran: this tab shows that run's result in the chip, and puts nothing into the chat", async () => {
     const area = memoryArea();
     const conversation = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
