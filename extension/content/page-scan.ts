@@ -502,6 +502,9 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
    * The newest reply, which the person stopped while it was written, as the page took its row out (onChanges): a list
    * that mounts that row anew while the site still shows its Stop draws the same reply as a new element. Keyed by
    * position, nothing else tells it is that reply — its new row's turn began after the Stop — and it ran and was sent.
+   * Keyed by the site's id, a reply drawn as a placeholder until the model's first words (ChatGPT's
+   * request-placeholder-…, keyed by its turn) is drawn anew under its own id: the Stop pressed on the placeholder is
+   * that reply's, and it too ran and was sent.
    */
   let stoppedRow: { key: string; text: string; stop: StopMark; turnSeenAt: number; epoch: number } | null = null;
 
@@ -510,7 +513,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     if (changes.removed) {
       for (const [el, record] of records) {
         if (el.isConnected) continue;
-        if (el === ctx.lastMessageEl && record.role === 'assistant' && record.stop && record.text && isUndecided(record) && isPositionKey(ctx.messageKeyOf(record))) {
+        const undecided = isUndecided(record) || (record.candidate && record.origin !== 'live');
+        if (el === ctx.lastMessageEl && record.role === 'assistant' && record.stop && record.text !== null && undecided) {
           stoppedRow = { key: ctx.messageKeyOf(record), text: record.text, stop: record.stop, turnSeenAt: record.turnSeenAt, epoch: ctx.epoch };
         }
         for (const tracked of record.blocks) tracked.chip?.remove();
@@ -548,11 +552,16 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         }
       }
       // The stopped reply's row mounted anew at its place: still that reply (it shows what it showed, or more), stopped.
-      // A reply written afresh there (the person had it written again) shows other text.
+      // A reply written afresh there (the person had it written again) shows other text; one drawn after a message the
+      // person sent or edited since is another reply. Keyed by the site's ids, the same key is the same reply (above):
+      // another key there is the reply's own id in its placeholder's place.
+      if (candidate && record.role === 'user') stoppedRow = null;
       if (stoppedRow && candidate && record.role === 'assistant') {
         const row = stoppedRow;
         stoppedRow = null;
-        if (row.epoch === ctx.epoch && row.key === key && (site.answerRoot(el)?.textContent ?? '').startsWith(row.text)) {
+        // (A row the page took out is keyed by its position: it is no longer where its id is read.)
+        const sameReply = row.key === key || !isPositionKey(key);
+        if (row.epoch === ctx.epoch && sameReply && ctx.lastSendAt <= row.stop.at && (site.answerRoot(el)?.textContent ?? '').startsWith(row.text)) {
           record.stop = row.stop;
           record.turnSeenAt = row.turnSeenAt;
         }

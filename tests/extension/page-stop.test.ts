@@ -1332,6 +1332,69 @@ describe('page: the person edits their message while a ChatGPT reply\'s run goes
   });
 });
 
+describe("page: a ChatGPT reply stopped while the page showed its placeholder (request-placeholder-…, keyed by its turn)", () => {
+  /** The person's message and the reply's placeholder, the stop button shown; the person presses Stop. */
+  const stopOnPlaceholder = async (h: Harness, page: ReturnType<typeof chatgptPage>, n: number): Promise<HTMLElement> => {
+    page.thread.append(chatgptTurn('user', `u-${n}`, 'do it'));
+    const turn = document.createElement('section');
+    turn.setAttribute('data-testid', `conversation-turn-${n}`);
+    turn.setAttribute('data-turn', 'assistant');
+    turn.setAttribute('data-turn-id', `turn-${n}`);
+    const placeholder = chatgptMessage('assistant', `request-placeholder-${n}`);
+    turn.append(placeholder);
+    page.setGenerating(true);
+    page.thread.append(turn);
+    h.clock.now += 50;
+    await h.settle();
+    page.stop()!.dispatchEvent(trusted(new MouseEvent('click', { bubbles: true })));
+    return placeholder;
+  };
+  const ended = async (h: Harness, page: ReturnType<typeof chatgptPage>): Promise<void> => {
+    page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+
+  for (const path of ['/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70', '/']) {
+    it(`the reply drawn under its own id in the placeholder's place is stopped: nothing runs, nothing is sent (${path === '/' ? 'a new chat' : 'a conversation'})`, async () => {
+      const page = chatgptPage();
+      const h = start(page as never, { site: chatgpt, pathname: path, href: `https://chatgpt.com${path}` });
+      await h.settle();
+      const placeholder = await stopOnPlaceholder(h, page, 1);
+      // What the model wrote before the Stop reached it, drawn as the reply's own message in the placeholder's place.
+      const real = chatgptMessage('assistant', 'a-1');
+      chatgptAnswer(real, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+      placeholder.replaceWith(real);
+      h.clock.now += 50;
+      await h.settle();
+      await ended(h, page);
+      expect(h.runs).toEqual([]);
+      expect(page.submitted).toEqual([]);
+      expect(noteOf(chips()[0])).toBe(t('note.stopped'));
+    });
+  }
+
+  it("a placeholder stopped before the model wrote anything, then the person's edited message: its reply runs and is sent", async () => {
+    const page = chatgptPage();
+    const h = start(page as never, { site: chatgpt, pathname: '/c/6a1f0c2e-4b7d-4c3e-9f10-2b3c4d5e6f70' });
+    await h.settle();
+    const placeholder = await stopOnPlaceholder(h, page, 1);
+    // The site takes the empty reply out and draws the person's edited message in the turn's place, and its reply.
+    placeholder.closest('section')!.remove();
+    page.thread.lastElementChild!.remove();
+    page.thread.append(chatgptTurn('user', 'u-2', 'do it, please'));
+    const turn = chatgptTurn('assistant', 'a-2');
+    page.thread.append(turn);
+    chatgptAnswer(turn.querySelector<HTMLElement>('[data-message-author-role]')!, ['Listing it.', { lang: 'mcp-request', code: LIST }]);
+    h.clock.now += 6_000;
+    await h.settle();
+    await ended(h, page);
+    await until(() => page.submitted.length === 1);
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + LIST + '\n```']);
+  });
+});
+
 describe('page: a ChatGPT turn written as several assistant messages (a tool step between them)', () => {
   it('the person stops the turn while its second message streams: the first message\'s result is never sent', async () => {
     const page = chatgptPage();
