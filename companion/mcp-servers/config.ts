@@ -26,7 +26,7 @@ export const serverPolicySchema = z
     trustAnnotations: z
       .boolean()
       .optional()
-      .describe("believe the server's readOnlyHint: such a tool is then decided as a read, like fs.read (default false)"),
+      .describe("believe the server's readOnlyHint: such a tool is then decided as a read, like fs.read, unless default is deny (default false)"),
   })
   .strict();
 export type ServerPolicy = z.infer<typeof serverPolicySchema>;

@@ -11,7 +11,7 @@ import { externalToolName } from './names';
  * tool declares `readOnlyHint: true`; then it is a `read`, like fs.read. Its mode is the tool's own entry in the
  * server's `policy.tools`, else, for an exec-class tool, the server's `policy.default` (confirm when unset); a
  * trusted read-only tool without an entry is left to the `read` mode (auto by default), exactly like a built-in
- * read. A site's override of the class can then only make it stricter (policy/decide.ts).
+ * read — unless the server's `default` is `deny`, which holds for it too. A site's override of the class can then only make it stricter (policy/decide.ts).
  *
  * A tool's entry is keyed by its own name, or by `<server>.<tool>` — the name it has in every tool list, prompt and
  * block, so the one people write. A key may name two tools (`s.t` is the tool `t` as people write it, and also the
@@ -31,7 +31,8 @@ export function externalToolRule(policy: ServerPolicy, server: string, tool: str
   const prefixed = configuredMode(policy, externalToolName(server, tool));
   const mode = own === undefined ? prefixed : stricterMode(own, prefixed);
   if (mode !== undefined) return { risk, mode };
-  if (risk === 'read') return { risk };
+  // `default: "deny"` is the person's word for every tool without an entry: a server's annotation does not take it away
+  if (risk === 'read') return policy.default === 'deny' ? { risk, mode: 'deny' } : { risk };
   return { risk, mode: policy.default ?? 'confirm' };
 }
 

@@ -227,6 +227,8 @@ describe('how an external tool is decided', () => {
     ['readOnlyHint with trustAnnotations: a read, left to modes.read', { trustAnnotations: true }, { readOnlyHint: true }, { risk: 'read' }],
     ['trusted read-only with its own entry keeps it', { trustAnnotations: true, tools: { t: 'confirm' as const } }, { readOnlyHint: true }, { risk: 'read', mode: 'confirm' }],
     ['trusted but not read-only', { trustAnnotations: true }, { readOnlyHint: false }, { risk: 'exec', mode: 'confirm' }],
+    ["trusted read-only, the server's default deny: denied", { trustAnnotations: true, default: 'deny' as const }, { readOnlyHint: true }, { risk: 'read', mode: 'deny' }],
+    ["trusted read-only, the server's default confirm: a read still", { trustAnnotations: true, default: 'confirm' as const }, { readOnlyHint: true }, { risk: 'read' }],
   ])('%s', (_name, serverPolicy, annotations, expected) => {
     expect(externalToolRule(serverPolicy, 's', 't', annotations)).toEqual(expected);
   });

@@ -233,6 +233,8 @@ describe('a server that does not come up says why', () => {
   });
 
   it('the right token works', async () => {
+    // started with the companion, in the background: on a busy machine it may still be starting
+    await waitUntil('signedin has settled', async () => (await healthOf('signedin')).state !== 'starting');
     expect((await healthOf('signedin')).state).toBe('ready');
     const run = await world.run('mcp-request', mcpCall('s1', 'signedin.whoami', {}));
     expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('signed in');
