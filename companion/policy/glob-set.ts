@@ -55,10 +55,16 @@ export const composed = (text: string): string => (BEYOND_ASCII.test(text) ? tex
 function compile(given: readonly string[], options: GlobSetOptions): GlobSet {
   const globs = given.map(composed);
   const set = compileComposed(globs, options);
-  return { firstMatch: (input) => set.firstMatch(composed(input)), partMayMatch: (part) => set.partMayMatch(composed(part)) };
+  // A listed name is asked first (deny-under.ts), a thousand per listing: one look for a needle or a character past
+  // ASCII, where two (whether to compose it, then the needles) cost a listing of 1000 names ~0.1 ms more (profile).
+  const first = set.prefilter && new RegExp(`${set.prefilter.source}|[^\\u0000-\\u007f]`, set.prefilter.flags);
+  return {
+    firstMatch: (input) => set.firstMatch(composed(input)),
+    partMayMatch: (part) => (first === undefined || first.test(part)) && set.partMayMatch(composed(part)),
+  };
 }
 
-function compileComposed(globs: readonly string[], options: GlobSetOptions): GlobSet {
+function compileComposed(globs: readonly string[], options: GlobSetOptions): GlobSet & { prefilter?: RegExp } {
   const matchers = globs.map((glob) => picomatch(glob, options));
   const slow = (input: string) => matchers.findIndex((match) => match(input));
   // picomatch also compares the input with the glob's own text and, for Windows paths, changes backslashes first:
@@ -80,6 +86,7 @@ function compileComposed(globs: readonly string[], options: GlobSetOptions): Glo
     ? new RegExp(needles.map((needle) => escapeRegExp(needle)).join('|'), options.nocase ? 'i' : '')
     : undefined;
   return {
+    ...(prefilter ? { prefilter } : {}),
     // a glob's own text holds its needle, so an input equal to a glob never fails the prefilter
     partMayMatch: prefilter ? (part) => prefilter.test(part) : always,
     firstMatch(input) {
