@@ -107,7 +107,8 @@ export function scanFences(markdown: string): Fence[] {
   let open:
     | OpenFence
     | undefined;
-  let lineStart = 0;
+  // A byte order mark before the first line is no part of it (markdown ignores it there): a fence may follow it.
+  let lineStart = markdown.charCodeAt(0) === 0xfeff ? 1 : 0;
   while (lineStart <= length) {
     const newline = markdown.indexOf('\n', lineStart);
     const breakAt = newline === -1 ? length : newline;

@@ -175,3 +175,23 @@ describe('<function_calls> in a ```xml block whose parameter holds a ``` line', 
     expect(blocks.map((b) => [b.complete, b.payload !== undefined])).toEqual([[false, false], [true, true]]);
   });
 });
+
+describe('a reply that begins with a byte order mark', () => {
+  // A page or a copied text can start with U+FEFF; markdown ignores it there, so the page shows the code block.
+  const BOM = '\uFEFF';
+  const F = '```';
+
+  it.each([
+    ['mcp-request', `${F}mcp-request\n{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"/root/work/flycode","depth":2}}}\n${F}`],
+    ['flycode-call', `${F}flycode-call\n{"id":"call-001","tool":"fs.ls","args":{"path":"/root/work/flycode","depth":2}}\n${F}`],
+    ['axon', '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ndocs/example.md\n~~~~~\n~~~~~content\n# Python Guide\n~~~~~\n'],
+  ])('its %s block on the first line is found as without the mark, and re-parses from its raw text', (kind, reply) => {
+    const [plain] = findBlocks(reply);
+    const blocks = findBlocks(BOM + reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind, complete: true, start: 1, payload: plain!.payload });
+    expect(blocks[0]!.error).toBeUndefined();
+    expect(blocks[0]!.warnings).toEqual(plain!.warnings);
+    expect(findBlocks(blocks[0]!.raw)[0]?.payload).toEqual(plain!.payload);
+  });
+});
