@@ -2,7 +2,7 @@ import type { FlycodeCallPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { NO_LABELS, argumentsUnder, codeBlockWith, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
+import { NO_LABELS, argumentsUnder, codeBlockWith, findJsonFenceBlocks, outlineJsonFenceBlocks, toolNameUnder, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -53,6 +53,20 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
       code: 'INVALID_INPUT',
       message: `the call's arguments go under "args" (seed 001: {"id", "tool", "args"}); it puts them under "${elsewhere}"`,
     };
+  }
+  if (tool === undefined) {
+    const nameElsewhere = toolNameUnder(value, ['name', 'tool_name', 'toolName', 'function']);
+    return nameElsewhere !== undefined
+      ? {
+          ok: false,
+          code: 'INVALID_INPUT',
+          message: `the tool's name goes under "tool" (seed 001: {"id", "tool", "args"}); it puts it under "${nameElsewhere}"`,
+        }
+      : {
+          ok: false,
+          code: 'INVALID_REQUEST',
+          message: `the call names no tool: write {"id":"call-001","tool":"fs.read","args":{…}}; allowed: ${TOOL_NAMES.join(', ')}`,
+        };
   }
   if (!isToolName(tool) && !isPromptxRunner(tool) && !isFilesystemAlias(tool)) {
     return {

@@ -255,6 +255,15 @@ export function argumentsUnder(call: Record<string, unknown>, keys: readonly str
   return keys.find((key) => call[key] !== undefined);
 }
 
+/**
+ * Where a call with no tool name in its format's key wrote one instead: the key among `keys` holding a string (`"name"`
+ * in a flycode-call, as MCP writes it; `params.tool` in an mcp-request, as flycode-call does), so the answer can say
+ * where the name goes rather than that a tool called "nothing" is not available.
+ */
+export function toolNameUnder(call: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  return keys.find((key) => typeof call[key] === 'string');
+}
+
 function addReplyWarnings(markdown: string, blocks: Block[], kind: BlockKind, seed: string): void {
   if (blocks.length === 0) return;
   const warnings: string[] = [];

@@ -2,7 +2,7 @@ import type { McpRequestPayload } from './types';
 import { TOOL_NAMES, isToolName } from '../tools/names';
 import { isFilesystemAlias, isPromptxRunner, resolvePromptxCall } from '../tools/promptx-tool';
 import { defineProtocol } from './define-protocol';
-import { NO_LABELS, argumentsUnder, codeBlockWith, findJsonFenceBlocks, outlineJsonFenceBlocks, type UnlabelledCall } from './json-fence';
+import { NO_LABELS, argumentsUnder, codeBlockWith, findJsonFenceBlocks, outlineJsonFenceBlocks, toolNameUnder, type UnlabelledCall } from './json-fence';
 import { describeValue, isPlainObject } from './describe-value';
 
 /**
@@ -75,6 +75,14 @@ export function validateMcpRequest(value: unknown): McpRequestCheck {
   if (params !== undefined) request.params = { ...params };
   if (method === 'tools/call') {
     const name = params?.name;
+    const nameElsewhere = name === undefined ? toolNameUnder(params ?? {}, ['tool', 'tool_name', 'toolName']) : undefined;
+    if (nameElsewhere !== undefined) {
+      return {
+        ok: false,
+        code: 'INVALID_INPUT',
+        message: `the tool's name goes under params.name (seed 000); the call puts it under params.${nameElsewhere}`,
+      };
+    }
     if (typeof name !== 'string') {
       return {
         ok: false,

@@ -54,6 +54,19 @@ describe('full pipeline with the real tools and plans', () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it('a call that names its tool under the other format\'s key is answered with where the name goes, and nothing runs', async () => {
+    const w = world();
+    const path = join(w.root, 'a.txt');
+    writeFileSync(path, 'A');
+    const fly = await run(w, 'flycode-call', '```flycode-call\n' + JSON.stringify({ id: 'call-001', name: 'fs.read', args: { path } }) + '\n```');
+    expect(fly.status).toBe('error');
+    expect(fly.resultText).toContain('[id] call-001\n');
+    expect(fly.resultText).toContain(`[error] INVALID_INPUT: the tool's name goes under "tool" (seed 001: {"id", "tool", "args"}); it puts it under "name"`);
+    const mcp = await run(w, 'mcp-request', '```mcp-request\n' + JSON.stringify({ jsonrpc: '2.0', id: 'call-002', method: 'tools/call', params: { tool: 'fs.read', arguments: { path } } }) + '\n```');
+    expect(mcp.status).toBe('error');
+    expect(mcpJson(mcp.resultText).error?.message).toBe("INVALID_INPUT: the tool's name goes under params.name (seed 000); the call puts it under params.tool");
+  });
+
   it('flycode-call fs.read of a file outside the roots is refused', async () => {
     const w = world();
     const res = await run(w, 'flycode-call', flycodeCall('call-2', 'fs.read', { path: '/etc/passwd' }));
