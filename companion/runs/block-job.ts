@@ -129,7 +129,10 @@ export function blockJob(request: RunRequest, deps: BlockJobDeps): Job {
     case 'flycode-call': {
       const block = blocks.length === 1 ? blocks[0] : undefined;
       const payload = (block?.payload ?? {}) as Partial<FlycodeCallPayload>;
-      const id = typeof payload.id === 'string' && payload.id.length > 0 ? payload.id : null;
+      // a number for the id is refused (seed 001: a string), but echoed: the seed tells the model to disregard an answer
+      // with [id] (none), so it would never read why its call failed
+      const written: unknown = payload.id;
+      const id = typeof written === 'string' && written.length > 0 ? written : typeof written === 'number' && Number.isFinite(written) ? String(written) : null;
       const tool = typeof payload.tool === 'string' ? payload.tool : null;
       const respond = (outcome: Outcome, m: ResultMeta) => formatFlycodeResult({ id, tool, outcome, meta: m });
       return {

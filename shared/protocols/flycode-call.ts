@@ -37,10 +37,11 @@ export function validateFlycodeCall(value: unknown): FlycodeCallCheck {
   }
   const { id, tool, args } = value;
   if (typeof id !== 'string' || id.trim() === '') {
+    const written = id !== undefined && typeof id !== 'string';
     return {
       ok: false,
       code: 'INVALID_REQUEST',
-      message: `id is required and must be a non-empty string such as "call-001"; got ${describeValue(id)}`,
+      message: `id ${written ? 'must be' : 'is required and must be'} a non-empty string such as "call-001"; got ${describeValue(id)}`,
     };
   }
   // before the tool's name is looked at: a call to one of the person's MCP servers is refused here too

@@ -318,6 +318,11 @@ describe('POST /v1/run — protocol methods and invalid blocks', () => {
       expect(t).toContain('[id] (none)');
       expect(t).toContain('[ok] false');
     }],
+    ['flycode-call with a number for its id → that id echoed, [ok] false, saying the id must be a string', 'flycode-call', '```flycode-call\n{"id":7,"tool":"fs.read","args":{"path":"/tmp/a"}}\n```', (t) => {
+      // seed 001 tells the model to ignore an answer with [id] (none): it would never learn what to write instead
+      expect(t).toContain('[id] 7\n');
+      expect(t).toContain('[ok] false\n[error] INVALID_REQUEST: id must be a non-empty string such as "call-001"; got 7\n');
+    }],
     ['flycode-call not JSON → [ok] false', 'flycode-call', '```flycode-call\n/fs.read /tmp/a.txt --head 200\n```', (t) => expect(t).toContain('[ok] false')],
     ['flycode-call unknown tool → names the tool', 'flycode-call', flycodeCall('c1', 'fs.delete', {}), (t) => expect(t).toContain('fs.delete')],
     ['autocoder without a plan → INVALID_INPUT in #####-- form', 'autocoder', 'no plan here', (t) => {
