@@ -2,7 +2,7 @@ import type { ApprovalView } from '../../shared/api';
 import type { Block, FunctionCall, FunctionCallsPayload } from '../../shared/protocols/types';
 import { formatFunctionResults, type FunctionResultInput } from '../../shared/results';
 import { isPlainObject } from '../../shared/protocols/describe-value';
-import { notAsWritten } from '../../shared/protocols/json';
+import { LIBRARY_REPAIR_BUDGET, notAsWritten, parseJsonLenient, type RepairBudget } from '../../shared/protocols/json';
 import type { Outcome, ResultMeta } from '../../shared/results/outcome';
 import { isToolName } from '../../shared/tools';
 import { toolCallOf } from '../../shared/tools/promptx-tool';
@@ -67,11 +67,13 @@ export function functionCallsRun(
           if (request.actions.some(mayChangeFiles)) changed = true;
         },
       };
+      // what the repair library may get for the block's list and object parameters in all, as for a message's JSON
+      const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
       for (const call of payload.calls) {
         current = call;
         const name = toolNameFor(call.name, tools, servers);
         const listing = tools.find((tool) => tool.name === name);
-        const args = payload.form === 'xml' ? readXmlArguments(call.arguments, listing?.inputSchema) : call.arguments;
+        const args = payload.form === 'xml' ? readXmlArguments(call.arguments, listing?.inputSchema, budget) : call.arguments;
         const resolved = toolCallOf(name, args);
         info.tool = resolved.ok ? resolved.tool : name;
         const outcome: Outcome = ctx.signal.aborted
@@ -137,15 +139,16 @@ function jsonType(value: unknown): string {
  * when the text parses as a JSON value of a type the property allows, else the text itself — which is what a
  * string property gets, and what the argument check then names when the property wanted something else. So is JSON
  * whose value is not what it writes (shared/protocols/json.ts notAsWritten): an integer past 2^53 would reach the tool
- * rounded, `1e400` as null.
+ * rounded, `1e400` as null. A list or an object for a property that takes no string is read as the JSON calls in the
+ * other formats are (shared/protocols/json.ts): in single or curly quotes, with a trailing comma, a full-width comma.
  */
-export function readXmlArgument(text: string, schema: unknown): unknown {
+export function readXmlArgument(text: string, schema: unknown, budget?: RepairBudget): unknown {
   const allowed = allowedTypes(schema);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.trim());
   } catch {
-    return text;
+    return repairedXmlArgument(text, allowed, budget);
   }
   if (notAsWritten(text.trim(), parsed) !== undefined) return text;
   const type = jsonType(parsed);
@@ -155,9 +158,22 @@ export function readXmlArgument(text: string, schema: unknown): unknown {
   return parsed;
 }
 
-export function readXmlArguments(args: Record<string, unknown>, inputSchema: Record<string, unknown> | undefined): Record<string, unknown> {
+/** Non-strict JSON for a list or object property (one that takes no string); the text itself when it is not one. */
+function repairedXmlArgument(text: string, allowed: Set<string>, budget?: RepairBudget): unknown {
+  const trimmed = text.trim();
+  const wantsContainer = (trimmed.startsWith('[') && allowed.has('array')) || (trimmed.startsWith('{') && allowed.has('object'));
+  if (!wantsContainer || allowed.has('string')) return text;
+  const repaired = parseJsonLenient(trimmed, budget);
+  return repaired.ok && allowed.has(jsonType(repaired.value)) ? repaired.value : text;
+}
+
+export function readXmlArguments(
+  args: Record<string, unknown>,
+  inputSchema: Record<string, unknown> | undefined,
+  budget?: RepairBudget,
+): Record<string, unknown> {
   const properties = isPlainObject(inputSchema?.properties) ? inputSchema.properties : {};
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) out[key] = typeof value === 'string' ? readXmlArgument(value, properties[key]) : value;
+  for (const [key, value] of Object.entries(args)) out[key] = typeof value === 'string' ? readXmlArgument(value, properties[key], budget) : value;
   return out;
 }

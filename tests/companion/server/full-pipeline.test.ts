@@ -67,6 +67,18 @@ describe('full pipeline with the real tools and plans', () => {
     expect(mcpJson(mcp.resultText).error?.message).toBe("INVALID_INPUT: the tool's name goes under params.name (seed 000); the call puts it under params.tool");
   });
 
+  it.each([
+    ['in single quotes with a trailing comma, as Python writes it', (a: string, b: string) => `[{'path': '${a}', 'content': 'A'}, {'path': '${b}', 'content': 'B'},]`],
+    ['in curly quotes with a full-width comma, as a Chinese input method types it', (a: string, b: string) => `[{“path”: “${a}”， “content”: “A”}， {“path”: “${b}”， “content”: “B”}]`],
+  ])('a <function_calls> list parameter written %s is read as the list it stands for', async (_how, files) => {
+    const w = world({ modes: { write: 'auto' } });
+    const [a, b] = [join(w.root, 'a.txt'), join(w.root, 'b.txt')];
+    const xml = '```xml\n<function_calls>\n<invoke name="fs.writeBatch" call_id="1">\n<parameter name="files">' + files(a, b) + '</parameter>\n</invoke>\n</function_calls>\n```';
+    const res = await run(w, 'function-calls', xml);
+    expect(res.resultText).toBe(`<function_result call_id="1" name="fs.writeBatch" audit_id="${res.auditId}">\nWRITE_BATCH_SUCCESS\n</function_result>`);
+    expect([readFileSync(a, 'utf8'), readFileSync(b, 'utf8')]).toEqual(['A', 'B']);
+  });
+
   it('flycode-call fs.read of a file outside the roots is refused', async () => {
     const w = world();
     const res = await run(w, 'flycode-call', flycodeCall('call-2', 'fs.read', { path: '/etc/passwd' }));
