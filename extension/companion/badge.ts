@@ -120,3 +120,37 @@ export function createBadge(api: BadgeApi): BadgeKeeper {
     current,
   };
 }
+
+/**
+ * The badge's count of the approvals waiting, read from the companion's list (`read`) whenever asked (an approval
+ * created or decided, a connection made), then the list handed to `after` (the notifications). A count asked for
+ * while one is under way counts once more after it: 50 approvals made at once left the badge at the few the first
+ * read had seen, until the next event or the minute's alarm.
+ */
+export function countApprovalsInto<A extends { state: string }>(
+  badge: Pick<BadgeKeeper, 'setApprovals'>,
+  read: () => Promise<readonly A[]>,
+  after: (list: readonly A[]) => Promise<void> | void,
+): () => Promise<void> {
+  let counting: Promise<void> | null = null;
+  /** the count asked for while one was under way: the list that one reads may be from before what was asked for */
+  let again: Promise<void> | null = null;
+  const count = (): Promise<void> => {
+    if (counting) {
+      again ??= counting.then(() => {
+        again = null;
+        return count();
+      });
+      return again;
+    }
+    counting = read()
+      .then((list) => {
+        badge.setApprovals(list.filter((a) => a.state === 'pending').length);
+        return after(list);
+      })
+      .catch(() => undefined)
+      .finally(() => (counting = null));
+    return counting;
+  };
+  return count;
+}

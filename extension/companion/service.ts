@@ -15,7 +15,7 @@ import {
   type RequestType,
 } from '../messaging';
 import type { ProgramItem, RunRequest, RunResponse, WsEvent } from './api-types';
-import { createBadge, type BadgeApi, type DoctorProblem } from './badge';
+import { countApprovalsInto, createBadge, type BadgeApi, type DoctorProblem } from './badge';
 import { RunOwners, StartedRuns, callerOf, eventForPages, pageMayAsk, runMismatch, subjectOf, type Caller } from './callers';
 import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from './client';
 import { onCommand } from './commands';
@@ -86,19 +86,11 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
   const badge = createBadge(actionApi ?? { setBadgeText: () => undefined, setBadgeBackgroundColor: () => undefined, setTitle: () => undefined });
   const notices = startApprovalNotices(signal);
 
-  /** The number of approvals waiting, asked again whenever one is created or decided and on (re)connection. */
-  let counting: Promise<void> | null = null;
-  const countApprovals = (): Promise<void> => {
-    counting ??= client
-      .approvals()
-      .then((list) => {
-        badge.setApprovals(list.filter((a) => a.state === 'pending').length);
-        return notices.update(list);
-      })
-      .catch(() => undefined)
-      .finally(() => (counting = null));
-    return counting;
-  };
+  /**
+   * The number of approvals waiting, asked again whenever one is created or decided and on (re)connection; asked while
+   * a count is under way (many approvals at once), it counts once more after it.
+   */
+  const countApprovals = countApprovalsInto(badge, () => client.approvals(), (list) => notices.update(list));
   const setProblem = async (tabId: number, problem: DoctorProblem | null): Promise<void> => {
     badge.setProblem(tabId, problem);
     const stored = await problemsItem.getValue().catch(() => ({}) as Record<string, DoctorProblem | null>);

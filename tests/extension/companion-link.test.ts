@@ -10,6 +10,7 @@ import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from '../../extension/companion/client';
 import { CompanionSocket, HEARTBEAT_MS, type ConnectionState } from '../../extension/companion/socket';
 import { StartedRuns } from '../../extension/companion/callers';
+import { countApprovalsInto, createBadge } from '../../extension/companion/badge';
 import type { WsEvent } from '../../extension/companion/api-types';
 import { ProgramOutputBuffer } from '../../extension/content/program-output';
 import { runRequest, startCompanionProcess } from '../../bench/companion-process';
@@ -189,6 +190,53 @@ describe('pairing refusals', { timeout: 30_000 }, () => {
     expect(companionRefusal(ended, 'stop-program')).toBe('This program has already ended');
     expect(companionRefusal(stale, 'run')).toBe('the companion no longer takes this token (its data directory was reset, for one): pair again');
   });
+});
+
+describe("the toolbar badge's count of approvals waiting", () => {
+  it('an approval made while a count reads the list is counted: the count runs once more after that read', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatbridge-badge-count-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const root = path.join(dir, 'root');
+    mkdirSync(root);
+    const companion = await startCompanionProcess({ root, home: path.join(dir, 'home') });
+    cleanups.push(() => companion.stop());
+    const base = `http://127.0.0.1:${companion.port}`;
+    const client = createCompanionClient({ baseUrl: async () => base, token: async () => companion.token });
+    const badge = createBadge({ setBadgeText: () => undefined, setBadgeBackgroundColor: () => undefined, setTitle: () => undefined });
+    badge.setConnection('connected');
+    // the first read's answer is held once the companion gave it, as an answer still on its way is
+    let listRead!: () => void;
+    const read = new Promise<void>((resolve) => (listRead = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const count = countApprovalsInto(
+      badge,
+      async () => {
+        const list = await client.approvals();
+        reads += 1;
+        if (reads === 1) {
+          listRead();
+          await held;
+        }
+        return list;
+      },
+      () => undefined,
+    );
+
+    const first = count();
+    await read;
+    // writes under the default policy ask: three cards made after the list was read, each counted as its event comes
+    const asked: Array<Promise<void>> = [];
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) {
+      const pending = await client.run({ ...runRequest('fs.write', { path: path.join(root, name), content: 'x\n', mode: 'overwrite' }), kind: 'mcp-request', waitMs: 0 });
+      expect(pending.status, pending.resultText).toBe('pending');
+      asked.push(count());
+    }
+    release();
+    await Promise.all([first, ...asked]);
+    expect(badge.current()).toMatchObject({ state: 'approvals', text: '3' });
+  }, 20_000);
 });
 
 describe('companion socket', () => {
