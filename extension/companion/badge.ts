@@ -10,6 +10,11 @@ import type { ConnectionState } from './socket';
 export interface DoctorProblem {
   code: string;
   message: string;
+  /**
+   * the browser's id of the page (document) whose doctor found it: once that page is gone from its tab (another page
+   * loaded there), so is the problem
+   */
+  documentId?: string;
 }
 
 export interface BadgeInputs {
@@ -68,6 +73,8 @@ export interface BadgeKeeper {
   setApprovals(count: number): void;
   setConnection(state: ConnectionState): void;
   setProblem(tabId: number, problem: DoctorProblem | null): void;
+  /** the site doctor's problem the tab's badge is drawn with, if any */
+  problemOf(tabId: number): DoctorProblem | null;
   forgetTab(tabId: number): void;
   /** the last badge applied globally and per tab (for tests and the popup) */
   current(tabId?: number): Badge;
@@ -113,6 +120,9 @@ export function createBadge(api: BadgeApi): BadgeKeeper {
       problems.set(tabId, problem);
       // A tab without a problem shows what the global badge shows.
       apply(current(tabId), tabId);
+    },
+    problemOf(tabId) {
+      return problems.get(tabId) ?? null;
     },
     forgetTab(tabId) {
       problems.delete(tabId);

@@ -279,7 +279,8 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
     'doctor-problem': async ({ problem }, sender) => {
       if (sender.tab?.id === undefined) throw new Error('doctor-problem comes from a tab\'s content script');
       const valid = problem && typeof problem.code === 'string' && typeof problem.message === 'string';
-      await setProblem(sender.tab.id, valid ? { code: problem.code, message: problem.message.slice(0, 300) } : null);
+      const page = sender.documentId;
+      await setProblem(sender.tab.id, valid ? { code: problem.code, message: problem.message.slice(0, 300), ...(page ? { documentId: page } : {}) } : null);
       return null;
     },
     doctor: async ({ tabId, outline }) => {
@@ -336,6 +337,23 @@ export function startCompanionService(signal: AbortSignal = new AbortController(
       delete stored[tabId];
       return problemsItem.setValue(stored);
     }).catch(() => undefined);
+  });
+  // A problem stays the tab's only as long as the page that found it: the browser takes the tab's badge away with the
+  // page, but where no page of chatbridge loads next (a site it does not run on) none says the problem is over, and the
+  // next global change (an approval, the connection) drew "!" there again. Once the tab has loaded, the page that
+  // found it is asked for (Chrome: by its document's id; a page on the same document, a route change, answers).
+  browser.tabs.onUpdated.addListener((tabId, change) => {
+    const documentId = change.status === 'complete' ? badge.problemOf(tabId)?.documentId : undefined;
+    if (documentId === undefined) return;
+    const message: DoctorMessage = { type: DOCTOR_MESSAGE, outline: false };
+    void browser.tabs
+      .sendMessage(tabId, message, { documentId })
+      // gone, the message has no one to go to
+      .then(() => true, () => false)
+      .then((there) => {
+        // not a later page's problem, told meanwhile
+        if (!there && badge.problemOf(tabId)?.documentId === documentId) return setProblem(tabId, null);
+      });
   });
   // A restarted worker gets back the tabs' problems (the badge it draws for them depends on them).
   void problemsItem.getValue().then((stored) => {

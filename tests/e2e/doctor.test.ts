@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runRequest } from '../../bench/companion-process';
 import type { ReplicaSite } from './replica/api';
 import {
   SITE_HOSTS,
@@ -256,6 +257,18 @@ describeE2E('site doctor and any site', () => {
     await quietPeriod(1_500);
     expect((await auditRecords(world)).filter((r) => r.site === 'chatgpt')).toHaveLength(1);
     await popup.close();
+
+    // The person goes on in that tab to a page chatbridge does not run on: the "!" goes with the chat page, and an
+    // approval that comes and goes meanwhile (the global badge drawn again on every tab) does not bring it back.
+    await page.goto('about:blank');
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('');
+    const asked = runRequest('fs.write', { path: path.join(world.root, 'badge.txt'), content: 'x\n', mode: 'overwrite' });
+    const pending = await world.companion.api<{ status: string }>('POST', '/v1/run', { ...asked, waitMs: 0 });
+    expect(pending.status).toBe('pending');
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('1');
+    const { approvals } = await world.companion.api<{ approvals: Array<{ id: string; argsHash: string }> }>('GET', '/v1/approvals');
+    for (const a of approvals) await world.companion.api('POST', `/v1/approvals/${a.id}`, { decision: 'deny', argsHash: a.argsHash });
+    await expect.poll(() => badgeOn(world, tabId), { timeout: 10_000 }).toBe('');
     await page.close();
   });
 
