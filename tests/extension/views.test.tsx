@@ -1197,6 +1197,14 @@ describe('popup', () => {
 });
 
 describe('options', () => {
+  it("the page's title, which names its tab and window, is in the person's language", () => {
+    useLocale('zh_CN');
+    const store = { sites: [], readSite: async (key: string) => defaultSiteSettings(key), writeSite: async () => undefined };
+    document.title = 'chatbridge — settings';
+    mount(<OptionsView store={store} companionUrl="http://127.0.0.1:17890" saveUrl={async () => undefined} />);
+    expect(document.title).toBe('chatbridge — 设置');
+  });
+
   it("an address that is not the companion's is refused in the person's language and not saved", () => {
     useLocale('zh_CN');
     const saved: string[] = [];
