@@ -21,18 +21,51 @@ export function isTextField(editor: Element): editor is HTMLTextAreaElement | HT
 /** The editor's text as the person sees it; ProseMirror's placeholder and trailing breaks count as empty. */
 export function editorText(editor: Element): string {
   if (isTextField(editor)) return editor.value;
-  const blocks = editor.querySelectorAll(':scope > p, :scope > div');
-  if (blocks.length > 0) return Array.from(blocks, textWithBreaks).join('\n');
-  return textWithBreaks(editor);
+  return linesOf(editor);
+}
+
+/** Elements an editor draws as lines of their own: paragraphs, and the headings, lists, quotes and code its markdown makes. */
+const BLOCK = new Set(['P', 'DIV', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'LI', 'BLOCKQUOTE', 'PRE', 'HR', 'TABLE', 'TR']);
+
+/**
+ * An element's text, each block in it a line (or lines) of its own: every kind of block, not only paragraphs — a
+ * heading, list, quote or code block TipTap made of what the person typed (`# `, `- `, `> `, ` ``` `) is their text
+ * too — and the text between blocks its own line, as a browser types a line break into a plain contenteditable box
+ * (`first<div>second</div>`).
+ */
+function linesOf(node: Node): string {
+  const lines: string[] = [];
+  let run: Node[] = [];
+  let hasBlock = false;
+  const endRun = (): void => {
+    // Markup's own whitespace between blocks (a line break and indentation) is no line of text.
+    if (run.length > 0 && !run.every((n) => n.nodeType === 3 && (n.nodeValue ?? '').trim() === '')) {
+      lines.push(run.map(textWithBreaks).join(''));
+    }
+    run = [];
+  };
+  for (const child of Array.from(node.childNodes)) {
+    if (child.nodeType === 1 && BLOCK.has(child.nodeName)) {
+      hasBlock = true;
+      endRun();
+      lines.push(linesOf(child));
+    } else {
+      run.push(child);
+    }
+  }
+  if (!hasBlock) return textWithBreaks(node);
+  endRun();
+  return lines.join('\n');
 }
 
 /**
  * A node's text with each `<br>` as a line break (Lexical keeps the lines of one paragraph apart with them); a `<br>`
- * that ends its element only holds an empty or trailing line open, as browsers draw it, and adds nothing.
+ * that ends its element, or stands right before a block, only holds an empty or trailing line open, as browsers draw
+ * it, and adds nothing.
  */
 function textWithBreaks(node: Node): string {
   if (node.nodeType === 3) return node.nodeValue ?? '';
-  if (node.nodeName === 'BR') return node.nextSibling === null ? '' : '\n';
+  if (node.nodeName === 'BR') return node.nextSibling === null || BLOCK.has(node.nextSibling.nodeName) ? '' : '\n';
   let text = '';
   for (const child of Array.from(node.childNodes)) text += textWithBreaks(child);
   return text;

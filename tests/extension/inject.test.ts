@@ -257,6 +257,19 @@ describe('insertIntoEditor: contenteditable', () => {
     expect(editorText(editor)).toBe(hostile);
   });
 
+  it('reads a plain contenteditable box as Chromium types lines into it (the first a text node, each next a <div>), so a multi-line result is known to be in', () => {
+    // What `insertText` of 'first\n\n  third\nfourth' makes of an empty box, and of a box holding a draft.
+    const editor = document.createElement('div');
+    editor.contentEditable = 'true';
+    editor.innerHTML = 'first<div><br></div><div>  third</div><div>fourth</div>';
+    expect(editorText(editor)).toBe('first\n\n  third\nfourth');
+    editor.innerHTML = 'my draft<div><br></div><div>first</div><div>second</div>';
+    expect(editorText(editor)).toBe('my draft\n\nfirst\nsecond');
+    // A line break right before a block ends its line, as the browser draws it: it makes no empty line.
+    editor.innerHTML = 'first<br><div>second</div>';
+    expect(editorText(editor)).toBe('first\nsecond');
+  });
+
   it('refuses an element that is not an editor', async () => {
     const div = document.createElement('div');
     expect(await insertIntoEditor(div, 'x')).toMatchObject({ ok: false });

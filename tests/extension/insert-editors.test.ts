@@ -19,7 +19,7 @@ import { EditorState, TextSelection } from 'prosemirror-state';
 import { EditorView } from 'prosemirror-view';
 import Quill from 'quill';
 import { afterEach, describe, expect, it } from 'vitest';
-import { insertIntoEditor } from '../../extension/inject/insert';
+import { editorText, holdsOnly, insertIntoEditor, isEditorEmpty } from '../../extension/inject/insert';
 
 interface Mounted {
   element: HTMLElement;
@@ -187,4 +187,38 @@ describe('a result typed into each editor family is what the site sends', () => 
       expect(mounted.text()).toBe(`my own question\n\n${result}`);
     });
   }
+});
+
+describe('what the person wrote that TipTap made into a heading, list, quote or code block is their text', () => {
+  let editor: Editor | undefined;
+  let holder: HTMLElement | undefined;
+  afterEach(() => {
+    editor?.destroy();
+    holder?.remove();
+    editor = holder = undefined;
+  });
+
+  /** TipTap (Claude, Grok) holding what its markdown shortcuts made of the person's typing: `# `, `- `, `> `, ```` ``` ````. */
+  function tiptapHolding(html: string): HTMLElement {
+    holder = slot();
+    editor = new Editor({ element: holder, extensions: [StarterKit], content: html });
+    return holder.querySelector<HTMLElement>('.ProseMirror')!;
+  }
+
+  it('a draft of a heading and an empty line under it (Shift+Enter) is a draft, not an empty box', () => {
+    const box = tiptapHolding('<h1>Plan</h1><p></p>');
+    expect(isEditorEmpty(box)).toBe(false);
+    expect(editorText(box)).toBe('Plan\n');
+  });
+
+  it.each([
+    ['a list', '<ul><li><p>also check the logs</p></li></ul>', 'also check the logs'],
+    ['a quote', '<blockquote><p>as you said</p></blockquote>', 'as you said'],
+    ['a code block', '<pre><code>npm test</code></pre>', 'npm test'],
+    ['a heading', '<h2>Next</h2>', 'Next'],
+  ])('%s the person added under the result waiting in the box: the box no longer holds only the result', (_what, added, addedText) => {
+    const box = tiptapHolding(`<p>RESULT line one</p><p>line two</p>${added}`);
+    expect(holdsOnly(box, 'RESULT line one\nline two')).toBe(false);
+    expect(editorText(box)).toBe(`RESULT line one\nline two\n${addedText}`);
+  });
 });
