@@ -78,14 +78,20 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       doctor?.setProblem('insert-failed', problemFor('insert-failed', why));
       note(t(copied ? 'note.copied' : 'note.copyFailed'));
     };
-    const editor = await waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
+    /**
+     * The chat box on the page now. A site may draw its box anew while a result waits (a re-render, a route change):
+     * the one taken out keeps what it held — a draft the person has long sent — and takes text no one sends.
+     */
+    const boxOnPage = (): Promise<HTMLElement | undefined> => waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
+    let editor = await boxOnPage();
     if (signal.aborted || switched()) return true;
     if (!onPage()) return false;
-    if (!editor) {
+    const noBox = async (): Promise<true> => {
       doctor?.setProblem('no-composer', problemFor('no-composer'));
       await handOver(t('doctor.problemNoComposer'));
       return true;
-    }
+    };
+    if (!editor) return noBox();
     let append = false;
     // A module whose only tell of a file attached to the next message is its send control with the box empty (DeepSeek's)
     // sees none once the result is in the box, nor while a reply is written (the control is the Stop then): a result to
@@ -99,11 +105,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // Never overwrite the person's draft: wait for the box to be empty (or ours), or append when told to. A file the
     // person attached to their next message is a draft too: a send of the result would take it along.
     for (;;) {
+      if (!editor.isConnected) editor = await boxOnPage();
       if (signal.aborted || switched()) return true;
       if (!onPage()) return false;
-      const current = editorText(editor).trim();
+      if (!editor) return noBox();
+      const box: HTMLElement = editor;
+      const current = editorText(box).trim();
       if (current === '' && tellsOnlyWhenEmpty && toBeSent && pageWriting(site, doc) && writingLeft() > 0) {
-        await waitFor(() => !pageWriting(site, doc) || editorText(editor).trim() !== '', { timeoutMs: writingLeft(), signal });
+        await waitFor(() => !pageWriting(site, doc) || !box.isConnected || editorText(box).trim() !== '', { timeoutMs: writingLeft(), signal });
         if (!pageWriting(site, doc)) writingSince = null;
         continue;
       }
@@ -116,9 +125,12 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       note(t(besides === 'attachment' ? 'note.attachment' : 'note.draft'));
       await new Promise((resolve) => setTimeout(resolve, DRAFT_POLL_MS));
     }
-    const ours = !isEditorEmpty(editor) && !append;
+    const typedInto: HTMLElement = editor;
+    /** The box the result was typed into, or the one the site drew in its place since. */
+    const boxNow = (): HTMLElement => (typedInto.isConnected ? typedInto : (site.editor(doc) ?? typedInto));
+    const ours = !isEditorEmpty(typedInto) && !append;
     const joinsHeldBack = ours && heldBack;
-    const inserted = await insertIntoEditor(editor, text, { pasteMaxChars: site.pasteMaxChars });
+    const inserted = await insertIntoEditor(typedInto, text, { pasteMaxChars: site.pasteMaxChars });
     // what the box now holds of it (its line breaks as LF), to know it again as ours and not a draft
     const shown = lineBreaksAsLf(text);
     performance.mark('chatbridge:result-inserted');
@@ -191,7 +203,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       else if (isUndecided(record)) hold.note = 'note.inserted';
       // The person wrote into the box while the result waited there (a question of their own under it, an edit of
       // it): what it holds now is theirs to send, never ours.
-      else if (lastInserted === null || !holdsOnly(editor, lastInserted)) hold.note = 'note.inserted';
+      else if (lastInserted === null || !holdsOnly(boxNow(), lastInserted)) hold.note = 'note.inserted';
       // The person attached a file (an image, a pasted-text card) to their next message while the result waited in the
       // box: a press sends it along, which they never approved. The result stays for them to send.
       else if (besidesText(site, doc) === 'attachment') hold.note = 'note.insertedAttachment';
@@ -199,7 +211,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       return hold.note === null;
     };
     const sent = (await stillToSend())
-      ? await submitEditor(site, doc, editor, {
+      ? await submitEditor(site, doc, boxNow(), {
           signal,
           stillToSend,
           ...(waits.sendButton !== undefined ? { buttonTimeoutMs: waits.sendButton } : {}),

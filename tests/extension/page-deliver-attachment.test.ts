@@ -126,6 +126,23 @@ describe('a file attached while the result waits in the box to be sent', () => {
     expect(fileChip()?.textContent).toBe('notes.pdf');
   });
 
+  it('the site draws its box anew while the result waits in it, and the person writes under the result there: nothing is sent', async () => {
+    const h = start(buildPage(live), { site: readsItsComposer, script: slowCompanion });
+    await resultInTheBoxWhileAReplyStreams(h);
+    // A re-render: the box taken out still holds only the result; the person writes in the one drawn in its place.
+    const old = h.page.textarea;
+    h.page.remountBox();
+    h.page.type('THE RESULT\n\nand my own question');
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => noteOf() === t('note.inserted'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('THE RESULT\n\nand my own question');
+    expect(old.value).toBe('THE RESULT');
+  });
+
   it('attached right before the send control is pressed: nothing is sent', async () => {
     // The send control takes its time to come back after the reply; the person attaches the file meanwhile.
     const h = start(buildPage(live), { site: readsItsComposer, script: slowCompanion });

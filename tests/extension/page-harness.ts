@@ -47,40 +47,49 @@ export interface Page {
    * is enabled with the box empty, and a send takes the file along.
    */
   attach(name: string | null): void;
+  /**
+   * The site draws its composer anew (a re-render, a route change): a new textarea in the old one's place, holding
+   * the framework's state; the old one is out of the page with whatever it held.
+   */
+  remountBox(): void;
 }
 
 export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
   const list = document.createElement('div');
   list.className = 'ds-virtual-list-items';
-  const textarea = document.createElement('textarea');
-  textarea.id = 'chat-input';
   let tracked = '';
   let state = '';
   let generating = false;
   let attached: HTMLElement | null = null;
-  Object.defineProperty(textarea, 'value', {
-    configurable: true,
-    get() {
-      return nativeValue.get!.call(this);
-    },
-    set(v: string) {
-      tracked = String(v);
-      nativeValue.set!.call(this, v);
-    },
-  });
   const send = document.createElement('div');
   send.setAttribute('role', 'button');
   const sync = (): void => {
     send.className = `ds-button ds-button--circle${state === '' && !attached && !generating ? ' ds-button--disabled' : ''}`;
     send.innerHTML = generating ? (icons.stop ?? STOP_ICON) : (icons.send ?? '<div class="ds-icon"><svg><path d="M7 16"></path></svg></div>');
   };
-  textarea.addEventListener('input', () => {
-    const actual = nativeValue.get!.call(textarea) as string;
-    if (actual === tracked) return;
-    tracked = actual;
-    state = actual;
-    sync();
-  });
+  const controlledTextarea = (): HTMLTextAreaElement => {
+    const box = document.createElement('textarea');
+    box.id = 'chat-input';
+    Object.defineProperty(box, 'value', {
+      configurable: true,
+      get() {
+        return nativeValue.get!.call(this);
+      },
+      set(v: string) {
+        tracked = String(v);
+        nativeValue.set!.call(this, v);
+      },
+    });
+    box.addEventListener('input', () => {
+      const actual = nativeValue.get!.call(box) as string;
+      if (actual === tracked) return;
+      tracked = actual;
+      state = actual;
+      sync();
+    });
+    return box;
+  };
+  let textarea = controlledTextarea();
   const submitted: string[] = [];
   send.addEventListener('click', () => {
     if (generating || (state === '' && !attached)) return;
@@ -109,10 +118,18 @@ export function buildPage(icons: { stop?: string; send?: string } = {}): Page {
   document.body.replaceChildren(list, composer);
   return {
     list,
-    textarea,
+    get textarea() {
+      return textarea;
+    },
     send,
     submitted,
     attach,
+    remountBox() {
+      const drawn = controlledTextarea();
+      drawn.value = state;
+      textarea.replaceWith(drawn);
+      textarea = drawn;
+    },
     state: () => state,
     type(text) {
       state = text;

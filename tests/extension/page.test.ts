@@ -743,6 +743,20 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
   });
 
+  it('the site draws its chat box anew while a result waits for the draft: the result goes into the box on the page once the draft is gone, and is sent', async () => {
+    const h = start(buildPage());
+    h.page.type('my own half-written question');
+    await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') === t('note.draft'));
+    // A re-render: the box taken out still holds the draft, the one drawn in its place holds the page's state.
+    const old = h.page.textarea;
+    h.page.remountBox();
+    h.page.type('');
+    await until(() => h.page.submitted.length === 1, 3_000);
+    expect(h.page.submitted).toEqual(['RESULT[mcp-request:1]']);
+    expect(old.value).toBe('my own half-written question');
+  });
+
   it('a call a reply writes twice in a row runs once by itself; the second says why and runs again on Re-run', async () => {
     const h = start(buildPage());
     const again = READ.replace('call-001', 'call-002');
