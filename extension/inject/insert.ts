@@ -152,6 +152,10 @@ async function insertIntoContentEditable(editor: HTMLElement, text: string, past
     // The editor took the text and put it in changed (a paste handler that drops characters it does not keep): typing
     // all of it now would put it there a second time, next to the changed copy.
     if (taken > 0 && editorText(editor) !== before) return { ok: false, reason: t('reason.insertChanged') };
+    // The editor took every paste and the box shows none of it: the site made the text something else (a paste longer
+    // than it takes as text becomes a file attachment, at a length the module may not know) — typed in now, the result
+    // would be there twice, and a long one typed line by line holds the page still for minutes.
+    if (taken > 0) return { ok: false, reason: t('reason.insertTakenAway') };
   }
 
   caretToEnd(editor);

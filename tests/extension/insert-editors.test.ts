@@ -20,6 +20,7 @@ import { EditorView } from 'prosemirror-view';
 import Quill from 'quill';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editorText, holdsOnly, insertIntoEditor, isEditorEmpty } from '../../extension/inject/insert';
+import { t } from '../../extension/ui/i18n';
 
 interface Mounted {
   element: HTMLElement;
@@ -177,6 +178,18 @@ describe('a result typed into each editor family is what the site sends', () => 
       expect(attachments).toEqual([]);
       expect(mounted.text()).toBe(result);
     });
+
+    if (mount === tiptap) {
+      it(`${family}: a paste the site made a file attachment of, at a length the module does not know, is not typed in again`, async () => {
+        const attachments: string[] = [];
+        mounted = tiptap(attachments);
+        const result = `${'a line of the result\n'.repeat(250)}end`;
+        // No pasteMaxChars: the site's limit is unknown (a site not known to do it, or one that lowered its limit).
+        expect(await insertIntoEditor(mounted.element, result)).toEqual({ ok: false, reason: t('reason.insertTakenAway') });
+        expect(attachments).toEqual([result]);
+        expect(mounted.text()).toBe('');
+      });
+    }
 
     it(`${family}: a result appended to the person's draft goes after it, with their caret at its start`, async () => {
       mounted = mount();
