@@ -95,11 +95,26 @@ export async function insertIntoEditor(editor: HTMLElement, raw: string, options
   // A browser keeps a textarea's line breaks as LF (the value of 'a\r\nb' reads back 'a\nb'), and editors split
   // lines on LF: a result holding CRLF (a Windows file, a program's output) goes in with LF line breaks.
   const text = lineBreaksAsLf(raw);
-  if (isTextField(editor)) return insertIntoTextField(editor, text);
-  if (editor.isContentEditable || editor.getAttribute('contenteditable') === 'true' || editor.getAttribute('contenteditable') === '') {
-    return insertIntoContentEditable(editor, text, options.pasteMaxChars);
+  // The box is focused to type into it (an editor reads the caret only while it has focus); a field elsewhere on the
+  // page the person is typing in (a search, a chat's new name) gets its focus back after, or their next keys would go
+  // into the chat box under the result.
+  const typingIn = fieldTypedIn(editor);
+  try {
+    if (isTextField(editor)) return insertIntoTextField(editor, text);
+    if (editor.isContentEditable || editor.getAttribute('contenteditable') === 'true' || editor.getAttribute('contenteditable') === '') {
+      return await insertIntoContentEditable(editor, text, options.pasteMaxChars);
+    }
+    return { ok: false, reason: t('reason.insertNotEditable', [editor.tagName.toLowerCase()]) };
+  } finally {
+    if (typingIn?.isConnected) typingIn.focus({ preventScroll: true });
   }
-  return { ok: false, reason: t('reason.insertNotEditable', [editor.tagName.toLowerCase()]) };
+}
+
+/** The text field or editable element outside the chat box that has the focus, if any. */
+function fieldTypedIn(editor: HTMLElement): HTMLElement | null {
+  const active = editor.ownerDocument.activeElement as HTMLElement | null;
+  if (!active || active === editor || editor.contains(active) || active.contains(editor)) return null;
+  return isTextField(active) || active.isContentEditable ? active : null;
 }
 
 function insertIntoTextField(field: HTMLTextAreaElement | HTMLInputElement, text: string): InsertResult {

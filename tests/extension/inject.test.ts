@@ -134,6 +134,22 @@ describe('insertIntoEditor: React-controlled textarea', () => {
   });
 });
 
+describe('insertIntoEditor: the person typing elsewhere on the page', () => {
+  it.each(['textarea', 'contenteditable'])('a result typed into a %s box leaves the field the person is typing in focused', async (kind) => {
+    const other = document.createElement('input');
+    other.id = 'rename-chat';
+    const box = kind === 'textarea' ? document.createElement('textarea') : Object.assign(document.createElement('div'), { contentEditable: 'true' });
+    document.body.replaceChildren(other, box);
+    other.focus();
+    other.value = 'half a new na';
+    const inserted = await insertIntoEditor(box, 'RESULT');
+    expect(inserted.ok).toBe(true);
+    expect(editorText(box)).toBe('RESULT');
+    // Their next key goes where they were typing, not into the chat box under the result.
+    expect(document.activeElement).toBe(other);
+  });
+});
+
 describe('insertIntoEditor: contenteditable', () => {
   it('hands the text to the editor as a paste, which a ProseMirror-like editor parses into paragraphs', async () => {
     const editor = document.createElement('div');
