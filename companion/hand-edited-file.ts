@@ -70,3 +70,25 @@ function handEditMistake(text: string): { at: number; what: string } | undefined
   }
   return undefined;
 }
+
+/**
+ * Where a parsed JSON value holds a key named `__proto__`, as `at.key.key` paths. JSON.parse keeps such a key as an
+ * own property, but every object the config's schemas build sets it as the new object's prototype instead, so the
+ * entry it names — a server, a site, a tool's deny — was dropped without a word. Each one is a problem to report.
+ */
+export function prototypeKeyPaths(value: unknown, at: string): string[] {
+  const found: string[] = [];
+  const pending: { value: unknown; at: string }[] = [{ value, at }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue;
+    for (const [key, inner] of Object.entries(next.value)) {
+      const path = Array.isArray(next.value) ? `${next.at}[${key}]` : next.at === '' ? key : `${next.at}.${key}`;
+      if (key === '__proto__') found.push(path);
+      pending.push({ value: inner, at: path });
+    }
+  }
+  return found.sort();
+}
+
+export const PROTOTYPE_KEY_RULE =
+  "a key JavaScript takes for an object's prototype, so chatbridge cannot keep what it names; rename it";

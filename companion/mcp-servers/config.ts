@@ -5,6 +5,7 @@ import { aboveMaxTimeout, modeSchema, type Mode } from '../policy/schema';
 import { serverNameProblem } from './names';
 import { looksLikeKey, shownUrl } from './shown-url';
 import { fromHomeFolder } from '../home';
+import { PROTOTYPE_KEY_RULE, prototypeKeyPaths } from '../hand-edited-file';
 
 /**
  * `mcpServers` in the companion config (issue 11 §1), in the shape desktop clients use:
@@ -115,6 +116,8 @@ export function parseMcpServer(name: string, entry: unknown, maxTimeoutMs?: numb
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
     return { ok: false, problems: [`${at}: value ${describeValue(entry)} — must be an object with "command" (a program) or "url" (a server over HTTP)`] };
   }
+  const prototypeKeys = prototypeKeyPaths(entry, at);
+  if (prototypeKeys.length > 0) return { ok: false, problems: prototypeKeys.map((path) => `${path}: key "__proto__" — ${PROTOTYPE_KEY_RULE}`) };
   const record = entry as Record<string, unknown>;
   const isHttp = 'url' in record || record.type === 'http' || record.type === 'streamable-http' || record.type === 'sse';
   if (isHttp && 'command' in record) {

@@ -25,6 +25,8 @@ export const TOOL_NAME_RULE = 'a tool name is 1–64 letters, digits, "_", "-" o
 /** Why `name` cannot name a server, or undefined when it can. */
 export function serverNameProblem(name: string): string | undefined {
   if (!SERVER_NAME_PATTERN.test(name)) return `${JSON.stringify(name)} is not a valid server name: ${SERVER_NAME_RULE}`;
+  // `mcpServers.__proto__` would set the servers' object's prototype, not add a server: it was lost on the next start
+  if (name === '__proto__') return `"__proto__" is not a server name chatbridge can keep (JavaScript takes it for an object's prototype): ${SERVER_NAME_RULE}`;
   if (RESERVED_SERVER_NAMES.includes(name.toLowerCase())) {
     return `${JSON.stringify(name)} is reserved (chatbridge's own tools are named ${name.toLowerCase()}…): ${SERVER_NAME_RULE}`;
   }

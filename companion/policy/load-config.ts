@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
-import { jsonErrorWhere, readHandEditedText, whyUnreadable } from '../hand-edited-file';
+import { jsonErrorWhere, PROTOTYPE_KEY_RULE, prototypeKeyPaths, readHandEditedText, whyUnreadable } from '../hand-edited-file';
 import { fromHomeFolder } from '../home';
 import { BUILTIN_REDACTIONS } from './redact';
 import { configSchema, type Config, type Policy } from './schema';
@@ -52,8 +52,12 @@ export function loadPolicy(options: LoadPolicyOptions): Policy {
 /** Validates a parsed config object; the message lists every issue. */
 export function parseConfig(raw: unknown, source = 'config'): Config {
   const parsed = configSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((issue) => describeIssue(issue, raw));
+  // one inside a server's entry makes that server broken (parseMcpServer), not the whole config
+  const prototypeKeys = prototypeKeyPaths(raw, '')
+    .filter((path) => !/^mcpServers\.[^.[]+[.[]/.test(path))
+    .map((path) => `${path}: key "__proto__" — ${PROTOTYPE_KEY_RULE}`);
+  if (parsed.success && prototypeKeys.length === 0) return parsed.data;
+  const lines = [...prototypeKeys, ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, raw)))];
   throw new ToolError('INVALID_INPUT', `${source} is invalid:\n${lines.map((l) => `  - ${l}`).join('\n')}`, {
     issues: lines,
   });

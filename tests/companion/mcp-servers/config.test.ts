@@ -113,6 +113,18 @@ describe('mcpServers entries are checked one by one', () => {
     ]);
   });
 
+  it('a key "__proto__" in a server\'s entry makes that server broken, naming where: the deny or variable it holds is never dropped unsaid', () => {
+    // JSON.parse keeps the key; the schemas' objects took it for their prototype, so the entry lost it without a word
+    const config = parseConfig(JSON.parse('{"mcpServers":{"git":{"command":"x","policy":{"tools":{"__proto__":"deny"}}},"ok":{"command":"y","env":{"__proto__":"1"}},"fine":{"command":"z"}}}'));
+    const { servers, broken } = parseMcpServers(config.mcpServers);
+    expect(servers.map((server) => server.name)).toEqual(['fine']);
+    expect(broken).toEqual([
+      { name: 'git', problems: [`mcpServers.git.policy.tools.__proto__: key "__proto__" — a key JavaScript takes for an object's prototype, so chatbridge cannot keep what it names; rename it`] },
+      { name: 'ok', problems: [`mcpServers.ok.env.__proto__: key "__proto__" — a key JavaScript takes for an object's prototype, so chatbridge cannot keep what it names; rename it`] },
+    ]);
+    expect(serverNameProblem('__proto__')).toMatch(/^"__proto__" is not a server name chatbridge can keep/);
+  });
+
   it('a config with a broken server still loads (the policy keeps the entry for the registry to report)', () => {
     const config = parseConfig({ mcpServers: { bad: { command: 3 }, good: { command: 'x' } } });
     expect(Object.keys(config.mcpServers)).toEqual(['bad', 'good']);

@@ -104,6 +104,7 @@ describe('chatbridge mcp add / list / remove', () => {
   it.each([
     [['mcp', 'add', 'filesystem', '--', 'npx', 'x'], 2, /"filesystem" is reserved/],
     [['mcp', 'add', 'a.b', '--', 'npx', 'x'], 2, /"a\.b" is not a valid server name/],
+    [['mcp', 'add', '__proto__', '--', 'npx', 'x'], 2, /"__proto__" is not a server name chatbridge can keep/],
     [['mcp', 'add', 'x'], 2, /say how to start x: npx chatbridge mcp add x -- COMMAND/],
     [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--": npx chatbridge mcp add x -- npx pkg/],
     [['mcp', 'add', 'x', '--url', 'ftp://a'], 2, /must be an http:\/\/ or https:\/\/ URL/],

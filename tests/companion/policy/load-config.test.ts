@@ -154,6 +154,18 @@ describe('loadPolicy', () => {
   });
 });
 
+describe('a key "__proto__"', () => {
+  it('is refused wherever it is, naming its path, where the config dropped what it named without a word', () => {
+    const raw = JSON.parse('{"sites":{"__proto__":{"autoRun":true}},"mcpServers":{"__proto__":{"command":"x"}},"limits":{"__proto__":1}}');
+    const message = errorOf(() => parseConfig(raw)).message;
+    for (const path of ['limits.__proto__', 'mcpServers.__proto__', 'sites.__proto__']) {
+      expect(message).toContain(`  - ${path}: key "__proto__" — a key JavaScript takes for an object's prototype, so chatbridge cannot keep what it names; rename it`);
+    }
+    // written in code (not JSON), the same object literal sets the prototype and holds no such key: nothing to refuse
+    expect(parseConfig({ sites: { __proto__: {} } }).sites).toEqual({});
+  });
+});
+
 describe('deny globs in a config add to the built-in list', () => {
   it('a config that lists its own deny globs (an older example) still gets every built-in one', () => {
     const config = parseConfig({ deny: ['**/.git/**', '**/private/**'] });
