@@ -283,7 +283,29 @@ const DEFAULT_WORDS = new Set([
  * unquoted `ADMIN_PASSWORD: Marigolds` is taken by no built-in pattern.
  */
 export function configuredCredentials(raw: Record<string, unknown>): string[] {
-  return [...new Set(parseMcpServers(raw).servers.flatMap(specCredentials))].filter((value) => !(isPlainWord(value) && DEFAULT_WORDS.has(value.toLowerCase())));
+  const { servers, broken } = parseMcpServers(raw);
+  const specs = [...servers, ...broken.flatMap(({ name }) => asWritten(name, raw[name]))];
+  return [...new Set(specs.flatMap(specCredentials))].filter((value) => !(isPlainWord(value) && DEFAULT_WORDS.has(value.toLowerCase())));
+}
+
+/**
+ * A broken entry read as far as it can be (a misspelt key, a timeout out of range, a variable left in one value):
+ * the server does not start, but the keys written in it are the person's all the same, and one of them in a file
+ * read or a command's output was shown in the chat. Both shapes are taken, whatever the entry claims to be.
+ */
+function asWritten(name: string, entry: unknown): McpServerSpec[] {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return [];
+  const record = entry as Record<string, unknown>;
+  const strings = (value: unknown): Record<string, string> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter((pair): pair is [string, string] => typeof pair[1] === 'string'))
+      : {};
+  const base: SpecBase = { name, policy: {}, disabled: true };
+  const args = Array.isArray(record.args) ? record.args.filter((arg): arg is string => typeof arg === 'string') : [];
+  return [
+    { ...base, transport: 'stdio', command: '', args: typeof record.command === 'string' ? [record.command, ...args] : args, env: strings(record.env) },
+    { ...base, transport: 'http', url: typeof record.url === 'string' ? record.url : '', headers: strings(record.headers) },
+  ];
 }
 
 /**

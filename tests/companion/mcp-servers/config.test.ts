@@ -146,6 +146,20 @@ describe("the credentials in servers' entries", () => {
 });
 
 describe("the credentials in servers' entries, beyond their names", () => {
+  it('are those of an entry that is broken too: it does not start, but its keys are the person\'s', () => {
+    const raw = {
+      misspelt: { command: 'npx', args: ['-y', 'brave-search', '--api-key', 'ak-1234567890'], env: { BRAVE_API_KEY: 'BSAx9f8e7d6c5b4a' }, timout: 5000 },
+      variable: { url: 'https://mcp.example.com/mcp?api_key=Qz7wLk2Pv9Rt', headers: { Authorization: 'Bearer abc123def456', 'X-Team': '${env:TEAM}' } },
+      twice: { command: 'x', url: 'https://mcp.example.com/s/3f9c2a7b1d4e4f60a8b2c9d7e5f1a3b4/mcp', env: { NOTES_TOKEN: 'nt8Hz3Vq1Kd6', COUNT: 3 } },
+      'bad name': { command: 'pg', env: { DB_PASSWORD: 'Hx9vQ2pLm4' } },
+      empty: 'npx notes-mcp',
+    };
+    expect(parseMcpServers(raw).broken.map((server) => server.name)).toEqual(['misspelt', 'variable', 'twice', 'bad name', 'empty']);
+    expect(configuredCredentials(raw).sort()).toEqual(
+      ['ak-1234567890', 'BSAx9f8e7d6c5b4a', 'Qz7wLk2Pv9Rt', 'Bearer abc123def456', 'abc123def456', '3f9c2a7b1d4e4f60a8b2c9d7e5f1a3b4', 'nt8Hz3Vq1Kd6', 'Hx9vQ2pLm4'].sort(),
+    );
+  });
+
   it("are the key in a server's URL and in a URL, a NAME=value or a header given on its command line", () => {
     expect(
       configuredCredentials({
