@@ -506,7 +506,7 @@ export function createJournal(options: JournalOptions): Journal {
     const { intent, records } = loaded;
     if (!intent) throw new ToolError('NOT_FOUND', `no journal entry ${JSON.stringify(id)}`);
     if (intent.state !== 'applied') {
-      throw new ToolError('CONFLICT', `journal entry ${id} is ${intent.state}; only an applied entry can be undone`, { journalId: id });
+      throw new ToolError('CONFLICT', `journal entry ${id} is ${intent.state}; only an applied entry can be undone`, { journalId: id, reason: 'not-applied', state: intent.state });
     }
     for (const [p, compareEntries] of watchedPaths(intent, records)) {
       const expected = intent.after?.[p];
@@ -515,6 +515,8 @@ export function createJournal(options: JournalOptions): Journal {
       if (change !== undefined) {
         throw new ToolError('CONFLICT', `cannot undo ${id}: ${JSON.stringify(p)} was changed after this entry (${change})`, {
           journalId: id,
+          // the reason and the path are what the extension words in the person's language
+          reason: 'changed-since',
           path: p,
         });
       }

@@ -76,7 +76,13 @@ export function companionRefusal(error: unknown, request?: string): string {
   if (code === 'UNAUTHORIZED') return t('conn.tokenRefused');
   if (request === 'decide' && (code === 'CONFLICT' || code === 'NOT_FOUND')) return t('refusal.approvalGone');
   if (request === 'decide' && code === 'MISMATCH') return t('refusal.approvalChanged');
-  if (request === 'undo' && (code === 'CONFLICT' || code === 'FORBIDDEN' || code === 'NOT_FOUND')) return t('refusal.undo', [message]);
+  if (request === 'undo') {
+    const data = (error.data ?? {}) as { reason?: unknown; path?: unknown; state?: unknown };
+    // the two an Undo meets most, said whole in the person's language; the companion's words stay for the rest
+    if (code === 'CONFLICT' && data.reason === 'changed-since' && typeof data.path === 'string') return t('refusal.undoChangedSince', [data.path]);
+    if (code === 'CONFLICT' && data.reason === 'not-applied' && data.state === 'undone') return t('refusal.undoneAlready');
+    if (code === 'CONFLICT' || code === 'FORBIDDEN' || code === 'NOT_FOUND') return t('refusal.undo', [message]);
+  }
   if (request === 'stop-program' && code === 'NOT_FOUND') return t('refusal.programEnded');
   if (code === 'LIMIT_EXCEEDED') return t('refusal.tooLarge', [message]);
   if (code === 'INTERNAL') return t('refusal.internal');

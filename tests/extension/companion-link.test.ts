@@ -179,14 +179,22 @@ describe('pairing refusals', { timeout: 30_000 }, () => {
     expect(companionRefusal(stale, 'run')).toBe('本地助手不再接受这个令牌（例如它的数据目录被重置了）：请重新配对');
     expect(companionRefusal(twice, 'decide')).toBe('这个批准已不在等待：它已被决定过，或已过期；这次什么也没有决定');
     expect(companionRefusal(ended, 'stop-program')).toBe('这个程序已经结束了');
-    // an Undo's refusal keeps the companion's words after its own: they name the file and what changed
-    const refusedUndo = companionRefusal(undo, 'undo');
-    expect(refusedUndo.startsWith('没有撤销：')).toBe(true);
-    expect(refusedUndo).toContain(path.join(root, 'a.txt'));
+    // an Undo of a file changed since is said whole in the person's language, naming the file
+    expect(companionRefusal(undo, 'undo')).toBe(`没有撤销：${path.join(root, 'a.txt')} 在这次改动之后又被改过，撤销会把那些改动丢掉。请先撤销后来的改动，或手动恢复这个文件`);
+    // put back as the change left it, the Undo goes through; a second Undo of it is said so too
+    writeFileSync(path.join(root, 'a.txt'), 'one\n');
+    await client.undo(entry!.id);
+    const again = await client.undo(entry!.id).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: 'CONFLICT' });
+    expect(companionRefusal(again, 'undo')).toBe('没有撤销：这次改动已经撤销过了');
     expect(companionRefusal(other, 'get-run')).toBe('本地助手拒绝了这个请求（NOT_FOUND）：no run "r-gone"');
     useLocale('en');
     expect(companionRefusal(twice, 'decide')).toBe('This approval is no longer waiting: it was decided already, or it expired; nothing was decided now');
-    expect(companionRefusal(undo, 'undo')).toBe(`Not undone: ${(undo as Error).message}`);
+    expect(companionRefusal(undo, 'undo')).toBe(`Not undone: ${path.join(root, 'a.txt')} was changed after this change, and undoing it would throw that away. Undo the later change first, or put the file back by hand`);
+    expect(companionRefusal(again, 'undo')).toBe('Not undone: this change was undone already');
+    // a refusal the extension has no words of its own for keeps the companion's
+    const gone = await client.undo('j-gone').catch((e: unknown) => e);
+    expect(companionRefusal(gone, 'undo')).toBe(`Not undone: ${(gone as Error).message}`);
     expect(companionRefusal(ended, 'stop-program')).toBe('This program has already ended');
     expect(companionRefusal(stale, 'run')).toBe('the companion no longer takes this token (its data directory was reset, for one): pair again');
   });
