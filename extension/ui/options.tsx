@@ -18,13 +18,20 @@ export function OptionsView(props: { store: SiteStore; companionUrl: string; sav
         <input
           id="companion-url"
           value={props.companionUrl}
+          // a screen reader says the field is wrong and reads why with it, not only when the alert is announced
+          aria-invalid={error !== ''}
+          aria-describedby="error"
           onChange={(e) => {
+            let url: string;
             try {
-              void props.saveUrl(normalizeCompanionUrl(e.currentTarget.value));
-              setError('');
+              url = normalizeCompanionUrl(e.currentTarget.value);
             } catch (err) {
               setError(err instanceof Error ? err.message : String(err));
+              return;
             }
+            setError('');
+            // a save the browser refuses (its storage full, say) is said where the address is, not lost unseen
+            props.saveUrl(url).catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
           }}
         />
       </label>

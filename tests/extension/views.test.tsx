@@ -1217,12 +1217,29 @@ describe('options', () => {
     });
     expect(saved).toEqual([]);
     expect(root.querySelector('#error')!.textContent).toBe('“https://example.com”不是本地助手的地址：应为 http://127.0.0.1:端口（也可以用 localhost 或 [::1]）。');
+    // the field itself is marked wrong, and its description is the error
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(input.getAttribute('aria-describedby')).toBe('error');
     act(() => {
       input.value = 'http://localhost:17891/';
       input.dispatchEvent(new Event('change', { bubbles: true }));
     });
     expect(saved).toEqual(['http://localhost:17891']);
     expect(root.querySelector('#error')!.textContent).toBe('');
+    expect(input.getAttribute('aria-invalid')).toBe('false');
+  });
+
+  it('an address the browser could not save is said where it was typed', async () => {
+    const store = { sites: [], readSite: async (key: string) => defaultSiteSettings(key), writeSite: async () => undefined };
+    const root = mount(<OptionsView store={store} companionUrl="http://127.0.0.1:17890" saveUrl={async () => Promise.reject(new Error('QUOTA_BYTES quota exceeded'))} />);
+    const input = root.querySelector<HTMLInputElement>('#companion-url')!;
+    await act(async () => {
+      input.value = 'http://127.0.0.1:17891';
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    expect(root.querySelector('#error')!.textContent).toBe('QUOTA_BYTES quota exceeded');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
   });
 });
 
