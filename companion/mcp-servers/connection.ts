@@ -277,6 +277,34 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   function newClient(mine: number): Client {
+    // One read of the list at a time: a change said while one is read makes that read stale, so its list is dropped
+    // and the list read again once it ends. Two reads side by side answered in either order, and the older list,
+    // answering last, took the newer one's place (a tool the server added not offered, one it removed offered).
+    let reading = false;
+    let changedWhileReading = false;
+    const refresh = (): void => {
+      if (reading) {
+        changedWhileReading = true;
+        return;
+      }
+      reading = true;
+      changedWhileReading = false;
+      listAllTools(c)
+        .then(
+          (list) => {
+            if (mine === generation && !changedWhileReading) applyTools(list);
+          },
+          (error: unknown) => {
+            if (mine !== generation || changedWhileReading) return;
+            lastError = `refreshing the tool list failed: ${messageOf(error)}`;
+            problem = { code: 'list-refresh-failed', starting: false, cause: messageOf(error) };
+          },
+        )
+        .finally(() => {
+          reading = false;
+          if (changedWhileReading && mine === generation) refresh();
+        });
+    };
     const c = new Client(
       { name: 'chatbridge', version: options.version },
       {
@@ -287,17 +315,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
             // the SDK's own refresh reads the first page only: the list is read page by page, as at the start
             autoRefresh: false,
             onChanged: () => {
-              if (mine !== generation) return;
-              listAllTools(c).then(
-                (list) => {
-                  if (mine === generation) applyTools(list);
-                },
-                (error: unknown) => {
-                  if (mine !== generation) return;
-                  lastError = `refreshing the tool list failed: ${messageOf(error)}`;
-                  problem = { code: 'list-refresh-failed', starting: false, cause: messageOf(error) };
-                },
-              );
+              if (mine === generation) refresh();
             },
           },
         },

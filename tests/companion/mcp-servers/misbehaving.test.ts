@@ -28,6 +28,7 @@ beforeAll(async () => {
       errors: fixtureServer('error-text.mjs', auto),
       paged: fixtureServer('paged.mjs', auto),
       unlisted: fixtureServer('paged.mjs', { ...auto, env: { PAGED_FAIL_REFRESH: '1' } }),
+      churning: fixtureServer('paged.mjs', { ...auto, env: { PAGED_PAGE: '100' } }),
       flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
       requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
       mute: fixtureServer('mute.mjs', { ...auto, timeoutMs: 20_000 }),
@@ -318,22 +319,35 @@ describe('results and notifications', () => {
   });
 
   it('a refreshed list is read page by page, as the first one is', async () => {
-    await waitUntil('the paged server lists its three tools', async () => (await healthOf('paged')).tools === 3);
+    await waitUntil('the paged server lists its five tools', async () => (await healthOf('paged')).tools === 5);
     const run = await world.run('mcp-request', mcpCall('p1', 'paged.grow', {}));
-    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 6 tools');
-    await waitUntil('all six tools are listed after the change', async () => (await healthOf('paged')).tools === 6);
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 8 tools');
+    await waitUntil('all eight tools are listed after the change', async () => (await healthOf('paged')).tools === 8);
     // the last page's tool is callable
     const last = await world.run('mcp-request', mcpCall('p2', 'paged.five', {}));
     expect(mcpJson(last.resultText).result?.content[0]?.text).toBe('called five');
   });
 
+  it('a list changed twice in a row is the newest list, though the first read of it answers last', async () => {
+    await waitUntil('churning lists its five tools', async () => (await healthOf('churning')).tools === 5);
+    const run = await world.run('mcp-request', mcpCall('p4', 'churning.churn', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 7 tools');
+    await waitUntil('both added tools are listed', async () => (await healthOf('churning')).tools === 7);
+    // the first change's read answers late, with six tools: it must not take the newer list's place
+    const settled = await world.run('mcp-request', mcpCall('p5', 'churning.settled', {}));
+    expect(mcpJson(settled.resultText).result?.content[0]?.text).toBe('the late list was answered');
+    expect((await healthOf('churning')).tools).toBe(7);
+    const four = await world.run('mcp-request', mcpCall('p6', 'churning.four', {}));
+    expect(mcpJson(four.resultText).result?.content[0]?.text).toBe('called four');
+  });
+
   it('a changed list that cannot be read leaves the list read before, and the health says why as facts', async () => {
-    await waitUntil('unlisted lists its three tools', async () => (await healthOf('unlisted')).tools === 3);
+    await waitUntil('unlisted lists its five tools', async () => (await healthOf('unlisted')).tools === 5);
     const run = await world.run('mcp-request', mcpCall('p3', 'unlisted.grow', {}));
-    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 6 tools');
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('now 8 tools');
     await waitUntil('the failed refresh is said', async () => (await healthOf('unlisted')).lastError !== undefined);
     const health = await healthOf('unlisted');
-    expect(health).toMatchObject({ state: 'ready', tools: 3 });
+    expect(health).toMatchObject({ state: 'ready', tools: 5 });
     expect(health.lastError).toBe('refreshing the tool list failed: MCP error -32603: the tool index is being rebuilt');
     expect(health.problem).toEqual({ code: 'list-refresh-failed', starting: false, cause: 'MCP error -32603: the tool index is being rebuilt' });
   });
