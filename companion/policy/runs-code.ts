@@ -104,8 +104,10 @@ const KINDS: ReadonlyArray<readonly [kind: string, globs: readonly string[]]> = 
     // makes the next pip install, uv sync or uv run build its package, whose setup.py runs; Gradle's init scripts run
     // at the start of every build of every project; npm's global config, `<prefix>/etc/npmrc` (nvm's
     // ~/.nvm/versions/node/<v>/etc/npmrc, a prefix set to ~/.npm-global), and the one npm ships in its own folder
-    // are read by every npm run, an allow-listed `npm test` too: their `node-options` run code in it
-    ['**/etc/npmrc', '**/node_modules/npm/npmrc', '**/pip.conf', '**/pip.ini', '**/uv.toml', '**/.gradle/init.gradle', '**/.gradle/init.gradle.kts', '**/.gradle/init.d/**', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
+    // are read by every npm run, an allow-listed `npm test` too: their `node-options` run code in it; Go's environment
+    // file (`go env -w`, in the user config folder of each OS): a `GOFLAGS=-toolexec=…` there runs a program of its
+    // choosing for every compile of every go build and go test, an allow-listed one too, in any project
+    ['**/.config/go/env', '**/Library/Application Support/go/env', '**/AppData/Roaming/go/env', '**/etc/npmrc', '**/node_modules/npm/npmrc', '**/pip.conf', '**/pip.ini', '**/uv.toml', '**/.gradle/init.gradle', '**/.gradle/init.gradle.kts', '**/.gradle/init.d/**', '**/.npmrc', '**/.yarnrc', '**/.yarnrc.yml', '**/.cargo/config.toml', '**/.cargo/config', '**/.pnpmfile.cjs', '**/sitecustomize.py', '**/usercustomize.py', '**/site-packages/*.pth', '**/.envrc', '**/.config/direnv/**'],
   ],
 ];
 

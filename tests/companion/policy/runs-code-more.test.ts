@@ -38,12 +38,16 @@ describe('more files that run code', () => {
     // uv run, which syncs first) builds
     `${HOME}/p/uv.toml`,
     `${HOME}/.config/uv/uv.toml`,
+    // Go's environment file (go env -w): GOFLAGS=-toolexec runs a program for every compile of every go build and test
+    `${HOME}/.config/go/env`,
+    `${HOME}/Library/Application Support/go/env`,
+    `${HOME}/AppData/Roaming/go/env`,
     // Gradle's init scripts run at the start of every build of every project
     `${HOME}/.gradle/init.gradle`,
     `${HOME}/.gradle/init.gradle.kts`,
     `${HOME}/.gradle/init.d/evil.gradle`,
   ])('%s runs code', (file) => expect(runsCode(file)).toBeDefined());
-  it.each([`${HOME}/p/bash_aliases.md`, `${HOME}/p/docs/tmux.conf.example`, `${HOME}/p/.ipython-notes.md`, `${HOME}/p/docs/pip.conf.md`, `${HOME}/p/docs/uv.toml.md`, `${HOME}/p/init.gradle`])('%s is ordinary', (file) => expect(runsCode(file)).toBeUndefined());
+  it.each([`${HOME}/p/bash_aliases.md`, `${HOME}/p/docs/tmux.conf.example`, `${HOME}/p/.ipython-notes.md`, `${HOME}/p/docs/pip.conf.md`, `${HOME}/p/docs/uv.toml.md`, `${HOME}/p/init.gradle`, `${HOME}/p/go/env`, `${HOME}/p/.config/go/env.md`])('%s is ordinary', (file) => expect(runsCode(file)).toBeUndefined());
 });
 
 describe.runIf(existsSync('/etc/skel/.bashrc'))('attack: a line in ~/.bash_aliases, where writes are auto (real companion)', { timeout: 90_000 }, () => {
