@@ -244,7 +244,11 @@ export function createApp(deps: AppDeps): CompanionApp {
   });
   app.use(
     '*',
-    tokenGuard(tokens, (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair')),
+    tokenGuard(
+      tokens,
+      (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair'),
+      (c) => connections.trust(socketOf(c.env)),
+    ),
   );
 
   app.onError((error, c) => {

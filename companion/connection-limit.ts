@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
  * most of those 256 for its files, programs and MCP servers.
  */
 export const MAX_UNTRUSTED_CONNECTIONS = 64;
-/** how long a connection may stay silent (no request, no token) before the cap may close it */
+/** how long a connection may have been open without showing a token before the cap may close it */
 export const SILENT_GRACE_MS = 1_000;
 /** a burst is told in the log once, and then at most once a minute with what it closed since */
 const LOG_EVERY_MS = 60_000;
@@ -18,12 +18,12 @@ export interface ConnectionLimit {
   /** counts `server`'s connections from now on, closing the oldest untrusted one past the limit */
   watch(server: Server): void;
   /**
-   * `socket` authenticated its `/ws` (which sends no request once upgraded): the paired extension's socket is never
-   * counted or closed by the limit, however many others are open. A connection that sent a request is not counted
-   * either (watch): the token guard answers it.
+   * `socket` showed a valid token — it authenticated its `/ws` (which sends no request once upgraded), or a request
+   * on it carried one (the token guard): the paired extension's and the CLI's connections are never counted or
+   * closed by the limit, however many others are open.
    */
   trust(socket: Socket | undefined): void;
-  /** how many connections are open that have shown no token and sent no request */
+  /** how many connections are open that have shown no valid token */
   untrusted(): number;
 }
 
@@ -37,11 +37,12 @@ export interface ConnectionLimitOptions {
 
 /**
  * A cap on the connections not yet authenticated (DESIGN §5.2: no unauthenticated endpoint does anything, and none may
- * hold the companion's descriptors either). Counted are the connections that have shown no token and sent no request
- * yet (a request, once its headers are in, is the token guard's to answer or refuse; an idle kept-alive socket is
- * closed by the server's keep-alive timeout, a `/ws` that does not authenticate by its auth deadline). Past the cap the
+ * hold the companion's descriptors either). Counted are the connections that have shown no valid token (a request
+ * that carried one, an authenticated `/ws`, makes its connection trusted); a request without one — a status or
+ * pairing call, anything refused — does not: a program keeping thousands of connections alive with a status call
+ * on each every few seconds is a flood like any other. Past the cap the
  * *oldest* such connection is closed, not the new one: refusing new connections would let a program holding 64 idle
- * ones lock the person's browser out for good. Only a connection silent for `graceMs` is closed: a client opening many
+ * ones lock the person's browser out for good. Only a connection open for `graceMs` is closed: a client opening many
  * connections at once (the CLI's or a plan's concurrent calls, 200 in the load tests) has all of them accepted before
  * any request on them is read, and none of those may be taken for the flood. Status and pairing, which need no token,
  * are answered as before to whoever asks.
@@ -51,7 +52,7 @@ export function createConnectionLimit(options: ConnectionLimitOptions = {}): Con
   const graceMs = options.graceMs ?? SILENT_GRACE_MS;
   const log = options.log ?? ((line: string) => console.error(line));
   const clock = options.clock ?? Date.now;
-  // the silent connections and when each came; insertion order is age: the first is the oldest
+  // the connections without a token and when each came; insertion order is age: the first is the oldest
   const silent = new Map<Socket, number>();
   let closedSinceLog = 0;
   let loggedAt: number | undefined;
@@ -106,7 +107,10 @@ export function createConnectionLimit(options: ConnectionLimitOptions = {}): Con
         socket.once('close', () => silent.delete(socket));
         enforce();
       });
-      server.on('request', (request: IncomingMessage) => silent.delete(request.socket));
+      // No 'request' listener: a request is no token. One that carried a valid token has made its connection trusted
+      // as it came in (the token guard); any other — a status or pairing call, one refused for its token — leaves the
+      // connection counted as it was, and does not make it new again either: a program that sent GET /v1/status on each
+      // of its thousands of connections every few seconds kept them all, none counted.
     },
     trust(socket) {
       if (socket) silent.delete(socket);

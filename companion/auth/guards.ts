@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { hashToken, type TokenStore } from './token-store';
 
 /**
@@ -88,7 +88,7 @@ function onRevokeOfHash(tokens: Pick<TokenStore, 'onRevoke'>, own: Buffer, liste
  * revoked while its request waits gets 401 then, not the answer (the run it started goes on; its result is not
  * this token's). The unpair that revokes it is answered as usual.
  */
-export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean): MiddlewareHandler {
+export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean, onValid?: (c: Context) => void): MiddlewareHandler {
   return async (c, next) => {
     if (open(c.req.method, c.req.path)) {
       await next();
@@ -100,6 +100,8 @@ export function tokenGuard(tokens: TokenStore, open: (method: string, path: stri
     // hashed once per request: checked, then watched for its revocation for as long as the request waits
     const presented = token === undefined ? undefined : hashToken(token);
     if (!tokens.verify(token, presented) || presented === undefined) return refuse(401, 'UNAUTHORIZED', 'the bearer token is not valid for this companion');
+    // its connection is the person's own from now on (connection-limit.ts): never counted among the flood's
+    onValid?.(c);
     if (c.req.method === 'POST' && c.req.path === '/v1/unpair') {
       await next();
       return;

@@ -160,4 +160,44 @@ describe('connection flood: connections without a token are capped, the paired o
       agent.destroy();
     }
   });
+  it('counts a connection that sends requests without a valid token: one keeping itself alive with status calls, or refused for its token, is closed past the cap', async () => {
+    // A request carrying no token left its connection uncounted for good: a program that sent GET /v1/status (or any
+    // call with a wrong token) on each of its connections every few seconds kept them all, as many as it liked, past
+    // the cap and node's keep-alive timeout alike. Only a valid token makes a connection the person's own.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const before = await authedGet(agent, '/v1/approvals');
+    expect(before.status).toBe(200);
+    const flood: Socket[] = [];
+    let closedByServer = 0;
+    const allClosed = new Promise<void>((resolve) => {
+      for (let i = 0; i < FLOOD; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.on('data', () => {});
+        socket.on('close', () => {
+          if (++closedByServer >= FLOOD - CAP) resolve();
+        });
+        flood.push(socket);
+      }
+    });
+    const request = (i: number) =>
+      i % 2 === 0
+        ? `GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`
+        : `GET /v1/approvals HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer not-the-token-0123456789\r\n\r\n`;
+    const keepAlive = () => flood.forEach((socket, i) => socket.writable && socket.write(request(i)));
+    keepAlive();
+    const polling = setInterval(keepAlive, 300);
+    const inUse = setInterval(() => void authedGet(agent, '/v1/approvals').catch(() => undefined), 1_000);
+    try {
+      await within(allClosed, `the server closing ${FLOOD - CAP} of ${FLOOD} connections that keep sending requests without a token (closed ${closedByServer})`);
+      expect(limit.untrusted()).toBeLessThanOrEqual(CAP);
+      // the person's kept-alive socket, whose requests carry the token, is the same one and still answered
+      expect(await authedGet(agent, '/v1/approvals')).toEqual({ status: 200, localPort: before.localPort });
+    } finally {
+      clearInterval(polling);
+      clearInterval(inUse);
+      for (const socket of flood) socket.destroy();
+      agent.destroy();
+    }
+  });
 });
