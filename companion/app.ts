@@ -144,6 +144,9 @@ function observedJournal(journal: Journal, hub: EventHub): Journal {
   };
 }
 
+/** The body a route without a token takes: `{"code": "…"}` of a pairing code is some 50 bytes. */
+export const OPEN_ROUTE_BODY_BYTES = 1024;
+
 /** The longest progress message shown; a server may send megabytes in one. */
 const PROGRESS_MESSAGE_CHARS = 500;
 
@@ -225,8 +228,13 @@ export function createApp(deps: AppDeps): CompanionApp {
 
   app.use('*', hostGuard(deps.getPort));
   app.use('*', originGuard());
-  const tooLarge = (c: Context) => c.json(errorBody('LIMIT_EXCEEDED', `request body is larger than ${maxBodyBytes} bytes`), 413);
-  const limitBody = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
+  // The routes that need no token take no more body than a pairing code's: any program may call them, and with the
+  // cap of the others (the largest file plus 1 MiB) each of its calls had the companion read and parse 11 MiB of JSON
+  // before the code was even looked at, a third of a second of its one thread per call.
+  const open = (method: string, path: string) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair');
+  const tooLarge = (c: Context, max: number) => c.json(errorBody('LIMIT_EXCEEDED', `request body is larger than ${max} bytes`), 413);
+  const limitBody = bodyLimit({ maxSize: maxBodyBytes, onError: (c) => tooLarge(c, maxBodyBytes) });
+  const limitOpenBody = bodyLimit({ maxSize: OPEN_ROUTE_BODY_BYTES, onError: (c) => tooLarge(c, OPEN_ROUTE_BODY_BYTES) });
   app.use('*', async (c, next) => {
     // What bodyLimit decides from the headers alone, decided here from the headers alone: bodyLimit first asks for
     // the request's body stream, which makes the Node adapter build a whole web Request (undici, a ReadableStream)
@@ -236,20 +244,14 @@ export function createApp(deps: AppDeps): CompanionApp {
     const chunked = c.req.header('transfer-encoding') !== undefined;
     // a GET or HEAD without either carries no body (the status and run polls)
     if (length === undefined && !chunked && (c.req.method === 'GET' || c.req.method === 'HEAD')) return next();
+    const max = open(c.req.method, c.req.path) ? OPEN_ROUTE_BODY_BYTES : maxBodyBytes;
     if (length !== undefined && !chunked) {
-      if (Number.parseInt(length || '0', 10) > maxBodyBytes) return tooLarge(c);
+      if (Number.parseInt(length || '0', 10) > max) return tooLarge(c, max);
       return next();
     }
-    return limitBody(c, next);
+    return (max === maxBodyBytes ? limitBody : limitOpenBody)(c, next);
   });
-  app.use(
-    '*',
-    tokenGuard(
-      tokens,
-      (method, path) => (method === 'GET' && (path === '/v1/status' || path === '/ws')) || (method === 'POST' && path === '/v1/pair'),
-      (c) => connections.trust(socketOf(c.env)),
-    ),
-  );
+  app.use('*', tokenGuard(tokens, open, (c) => connections.trust(socketOf(c.env))));
 
   app.onError((error, c) => {
     if (error instanceof ToolError) return c.json(errorBody(error.code, error.message, error.data), HTTP_STATUS[error.code] ?? 500);

@@ -125,6 +125,19 @@ describe('body limit', () => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('LIMIT_EXCEEDED');
   });
+
+  it('a route without a token takes no more body than a pairing code needs: the rest, read and parsed, cost the companion its thread for nothing', async () => {
+    // any program may call /v1/pair; with the others' cap (11 MiB by default) each call had 11 MiB of JSON read and
+    // parsed before the code was looked at. Whitespace is JSON, so without the cap this call pairs.
+    const { code } = world.companion.pairing.newCode();
+    const padded = await world.request('/v1/pair', { method: 'POST', token: null, headers: { 'content-type': 'application/json' }, body: `{"code": "${code}"${' '.repeat(2000)}}` });
+    expect(padded.status).toBe(413);
+    expect(((await padded.json()) as { error: { code: string; message: string } }).error).toEqual({ code: 'LIMIT_EXCEEDED', message: 'request body is larger than 1024 bytes' });
+    // its code is not spent, and a request with the token still takes the whole cap
+    expect((await world.post('/v1/pair', { code }, null)).status).toBe(200);
+    const run = await world.post('/v1/runs/stop', { kind: 'mcp-request', text: 'x'.repeat(2000), context: { site: 'chatgpt', url: 'https://chatgpt.com/c/1', conversationId: '1', messageKey: 'm' } });
+    expect(run.status).toBe(404);
+  });
 });
 
 describe('pairing over HTTP', () => {
