@@ -450,6 +450,10 @@ export function codeMirrorText(codeEl: Element): CodeBlockText | null {
   if (!content) return null;
   const text = plainText(content);
   if (codeEl.querySelector('.cm-gap')) return { text, partial: t('reason.viewerGap') };
+  // @codemirror/view before 6.23.0 (2023-12) drew the same spacer without the class: an empty div sized to the lines it
+  // stands for, beside the lines in .cm-content. The lines drawn near the top of a long block then read as all of it.
+  const spacer = Array.from(content.children).find((child) => child.tagName === 'DIV' && !child.classList.contains('cm-line') && /height/.test(child.getAttribute('style') ?? '') && (child.textContent ?? '') === '');
+  if (spacer) return { text, partial: t('reason.viewerSpacer') };
   // What CodeMirror draws in place of text, looked for in one pass over the view (a page scan reads every block):
   // - a line longer than a few thousand characters (a one-line JSON call writing a file) is drawn only near the
   //   viewport too: CodeMirror replaces the rest of the line with an empty, non-editable inline div sized to it

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findBlocks } from '../../shared/protocols';
 import type { Block } from '../../shared/protocols/types';
 import { fenceFor, locateBlock, mayHoldBlocks, serializeMessage } from '../../extension/scanner/serialize';
-import { generic, zai } from '../../extension/sites';
+import { generic, qwen, zai } from '../../extension/sites';
 import { LAYOUTS, SITE_OF, renderLikeSite, type Layout } from './render-like-site';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
@@ -393,6 +393,26 @@ describe('serializer details', () => {
     expect(write?.complete).toBe(true);
     expect(write?.error).toBeUndefined();
     expect(serialized.segments.filter((s) => s.code?.partial).map((s) => s.code?.partial)).toEqual(['the code viewer folded some lines ("…")']);
+  });
+
+  it('marks a CodeMirror block as partial when a CodeMirror before 6.23 left its lines out: its spacer has no class', () => {
+    // @codemirror/view draws the lines far from the viewport as one empty block div sized to them (BlockGapWidget);
+    // it gave that div the cm-gap class only in 6.23.0 (2023-12). A build on an older view draws a bare
+    // <div style="height: …px">, and a long write read from the lines near the top wrote a cut file.
+    const block = (label: string, lines: string[], gapPx = 0): string =>
+      `<div class="rounded-xl"><div class="flex"><span>${label}</span><button class="copy-code-button">Copy</button></div>` +
+      `<div class="language-${label}"><div class="cm-editor"><div class="cm-scroller"><div class="cm-content" contenteditable="false">` +
+      lines.map((line) => `<div class="cm-line">${line}</div>`).join('') +
+      (gapPx > 0 ? `<div style="height: ${gapPx}px;"></div>` : '') +
+      '</div></div></div></div></div>';
+    const head = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+    document.body.innerHTML =
+      '<div class="chat-assistant markdown-prose">' + block('act', ['write_file']) + block('path', ['notes.md']) + block('text', head, 4_000) + '</div>';
+    const serialized = serializeMessage(zai.answerRoot(document.querySelector('.chat-assistant')!)!, zai);
+    const [write] = findBlocks(serialized.markdown);
+    expect(write?.complete).toBe(true);
+    expect(locateBlock(serialized, write!.start, write!.end).unreadable).toBe('the code viewer left some lines out of the page (an empty spacer in their place)');
+    expect(qwen.codeText(document.querySelectorAll('.language-text')[0]!).partial).toBeDefined();
   });
 
   it("a CodeMirror block with a line-number gutter is read in full: the gutter's hidden width spacer is no line", () => {
