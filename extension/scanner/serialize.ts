@@ -157,7 +157,7 @@ function writeBlockElement(el: Element, site: SiteReader, out: MarkdownWriter, l
   const tag = el.tagName;
   if (/^H[1-6]$/.test(tag)) {
     const text = inlineText(Array.from(el.childNodes), site).trim();
-    if (text) out.block(`${'#'.repeat(Number(tag[1]))} ${text}`, el, undefined, drawnCallReason([el]));
+    if (text) out.block(planMarkerHeading(tag, text) ?? `${'#'.repeat(Number(tag[1]))} ${text}`, el, undefined, drawnCallReason([el]));
     return;
   }
   if (tag === 'HR') {
@@ -189,6 +189,24 @@ function writeBlockElement(el: Element, site: SiteReader, out: MarkdownWriter, l
     return;
   }
   writeBlockChildren(el, site, out, listPrefix);
+}
+
+/** The dashes of an auto_coder plan's marker (`#####--`, `--#####`), and the look-alikes its parser names in an error. */
+const PLAN_DASHES = /^[-－—–]{1,2}/;
+const PLAN_CLOSING_DASHES = /[-－—–]{1,2}$/;
+
+/**
+ * An auto_coder plan marker a page drew as a heading, written back as the marker. A renderer that takes `#####` for a
+ * heading without the space CommonMark asks for (marked's pedantic mode, showdown's default) makes `#####--{…}--#####`
+ * an h5 holding `--{…}--` (the closing `#####` dropped as the heading's closing sequence), and a plan's opener alone on
+ * its line an h5 holding `--`: written as a heading, the plan was not there. null for any other heading.
+ */
+function planMarkerHeading(tag: string, text: string): string | null {
+  if (tag !== 'H5') return null;
+  const opener = PLAN_DASHES.exec(text);
+  if (!opener) return null;
+  const closed = opener[0].length < text.length && PLAN_CLOSING_DASHES.test(text.slice(opener[0].length));
+  return `#####${text}${closed ? '#####' : ''}`;
 }
 
 /**
@@ -303,6 +321,8 @@ function inlineCode(text: string): string {
 export function mayHoldBlocks(answer: Element, text: string, site: SiteReader): boolean {
   if (BLOCK_HINTS.markers.some((marker) => text.includes(marker))) return true;
   if (answer.querySelector(CALL_SELECTOR)) return true;
+  // a plan's marker drawn as a heading (planMarkerHeading) has no marker left in the text
+  if (Array.from(answer.querySelectorAll('h5'), (h) => (h.textContent ?? '').trim()).some((heading) => PLAN_DASHES.test(heading))) return true;
   let fenceChars = countFenceChars(text);
   for (const el of Array.from(answer.querySelectorAll(site.codeBlockSelector))) {
     const outer = el.parentElement?.closest(site.codeBlockSelector);

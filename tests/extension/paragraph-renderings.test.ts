@@ -82,3 +82,29 @@ describe('a <function_calls> call in paragraph text on a page whose renderer let
     expect(blocks[0]!.error).toBeUndefined();
   });
 });
+
+describe('a plan whose marker a renderer drew as a heading (`#####` without the space CommonMark asks for)', () => {
+  // marked's pedantic mode and showdown's default take `#####--…` for a level-5 heading: the opener's `#####` becomes
+  // the h5 and a closing `--#####` on the same line is dropped as the heading's closing sequence.
+  const pedantic = new Marked({ pedantic: true });
+  const json = '{"metadata":{"step_id":"s1","reason":"r"},"type":"operate","file_operations":[{"action_type":"read_file","path":"src/app.py"}]}';
+  function onPage(reply: string) {
+    const site = SITE_OF['deepseek-prism'];
+    document.body.innerHTML = `<div class="ds-message"><div class="ds-markdown">${pedantic.parse(reply, { async: false })}</div></div>`;
+    const message = document.querySelector('.ds-message')!;
+    expect(message.querySelector('h5')).not.toBeNull();
+    expect(mayHoldBlocks(message, message.textContent ?? '', site)).toBe(true);
+    return findBlocks(serializeMessage(site.answerRoot(message)!, site).markdown);
+  }
+
+  it.each([
+    ['on one line', `好的，读取文件：\n\n#####--${json}--#####\n`],
+    ['the opener on its own line', `好的，读取文件：\n\n#####--\n${json}\n--#####\n`],
+  ])('%s: the plan is found as written, offered, never run by itself', (_how, reply) => {
+    const [block, ...rest] = onPage(reply);
+    expect(rest).toEqual([]);
+    expect(block).toMatchObject({ kind: 'autocoder', complete: true, unfenced: true });
+    expect(block!.error).toBeUndefined();
+    expect(block!.payload).toEqual(JSON.parse(json));
+  });
+});
