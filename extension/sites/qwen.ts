@@ -227,6 +227,9 @@ function monacoGap(block: Element, viewLines: Element, tops: number[]): string |
     .filter((n) => Number.isFinite(n) && n > 0)
     .sort((a, b) => a - b);
   if (numbers.length > 0) {
+    // With word wrap, Monaco draws each row of a long line as a view-line of its own and numbers only its first row: the
+    // rows joined by line breaks are not the code.
+    if (count > numbers.length) return t('reason.viewerWrapped');
     const first = numbers[0]!;
     const last = numbers[numbers.length - 1]!;
     if (first !== 1) return t('reason.viewerStartsAt', [first]);

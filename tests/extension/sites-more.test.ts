@@ -327,6 +327,17 @@ describe('Qwen code blocks that may not all be in the page', () => {
     expect(got).toEqual({ text: '{\n  "a": 1\n}' });
   });
 
+  it('marks a block whose long line Monaco wrapped over several rows as partial: the rows are no lines of the code', () => {
+    // With word wrap on, Monaco draws each row of a wrapped line as a view-line of its own, and numbers only its first
+    // row; read row by row, a line break the model never wrote went into the middle of the line.
+    const long = `{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","content":"${'b'.repeat(150)}"}}}`;
+    const rows = [long.slice(0, 80), long.slice(80, 160), long.slice(160)];
+    const html = monacoBlock(rows.map((text, i) => ({ n: i + 1, top: i * 20, text })), 60).replace(/<div class="line-numbers">[23]<\/div>/g, '<div class="line-numbers"></div>');
+    const got = read(html);
+    expect(got.text).not.toBe(long);
+    expect(got.partial).toBe('the code viewer wrapped a long line over several rows');
+  });
+
   it('marks a block scrolled past its first lines as partial', () => {
     const got = read(monacoBlock([{ n: 7, top: 120, text: 'x' }, { n: 8, top: 140, text: 'y' }], 160));
     expect(got.partial).toMatch(/starts at line 7/);
