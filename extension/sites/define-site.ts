@@ -277,20 +277,22 @@ const BREAKS_LINES_OR_NUMBERS = `br, ${LINE_ELEMENT}, ${LINE_NUMBER}`;
 
 /**
  * The text of an element as the person sees it line by line: `<br>` and line elements (LINE_ELEMENT) become line
- * breaks where the page has none as text, line-number gutters are left out, and no-break spaces are read as the spaces
- * they stand for. Code renderers that draw lines as elements outside a `pre` must write runs of spaces as U+00A0
- * (SITES-MORE.md: Qwen's Monaco does); JSON takes no U+00A0 between tokens, and a path or command with one in place
- * of a space names another file — so a U+00A0 the model itself wrote in code also reaches the companion as a space.
+ * breaks where the page has none as text, and line-number gutters are left out. No-break spaces are read as the spaces
+ * they stand for where the page draws lines with `<br>` outside a `pre`'s whitespace (such renderers write runs of
+ * spaces as U+00A0; Qwen's Monaco, which does too, is read by its own reader). In a `pre` or a CodeMirror view, where
+ * spaces are drawn as they are, a U+00A0 is one the model wrote (French punctuation, a copied table): it stays, so a
+ * file written from the block gets it, and a call holding one where JSON wants a space fails as written.
  */
 export function plainText(el: Element): string {
   const lineElements = el.querySelectorAll(':scope > .cm-line, :scope > code > .cm-line');
-  if (lineElements.length > 0) return Array.from(lineElements, (line) => line.textContent ?? '').join('\n').replace(/\u00a0/g, ' ');
+  if (lineElements.length > 0) return Array.from(lineElements, (line) => line.textContent ?? '').join('\n');
   // Highlighted code is thousands of token spans: one textContent read beats walking them when nothing needs it. Text
   // that already breaks its lines needs the walk only for a `<br>` or a line-number gutter; line elements matter (and
   // are looked for, a longer and slower selector) only when it has no line break at all.
   const whole = el.textContent ?? '';
+  const spaced = (text: string): string => (text.includes('\u00a0') && drawsSpacesAsNoBreak(el) ? text.replace(/\u00a0/g, ' ') : text);
   const needsWalk = whole.includes('\n') ? BREAKS_OR_NUMBERS : BREAKS_LINES_OR_NUMBERS;
-  if (!el.querySelector(needsWalk)) return whole.replace(/\u00a0/g, ' ');
+  if (!el.querySelector(needsWalk)) return spaced(whole);
   let out = '';
   // A line element ended without a line break of its own: the next line starts with one, unless the page has it as text.
   let pendingBreak = false;
@@ -326,7 +328,15 @@ export function plainText(el: Element): string {
     });
   };
   walk(el, false);
-  return out.replace(/\u00a0/g, ' ');
+  return spaced(out);
+}
+
+/**
+ * Whether the page may have drawn the spaces of `el`'s text as U+00A0: its lines are not in a `pre` or a CodeMirror view
+ * (whose whitespace is kept as written), or are broken by `<br>` (lines laid out as HTML, not as preformatted text).
+ */
+function drawsSpacesAsNoBreak(el: Element): boolean {
+  return el.closest('pre, .cm-content') === null || el.querySelector('br') !== null;
 }
 
 /**

@@ -6,6 +6,7 @@ import { serializeMessage } from '../../extension/scanner/serialize';
 import { siteById } from '../../extension/sites';
 import type { Site } from '../../extension/sites/define-site';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
+import { LAYOUTS, blocksOnPage } from './render-like-site';
 
 /**
  * The same code block drawn by the highlighters chat sites build on (SITES.md, SITES-MORE.md: highlight.js on
@@ -212,6 +213,24 @@ describe("a site's code element that keeps the fence's last line break", () => {
         '    def hello():\n        pass\n',
         '    def hello():\n        print("Fixed")\n',
       ]);
+    });
+  }
+});
+
+/**
+ * A no-break space the model itself wrote in code (French punctuation, a copied table, a file that holds one) is drawn
+ * as U+00A0 in the page's `pre`, where spaces need no stand-in: it must reach the file as written. Only renderers that
+ * draw lines outside `white-space: pre` write spaces as U+00A0 (above: `<br>` lines; Qwen's Monaco, read on its own).
+ */
+describe('a no-break space the model wrote in a code block, on the sites on by default', () => {
+  const content = 'Prix\u00a0: 10\u00a0€\n«\u00a0Bonjour\u00a0»  and  plain spaces\n';
+  const reply = `Writing it:\n\n~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nnotes/fr.txt\n~~~~~\n~~~~~text\n${content}~~~~~\n`;
+  for (const layout of LAYOUTS) {
+    it(`${layout}: the file gets the no-break spaces, not spaces`, () => {
+      const [write, ...rest] = blocksOnPage(reply, layout);
+      expect(rest).toEqual([]);
+      expect(write?.error).toBeUndefined();
+      expect((write!.payload as { acts: Array<{ args: string[] }> }).acts[0]!.args).toEqual(['notes/fr.txt\n', content]);
     });
   }
 });
