@@ -332,11 +332,17 @@ export function plainText(el: Element): string {
 }
 
 /**
- * Whether the page may have drawn the spaces of `el`'s text as U+00A0: its lines are not in a `pre` or a CodeMirror view
- * (whose whitespace is kept as written), or are broken by `<br>` (lines laid out as HTML, not as preformatted text).
+ * Elements whose whitespace the page keeps as written: a `pre`, a CodeMirror view, and an element styled so with
+ * Tailwind's classes (ChatGPT's 2026-10 code block is a bare `code.whitespace-pre!`).
+ */
+const KEEPS_WHITESPACE = 'pre, .cm-content, .whitespace-pre, .whitespace-pre-wrap, [class~="whitespace-pre!"], [class~="!whitespace-pre"]';
+
+/**
+ * Whether the page may have drawn the spaces of `el`'s text as U+00A0: its lines are not in an element that keeps
+ * whitespace as written (KEEPS_WHITESPACE), or are broken by `<br>` (lines laid out as HTML, not as preformatted text).
  */
 function drawsSpacesAsNoBreak(el: Element): boolean {
-  return el.closest('pre, .cm-content') === null || el.querySelector('br') !== null;
+  return el.closest(KEEPS_WHITESPACE) === null || el.querySelector('br') !== null;
 }
 
 /**

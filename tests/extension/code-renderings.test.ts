@@ -234,3 +234,20 @@ describe('a no-break space the model wrote in a code block, on the sites on by d
     });
   }
 });
+
+describe('a no-break space the model wrote, in ChatGPT\'s 2026-10 code block (a bare code element, no pre)', () => {
+  it('is kept: the code element keeps its whitespace as written (whitespace-pre!)', () => {
+    // As captured on 2026-09 and 2026-10-01: div[data-markdown-copy="code-block"] > toolbar + div > code.whitespace-pre!.
+    const text = 'Prix\u00a0: 10\u00a0€';
+    const block = (label: string, code: string) =>
+      `<div data-markdown-copy="code-block"><div data-markdown-copy="exclude"><div class="truncate">${label}</div><button aria-label="Copy"></button></div>` +
+      `<div class="overflow-auto"><code class="whitespace-pre! block">${code}</code></div></div>`;
+    document.body.innerHTML =
+      '<main><div data-turn-key="t1"><div data-chatgpt-search-unit-key="fallback-turn-0:2:assistant" data-chatgpt-search-message-ids="a1">' +
+      `<div data-markdown-text-style="assistant-message"><p>Writing it:</p>${block('act', 'write_file')}${block('path', 'fr.txt')}${block('text', text)}</div></div></div></main>`;
+    const site = siteById('chatgpt')!;
+    const [reply] = site.messages(document);
+    const [write] = findBlocks(serializeMessage(site.answerRoot(reply!.el)!, site).markdown);
+    expect((write!.payload as { acts: Array<{ args: string[] }> }).acts[0]!.args).toEqual(['fr.txt\n', `${text}\n`]);
+  });
+});
