@@ -221,6 +221,16 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         // are a block whose own chip's Stop was pressed while it waited and those after it, and those after a block whose
         // chip's Stop was pressed while it ran or waited for approval.
         const stoppedBefore = auto !== undefined && (n > 0 ? await ctx.stoppedSince(stopsBefore) : ctx.stoppedHereSince(stopsBefore));
+        // The page stopped (chatbridge switched off on the site, the tab going away) while an earlier block ran: nothing
+        // more is posted. Auto-run turned off for the site meanwhile: the blocks whose turn had not come do not run by
+        // themselves — their chips say auto-run is off and offer Run. Read per block, not once at the claim: a reply's
+        // run can take minutes (an approval, a long program), and the person may turn it off to stop just that.
+        const settings = deps.settings();
+        if (signal.aborted || (auto !== undefined && (!settings.enabled || !settings.autoRun))) {
+          if (!signal.aborted) setState(record, unitBlocks, 'ready');
+          for (const b of unitBlocks) notStarted.add(b);
+          continue;
+        }
         if (blocks.some((b) => stoppedOnChip.has(b) && b.index <= Math.max(...unit.indexes)) || stoppedBefore) {
           setState(record, unitBlocks, 'ready', t('note.notStartedAfterStop'));
           for (const b of unitBlocks) notStarted.add(b);

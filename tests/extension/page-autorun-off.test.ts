@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { t } from '../../extension/ui/i18n';
+import { RunLedger } from '../../extension/scanner/blocks';
+import { LIST, READ, assistantRow, buildPage, catchChipRoots, clickChip, controllers, memoryArea, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
+
+/**
+ * The person turns auto-run off for the site (or switches chatbridge off on it) while an auto-run reply's first block
+ * runs: the blocks whose turn has not come are not started by themselves — the person no longer lets blocks run
+ * unasked. Their chips offer Run.
+ */
+
+afterEach(stopPages);
+
+const roots = catchChipRoots();
+const chips = (): Element[] => Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+const CONVERSATION = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+
+/** A reply with two blocks streams in and ends; its first block's run starts and goes on (a long program). */
+async function twoBlocks(h: Harness): Promise<void> {
+  h.page.list.append(userRow('do it'));
+  const { row, answer } = assistantRow();
+  h.page.setGenerating(true);
+  h.page.list.append(row);
+  await h.settle();
+  renderReply(answer, ['First this.', { lang: 'mcp-request', code: READ }, 'Then the folder.', { lang: 'mcp-request', code: LIST }]);
+  h.clock.now += 50;
+  await h.settle();
+  h.page.setGenerating(false);
+  h.clock.now += 500;
+  await h.settle();
+  await until(() => h.runs.length === 1);
+}
+
+const script = { respond: (_run: unknown, n: number) => ({ runId: `run-${n}`, status: n === 1 ? ('running' as const) : ('done' as const), resultText: `RESULT ${n}`, auditId: 'a' }) };
+
+describe('page: auto-run turned off while a reply’s blocks wait their turn', () => {
+  it('the block after the running one is not started by itself: its chip says auto-run is off and offers Run', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area, script });
+    await twoBlocks(h);
+    expect(chips()[1]?.getAttribute('data-chatbridge-state')).toBe('queued');
+    h.settings.autoRun = false;
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'RESULT 1', auditId: 'a' } } });
+    await until(() => chips()[1]?.getAttribute('data-chatbridge-state') === 'ready');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
+    expect(chips()[1]?.getAttribute('data-chatbridge-note')).toBe(t('note.autoRunOff'));
+    expect(chips()[1]?.getAttribute('data-chatbridge-actions')).toBe('run');
+    // The first block's result still goes in: it ran.
+    await until(() => h.page.submitted.length === 1);
+    expect(h.page.submitted[0]).toContain('RESULT 1');
+    // Never run: after a reload its chip offers Run, not Re-run.
+    const ran = await new RunLedger(area).ranKeys(CONVERSATION);
+    expect(ran.has(h.ctl.records().find((r) => r.blocks.length === 2)!.blocks[1]!.key)).toBe(false);
+    clickChip(roots, chips()[1], 'run');
+    await until(() => h.runs.length === 2);
+  });
+
+  it('…and chatbridge switched off on the site: nothing more is posted to the companion', async () => {
+    const h = start(buildPage(), { script });
+    await twoBlocks(h);
+    // What start.ts does when the site is switched off: the page stops.
+    controllers.at(-1)!.abort();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs).toHaveLength(1);
+  });
+});
