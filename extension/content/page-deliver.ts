@@ -23,7 +23,8 @@ export interface Deliverer {
    * `stopsBefore`: the person's Stops when the work that made this result began (default: now). The person stopping a
    * reply since then, in this tab or another of the conversation, means the result is typed in and not sent.
    * Resolves false when nothing was typed in because the page no longer shows the blocks the result answers (an edit
-   * of the person's message or a regenerate drew another branch in their place): it is owed to them still.
+   * of the person's message or a regenerate drew another branch in their place, or the address names another
+   * conversation the page has not caught up with yet): it is owed to them still.
    */
   deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark, options?: { send?: boolean }): Promise<boolean>;
 }
@@ -63,6 +64,10 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     const conversation = ctx.conversation;
     const switched = (): boolean =>
       epoch !== ctx.epoch || (conversation !== null && site.conversationId(deps.location) !== conversation);
+    // Nothing typed in after a switch. One the page has noticed (a new epoch) its callers know of; one only the address
+    // tells yet is answered as blocks no longer shown are — owed still: answered delivered, its run was settled and
+    // the result lost, never typed in when the person came back.
+    const leftBeforePageKnew = (): boolean => !signal.aborted && epoch === ctx.epoch;
     // The person edited their message, or had the reply written again, while the result waited: the page shows another
     // branch of the conversation, whose model never wrote these blocks, and the box sends into that branch.
     const onPage = (): boolean => blocks.every((b) => shownBlock(ctx.records.values(), b.key) !== null);
@@ -84,7 +89,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
      */
     const boxOnPage = (): Promise<HTMLElement | undefined> => waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
     let editor = await boxOnPage();
-    if (signal.aborted || switched()) return true;
+    if (signal.aborted || switched()) return !leftBeforePageKnew();
     if (!onPage()) return false;
     const noBox = async (): Promise<true> => {
       doctor?.setProblem('no-composer', problemFor('no-composer'));
@@ -106,7 +111,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // person attached to their next message is a draft too: a send of the result would take it along.
     for (;;) {
       if (!editor.isConnected) editor = await boxOnPage();
-      if (signal.aborted || switched()) return true;
+      if (signal.aborted || switched()) return !leftBeforePageKnew();
       if (!onPage()) return false;
       if (!editor) return noBox();
       const box: HTMLElement = editor;

@@ -241,6 +241,35 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.page.submitted).toHaveLength(1);
   });
 
+  it('…also when it ends as the person switches, before the page polled the new address: owed to its own, not lost', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), { area, script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }), getRun: (runId) => ({ runId, status: 'done', resultText: 'FINAL', auditId: 'a' }) } });
+    const row = await streamReply(h, [{ lang: 'mcp-request', code: READ }]);
+    await until(() => h.runs.length === 1);
+    const rows = row.previousElementSibling!.outerHTML + row.outerHTML;
+    // The person opens another conversation, and the run ends in the same moment: the result reaches the deliverer
+    // before the page's tick or address poll noticed the switch.
+    h.navigate('/a/chat/s/33333333-2222-4333-8444-555555555555');
+    h.page.list.replaceChildren(userRow('another question'));
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Still owed to its own conversation.
+    expect(Object.keys((await area.get(['ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8']))['ledger:r:3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8'] ?? {})).toHaveLength(1);
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('');
+    // Back to the first conversation: the result it is owed is typed in there.
+    h.navigate('/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    h.page.list.innerHTML = rows;
+    for (const chip of Array.from(h.page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => h.page.submitted.length === 1, 3_000);
+    expect(h.page.submitted).toEqual(['FINAL']);
+    expect(h.runs).toHaveLength(1);
+  });
+
   it('a run followed after a reload never lands in the conversation the person went to; it stays owed to its own', async () => {
     const area = memoryArea();
     let done = false;
