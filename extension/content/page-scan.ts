@@ -123,8 +123,20 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     return record;
   };
 
-  const follows = (el: Element, reference: Element | null): boolean =>
-    !reference || !reference.isConnected || (reference.compareDocumentPosition(el) & 4) !== 0;
+  /**
+   * Whether a message the page adds comes after every message it shows. Where the newest one's row is no longer in the
+   * page (a virtual list the person scrolled up from the reply it streams unmounts it), after every message still shown:
+   * the rows the list mounts above them are older turns, which taken for the newest became that reply, live, and their
+   * blocks ran when it ended. With none shown (the list drawn anew) it is.
+   */
+  const atEnd = (el: Element): boolean => {
+    const last = ctx.lastMessageEl;
+    if (last?.isConnected) return (last.compareDocumentPosition(el) & 4) !== 0;
+    for (const record of records.values()) {
+      if (record.el !== el && record.el.isConnected && (record.el.compareDocumentPosition(el) & 4) === 0) return false;
+    }
+    return true;
+  };
 
   // Whether a block ran before (its chip then offers Re-run): one ledger read for all the blocks a pass found.
   let ranChecks: Array<{ record: MessageRecord; tracked: TrackedBlock }> = [];
@@ -527,15 +539,15 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       if (records.has(el) || !el.isConnected || !isMessageElement(site, el)) continue;
       // Right after a conversation switch the new conversation is still rendering in: that is history too,
       // including a reply the site resumes streaming.
-      const atEnd = follows(el, ctx.lastMessageEl);
-      const candidate = atEnd && now() - ctx.switchedAt > SWITCH_GRACE_MS;
+      const newest = atEnd(el);
+      const candidate = newest && now() - ctx.switchedAt > SWITCH_GRACE_MS;
       const record = track(el, 'history', candidate, records.size);
       if (!record) continue;
       // A reply drawn right after the person's message this page saw arrive: its turn began with that message.
       const before = candidate && record.role === 'assistant' && ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
       if (before?.role === 'user' && (before.candidate || before.origin === 'live')) record.turnSeenAt = before.firstSeenAt;
       if (before?.role === 'user') record.answers = ctx.messageKeyOf(before);
-      if (atEnd) ctx.lastMessageEl = el;
+      if (newest) ctx.lastMessageEl = el;
       if (candidate && record.role === 'user' && ctx.conversation === null) sentInNewChat = el;
       // The same message re-rendered as a new element keeps being live — when the site gives messages real ids;
       // a position key could belong to another message after a virtual list unmounted rows.

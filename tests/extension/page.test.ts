@@ -730,6 +730,45 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.runs).toEqual([]);
   });
 
+  it('old turns the list mounts while the person is scrolled up from a streaming reply (its row unmounted) are not that reply: nothing of them runs', async () => {
+    const page = buildPage();
+    page.list.append(userRow('earlier'));
+    const first = assistantRow();
+    renderReply(first.answer, ['ok']);
+    page.list.append(first.row);
+    const h = start(page);
+    await h.settle();
+    h.clock.now += 10_000;
+    // The person sends; the reply streams.
+    const user = userRow('now');
+    const { row: streaming, answer: streamingAnswer } = assistantRow();
+    page.list.append(user);
+    page.setGenerating(true);
+    page.list.append(streaming);
+    renderReply(streamingAnswer, ['Reading']);
+    await h.settle();
+    h.clock.now += 50;
+    renderReply(streamingAnswer, ['Reading it.']);
+    await h.settle();
+    // Scrolled up while it streams: the list unmounts the bottom rows and mounts older turns above the ones it shows.
+    user.remove();
+    streaming.remove();
+    await h.settle();
+    const older = assistantRow();
+    renderReply(older.answer, [{ lang: 'mcp-request', code: LIST }]);
+    page.list.prepend(userRow('long ago'), older.row);
+    h.clock.now += 50;
+    await h.settle();
+    // The reply ends while the person reads up there.
+    page.setGenerating(false);
+    h.clock.now += 10_000;
+    await h.settle();
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.runs).toEqual([]);
+    expect(older.row.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-origin')).toBe('history');
+  });
+
   it('a user message full of example blocks (a pasted seed prompt) runs nothing and gets no chip', async () => {
     const h = start(buildPage());
     h.page.list.append(userRow('```mcp-request\n' + READ + '\n```'));
