@@ -48,6 +48,8 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
    * its run began): a later result joins it in the box and is not sent either — sending it would send that one too.
    */
   let heldBack = false;
+  /** The blocks whose result this page typed into the box (their keys), sent or not. */
+  const typedKeys = new Set<string>();
 
   const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark(), { send = true } = {}): Promise<boolean> => {
     const startedIn = ctx.epoch;
@@ -98,6 +100,8 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     };
     if (!editor) return noBox();
     let append = false;
+    /** The box holds this very result already: not typed in again. */
+    let already = false;
     // A module whose only tell of a file attached to the next message is its send control with the box empty (DeepSeek's)
     // sees none once the result is in the box, nor while a reply is written (the control is the Stop then): a result to
     // be sent goes into the box once the reply ends, when the control can say whether a file came meanwhile. Typed in
@@ -116,6 +120,13 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       if (!editor) return noBox();
       const box: HTMLElement = editor;
       const current = editorText(box).trim();
+      // The box holds this very result: typed in before a reload (or before the person went to another conversation and
+      // came back) and kept there by the site with the conversation's unsent text. Typed in again, it was in the box
+      // twice — or, taken for the person's draft, typed in once they sent it, and sent a second time.
+      if (current !== '' && holdsOnly(box, text) && (lastInserted === null || blocks.every((b) => typedKeys.has(b.key)))) {
+        already = true;
+        break;
+      }
       if (current === '' && tellsOnlyWhenEmpty && toBeSent && pageWriting(site, doc) && writingLeft() > 0) {
         await waitFor(() => !pageWriting(site, doc) || !box.isConnected || editorText(box).trim() !== '', { timeoutMs: writingLeft(), signal });
         if (!pageWriting(site, doc)) writingSince = null;
@@ -133,19 +144,25 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     const typedInto: HTMLElement = editor;
     /** The box the result was typed into, or the one the site drew in its place since. */
     const boxNow = (): HTMLElement => (typedInto.isConnected ? typedInto : (site.editor(doc) ?? typedInto));
-    const ours = !isEditorEmpty(typedInto) && !append;
-    const joinsHeldBack = ours && heldBack;
-    const inserted = await insertIntoEditor(typedInto, text, { pasteMaxChars: site.pasteMaxChars });
-    // what the box now holds of it (its line breaks as LF), to know it again as ours and not a draft
+    // what the box holds of it (its line breaks as LF), to know it again as ours and not a draft
     const shown = lineBreaksAsLf(text);
-    performance.mark('chatbridge:result-inserted');
-    doctor?.inserted(inserted);
-    if (!inserted.ok) {
-      await handOver(inserted.reason);
-      return true;
+    if (already) {
+      // In the box as it was left: what happens to it next is what would have, had this page typed it in.
+      lastInserted = shown;
+    } else {
+      const ours = !isEditorEmpty(typedInto) && !append;
+      const joinsHeldBack = ours && heldBack;
+      const inserted = await insertIntoEditor(typedInto, text, { pasteMaxChars: site.pasteMaxChars });
+      performance.mark('chatbridge:result-inserted');
+      doctor?.inserted(inserted);
+      if (!inserted.ok) {
+        await handOver(inserted.reason);
+        return true;
+      }
+      for (const b of blocks) typedKeys.add(b.key);
+      lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
+      heldBack = joinsHeldBack;
     }
-    lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
-    heldBack = joinsHeldBack;
     if (record.ending !== 'normal') {
       heldBack = true;
       note(t(record.ending === 'stopped' ? 'note.insertedStopped' : 'note.insertedEnded'));
