@@ -223,6 +223,8 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       }
       // Not known how the reply ended: nothing is sent on a guess.
       else if (isUndecided(record)) hold.note = 'note.inserted';
+      // The person turned auto-submit off for the site while the result waited to be sent: it is theirs to send now.
+      else if (!deps.settings().autoSubmit) hold.note = 'note.inserted';
       // The person wrote into the box while the result waited there (a question of their own under it, an edit of
       // it): what it holds now is theirs to send, never ours.
       else if (lastInserted === null || !holdsOnly(boxNow(), lastInserted)) hold.note = 'note.inserted';

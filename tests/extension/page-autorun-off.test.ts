@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { t } from '../../extension/ui/i18n';
 import { RunLedger } from '../../extension/scanner/blocks';
-import { LIST, READ, assistantRow, buildPage, catchChipRoots, clickChip, controllers, memoryArea, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
+import { LIST, READ, assistantRow, buildPage, catchChipRoots, clickChip, controllers, deepseekReadingItsComposer, memoryArea, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
 
 /**
  * The person turns auto-run off for the site (or switches chatbridge off on it) while an auto-run reply's first block
  * runs: the blocks whose turn has not come are not started by themselves — the person no longer lets blocks run
- * unasked. Their chips offer Run.
+ * unasked. Their chips offer Run. Likewise auto-submit turned off while a result waits in the box to be sent: it is not
+ * sent.
  */
 
 afterEach(stopPages);
@@ -63,5 +64,44 @@ describe('page: auto-run turned off while a reply’s blocks wait their turn', (
     controllers.at(-1)!.abort();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.runs).toHaveLength(1);
+  });
+});
+
+describe('page: auto-submit turned off while a result waits in the box to be sent', () => {
+  it('the result stays in the box unsent once the reply the page was writing ends', async () => {
+    const h = start(buildPage(), {
+      site: deepseekReadingItsComposer,
+      script: { respond: () => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }) },
+    });
+    h.page.list.append(userRow('read it'));
+    const first = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(first.row);
+    await h.settle();
+    renderReply(first.answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 50;
+    await h.settle();
+    h.page.setGenerating(false);
+    h.clock.now += 500;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    // The person asks something else meanwhile; the read's result goes into the box while that reply streams.
+    h.page.list.append(userRow('and meanwhile?'));
+    const next = assistantRow();
+    h.page.setGenerating(true);
+    h.page.list.append(next.row);
+    renderReply(next.answer, ['Meanwhile']);
+    await h.settle();
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' } } });
+    await until(() => h.page.state() === 'FINAL');
+    // Before it ends, the person turns auto-submit off for the site: they will send it themselves.
+    h.settings.autoSubmit = false;
+    h.page.setGenerating(false);
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.page.state()).toBe('FINAL');
+    expect(chips()[0]?.getAttribute('data-chatbridge-note')).toBe(t('note.inserted'));
   });
 });
