@@ -23,8 +23,9 @@ export interface Deliverer {
    * `stopsBefore`: the person's Stops when the work that made this result began (default: now). The person stopping a
    * reply since then, in this tab or another of the conversation, means the result is typed in and not sent.
    * Resolves false when nothing was typed in because the page no longer shows the blocks the result answers (an edit
-   * of the person's message or a regenerate drew another branch in their place, or the address names another
-   * conversation the page has not caught up with yet): it is owed to them still.
+   * of the person's message or a regenerate drew another branch in their place, or the person went to another
+   * conversation — also one the page has not caught up with yet): it is owed to them still. Answered delivered, the
+   * run was settled and its result, never typed in anywhere, lost.
    */
   deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark, options?: { send?: boolean }): Promise<boolean>;
 }
@@ -53,7 +54,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
 
   const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark(), { send = true } = {}): Promise<boolean> => {
     const startedIn = ctx.epoch;
-    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn, send) : true));
+    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn, send) : false));
     deliveries = next.catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     return next;
   };
@@ -66,10 +67,6 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     const conversation = ctx.conversation;
     const switched = (): boolean =>
       epoch !== ctx.epoch || (conversation !== null && site.conversationId(deps.location) !== conversation);
-    // Nothing typed in after a switch. One the page has noticed (a new epoch) its callers know of; one only the address
-    // tells yet is answered as blocks no longer shown are — owed still: answered delivered, its run was settled and
-    // the result lost, never typed in when the person came back.
-    const leftBeforePageKnew = (): boolean => !signal.aborted && epoch === ctx.epoch;
     // The person edited their message, or had the reply written again, while the result waited: the page shows another
     // branch of the conversation, whose model never wrote these blocks, and the box sends into that branch.
     const onPage = (): boolean => blocks.every((b) => shownBlock(ctx.records.values(), b.key) !== null);
@@ -91,7 +88,8 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
      */
     const boxOnPage = (): Promise<HTMLElement | undefined> => waitFor(() => site.editor(doc), { timeoutMs: waits.editor ?? 5_000, signal });
     let editor = await boxOnPage();
-    if (signal.aborted || switched()) return !leftBeforePageKnew();
+    if (signal.aborted) return true;
+    if (switched()) return false;
     if (!onPage()) return false;
     const noBox = async (): Promise<true> => {
       doctor?.setProblem('no-composer', problemFor('no-composer'));
@@ -115,7 +113,8 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // person attached to their next message is a draft too: a send of the result would take it along.
     for (;;) {
       if (!editor.isConnected) editor = await boxOnPage();
-      if (signal.aborted || switched()) return !leftBeforePageKnew();
+      if (signal.aborted) return true;
+      if (switched()) return false;
       if (!onPage()) return false;
       if (!editor) return noBox();
       const box: HTMLElement = editor;

@@ -1252,6 +1252,39 @@ describe('page: approvals and long runs', () => {
     expect(h.page.state()).toBe('');
   });
 
+  it('a result decided after the approval wait, waiting for the person\'s draft when they switch away: owed to its own conversation, typed in there when they come back', async () => {
+    const area = memoryArea();
+    const h = start(buildPage(), {
+      area,
+      settings: { approvalWaitMs: 100 },
+      script: { respond: pending, approvals: [APPROVAL], getRun: (runId) => ({ runId, status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' }) },
+    });
+    const row = await streamReply(h, [{ lang: 'mcp-request', code: WRITE }]);
+    await until(() => h.page.submitted.length === 1);
+    const rows = row.previousElementSibling!.outerHTML + row.outerHTML;
+    // The person starts a question of their own; the approval is decided meanwhile, and its result waits for the box.
+    h.page.type('my half-written question');
+    h.push({ type: 'event', event: { type: 'run', run: { runId: 'run-1', status: 'done', resultText: 'WRITTEN LATER', auditId: 'a' } } });
+    await until(() => document.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') === t('note.draft'));
+    // They open another conversation, with its own (empty) box.
+    h.navigate('/a/chat/s/44444444-2222-4333-8444-555555555555');
+    h.page.list.replaceChildren(userRow('another topic'));
+    h.page.type('');
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]']);
+    expect(h.page.state()).toBe('');
+    // Back to the first: the result it is owed goes in there.
+    h.navigate('/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8');
+    h.page.list.innerHTML = rows;
+    for (const chip of Array.from(h.page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await until(() => h.page.submitted.length === 2, 3_000);
+    expect(h.page.submitted).toEqual(['PENDING[ap-1]', 'WRITTEN LATER']);
+  });
+
   it('a result waiting for the person\'s draft never lands in the conversation the person switched to', async () => {
     const h = start(buildPage());
     h.page.type('my half-written question');
