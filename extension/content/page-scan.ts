@@ -401,8 +401,13 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
   const updateOrigins = (): void => {
     const isGenerating = generatingSignal(site, doc);
     const latest = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+    if (goneReply && (goneReply.epoch !== ctx.epoch || ctx.lastSendAt > goneReply.at)) goneReply = null;
     for (const record of active) {
       if (!record.candidate || record.origin === 'live' || record.role !== 'assistant') continue;
+      if (goneReply) {
+        if (!squashed(record.text ?? '').startsWith(goneReply.text)) continue;
+        goneReply = null;
+      }
       const view = {
         age: now() - record.firstSeenAt,
         generating: isGenerating(),
@@ -520,6 +525,14 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
    */
   let stoppedRow: { key: string; text: string; stop: StopMark; turnSeenAt: number; epoch: number } | null = null;
 
+  /**
+   * The reply being written when the page took its row out (a virtual list the person scrolled or jumped away from it),
+   * by what it showed: until a row shows it again (or the person sends), a row the list mounts that shows something
+   * else — or nothing yet — is not taken for it. With none of the rows it showed left, the list's first turns are the
+   * newest in the page: taken for the reply, they were live, and their blocks ran when it ended.
+   */
+  let goneReply: { text: string; epoch: number; at: number } | null = null;
+
   const onChanges = (changes: PageChanges): void => {
     checkConversation();
     if (changes.removed) {
@@ -529,6 +542,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         if (el === ctx.lastMessageEl && record.role === 'assistant' && record.stop && record.text !== null && undecided) {
           stoppedRow = { key: ctx.messageKeyOf(record), text: record.text, stop: record.stop, turnSeenAt: record.turnSeenAt, epoch: ctx.epoch };
         }
+        if (el === ctx.lastMessageEl && record.role === 'assistant' && record.text?.trim() && undecided) goneReply = { text: squashed(record.text), epoch: ctx.epoch, at: now() };
         for (const tracked of record.blocks) tracked.chip?.remove();
         records.delete(el);
         active.delete(record);
@@ -596,6 +610,11 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
   };
 
   return { track, scan, placeChips, readInFull, recallStop, updateOrigins, checkConversation, onChanges };
+}
+
+/** Text with its whitespace made single spaces: a row drawn anew may lay out the same words otherwise. */
+function squashed(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** A block refused only for naming a tool of the person's MCP servers is not faulty: the companion runs it. */

@@ -769,6 +769,72 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(older.row.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-origin')).toBe('history');
   });
 
+  it('…and where the list jumped up and shows none of the rows it showed (the person pressed Home): the old turns it mounts are still not that reply', async () => {
+    const page = buildPage();
+    page.list.append(userRow('earlier'));
+    const first = assistantRow();
+    renderReply(first.answer, ['ok']);
+    page.list.append(first.row);
+    const h = start(page);
+    await h.settle();
+    h.clock.now += 10_000;
+    page.list.append(userRow('now'));
+    const { row: streaming, answer: streamingAnswer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(streaming);
+    renderReply(streamingAnswer, ['Reading']);
+    await h.settle();
+    h.clock.now += 50;
+    renderReply(streamingAnswer, ['Reading it.']);
+    await h.settle();
+    // The list now shows the conversation's first turns only, each body drawn a render after its row.
+    const older = assistantRow();
+    page.list.replaceChildren(userRow('long ago'), older.row);
+    await h.settle();
+    renderReply(older.answer, [{ lang: 'mcp-request', code: LIST }]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 10_000;
+    await h.settle();
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.runs).toEqual([]);
+  });
+
+  it('a list drawn anew while a reply streams (every row a new element) still runs that reply once it ends', async () => {
+    const page = buildPage();
+    page.list.append(userRow('earlier'));
+    const first = assistantRow();
+    renderReply(first.answer, ['ok']);
+    page.list.append(first.row);
+    const h = start(page);
+    await h.settle();
+    h.clock.now += 10_000;
+    page.list.append(userRow('now'));
+    const { row: streaming, answer: streamingAnswer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(streaming);
+    renderReply(streamingAnswer, ['Reading']);
+    await h.settle();
+    h.clock.now += 50;
+    renderReply(streamingAnswer, ['Reading it.']);
+    await h.settle();
+    const drawn = { first: assistantRow(), reply: assistantRow() };
+    renderReply(drawn.first.answer, ['ok']);
+    page.list.replaceChildren(userRow('earlier'), drawn.first.row, userRow('now'), drawn.reply.row);
+    await h.settle();
+    renderReply(drawn.reply.answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 10_000;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+  });
+
   it('a user message full of example blocks (a pasted seed prompt) runs nothing and gets no chip', async () => {
     const h = start(buildPage());
     h.page.list.append(userRow('```mcp-request\n' + READ + '\n```'));
