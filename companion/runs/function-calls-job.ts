@@ -71,16 +71,23 @@ export function functionCallsRun(
       const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
       for (const call of payload.calls) {
         current = call;
-        const name = toolNameFor(call.name, tools, servers);
-        const listing = tools.find((tool) => tool.name === name);
-        const args = payload.form === 'xml' ? readXmlArguments(call.arguments, listing?.inputSchema, budget) : call.arguments;
-        const resolved = toolCallOf(name, args);
-        info.tool = resolved.ok ? resolved.tool : name;
-        const outcome: Outcome = ctx.signal.aborted
-          ? { ok: false, code: 'CANCELLED', message: `not run: the block was stopped before this call (${stopReason(ctx.signal)})` }
-          : resolved.ok
-            ? await callTool(resolved.tool, resolved.args, blockCtx, deps.tools, deps.external)
-            : refusedCall(resolved, ctx, deps.tools);
+        let outcome: Outcome;
+        if (call.error !== undefined) {
+          // the parser could not read this call as written: it is answered so, and the others still run
+          info.tool = call.name === '' ? 'function_calls' : call.name;
+          outcome = { ok: false, code: 'INVALID_INPUT', message: `${call.error}; this call did not run` };
+        } else {
+          const name = toolNameFor(call.name, tools, servers);
+          const listing = tools.find((tool) => tool.name === name);
+          const args = payload.form === 'xml' ? readXmlArguments(call.arguments, listing?.inputSchema, budget) : call.arguments;
+          const resolved = toolCallOf(name, args);
+          info.tool = resolved.ok ? resolved.tool : name;
+          outcome = ctx.signal.aborted
+            ? { ok: false, code: 'CANCELLED', message: `not run: the block was stopped before this call (${stopReason(ctx.signal)})` }
+            : resolved.ok
+              ? await callTool(resolved.tool, resolved.args, blockCtx, deps.tools, deps.external)
+              : refusedCall(resolved, ctx, deps.tools);
+        }
         const meta: ResultMeta = { auditId, ...(outcome.ok && outcome.truncated ? { truncated: true } : {}) };
         answered.push({ callId: call.callId, name: call.name, outcome, meta });
         if (!outcome.ok) failed ??= outcome;

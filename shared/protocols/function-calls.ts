@@ -162,7 +162,11 @@ function* elementsOf(text: string, name: string): Generator<{ attributes: Record
 
 type CallsReading = { ok: true; calls: FunctionCall[] } | { ok: false; message: string };
 
-/** The calls between `<function_calls>` and `</function_calls>`. */
+/**
+ * The calls between `<function_calls>` and `</function_calls>`. An `<invoke>` that cannot be read as written is a call
+ * with an `error` (FunctionCall.error), not the block's: the calls beside it are whole, and the model is told which of
+ * its calls failed and why, under that call's id, while the others run.
+ */
 function readXmlCalls(body: string): CallsReading {
   const calls: FunctionCall[] = [];
   for (const { attributes, inner } of elementsOf(body, 'invoke')) {
@@ -171,13 +175,18 @@ function readXmlCalls(body: string): CallsReading {
       return { ok: false, message: `the <function_calls> block holds more than ${MAX_BLOCKS_PER_KIND} <invoke> calls; split them over several replies` };
     }
     const name = (attributes.name ?? '').trim();
-    if (name === '') return { ok: false, message: `<invoke> number ${number} has no name; write <invoke name="tool name">` };
-    if (inner === undefined) return { ok: false, message: `<invoke name="${cut(name)}"> is not closed with </invoke> before </function_calls>` };
-    const args = readXmlParameters(inner, name);
-    if (!args.ok) return args;
-    const call: FunctionCall = { name, arguments: args.arguments };
+    const call: FunctionCall = { name, arguments: {} };
     if (attributes.call_id !== undefined) call.callId = attributes.call_id;
     calls.push(call);
+    if (name === '') {
+      call.error = `<invoke> number ${number} has no name; write <invoke name="tool name">`;
+    } else if (inner === undefined) {
+      call.error = `<invoke name="${cut(name)}"> is not closed with </invoke> before </function_calls>`;
+    } else {
+      const args = readXmlParameters(inner, name);
+      if (args.ok) call.arguments = args.arguments;
+      else call.error = args.message;
+    }
   }
   if (calls.length === 0) return { ok: false, message: 'the <function_calls> block holds no <invoke name="…"> call' };
   return { ok: true, calls };

@@ -92,6 +92,11 @@ export interface FunctionCall {
    * JSON-lines form: the values as parsed.
    */
   arguments: Record<string, unknown>;
+  /**
+   * Why this call cannot run as written (an `<invoke>` with no name, a parameter given twice or not closed), naming the
+   * value and the rule: it is answered with that error under its own `call_id`, and the block's other calls still run.
+   */
+  error?: string;
 }
 
 /** function-calls payload: the calls of one block, in order. */

@@ -79,6 +79,35 @@ describe('full pipeline with the real tools and plans', () => {
     expect([readFileSync(a, 'utf8'), readFileSync(b, 'utf8')]).toEqual(['A', 'B']);
   });
 
+  it.each([
+    ['an <invoke> with no name', (root: string) => `<invoke call_id="2">\n<parameter name="path">${root}/b.txt</parameter>\n</invoke>`, '<invoke> number 2 has no name; write <invoke name="tool name">'],
+    ['a parameter given twice', (root: string) => `<invoke name="fs.read" call_id="2">\n<parameter name="path">${root}/b.txt</parameter>\n<parameter name="path">${root}/c.txt</parameter>\n</invoke>`, 'the parameter "path" of fs.read is given twice'],
+    ['a parameter not closed', (root: string) => `<invoke name="fs.read" call_id="2">\n<parameter name="path">${root}/b.txt\n</invoke>`, '<parameter name="path"> of fs.read is not closed with </parameter>'],
+  ])('a <function_calls> block with %s among its calls runs the others, each answered under its own call_id in order', async (_what, bad, error) => {
+    const w = world({ modes: { write: 'auto' } });
+    writeFileSync(join(w.root, 'a.txt'), 'A');
+    const xml = [
+      '```xml',
+      '<function_calls>',
+      `<invoke name="fs.read" call_id="1">\n<parameter name="path">${w.root}/a.txt</parameter>\n</invoke>`,
+      bad(w.root),
+      `<invoke name="fs.write" call_id="3">\n<parameter name="path">${w.root}/d.txt</parameter>\n<parameter name="mode">overwrite</parameter>\n<parameter name="content">D</parameter>\n</invoke>`,
+      '</function_calls>',
+      '```',
+    ].join('\n');
+    const res = await run(w, 'function-calls', xml);
+    const name = bad('').includes('name="fs.read"') ? 'fs.read' : '';
+    expect(res.resultText).toBe(
+      [
+        `<function_result call_id="1" name="fs.read" audit_id="${res.auditId}">\nA\n</function_result>`,
+        `<function_result call_id="2" name="${name}" status="error" audit_id="${res.auditId}">\nINVALID_INPUT: ${error}; this call did not run\n</function_result>`,
+        `<function_result call_id="3" name="fs.write" audit_id="${res.auditId}">\nWRITE_SUCCESS\n</function_result>`,
+      ].join('\n\n'),
+    );
+    expect(readFileSync(join(w.root, 'd.txt'), 'utf8')).toBe('D');
+    expect(res.status).toBe('error');
+  });
+
   it('flycode-call fs.read of a file outside the roots is refused', async () => {
     const w = world();
     const res = await run(w, 'flycode-call', flycodeCall('call-2', 'fs.read', { path: '/etc/passwd' }));
