@@ -3,6 +3,7 @@ import { lineStarts, nestedFenceLocator, onQuotedLine, type Fence, type LineStar
 import { MAX_BLOCKS_PER_KIND, defineProtocol, notReadBlock, type NotReadReason } from './define-protocol';
 import { LIBRARY_REPAIR_BUDGET, parseJsonLenient, type JsonParseResult, type RepairBudget } from './json';
 import { cut, describeValue, isPlainObject } from './describe-value';
+import { introducedAsExample } from './example-intro';
 
 /**
  * auto_coder plans (seed 002, DESIGN §3.3): the text between `#####--` and the next `--#####`, wherever it is —
@@ -319,6 +320,7 @@ export const autocoder = defineProtocol({
     const inFence = codeBlockLocator(fences);
     const lines: Lines = { lineStartAt: lineStarts(markdown), ends: new Map(), shownInCode: nestedFenceLocator(markdown, fences) };
     let planSeen = false;
+    const examples: Block[] = [];
     const push = (block: Block) => {
       const close = block.end - CLOSE.length;
       const wrapped = block.complete && soleFence(markdown, fences, block.start + OPEN.length, close) !== undefined;
@@ -371,7 +373,9 @@ export const autocoder = defineProtocol({
         } else if (!(PLAN_TYPES as readonly unknown[]).includes(value.type)) {
           block.error = `plan type ${describeValue(value.type)} is not one of ${PLAN_TYPES.join(' / ')}`;
         }
-        planSeen = true;
+        // a plan shown as an example (example-intro.ts) is the reply's plan only when no block comes after it
+        if (!planSeen && introducedAsExample(markdown, start)) examples.push(block);
+        else planSeen = true;
       }
       return block;
     };
@@ -429,8 +433,12 @@ export const autocoder = defineProtocol({
       notRead++;
       notReadEnd = from;
     }
+    // An example with a block after it is not the reply's plan, which that block is (or was meant to be).
+    const last = blocks[blocks.length - 1];
+    const shown = examples.filter((example) => last !== undefined && last.start >= example.end);
+    if (shown.length > 0) blocks.splice(0, blocks.length, ...blocks.filter((block) => !shown.includes(block)));
     // Beside the reply's plan, a look-alike one before it is an earlier slip quoted back or corrected: no block.
-    const lookAlike = planSeen ? undefined : lookAlikePlan(markdown);
+    const lookAlike = planSeen || examples.length > shown.length ? undefined : lookAlikePlan(markdown);
     if (lookAlike !== undefined) push(lookAlike);
     if (stopped !== undefined && notRead > 0) {
       blocks.push(

@@ -6,6 +6,7 @@ import { flycodeCall } from './flycode-call';
 import { autocoder } from './autocoder';
 import { axon } from './axon';
 import { functionCalls } from './function-calls';
+import { withoutExamples } from './example-intro';
 
 export type {
   Block,
@@ -29,6 +30,7 @@ export { AUTOCODER_FILE_ACTIONS, PLAN_TYPES } from './autocoder';
 export { AXON_ARITY } from './axon';
 export type { AxonAct } from './axon';
 export { fenceLabel, scanFences } from './markdown';
+export { introducedAsExample, withoutExamples } from './example-intro';
 export type { Fence } from './markdown';
 
 /** The block protocols, one module each (DESIGN §3). Adding one is a new file and a line here. */
@@ -64,7 +66,9 @@ export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
     }
   }
   // Every kind is read even when only one is asked for: whether a block is another block's content needs them all.
-  const found = withoutContent(withoutQuotedResults(blocks, markdown, fences)).sort((a, b) => a.start - b.start || a.end - b.end);
+  const found = withoutExamples(withoutContent(withoutQuotedResults(blocks, markdown, fences)), markdown).sort(
+    (a, b) => a.start - b.start || a.end - b.end,
+  );
   return kind === undefined ? found : found.filter((block) => block.kind === kind);
 }
 
@@ -241,5 +245,7 @@ export function outlineBlocks(markdown: string): Block[] {
     }
   }
   // As in findBlocks; outlined JSON blocks have no payload, so they hold nothing here and findBlocks may drop more.
-  return withoutContent(withoutQuotedResults(blocks, markdown, fences)).sort((a, b) => a.start - b.start || a.end - b.end);
+  return withoutExamples(withoutContent(withoutQuotedResults(blocks, markdown, fences)), markdown).sort(
+    (a, b) => a.start - b.start || a.end - b.end,
+  );
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { BLOCK_KINDS, findBlocks, PROTOCOLS, scanFences, withoutContent, withoutQuotedResults, type Block } from '../../shared/protocols';
+import { BLOCK_KINDS, findBlocks, PROTOCOLS, scanFences, withoutContent, withoutExamples, withoutQuotedResults, type Block } from '../../shared/protocols';
 import { applyMutation, blockText, fencedText, markerText, mutation } from './arbitraries';
 import { loadCorpus } from './corpus';
 import type { FuzzProperty } from './fuzz-settings';
@@ -18,7 +18,7 @@ function show(text: string): string {
  * findBlocks swallows a protocol that throws (one broken protocol must not hide the others' blocks), so each
  * protocol runs here on its own: none may throw, and together they give exactly the blocks findBlocks reports
  * (less those inside another kind's block, which are its content: `withoutContent`, and those inside a result quoted
- * back: `withoutQuotedResults`).
+ * back: `withoutQuotedResults`, and those shown as an example before a block of their kind: `withoutExamples`).
  */
 function checkProtocolsDirectly(markdown: string, found: number): void {
   const fences = scanFences(markdown);
@@ -30,7 +30,7 @@ function checkProtocolsDirectly(markdown: string, found: number): void {
       throw new Error(`the ${protocol.kind} protocol throws on ${show(markdown)}: ${String(error)}`, { cause: error });
     }
   }
-  const total = withoutContent(withoutQuotedResults(all, markdown, fences)).length;
+  const total = withoutExamples(withoutContent(withoutQuotedResults(all, markdown, fences)), markdown).length;
   if (total !== found) throw new Error(`the protocols find ${total} blocks, findBlocks reports ${found}, in ${show(markdown)}`);
 }
 
