@@ -311,6 +311,18 @@ function fenceLineInString(markdown: string, fences: readonly Fence[], from: num
 
 const OVER_BUDGET = Symbol('over budget');
 
+/**
+ * Said of a candidate that ends inside a string: a `--#####` in a file's text (a README on the format, a regex like the
+ * seed's) ends the block there, for the seed's executor as here, and "ends inside a string" alone does not tell the
+ * model what to change: it split its output, as the seed says to do on a JSON error, and the marker cut it again. Worded
+ * for the block alone, as the companion reads it: the rest of the plan is not part of it. The marker itself is not
+ * named: in the executor response it is written `--\u0023####` (shared/results/autocoder.ts).
+ */
+const CLOSER_IN_STRING =
+  '; if the plan goes on after the closing marker that ends this block, that marker stood inside one of its strings and ' +
+  'ended the block there (the executor reads up to the first closing marker): write it in the string as --\\u0023#### ' +
+  '(\\u0023 is "#" in JSON, so it reads back as the marker)';
+
 export const autocoder = defineProtocol({
   kind: 'autocoder',
   hints: { labels: [], markers: [OPEN, '＃＃＃＃＃', '#####—', '#####－', '#####–'] },
@@ -344,7 +356,7 @@ export const autocoder = defineProtocol({
         block.error =
           text === ''
             ? 'the #####-- --##### block is empty; it must hold one JSON plan object'
-            : `the #####-- --##### block is not JSON: ${JSON.stringify(cut(text))} (${parsed.reason})`;
+            : `the #####-- --##### block is not JSON: ${JSON.stringify(cut(text))} (${parsed.reason})${parsed.endsInString ? CLOSER_IN_STRING : ''}`;
         return block;
       }
       const value = parsed.value;

@@ -178,6 +178,22 @@ describe('full pipeline with the real tools and plans', () => {
     expect(byLines.result?.meta.truncated).toBe(true);
   });
 
+  it('autocoder: a plan cut by a --##### in a file\'s text is told how to write it, and the plan written so creates the file with the marker', async () => {
+    const w = world({ modes: { write: 'auto' } });
+    const plan = (content: string) =>
+      `#####--\n{"metadata":{"step_id":"doc_001","reason":"r"},"type":"operate","file_operations":[{"action_type":"create_file","path":"PROTOCOL.md","file_content":"${content}"}]}\n--#####`;
+    const cutShort = await run(w, 'autocoder', plan('Wrap it: #####--{...}--##### in one reply'));
+    expect(cutShort.status).toBe('error');
+    const response = JSON.parse(/^#####--\s*(.*?)\s*--#####$/s.exec(cutShort.resultText)![1]!) as { metadata: { summary: string } };
+    expect(response.metadata.summary).toContain(
+      'if the plan goes on after the closing marker that ends this block, that marker stood inside one of its strings and ended the block there ' +
+        '(the executor reads up to the first closing marker): write it in the string as --\\u0023#### (\\u0023 is "#" in JSON, so it reads back as the marker)',
+    );
+    const written = await run(w, 'autocoder', plan('Wrap it: #####--{...}--\\u0023#### in one reply'));
+    expect(written.status).toBe('done');
+    expect(readFileSync(join(w.root, 'PROTOCOL.md'), 'utf8')).toBe('Wrap it: #####--{...}--##### in one reply');
+  });
+
   it('autocoder: a secret followed by a quote is redacted and the executor response is still JSON', async () => {
     const w = world({ modes: { read: 'auto', exec: 'auto' } });
     writeFileSync(join(w.root, 'conf.txt'), 'password=abc"def\n');
