@@ -52,6 +52,7 @@ export async function resolvePlanPath(
   if (unexpanded !== undefined) {
     throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(input)} starts with ${JSON.stringify(unexpanded)}, which is not expanded; give a path relative to the workspace root ${root}`);
   }
+  if (process.platform !== 'win32') refuseWindowsForm(relative, root);
   let joined: string;
   if (path.isAbsolute(relative)) {
     joined = relative;
@@ -65,6 +66,27 @@ export async function resolvePlanPath(
   }
   const absolute = await resolveInsideRoots(joined, policy, options);
   return { relative, absolute };
+}
+
+/** A drive (`C:\`, `C:/`, `C:`) or a UNC share (`\\server`) at the start. */
+const WINDOWS_START = /^(?:[a-zA-Z]:[\\/]|[a-zA-Z]:$|\\\\)/;
+
+/**
+ * On POSIX, a path in Windows form (models answering a person on Windows write `tetris\game.py`, `C:\proj\main.py`) is
+ * refused, naming it: a backslash there is part of a file's name, so the plan created `tetris\game.py` as one file in
+ * the workspace root, next to the `tetris/` its other actions made, and answered success. The tools refuse such a path
+ * the same way (policy/path-guard.ts).
+ */
+function refuseWindowsForm(relative: string, root: string): void {
+  if (WINDOWS_START.test(relative)) {
+    throw new ToolError('INVALID_INPUT', `path ${JSON.stringify(relative)} is a Windows path, but this machine uses POSIX paths; give a path relative to the workspace root ${root}`);
+  }
+  if (relative.includes('\\')) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `path ${JSON.stringify(relative)} is written with backslashes, as on Windows, but this machine uses POSIX paths, where a backslash is part of a file's name: write it with / (${relative.replaceAll('\\', '/')})`,
+    );
+  }
 }
 
 /** Whether a relative path goes above its starting directory at any point, e.g. `../x` or `a/../../ws/x`. */

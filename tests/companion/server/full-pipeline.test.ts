@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAutocoderPlan, runAxonPlan } from '../../../companion/plans';
@@ -192,6 +192,29 @@ describe('full pipeline with the real tools and plans', () => {
     const written = await run(w, 'autocoder', plan('Wrap it: #####--{...}--\\u0023#### in one reply'));
     expect(written.status).toBe('done');
     expect(readFileSync(join(w.root, 'PROTOCOL.md'), 'utf8')).toBe('Wrap it: #####--{...}--##### in one reply');
+  });
+
+  it.skipIf(process.platform === 'win32')('plan paths written with backslashes, as on Windows, are refused on POSIX, naming the path: no file gets the backslashes in its name', async () => {
+    const w = world({ modes: { write: 'auto' } });
+    const plan = `#####--\n${JSON.stringify({
+      type: 'operate',
+      metadata: { step_id: 'init_001', reason: 'r' },
+      file_operations: [
+        { action_type: 'create_directory', path: 'tetris/assets' },
+        { action_type: 'create_file', path: 'tetris\\game.py', file_content: 'import pygame\n' },
+      ],
+    })}\n--#####`;
+    const coder = await run(w, 'autocoder', plan);
+    const response = JSON.parse(/^#####--\s*(.*?)\s*--#####$/s.exec(coder.resultText)![1]!) as { file_actions: Array<{ status: string; error?: string }> };
+    expect(response.file_actions[1]).toMatchObject({
+      status: 'failure',
+      error: 'INVALID_INPUT: path "tetris\\\\game.py" is written with backslashes, as on Windows, but this machine uses POSIX paths, where a backslash is part of a file\'s name: write it with / (tetris/game.py)',
+    });
+    const axon = await run(w, 'axon', '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nC:\\proj\\main.py\n~~~~~\n~~~~~python\nprint(1)\n~~~~~');
+    expect(axon.resultText).toContain(
+      `1 write_file C:\\proj\\main.py: INVALID_INPUT: path "C:\\\\proj\\\\main.py" is a Windows path, but this machine uses POSIX paths; give a path relative to the workspace root ${w.root}`,
+    );
+    expect(readdirSync(w.root)).toEqual([]);
   });
 
   it('autocoder: a secret followed by a quote is redacted and the executor response is still JSON', async () => {
