@@ -158,6 +158,25 @@ function decodeContent(content: string, encoding: FilesystemArgs['encoding']): B
   }
 }
 
+/**
+ * What a write puts in the file, as its card shows it: the decoded bytes read as UTF-8 text, as every editor and
+ * program reads the file. The content as sent is not that with an encoding: base64 and hex are unreadable, and
+ * latin1 and ascii keep only the low byte of each character, so `ťţŨů` (U+0165 U+0163 U+0168 U+016F) writes `echo`;
+ * a card showing the sent text had the person approve a script they never saw. Bytes that are no text are named
+ * with their count; content that does not decode fails when run, which the card says.
+ */
+function writtenText(args: FilesystemArgs): { text: string; note?: string } | { fails: string } {
+  let bytes: Buffer;
+  try {
+    bytes = decodeContent(args.content ?? '', args.encoding);
+  } catch (error) {
+    if (error instanceof FilesystemFailure) return { fails: error.message };
+    throw error;
+  }
+  if (looksBinary(bytes)) return { text: '', note: `(writes ${bytes.byteLength} bytes that are not UTF-8 text)` };
+  return { text: bytes.toString('utf8') };
+}
+
 function encodeContent(bytes: Buffer, encoding: FilesystemArgs['encoding'], shown: string): string {
   const name = encoding ?? 'utf8';
   if (name === 'base64' || name === 'hex' || name === 'ascii' || name === 'latin1') return bytes.toString(name);
@@ -367,8 +386,13 @@ export const filesystemHandler = defineHandler({
     if (action === 'write') {
       const before = await currentText(paths[0]!, ctx.policy);
       const shown = relativeToRoot(paths[0]!, ctx);
+      const written = writtenText(args);
+      if ('fails' in written) {
+        return { title: `filesystem write ${shown} (will fail: ${written.fails})`, heading: { kind: 'filesystem', action, paths: [shown], fails: written.fails }, paths };
+      }
       // a file not there yet is diffed from /dev/null: the card tags it new, not changed
-      return { title: `filesystem write ${shown}`, heading: { kind: 'filesystem', action, paths: [shown] }, paths, diff: unifiedDiff(before.exists ? shown : '/dev/null', shown, before.text, args.content ?? '') };
+      const diff = unifiedDiff(before.exists ? shown : '/dev/null', shown, before.text, written.text);
+      return { title: `filesystem write ${shown}`, heading: { kind: 'filesystem', action, paths: [shown] }, paths, diff: written.note ? `${written.note}\n${diff}` : diff };
     }
     if (action === 'edit') {
       try {
