@@ -3,8 +3,12 @@
  * budget and the last half, joined by a marker `[… N bytes omitted …]`. The live listeners still see every chunk;
  * only what is kept for the final result is cut, so a flood of output cannot exhaust the companion's memory.
  *
- * Sizes count UTF-8 bytes of the decoded text. Cut points are moved to character boundaries so the kept text never
- * ends or starts in the middle of a character (the omitted count includes the few bytes this moves).
+ * Sizes count UTF-8 bytes of the decoded text. The kept text is redacted only afterwards (tools/run-program.ts), and a
+ * secret cut in two is no longer known as one: the head's `ghp_AAAAZ9Z9Z9Z` and the tail's `r2hunter2` (the end of a
+ * `DB_PASSWORD=hunter2hunter2`) reached the chat. So the cuts fall where no secret goes on across them: the head ends
+ * at its last line break and the tail starts after its first one — or, in a run without one, at a blank or a quote,
+ * comma, semicolon or `&` (what ends a `password=` value) —, and a tail that starts inside a private key block starts
+ * after the block's END line. What they drop counts as omitted; a run without any such place is omitted whole.
  */
 export interface OutputBuffer {
   push(chunk: string): void;
@@ -64,10 +68,10 @@ export function createOutputBuffer(maxBytes: number): OutputBuffer {
     },
     result() {
       if (!overflowed) return { text: Buffer.concat(kept).toString('utf8'), truncated: false };
-      const headText = head.subarray(0, utf8BoundaryAtOrBefore(head, head.length));
+      const headText = head.subarray(0, headEnd(head));
       let tailAll = Buffer.concat(tail);
       if (tailAll.length > tailBudget) tailAll = tailAll.subarray(tailAll.length - tailBudget);
-      const tailText = tailAll.subarray(utf8BoundaryAtOrAfter(tailAll, 0));
+      const tailText = tailAll.subarray(tailStart(tailAll));
       const omitted = total - headText.length - tailText.length;
       return {
         text: headText.toString('utf8') + omittedMarker(omitted) + tailText.toString('utf8'),
@@ -77,28 +81,35 @@ export function createOutputBuffer(maxBytes: number): OutputBuffer {
   };
 }
 
-function isContinuationByte(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
+const NEWLINE = 0x0a;
+/** Bytes no secret the redaction knows goes on across, in a run without a line break: blanks, quotes, `,` `;` `&`. */
+const BREAKS = new Set([0x20, 0x09, 0x0d, 0x0b, 0x0c, 0x22, 0x27, 0x2c, 0x3b, 0x26]);
+const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
+const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
+
+/** Where the kept head ends: at its last line break (left out), else after its last break byte, else 0. */
+function headEnd(head: Buffer): number {
+  const newline = head.lastIndexOf(NEWLINE);
+  if (newline >= 0) return newline;
+  for (let i = head.length - 1; i >= 0; i--) if (BREAKS.has(head[i]!)) return i + 1;
+  return 0;
 }
 
-/** The largest index ≤ end where a character starts (or `end` when the bytes before it form whole characters). */
-function utf8BoundaryAtOrBefore(bytes: Buffer, end: number): number {
-  if (end >= bytes.length) {
-    // a cut exactly at the end: step back over a trailing incomplete sequence
-    let start = end;
-    while (start > 0 && isContinuationByte(bytes[start - 1])) start--;
-    if (start === 0) return end;
-    const lead = bytes[start - 1]!;
-    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-    return end - (start - 1) >= need ? end : start - 1;
+/**
+ * Where the kept tail starts: after its first line break, else at its first break byte, else at its end; and after
+ * the END line of a private key block whose BEGIN line it does not hold (its lines before are the key's).
+ */
+function tailStart(tail: Buffer): number {
+  const newline = tail.indexOf(NEWLINE);
+  let start = tail.length;
+  if (newline >= 0) start = newline + 1;
+  else {
+    const at = tail.findIndex((byte) => BREAKS.has(byte));
+    if (at >= 0) start = at;
   }
-  let i = end;
-  while (i > 0 && isContinuationByte(bytes[i])) i--;
-  return i;
-}
-
-function utf8BoundaryAtOrAfter(bytes: Buffer, start: number): number {
-  let i = start;
-  while (i < bytes.length && isContinuationByte(bytes[i])) i++;
-  return i;
+  const text = tail.toString('latin1', start);
+  const end = KEY_END.exec(text);
+  if (end === null || KEY_BEGIN.test(text.slice(0, end.index))) return start;
+  const lineEnd = text.indexOf('\n', end.index);
+  return lineEnd < 0 ? tail.length : start + lineEnd + 1;
 }

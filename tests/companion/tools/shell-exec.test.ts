@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
 import { toolHandlers } from '../../../companion/tools';
-import { createWorld, type World } from './world';
+import { createWorld, DEFAULT_LIMITS, type World } from './world';
 
 function alive(pid: number): boolean {
   try {
@@ -34,6 +34,23 @@ describe.skipIf(process.platform === 'win32')('shell.exec', () => {
     expect(out.text).not.toContain('\x1b');
     expect(out.text).not.toContain('hunter2');
     expect(out.text).toContain('stdout:\nPASSWORD=[REDACTED]\nerror done\nstderr:\nwarn');
+  });
+
+  it("attack: a secret the output cap cuts through is not shown in pieces (limits.maxOutputBytes below the result's size)", async () => {
+    await world.cleanup();
+    const redact = policyFromConfig(parseConfig({}), [{ root: process.cwd(), base: process.cwd(), key: 'cwd' }]).redact;
+    world = await createWorld({ redact, limits: { ...DEFAULT_LIMITS, maxOutputBytes: 8192 } });
+    // the cap keeps the first 4096 bytes and the last 4096: a token lies across the head's cut and a password=… value
+    // across the tail's, and neither piece is long enough to be known as a secret once cut
+    const token = (tag: string) => `ghp_${tag}${'Z9'.repeat(18)}`;
+    const program = [
+      `process.stdout.write('f'.repeat(4080) + ' ' + ${JSON.stringify(token('AAAA'))} + ' next\\n')`,
+      `process.stdout.write('m'.repeat(20000) + '\\n')`,
+      `process.stdout.write('x'.repeat(4090) + 'DB_PASSWORD=hunter2hunter2 ' + ${JSON.stringify(token('BBBB'))} + '\\n' + 'e'.repeat(4040) + '\\n')`,
+    ].join(';');
+    const out = await world.call('process.run', { command: process.execPath, args: ['-e', program] });
+    expect(out.text).toContain('bytes omitted');
+    for (const piece of ['AAAA', 'BBBB', 'Z9Z9Z9', 'hunter2']) expect(out.text).not.toContain(piece);
   });
 
   it('call env is visible to the command and shown to the policy in front of it', async () => {
