@@ -131,6 +131,11 @@ export async function currentText(resolved: string, policy: Policy): Promise<{ e
   }
 }
 
+/** A card's line for text written over, or appended to, a binary file (which has no text to diff); `chars` of it. */
+export function binaryChange(path: string, chars: number, append: boolean): string {
+  return append ? `(${chars} characters of text would be appended to the binary file ${path})` : `(binary file ${path} would be replaced by ${chars} characters of text)`;
+}
+
 /**
  * A whole-file write holding [REDACTED] over a file that holds a secret is refused before its card, not after the
  * person approved it (policy/redact.ts refuseMarkerOverSecret): checked against the file as it is now. A file that

@@ -1,7 +1,7 @@
 import { fsWriteBatch } from '../../shared/tools/fs-write-batch';
 import { assertWithinActionLimit } from '../policy/action-limit';
 import type { FileOp } from '../types';
-import { currentText, defineHandler, diffDeadline, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
+import { binaryChange, currentText, defineHandler, diffDeadline, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteBatchHandler = defineHandler({
   contract: fsWriteBatch,
@@ -14,18 +14,21 @@ export const fsWriteBatchHandler = defineHandler({
     return { risk: 'write', paths: [...new Set(paths)] };
   },
   async preview(args, ctx) {
-    const changes: Array<{ path: string; before: string; after: string; created: boolean }> = [];
-    // Later files in the batch see the earlier ones, as the batch applies them in order.
-    const pending = new Map<string, string>();
+    const changes: Array<{ path: string; before: string; after: string; created: boolean; binary: boolean; append: boolean }> = [];
+    // Later files in the batch see the earlier ones, as the batch applies them in order. A binary file has no text
+    // to diff (currentText gives ''): the card says what happens to it, as fs.write's does, rather than a diff that
+    // reads as if the file were empty; it stays binary until the batch overwrites it.
+    const pending = new Map<string, { text: string; binary: boolean }>();
     const paths: string[] = [];
     for (const file of args.files) {
       const path = await resolvePath(file.path, ctx, { forWrite: true });
       paths.push(path);
       const current = pending.has(path) ? undefined : await currentText(path, ctx.policy);
-      const before = pending.get(path) ?? current?.text ?? '';
-      const after = file.mode === 'append' ? before + file.content : file.content;
-      pending.set(path, after);
-      changes.push({ path, before, after, created: current?.exists === false });
+      const before = pending.get(path) ?? { text: current?.text ?? '', binary: current?.binary ?? false };
+      const append = file.mode === 'append';
+      const after = append ? before.text + file.content : file.content;
+      pending.set(path, { text: after, binary: before.binary && append });
+      changes.push({ path, before: before.text, after, created: current?.exists === false, binary: before.binary, append });
     }
     return {
       title: `Write ${args.files.length} file(s) all-or-nothing`,
@@ -34,7 +37,11 @@ export const fsWriteBatchHandler = defineHandler({
       diffLater: async () => {
         const deadline = diffDeadline();
         // a file the batch creates is diffed from /dev/null, so the card tags it new
-        return changes.map(({ path, before, after, created }) => unifiedDiff(created ? '/dev/null' : path, path, before, after, 3, deadline)).join('\n');
+        return changes
+          .map(({ path, before, after, created, binary, append }) =>
+            binary ? binaryChange(path, after.length - (append ? before.length : 0), append) : unifiedDiff(created ? '/dev/null' : path, path, before, after, 3, deadline),
+          )
+          .join('\n');
       },
     };
   },

@@ -1,6 +1,6 @@
 import { fsWrite } from '../../shared/tools/fs-write';
 import { sha256, sha256File } from '../fsx/sha256';
-import { currentText, defineHandler, fileExistsNow, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
+import { binaryChange, currentText, defineHandler, fileExistsNow, refuseMarkerOverSecretOnDisk, resolvePath, unifiedDiff } from './define-handler';
 
 export const fsWriteHandler = defineHandler({
   contract: fsWrite,
@@ -21,7 +21,7 @@ export const fsWriteHandler = defineHandler({
         const before = await currentText(path, ctx.policy);
         const after = args.mode === 'append' ? before.text + args.content : args.content;
         // a file not there yet is diffed from /dev/null, as the plans' cards do: the card tags it new, not changed
-        if (before.binary) return `(binary file ${path} would be replaced by ${Buffer.byteLength(after)} bytes of text)`;
+        if (before.binary) return binaryChange(path, args.content.length, args.mode === 'append');
         return unifiedDiff(before.exists ? path : '/dev/null', path, before.text, after);
       },
     };

@@ -30,6 +30,26 @@ describe('fs.writeBatch', () => {
     expect([await world.read('a.txt'), await world.read('b.txt'), await world.read('new/c.txt')]).toEqual(['A2\n', 'B\nmore\n', '']);
   });
 
+  it("a binary file's card says it is replaced or appended to, not a diff that reads as if it were empty", async () => {
+    const blob = await world.write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+    const blob2 = await world.write('data.bin', Buffer.from([1, 0, 2, 0]));
+    const files = [
+      { path: blob, content: 'text\n' },
+      { path: blob2, content: 'tail', mode: 'append' },
+      { path: blob2, content: 'more', mode: 'append' },
+    ];
+    const diff = await (await toolHandlers['fs.writeBatch'].preview({ files }, world.ctx)).diffLater!();
+    expect(diff).toBe(
+      [
+        `(binary file ${blob} would be replaced by 5 characters of text)`,
+        `(4 characters of text would be appended to the binary file ${blob2})`,
+        `(4 characters of text would be appended to the binary file ${blob2})`,
+      ].join('\n'),
+    );
+    const single = await toolHandlers['fs.write'].preview({ path: blob2, content: 'tail', mode: 'append' }, world.ctx);
+    expect(await single.diffLater!()).toBe(`(4 characters of text would be appended to the binary file ${blob2})`);
+  });
+
   it('all-or-nothing: one stale expectedSha256 → CONFLICT and no file changed or created', async () => {
     await world.fails(
       'fs.writeBatch',
