@@ -67,7 +67,7 @@ const input = z
     head: z.int().min(0).optional().describe('read: only the first N lines.'),
     tail: z.int().min(0).optional().describe('read: only the last N lines.'),
     dryRun: z.boolean().optional().describe('edit: return the unified diff and write nothing.'),
-    excludePatterns: z.array(z.string()).optional().describe('search: globs of paths to leave out.'),
+    excludePatterns: z.array(z.string()).optional().describe('search: globs of paths to leave out, at most 16.'),
     sortBy: z.enum(['name', 'size']).optional().describe('list_with_sizes: sort by name (default) or size.'),
     encoding: z.enum(FILESYSTEM_ENCODINGS).optional().describe('read/write: text encoding (default utf8).'),
   })

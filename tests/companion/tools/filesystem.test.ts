@@ -88,6 +88,18 @@ describe('filesystem (PromptX manual)', () => {
     ]);
   });
 
+  it('attack: a search with thousands of excludePatterns is refused, naming the rule, before it walks', async () => {
+    // each pattern was matched against every entry of the walk on the companion's own thread: 20 000 of them (a
+    // 400 KB call) over a folder of 2000 files held every request, approval and /v1/status for six minutes
+    const many = Array.from({ length: 17 }, (_, i) => `**/skip${i}/**`);
+    const refused = await call({ action: 'search', path: '.', pattern: '*.md', excludePatterns: many });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.code).toBe('INVALID_INPUT');
+    expect(refused.error?.message).toMatch(/excludePatterns holds 17 globs, more than 16/);
+    const kept = await call({ action: 'search', path: '.', pattern: '*.md', excludePatterns: many.slice(0, 16) });
+    expect(kept).toMatchObject({ success: true, data: ['resource/role/test.md'] });
+  });
+
   it('edit: dryRun returns a unified diff and writes nothing; a real edit writes and returns the diff', async () => {
     const dry = await call({ action: 'edit', path: 'resource/role/test.md', edits: [{ oldText: 'old line', newText: 'new line' }], dryRun: true });
     expect(dry.success).toBe(true);
