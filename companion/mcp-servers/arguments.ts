@@ -16,7 +16,11 @@ import { runWithin } from '../watchdog';
  */
 export type ArgumentCheck = (args: Record<string, unknown>) => { ok: true } | { ok: false; message: string };
 
-const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false } as const;
+/**
+ * `verbose` gives each error the schema object it was found in (`parentSchema`), reached through `$ref`, `$defs`,
+ * `anyOf` and `allOf` as the check itself went: a message naming the fields an object takes reads them there.
+ */
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false, verbose: true } as const;
 let engines: { draft07: Ajv; draft2019: Ajv2019; draft2020: Ajv2020 } | undefined;
 
 function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
@@ -122,16 +126,31 @@ function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown 
   return current;
 }
 
-/** The sub-schema describing the value at `path`, following properties and items only (enough for messages). */
-function schemaAt(schema: unknown, path: ReadonlyArray<string | number>): Record<string, unknown> | undefined {
+/**
+ * A property's schema as the message describes it: a local `$ref` (`#/$defs/Kind`, `#/properties/a` as zod writes a
+ * schema used twice) followed to what it names in the tool's schema, a few steps at most.
+ */
+function resolved(root: Record<string, unknown>, schema: unknown): Record<string, unknown> | undefined {
   let current = schema;
-  for (const key of path) {
+  for (let step = 0; step < 8; step++) {
     if (current === null || typeof current !== 'object') return undefined;
-    const node = current as Record<string, unknown>;
-    if (typeof key === 'number') current = Array.isArray(node.items) ? node.items[key] : (node.items ?? node.prefixItems);
-    else current = (node.properties as Record<string, unknown> | undefined)?.[key];
+    const ref = (current as Record<string, unknown>).$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#')) return current as Record<string, unknown>;
+    let pointer = ref.slice(1);
+    try {
+      pointer = decodeURIComponent(pointer);
+    } catch {
+      // not percent-encoded: the pointer as written
+    }
+    current = valueAt(root, pathOf(pointer));
   }
-  return current !== null && typeof current === 'object' ? (current as Record<string, unknown>) : undefined;
+  return undefined;
+}
+
+/** The properties the object schema an error was found in declares (the schema Ajv reports with `verbose`). */
+function propertiesOf(error: ErrorObject): Record<string, unknown> {
+  const properties = error.parentSchema?.properties;
+  return properties !== null && typeof properties === 'object' ? (properties as Record<string, unknown>) : {};
 }
 
 const ARTICLE: Record<string, string> = {
@@ -163,12 +182,14 @@ function describeError(tool: string, schema: Record<string, unknown>, args: unkn
     case 'required': {
       const missing = String(params.missingProperty);
       const full = formatPath([...path, missing]);
-      const what = expected(schemaAt(schema, [...path, missing]));
+      const what = expected(resolved(schema, propertiesOf(error)[missing]));
       return `${tool} is missing "${full}"${what ? ` (${what})` : ''}`;
     }
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      const properties = Object.keys((schemaAt(schema, path)?.properties as Record<string, unknown> | undefined) ?? {});
+      // read where the check found them: a field's schema behind a $ref or in an anyOf branch has its own properties,
+      // and reading them from the tool's schema by the path said 'it takes none' of an object that takes several
+      const properties = Object.keys(propertiesOf(error));
       const suggestion = suggestArgumentName(extra, properties);
       const where = field === '' ? tool : `${tool} "${field}"`;
       return `${where} has no ${field === '' ? 'argument' : 'field'} "${extra}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; ${

@@ -310,6 +310,27 @@ describe('arguments against the tool schema', () => {
     expect(check(args)).toEqual({ ok: false, message });
   });
 
+  // as Pydantic writes a model's fields ($defs), zod a schema used twice (#/properties/…), and an optional object
+  const referenced = {
+    type: 'object',
+    properties: {
+      issue: { $ref: '#/$defs/Issue' },
+      copy: { $ref: '#/properties/issue' },
+      filter: { anyOf: [{ type: 'object', properties: { state: { type: 'string' } }, additionalProperties: false }, { type: 'null' }] },
+    },
+    required: ['issue'],
+    additionalProperties: false,
+    $defs: { Issue: { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } }, required: ['title'], additionalProperties: false } },
+  };
+  it.each([
+    [{ issue: { title: 't', titel: 'x' } }, 'gh.create "issue" has no field "titel" (did you mean "title"?); its fields are title, body'],
+    [{ issue: { title: 't' }, copy: { title: 't', tags: [] } }, 'gh.create "copy" has no field "tags"; its fields are title, body'],
+    [{ issue: {} }, 'gh.create is missing "issue.title" (a string)'],
+    [{ issue: { title: 't' }, filter: { state: 'open', sate: 'x' } }, 'gh.create "filter" has no field "sate" (did you mean "state"?); its fields are state'],
+  ])('a field behind a reference or anyOf is described by its own schema: %j → %s', (args, message) => {
+    expect(compileArgumentCheck('gh.create', referenced).check(args)).toMatchObject({ ok: false, message: expect.stringContaining(message) });
+  });
+
   it('a schema that cannot be compiled leaves the check to the server and says so', () => {
     const broken = compileArgumentCheck('x.y', { type: 'object', properties: { a: { $ref: '#/nowhere' } } });
     expect(broken.problem).toMatch(/^the input schema of x\.y cannot be compiled/);
