@@ -6,10 +6,12 @@ import {
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  PaginatedResultSchema,
+  ToolSchema,
   type CallToolResult,
   type Progress,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { McpServerProblem } from '../../shared/api';
@@ -148,6 +150,65 @@ const uncompiled: jsonSchemaValidator = {
   },
 };
 
+/**
+ * A tools/list answer as it is read from a server: each tool on its own (readTools). The SDK's ListToolsResultSchema
+ * refused the whole list for one tool whose input schema has no "type" (valid JSON Schema, as servers on other SDKs
+ * write one, or `{}` for a tool without arguments) or gives a property as the schema `true`: the server never started,
+ * was retried until given up, and its error was a page of the SDK's schema errors naming no tool.
+ */
+const ToolListSchema = PaginatedResultSchema.extend({ tools: z.array(z.unknown()) });
+/**
+ * A tool as the SDK reads one — its input schema as every MCP client reads it, since /mcp lists it to them — with an
+ * output schema of any JSON Schema object (only the output check reads it).
+ */
+const ListedToolSchema = ToolSchema.extend({ outputSchema: z.record(z.string(), z.unknown()).optional() });
+type ListedTool = z.infer<typeof ListedToolSchema>;
+
+/**
+ * An input schema written the way MCP clients read one, meaning what it meant: no "type" is an object's (a tool's
+ * arguments are one), and a property given as the schema true or false is written {} or {"not": {}}.
+ */
+function clientShapedInput(tool: unknown): unknown {
+  if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) return tool;
+  const schema = (tool as { inputSchema?: unknown }).inputSchema;
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return tool;
+  const own = schema as Record<string, unknown>;
+  const properties = own.properties;
+  const shaped: Record<string, unknown> = { ...own, ...(own.type === undefined ? { type: 'object' } : {}) };
+  if (properties !== null && typeof properties === 'object' && !Array.isArray(properties)) {
+    shaped.properties = Object.fromEntries(
+      Object.entries(properties).map(([key, value]) => [key, value === true ? {} : value === false ? { not: {} } : value]),
+    );
+  }
+  return { ...tool, inputSchema: shaped };
+}
+
+/** A tool of the list that is not read as a tool (no name, an annotation of the wrong type), and why. */
+interface RefusedTool {
+  name: string | undefined;
+  why: string;
+}
+
+/** The tools of a page of tools/list, each read on its own: one the server describes wrongly is left out, not the list. */
+function readTools(items: unknown[]): { tools: ListedTool[]; refused: RefusedTool[] } {
+  const tools: ListedTool[] = [];
+  const refused: RefusedTool[] = [];
+  for (const item of items) {
+    const parsed = ListedToolSchema.safeParse(clientShapedInput(item));
+    if (parsed.success) {
+      tools.push(parsed.data);
+      continue;
+    }
+    const name = (item as { name?: unknown } | null)?.name;
+    const why = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.map(String).join('.') || 'the tool'}: ${issue.message}`)
+      .join('; ');
+    refused.push({ name: typeof name === 'string' ? name : undefined, why });
+  }
+  return { tools, refused };
+}
+
 const TOO_MANY_TOOLS = `chatbridge offers at most ${MAX_TOOLS_PER_SERVER} tools of one server, in the order it lists them`;
 
 export interface ServerConnection {
@@ -199,12 +260,17 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
   }
 
   /** `offered: false`: the server's capabilities name no tools, so it was not asked for a list */
-  function applyTools(list: Tool[], offered = true): void {
+  function applyTools({ tools: list, refused }: { tools: ListedTool[]; refused: RefusedTool[] }, offered = true): void {
     const next = new Map<string, ExternalToolEntry>();
     const skipped = new Map<string, string>();
     const checks = new Map<string, JsonSchemaValidator<unknown>>();
     const newNotes: string[] = offered ? [] : ["the server offers no tools (its capabilities name none); chatbridge calls a server's tools only"];
-    const names = new Set(list.map((tool) => tool.name));
+    const names = new Set([...list.map((tool) => tool.name), ...refused.flatMap((tool) => (tool.name === undefined ? [] : [tool.name]))]);
+    for (const { name, why } of refused) {
+      const what = `the server's description of it is not a valid tool (${why.slice(0, 300)})`;
+      if (name !== undefined) skipped.set(name, `not offered: ${what}`);
+      newNotes.push(`tool ${name === undefined ? '(with no name)' : JSON.stringify(name.slice(0, 80))} is not offered: ${what}`);
+    }
     if (list.length > MAX_TOOLS_PER_SERVER) {
       for (const tool of list.slice(MAX_TOOLS_PER_SERVER)) skipped.set(tool.name, `not offered: ${TOO_MANY_TOOLS}`);
       newNotes.push(`the server lists more than ${MAX_TOOLS_PER_SERVER} tools: only its first ${MAX_TOOLS_PER_SERVER} are offered (${TOO_MANY_TOOLS})`);
@@ -261,19 +327,22 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     options.onChange();
   }
 
-  async function listAllTools(c: Client): Promise<Tool[]> {
-    let all: Tool[] = [];
+  async function listAllTools(c: Client): Promise<{ tools: ListedTool[]; refused: RefusedTool[] }> {
+    let all: ListedTool[] = [];
+    let refused: RefusedTool[] = [];
     let cursor: string | undefined;
     // bounded: a server that pages forever must not hold the start; past the tools offered, one more is enough to
     // know there are more
     for (let page = 0; page < 100 && all.length <= MAX_TOOLS_PER_SERVER; page++) {
-      const result = await c.listTools(cursor ? { cursor } : undefined, { timeout: options.startTimeoutMs });
+      const result = await c.request({ method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) }, ToolListSchema, { timeout: options.startTimeoutMs });
+      const read = readTools(result.tools);
       // not push(...tools): a page of 200 000 tools is more arguments than a call may take
-      all = all.concat(result.tools);
+      all = all.concat(read.tools);
+      refused = refused.concat(read.refused);
       cursor = result.nextCursor;
       if (!cursor) break;
     }
-    return all;
+    return { tools: all, refused };
   }
 
   function newClient(mine: number): Client {
@@ -485,7 +554,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         void lost(closed.message, closed.facts);
       };
       // a server of resources or prompts only answers tools/list with Method not found: it is up, with no tools
-      if (client.getServerCapabilities()?.tools === undefined) applyTools([], false);
+      if (client.getServerCapabilities()?.tools === undefined) applyTools({ tools: [], refused: [] }, false);
       else {
         applyTools(
           await listAllTools(client).catch((error: unknown) => {

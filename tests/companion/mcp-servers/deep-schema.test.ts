@@ -11,7 +11,12 @@ import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, type McpWorld } from './
 let world: McpWorld;
 
 beforeAll(async () => {
-  world = await makeMcpWorld({ mcpServers: { deep: fixtureServer('deep-schema.mjs', { policy: { default: 'auto' } }) } });
+  world = await makeMcpWorld({
+    mcpServers: {
+      deep: fixtureServer('deep-schema.mjs', { policy: { default: 'auto' } }),
+      loose: fixtureServer('loose-schemas.mjs', { policy: { default: 'auto' } }),
+    },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -41,9 +46,32 @@ describe("a tool whose input schema nests beyond any call's arguments", () => {
     const client = await world.mcpClient();
     try {
       const listed = await client.listTools();
-      expect(listed.tools.map((t) => t.name)).toContain('deep.ok');
+      expect(listed.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['deep.ok', 'loose.untyped', 'loose.empty', 'loose.anything']));
     } finally {
       await client.close();
     }
+  });
+});
+
+/*
+ * A server on another SDK lists tools whose input schema is valid JSON Schema the MCP SDK's own tool schema does not
+ * take: no "type" (properties alone, or {} for a tool without arguments), a property given as the schema true. The
+ * SDK refused the whole list, so the server never started and was given up, its error a page of schema errors.
+ */
+describe('tools whose input schema is JSON Schema the SDK does not take', () => {
+  it('are offered and checked as written; a tool described wrongly is left out alone, named', async () => {
+    const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; state: string; tools: number; notes: string[] }> };
+    const loose = servers.find((s) => s.name === 'loose');
+    expect(loose).toMatchObject({ state: 'ready', tools: 4 });
+    expect(loose?.notes).toEqual([expect.stringMatching(/^tool "miswritten" is not offered: the server's description of it is not a valid tool \(annotations\.readOnlyHint: /)]);
+    const text = async (id: string, tool: string, args: Record<string, unknown>) => {
+      const answer = mcpJson((await world.run('mcp-request', mcpCall(id, tool, args))).resultText);
+      return answer.result?.content[0]?.text ?? answer.error?.message;
+    };
+    expect(await text('u', 'loose.untyped', { path: 'a' })).toBe('called untyped with {"path":"a"}');
+    expect(await text('u2', 'loose.untyped', { path: 5 })).toContain('loose.untyped argument "path" must be a string, got 5 (a number)');
+    expect(await text('e', 'loose.empty', {})).toBe('called empty with {}');
+    expect(await text('a', 'loose.anything', { value: [1] })).toBe('called anything with {"value":[1]}');
+    expect(await text('m', 'loose.miswritten', {})).toContain('loose.miswritten is not offered');
   });
 });
