@@ -315,9 +315,15 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         check: compiled.check,
       });
     }
-    for (const key of unmatchedPolicyKeys(spec.policy, spec.name, names)) {
+    const keys = unmatchedPolicyKeys(spec.policy, spec.name, names);
+    for (const key of keys.none) {
       newNotes.push(
         `policy.tools.${JSON.stringify(key.slice(0, 80))} names no tool of ${spec.name}, so its mode holds for none: a key is a tool's own name (or ${spec.name}.<tool>) as the server lists it`,
+      );
+    }
+    for (const { key, tool } of keys.loose) {
+      newNotes.push(
+        `policy.tools.${JSON.stringify(key.slice(0, 80))} is not written as ${spec.name} lists its tool ${JSON.stringify(tool)} (case or characters differ): a deny or confirm so written holds for it, an auto does not; write the name as the server lists it`,
       );
     }
     tools = next;

@@ -268,8 +268,22 @@ describe('how an external tool is decided', () => {
     expect(externalToolRule({ tools: { t: 'auto', 's.t': 'deny' } }, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
     expect(externalToolRule({ tools: { t: 'deny', 's.t': 'auto' } }, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
     expect(externalToolRule({ tools: { t: 'auto', 's.t': 'confirm' } }, 's', 't', undefined)).toEqual({ risk: 'exec', mode: 'confirm' });
-    expect(unmatchedPolicyKeys({ tools: { 's.t': 'deny', t: 'auto', tt: 'deny', 'x.t': 'deny' } }, 's', new Set(['t']))).toEqual(['tt', 'x.t']);
+    expect(unmatchedPolicyKeys({ tools: { 's.t': 'deny', t: 'auto', tt: 'deny', 'x.t': 'deny' } }, 's', new Set(['t']))).toEqual({ none: ['tt', 'x.t'], loose: [] });
   });
+
+  it.each(['Delete_Entities', 'memory.DELETE_ENTITIES', 'Memory.delete_entities', 'ｄｅｌｅｔｅ＿ｅｎｔｉｔｉｅｓ', 'delete_\u200Bentities', ' delete_entities'])(
+    'a deny keyed %j, the tool delete_entities in another case or form, holds for it; an auto so keyed lifts nothing',
+    (key) => {
+      const auto = { default: 'auto' as const, tools: { [key]: 'deny' as const } };
+      expect(externalToolRule(auto, 'memory', 'delete_entities', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
+      expect(externalToolRule({ ...auto, trustAnnotations: true }, 'memory', 'delete_entities', { readOnlyHint: true })).toEqual({ risk: 'read', mode: 'deny' });
+      expect(externalToolRule({ default: 'auto', tools: { [key]: 'confirm' } }, 'memory', 'delete_entities', undefined)).toEqual({ risk: 'exec', mode: 'confirm' });
+      // an exact key's deny is not lifted by a loose key's auto, nor the default by it
+      expect(externalToolRule({ tools: { [key]: 'auto' } }, 'memory', 'delete_entities', undefined)).toEqual({ risk: 'exec', mode: 'confirm' });
+      expect(externalToolRule({ tools: { [key]: 'auto', delete_entities: 'deny' } }, 'memory', 'delete_entities', undefined)).toEqual({ risk: 'exec', mode: 'deny' });
+      expect(unmatchedPolicyKeys(auto, 'memory', new Set(['delete_entities', 'read_graph']))).toEqual({ none: [], loose: [{ key, tool: 'delete_entities' }] });
+    },
+  );
 
   it('a site override only makes it stricter', () => {
     expect(decide(request({ risk: 'exec', mode: 'auto' }), policy, 'chatgpt')).toBe('auto');

@@ -11,7 +11,7 @@ let world: McpWorld;
 beforeAll(async () => {
   world = await makeMcpWorld({
     mcpServers: {
-      keys: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { 'keys.leak': 'deny', fial: 'deny', 'keys.added': 'deny' } } }),
+      keys: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { 'keys.leak': 'deny', fial: 'deny', 'keys.added': 'deny', 'Keys.Progress': 'deny' } } }),
       twice: fixtureServer('features.mjs', { policy: { default: 'auto', tools: { leak: 'auto', 'twice.leak': 'deny' } } }),
     },
   });
@@ -34,6 +34,13 @@ describe('policy.tools keys', () => {
     const notes = servers.find((s) => s.name === 'keys')?.notes ?? [];
     expect(notes.join('\n')).toContain('policy.tools."fial" names no tool of keys');
     expect(notes.join('\n')).not.toContain('"keys.leak"');
+  });
+
+  it('a deny keyed by the tool\'s name in another case ("Keys.Progress") holds for it, and the health says how to write it', async () => {
+    const run = await world.run('mcp-request', mcpCall('k6', 'keys.progress', { steps: 1 }));
+    expect(mcpJson(run.resultText).error).toMatchObject({ data: { code: 'POLICY_BLOCKED' } });
+    const { servers } = (await (await world.request('/v1/mcp-servers')).json()) as { servers: Array<{ name: string; notes: string[] }> };
+    expect(servers.find((s) => s.name === 'keys')?.notes.join('\n')).toContain('policy.tools."Keys.Progress" is not written as keys lists its tool "progress"');
   });
 
   it('a second key for the same tool does not take its deny away: of "leak": auto and "twice.leak": deny, the deny holds', async () => {
