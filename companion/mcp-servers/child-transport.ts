@@ -120,7 +120,7 @@ export class ChildProcessTransport implements Transport {
       this.child = child;
       this.exited = new Promise((done) => child.once('close', () => done()));
       child.once('error', (spawnError) => {
-        const error = spawnProblem(spawnError, command, env, cwd);
+        const error = spawnProblem(spawnError, command, args, env, cwd);
         log.note(`could not start ${command}: ${error.message}`);
         reject(error);
       });
@@ -284,15 +284,17 @@ export class ChildProcessTransport implements Transport {
  * program is missing nor where it was looked for (a companion started from a desktop session often has a shorter
  * PATH than a terminal).
  */
-function spawnProblem(error: Error, command: string, env: Record<string, string>, cwd: string | undefined): Error {
+function spawnProblem(error: Error, command: string, args: readonly string[], env: Record<string, string>, cwd: string | undefined): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const program = JSON.stringify(command);
+  const path = env.PATH ?? env.Path;
+  const hasDirectory = isAbsolute(command) || command.includes('/') || command.includes('\\');
   // a missing folder to start in fails with the same ENOENT as a missing command: the answer names the folder
   if (code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     return new ServerProblemError(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`, { code: 'cwd-missing', program: command, cwd });
   }
-  const path = env.PATH ?? env.Path;
-  const hasDirectory = isAbsolute(command) || command.includes('/') || command.includes('\\');
+  const misread = code === 'ENOENT' ? misreadCommand(command, args, path, cwd) : undefined;
+  if (misread !== undefined) return misread;
   // the program is there, but what runs it is not: a script whose #! line names an interpreter that is gone (a
   // Python tool's virtual environment removed by an upgrade) fails with the same ENOENT as a missing program
   const found = code === 'ENOENT' ? programFile(command, hasDirectory, path, cwd) : undefined;
@@ -319,6 +321,34 @@ function spawnProblem(error: Error, command: string, env: Record<string, string>
   }
   if (code === 'EACCES') return new ServerProblemError(`the program ${program} cannot be run (permission denied): it is not executable`, { code: 'not-executable', program: command });
   return error;
+}
+
+/**
+ * A command written as for another place, whose program is there under another name; told as 'not found on the PATH:
+ * install it', which the person had done. A whole command line as "command" (`npx -y @modelcontextprotocol/server-memory`,
+ * as a form with one field takes it), whose first word is the program; and, off Windows, `cmd /c npx …`, the form
+ * READMEs give for Windows, whose `cmd` no other system has. Only the program's name is quoted: the words after it may
+ * hold a key.
+ */
+function misreadCommand(command: string, args: readonly string[], path: string | undefined, cwd: string | undefined): Error | undefined {
+  const words = command.trim().split(/\s+/);
+  const first = words[0] ?? '';
+  const runnable = (name: string) => programFile(name, isAbsolute(name) || name.includes('/') || name.includes('\\'), path, cwd) !== undefined;
+  if (words.length > 1 && programFile(command, true, path, cwd) === undefined && runnable(first)) {
+    return new Error(
+      `"command" holds the program and its arguments in one string (${JSON.stringify(first)} and ${words.length - 1} more word${words.length > 2 ? 's' : ''}): ` +
+        `write the program alone in "command" and each word after it as an item of "args", e.g. "command": ${JSON.stringify(first)}, "args": ["…", "…"]`,
+    );
+  }
+  const windowsShell = /^cmd(?:\.exe)?$/i.test(command) && /^\/c$/i.test(args[0] ?? '');
+  const program = args[1];
+  if (process.platform !== 'win32' && windowsShell && program !== undefined && runnable(program)) {
+    return new Error(
+      `"cmd" is the Windows command interpreter, which this system does not have: the entry is written for Windows ("command": "cmd", "args": ["/c", ${JSON.stringify(program)}, …]); ` +
+        `here write "command": ${JSON.stringify(program)} and the words after it as "args"`,
+    );
+  }
+  return undefined;
 }
 
 /** The file a command names: its path (from `cwd`), or the first on `path` — undefined when there is none. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerProblem } from '../../../shared/api';
 import { fixture, makeMcpWorld, MEMORY, mcpCall, mcpJson, waitUntil, type McpWorld } from './world';
@@ -77,6 +77,9 @@ beforeAll(async () => {
         quick: { command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'], startTimeoutMs: 1_000 },
         // a program that is not installed (or not on the PATH the companion was started with)
         missing: { command: 'uvx-not-installed-here', args: ['mcp-server-time'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+        // a whole command line in "command", as a one-field form takes it, and a config written for Windows
+        oneline: { command: 'node -e setTimeout(()=>{},60000) --api-key=sk-one-line-secret', env: { PATH: dirname(process.execPath) } },
+        windows: { command: 'cmd', args: ['/c', 'npx', '-y', '@modelcontextprotocol/server-memory'], env: { PATH: dirname(process.execPath) } },
         orphaned: { command: ORPHANED },
         orphanedonpath: { command: 'mcp-server-notes', env: { PATH: `${scripts}:/usr/bin:/bin` } },
         // resources only: it declares no tools and answers tools/list with Method not found
@@ -90,7 +93,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -116,6 +119,18 @@ describe('a server that does not come up says why', () => {
     await waitUntil('missing gave up', async () => (await healthOf('missing')).state === 'error');
     expect((await healthOf('missing')).lastError).toMatch(
       /^could not start: the program "uvx-not-installed-here" was not found on the PATH it was given \(\/usr\/local\/bin:\/usr\/bin:\/bin\): install it, or give its full path as "command" \(gave up/,
+    );
+  });
+
+  it('a whole command line as "command", and a config written for Windows: what to write instead, not "install it"', async () => {
+    await waitUntil('both gave up', async () => (await healthOf('oneline')).state === 'error' && (await healthOf('windows')).state === 'error');
+    const oneLine = (await healthOf('oneline')).lastError;
+    expect(oneLine).toMatch(
+      /^could not start: "command" holds the program and its arguments in one string \("node" and 3 more words\): write the program alone in "command" and each word after it as an item of "args"/,
+    );
+    expect(oneLine).not.toContain('sk-one-line-secret');
+    expect((await healthOf('windows')).lastError).toMatch(
+      /^could not start: "cmd" is the Windows command interpreter, which this system does not have: the entry is written for Windows \("command": "cmd", "args": \["\/c", "npx", …\]\); here write "command": "npx" and the words after it as "args"/,
     );
   });
 
