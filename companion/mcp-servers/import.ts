@@ -102,7 +102,7 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   const source = raw as Record<string, unknown>;
   // ${input:…}, ${env:…}, ${workspaceFolder} (VS Code, Cursor), ${VAR} and ${VAR:-default} (Claude Code): the client
   // fills them in when it starts the server; here the server would get the text as written
-  const variable = /\$\{[^}\s]*\}/.exec(JSON.stringify(source))?.[0];
+  const variable = /\$\{[^}\s]*\}/.exec(JSON.stringify(withoutOwnVariables(source)))?.[0];
   if (variable !== undefined) {
     const shown = variable.length > 40 ? `${variable.slice(0, 38)}…}` : variable;
     return {
@@ -134,6 +134,21 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   }
   if (others.length > 0) notes.push(`left out ${quoted(others)} (not a chatbridge setting)`);
   return { entry, notes };
+}
+
+/**
+ * The entry without the `${NAME}` of its args that name a variable of its own `env`: the program fills those in from
+ * the environment it is given, as mcp-remote does with `--header "Authorization:${AUTH_HEADER}"` beside
+ * `"env": {"AUTH_HEADER": "Bearer …"}` — the way its README, and every hosted server's page after it, bridges Claude
+ * Desktop to a remote server. Taken for a variable of the client, that entry was never imported, though chatbridge
+ * gives the program the same env and it runs as it did there.
+ */
+function withoutOwnVariables(source: Record<string, unknown>): Record<string, unknown> {
+  const env = source.env;
+  if (!Array.isArray(source.args) || env === null || typeof env !== 'object' || Array.isArray(env)) return source;
+  const own = (name: string) => Object.hasOwn(env, name) && typeof (env as Record<string, unknown>)[name] === 'string';
+  const args = source.args.map((arg: unknown) => (typeof arg === 'string' ? arg.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => (own(name) ? '' : whole)) : arg));
+  return { ...source, args };
 }
 
 /**

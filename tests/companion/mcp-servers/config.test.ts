@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileArgumentCheck } from '../../../companion/mcp-servers/arguments';
 import { configuredCredentials, parseMcpServers } from '../../../companion/mcp-servers/config';
+import { convertEntry } from '../../../companion/mcp-servers/import';
 import { serverNameProblem, splitExternalName, suggestServerName } from '../../../companion/mcp-servers/names';
 import { toolResultText } from '../../../companion/mcp-servers/results';
 import { externalToolRule, unmatchedPolicyKeys } from '../../../companion/mcp-servers/tool-policy';
@@ -296,6 +297,27 @@ describe('how an external tool is decided', () => {
   it('the global modes do not loosen or tighten a tool with its own mode', () => {
     const loose = policyFromConfig(parseConfig({ modes: { exec: 'auto' } }), [{ root: '/tmp', base: '/tmp', key: 't' }]);
     expect(decide(request({ risk: 'exec', mode: 'confirm' }), loose, 'chatgpt')).toBe('confirm');
+  });
+});
+
+describe("a desktop client's entry, imported", () => {
+  // mcp-remote's README form, which hosted servers' pages copy for Claude Desktop: mcp-remote fills in the header itself
+  const bridge = {
+    command: 'npx',
+    args: ['-y', 'mcp-remote', 'https://mcp.example.test/mcp', '--header', 'Authorization:${AUTH_HEADER}'],
+    env: { AUTH_HEADER: 'Bearer k-bridge-123456' },
+  };
+
+  it('keeps a ${NAME} in args that names a variable of its own env: the program fills it in from the env it is given', () => {
+    expect(convertEntry(bridge)).toEqual({ entry: bridge, notes: [] });
+  });
+
+  it.each([
+    ['a variable its env does not hold', { ...bridge, env: { OTHER: 'x' } }, '${AUTH_HEADER}'],
+    ['a variable of the client in its env', { ...bridge, env: { AUTH_HEADER: 'Bearer ${input:token}' } }, '${input:token}'],
+    ["the client's own form in args", { ...bridge, args: ['-y', 'mcp-remote', '${env:URL}'] }, '${env:URL}'],
+  ])('still refuses %s', (_what, entry, variable) => {
+    expect(convertEntry(entry)).toEqual({ problem: expect.stringContaining(`it uses ${variable}, a variable its client fills in`) });
   });
 });
 
