@@ -165,11 +165,13 @@ const ListedToolSchema = ToolSchema.extend({ outputSchema: z.record(z.string(), 
 type ListedTool = z.infer<typeof ListedToolSchema>;
 
 /**
- * An input schema written the way MCP clients read one, meaning what it meant: no "type" is an object's (a tool's
+ * A tool written the way MCP clients read one, meaning what it meant: an optional field written as null (as servers
+ * on other SDKs write one they leave empty) is left out; in its input schema, no "type" is an object's (a tool's
  * arguments are one), and a property given as the schema true or false is written {} or {"not": {}}.
  */
-function clientShapedInput(tool: unknown): unknown {
-  if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) return tool;
+function clientShapedInput(listed: unknown): unknown {
+  if (listed === null || typeof listed !== 'object' || Array.isArray(listed)) return listed;
+  const tool = Object.fromEntries(Object.entries(listed).filter(([key, value]) => value !== null || key === 'name' || key === 'inputSchema'));
   const schema = (tool as { inputSchema?: unknown }).inputSchema;
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return tool;
   const own = schema as Record<string, unknown>;

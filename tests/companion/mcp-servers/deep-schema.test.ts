@@ -56,7 +56,8 @@ describe("a tool whose input schema nests beyond any call's arguments", () => {
 /*
  * A server on another SDK lists tools whose input schema is valid JSON Schema the MCP SDK's own tool schema does not
  * take: no "type" (properties alone, or {} for a tool without arguments), a property given as the schema true. The
- * SDK refused the whole list, so the server never started and was given up, its error a page of schema errors.
+ * SDK refused the whole list, so the server never started and was given up, its error a page of schema errors. So did
+ * a tool's optional field written as null.
  */
 describe('tools whose input schema is JSON Schema the SDK does not take', () => {
   it('are offered and checked as written; a tool described wrongly is left out alone, named', async () => {
@@ -72,6 +73,7 @@ describe('tools whose input schema is JSON Schema the SDK does not take', () => 
     expect(await text('u2', 'loose.untyped', { path: 5 })).toContain('loose.untyped argument "path" must be a string, got 5 (a number)');
     expect(await text('e', 'loose.empty', {})).toBe('called empty with {}');
     expect(await text('a', 'loose.anything', { value: [1] })).toBe('called anything with {"value":[1]}');
+    expect(await text('o', 'loose.ok', {})).toBe('called ok with {}');
     expect(await text('m', 'loose.miswritten', {})).toContain('loose.miswritten is not offered');
   });
 });
