@@ -32,6 +32,8 @@ function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
 }
 
 const MAX_PARTS = 3;
+/** How many unions' branches a message is narrowed to (withoutOtherBranches). */
+const MAX_UNIONS = 16;
 
 /**
  * A schema's `pattern` (and `patternProperties` key) is the server's regular expression, run by Ajv with V8's
@@ -211,10 +213,64 @@ function describeError(tool: string, schema: Record<string, unknown>, args: unkn
 }
 
 function describeErrors(tool: string, schema: Record<string, unknown>, args: unknown, errors: readonly ErrorObject[]): string {
+  const relevant = withoutOtherBranches(errors);
   // anyOf/oneOf report each branch and then themselves; the branches say more, the summary only when alone
-  const specific = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
-  const parts = [...new Set((specific.length > 0 ? specific : errors).map((e) => describeError(tool, schema, args, e)))];
+  const specific = relevant.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
+  const parts = [...new Set(mergedConsts(specific.length > 0 ? specific : relevant).map((e) => describeError(tool, schema, args, e)))];
   const shown = parts.slice(0, MAX_PARTS);
   if (parts.length > shown.length) shown.push(`and ${parts.length - shown.length} more`);
   return shown.join('; ');
+}
+
+/**
+ * The errors of a union of objects told apart by a field (`kind: "file"` or `kind: "url"`, as zod's discriminated
+ * unions and Pydantic's tagged ones are written) that concern the branch the arguments chose. Ajv reports every
+ * branch, so `{"kind": "url", "url": "x", "depht": 1}` was answered 'is missing "target.path"; "target" has no field
+ * "url"; its fields are kind, path; … and 2 more': the first things said were about the other branch, and the
+ * misspelt field was not among them. A branch whose field of a single value (const, or an enum) the arguments do not
+ * match is left out when another branch's does match; when none does, only those fields are said.
+ */
+function withoutOtherBranches(errors: readonly ErrorObject[]): ErrorObject[] {
+  let kept = [...errors];
+  // the first unions only: a message says MAX_PARTS things, and a list of thousands of items each failing one would
+  // make this walk of every error per union hold the companion's thread
+  const unions = errors.filter((e) => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && Array.isArray(e.schema)).slice(0, MAX_UNIONS);
+  for (const union of unions) {
+    const branches = (union.schema as unknown[]).map((branch, index) => {
+      const prefixes = [`${union.schemaPath}/${index}/`];
+      const ref = (branch as { $ref?: unknown } | null)?.$ref;
+      if (typeof ref === 'string' && ref.startsWith('#')) prefixes.push(`${ref}/`);
+      const own = kept.filter((e) => e.instancePath.startsWith(union.instancePath) && prefixes.some((prefix) => e.schemaPath.startsWith(prefix)));
+      const tag = own.filter((e) => isTagError(e, union.instancePath));
+      return { own, tag };
+    });
+    const failing = branches.filter((b) => b.own.length > 0);
+    const mismatched = failing.filter((b) => b.tag.length > 0);
+    if (mismatched.length === 0 || failing.length < 2) continue;
+    const dropped = new Set<ErrorObject>(
+      mismatched.length < failing.length ? mismatched.flatMap((b) => b.own) : mismatched.flatMap((b) => b.own.filter((e) => !b.tag.includes(e))),
+    );
+    kept = kept.filter((e) => !dropped.has(e));
+  }
+  return kept;
+}
+
+/** A const or enum refused on a field right inside the union's value: the field that tells its branches apart. */
+function isTagError(error: ErrorObject, unionPath: string): boolean {
+  if (error.keyword !== 'const' && error.keyword !== 'enum') return false;
+  return /^\/[^/]+$/.test(error.instancePath.slice(unionPath.length)) && error.instancePath.startsWith(unionPath) && /\/properties\/[^/]+\/(?:const|enum)$/.test(error.schemaPath);
+}
+
+/** Consts refused on one field, one per branch of a union: said once, as the values the field may take. */
+function mergedConsts(errors: readonly ErrorObject[]): ErrorObject[] {
+  const byPath = new Map<string, unknown[]>();
+  for (const e of errors) if (e.keyword === 'const') byPath.set(e.instancePath, [...(byPath.get(e.instancePath) ?? []), (e.params as { allowedValue?: unknown }).allowedValue]);
+  const said = new Set<string>();
+  return errors.flatMap((e) => {
+    const values = byPath.get(e.instancePath);
+    if (e.keyword !== 'const' || values === undefined || values.length < 2) return [e];
+    if (said.has(e.instancePath)) return [];
+    said.add(e.instancePath);
+    return [{ ...e, keyword: 'enum', params: { allowedValues: values } }];
+  });
 }

@@ -367,6 +367,33 @@ describe('arguments against the tool schema', () => {
     expect(compileArgumentCheck('gh.create', referenced).check(args)).toMatchObject({ ok: false, message: expect.stringContaining(message) });
   });
 
+  // a union told apart by a field, as zod writes a discriminated union (inline) and Pydantic a tagged one ($defs)
+  const union = {
+    type: 'object',
+    properties: {
+      target: {
+        oneOf: [
+          { type: 'object', properties: { kind: { const: 'file' }, path: { type: 'string' } }, required: ['kind', 'path'], additionalProperties: false },
+          { type: 'object', properties: { kind: { const: 'url' }, url: { type: 'string' }, depth: { type: 'number' } }, required: ['kind', 'url'], additionalProperties: false },
+        ],
+      },
+      pet: { oneOf: [{ $ref: '#/$defs/Cat' }, { $ref: '#/$defs/Dog' }], discriminator: { propertyName: 'pet_type' } },
+    },
+    $defs: {
+      Cat: { type: 'object', properties: { pet_type: { const: 'cat' }, meows: { type: 'integer' } }, required: ['pet_type', 'meows'] },
+      Dog: { type: 'object', properties: { pet_type: { const: 'dog' }, barks: { type: 'number' } }, required: ['pet_type', 'barks'] },
+    },
+  };
+  it.each([
+    [{ target: { kind: 'url', url: 'x', depht: 1 } }, 'fetch.get "target" has no field "depht" (did you mean "depth"?); its fields are kind, url, depth'],
+    [{ target: { kind: 'file', path: 5 } }, 'fetch.get argument "target.path" must be a string, got 5 (a number)'],
+    [{ target: { kind: 'ftp' } }, 'fetch.get argument "target.kind" must be one of "file", "url", got "ftp" (a string)'],
+    [{ pet: { pet_type: 'dog', barks: '3' } }, 'fetch.get argument "pet.barks" must be a number, got "3" (a string)'],
+    [{ pet: { pet_type: 'cat' } }, 'fetch.get is missing "pet.meows" (an integer)'],
+  ])('a union told apart by a field is described by the branch the arguments chose: %j → %s', (args, message) => {
+    expect(compileArgumentCheck('fetch.get', union).check(args)).toEqual({ ok: false, message });
+  });
+
   it('a schema that cannot be compiled leaves the check to the server and says so', () => {
     const broken = compileArgumentCheck('x.y', { type: 'object', properties: { a: { $ref: '#/nowhere' } } });
     expect(broken.problem).toMatch(/^the input schema of x\.y cannot be compiled/);
