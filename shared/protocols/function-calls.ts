@@ -345,7 +345,13 @@ function readJsonLine(text: string): JsonLine {
   }
 }
 
-/** Builds calls from JSON lines, one at a time; `problem` names the first line it cannot take. */
+/**
+ * Builds calls from JSON lines, one at a time. A line inside a call that cannot be read as written (not a JSON object, a
+ * parameter with no key or given twice, a type it does not know) is that call's `error` (FunctionCall.error), as an
+ * `<invoke>` that cannot be read is in the XML form: the calls beside it are whole, and the model is told under that
+ * call's id. `problem` names the first line that breaks the block itself: one outside any call, a call started before
+ * the last one ended, too many calls.
+ */
 class JsonlCalls {
   readonly calls: FunctionCall[] = [];
   private open: FunctionCall | undefined;
@@ -359,31 +365,28 @@ class JsonlCalls {
   take(text: string, number: number): boolean {
     if (this.problem !== undefined || text.trim() === '') return false;
     const line = readJsonLine(text);
-    if (line === undefined) {
-      this.problem = `line ${number} is not a JSON object with a "type": ${JSON.stringify(cut(text.trim()))}`;
-      return false;
-    }
-    if (line.inexact !== undefined) {
-      this.problem = `line ${number}: ${line.inexact}`;
+    const lineProblem =
+      line === undefined ? `line ${number} is not a JSON object with a "type": ${JSON.stringify(cut(text.trim()))}` : line.inexact === undefined ? undefined : `line ${number}: ${line.inexact}`;
+    if (lineProblem !== undefined || line === undefined) {
+      // inside a call it is that call's; its function_call_end still ends it
+      if (this.open) this.open.error ??= lineProblem;
+      else this.problem = lineProblem;
       return false;
     }
     const { type, value } = line;
     if (type === JSONL_START) {
       if (this.open) {
-        this.problem = `line ${number} starts a call before the call to ${cut(this.open.name)} ended with {"type": "function_call_end"}`;
-        return false;
-      }
-      const name = typeof value.name === 'string' ? value.name.trim() : '';
-      if (name === '') {
-        this.problem = `line ${number}: function_call_start needs "name", the tool's name; got ${describeValue(value.name)}`;
+        this.problem = `line ${number} starts a call before the call to ${cut(this.open.name) || '(no name)'} ended with {"type": "function_call_end"}`;
         return false;
       }
       if (this.calls.length === MAX_BLOCKS_PER_KIND) {
         this.problem = `the block holds more than ${MAX_BLOCKS_PER_KIND} calls; split them over several replies`;
         return false;
       }
+      const name = typeof value.name === 'string' ? value.name.trim() : '';
       this.open = { name, arguments: {} };
       if (typeof value.call_id === 'string' || typeof value.call_id === 'number') this.open.callId = String(value.call_id);
+      if (name === '') this.open.error = `line ${number}: function_call_start needs "name", the tool's name; got ${describeValue(value.name)}`;
       return false;
     }
     if (!this.open) {
@@ -392,14 +395,12 @@ class JsonlCalls {
     }
     if (type === 'parameter') {
       if (typeof value.key !== 'string' || value.key === '') {
-        this.problem = `line ${number}: a parameter needs "key", the argument's name; got ${describeValue(value.key)}`;
-        return false;
+        this.open.error ??= `line ${number}: a parameter needs "key", the argument's name; got ${describeValue(value.key)}`;
+      } else if (Object.hasOwn(this.open.arguments, value.key)) {
+        this.open.error ??= `line ${number}: the parameter ${JSON.stringify(cut(value.key))} of ${cut(this.open.name) || '(no name)'} is given twice`;
+      } else {
+        this.open.arguments[value.key] = value.value;
       }
-      if (Object.hasOwn(this.open.arguments, value.key)) {
-        this.problem = `line ${number}: the parameter ${JSON.stringify(cut(value.key))} of ${cut(this.open.name)} is given twice`;
-        return false;
-      }
-      this.open.arguments[value.key] = value.value;
       return false;
     }
     if (type === 'function_call_end') {
@@ -408,7 +409,7 @@ class JsonlCalls {
       return true;
     }
     if (type !== 'description') {
-      this.problem = `line ${number}: type ${describeValue(type)} is not one of function_call_start, description, parameter, function_call_end`;
+      this.open.error ??= `line ${number}: type ${describeValue(type)} is not one of function_call_start, description, parameter, function_call_end`;
     }
     return false;
   }

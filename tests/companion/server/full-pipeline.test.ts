@@ -108,6 +108,30 @@ describe('full pipeline with the real tools and plans', () => {
     expect(res.status).toBe('error');
   });
 
+  it.each([
+    ['a line that is not JSON', (root: string) => `{"type": "parameter", "key": "path", "value": "${root}/b.txt"`, 'line 5 is not a JSON object with a "type"'],
+    ['a parameter given twice', (root: string) => `{"type": "parameter", "key": "path", "value": "${root}/b.txt"}\n{"type": "parameter", "key": "path", "value": "${root}/c.txt"}`, 'line 6: the parameter "path" of fs.read is given twice'],
+    ['a type it does not know', (root: string) => `{"type": "parameter", "key": "path", "value": "${root}/b.txt"}\n{"type": "argument", "key": "x", "value": 1}`, 'line 6: type "argument" is not one of'],
+  ])('a JSON-lines <function_calls> block with %s in one call runs the others, each answered under its own call_id in order', async (_what, bad, error) => {
+    const w = world({ modes: { write: 'auto' } });
+    writeFileSync(join(w.root, 'a.txt'), 'A');
+    const call = (id: number, name: string, lines: string) => `{"type": "function_call_start", "name": "${name}", "call_id": ${id}}\n${lines}\n{"type": "function_call_end", "call_id": ${id}}`;
+    const jsonl = [
+      '```jsonl',
+      call(1, 'fs.read', `{"type": "parameter", "key": "path", "value": "${w.root}/a.txt"}`),
+      call(2, 'fs.read', bad(w.root)),
+      call(3, 'fs.write', [`{"type": "parameter", "key": "path", "value": "${w.root}/d.txt"}`, '{"type": "parameter", "key": "mode", "value": "overwrite"}', '{"type": "parameter", "key": "content", "value": "D"}'].join('\n')),
+      '```',
+    ].join('\n');
+    const res = await run(w, 'function-calls', jsonl);
+    const results = res.resultText.split('\n\n');
+    expect(results[0]).toBe(`<function_result call_id="1" name="fs.read" audit_id="${res.auditId}">\nA\n</function_result>`);
+    expect(results[1]?.startsWith(`<function_result call_id="2" name="fs.read" status="error" audit_id="${res.auditId}">\nINVALID_INPUT: ${error}`)).toBe(true);
+    expect(results[1]?.endsWith('; this call did not run\n</function_result>')).toBe(true);
+    expect(results[2]).toBe(`<function_result call_id="3" name="fs.write" audit_id="${res.auditId}">\nWRITE_SUCCESS\n</function_result>`);
+    expect(readFileSync(join(w.root, 'd.txt'), 'utf8')).toBe('D');
+  });
+
   it('flycode-call fs.read of a file outside the roots is refused', async () => {
     const w = world();
     const res = await run(w, 'flycode-call', flycodeCall('call-2', 'fs.read', { path: '/etc/passwd' }));
