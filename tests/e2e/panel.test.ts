@@ -361,7 +361,7 @@ describeE2E('side panel and badge end to end', () => {
     expect(await panel.evaluate(() => window.scrollY), 'the panel is scrolled down to the change').toBeGreaterThan(0);
     await undo.click();
     const error = panel.locator('#error');
-    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toMatch(/^Not undone: cannot undo .*undo-me\.txt.* was changed after this entry/);
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toMatch(/^Not undone: \/.*\/undo-me\.txt was changed after this change, and undoing it would throw that away/);
     const seen = await error.evaluate((el) => {
       const r = el.getBoundingClientRect();
       return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
