@@ -288,7 +288,7 @@ function spawnProblem(error: Error, command: string, args: readonly string[], en
   const code = (error as NodeJS.ErrnoException).code;
   const program = JSON.stringify(command);
   const path = env.PATH ?? env.Path;
-  const hasDirectory = isAbsolute(command) || command.includes('/') || command.includes('\\');
+  const hasDirectory = namesDirectory(command);
   // a missing folder to start in fails with the same ENOENT as a missing command: the answer names the folder
   if (code === 'ENOENT' && cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
     return new ServerProblemError(`its folder (cwd) ${JSON.stringify(cwd)} is not an existing directory`, { code: 'cwd-missing', program: command, cwd });
@@ -333,7 +333,7 @@ function spawnProblem(error: Error, command: string, args: readonly string[], en
 function misreadCommand(command: string, args: readonly string[], path: string | undefined, cwd: string | undefined): Error | undefined {
   const words = command.trim().split(/\s+/);
   const first = words[0] ?? '';
-  const runnable = (name: string) => programFile(name, isAbsolute(name) || name.includes('/') || name.includes('\\'), path, cwd) !== undefined;
+  const runnable = (name: string) => programFile(name, namesDirectory(name), path, cwd) !== undefined;
   if (words.length > 1 && programFile(command, true, path, cwd) === undefined && runnable(first)) {
     return new Error(
       `"command" holds the program and its arguments in one string (${JSON.stringify(first)} and ${words.length - 1} more word${words.length > 2 ? 's' : ''}): ` +
@@ -349,6 +349,11 @@ function misreadCommand(command: string, args: readonly string[], path: string |
     );
   }
   return undefined;
+}
+
+/** A command given with a folder (`./run`, `/usr/bin/node`, `bin\tool`): it is not looked up on PATH. */
+function namesDirectory(command: string): boolean {
+  return isAbsolute(command) || command.includes('/') || command.includes('\\');
 }
 
 /** The file a command names: its path (from `cwd`), or the first on `path` — undefined when there is none. */

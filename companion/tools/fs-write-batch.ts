@@ -14,7 +14,7 @@ export const fsWriteBatchHandler = defineHandler({
     return { risk: 'write', paths: [...new Set(paths)] };
   },
   async preview(args, ctx) {
-    const changes: Array<{ path: string; before: string; after: string; created: boolean; binary: boolean; append: boolean }> = [];
+    const changes: Array<{ path: string; before: string; after: string; created: boolean; binary: boolean; append: boolean; chars: number }> = [];
     // Later files in the batch see the earlier ones, as the batch applies them in order. A binary file has no text
     // to diff (currentText gives ''): the card says what happens to it, as fs.write's does, rather than a diff that
     // reads as if the file were empty; it stays binary until the batch overwrites it.
@@ -28,7 +28,7 @@ export const fsWriteBatchHandler = defineHandler({
       const append = file.mode === 'append';
       const after = append ? before.text + file.content : file.content;
       pending.set(path, { text: after, binary: before.binary && append });
-      changes.push({ path, before: before.text, after, created: current?.exists === false, binary: before.binary, append });
+      changes.push({ path, before: before.text, after, created: current?.exists === false, binary: before.binary, append, chars: file.content.length });
     }
     return {
       title: `Write ${args.files.length} file(s) all-or-nothing`,
@@ -38,8 +38,8 @@ export const fsWriteBatchHandler = defineHandler({
         const deadline = diffDeadline();
         // a file the batch creates is diffed from /dev/null, so the card tags it new
         return changes
-          .map(({ path, before, after, created, binary, append }) =>
-            binary ? binaryChange(path, after.length - (append ? before.length : 0), append) : unifiedDiff(created ? '/dev/null' : path, path, before, after, 3, deadline),
+          .map(({ path, before, after, created, binary, append, chars }) =>
+            binary ? binaryChange(path, chars, append) : unifiedDiff(created ? '/dev/null' : path, path, before, after, 3, deadline),
           )
           .join('\n');
       },
