@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { t } from '../../extension/ui/i18n';
 import { RunLedger } from '../../extension/scanner/blocks';
-import { LIST, READ, assistantRow, buildPage, catchChipRoots, clickChip, controllers, deepseekReadingItsComposer, memoryArea, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
+import { READ, assistantRow, buildPage, catchChipRoots, clickChip, controllers, deepseekReadingItsComposer, memoryArea, renderReply, start, stopPages, twoBlocks, until, userRow } from './page-harness';
 
 /**
  * The person turns auto-run off for the site (or switches chatbridge off on it) while an auto-run reply's first block
@@ -15,22 +15,6 @@ afterEach(stopPages);
 const roots = catchChipRoots();
 const chips = (): Element[] => Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
 const CONVERSATION = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
-
-/** A reply with two blocks streams in and ends; its first block's run starts and goes on (a long program). */
-async function twoBlocks(h: Harness): Promise<void> {
-  h.page.list.append(userRow('do it'));
-  const { row, answer } = assistantRow();
-  h.page.setGenerating(true);
-  h.page.list.append(row);
-  await h.settle();
-  renderReply(answer, ['First this.', { lang: 'mcp-request', code: READ }, 'Then the folder.', { lang: 'mcp-request', code: LIST }]);
-  h.clock.now += 50;
-  await h.settle();
-  h.page.setGenerating(false);
-  h.clock.now += 500;
-  await h.settle();
-  await until(() => h.runs.length === 1);
-}
 
 const script = { respond: (_run: unknown, n: number) => ({ runId: `run-${n}`, status: n === 1 ? ('running' as const) : ('done' as const), resultText: `RESULT ${n}`, auditId: 'a' }) };
 

@@ -513,6 +513,22 @@ export async function streamReply(h: Harness, parts: Array<string | { lang: stri
   return row;
 }
 
+/** A reply with two blocks (`first`, then a listing) streams in and ends; its first block's run starts. */
+export async function twoBlocks(h: Harness, first = READ): Promise<void> {
+  h.page.list.append(userRow('do it'));
+  const { row, answer } = assistantRow();
+  h.page.setGenerating(true);
+  h.page.list.append(row);
+  await h.settle();
+  renderReply(answer, ['First this.', { lang: 'mcp-request', code: first }, 'Then the folder.', { lang: 'mcp-request', code: LIST }]);
+  h.clock.now += 50;
+  await h.settle();
+  h.page.setGenerating(false);
+  h.clock.now += 500;
+  await h.settle();
+  await until(() => h.runs.length === 1);
+}
+
 export const chipStates = (root: ParentNode = document): string[] =>
   Array.from(root.querySelectorAll('[data-chatbridge-chip]'), (c) => c.getAttribute('data-chatbridge-state') ?? '');
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../extension/companion/api-types';
 import { t } from '../../extension/ui/i18n';
 import { RunLedger } from '../../extension/scanner/blocks';
-import { APPROVAL, LIST, READ, WRITE, assistantRow, buildPage, catchChipRoots, clickChip, memoryArea, renderReply, start, stopPages, until, userRow, type Harness } from './page-harness';
+import { APPROVAL, READ, WRITE, buildPage, catchChipRoots, clickChip, memoryArea, start, stopPages, twoBlocks, until, type Harness } from './page-harness';
 
 /**
  * The person presses Stop on the chip of an auto-run reply's block while it runs or waits for approval (page-dispatch
@@ -15,22 +15,6 @@ afterEach(stopPages);
 const roots = catchChipRoots();
 const chips = (): Element[] => Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
 const CONVERSATION = '3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
-
-/** A reply with two blocks streams in and ends; its first block's run starts. */
-async function twoBlocks(h: Harness, first: string): Promise<void> {
-  h.page.list.append(userRow('do it'));
-  const { row, answer } = assistantRow();
-  h.page.setGenerating(true);
-  h.page.list.append(row);
-  await h.settle();
-  renderReply(answer, ['First this.', { lang: 'mcp-request', code: first }, 'Then the folder.', { lang: 'mcp-request', code: LIST }]);
-  h.clock.now += 50;
-  await h.settle();
-  h.page.setGenerating(false);
-  h.clock.now += 500;
-  await h.settle();
-  await until(() => h.runs.length === 1);
-}
 
 async function expectSecondNotStarted(h: Harness, area: ReturnType<typeof memoryArea>): Promise<void> {
   await until(() => chips()[1]?.getAttribute('data-chatbridge-note') === t('note.notStartedAfterStop'));
