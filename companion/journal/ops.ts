@@ -1,11 +1,12 @@
 /** Runs one FileOp, writing ahead the undo records that reverse it; and replays undo records. */
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { createTempFile, fsyncDir, renameIntoPlace, renameThenSync, writeFileAtomic, writeTempFile } from '../fsx/atomic-write';
 import { asToolError, errnoOf } from '../fsx/errno';
 import { closeFile, fstatFile, lstatMaybe, makeDir, openFile, readWhole, renamePath } from '../fsx/fs-calls';
+import { READ_NO_FOLLOW } from '../fsx/fd';
 import { onMountOf } from '../fsx/mount-gate';
 import { sha256, sha256File, shownSha256 } from '../fsx/sha256';
 import { walkTreeBatches } from '../fsx/walk';
@@ -94,20 +95,22 @@ async function makeDirs(dirs: readonly string[], rt: OpRuntime): Promise<void> {
  * memory and kept in the journal, and with no card (writes auto) nothing else had read it through the limit.
  */
 async function readNoFollow(p: string, policy?: Pick<Policy, 'limits'>): Promise<Buffer> {
-  // The path was just resolved and lstat'd, so opening it reads no disk, nor do fstat of the descriptor and closing
-  // it; all follow the io-mode rule (fs-calls.ts)
-  const fd = await openFile(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  // The path was just resolved and lstat'd a regular file (each caller refuses anything else before this open), so
+  // opening it reads no disk, nor do fstat of the descriptor and closing it; all follow the io-mode rule (fs-calls.ts)
+  const fd = await openFile(p, READ_NO_FOLLOW);
   try {
     const stat = await fstatFile(fd);
     const size = stat.size;
-    if (!stat.isFile()) {
-      throw new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
-    }
+    if (!stat.isFile()) throw notOverwritten(p);
     if (policy) assertWithinFileLimit(p, size, policy, '; its before-image would be kept for undo, so it is not changed');
     return await readWhole(fd, size);
   } finally {
     await closeFile(fd);
   }
+}
+
+function notOverwritten(p: string): ToolError {
+  return new ToolError('INVALID_INPUT', `${json(p)} is not a regular file (a FIFO, socket or device); it is not overwritten`, { path: p });
 }
 
 /**
@@ -185,6 +188,8 @@ async function runWrite(op: Extract<FileOp, { op: 'write' }>, rt: OpRuntime): Pr
   await assertUnchanged(dir, rt.policy);
   const stat = await lstatMaybe(target);
   if (stat?.isDirectory()) throw new ToolError('INVALID_INPUT', `${json(target)} is a directory; fs.write writes files`, { path: target });
+  // refused from the lstat, never opened for its before-image: opening a device is itself an act (fd.ts)
+  if (stat && !stat.isFile() && !stat.isSymbolicLink()) throw notOverwritten(target);
   const existing = stat ? await readNoFollow(target, rt.policy) : undefined;
   if (op.basedOn !== undefined && (existing === undefined ? null : existing.toString('utf8')) !== op.basedOn) {
     throw new ToolError(
@@ -331,7 +336,7 @@ async function chmodSingleLink(p: string, mode: number, checked: Stats, done?: s
   let handle: fs.FileHandle | undefined;
   if (checked.isFile() || checked.isDirectory()) {
     try {
-      handle = await fs.open(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+      handle = await fs.open(p, READ_NO_FOLLOW);
     } catch (error) {
       if (errnoOf(error) === 'ELOOP') throw new ToolError('FORBIDDEN', `${json(p)} became a symlink after it was checked`, { path: p });
       if (errnoOf(error) !== 'EACCES' && errnoOf(error) !== 'EPERM') throw error;

@@ -28,7 +28,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../../shared/errors';
 import { asToolError, errnoOf, isMissing, NAME_LIMITS, NAME_MAX_BYTES, PATH_MAX_BYTES } from '../fsx/errno';
-import { closeFile, fstatFile, openFile } from '../fsx/fs-calls';
+import { closeFile, fstatFile, lstatMaybe, openFile } from '../fsx/fs-calls';
 import { READ_NO_FOLLOW } from '../fsx/fd';
 import { ioOnMainThread } from '../fsx/io-mode';
 import { allFileSystemsLocal, onRemoteMount } from '../fsx/mounts';
@@ -491,6 +491,18 @@ function notRegularFile(resolved: string): ToolError {
   });
 }
 
+/**
+ * What is at `resolved` is looked at before it is opened: a FIFO, socket or device is refused from its lstat, never
+ * opened — with a root of / (or one holding a device) opening is itself an act: a serial port resets the board
+ * behind it, /dev/watchdog arms the watchdog, a tape rewinds. A symlink there now is left to the open, which does not
+ * follow it and says so; what is swapped in after this look is opened harmlessly (fd.ts) and refused by its fstat.
+ */
+async function refuseBeforeOpen(resolved: string): Promise<void> {
+  const stat = await lstatMaybe(resolved);
+  if (stat === undefined) throw new ToolError('NOT_FOUND', `path ${JSON.stringify(resolved)} does not exist`, { path: resolved });
+  if (!stat.isFile() && !stat.isDirectory() && !stat.isSymbolicLink()) throw notRegularFile(resolved);
+}
+
 function refusedOpen(error: unknown, resolved: string): never {
   if (isMissing(error)) throw new ToolError('NOT_FOUND', `path ${JSON.stringify(resolved)} does not exist`, { path: resolved });
   // open(2) of a Unix socket fails with ENXIO
@@ -524,6 +536,7 @@ async function checkOpened(fd: number, resolved: string, policy: GuardPolicy): P
 
 /** openForRead, also giving the opened file's stat (taken from the descriptor, so it is the file checked). */
 export async function openForReadWithStat(resolved: string, policy: GuardPolicy): Promise<{ handle: fs.FileHandle; stat: Stats }> {
+  await refuseBeforeOpen(resolved);
   let handle: fs.FileHandle;
   try {
     handle = await onMountOf(resolved, () => fs.open(resolved, READ_NO_FOLLOW));
@@ -545,6 +558,7 @@ export async function openForReadWithStat(resolved: string, policy: GuardPolicy)
  * always another trip through the thread pool.
  */
 export async function openFdForReadWithStat(resolved: string, policy: GuardPolicy): Promise<{ fd: number; stat: Stats }> {
+  await refuseBeforeOpen(resolved);
   let fd: number;
   try {
     // on the main thread while this is the only call executing (fsx/io-mode.ts): the path was just resolved, so

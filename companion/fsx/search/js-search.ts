@@ -1,7 +1,8 @@
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { ToolError } from '../../../shared/errors';
 import { runWithin } from '../../watchdog';
 import { walkTree } from '../walk';
+import { READ_NO_FOLLOW } from '../fd';
 import { createFileFilter, createLineMatcher, splitLines, type FileFilter } from './file-filter';
 import type { SearchHit, SearchOutcome, SearchQuery } from './types';
 
@@ -122,8 +123,8 @@ export async function searchWithJs(query: SearchQuery): Promise<SearchOutcome> {
   return { hits, limited: false, backend: 'js' };
 }
 
-/** O_NOFOLLOW: a file swapped for a symlink since the walk saw it is not followed; O_NONBLOCK: nor a FIFO waited on. */
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+/** The walk saw a regular file; one swapped for a symlink, a FIFO or a device since is opened as harmlessly as can be (fd.ts). */
+const OPEN_FLAGS = READ_NO_FOLLOW;
 /** Files up to this size are read into a buffer kept for the next file, so a walk makes little garbage. */
 const REUSED_BUFFER_BYTES = 1 << 20;
 
