@@ -251,7 +251,9 @@ export function createApp(deps: AppDeps): CompanionApp {
     }
     return (max === maxBodyBytes ? limitBody : limitOpenBody)(c, next);
   });
-  app.use('*', tokenGuard(tokens, open, (c) => connections.trust(socketOf(c.env))));
+  app.use('*', tokenGuard(tokens, open, (c, token) => connections.trust(socketOf(c.env), token)));
+  // what a revoked token made trusted is a stranger's again: counted by the connection cap, the first it closes
+  const stopDistrust = tokens.onRevoke((hash) => connections.distrust(hash));
 
   app.onError((error, c) => {
     if (error instanceof ToolError) return c.json(errorBody(error.code, error.message, error.data), HTTP_STATUS[error.code] ?? 500);
@@ -370,7 +372,7 @@ export function createApp(deps: AppDeps): CompanionApp {
       tokens,
       hub,
       version,
-      onAuthenticated: (c) => connections.trust(socketOf(c.env)),
+      onAuthenticated: (c, token) => connections.trust(socketOf(c.env), token),
       ...(deps.wsAuthTimeoutMs !== undefined ? { authTimeoutMs: deps.wsAuthTimeoutMs } : {}),
       ...(deps.wsHeartbeatMs !== undefined ? { heartbeatMs: deps.wsHeartbeatMs } : {}),
     }),
@@ -400,6 +402,7 @@ export function createApp(deps: AppDeps): CompanionApp {
     connections,
     version,
     async close() {
+      stopDistrust();
       stopOutput();
       stopExit();
       output.close();

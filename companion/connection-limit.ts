@@ -18,11 +18,17 @@ export interface ConnectionLimit {
   /** counts `server`'s connections from now on, closing the oldest untrusted one past the limit */
   watch(server: Server): void;
   /**
-   * `socket` showed a valid token — it authenticated its `/ws` (which sends no request once upgraded), or a request
-   * on it carried one (the token guard): the paired extension's and the CLI's connections are never counted or
-   * closed by the limit, however many others are open.
+   * `socket` showed a valid token (`token`: its hash, hashToken) — it authenticated its `/ws` (which sends no request
+   * once upgraded), or a request on it carried one (the token guard): the paired extension's and the CLI's
+   * connections are never counted or closed by the limit, however many others are open, while that token works.
    */
-  trust(socket: Socket | undefined): void;
+  trust(socket: Socket | undefined, token: Buffer): void;
+  /**
+   * The token of hash `token` was revoked: the connections it made trusted are counted again, as the oldest, so they
+   * are the first closed past the limit. A leaked token's holder kept them out of the count for good before, each a
+   * descriptor, alive with a refused request now and then.
+   */
+  distrust(token: Buffer): void;
   /** how many connections are open that have shown no valid token */
   untrusted(): number;
 }
@@ -54,6 +60,8 @@ export function createConnectionLimit(options: ConnectionLimitOptions = {}): Con
   const clock = options.clock ?? Date.now;
   // the connections without a token and when each came; insertion order is age: the first is the oldest
   const silent = new Map<Socket, number>();
+  // the connections a valid token made trusted, and that token's hash (hex)
+  const trustedBy = new Map<Socket, string>();
   let closedSinceLog = 0;
   let loggedAt: number | undefined;
   let recheck: NodeJS.Timeout | undefined;
@@ -112,8 +120,27 @@ export function createConnectionLimit(options: ConnectionLimitOptions = {}): Con
       // connection counted as it was, and does not make it new again either: a program that sent GET /v1/status on each
       // of its thousands of connections every few seconds kept them all, none counted.
     },
-    trust(socket) {
-      if (socket) silent.delete(socket);
+    trust(socket, token) {
+      if (!socket) return;
+      silent.delete(socket);
+      if (!trustedBy.has(socket)) socket.once('close', () => trustedBy.delete(socket));
+      trustedBy.set(socket, token.toString('hex'));
+    },
+    distrust(token) {
+      const hex = token.toString('hex');
+      const counted: Socket[] = [];
+      for (const [socket, by] of trustedBy) if (by === hex) counted.push(socket);
+      if (counted.length === 0) return;
+      // first in the map is the oldest: these go before every silent one, and the grace is over for them
+      const others = [...silent];
+      silent.clear();
+      const since = clock() - graceMs;
+      for (const socket of counted) {
+        trustedBy.delete(socket);
+        if (!socket.destroyed) silent.set(socket, since);
+      }
+      for (const [socket, at] of others) silent.set(socket, at);
+      enforce();
     },
     untrusted: () => silent.size,
   };

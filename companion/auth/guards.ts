@@ -88,7 +88,7 @@ function onRevokeOfHash(tokens: Pick<TokenStore, 'onRevoke'>, own: Buffer, liste
  * revoked while its request waits gets 401 then, not the answer (the run it started goes on; its result is not
  * this token's). The unpair that revokes it is answered as usual.
  */
-export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean, onValid?: (c: Context) => void): MiddlewareHandler {
+export function tokenGuard(tokens: TokenStore, open: (method: string, path: string) => boolean, onValid?: (c: Context, token: Buffer) => void): MiddlewareHandler {
   return async (c, next) => {
     if (open(c.req.method, c.req.path)) {
       await next();
@@ -101,7 +101,7 @@ export function tokenGuard(tokens: TokenStore, open: (method: string, path: stri
     const presented = token === undefined ? undefined : hashToken(token);
     if (!tokens.verify(token, presented) || presented === undefined) return refuse(401, 'UNAUTHORIZED', 'the bearer token is not valid for this companion');
     // its connection is the person's own from now on (connection-limit.ts): never counted among the flood's
-    onValid?.(c);
+    onValid?.(c, presented);
     if (c.req.method === 'POST' && c.req.path === '/v1/unpair') {
       await next();
       return;

@@ -33,8 +33,8 @@ export function wsRoute(deps: {
   heartbeatMs?: number;
   /** client-queue.ts limits */
   queue?: { outputBytes?: number; maxBytes?: number };
-  /** the socket authenticated (by its subprotocol or its first message): its connection is the person's own */
-  onAuthenticated?: (c: Context) => void;
+  /** the socket authenticated (by its subprotocol or its first message) with the token of hash `token`: its connection is the person's own */
+  onAuthenticated?: (c: Context, token: Buffer) => void;
 }): MiddlewareHandler {
   return upgradeWebSocket((c) => {
     const offered = (c.req.header('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
@@ -80,9 +80,9 @@ export function wsRoute(deps: {
         authenticate = (token: string) => {
           authed = true;
           clearTimeout(timer);
-          deps.onAuthenticated?.(c);
           // an unpaired extension's socket hears nothing more: the token it opened with is refused from now on
           const own = hashToken(token);
+          deps.onAuthenticated?.(c, own);
           unwatchRevoke = deps.tokens.onRevoke((hash) => {
             if (!hash.equals(own)) return;
             authed = false;
