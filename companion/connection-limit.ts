@@ -123,7 +123,13 @@ export function createConnectionLimit(options: ConnectionLimitOptions = {}): Con
     trust(socket, token) {
       if (!socket) return;
       silent.delete(socket);
-      if (!trustedBy.has(socket)) socket.once('close', () => trustedBy.delete(socket));
+      // counted again once its token is revoked (distrust), so forgotten from both when it closes
+      if (!trustedBy.has(socket)) {
+        socket.once('close', () => {
+          trustedBy.delete(socket);
+          silent.delete(socket);
+        });
+      }
       trustedBy.set(socket, token.toString('hex'));
     },
     distrust(token) {
