@@ -68,6 +68,20 @@ describe.skipIf(process.platform !== 'linux')('attack: a FIFO or device named by
     expect(waitsForReader(writer)).toBe(true);
   });
 
+  it.for([
+    ['read', { action: 'read', path: 'ttyACM0' }],
+    ['edit', { action: 'edit', path: 'ttyACM0', edits: [{ oldText: 'a', newText: 'b' }] }],
+    ['write', { action: 'write', path: 'ttyACM0', content: 'x' }],
+  ] as const)('PromptX filesystem %s is refused, and the FIFO was never opened', async ([, args], { skip }) => {
+    if (!seen) skip('this kernel does not say what a process waits on (/proc/<pid>/wchan)');
+    const answer = await world.call('filesystem', args).then(
+      (output) => output.text,
+      (error: Error) => error.message,
+    );
+    expect(answer).toMatch(/not a regular file/);
+    expect(waitsForReader(writer)).toBe(true);
+  });
+
   it("fs.write's before-image is not read from a FIFO either (the journal's own check, the preview aside)", async ({ skip }) => {
     if (!seen) skip('this kernel does not say what a process waits on (/proc/<pid>/wchan)');
     await expect(world.journal.apply('fs.write', [{ op: 'write', path: fifo, content: 'x', mode: 'overwrite' }], world.ctx.origin)).rejects.toThrow(
