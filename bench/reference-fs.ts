@@ -13,7 +13,9 @@
  * read's figure splits into what the transport costs and what reading the file costs on top of it. Under those, a
  * bare node:http server (a child process that answers every request with a few bytes of JSON: no framework, no
  * guard, no tool) with the same keep-alive client: what one local HTTP round trip costs on this machine, against
- * the stdio ping's floor.
+ * the stdio ping's floor. And the least any MCP server over Streamable HTTP can do (least-http-mcp.mjs: node:http
+ * and JSON-RPC by hand, the operation's own file system calls and nothing else), with the same SDK Client, with
+ * each fetch: the floor the /mcp rows' ratio budgets are held against — reported beside them, not budgeted.
  * The companion is the real one (a child process) with `modes.write: "auto"`, so no approval is in the way; its
  * writes still go through the journal (before-image and intent on disk first). Per run, every operation goes
  * through every path in alternating blocks of 50 calls, so a burst of load on the machine lands on all of them
@@ -30,6 +32,7 @@ import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -59,9 +62,11 @@ const THROUGHPUT_BUDGET: Budget = { max: 3 * 686, atLeast: true, text: '≥ 2058
 const RATIO_BUDGET = { read: 1.5, list: 1.5, listSizes: 1.5, write: 2.5, floor: null } as const;
 
 type Op = 'read' | 'list' | 'listSizes' | 'write' | 'floor';
-type Path = 'reference' | 'mcp' | 'mcpFetch' | 'run';
+type Path = 'reference' | 'mcp' | 'mcpFetch' | 'run' | 'least' | 'leastFetch';
 const OPS: readonly Op[] = ['read', 'list', 'listSizes', 'write', 'floor'];
-const PATHS: readonly Path[] = ['reference', 'mcp', 'mcpFetch', 'run'];
+const PATHS: readonly Path[] = ['reference', 'mcp', 'mcpFetch', 'run', 'least', 'leastFetch'];
+/** the floors under /mcp (least-http-mcp.mjs): reported, not budgeted, and their p99 left out */
+const LEAST_PATHS: readonly Path[] = ['least', 'leastFetch'];
 const OP_NAME: Record<Op, string> = {
   read: 'read a 1 KB file',
   list: `list a folder of ${LIST_SIZE} files, names only`,
@@ -76,6 +81,8 @@ const PATH_NAME: Record<Path, string> = {
   mcp: 'companion /mcp',
   mcpFetch: 'companion /mcp, keep-alive node:http fetch',
   run: 'companion POST /v1/run',
+  least: 'the least a Streamable HTTP server can do (bare node:http, no SDK server, no guard)',
+  leastFetch: 'the least a Streamable HTTP server can do, keep-alive node:http fetch',
 };
 
 /** 1 KB of printable text in lines, like a small source file; `tag` makes each written version different. */
@@ -131,10 +138,19 @@ function checkListing(text: string, what: string, withSizes: boolean, entry: (li
 const companionEntry = (line: string) => line.trim() !== '';
 const referenceEntry = (line: string) => line.startsWith('[FILE]') || line.startsWith('[DIR]');
 
-/** The SDK client's calls: the reference server's tools, or the companion's through /mcp (`companion` true). */
-function sdkCaller(client: Client, companion: boolean, ws: Workspace, target: string): Caller {
-  const names: Record<Exclude<Op, 'floor'>, string> = companion ? { read: 'fs.read', list: 'fs.ls', listSizes: 'fs.ls', write: 'fs.write' } : REFERENCE_TOOL;
-  const entry = companion ? companionEntry : referenceEntry;
+/** which server an SDK client talks to: the reference (stdio), the companion's /mcp, or the least server (least-http-mcp.mjs) */
+type SdkServer = 'reference' | 'companion' | 'least';
+const SDK_TOOLS: Record<SdkServer, Record<Exclude<Op, 'floor'>, string>> = {
+  reference: REFERENCE_TOOL,
+  companion: { read: 'fs.read', list: 'fs.ls', listSizes: 'fs.ls', write: 'fs.write' },
+  least: { read: 'read', list: 'list', listSizes: 'listSizes', write: 'write' },
+};
+
+/** The SDK client's calls to one of the servers. */
+function sdkCaller(client: Client, server: SdkServer, ws: Workspace, target: string): Caller {
+  const names = SDK_TOOLS[server];
+  const companion = server === 'companion';
+  const entry = server === 'reference' ? referenceEntry : companionEntry;
   const writeArgs = (content: string) => (companion ? { mode: 'overwrite', content } : { content });
   return {
     async read() {
@@ -193,22 +209,34 @@ async function connectMcp(companion: CompanionProcess, fetch?: HttpFetch['fetch'
   return client;
 }
 
+/** The SDK client over Streamable HTTP to the least server; `fetch`: the transport's own when not given. */
+async function connectLeast(port: number, fetch?: HttpFetch['fetch']): Promise<Client> {
+  const client = new Client({ name: 'chatbridge-bench-reference', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), fetch ? { fetch } : {}));
+  return client;
+}
+
 async function connectReference(root: string): Promise<Client> {
   const client = new Client({ name: 'chatbridge-bench-reference', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [REFERENCE, root], stderr: 'ignore' }));
   return client;
 }
 
-/** A node:http server in a child process that answers any request with `{"status":"done"}`, once the body is read. */
-async function startBareHttp(): Promise<{ port: number; stop(): void }> {
-  const script = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/json', 'content-length': 17 }); s.end('{"status":"done"}'); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A node child process that prints the port it listens on: `args` after node's path. */
+async function startPortPrinter(what: string, args: string[]): Promise<{ port: number; stop(): void }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the bare node:http server exited (${code}) before it listened`)));
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before it listened`)));
     child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
   });
   return { port, stop: () => child.kill() };
+}
+
+/** A node:http server in a child process that answers any request with `{"status":"done"}`, once the body is read. */
+function startBareHttp(): Promise<{ port: number; stop(): void }> {
+  const script = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/json', 'content-length': 17 }); s.end('{"status":"done"}'); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  return startPortPrinter('the bare node:http server', ['-e', script]);
 }
 
 async function timed(count: number, call: (i: number) => Promise<void>): Promise<number[]> {
@@ -265,6 +293,8 @@ function makeWorkspace(base: string): Workspace {
     mcp: join(root, 'written-mcp.txt'),
     mcpFetch: join(root, 'written-mcp-fetch.txt'),
     run: join(root, 'written-run.txt'),
+    least: join(root, 'written-least.txt'),
+    leastFetch: join(root, 'written-least-fetch.txt'),
   };
   // every write overwrites an existing file, on every path
   for (const target of Object.values(written)) writeFileSync(target, kilobyte('seed'));
@@ -280,6 +310,10 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
   const reference = await connectReference(ws.root);
   const nodeFetch = createHttpFetch();
   const bareServer = await startBareHttp();
+  const leastServer = await startPortPrinter('the least Streamable HTTP server', [fileURLToPath(new URL('least-http-mcp.mjs', import.meta.url))]);
+  // the least server keeps nothing between calls: one client each for the whole bench
+  const least = await connectLeast(leastServer.port);
+  const leastFetch = await connectLeast(leastServer.port, nodeFetch.fetch);
   const bare = createHttpJsonClient(bareServer.port, 'none', 1);
   const bareP50: number[] = [];
   const samples = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, { p50: [] as number[], p99: [] as number[], ratio: [] as number[] }]))) as Record<
@@ -287,23 +321,25 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     { p50: number[]; p99: number[]; ratio: number[] }
   >;
   /** per run: read p50 − floor p50 of the same path, what reading the file costs on top of the round trip */
-  const overFloor: Record<Path, number[]> = { reference: [], mcp: [], mcpFetch: [], run: [] };
+  const overFloor: Record<Path, number[]> = { reference: [], mcp: [], mcpFetch: [], run: [], least: [], leastFetch: [] };
   const rps: number[] = [];
   const cpuPerCall: number[] = [];
   const fsyncP50: number[] = [];
   const fsyncDir = join(base, 'home', 'fsync-alone');
   let tag = 0;
   try {
-    const referenceCaller = sdkCaller(reference, false, ws, ws.written.reference);
+    const referenceCaller = sdkCaller(reference, 'reference', ws, ws.written.reference);
+    const leastCallers = { least: sdkCaller(least, 'least', ws, ws.written.least), leastFetch: sdkCaller(leastFetch, 'least', ws, ws.written.leastFetch) };
     const runs = runCaller(http, ws);
     // warm-up: JIT on all sides, the run store's and journal's first appends, sockets
     const warmMcp = await connectMcp(companion);
     const warmMcpFetch = await connectMcp(companion, nodeFetch.fetch);
     const warm: Record<Path, Caller> = {
       reference: referenceCaller,
-      mcp: sdkCaller(warmMcp, true, ws, ws.written.mcp),
-      mcpFetch: sdkCaller(warmMcpFetch, true, ws, ws.written.mcpFetch),
+      mcp: sdkCaller(warmMcp, 'companion', ws, ws.written.mcp),
+      mcpFetch: sdkCaller(warmMcpFetch, 'companion', ws, ws.written.mcpFetch),
       run: runs,
+      ...leastCallers,
     };
     for (const path of PATHS) {
       await timed(100, () => warm[path].read());
@@ -323,9 +359,10 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
       const mcpFetch = await connectMcp(companion, nodeFetch.fetch);
       const callers: Record<Path, Caller> = {
         reference: referenceCaller,
-        mcp: sdkCaller(mcp, true, ws, ws.written.mcp),
-        mcpFetch: sdkCaller(mcpFetch, true, ws, ws.written.mcpFetch),
+        mcp: sdkCaller(mcp, 'companion', ws, ws.written.mcp),
+        mcpFetch: sdkCaller(mcpFetch, 'companion', ws, ws.written.mcpFetch),
         run: runs,
+        ...leastCallers,
       };
       const times = Object.fromEntries(OPS.flatMap((op) => PATHS.map((p) => [`${op}:${p}`, [] as number[]]))) as Record<`${Op}:${Path}`, number[]>;
       const bareTimes: number[] = [];
@@ -381,7 +418,10 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     nodeFetch.close();
     bare.close();
     bareServer.stop();
+    leastServer.stop();
     await reference.close();
+    await least.close();
+    await leastFetch.close();
     await companion.stop();
     rmSync(base, { recursive: true, force: true });
   }
@@ -392,16 +432,17 @@ export async function runReferenceFsBench(options: ReferenceFsBenchOptions): Pro
     for (const path of PATHS) {
       const s = samples[`${op}:${path}`];
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p50`, 'ms', s.p50, null, seq));
-      figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p99`, 'ms', s.p99, null, seq));
+      if (!LEAST_PATHS.includes(path)) figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]}, p99`, 'ms', s.p99, null, seq));
     }
     if (op === 'floor') {
       figures.push(figureOf('reference: round trip of a bare node:http server (no framework, no guard, no tool), the /v1/run client, p50', 'ms', bareP50, null, 'timed in the same blocks'));
       for (const path of PATHS) figures.push(figureOf(`reference: read a 1 KB file − the round trip without a tool, ${PATH_NAME[path]}, p50`, 'ms', overFloor[path], null, 'within each run'));
       continue;
     }
-    for (const path of ['mcp', 'mcpFetch', 'run'] as const) {
+    for (const path of ['mcp', 'mcpFetch', 'run', ...LEAST_PATHS] as const) {
       const max = RATIO_BUDGET[op];
-      const budget = { max, inclusive: true, text: `≤ ${max}×` };
+      // the least server's ratio is the floor the budget is held against, not a figure of the companion's
+      const budget = LEAST_PATHS.includes(path) ? null : { max, inclusive: true, text: `≤ ${max}×` };
       // a listing names the reference's tool it is compared with: the same operation on both sides
       const against = op === 'list' || op === 'listSizes' ? `reference ${REFERENCE_TOOL[op]}` : 'reference server';
       figures.push(figureOf(`reference: ${OP_NAME[op]}, ${PATH_NAME[path]} ÷ ${against}, p50`, '×', samples[`${op}:${path}`].ratio, budget, 'within each run'));
