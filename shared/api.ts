@@ -318,6 +318,8 @@ export const mcpServerProblemSchema = z.object({
   httpStatus: z.number().optional(),
   /** the header names the entry gives (auth-refused); none: it gives no credentials */
   headers: z.array(z.string()).optional(),
+  /** how the server signs people in, when its 401 says (auth-refused): OAuth in a browser, which chatbridge does not do */
+  signIn: z.enum(['oauth']).optional(),
   /** the largest message chatbridge takes from a server, in bytes (message-too-large) */
   maxBytes: z.number().optional(),
   /** the server's own name of the tool whose call failed (call-failed) */

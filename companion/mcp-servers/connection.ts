@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   LoggingMessageNotificationSchema,
@@ -17,13 +17,14 @@ import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprot
 import type { McpServerProblem } from '../../shared/api';
 import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
 import { ToolError } from '../../shared/errors';
+import { commandHow } from '../how-to-run';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
 import { fetchReadingMessages } from './incoming-message';
 import { limitedFetch } from './limited-fetch';
 import { ToolResultSchema } from './results';
-import { urlSecrets, withoutUrlSecrets } from './shown-url';
+import { shownUrl, urlSecrets, withoutUrlSecrets } from './shown-url';
 import type { McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
@@ -451,6 +452,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     }
   }
 
+  /** the WWW-Authenticate of the last 401 or 403 an HTTP transport met ('' when it had none) */
+  const authChallenges = new WeakMap<Transport, string>();
   /** HTTP transports reset because the server sent a message over maxMessageBytes (limited-fetch.ts) */
   const overflowedHttp = new WeakSet<Transport>();
   const overflowed = (t: Transport | undefined) => (t instanceof ChildProcessTransport && t.overflowed) || (t !== undefined && overflowedHttp.has(t));
@@ -470,18 +473,28 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       });
     }
     const requestInit = { headers: spec.headers };
-    const limited = limitedFetch(options.maxMessageBytes, () => {
-      if (overflowedHttp.has(transport)) return;
-      overflowedHttp.add(transport);
-      log.note(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
-      void transport.close().catch(() => undefined);
-    });
+    // a 401 or 403 says in WWW-Authenticate how the server signs people in, which the SDK's error does not carry
+    const heardChallenge: FetchLike = async (url, init) => {
+      const response = await fetch(url, init);
+      if (response.status === 401 || response.status === 403) authChallenges.set(transport, response.headers.get('www-authenticate') ?? '');
+      return response;
+    };
+    const limited = limitedFetch(
+      options.maxMessageBytes,
+      () => {
+        if (overflowedHttp.has(transport)) return;
+        overflowedHttp.add(transport);
+        log.note(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
+        void transport.close().catch(() => undefined);
+      },
+      heardChallenge,
+    );
     // each message read as the stdio transport reads it (a `_meta: null`, an answer that is no valid answer)
-    const fetch = fetchReadingMessages(limited, (problem) => log.note(problem));
+    const reading = fetchReadingMessages(limited, (problem) => log.note(problem));
     const transport: Transport =
       kind === 'sse'
-        ? new SSEClientTransport(new URL(spec.url), { requestInit, fetch })
-        : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, fetch });
+        ? new SSEClientTransport(new URL(spec.url), { requestInit, fetch: reading })
+        : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, fetch: reading });
     return transport;
   }
 
@@ -505,6 +518,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       const exited = t instanceof ChildProcessTransport && t.exit !== undefined;
       await closeQuietly(c, t);
       if (exited) throw closeProblem(t);
+      const refused = refusedAuth(error, authChallenges.get(t));
+      if (refused) throw refused;
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new ServerProblemError(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; ${SLOW_START}`, {
           code: 'start-timeout',
@@ -530,7 +545,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         try {
           connected = await connectWith('sse', mine);
         } catch (error) {
-          throw refusedAuth(error) ?? new Error(messageOf(error));
+          throw error instanceof ServerProblemError ? error : new Error(messageOf(error));
         }
       }
       else {
@@ -539,8 +554,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         } catch (error) {
           if (mine !== generation) throw error;
           // a server that refuses the credentials is there: the older transport would only hide why
-          const refused = refusedAuth(error);
-          if (refused) throw refused;
+          if (error instanceof ServerProblemError && error.facts.code === 'auth-refused') throw error;
           // servers from before Streamable HTTP speak HTTP+SSE at the same URL (the SDK's documented fallback)
           log.note(`Streamable HTTP failed (${messageOf(error)}); trying the older HTTP+SSE transport`);
           try {
@@ -631,13 +645,31 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
     restartNow();
   }
 
-  /** Why an HTTP server turned the connection down, when it said so with 401 or 403. */
-  function refusedAuth(error: unknown): ServerProblemError | undefined {
+  /**
+   * Why an HTTP server turned the connection down, when it said so with 401 or 403. One whose challenge names its
+   * OAuth metadata (`WWW-Authenticate: Bearer resource_metadata="…"`, as the MCP authorization spec has servers
+   * write it) signs people in with OAuth, in a browser: it was told to take a token in "headers", which such a
+   * server takes only when its service issues one for programs.
+   */
+  function refusedAuth(error: unknown, challenge: string | undefined): ServerProblemError | undefined {
     const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
     if (status !== 401 && status !== 403) return undefined;
     const configured = spec.transport === 'stdio' ? [] : Object.keys(spec.headers);
+    const oauth = challenge !== undefined && /\bresource_metadata\s*=/i.test(challenge);
+    const refused = `the server answered HTTP ${status} (${status === 401 ? 'not signed in' : 'forbidden'}): `;
+    if (oauth) {
+      const url = spec.transport === 'stdio' ? '' : shownUrl(spec.url);
+      return new ServerProblemError(
+        refused +
+          (configured.length > 0 ? `it did not accept the credentials in its "headers" (${configured.join(', ')}); ` : '') +
+          'it signs people in with OAuth, in a browser, which chatbridge does not do; give it a token the service issues for programs ' +
+          '(an API key, a personal access token) in "headers", or run a proxy that signs in for it in its place: ' +
+          `${commandHow(`mcp remove ${spec.name}`)}, then \`npx chatbridge mcp add ${spec.name} -- npx -y mcp-remote ${url}\``,
+        { code: 'auth-refused', httpStatus: status, headers: configured, signIn: 'oauth' },
+      );
+    }
     return new ServerProblemError(
-      `the server answered HTTP ${status} (${status === 401 ? 'not signed in' : 'forbidden'}): ` +
+      refused +
         (configured.length > 0
           ? `it did not accept the credentials in its "headers" (${configured.join(', ')})`
           : 'it wants credentials; put a token in its "headers", e.g. "Authorization": "Bearer …" (sign-in flows such as OAuth are not supported)'),

@@ -75,6 +75,7 @@ function problemWords(p: McpServerProblem): string {
     case 'list-timeout':
       return t('mcpProblem.listTimeout', [timeLimit(p.timeoutMs)]);
     case 'auth-refused':
+      if (p.signIn === 'oauth') return t('mcpProblem.oauthSignIn', [p.httpStatus ?? '?']);
       return (p.headers ?? []).length > 0
         ? t('mcpProblem.credentialsRefused', [p.httpStatus ?? '?', (p.headers ?? []).join(', ')])
         : t('mcpProblem.credentialsWanted', [p.httpStatus ?? '?']);

@@ -17,6 +17,8 @@ let world: McpWorld;
 let http: ChildProcess;
 /** answers every request with a redirect to the same path with a slash after it, as many web servers do */
 let redirecting: Server;
+/** a hosted server that signs people in with OAuth only: every request without its session is 401 naming its metadata */
+let oauthOnly: Server;
 const PATH_KEY = 'ZjA3NzE2YmItMjQ4ZS00NTk5LWI1ODUtZTQ3NzFmMDQ5ZDk2';
 const QUERY_KEY = 'qk-8d9e0f1a2b3c4d5e';
 /** a token given as the URL's user name (https://<token>@host/…), as some hosted servers and git hosts take it */
@@ -59,6 +61,13 @@ beforeAll(async () => {
   redirecting = createServer((req, res) => res.writeHead(307, { location: `${req.url?.replace(/\?.*/, '')}/` }).end());
   await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
   const keyed = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/api/mcp/s/${PATH_KEY}/mcp?key=${QUERY_KEY}`;
+  oauthOnly = createServer((req, res) => {
+    const metadata = `http://${req.headers.host}/.well-known/oauth-protected-resource/mcp`;
+    res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadata}"` });
+    res.end(JSON.stringify({ error: 'invalid_token', error_description: 'Missing or invalid access token' }));
+  });
+  await new Promise<void>((done) => oauthOnly.listen(0, '127.0.0.1', done));
+  const oauthUrl = `http://127.0.0.1:${(oauthOnly.address() as AddressInfo).port}/mcp`;
   world = await makeMcpWorld(
     {
       mcpServers: {
@@ -67,6 +76,9 @@ beforeAll(async () => {
         notoken: { url },
         ssewrong: { url, type: 'sse', headers: { Authorization: 'Bearer wrong-token' } },
         nobody: { url: 'http://127.0.0.1:9/mcp' },
+        oauthonly: { url: oauthUrl },
+        // a token copied from a browser session's request, as people try
+        oauthcopied: { url: oauthUrl, headers: { Authorization: 'Bearer copied-from-browser' } },
         keyed: { url: keyed },
         userkeyed: { url: `http://${USER_KEY}@127.0.0.1:9/mcp` },
         // what it prints holds a secret the person's redact patterns name
@@ -93,7 +105,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'oauthonly', 'oauthcopied', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -102,6 +114,7 @@ afterAll(async () => {
   await world?.close();
   http?.kill();
   redirecting?.close();
+  oauthOnly?.close();
   rmSync(scripts, { recursive: true, force: true });
 });
 
@@ -206,6 +219,22 @@ describe('a server that does not come up says why', () => {
 
   it('a server that wants a token and has none is told how to give one', async () => {
     expect((await healthOf('notoken')).lastError).toMatch(/^could not start: the server answered HTTP 401 \(not signed in\): it wants credentials; put a token in its "headers"/);
+  });
+
+  it('a server that signs people in with OAuth only is not told to take a token it would refuse: what works instead', async () => {
+    const health = await healthOf('oauthonly');
+    expect(health.lastError).toMatch(
+      /^could not start: the server answered HTTP 401 \(not signed in\): it signs people in with OAuth, in a browser, which chatbridge does not do; give it a token the service issues for programs \(an API key, a personal access token\) in "headers", or run a proxy that signs in for it in its place/,
+    );
+    expect(health.lastError).toContain(`then \`npx chatbridge mcp add oauthonly -- npx -y mcp-remote http://127.0.0.1:${(oauthOnly.address() as AddressInfo).port}/mcp\``);
+    expect(health.lastError).not.toContain('not supported');
+    expect(health.problem).toMatchObject({ code: 'auth-refused', httpStatus: 401, headers: [], signIn: 'oauth' });
+    // with a token that is not one the service issues for programs: that it was refused, then the same
+    const copied = await healthOf('oauthcopied');
+    expect(copied.lastError).toMatch(/it did not accept the credentials in its "headers" \(Authorization\); it signs people in with OAuth, in a browser/);
+    expect(copied.problem).toMatchObject({ code: 'auth-refused', headers: ['Authorization'], signIn: 'oauth' });
+    // a server whose 401 names no OAuth metadata still wants a token in its headers
+    expect((await healthOf('notoken')).problem?.signIn).toBeUndefined();
   });
 
   it('where nothing listens, both transports are named with what each met', async () => {
