@@ -192,8 +192,8 @@ export function parseAuditArgs(args: string[]): { limit: number } {
 }
 
 /**
- * `--help` (or `-h`) among a command's own options, before a `--` (what follows one is a server's command line in
- * `mcp add`): `start --help` was refused as an unknown option, and `status -h` too.
+ * `--help` (or `-h`) among a command's own options, before a `--`: `start --help` was refused as an unknown option,
+ * and `status -h` too. `mcp` reads its own (mcpAsksForHelp): a server's command line may hold one.
  */
 function asksForHelp(args: string[]): boolean {
   const end = args.indexOf('--');
@@ -205,7 +205,7 @@ export async function runCli(argv: string[], terminal: Io): Promise<number> {
   // what a model chose (a path, a command, a label) reaches these lines: a terminal never gets an escape from them
   const io: Io = { ...terminal, out: (line) => terminal.out(revealHidden(line)), err: (line) => terminal.err(revealHidden(line)) };
   const [command, ...rest] = argv;
-  if (command !== undefined && COMMANDS.has(command) && asksForHelp(rest)) {
+  if (command === 'mcp' ? (await import('./mcp-servers/mcp-command')).mcpAsksForHelp(rest) : command !== undefined && COMMANDS.has(command) && asksForHelp(rest)) {
     io.out(command === 'mcp' ? (await import('./mcp-servers/mcp-command')).MCP_HELP : HELP);
     return 0;
   }

@@ -53,14 +53,43 @@ interface Flags {
   yes: boolean;
   /** everything after `--` */
   command: string[];
+  /**
+   * `mcp add NAME COMMAND ARGS…` without `--`: the words from COMMAND on, as written, and ours before them. They are
+   * the command's: its own options (`npx -y`, `--port 3000`) were read as ours — `-y` as `--yes`, and dropped from
+   * the line add then told the person to type.
+   */
+  unseparated?: { ours: string[]; command: string[] };
+  /** --help or -h among our options */
+  help: boolean;
 }
 
-function parseFlags(args: string[]): Flags {
-  const flags: Flags = { positional: [], env: [], headers: [], sse: false, yes: false, command: [] };
+/**
+ * Whether `chatbridge mcp …` asks for its help: --help or -h among our options, not among a server's command's
+ * (after `--`, or after the command's name in `mcp add NAME COMMAND …`, which is then refused saying what to type).
+ */
+export function mcpAsksForHelp(args: string[]): boolean {
+  const [sub, ...rest] = args;
+  if (sub === '--help' || sub === '-h') return true;
+  try {
+    return parseFlags(rest, sub === 'add' ? 1 : undefined).help;
+  } catch {
+    // an option refused before it: the help is what the person needs
+    const end = rest.indexOf('--');
+    return (end === -1 ? rest : rest.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+  }
+}
+
+/** `positionals`: how many words the subcommand takes before a command of its own may start (add: NAME); none: no command */
+function parseFlags(args: string[], positionals?: number): Flags {
+  const flags: Flags = { positional: [], env: [], headers: [], sse: false, yes: false, command: [], help: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--') {
       flags.command = args.slice(i + 1);
+      break;
+    }
+    if (positionals !== undefined && flags.positional.length === positionals && !arg.startsWith('-')) {
+      flags.unseparated = { ours: args.slice(0, i), command: args.slice(i) };
       break;
     }
     const value = (): string => {
@@ -93,6 +122,10 @@ function parseFlags(args: string[]): Flags {
       case '--yes':
       case '-y':
         flags.yes = true;
+        break;
+      case '--help':
+      case '-h':
+        flags.help = true;
         break;
       default:
         if (arg.startsWith('-')) throw new ToolError('INVALID_INPUT', `unknown option ${JSON.stringify(arg)}; see ${commandHow('mcp --help')}`);
@@ -142,6 +175,11 @@ function describeEntry(name: string, entry: unknown): string {
   return parsed.ok ? describeSpec(parsed.spec) : JSON.stringify(entry).slice(0, 120);
 }
 
+/** A word as a POSIX shell reads it back: as it is when it holds nothing the shell would read, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 function splitPair(text: string, separator: string, what: string): [string, string] {
   const at = text.indexOf(separator);
   if (at <= 0) throw new ToolError('INVALID_INPUT', `${what} ${JSON.stringify(text)} must look like ${separator === '=' ? 'KEY=value' : '"Name: value"'}`);
@@ -160,7 +198,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     case 'list':
       return list(parseFlags(rest), io);
     case 'add':
-      return add(parseFlags(rest), io);
+      return add(parseFlags(rest, 1), io);
     case 'remove':
     case 'rm':
       return remove(parseFlags(rest), io);
@@ -215,9 +253,15 @@ function maxTimeoutOf(config: Record<string, unknown>): number | undefined {
 }
 
 async function add(flags: Flags, io: McpCommandIo): Promise<number> {
-  const [name, ...extra] = flags.positional;
+  const [name] = flags.positional;
   if (!name) throw new ToolError('INVALID_INPUT', 'npx chatbridge mcp add NAME -- COMMAND [ARGS...]  or  npx chatbridge mcp add NAME --url URL');
-  if (extra.length > 0) throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(extra[0])}; put the command after "--": npx chatbridge mcp add ${name} -- ${extra.join(' ')}`);
+  if (flags.unseparated) {
+    const { ours, command } = flags.unseparated;
+    if (flags.url !== undefined) throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(command[0])} after the server's URL; a server is either a URL (--url) or a program (-- COMMAND)`);
+    // every word after the command's name is the command's, as written: its options too, which are not ours
+    const line = ['npx', 'chatbridge', 'mcp', 'add', ...ours, '--', ...command].map(shellWord).join(' ');
+    throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(command[0])}; put the command after "--", so that its own options (such as -y) are its and not chatbridge's: ${line}`);
+  }
   let entry: Record<string, unknown>;
   if (flags.url !== undefined) {
     if (flags.command.length > 0 || flags.env.length > 0 || flags.cwd) throw new ToolError('INVALID_INPUT', 'a server is either a URL (--url) or a program (-- COMMAND), not both');
