@@ -149,6 +149,31 @@ function resolved(root: Record<string, unknown>, schema: unknown): Record<string
   return undefined;
 }
 
+/**
+ * A property's schema with the local `$ref`s that say its type followed: its own, its `anyOf`/`oneOf` members' and
+ * those of an `allOf` it has in place of a type (Pydantic writes `{"allOf": [{"$ref": …}], "description": …}`). A
+ * `<function_calls>` XML parameter is text typed by what its property allows (companion/runs/function-calls-job.ts),
+ * and a property behind a `$ref` (`#/$defs/IssueId`, an enum class, zod's `#/properties/…` for a schema used twice)
+ * allowed nothing it could see: "42" for a string id reached the server as the number 42, which it refused.
+ */
+export function typingSchema(root: Record<string, unknown>, schema: unknown, depth = 0): unknown {
+  const own = resolved(root, schema);
+  if (own === undefined || depth >= 8) return own;
+  const out: Record<string, unknown> = { ...own };
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const members = own[key];
+    if (Array.isArray(members)) out[key] = members.map((member) => typingSchema(root, member, depth + 1));
+  }
+  const all = own.allOf;
+  if (Array.isArray(all) && own.type === undefined && own.enum === undefined) {
+    for (const member of all) {
+      const typed = typingSchema(root, member, depth + 1);
+      if (typed !== null && typeof typed === 'object') Object.assign(out, typed);
+    }
+  }
+  return out;
+}
+
 /** The properties the object schema an error was found in declares (the schema Ajv reports with `verbose`). */
 function propertiesOf(error: ErrorObject): Record<string, unknown> {
   const properties = error.parentSchema?.properties;

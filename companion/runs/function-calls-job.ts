@@ -14,6 +14,7 @@ import { stopReason } from '../stop-reason';
 import { callTool, refusedCall, type ToolHandlers } from './tool-call';
 import { listAllTools, type ToolListing } from './tool-list';
 import { splitExternalName } from '../mcp-servers/names';
+import { typingSchema } from '../mcp-servers/arguments';
 
 /**
  * Runs the calls of one `<function_calls>` block (shared/protocols/function-calls.ts) in order, each through the
@@ -181,6 +182,8 @@ export function readXmlArguments(
 ): Record<string, unknown> {
   const properties = isPlainObject(inputSchema?.properties) ? inputSchema.properties : {};
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) out[key] = typeof value === 'string' ? readXmlArgument(value, properties[key], budget) : value;
+  for (const [key, value] of Object.entries(args)) {
+    out[key] = typeof value === 'string' ? readXmlArgument(value, inputSchema ? typingSchema(inputSchema, properties[key]) : undefined, budget) : value;
+  }
   return out;
 }

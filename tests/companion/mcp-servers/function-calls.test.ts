@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolNameFor } from '../../../companion/runs/function-calls-job';
-import { EVERYTHING, MEMORY, makeMcpWorld, type McpWorld } from './world';
+import { EVERYTHING, MEMORY, fixtureServer, makeMcpWorld, type McpWorld } from './world';
 
 /** The reference filesystem server: its write_file changes files chatbridge's journal never sees. */
 const FILESYSTEM = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
@@ -25,6 +25,8 @@ beforeAll(async () => {
       memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '/dev/null' } },
       // the person lets it write without asking; the world's root is under the temp folder it may write in
       files: { command: process.execPath, args: [FILESYSTEM, realpathSync(tmpdir())], policy: { tools: { write_file: 'auto' } } },
+      // a server on another SDK, whose tools answer with the arguments they were given
+      loose: fixtureServer('loose-schemas.mjs', { policy: { default: 'auto' } }),
     },
   });
 }, 60_000);
@@ -75,6 +77,14 @@ describe('<function_calls> through /v1/run', () => {
     const echo = await world.run('function-calls', xml(invoke('everything.echo', '3', { message: '42' })));
     const echoed = await world.decide(echo.runId, 'approve');
     expect(results(echoed.resultText)[0]?.text).toBe('Echo: 42');
+  });
+
+  it('an XML parameter whose property is typed behind a $ref is read as that type: digits for a string id stay text', async () => {
+    const done = await world.run(
+      'function-calls',
+      xml(invoke('loose.referenced', 'r', { issue_id: '42', priority: '2', parent_id: '7', duplicate_of: '43', count: '3' })),
+    );
+    expect(results(done.resultText)[0]?.text).toBe('called referenced with {"issue_id":"42","priority":"2","parent_id":"7","duplicate_of":"43","count":3}');
   });
 
   it('an XML number JSON would not keep as written (past 2^53, or past the largest number) is not sent as another number', async () => {
