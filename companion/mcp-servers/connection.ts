@@ -454,6 +454,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
 
   /** the WWW-Authenticate of the last 401 or 403 an HTTP transport met ('' when it had none) */
   const authChallenges = new WeakMap<Transport, string>();
+  /** the last redirect an HTTP transport met: the URL asked for and the one it led to */
+  const redirects = new WeakMap<Transport, { from: URL; to: URL; keepsMethod: boolean }>();
   /** HTTP transports reset because the server sent a message over maxMessageBytes (limited-fetch.ts) */
   const overflowedHttp = new WeakSet<Transport>();
   const overflowed = (t: Transport | undefined) => (t instanceof ChildProcessTransport && t.overflowed) || (t !== undefined && overflowedHttp.has(t));
@@ -473,10 +475,20 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       });
     }
     const requestInit = { headers: spec.headers };
-    // a 401 or 403 says in WWW-Authenticate how the server signs people in, which the SDK's error does not carry
-    const heardChallenge: FetchLike = async (url, init) => {
+    // what the SDK's errors do not carry: how a 401 or 403 says the server signs people in (WWW-Authenticate), and
+    // where a redirect it did not follow led
+    const heard: FetchLike = async (url, init) => {
       const response = await fetch(url, init);
       if (response.status === 401 || response.status === 403) authChallenges.set(transport, response.headers.get('www-authenticate') ?? '');
+      const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+      if (location !== null) {
+        try {
+          const keepsMethod = response.status === 307 || response.status === 308 || (init?.method ?? 'GET').toUpperCase() === 'GET';
+          redirects.set(transport, { from: new URL(url), to: new URL(location, url), keepsMethod });
+        } catch {
+          // a Location that is no URL: the SDK's own error says so
+        }
+      }
       return response;
     };
     const limited = limitedFetch(
@@ -487,7 +499,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         log.note(`the server sent a message larger than ${options.maxMessageBytes} bytes; the connection was reset`);
         void transport.close().catch(() => undefined);
       },
-      heardChallenge,
+      heard,
     );
     // each message read as the stdio transport reads it (a `_meta: null`, an answer that is no valid answer)
     const reading = fetchReadingMessages(limited, (problem) => log.note(problem));
@@ -518,7 +530,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       const exited = t instanceof ChildProcessTransport && t.exit !== undefined;
       await closeQuietly(c, t);
       if (exited) throw closeProblem(t);
-      const refused = refusedAuth(error, authChallenges.get(t));
+      const refused = refusedAuth(error, authChallenges.get(t)) ?? redirectNotFollowed(error, redirects.get(t));
       if (refused) throw refused;
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new ServerProblemError(`it did not answer within ${options.startTimeoutMs} ms of being started, and was stopped; ${SLOW_START}`, {
@@ -560,6 +572,8 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
           try {
             connected = await connectWith('sse', mine);
           } catch (sseError) {
+            // the same redirect met by both: said once
+            if (isRedirectProblem(error) && isRedirectProblem(sseError) && error.message === sseError.message) throw error;
             throw new Error(`Streamable HTTP: ${messageOf(error)}; then HTTP+SSE: ${messageOf(sseError)}`);
           }
         }
@@ -675,6 +689,29 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
           : 'it wants credentials; put a token in its "headers", e.g. "Authorization": "Bearer …" (sign-in flows such as OAuth are not supported)'),
       { code: 'auth-refused', httpStatus: status, headers: configured },
     );
+  }
+
+  /**
+   * A redirect the SDK did not follow, said with what to do: it was 'Redirect to https://host/mcp not followed
+   * (redirectPolicy: 'same-origin')', an option of the SDK no entry can set, twice (once per transport). A server's
+   * URL written with http:// for an https:// service, or without the slash its web server adds, is redirected so.
+   */
+  function redirectNotFollowed(error: unknown, redirect: { from: URL; to: URL; keepsMethod: boolean } | undefined): ServerProblemError | undefined {
+    if (redirect === undefined || !/\bnot followed\b/.test(messageOf(error))) return undefined;
+    const to = shownUrl(redirect.to.href);
+    const sameOrigin = redirect.to.origin === redirect.from.origin && redirect.to.username === redirect.from.username && redirect.to.password === redirect.from.password;
+    const message =
+      redirect.to.protocol === 'http:' && redirect.from.protocol === 'https:'
+        ? `its URL redirects to plain http (${to}), which chatbridge does not follow: what is sent to the server (its "headers" too) would go unencrypted`
+        : sameOrigin && redirect.keepsMethod
+          ? `its URL redirects again and again (the last time to ${to}), and chatbridge stopped following: write the URL the server answers at as its "url"`
+          : `its URL redirects to ${to}, which chatbridge does not follow (it follows one to the same scheme, host and port only, and for a POST only a 307 or 308): ` +
+            'if that is where the server is, write that URL as its "url"';
+    return new ServerProblemError(message, { code: 'other', detail: message });
+  }
+
+  function isRedirectProblem(error: unknown): error is ServerProblemError {
+    return error instanceof ServerProblemError && error.facts.code === 'other' && error.message.startsWith('its URL redirects ');
   }
 
   function closeProblem(t: Transport): ServerProblemError {

@@ -17,6 +17,9 @@ let world: McpWorld;
 let http: ChildProcess;
 /** answers every request with a redirect to the same path with a slash after it, as many web servers do */
 let redirecting: Server;
+/** redirects every request elsewhere: to another host (308), and to its path with a slash after it as nginx does (301) */
+let movedAway: Server;
+let movedSlash: Server;
 /** a hosted server that signs people in with OAuth only: every request without its session is 401 naming its metadata */
 let oauthOnly: Server;
 const PATH_KEY = 'ZjA3NzE2YmItMjQ4ZS00NTk5LWI1ODUtZTQ3NzFmMDQ5ZDk2';
@@ -68,6 +71,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => oauthOnly.listen(0, '127.0.0.1', done));
   const oauthUrl = `http://127.0.0.1:${(oauthOnly.address() as AddressInfo).port}/mcp`;
+  movedAway = createServer((_req, res) => res.writeHead(308, { location: `http://localhost:${(movedAway.address() as AddressInfo).port}/mcp` }).end());
+  // what is at /mcp/ answers a GET with 405, as a Streamable HTTP server does
+  movedSlash = createServer((req, res) => (req.url === '/mcp' ? res.writeHead(301, { location: '/mcp/' }).end() : res.writeHead(405).end()));
+  await Promise.all([movedAway, movedSlash].map((s) => new Promise<void>((done) => s.listen(0, '127.0.0.1', done))));
   world = await makeMcpWorld(
     {
       mcpServers: {
@@ -77,6 +84,8 @@ beforeAll(async () => {
         ssewrong: { url, type: 'sse', headers: { Authorization: 'Bearer wrong-token' } },
         nobody: { url: 'http://127.0.0.1:9/mcp' },
         oauthonly: { url: oauthUrl },
+        movedaway: { url: `http://127.0.0.1:${(movedAway.address() as AddressInfo).port}/mcp` },
+        movedslash: { url: `http://127.0.0.1:${(movedSlash.address() as AddressInfo).port}/mcp` },
         // a token copied from a browser session's request, as people try
         oauthcopied: { url: oauthUrl, headers: { Authorization: 'Bearer copied-from-browser' } },
         keyed: { url: keyed },
@@ -105,7 +114,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'oauthonly', 'oauthcopied', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'oauthonly', 'oauthcopied', 'movedaway', 'movedslash', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -115,6 +124,8 @@ afterAll(async () => {
   http?.kill();
   redirecting?.close();
   oauthOnly?.close();
+  movedAway?.close();
+  movedSlash?.close();
   rmSync(scripts, { recursive: true, force: true });
 });
 
@@ -237,13 +248,27 @@ describe('a server that does not come up says why', () => {
     expect((await healthOf('notoken')).problem?.signIn).toBeUndefined();
   });
 
+  it("a redirect that is not followed says where it leads and what to write, once, not as an option of the SDK's", async () => {
+    const away = (await healthOf('movedaway')).lastError;
+    expect(away).toMatch(
+      new RegExp(
+        `^could not start: its URL redirects to http://localhost:${(movedAway.address() as AddressInfo).port}/mcp, which chatbridge does not follow \\(it follows one to the same scheme, host and port only, and for a POST only a 307 or 308\\): if that is where the server is, write that URL as its "url" \\(gave up`,
+      ),
+    );
+    expect(away).not.toMatch(/redirectPolicy|HTTP\+SSE/);
+    // a POST redirected by a 301 to the path with a slash, as nginx answers a folder's path: where, and what to write
+    const slash = (await healthOf('movedslash')).lastError;
+    expect(slash).toMatch(/^could not start: Streamable HTTP: its URL redirects to http:\/\/127\.0\.0\.1:\d+\/mcp\/, which chatbridge does not follow .*: if that is where the server is, write that URL as its "url"; then HTTP\+SSE: /);
+    expect(slash).not.toMatch(/redirectPolicy/);
+  });
+
   it('where nothing listens, both transports are named with what each met', async () => {
     expect((await healthOf('nobody')).lastError).toMatch(/^could not start: Streamable HTTP: .*fetch failed.*; then HTTP\+SSE: .*fetch failed/);
   });
 
   it("a key in the server's URL path or query is not shown by the health, the log or a call's answer", async () => {
     const health = await healthOf('keyed');
-    expect(health.lastError).toMatch(/^could not start: Streamable HTTP: .*Redirect to http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/s\/…\/mcp\/+ not followed/);
+    expect(health.lastError).toMatch(/^could not start: its URL redirects again and again \(the last time to http:\/\/127\.0\.0\.1:\d+\/api\/mcp\/s\/…\/mcp\/+\), and chatbridge stopped following/);
     const run = await world.decide((await world.run('mcp-request', mcpCall('k1', 'keyed.anything', {}))).runId, 'approve');
     const log = readFileSync(join(world.home, 'mcp-logs', 'keyed.log'), 'utf8');
     for (const shown of [health.lastError, JSON.stringify(health.problem), run.resultText, log]) {
