@@ -21,7 +21,7 @@ import { commandHow } from '../how-to-run';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
-import { fetchReadingMessages } from './incoming-message';
+import { fetchReadingMessages, isStreamEndedUnanswered } from './incoming-message';
 import { limitedFetch } from './limited-fetch';
 import { ToolResultSchema } from './results';
 import { shownUrl, urlSecrets, withoutUrlSecrets } from './shown-url';
@@ -910,6 +910,12 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
         }
         const how = t ? closeProblem(t).message : 'the connection was closed';
         return new ToolError('UNAVAILABLE', `${name}: MCP server ${spec.name} stopped during the call — ${how}; it restarts${spec.transport === 'stdio' ? ` (log: ${log.file})` : ''}`);
+      }
+      if (isStreamEndedUnanswered(error.data)) {
+        return new ToolError(
+          'UNAVAILABLE',
+          `${name}: MCP server ${spec.name} ended the call's event stream without answering it, and gave no event id to resume it by, so no answer can come; whether the tool ran is not known`,
+        );
       }
       // the SDK prefixes the code once on the server and again here
       const text = withoutUrlSecrets(error.message.replace(/^(?:MCP error -?\d+: )+/, ''), secrets);

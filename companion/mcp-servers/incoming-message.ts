@@ -56,11 +56,39 @@ export function fetchReadingMessages(base: FetchLike, note: (problem: string) =>
     if (!response.body || !response.ok) return response;
     const type = (response.headers.get('content-type') ?? '').toLowerCase();
     let body: ReadableStream<Uint8Array> | string;
-    if (type.includes('text/event-stream')) body = response.body.pipeThrough(eventsRead(note));
+    if (type.includes('text/event-stream')) body = response.body.pipeThrough(eventsRead(note, requestIdsOf(init)));
     else if (type.includes('application/json')) body = jsonRead(await response.text(), note);
     else return response;
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/**
+ * The `data` of the error answer given for a request whose event stream ended without its answer: a server that
+ * closes a call's stream unanswered, and gave no event id to resume it by (the spec's way to go on after a break),
+ * will never answer it there, and the SDK's transport, reaching the stream's end, waited on — the call waited out
+ * its whole timeout (up to limits.maxTimeoutMs) and was then said not to have answered in time.
+ */
+export const STREAM_ENDED_UNANSWERED = { chatbridge: 'the event stream ended without the answer' } as const;
+
+export function isStreamEndedUnanswered(data: unknown): boolean {
+  return isRecord(data) && data.chatbridge === STREAM_ENDED_UNANSWERED.chatbridge;
+}
+
+/** The ids of the requests a POST sends (the SDK writes its body as JSON text), which its event stream answers. */
+function requestIdsOf(init: RequestInit | undefined): Set<string> {
+  const ids = new Set<string>();
+  if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || typeof init?.body !== 'string') return ids;
+  let sent: unknown;
+  try {
+    sent = JSON.parse(init.body);
+  } catch {
+    return ids;
+  }
+  for (const message of Array.isArray(sent) ? sent : [sent]) {
+    if (isRecord(message) && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) ids.add(JSON.stringify(message.id));
+  }
+  return ids;
 }
 
 /** One message as it is handed on: read, or left as it came when it is none. */
@@ -85,7 +113,14 @@ function jsonRead(text: string, note: (problem: string) => void): string {
  * An event stream with the data of each message event read as one message (and written back as one `data:` line);
  * every other line is passed on as it came. One event is held until its blank line, which limited-fetch.ts bounds.
  */
-function eventsRead(note: (problem: string) => void): TransformStream<Uint8Array, Uint8Array> {
+function eventsRead(note: (problem: string) => void, unanswered = new Set<string>()): TransformStream<Uint8Array, Uint8Array> {
+  // an event with an id makes the stream one the SDK resumes after it ends (Last-Event-ID): its answers may come then
+  let resumable = false;
+  const heard = (lines: string[], value: unknown) => {
+    if (lines.some((line) => /^id:\s*\S/.test(line))) resumable = true;
+    const id = answerId(value);
+    if (id !== undefined) unanswered.delete(JSON.stringify(id));
+  };
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   // the line being read, in the pieces it came in (a long line comes in many chunks: searched once each)
@@ -110,7 +145,7 @@ function eventsRead(note: (problem: string) => void): TransformStream<Uint8Array
         lines.push(line);
         continue;
       }
-      out += eventRead(lines, note) + '\n';
+      out += eventRead(lines, note, heard) + '\n';
       lines = [];
     }
     if (start < text.length) parts.push(text.slice(start));
@@ -124,15 +159,25 @@ function eventsRead(note: (problem: string) => void): TransformStream<Uint8Array
     flush(controller) {
       let out = take(decoder.decode());
       if (parts.length > 0) lines.push(parts.join(''));
-      // an event the stream ended in the middle of is passed on as it came (its reader drops it)
-      out += lines.map((line) => `${line}\n`).join('');
+      if (resumable || unanswered.size === 0) {
+        // an event the stream ended in the middle of is passed on as it came (its reader drops it)
+        out += lines.map((line) => `${line}\n`).join('');
+      } else {
+        // the answers in its place (that event is dropped here, as its reader would: the next blank line would end it)
+        for (const id of unanswered) {
+          const problem = `the server ended the event stream of request ${id} without answering it, and gave no event id to resume it by`;
+          note(problem);
+          const answer = { jsonrpc: '2.0', id: JSON.parse(id) as string | number, error: { code: ErrorCode.InternalError, message: problem, data: STREAM_ENDED_UNANSWERED } };
+          out += `event: message\ndata: ${JSON.stringify(answer)}\n\n`;
+        }
+      }
       if (out !== '') controller.enqueue(encoder.encode(out));
     },
   });
 }
 
 /** The lines of one event, each ending in \n, its data read as a message when it is a message event holding JSON. */
-function eventRead(lines: string[], note: (problem: string) => void): string {
+function eventRead(lines: string[], note: (problem: string) => void, heard: (lines: string[], value: unknown) => void): string {
   const field = (line: string) => {
     const colon = line.indexOf(':');
     if (colon === -1) return { name: line, value: '' };
@@ -143,13 +188,18 @@ function eventRead(lines: string[], note: (problem: string) => void): string {
   const kind = fields.filter((f) => f.name === 'event').pop()?.value ?? '';
   const data = fields.filter((f) => f.name === 'data');
   const asCame = lines.map((line) => `${line}\n`).join('');
-  if (data.length === 0 || (kind !== '' && kind !== 'message')) return asCame;
+  if (data.length === 0 || (kind !== '' && kind !== 'message')) {
+    heard(lines, undefined);
+    return asCame;
+  }
   let value: unknown;
   try {
     value = JSON.parse(data.map((f) => f.value).join('\n'));
   } catch {
+    heard(lines, undefined);
     return asCame;
   }
+  heard(lines, value);
   const read = `data: ${JSON.stringify(messageRead(value, note))}`;
   const firstData = fields.findIndex((f) => f.name === 'data');
   return lines

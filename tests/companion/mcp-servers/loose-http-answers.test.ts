@@ -39,4 +39,16 @@ describe('a loosely written answer over HTTP', () => {
     expect(run.resultText).toContain('is not a valid JSON-RPC response: {\\"jsonrpc\\":\\"2.0\\",\\"id\\"');
     expect(run.resultText).not.toContain('TIMEOUT');
   });
+
+  it("a call's event stream ended unanswered, with no event id to resume it by, ends the call saying so, not as a TIMEOUT", async () => {
+    const run = await world.run('mcp-request', mcpCall('cut', 'meta.cut-stream', {}), { waitMs: 15_000 });
+    expect(mcpJson(run.resultText).error).toMatchObject({
+      message:
+        "UNAVAILABLE: meta.cut-stream: MCP server meta ended the call's event stream without answering it, and gave no event id to resume it by, so no answer can come; whether the tool ran is not known",
+      data: { code: 'UNAVAILABLE' },
+    });
+    // the server is not taken for gone: its next call is answered
+    const next = await world.run('mcp-request', mcpCall('after-cut', 'meta.note', {}), { waitMs: 15_000 });
+    expect(mcpJson(next.resultText).result?.content[0]?.text).toBe('Filed the ticket.');
+  });
 });
