@@ -17,7 +17,6 @@ import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprot
 import type { McpServerProblem } from '../../shared/api';
 import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
 import { ToolError } from '../../shared/errors';
-import { commandHow } from '../how-to-run';
 import type { ProgramRecords } from '../processes';
 import { CHECK_MS, compileArgumentCheck, hasPattern, withinCheckTime, type ArgumentCheck } from './arguments';
 import { ChildProcessTransport } from './child-transport';
@@ -607,7 +606,9 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       setState('ready');
     } catch (error) {
       if (mine !== generation || isClosed()) return;
-      await lost(`could not start: ${messageOf(error)}`, factsOf(error, messageOf(error)), true);
+      // why, in chatbridge's own words, is not cut as a server's text is: it may end in a command line to type
+      const said = error instanceof ServerProblemError ? withoutUrlSecrets(errorText(error), secrets).slice(0, 1000) : messageOf(error);
+      await lost(`could not start: ${said}`, factsOf(error, said), true);
     }
   }
 
@@ -675,10 +676,10 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
       const url = spec.transport === 'stdio' ? '' : shownUrl(spec.url);
       return new ServerProblemError(
         refused +
-          (configured.length > 0 ? `it did not accept the credentials in its "headers" (${configured.join(', ')}); ` : '') +
-          'it signs people in with OAuth, in a browser, which chatbridge does not do; give it a token the service issues for programs ' +
-          '(an API key, a personal access token) in "headers", or run a proxy that signs in for it in its place: ' +
-          `${commandHow(`mcp remove ${spec.name}`)}, then \`npx chatbridge mcp add ${spec.name} -- npx -y mcp-remote ${url}\``,
+          (configured.length > 0 ? `it did not accept the credentials in its "headers" (${configured.join(', ')}), and it` : 'it') +
+          ' signs people in with OAuth in a browser, which chatbridge does not do. Give it a token its service issues for programs ' +
+          '(an API key) in "headers", or put a proxy that signs in for it in its place, in the chatbridge folder: ' +
+          `\`npx chatbridge mcp remove ${spec.name}\`, then \`npx chatbridge mcp add ${spec.name} --start-timeout-ms 300000 -- npx -y mcp-remote ${url}\``,
         { code: 'auth-refused', httpStatus: status, headers: configured, signIn: 'oauth' },
       );
     }

@@ -87,7 +87,7 @@ beforeAll(async () => {
         movedaway: { url: `http://127.0.0.1:${(movedAway.address() as AddressInfo).port}/mcp` },
         movedslash: { url: `http://127.0.0.1:${(movedSlash.address() as AddressInfo).port}/mcp` },
         // a token copied from a browser session's request, as people try
-        oauthcopied: { url: oauthUrl, headers: { Authorization: 'Bearer copied-from-browser' } },
+        'oauth-copied-browser-token': { url: oauthUrl, headers: { Authorization: 'Bearer copied-from-browser' } },
         keyed: { url: keyed },
         userkeyed: { url: `http://${USER_KEY}@127.0.0.1:9/mcp` },
         // what it prints holds a secret the person's redact patterns name
@@ -114,7 +114,7 @@ beforeAll(async () => {
     { backoffBaseMs: 20, backoffMaxMs: 40, maxFailures: 2, startTimeoutMs: 2_000 },
   );
   await waitUntil('every failing server gave up', async () => {
-    for (const name of ['wrongtoken', 'notoken', 'oauthonly', 'oauthcopied', 'movedaway', 'movedslash', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
+    for (const name of ['wrongtoken', 'notoken', 'oauthonly', 'oauth-copied-browser-token', 'movedaway', 'movedslash', 'ssewrong', 'nobody', 'exits', 'silent', 'quick', 'keyed', 'userkeyed', 'waitsfordb', 'neverlists', 'oneline', 'windows']) if ((await healthOf(name)).state !== 'error') return false;
     return true;
   }, 30_000);
 }, 60_000);
@@ -235,14 +235,16 @@ describe('a server that does not come up says why', () => {
   it('a server that signs people in with OAuth only is not told to take a token it would refuse: what works instead', async () => {
     const health = await healthOf('oauthonly');
     expect(health.lastError).toMatch(
-      /^could not start: the server answered HTTP 401 \(not signed in\): it signs people in with OAuth, in a browser, which chatbridge does not do; give it a token the service issues for programs \(an API key, a personal access token\) in "headers", or run a proxy that signs in for it in its place/,
+      /^could not start: the server answered HTTP 401 \(not signed in\): it signs people in with OAuth in a browser, which chatbridge does not do\. Give it a token its service issues for programs \(an API key\) in "headers", or put a proxy that signs in for it in its place, in the chatbridge folder: `npx chatbridge mcp remove oauthonly`, then /,
     );
-    expect(health.lastError).toContain(`then \`npx chatbridge mcp add oauthonly -- npx -y mcp-remote http://127.0.0.1:${(oauthOnly.address() as AddressInfo).port}/mcp\``);
+    expect(health.lastError).toContain(`then \`npx chatbridge mcp add oauthonly --start-timeout-ms 300000 -- npx -y mcp-remote http://127.0.0.1:${(oauthOnly.address() as AddressInfo).port}/mcp\` (gave up`);
     expect(health.lastError).not.toContain('not supported');
     expect(health.problem).toMatchObject({ code: 'auth-refused', httpStatus: 401, headers: [], signIn: 'oauth' });
     // with a token that is not one the service issues for programs: that it was refused, then the same
-    const copied = await healthOf('oauthcopied');
-    expect(copied.lastError).toMatch(/it did not accept the credentials in its "headers" \(Authorization\); it signs people in with OAuth, in a browser/);
+    const copied = await healthOf('oauth-copied-browser-token');
+    expect(copied.lastError).toMatch(/it did not accept the credentials in its "headers" \(Authorization\), and it signs people in with OAuth in a browser/);
+    // said whole, to the command line it ends in, however long the server's name
+    expect(copied.lastError).toContain(`add oauth-copied-browser-token --start-timeout-ms 300000 -- npx -y mcp-remote http://127.0.0.1:${(oauthOnly.address() as AddressInfo).port}/mcp\` (gave up`);
     expect(copied.problem).toMatchObject({ code: 'auth-refused', headers: ['Authorization'], signIn: 'oauth' });
     // a server whose 401 names no OAuth metadata still wants a token in its headers
     expect((await healthOf('notoken')).problem?.signIn).toBeUndefined();
