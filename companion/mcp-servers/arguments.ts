@@ -150,16 +150,19 @@ function resolved(root: Record<string, unknown>, schema: unknown): Record<string
 }
 
 /**
- * A property's schema with the local `$ref`s that say its type followed: its own, its `anyOf`/`oneOf` members' and
- * those of an `allOf` it has in place of a type (Pydantic writes `{"allOf": [{"$ref": …}], "description": …}`). A
- * `<function_calls>` XML parameter is text typed by what its property allows (companion/runs/function-calls-job.ts),
- * and a property behind a `$ref` (`#/$defs/IssueId`, an enum class, zod's `#/properties/…` for a schema used twice)
- * allowed nothing it could see: "42" for a string id reached the server as the number 42, which it refused.
+ * A property's schema with the local `$ref`s that say its type followed (its own, its `anyOf`/`oneOf` members' and
+ * those of an `allOf` it has in place of a type, as Pydantic writes `{"allOf": [{"$ref": …}], "description": …}`),
+ * and a `const` without a type read as an enum of one. A `<function_calls>` XML parameter is text typed by what its
+ * property allows (companion/runs/function-calls-job.ts), and a property behind a `$ref` (`#/$defs/IssueId`, an enum
+ * class, zod's `#/properties/…` for a schema used twice) allowed nothing it could see: "42" for a string id reached
+ * the server as the number 42, which it refused.
  */
 export function typingSchema(root: Record<string, unknown>, schema: unknown, depth = 0): unknown {
   const own = resolved(root, schema);
   if (own === undefined || depth >= 8) return own;
   const out: Record<string, unknown> = { ...own };
+  // a const alone says its type by its value, as an enum of one does (`{"const": "2"}`, a Literal["2"] of older Pydantic)
+  if (own.const !== undefined && own.type === undefined && own.enum === undefined) out.enum = [own.const];
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = own[key];
     if (Array.isArray(members)) out[key] = members.map((member) => typingSchema(root, member, depth + 1));

@@ -82,9 +82,9 @@ describe('<function_calls> through /v1/run', () => {
   it('an XML parameter whose property is typed behind a $ref is read as that type: digits for a string id stay text', async () => {
     const done = await world.run(
       'function-calls',
-      xml(invoke('loose.referenced', 'r', { issue_id: '42', priority: '2', parent_id: '7', duplicate_of: '43', count: '3' })),
+      xml(invoke('loose.referenced', 'r', { issue_id: '42', priority: '2', parent_id: '7', duplicate_of: '43', count: '3', version: '2' })),
     );
-    expect(results(done.resultText)[0]?.text).toBe('called referenced with {"issue_id":"42","priority":"2","parent_id":"7","duplicate_of":"43","count":3}');
+    expect(results(done.resultText)[0]?.text).toBe('called referenced with {"issue_id":"42","priority":"2","parent_id":"7","duplicate_of":"43","count":3,"version":"2"}');
   });
 
   it('an XML number JSON would not keep as written (past 2^53, or past the largest number) is not sent as another number', async () => {
