@@ -1,4 +1,4 @@
-import { editorText, holdsOnly, insertIntoEditor, isEditorEmpty, lineBreaksAsLf } from '../inject/insert';
+import { clearEditor, editorText, holdsOnly, insertIntoEditor, isEditorEmpty, lineBreaksAsLf } from '../inject/insert';
 import { pageWriting, submitEditor } from '../inject/submit';
 import { waitFor } from '../inject/wait';
 import { problemFor } from '../doctor/report';
@@ -6,6 +6,7 @@ import type { MessageRecord, PageContext, StopsMark, TrackedBlock } from './page
 import type { PageDoctor } from './page-doctor';
 import { isUndecided, shownBlock } from './page-decide';
 import type { Show } from './page-show';
+import type { ReplyEnding } from '../scanner/blocks';
 import type { Site } from '../sites/define-site';
 
 /**
@@ -28,6 +29,20 @@ export interface Deliverer {
    * run was settled and its result, never typed in anywhere, lost.
    */
   deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark, options?: { send?: boolean }): Promise<boolean>;
+  /**
+   * The person went to another conversation (or started a new chat) in this tab. A site with one chat box for all its
+   * conversations keeps what the box holds: a result typed in and not sent yet would go out in that conversation. It is
+   * taken out of the box and owed to its own conversation again (the ledger), typed in there once it is shown again.
+   */
+  leftConversation(): void;
+}
+
+/** A result this page typed into the box and has not seen sent: its blocks, the conversation it answers, as the ledger owes it. */
+interface InBox {
+  conv: string;
+  blocks: TrackedBlock[];
+  ending: ReplyEnding;
+  startedAt: number;
 }
 
 const DRAFT_POLL_MS = 500;
@@ -51,6 +66,10 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
   let heldBack = false;
   /** The blocks whose result this page typed into the box (their keys), sent or not. */
   const typedKeys = new Set<string>();
+  /** The results the box holds that this page typed in and has not seen sent (lastInserted is their text). */
+  let inBox: InBox[] = [];
+  /** Results taken out of the box as the person left their conversation (leftConversation): owed to it still. */
+  const takenBack = new WeakSet<InBox>();
 
   const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark(), { send = true } = {}): Promise<boolean> => {
     const startedIn = ctx.epoch;
@@ -145,9 +164,13 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     const boxNow = (): HTMLElement => (typedInto.isConnected ? typedInto : (site.editor(doc) ?? typedInto));
     // what the box holds of it (its line breaks as LF), to know it again as ours and not a draft
     const shown = lineBreaksAsLf(text);
+    const entry: InBox = { conv: ctx.conversationKey(), blocks, ending: record.ending, startedAt: stopsBefore.at };
+    /** Taken out of the box since, as the person went to another conversation: not delivered, owed to its own still. */
+    const takenOut = (): boolean => takenBack.has(entry);
     if (already) {
       // In the box as it was left: what happens to it next is what would have, had this page typed it in.
       lastInserted = shown;
+      inBox = [entry];
     } else {
       const ours = !isEditorEmpty(typedInto) && !append;
       const joinsHeldBack = ours && heldBack;
@@ -159,6 +182,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
         return true;
       }
       for (const b of blocks) typedKeys.add(b.key);
+      inBox = ours && lastInserted ? [...inBox, entry] : [entry];
       lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
       heldBack = joinsHeldBack;
     }
@@ -188,6 +212,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     const writing = (): boolean => pageWriting(site, doc);
     await waitFor(() => !writing(), { timeoutMs: writingLeft(), signal });
     if (signal.aborted) return true;
+    if (takenOut()) return false;
     // Still written after all that time (a long reply, or a Stop the page never takes away): the result stays in the
     // box for the person to send. Pressed now, the send control may be the page's Stop (one button that is both).
     if (writing()) {
@@ -242,6 +267,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
         })
       : null;
     if (hold.note !== null || !sent) {
+      if (takenOut()) return false;
       note(t(hold.note ?? 'note.inserted'));
       return true;
     }
@@ -249,6 +275,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     doctor?.submitted(sent, text);
     if (sent.ok) {
       lastInserted = null;
+      inBox = [];
       heldBack = false;
       note(t('note.submitted'));
     } else {
@@ -259,7 +286,29 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     return true;
   };
 
-  return { deliver };
+  const leftConversation = (): void => {
+    const box = site.editor(doc);
+    // The box holds something else now: the site's own box of that conversation, or the person's words.
+    if (lastInserted === null || inBox.length === 0 || !box || !holdsOnly(box, lastInserted)) return;
+    if (!clearEditor(box)) return;
+    const owed = inBox;
+    inBox = [];
+    lastInserted = null;
+    heldBack = false;
+    for (const entry of owed) {
+      takenBack.add(entry);
+      const byRun = new Map<string, string[]>();
+      for (const b of entry.blocks) {
+        typedKeys.delete(b.key);
+        if (b.runId) byRun.set(b.runId, [...(byRun.get(b.runId) ?? []), b.key]);
+      }
+      for (const [runId, keys] of byRun) {
+        void ctx.ledger.startedRun(entry.conv, keys, runId, entry.ending, entry.startedAt).catch((error: unknown) => ctx.reportOnce('updating the run ledger failed', error));
+      }
+    }
+  };
+
+  return { deliver, leftConversation };
 }
 
 /**

@@ -83,6 +83,8 @@ export interface ScannerHooks {
    * under that name moves to the id, and what was kept to this tab can be told.
    */
   chatNamed(standIn: string): void;
+  /** The page shows another conversation than before (ctx.epoch moved on), or another new chat. */
+  switched(): void;
 }
 
 export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks): Scanner {
@@ -501,6 +503,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     // this conversation's once it is rendered in).
     ctx.stoppedTexts.clear();
     ctx.epoch += 1;
+    hooks.switched();
     if (startedHere) return;
     // Another new chat opened in this tab: not the one this tab showed before it had its id.
     if (id === null) ctx.openNewChat();

@@ -73,6 +73,7 @@ export function startPage(signal: AbortSignal, deps: PageDeps): PageController {
   const dispatcher = createDispatcher(ctx, show, deliverer);
   const scanner = createScanner(ctx, show, {
     liveChanged: (changedAt) => tickWhenSettled(changedAt),
+    switched: () => deliverer.leftConversation(),
     writingSignal: (works) => doctor.setProblem('no-writing-signal', works ? null : problemFor('no-writing-signal')),
     chatNamed: (standIn) => {
       // The blocks' keys name the conversation: what ran in the chat before it had its id, and the runs that still owe

@@ -110,6 +110,45 @@ export async function insertIntoEditor(editor: HTMLElement, raw: string, options
   }
 }
 
+/**
+ * Empties the chat box the way the person's select-all and delete would reach the page's framework (the native setter
+ * and an input event for a text field; a delete of the whole selection for an editor), the focus given back to where it
+ * was. Whether the box is empty after.
+ */
+export function clearEditor(editor: HTMLElement): boolean {
+  const doc = editor.ownerDocument;
+  const view = doc.defaultView;
+  const focused = doc.activeElement as HTMLElement | null;
+  try {
+    if (isTextField(editor)) {
+      const proto = editor.tagName === 'TEXTAREA' ? view?.HTMLTextAreaElement.prototype : view?.HTMLInputElement.prototype;
+      const setter = proto ? Object.getOwnPropertyDescriptor(proto, 'value')?.set : undefined;
+      if (setter) setter.call(editor, '');
+      else editor.value = '';
+      editor.dispatchEvent(new (view?.Event ?? Event)('input', { bubbles: true }));
+      editor.dispatchEvent(new (view?.Event ?? Event)('change', { bubbles: true }));
+      return editor.value === '';
+    }
+    editor.focus({ preventScroll: true });
+    const selection = view?.getSelection();
+    if (selection) {
+      const range = doc.createRange();
+      range.selectNodeContents(editor);
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+    const execCommand = (doc as Document & { execCommand?: (c: string, u: boolean, v?: string) => boolean }).execCommand;
+    try {
+      if (typeof execCommand === 'function') execCommand.call(doc, 'delete', false);
+    } catch {
+      // not supported here
+    }
+    return isEditorEmpty(editor);
+  } finally {
+    if (focused && focused !== doc.activeElement && focused.isConnected) focused.focus({ preventScroll: true });
+  }
+}
+
 /** The text field or editable element outside the chat box that has the focus, if any. */
 function fieldTypedIn(editor: HTMLElement): HTMLElement | null {
   const active = editor.ownerDocument.activeElement as HTMLElement | null;

@@ -104,3 +104,66 @@ describe('page: a result left unsent in the box, which the site keeps there', ()
     expect(page.submitted).toEqual(['FINAL']);
   });
 });
+
+describe('page: a site with one chat box for every conversation', () => {
+  const A = '/a/chat/s/3f2e1d0c-9b8a-4776-a5b4-c3d2e1f0a9b8';
+  const B = '/a/chat/s/33333333-2222-4333-8444-555555555555';
+  const done = { respond: (): RunResponse => ({ runId: 'run-1', status: 'done', resultText: 'FINAL', auditId: 'a' }), getRun: (runId: string): RunResponse => ({ runId, status: 'done', resultText: 'FINAL', auditId: 'a' }) };
+
+  /** The person goes to B: the site draws B's messages and leaves its one box as it is. */
+  async function toB(h: Harness, page: Page): Promise<string> {
+    const rows = page.list.innerHTML;
+    h.navigate(B);
+    page.list.replaceChildren(userRow('another question'));
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return rows;
+  }
+
+  async function backToA(h: Harness, page: Page, rows: string): Promise<void> {
+    h.navigate(A);
+    page.list.innerHTML = rows;
+    for (const chip of Array.from(page.list.querySelectorAll('[data-chatbridge-chip]'))) chip.remove();
+    await h.settle();
+    h.clock.now += 2_000;
+    await h.settle();
+  }
+
+  it('a result typed into the box unsent (auto-submit off) is not carried into the conversation the person goes to: it stays owed to its own, and is typed in there again', async () => {
+    const page = buildPage();
+    const h = start(page, { area: memoryArea(), settings: { autoSubmit: false }, script: done });
+    await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => page.state() === 'FINAL');
+
+    const rows = await toB(h, page);
+    expect(page.state()).toBe('');
+    expect(page.textarea.value).toBe('');
+
+    await backToA(h, page, rows);
+    await until(() => page.state() === 'FINAL', 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(page.state()).toBe('FINAL');
+    expect(page.submitted).toEqual([]);
+    expect(h.runs).toHaveLength(1);
+  });
+
+  it('a result waiting in the box to be sent once the reply being written ends is not sent into the conversation the person goes to: it stays owed to its own', async () => {
+    const page = buildPage();
+    const h = await resultWaitsInTheBox(page, memoryArea());
+    // B is being written too when the person gets there, then ends: nothing of A's goes out with it.
+    const rows = await toB(h, page);
+    page.setGenerating(false);
+    h.clock.now += 5_000;
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(page.submitted).toEqual([]);
+    expect(page.state()).toBe('');
+
+    await backToA(h, page, rows);
+    await until(() => page.submitted.length === 1, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(page.submitted).toEqual(['FINAL']);
+  });
+});
