@@ -77,6 +77,12 @@ export interface TrackedBlock {
    * display): Run still sends it as it stands, its answer is not put into the chat. Set when the reply is decided.
    */
   cut?: boolean | undefined;
+  /**
+   * The block's result, which neither the chat box nor the clipboard took (no box on the page, the window not focused):
+   * the ledger still owes it, and the chip offers Insert and Copy for it — also after a reload, which follows the run
+   * again (page-dispatch.ts resumeUndelivered).
+   */
+  offered?: string | undefined;
 }
 
 /** The person stopped a reply while it was generated: when, and how (a click on the stop control, or Escape). */

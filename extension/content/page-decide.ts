@@ -5,6 +5,7 @@ import { holdsHidden } from '../../shared/reveal-hidden';
 import { callSignature, decideAutoRun, type BlockState, type LoopGuard, type ReplyEnding, type SharedStop } from '../scanner/blocks';
 import { isPositionKey } from '../sites/define-site';
 import type { SiteSettings } from '../site-settings';
+import type { RowAction } from '../ui/chip';
 import { t, type MessageKey } from '../ui/i18n';
 import type { Escape, MessageRecord, PageContext, StopMark, TrackedBlock } from './page-context';
 
@@ -295,7 +296,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
 }
 
 export interface ChipView {
-  actions: Array<'run' | 'stop' | 'rerun'>;
+  actions: RowAction[];
   note: string | undefined;
 }
 
@@ -305,13 +306,14 @@ export interface ChipView {
  */
 export function chipView(
   record: Pick<MessageRecord, 'origin' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning' | 'choicePending'>>,
-  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'raw'> },
+  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & Partial<Pick<TrackedBlock, 'offered'>> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'raw'> },
   autoRun: () => boolean,
   t: (key: MessageKey, substitutions?: Array<string | number>) => string,
 ): ChipView {
   const actions: ChipView['actions'] = [];
   if (tracked.state === 'ready') actions.push(tracked.ranBefore ? 'rerun' : 'run');
   if (tracked.state === 'running' || tracked.state === 'approval' || tracked.state === 'queued') actions.push('stop');
+  if ((tracked.state === 'done' || tracked.state === 'failed') && tracked.offered !== undefined) actions.push('insert', 'copy');
   if (tracked.state === 'done' || tracked.state === 'failed') actions.push('rerun');
   let note = tracked.note;
   if (!note && tracked.state === 'ready') {

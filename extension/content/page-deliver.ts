@@ -26,9 +26,17 @@ export interface Deliverer {
    * Resolves false when nothing was typed in because the page no longer shows the blocks the result answers (an edit
    * of the person's message or a regenerate drew another branch in their place, or the person went to another
    * conversation — also one the page has not caught up with yet): it is owed to them still. Answered delivered, the
-   * run was settled and its result, never typed in anywhere, lost.
+   * run was settled and its result, never typed in anywhere, lost. 'offered': neither the chat box nor the clipboard
+   * took the blocks' final result; it is kept on their chips (TrackedBlock.offered, Insert and Copy) and owed still.
+   * `held`: why a result not to be sent is in the box (default: it came while another branch was shown).
    */
-  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark, options?: { send?: boolean }): Promise<boolean>;
+  deliver(record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore?: StopsMark, options?: { send?: boolean; held?: 'note.inserted' | 'note.insertedBranch' }): Promise<Delivery>;
+  /**
+   * The person clicked Insert or Copy on a chip offering its block's result (TrackedBlock.offered): typed into the box,
+   * never sent, or put on the clipboard. The blocks the result answers once it is in either (the ledger owes it no more
+   * then); null when it is not.
+   */
+  takeOffered(record: MessageRecord, tracked: TrackedBlock, how: 'insert' | 'copy'): Promise<TrackedBlock[] | null>;
   /**
    * The person went to another conversation (or started a new chat) in this tab. A site with one chat box for all its
    * conversations keeps what the box holds: a result typed in and not sent yet would go out in that conversation. It is
@@ -36,6 +44,9 @@ export interface Deliverer {
    */
   leftConversation(): void;
 }
+
+/** true: in the chat (or on the clipboard); false: owed to blocks the page no longer shows; 'offered': kept on their chips. */
+export type Delivery = boolean | 'offered';
 
 /** A result this page typed into the box and has not seen sent: its blocks, the conversation it answers, as the ledger owes it. */
 interface InBox {
@@ -71,14 +82,22 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
   /** Results taken out of the box as the person left their conversation (leftConversation): owed to it still. */
   const takenBack = new WeakSet<InBox>();
 
-  const deliver = (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore = ctx.stopsMark(), { send = true } = {}): Promise<boolean> => {
+  const deliver: Deliverer['deliver'] = (record, blocks, text, stopsBefore = ctx.stopsMark(), { send = true, held = 'note.insertedBranch' } = {}) => {
     const startedIn = ctx.epoch;
-    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn, send) : false));
+    const next = deliveries.then(() => (startedIn === ctx.epoch ? deliverNow(record, blocks, text, stopsBefore, startedIn, send, held) : false));
     deliveries = next.catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     return next;
   };
 
-  const deliverNow = async (record: MessageRecord, blocks: TrackedBlock[], text: string, stopsBefore: StopsMark, epoch: number, send: boolean): Promise<boolean> => {
+  const deliverNow = async (
+    record: MessageRecord,
+    blocks: TrackedBlock[],
+    text: string,
+    stopsBefore: StopsMark,
+    epoch: number,
+    send: boolean,
+    held: 'note.inserted' | 'note.insertedBranch',
+  ): Promise<Delivery> => {
     const note = (message: string): void => show.note(record, blocks, message);
     // The person went to another conversation while the result waited (for the chat box, a draft, a reply still
     // streaming): the box now belongs to that conversation, and the result never crosses into it.
@@ -89,8 +108,12 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // The person edited their message, or had the reply written again, while the result waited: the page shows another
     // branch of the conversation, whose model never wrote these blocks, and the box sends into that branch.
     const onPage = (): boolean => blocks.every((b) => shownBlock(ctx.records.values(), b.key) !== null);
-    /** The box will not take the result: it goes to the clipboard, and the chip and the badge say so. */
-    const handOver = async (why: string): Promise<void> => {
+    /**
+     * The box will not take the result: it goes to the clipboard, and the chip and the badge say so. Where the clipboard
+     * will not take it either (the window not focused), the blocks' final result is kept on their chips and owed still:
+     * told delivered, it was in the chip alone, and gone with the page.
+     */
+    const handOver = async (why: string): Promise<Delivery> => {
       const copied = await copy(text).then(
         () => true,
         (error: unknown) => {
@@ -99,7 +122,14 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
         },
       );
       doctor?.setProblem('insert-failed', problemFor('insert-failed', why));
+      // (runtime feedback, or a reply's "pending" answer, is no block's final result: a later one follows it)
+      if (!copied && blocks.every((b) => b.state === 'done' || b.state === 'failed')) {
+        for (const b of blocks) b.offered = text;
+        note(t('note.copyFailedOffered'));
+        return 'offered';
+      }
       note(t(copied ? 'note.copied' : 'note.copyFailed'));
+      return true;
     };
     /**
      * The chat box on the page now. A site may draw its box anew while a result waits (a re-render, a route change):
@@ -110,10 +140,9 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     if (signal.aborted) return true;
     if (switched()) return false;
     if (!onPage()) return false;
-    const noBox = async (): Promise<true> => {
+    const noBox = (): Promise<Delivery> => {
       doctor?.setProblem('no-composer', problemFor('no-composer'));
-      await handOver(t('doctor.problemNoComposer'));
-      return true;
+      return handOver(t('doctor.problemNoComposer'));
     };
     if (!editor) return noBox();
     let append = false;
@@ -177,10 +206,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
       const inserted = await insertIntoEditor(typedInto, text, { pasteMaxChars: site.pasteMaxChars });
       performance.mark('chatbridge:result-inserted');
       doctor?.inserted(inserted);
-      if (!inserted.ok) {
-        await handOver(inserted.reason);
-        return true;
-      }
+      if (!inserted.ok) return handOver(inserted.reason);
       for (const b of blocks) typedKeys.add(b.key);
       inBox = ours && lastInserted ? [...inBox, entry] : [entry];
       lastInserted = ours && lastInserted ? `${lastInserted}\n\n${shown}` : shown;
@@ -195,7 +221,7 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     // not going on in it, and sending would.
     if (!send) {
       heldBack = true;
-      note(t('note.insertedBranch'));
+      note(t(held));
       return true;
     }
     if (!deps.settings().autoSubmit || append) {
@@ -308,7 +334,31 @@ export function createDeliverer(ctx: PageContext, show: Show, doctor?: PageDocto
     }
   };
 
-  return { deliver, leftConversation };
+  const takeOffered: Deliverer['takeOffered'] = async (record, tracked, how) => {
+    const text = tracked.offered;
+    if (text === undefined) return null;
+    const blocks = record.blocks.filter((b) => b.offered === text);
+    let taken: boolean;
+    if (how === 'insert') {
+      // Asked for: typed in for the person to send, as any result they put in by hand.
+      taken = (await deliver(record, blocks, text, ctx.stopsMark(), { send: false, held: 'note.inserted' })) === true;
+    } else {
+      taken = await copy(text).then(
+        () => true,
+        (error: unknown) => {
+          ctx.reportOnce('copying a result to the clipboard failed', error);
+          return false;
+        },
+      );
+      show.note(record, blocks, t(taken ? 'note.copiedByClick' : 'note.copyFailedOffered'));
+    }
+    if (!taken) return null;
+    for (const b of blocks) b.offered = undefined;
+    for (const b of blocks) show.render(record, b);
+    return blocks;
+  };
+
+  return { deliver, leftConversation, takeOffered };
 }
 
 /**

@@ -204,6 +204,8 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
     const conv = ctx.conversationKey();
     const units = groupRuns(blocks.map((b) => ({ index: b.index, kind: b.block.kind, raw: b.block.raw })));
     const stopsBefore = auto ?? ctx.stopsMark();
+    // A result kept on the chip from an earlier run is not this run's.
+    for (const b of blocks) b.offered = undefined;
     setState(record, blocks, 'queued');
     const results: string[] = [];
     const notStarted = new Set<TrackedBlock>();
@@ -255,9 +257,12 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       const combined = combineResults(results);
       const delivering = blocks.filter((b) => !notStarted.has(b));
       const delivered = combined && startedIn === ctx.epoch ? await deliver(record, delivering, combined, stopsBefore) : true;
+      // Neither the box nor the clipboard took it: kept on the chips (Insert, Copy) and owed still — this tab holds the run
+      // until the person takes it, and a reload follows it again.
       // Blocks that still owe their real result deliver it later (runUnit); the rest are settled — unless another
       // branch was shown in their place: the result is kept for them.
       // (A page stopped meanwhile — the site turned off — delivered nothing: the next page of the conversation owes it.)
+      if (delivered === 'offered') return;
       if (!delivered) keep(conv, record, delivering, combined, stopsBefore);
       else if (startedIn === ctx.epoch && !signal.aborted) await settleDelivered(conv, blocks.filter((b) => !reply.owed.has(b)));
       // The person went to another conversation: the result is owed to this one, followed when it is open again (in
@@ -293,7 +298,7 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       // Typed in, never sent: the person came back to look at this branch, which a send would go on with.
       if (record.ending === 'normal') record.ending = entry.ending;
       void deliver(record, blocks, entry.text, entry.stopsBefore, { send: false })
-        .then((delivered) => (delivered ? ledger.delivered(entry.conv, entry.keys) : void kept.push(entry)))
+        .then((delivered) => (delivered === true ? ledger.delivered(entry.conv, entry.keys) : delivered === false ? void kept.push(entry) : undefined))
         .catch((error: unknown) => ctx.reportOnce('putting a result into the chat failed', error));
     }
   };
@@ -468,8 +473,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
       if (startedIn !== ctx.epoch) return;
       // Run for a reply that was stopped or ended early (Run on its chip): typed in, not sent, as before the reload.
       if (record.ending === 'normal') record.ending = ending;
-      if (!(await deliver(record, blocks, text, stopsBefore))) keep(conv, record, blocks, text, stopsBefore, keys);
-      else if (startedIn === ctx.epoch) await ledger.delivered(conv, keys);
+      const delivered = await deliver(record, blocks, text, stopsBefore);
+      if (delivered === false) keep(conv, record, blocks, text, stopsBefore, keys);
+      else if (delivered === true && startedIn === ctx.epoch) await ledger.delivered(conv, keys);
     };
     const locks = globalThis.navigator?.locks;
     // Without the lock there is no telling whether the tab that started the run still delivers it: followed at once
@@ -671,7 +677,9 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
         const text = finish(record, blocks, late);
         await reply.after;
         if (text && ctx.epoch === reply.epoch) {
-          void deliver(record, blocks, text, reply.stopsBefore).then((delivered) => (delivered ? settleDelivered(conv, blocks) : keep(conv, record, blocks, text, reply.stopsBefore)));
+          void deliver(record, blocks, text, reply.stopsBefore).then((delivered) =>
+            delivered === true ? settleDelivered(conv, blocks) : delivered === false ? keep(conv, record, blocks, text, reply.stopsBefore) : undefined,
+          );
         }
         else if (ctx.epoch !== reply.epoch) letGo(blocks);
       });
@@ -858,6 +866,11 @@ export function createDispatcher(ctx: PageContext, show: Show, deliverer: Delive
   };
 
   const onChipAction = async (record: MessageRecord, tracked: TrackedBlock, action: ChipAction): Promise<void> => {
+    if (action === 'insert' || action === 'copy') {
+      const taken = await deliverer.takeOffered(record, tracked, action);
+      if (taken) await settleDelivered(ctx.conversationKey(), taken);
+      return;
+    }
     if (action === 'run' || action === 'rerun') {
       if (!tracked.block.complete || tracked.state === 'unreadable') return;
       // Clicking Run on one Axon statement runs the reply's whole plan: the statements only make sense together.

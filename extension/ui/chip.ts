@@ -8,7 +8,10 @@ import { t, type MessageKey } from './i18n';
  * the state for tests and assistive tech, and the page's theme (`data-chatbridge-theme`): see ui/README.md.
  */
 
-export type ChipAction = 'run' | 'stop' | 'rerun' | 'approve' | 'approve-conversation' | 'deny';
+export type ChipAction = 'run' | 'stop' | 'rerun' | 'approve' | 'approve-conversation' | 'deny' | 'insert' | 'copy';
+
+/** What a chip's row offers (the approval card's decisions are drawn with the card). */
+export type RowAction = 'run' | 'stop' | 'rerun' | 'insert' | 'copy';
 
 export interface ChipApproval {
   /** the companion's note that the preview held characters a person cannot see (shown as ⟨U+XXXX⟩ in it) */
@@ -34,7 +37,8 @@ export interface ChipApproval {
 export interface ChipModel {
   kind: string;
   state: BlockState;
-  actions: Array<'run' | 'stop' | 'rerun'>;
+  /** `insert` and `copy`: a result neither the chat box nor the clipboard took, which the block still owes the chat */
+  actions: RowAction[];
   note?: string | undefined;
   preview?: string | undefined;
   approval?: ChipApproval | undefined;
@@ -68,6 +72,8 @@ export const CHIP_KEYS: Record<ChipAction | 'fold', string> = {
   approve: 'A',
   'approve-conversation': 'C',
   deny: 'D',
+  insert: 'I',
+  copy: 'Y',
   fold: 'P',
 };
 
@@ -324,6 +330,8 @@ export function createChip(doc: Document, onAction: (action: ChipAction) => void
       if (action === 'run') buttons.append(button('run', t('action.run'), 'primary'));
       if (action === 'stop') buttons.append(button('stop', t('action.stop'), 'danger'));
       if (action === 'rerun') buttons.append(button('rerun', confirmingRerun ? t('action.confirmRerun') : t('action.rerun'), confirmingRerun ? 'primary' : ''));
+      if (action === 'insert') buttons.append(button('insert', t('action.insert'), 'primary'));
+      if (action === 'copy') buttons.append(button('copy', t('action.copy')));
     }
     if (buttons.childElementCount > 0) row.append(buttons);
     chip.append(row);
@@ -507,7 +515,7 @@ export function keyTarget(model: ChipModel | null, key: string): ChipAction | 'f
   if (!model || key.length !== 1) return null;
   const upper = key.toUpperCase();
   if (upper === CHIP_KEYS.fold) return model.preview ? 'fold' : null;
-  const candidates: ChipAction[] = ['run', 'rerun', 'stop', 'approve', 'approve-conversation', 'deny'];
+  const candidates: ChipAction[] = ['run', 'rerun', 'stop', 'approve', 'approve-conversation', 'deny', 'insert', 'copy'];
   return candidates.find((action) => CHIP_KEYS[action] === upper && offers(model, action)) ?? null;
 }
 
@@ -520,6 +528,8 @@ function offeredKeys(model: ChipModel): Array<[string, string]> {
     approve: 'action.approve',
     'approve-conversation': 'action.approveConversation',
     deny: 'action.deny',
+    insert: 'action.insert',
+    copy: 'action.copy',
   };
   const keys: Array<[string, string]> = [];
   for (const action of Object.keys(labels) as ChipAction[]) if (offers(model, action)) keys.push([CHIP_KEYS[action], t(labels[action])]);

@@ -299,7 +299,7 @@ describe('chip keyboard shortcuts', () => {
     expect(keyTarget({ ...APPROVAL, approval: undefined }, 'a')).toBeNull();
     expect(keyTarget(null, 'r')).toBeNull();
     expect(keyTarget(ready, 'ArrowRight')).toBeNull();
-    expect(new Set(Object.values(CHIP_KEYS)).size).toBe(6); // run and rerun share R, every other key is its own
+    expect(new Set(Object.values(CHIP_KEYS)).size).toBe(8); // run and rerun share R, every other key is its own
   });
 });
 

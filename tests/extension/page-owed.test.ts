@@ -3,7 +3,7 @@ import type { RunResponse } from '../../extension/companion/api-types';
 import { BackgroundRefusal } from '../../extension/messaging';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { t } from '../../extension/ui/i18n';
-import { READ, buildPage, chipStates, controllers, memoryArea, start, stopPages, streamReply, until, useWebLocks, type Harness } from './page-harness';
+import { READ, buildPage, catchChipRoots, chipStates, clickChip, controllers, memoryArea, start, stopPages, streamReply, until, useWebLocks, type Harness } from './page-harness';
 
 /**
  * A result the chat is owed is delivered once, or the chip says plainly where it is: across a reload that came before
@@ -225,4 +225,77 @@ describe('page: a run whose request the background never answered', () => {
     expect(h.runs).toHaveLength(2);
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
   }, 15_000);
+});
+
+describe('page: a result neither the chat box nor the clipboard took', () => {
+  const roots = catchChipRoots();
+  const script = {
+    respond: (): RunResponse => ({ runId: 'run-1', status: 'done', resultText: 'THE RESULT', auditId: 'a' }),
+    getRun: (runId: string): RunResponse => ({ runId, status: 'done', resultText: 'THE RESULT', auditId: 'a' }),
+  };
+  /** The page shows no chat box, and the window is not focused: the clipboard refuses the copy. */
+  async function notDelivered(area: ReturnType<typeof memoryArea>, copied: string[]): Promise<{ h: Harness; row: HTMLElement }> {
+    const page = buildPage();
+    page.textarea.remove();
+    let focused = false;
+    const h = start(page, {
+      area,
+      script,
+      deliverWaitMs: { editor: 50 },
+      // Refused while the window is not focused (as the page tries it by itself); a click on the chip focuses it.
+      copy: async (text) => {
+        if (!focused) {
+          focused = true;
+          throw new Error('Document is not focused.');
+        }
+        copied.push(text);
+      },
+    });
+    const row = await streamReply(h, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    await until(() => h.page.list.querySelector('[data-chatbridge-chip]')?.getAttribute('data-chatbridge-note') === t('note.copyFailedOffered'));
+    // (a done chip is drawn a moment after it changed)
+    await until(() => !!roots.get(h.page.list.querySelector('[data-chatbridge-chip]')!)?.querySelector('button[data-action="copy"]'));
+    return { h, row };
+  }
+
+  it('is still owed across a reload: the page loaded again, showing the chat box, types it in once', async () => {
+    const area = memoryArea();
+    const { h, row } = await notDelivered(area, []);
+    expect(h.page.submitted).toEqual([]);
+    const second = reload(rowsOf(row), { area, script, settings: { autoSubmit: false } });
+    await second.settle();
+    await until(() => second.page.state() === 'THE RESULT', 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(second.page.state()).toBe('THE RESULT');
+    expect(second.runs).toEqual([]);
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
+
+  it('its chip offers Insert and Copy: a click on Copy puts it on the clipboard, and it is owed no more', async () => {
+    const area = memoryArea();
+    const copied: string[] = [];
+    const { h } = await notDelivered(area, copied);
+    const chip = h.page.list.querySelector('[data-chatbridge-chip]')!;
+    expect(chip.getAttribute('data-chatbridge-actions')?.split(' ')).toEqual(expect.arrayContaining(['insert', 'copy']));
+    clickChip(roots, chip, 'copy');
+    await until(() => copied.includes('THE RESULT'));
+    await until(() => chip.getAttribute('data-chatbridge-note') === t('note.copiedByClick'));
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(CONV)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+    expect(chip.getAttribute('data-chatbridge-actions')?.split(' ')).not.toContain('copy');
+  });
+
+  it('…and once the page shows a chat box, a click on Insert types it in there, unsent', async () => {
+    const area = memoryArea();
+    const { h } = await notDelivered(area, []);
+    const chip = h.page.list.querySelector('[data-chatbridge-chip]')!;
+    h.page.remountBox();
+    document.body.lastElementChild!.prepend(h.page.textarea);
+    clickChip(roots, chip, 'insert');
+    await until(() => h.page.state() === 'THE RESULT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.page.submitted).toEqual([]);
+    expect(h.runs).toHaveLength(1);
+    expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
 });
