@@ -148,18 +148,47 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       queueMicrotask(() => {
         const batch = ranChecks;
         ranChecks = [];
-        ledger.ranKeys(conv).then(
-          (ran) => {
+        ledger
+          .ranKeys(conv)
+          .then(async (ran) => {
             for (const check of batch) {
               check.tracked.ranBefore = ran.has(check.tracked.key);
               show.render(check.record, check.tracked);
             }
-          },
-          (error: unknown) => ctx.reportOnce('reading the run ledger failed', error),
-        );
+            await showRuns(conv, batch.filter((check) => check.tracked.ranBefore));
+          })
+          .catch((error: unknown) => ctx.reportOnce('reading the run ledger failed', error));
       });
     }
     ranChecks.push({ record, tracked });
+  };
+
+  /**
+   * Blocks the ledger says were claimed, as this page finds them (a reload, a row mounted again): one whose run the
+   * ledger knows (RunLedger.runOf) and the companion still has shows that run as it ended, with its result; one claimed
+   * with its reply whose turn never came before the page went away (no run, none owed) never ran, and offers Run — Re-run
+   * said it had, and ran it anew where the companion would have answered a block it had run with that run. One the chat
+   * is still owed is followed by resumeUndelivered.
+   */
+  const showRuns = async (conv: string, claimed: Array<{ record: MessageRecord; tracked: TrackedBlock }>): Promise<void> => {
+    if (claimed.length === 0) return;
+    const owed = await ledger.pendingRuns(conv);
+    for (const { record, tracked } of claimed) {
+      const key = tracked.key;
+      if (owed[key] || ctx.signal.aborted) continue;
+      const runId = await ledger.runOf(conv, key);
+      if (tracked.key !== key || tracked.state !== 'ready') continue;
+      if (runId === undefined) {
+        tracked.ranBefore = false;
+        show.render(record, tracked);
+        continue;
+      }
+      const run = await ctx.bridge.ask('get-run', { runId }).catch(() => null);
+      if (!run || (run.status !== 'done' && run.status !== 'error') || tracked.key !== key || tracked.state !== 'ready') continue;
+      tracked.runId = runId;
+      tracked.preview = run.resultText;
+      show.setState(record, [tracked], run.status === 'error' ? 'failed' : 'done');
+    }
   };
 
   /**

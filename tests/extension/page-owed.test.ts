@@ -3,7 +3,8 @@ import type { RunResponse } from '../../extension/companion/api-types';
 import { BackgroundRefusal } from '../../extension/messaging';
 import { RunLedger } from '../../extension/scanner/blocks';
 import { t } from '../../extension/ui/i18n';
-import { READ, buildPage, catchChipRoots, chipStates, clickChip, controllers, memoryArea, start, stopPages, streamReply, until, useWebLocks, type Harness } from './page-harness';
+import type { KeyValueArea } from '../../extension/scanner/blocks';
+import { READ, buildPage, catchChipRoots, chipStates, clickChip, controllers, memoryArea, start, stopPages, streamReply, twoBlocks, until, useWebLocks, type Harness } from './page-harness';
 
 /**
  * A result the chat is owed is delivered once, or the chip says plainly where it is: across a reload that came before
@@ -297,5 +298,55 @@ describe('page: a result neither the chat box nor the clipboard took', () => {
     expect(h.page.submitted).toEqual([]);
     expect(h.runs).toHaveLength(1);
     expect(await new RunLedger(area).pendingRuns(CONV)).toEqual({});
+  });
+});
+
+describe('page: the blocks of a reply after a reload that came while they ran', () => {
+  /** The tab's storage as its page sees it: once the tab reloads, the page that was in it writes nothing more (it is gone). */
+  function tabArea(area: KeyValueArea): { area: KeyValueArea; gone(): void } {
+    let gone = false;
+    return {
+      area: {
+        get: (keys) => area.get(keys),
+        set: async (items) => void (gone || (await area.set(items))),
+        remove: async (keys) => void (gone || (await area.remove(keys))),
+      },
+      gone: () => void (gone = true),
+    };
+  }
+
+  it('a block claimed with its reply but never sent (its turn had not come) offers Run, not Re-run; the one that ran shows its result', async () => {
+    const area = memoryArea();
+    const before = tabArea(area);
+    let ended = false;
+    const script = {
+      respond: (): RunResponse => ({ runId: 'run-1', status: 'running', resultText: '', auditId: 'a' }),
+      getRun: (runId: string): RunResponse => (ended ? { runId, status: 'done', resultText: 'RESULT ONE', auditId: 'a' } : { runId, status: 'running', resultText: '', auditId: 'a' }),
+    };
+    const first = start(buildPage(), { area: before.area, script, settings: { autoSubmit: false } });
+    await twoBlocks(first);
+    await until(() => chipStates().join() === 'running,queued');
+    for (let i = 0; i < 100 && Object.keys(await new RunLedger(area).pendingRuns(CONV)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const rows = first.page.list.innerHTML;
+
+    // The tab reloads: its page is gone at once, and the first block's run ends meanwhile.
+    before.gone();
+    ended = true;
+    const second = reload(rows, { area, script, settings: { autoSubmit: false } });
+    await second.settle();
+    await until(() => second.page.state() === 'RESULT ONE', 5_000);
+    const chips = (): Element[] => Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+    await until(() => chips()[1]?.getAttribute('data-chatbridge-actions') === 'run');
+    expect(chips()[1]?.getAttribute('data-chatbridge-state')).toBe('ready');
+    expect(second.runs).toEqual([]);
+
+    // Loaded once more: the block that ran shows its run as it ended, with its result; the other still offers Run.
+    const third = reload(rows, { area, script, settings: { autoSubmit: false } });
+    await third.settle();
+    await until(() => chips()[0]?.getAttribute('data-chatbridge-state') === 'done');
+    expect(chips()[0]?.getAttribute('data-chatbridge-actions')).toBe('rerun');
+    expect(third.ctl.records().flatMap((r) => r.blocks)[0]?.preview).toBe('RESULT ONE');
+    await until(() => chips()[1]?.getAttribute('data-chatbridge-actions') === 'run');
+    expect(third.runs).toEqual([]);
   });
 });
