@@ -436,7 +436,8 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
     for (const record of active) {
       if (!record.candidate || record.origin === 'live' || record.role !== 'assistant') continue;
       if (goneReply) {
-        if (!squashed(record.text ?? '').startsWith(goneReply.text)) continue;
+        const text = record.text ?? '';
+        if (!(goneReply.words !== '' ? shownWords(text).startsWith(goneReply.words) : squashed(text).startsWith(goneReply.text))) continue;
         goneReply = null;
       }
       const view = {
@@ -561,9 +562,11 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
    * The reply being written when the page took its row out (a virtual list the person scrolled or jumped away from it),
    * by what it showed: until a row shows it again (or the person sends), a row the list mounts that shows something
    * else — or nothing yet — is not taken for it. With none of the rows it showed left, the list's first turns are the
-   * newest in the page: taken for the reply, they were live, and their blocks ran when it ended.
+   * newest in the page: taken for the reply, they were live, and their blocks ran when it ended. Told by its words
+   * (shownWords), where it has any: the row drawn again may show its start finished otherwise (a table drawn from the rows
+   * it showed as text, a link from its address) — told by its text, that reply never ran.
    */
-  let goneReply: { text: string; epoch: number; at: number } | null = null;
+  let goneReply: { text: string; words: string; epoch: number; at: number } | null = null;
 
   const onChanges = (changes: PageChanges): void => {
     checkConversation();
@@ -574,7 +577,7 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
         if (el === ctx.lastMessageEl && record.role === 'assistant' && record.stop && record.text !== null && undecided) {
           stoppedRow = { key: ctx.messageKeyOf(record), text: record.text, stop: record.stop, turnSeenAt: record.turnSeenAt, epoch: ctx.epoch };
         }
-        if (el === ctx.lastMessageEl && record.role === 'assistant' && record.text?.trim() && undecided) goneReply = { text: squashed(record.text), epoch: ctx.epoch, at: now() };
+        if (el === ctx.lastMessageEl && record.role === 'assistant' && record.text?.trim() && undecided) goneReply = { text: squashed(record.text), words: shownWords(record.text), epoch: ctx.epoch, at: now() };
         for (const tracked of record.blocks) tracked.chip?.remove();
         records.delete(el);
         active.delete(record);
@@ -647,6 +650,15 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
 /** Text with its whitespace made single spaces: a row drawn anew may lay out the same words otherwise. */
 function squashed(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A reply's letters and digits as it shows them, a link's address left out: what stays when a site finishes drawing a
+ * construct it showed as text while it streamed (a table's `|` rows and `---` line, a link's `](address`, `**`, `#`, a
+ * list's marks).
+ */
+function shownWords(text: string): string {
+  return text.replace(/\]\([^)\s]*\)?/g, '').replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /** A block refused only for naming a tool of the person's MCP servers is not faulty: the companion runs it. */

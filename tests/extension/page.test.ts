@@ -835,6 +835,53 @@ describe('page: auto-run rules on a DeepSeek-like page', () => {
     expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
   });
 
+  it.each([
+    ['a table, its rows written as text while it streamed', ['| file | size |', '|---|---|', '| a.txt | 3 |'], () => {
+      const table = document.createElement('table');
+      table.innerHTML = '<thead><tr><th>file</th><th>size</th></tr></thead><tbody><tr><td>a.txt</td><td>3</td></tr></tbody>';
+      return table;
+    }],
+    ['a link, its address written out while it streamed', ['See [the notes](https://example.com/notes'], () => {
+      const p = document.createElement('p');
+      p.className = 'ds-markdown-paragraph';
+      p.innerHTML = 'See <a href="https://example.com/notes">the notes</a> first.';
+      return p;
+    }],
+  ] as const)('a reply whose row the list draws anew while it streams, its start finished as %s, still runs once it ends', async (_name, streamed, finished) => {
+    const page = buildPage();
+    page.list.append(userRow('earlier'));
+    const first = assistantRow();
+    renderReply(first.answer, ['ok']);
+    page.list.append(first.row);
+    const h = start(page);
+    await h.settle();
+    h.clock.now += 10_000;
+    page.list.append(userRow('now'));
+    const { row: streaming, answer: streamingAnswer } = assistantRow();
+    page.setGenerating(true);
+    page.list.append(streaming);
+    renderReply(streamingAnswer, [streamed[0]!.slice(0, 6)]);
+    await h.settle();
+    h.clock.now += 50;
+    renderReply(streamingAnswer, [...streamed]);
+    await h.settle();
+    // The list draws every row anew; the reply's start is drawn finished now.
+    const drawn = { first: assistantRow(), reply: assistantRow() };
+    renderReply(drawn.first.answer, ['ok']);
+    page.list.replaceChildren(userRow('earlier'), drawn.first.row, userRow('now'), drawn.reply.row);
+    await h.settle();
+    renderReply(drawn.reply.answer, ['Reading it.', { lang: 'mcp-request', code: READ }]);
+    drawn.reply.answer.prepend(finished());
+    h.clock.now += 50;
+    await h.settle();
+    page.setGenerating(false);
+    h.clock.now += 10_000;
+    await h.settle();
+    await until(() => h.runs.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.runs.map((r) => r.text)).toEqual(['```mcp-request\n' + READ + '\n```']);
+  });
+
   it('a user message full of example blocks (a pasted seed prompt) runs nothing and gets no chip', async () => {
     const h = start(buildPage());
     h.page.list.append(userRow('```mcp-request\n' + READ + '\n```'));
