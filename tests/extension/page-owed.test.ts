@@ -292,6 +292,10 @@ describe('page: a result neither the chat box nor the clipboard took', () => {
     const chip = h.page.list.querySelector('[data-chatbridge-chip]')!;
     h.page.remountBox();
     document.body.lastElementChild!.prepend(h.page.textarea);
+    // The page's own script clicks it (the chip's host is in the page): only the person's click counts.
+    (roots.get(chip)!.querySelector('button[data-action="insert"]') as HTMLElement).click();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.page.state()).toBe('');
     clickChip(roots, chip, 'insert');
     await until(() => h.page.state() === 'THE RESULT');
     await new Promise((resolve) => setTimeout(resolve, 300));
