@@ -271,6 +271,21 @@ describeE2E('chatgpt replica end to end', () => {
       expect(await submitted(page)).toEqual([]);
       expect(await page.locator('button[data-testid="send-button"]').count()).toBe(1);
       expect((await chips(page)).map((chip) => chip.kind)).toEqual(['mcp-request']);
+
+      // ChatGPT keeps its one composer across conversations: the unsent result is not carried into the one the person
+      // opens, and is typed in again, once, when they come back to its own.
+      const own = (await page.evaluate(() => window.__replica.conversationId())) ?? '';
+      expect(own).not.toBe('');
+      const other = crypto.randomUUID();
+      await page.evaluate(({ id }) => window.__replica.saveConversation(id, [{ role: 'user' as const, text: 'Something else.' }]), { id: other });
+      await page.evaluate((id) => window.__replica.switchConversation(id), other);
+      await expect.poll(() => composerText(page), { timeout: 10_000 }).toBe('');
+      await page.evaluate((id) => window.__replica.switchConversation(id), own);
+      await expect.poll(() => composerText(page), { timeout: 30_000 }).toContain('mcp-response');
+      await quietPeriod(2_500);
+      expect(parseMcpResponse(await composerText(page)).id).toBe('call-401');
+      expect((await composerText(page)).split('mcp-response')).toHaveLength(2);
+      expect(await submitted(page)).toEqual([]);
       await page.close();
     } finally {
       await setSiteSettings(world, 'chatgpt', { autoSubmit: true });
