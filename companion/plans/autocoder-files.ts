@@ -64,7 +64,7 @@ export async function prepareFileSteps(steps: FileStep[], policy: Policy): Promi
  * plan's earlier steps would leave them, plus a line for each directory change and each step expected to fail.
  */
 export async function previewFileSteps(prepared: PreparedStep[], policy: Policy): Promise<string> {
-  const planned = createPlannedFiles(policy);
+  const planned = createPlannedFiles(policy, 'create_file');
   const notes: string[] = [];
   const replacing = replaceDeadline();
   // the card shows what will be done: a block whose old text reaches into a secret fails there too (runFileStep)
@@ -162,7 +162,7 @@ export async function runFileStep(prepared: PreparedStep, ctx: ToolContext, repl
         return report;
       }
       case 'read_file': {
-        const content = await readTextFile(target.absolute, step.path, ctx.policy);
+        const content = await readTextFile(target.absolute, step.path, ctx.policy, 'create_file');
         if (content === null) throw new ToolError('NOT_FOUND', `${step.path} does not exist`);
         if (content.includes('\u0000')) {
           throw new ToolError('INVALID_INPUT', `${step.path} is a binary file; read_file returns text only`);
@@ -192,7 +192,13 @@ async function replaceInFile(
   report: FileActionReport,
   replacing: number,
 ): Promise<FileActionReport> {
-  const before = await readTextFile(target.absolute, target.relative, ctx.policy);
+  let before: string | null;
+  try {
+    before = await readTextFile(target.absolute, target.relative, ctx.policy, 'create_file');
+  } catch (error) {
+    const line = errorLine(error);
+    return { ...report, status: 'failure', error: line, replaces: notReplaced(blocks, line) };
+  }
   if (before === null) {
     const error = `NOT_FOUND: ${target.relative} does not exist; create it with create_file`;
     return { ...report, status: 'failure', error, replaces: notReplaced(blocks, error) };

@@ -150,7 +150,7 @@ async function writeFile(rawPath: string, content: string, planned: PlannedFiles
   if (size > policy.limits.maxFileBytes) {
     throw new ToolError('LIMIT_EXCEEDED', `content for ${target.relative} is ${size} bytes, over the limit of ${policy.limits.maxFileBytes} bytes (limits.maxFileBytes)`);
   }
-  const before = await planned.read(target.absolute, target.relative);
+  const before = await planned.read(target.absolute, target.relative, true);
   // against the file as the acts before it leave it, so the whole plan is refused before its card
   if (before !== null) refuseMarkerOverSecret(target.relative, Buffer.from(before, 'utf8'), content, policy);
   await planned.write(target.absolute, target.relative, content);

@@ -39,7 +39,7 @@ export async function runAxonPlan(statements: AxonPayload[], ctx: ToolContext, m
 
   const reports: AxonActReport[] = [];
   try {
-    const planned = createPlannedFiles(ctx.policy);
+    const planned = createPlannedFiles(ctx.policy, 'write_file');
     const actions: PlannedAction[] = [];
     const outcomes: Array<{ changes: boolean; message: string }> = [];
     const replacing = replaceDeadline();

@@ -20,11 +20,41 @@ export async function entryKind(absolute: string): Promise<EntryKind> {
   }
 }
 
+/** Decodes UTF-8 and throws on any byte that is not; a byte order mark stays in the text, as the file holds it. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The file's bytes as text, or a ToolError when they are not UTF-8 (a file saved as GBK on a Chinese Windows machine,
+ * Latin-1, binary data): read leniently, each such byte became U+FFFD, so read_file showed a text the file does not hold
+ * and a replace wrote that text back, the characters the model never touched (a Chinese comment) lost for good, and
+ * answered success. `rewriteWith` names the act that writes a whole file in the plan's format.
+ */
+function decodeText(bytes: Uint8Array, shown: string, rewriteWith: string): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `${shown} is not UTF-8 text (${bytes.length} bytes: another encoding, such as GBK, or binary data); a plan reads and edits files as UTF-8 only, ` +
+        `so it was not read or changed; to change it, write it whole in UTF-8 with ${rewriteWith}`,
+      { path: shown },
+    );
+  }
+}
+
 /**
  * Reads a text file a plan names, through the guard's symlink-safe open, within the file size limit.
- * `null` when nothing is there; ToolError when it is not a regular file or is too large.
+ * `null` when nothing is there; ToolError when it is not a regular file, is too large or is not UTF-8 (decodeText;
+ * `rewriteWith` is the act the error names). `lenient` reads bytes that are not UTF-8 as U+FFFD instead: for a file
+ * a plan only overwrites or deletes, whose text feeds the card's diff alone.
  */
-export async function readTextFile(absolute: string, shown: string, policy: ReaderPolicy): Promise<string | null> {
+export async function readTextFile(
+  absolute: string,
+  shown: string,
+  policy: ReaderPolicy,
+  rewriteWith: string,
+  lenient = false,
+): Promise<string | null> {
   const kind = await entryKind(absolute);
   if (kind === 'absent') return null;
   if (kind === 'directory') throw new ToolError('INVALID_INPUT', `${shown} is a directory, not a file`, { path: shown });
@@ -39,7 +69,8 @@ export async function readTextFile(absolute: string, shown: string, policy: Read
         { path: shown },
       );
     }
-    return await handle.readFile({ encoding: 'utf8' });
+    const bytes = await handle.readFile();
+    return lenient ? bytes.toString('utf8') : decodeText(bytes, shown, rewriteWith);
   } finally {
     await handle.close();
   }
@@ -50,7 +81,8 @@ export async function readTextFile(absolute: string, shown: string, policy: Read
  * is read from disk. Used to build the preview (auto_coder) and to check a whole plan before writing (Axon).
  */
 export interface PlannedFiles {
-  read(absolute: string, shown: string): Promise<string | null>;
+  /** `lenient`: for a file the caller only overwrites, bytes that are not UTF-8 read as U+FFFD (readTextFile). */
+  read(absolute: string, shown: string, lenient?: boolean): Promise<string | null>;
   /** a file or directory is there once the earlier steps have run */
   exists(absolute: string): Promise<boolean>;
   write(absolute: string, shown: string, content: string): Promise<void>;
@@ -60,7 +92,8 @@ export interface PlannedFiles {
   changes(): Array<{ absolute: string; before: string | null; after: string | null }>;
 }
 
-export function createPlannedFiles(policy: ReaderPolicy): PlannedFiles {
+/** `rewriteWith`: the act that writes a whole file in the plan's format (readTextFile). */
+export function createPlannedFiles(policy: ReaderPolicy, rewriteWith: string): PlannedFiles {
   const planned = new Map<string, string | null>();
   const original = new Map<string, string | null>();
   const removedTrees: string[] = [];
@@ -69,16 +102,17 @@ export function createPlannedFiles(policy: ReaderPolicy): PlannedFiles {
     return removedTrees.some((dir) => absolute.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep));
   }
 
-  async function readOriginal(absolute: string, shown: string): Promise<string | null> {
-    if (!original.has(absolute)) original.set(absolute, await readTextFile(absolute, shown, policy));
+  /** `lenient` for a file the plan overwrites or deletes: its text before is only shown (readTextFile). */
+  async function readOriginal(absolute: string, shown: string, lenient = false): Promise<string | null> {
+    if (!original.has(absolute)) original.set(absolute, await readTextFile(absolute, shown, policy, rewriteWith, lenient));
     return original.get(absolute) ?? null;
   }
 
   return {
-    async read(absolute, shown) {
+    async read(absolute, shown, lenient = false) {
       if (planned.has(absolute)) return planned.get(absolute) ?? null;
       if (underRemovedTree(absolute)) return null;
-      return readOriginal(absolute, shown);
+      return readOriginal(absolute, shown, lenient);
     },
     async exists(absolute) {
       if (planned.has(absolute)) return planned.get(absolute) !== null;
@@ -89,11 +123,11 @@ export function createPlannedFiles(policy: ReaderPolicy): PlannedFiles {
       return (await entryKind(absolute)) !== 'absent';
     },
     async write(absolute, shown, content) {
-      await readOriginal(absolute, shown);
+      await readOriginal(absolute, shown, true);
       planned.set(absolute, content);
     },
     async remove(absolute, shown) {
-      await readOriginal(absolute, shown);
+      await readOriginal(absolute, shown, true);
       planned.set(absolute, null);
     },
     removeTree(absolute) {

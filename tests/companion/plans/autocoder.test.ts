@@ -385,7 +385,9 @@ describe('auto_coder file actions', () => {
   it('read_file refuses a binary file instead of answering garbage', async () => {
     await writeFile(join(world.root, 'blob.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
     const response = await run({ type: 'operate', file_operations: [{ action_type: 'read_file', path: 'blob.bin' }] });
-    expect(response.file_actions[0].error).toBe('INVALID_INPUT: blob.bin is a binary file; read_file returns text only');
+    expect(response.file_actions[0].error).toBe(
+      'INVALID_INPUT: blob.bin is not UTF-8 text (4 bytes: another encoding, such as GBK, or binary data); a plan reads and edits files as UTF-8 only, so it was not read or changed; to change it, write it whole in UTF-8 with create_file',
+    );
   });
 
   it('denied by the person: every action and program fails with DENIED and nothing changes', async () => {

@@ -257,4 +257,33 @@ describe('full pipeline with the real tools and plans', () => {
     expect(response.program_execs.show?.stdout).toBe('password=[REDACTED]"def\n');
     expect(res.resultText).not.toContain('abc');
   });
+  it('a file saved as GBK is neither read nor edited as text by a plan: it keeps its bytes, the model is told why, and an overwrite still works', async () => {
+    const w = world({ modes: { read: 'auto', write: 'auto' } });
+    // "# 中文" in GBK (d6d0 cec4), then ASCII: what a model on a Chinese Windows machine edits; read as UTF-8, each
+    // GBK byte is U+FFFD, and a replace of the ASCII part wrote those back in the comment's place
+    const gbk = Buffer.concat([Buffer.from('# '), Buffer.from([0xd6, 0xd0, 0xce, 0xc4]), Buffer.from('\ndef f():\n    pass\n')]);
+    for (const name of ['a.py', 'b.py', 'c.py']) writeFileSync(join(w.root, name), gbk);
+    const plan = (operations: unknown[]) => `#####--\n${JSON.stringify({ type: 'operate', metadata: { step_id: 's1', reason: 'r' }, file_operations: operations })}\n--#####`;
+    const refusal = (name: string, act: string) =>
+      `INVALID_INPUT: ${name} is not UTF-8 text (25 bytes: another encoding, such as GBK, or binary data); a plan reads and edits files as UTF-8 only, so it was not read or changed; to change it, write it whole in UTF-8 with ${act}`;
+
+    const coder = await run(w, 'autocoder', plan([
+      { action_type: 'replace_file', path: 'a.py', modify_content: [{ identifier: 'f', old_content: 'def f():\n    pass', new_content: 'def f():\n    return 1' }] },
+      { action_type: 'read_file', path: 'a.py' },
+    ]));
+    const response = JSON.parse(/^#####--\s*(.*?)\s*--#####$/s.exec(coder.resultText)![1]!) as { file_actions: Array<{ status: string; error?: string; content?: string; replaces?: Array<{ replaced: boolean; error?: string }> }> };
+    expect(response.file_actions[0]).toMatchObject({ status: 'failure', error: refusal('a.py', 'create_file'), replaces: [{ replaced: false, error: refusal('a.py', 'create_file') }] });
+    expect(response.file_actions[1]).toMatchObject({ status: 'failure', error: refusal('a.py', 'create_file') });
+    expect(response.file_actions[1]?.content).toBeUndefined();
+
+    const axon = await run(w, 'axon', '~~~~~act\nreplace\n~~~~~\n~~~~~path\nb.py\n~~~~~\n~~~~~python\n    pass\n~~~~~\n~~~~~python\n    return 1\n~~~~~');
+    expect(axon.resultText).toContain(`1 replace b.py: ${refusal('b.py', 'write_file')}`);
+    expect(readFileSync(join(w.root, 'a.py'))).toEqual(gbk);
+    expect(readFileSync(join(w.root, 'b.py'))).toEqual(gbk);
+
+    // written whole, as the refusal says, the file is the model's UTF-8 text
+    const rewrite = await run(w, 'axon', '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nc.py\n~~~~~\n~~~~~python\n# 中文\ndef f():\n    return 1\n~~~~~');
+    expect(rewrite.resultText).toContain('plan: applied');
+    expect(readFileSync(join(w.root, 'c.py'), 'utf8')).toBe('# 中文\ndef f():\n    return 1\n');
+  });
 });
