@@ -238,34 +238,54 @@ function soleFence(markdown: string, fences: readonly Fence[], from: number, to:
 
 /**
  * The markers typed with look-alike characters, as a Chinese input method writes them: full-width ＃, a dash typed as
- * —— (two em dashes), full-width －, an en dash (`＃＃＃＃＃——{…}——＃＃＃＃＃`). The seed's executor finds no plan
- * there, its regex wanting the ASCII markers, and neither does this parser; the person saw no block and no reason.
- * The first such plan, starting its line (or a fence's opening line) before any `#####--` of the text, is reported as
- * a block whose error says so and never runs: the companion answers it as the executor's error, telling the model
- * what to write. Later ones and those after a real opener are not looked at (the real plan is the reply's plan), nor
- * is any in a reply that has a plan: told that nothing ran, the model would take its plan's result for a failure.
+ * —— (two em dashes), full-width －, an en dash (`＃＃＃＃＃——{…}——＃＃＃＃＃`); or miscounted or spaced out, as a
+ * model writes them from memory a few turns on: `####--{…}--####`, `##### --{…}-- #####`. The seed's executor finds
+ * no plan there, its regex wanting `#####--` and `--#####` as they are, and neither does this parser; the person saw
+ * no block and no reason. The first such plan, starting its line (or a fence's opening line) before the text's first
+ * candidate (a `#####--` in a mention does not count), is reported as a block whose error says so and never runs: the
+ * companion answers it as the executor's error, telling the model what to write. Later ones and those after a real
+ * opener are not looked at (the real plan is the reply's plan), nor is any in a reply that has a plan: told that
+ * nothing ran, the model would take its plan's result for a failure. Six or more `#` before `--` hold the real opener,
+ * and are read as it.
  */
-const LOOK_ALIKE_OPEN = /^[ \t]*(?:(?:`{3,}|~{3,})[ \t]*)?([#＃]{5}[-－—–]{1,2})/gm;
-const LOOK_ALIKE_CLOSE = /[-－—–]{1,2}[#＃]{5}/g;
+const LOOK_ALIKE_OPEN = /^[ \t]*(?:(?:`{3,}|~{3,})[ \t]*)?([#＃]{3,}[ \t]?[-－—–]{1,2})/gm;
 
-function lookAlikePlan(markdown: string): Block | undefined {
-  const realOpener = markdown.indexOf(OPEN);
-  const before = realOpener === -1 ? markdown.length : realOpener;
+/**
+ * The closer of a look-alike opener with `hashes` # (half- or full-width): dashes, then as many # as the opener has (at
+ * most five). A fixed count keeps the block the same while its closer streams in (`--###` is not yet `--####`'s end).
+ */
+function lookAlikeCloser(hashes: number): RegExp {
+  return new RegExp(`[-－—–]{1,2}[ \\t]?[#＃]{${Math.min(hashes, 5)}}`, 'g');
+}
+
+/**
+ * Why markers that are not the seed's were not read: look-alike characters, or ASCII ones of another shape. The closer
+ * is named when it has five #, as read; with fewer it may go on past the count read (lookAlikeCloser), and the rule
+ * says what to write anyway.
+ */
+function lookAlikeError(marker: string, closer: string, hashes: number): string {
+  const shown = closer === CLOSE || hashes !== 5 ? JSON.stringify(marker) : `${JSON.stringify(marker)} … ${JSON.stringify(closer)}`;
+  const how = /^[#\- \t]*$/.test(marker + closer) ? `not the seed's (${shown})` : `written with look-alike characters (${shown})`;
+  return `the plan's markers are ${how}: a plan is read only between the ASCII #####-- and --##### (five half-width # and two -, nothing between), so nothing in it ran; write those markers`;
+}
+
+/** The first look-alike plan that starts before `before`, where the text's first candidate starts (see LOOK_ALIKE_OPEN). */
+function lookAlikePlan(markdown: string, before: number): Block | undefined {
   LOOK_ALIKE_OPEN.lastIndex = 0;
   for (let open = LOOK_ALIKE_OPEN.exec(markdown); open !== null && open.index < before; open = LOOK_ALIKE_OPEN.exec(markdown)) {
     const marker = open[1] as string;
-    if (marker === OPEN) continue;
+    if (marker.endsWith(OPEN)) continue;
     let next = open.index + open[0].length;
     while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
     if (markdown[next] !== '{') continue;
-    LOOK_ALIKE_CLOSE.lastIndex = next;
-    const close = LOOK_ALIKE_CLOSE.exec(markdown);
+    const hashes = /^[#＃]+/.exec(marker)![0].length;
+    const closer = lookAlikeCloser(hashes);
+    closer.lastIndex = next;
+    const close = closer.exec(markdown);
     if (close === null) return undefined;
     const start = open.index + open[0].length - marker.length;
     const end = close.index + close[0].length;
-    const shown = close[0] === CLOSE ? JSON.stringify(marker) : `${JSON.stringify(marker)} … ${JSON.stringify(close[0])}`;
-    const error = `the plan's markers are written with look-alike characters (${shown}): a plan is read only between the ASCII #####-- and --##### (half-width # and -), so nothing in it ran; write those markers`;
-    return { kind: 'autocoder', complete: true, raw: markdown.slice(start, end), start, end, error };
+    return { kind: 'autocoder', complete: true, raw: markdown.slice(start, end), start, end, error: lookAlikeError(marker, close[0], hashes) };
   }
   return undefined;
 }
@@ -325,7 +345,7 @@ const CLOSER_IN_STRING =
 
 export const autocoder = defineProtocol({
   kind: 'autocoder',
-  hints: { labels: [], markers: [OPEN, '＃＃＃＃＃', '#####—', '#####－', '#####–'] },
+  hints: { labels: [], markers: ['###--', '### --', '＃＃＃', '#####—', '#####－', '#####–'] },
   find(markdown, fences) {
     const blocks: Block[] = [];
     const budget: RepairBudget = { left: LIBRARY_REPAIR_BUDGET };
@@ -450,7 +470,7 @@ export const autocoder = defineProtocol({
     const shown = examples.filter((example) => last !== undefined && last.start >= example.end);
     if (shown.length > 0) blocks.splice(0, blocks.length, ...blocks.filter((block) => !shown.includes(block)));
     // Beside the reply's plan, a look-alike one before it is an earlier slip quoted back or corrected: no block.
-    const lookAlike = planSeen || examples.length > shown.length ? undefined : lookAlikePlan(markdown);
+    const lookAlike = planSeen || examples.length > shown.length ? undefined : lookAlikePlan(markdown, blocks[0]?.start ?? (notRead > 0 ? firstLine : markdown.length));
     if (lookAlike !== undefined) push(lookAlike);
     if (stopped !== undefined && notRead > 0) {
       blocks.push(

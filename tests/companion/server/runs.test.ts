@@ -330,6 +330,12 @@ describe('POST /v1/run — protocol methods and invalid blocks', () => {
       expect(t).toContain('INVALID_INPUT');
     }],
     ['axon without statements → axon-result', 'axon', 'nothing', (t) => expect(t).toContain('axon-result')],
+    ['autocoder plan between ####-- and --#### (a # short) → the executor\'s error naming the markers to write', 'autocoder', '####--\n{"type":"operate","metadata":{"step_id":"s1","reason":"r"},"file_operations":[{"action_type":"list_tree","path":"."}]}\n--####', (t) => {
+      const summary = (JSON.parse(/^#####--\s*(.*?)\s*--#####$/s.exec(t)![1]!) as { metadata: { summary: string } }).metadata.summary;
+      expect(summary).toBe(
+        'INVALID_INPUT: the plan\'s markers are not the seed\'s ("####--"): a plan is read only between the ASCII #####-- and --##### (five half-width # and two -, nothing between), so nothing in it ran; write those markers',
+      );
+    }],
   ];
   it.each(invalid)('%s (never a 500)', async (_name, kind, text, check) => {
     const w = world();

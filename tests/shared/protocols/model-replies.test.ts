@@ -839,6 +839,26 @@ describe('auto_coder markers typed with a Chinese input method (＃＃＃＃＃�
     expect(findBlocks(blocks[0]!.raw).map((b) => b.error)).toEqual([blocks[0]?.error]);
   });
 
+  it.each([
+    ['a # short', `好的：\n\n####--\n${plan('s1')}\n--####\n`, '"####--"'],
+    ['a # short in the opener alone, in a code block', `${F}\n####--\n${plan('s1')}\n--#####\n${F}\n`, '"####--"'],
+    ['with a space between the hashes and the dashes', `${F}\n##### --\n${plan('s1')}\n-- #####\n${F}\n`, '"##### --" … "-- #####"'],
+  ])('miscounted or spaced out, %s: a block that says why it is no plan, and never runs', (_how, reply, shown) => {
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.payload).toBeUndefined();
+    expect(blocks[0]?.error).toBe(
+      `the plan's markers are not the seed's (${shown}): a plan is read only between the ASCII #####-- and --##### (five half-width # and two -, nothing between), so nothing in it ran; write those markers`,
+    );
+    expect(findBlocks(blocks[0]!.raw).map((b) => b.error)).toEqual([blocks[0]?.error]);
+  });
+
+  it('six # before the dashes hold the seed\'s markers, and the plan is read as the seed\'s executor reads it', () => {
+    const [block] = findBlocks(`######--\n${plan('s1')}\n--######\n`);
+    expect(block?.error).toBeUndefined();
+    expect((block?.payload as { metadata: { step_id: string } }).metadata.step_id).toBe('s1');
+  });
+
   it('after the reply’s real plan it is not looked at, and a mention of the markers is none', () => {
     const blocks = findBlocks(`#####--\n${plan('real')}\n--#####\n\n＃＃＃＃＃——\n${plan('other')}\n——＃＃＃＃＃\n`);
     expect(blocks.map((b) => b.error)).toEqual([undefined]);
