@@ -120,6 +120,21 @@ function reasoningEnd(markdown: string): number {
 /** The labels of the result blocks chatbridge types into a chat (shared/results). */
 const RESULT_LABELS: ReadonlySet<string> = new Set(['mcp-response', 'flycode-result', 'axon-result']);
 
+/**
+ * A flycode-result's head, as shared/results/flycode-result.ts writes it and seed 001 shows it: field lines from the
+ * first (`[id]`, or `[tool]` / `[command]` when the quote starts there) to `[ok] true|false`. A model quoting the result
+ * back often puts it in a block of its own labelled text, or none, rather than flycode-result; its [data] (a prompt
+ * file's example call, a README's plan) is then no more the model's call than under the result's own label. The other
+ * results hold nothing a block is read from but under their labels: an mcp-response's and an executor response's text
+ * is a JSON string, whose line breaks are \n, and a <function_result> is told by its tags.
+ */
+const FLYCODE_RESULT_HEAD = /^\s*\[(?:id|tool|command)\][^\n]*\n(?:\[[A-Za-z]+\][^\n]*\n)*?\[ok\][ \t]*(?:true|false)[ \t]*\r?\n/;
+
+/** Whether a code block holds a result chatbridge typed into the chat, under its own label or quoted as text. */
+function holdsResult(fence: Fence): boolean {
+  return RESULT_LABELS.has(fence.label) || FLYCODE_RESULT_HEAD.test(fence.content);
+}
+
 /** A `<function_result …>` element's opening tag alone on its line, as shared/results/function-result.ts writes it. */
 const FUNCTION_RESULT_OPEN = /^[ \t]*<function_result(?:[ \t][^<>\n]*)?>[ \t]*\r?$/gm;
 const FUNCTION_RESULT_CLOSE = '</function_result>';
@@ -143,7 +158,8 @@ function lastBefore(values: readonly number[], most: number): number | undefined
 
 /**
  * The blocks that do not start inside a result chatbridge typed into the chat, quoted back by the model in its next
- * reply: a ```` ```flycode-result ````, ```` ```axon-result ```` or ```` ```mcp-response ```` block, or a
+ * reply: a ```` ```flycode-result ````, ```` ```axon-result ```` or ```` ```mcp-response ```` block (a flycode-result
+ * also under another label, FLYCODE_RESULT_HEAD), or a
  * `<function_result>` element from its opening tag alone on its line up to the last closing tag there is. A result
  * holds what the tool read or printed as it is — a prompt file's example call, a README's plan, a program's output —
  * and a model repeating the result it got ("the tool returned: …") ran that text as its own calls. Its text may hold
@@ -156,7 +172,7 @@ function lastBefore(values: readonly number[], most: number): number | undefined
  */
 export function withoutQuotedResults(blocks: Block[], markdown: string, fences: readonly Fence[]): Block[] {
   if (blocks.length === 0) return blocks;
-  const spans: Array<{ start: number; end: number }> = fences.filter((fence) => RESULT_LABELS.has(fence.label));
+  const spans: Array<{ start: number; end: number }> = fences.filter(holdsResult);
   if (markdown.includes('<function_result')) {
     const closes = Array.from(markdown.matchAll(FUNCTION_RESULT_CLOSES), (close) => close.index);
     let after = 0;

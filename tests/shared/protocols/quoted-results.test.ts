@@ -57,6 +57,25 @@ describe('a result quoted back in the next reply', () => {
     expect(outlineBlocks(reply).map((b) => b.raw)).toEqual([REAL]);
   });
 
+  it.each([
+    ['```text', (result: string) => result.replace(/^(`+)flycode-result/, '$1text')],
+    ['a code block with no label', (result: string) => result.replace(/^(`+)flycode-result/, '$1')],
+    ['a block from its [tool] line on', (result: string) => result.replace(/^(`+)flycode-result\n\[id\][^\n]*\n/, '$1text\n')],
+  ])('a flycode-result quoted in %s, as models copy it, holding a plan and a <function_calls> in its data, gives no block', (_how, relabel) => {
+    for (const outcome of [ok, failed]) {
+      const result = relabel(formatFlycodeResult({ id: 'call-1', tool: 'fs.read', outcome, meta }));
+      const reply = `The tool returned:\n\n${result}\n\nNow listing the folder.\n\n${REAL}\n`;
+      expect(findBlocks(reply).map((b) => b.raw)).toEqual([REAL]);
+      expect(outlineBlocks(reply).map((b) => b.raw)).toEqual([REAL]);
+    }
+  });
+
+  it('a code block whose first line speaks of [id] and [ok] in words is no result: the call in it is found', () => {
+    const call = '<function_calls>\n<invoke name="fs.ls">\n<parameter name="path">/w</parameter>\n</invoke>\n</function_calls>';
+    const reply = `${F}xml\n[id] and [ok] are the result's first fields\n${call}\n${F}\n`;
+    expect(findBlocks(reply).map((b) => b.kind)).toEqual(['function-calls']);
+  });
+
   it('the same text written by the model itself, not in a result, still gives its blocks', () => {
     expect(findBlocks(HELD).map((b) => b.kind)).toEqual(['mcp-request', 'flycode-call', 'autocoder', 'function-calls', 'axon']);
   });
