@@ -1,7 +1,7 @@
 import { ToolError } from '../../shared/errors';
 import { MAX_NESTING, valueNestingExceeds } from '../../shared/protocols/json';
 import type { Outcome } from '../../shared/results/outcome';
-import { isToolName, validateToolArgs, type Risk } from '../../shared/tools';
+import { filesystemActionOf, isToolName, validateToolArgs, type FilesystemArgs, type Risk } from '../../shared/tools';
 import { capResult, hideOutsidePaths, redact } from '../policy/redact';
 import { withCallScope } from '../tools/define-handler';
 import type { Mode } from '../policy/schema';
@@ -12,8 +12,17 @@ export type ToolHandlers = Partial<Record<string, ToolHandler>>;
 /** Room past limits.maxResultChars for the note of a tool that cut its own output. */
 const OWN_NOTE_ROOM = 500;
 
-/** How to read what a cap cut off, per tool; said in the cut text itself. */
-function moreHint(tool: string): string | ((shown: number) => string) {
+/**
+ * How to read what a cap cut off, per tool and, for the PromptX manual's filesystem tool, per action (`args`, as
+ * validated); said in the cut text itself. A listing or a search cut through its JSON is no file: read on with fs.read
+ * sent the model to read something that is not there, and it could not see the rest.
+ */
+function moreHint(tool: string, args: unknown): string | ((shown: number) => string) {
+  if (tool === 'filesystem') {
+    const action = filesystemActionOf(args as FilesystemArgs);
+    if (action === 'list' || action === 'list_with_sizes') return 'list a folder inside it (a longer path), or find the files you need with action "search" and a pattern';
+    if (action === 'search') return 'search a narrower path or with a narrower pattern, or leave folders out with excludePatterns';
+  }
   if (tool === 'fs.read' || tool === 'filesystem')
     return (shown) => `read on with fs.read range "${shown}:${shown * 2}" (characters, of what this call read) or lines "from-to"`;
   if (tool === 'fs.search') return 'narrow the search (path, glob, extensions) or lower contextLines';
@@ -62,7 +71,7 @@ export async function callTool(name: string, args: unknown, ctx: ToolContext, ha
     // A tool that cut its own output (fs.read, fs.search, fs.diff) ends it, just past the limit, with a note naming
     // exactly what to ask next (the range or lines of the file); a second cut here would go through that note.
     const limit = ctx.policy.limits.maxResultChars + (output.truncated === true ? OWN_NOTE_ROOM : 0);
-    const capped = capResult(redact(output.text, ctx.policy), limit, moreHint(name));
+    const capped = capResult(redact(output.text, ctx.policy), limit, moreHint(name, valid.args));
     if (output.failure) {
       // the tool answered a failure in its own words: a failed call all the same, in every protocol's terms
       const failed = errorOutcome(new ToolError(output.failure.code, output.failure.message), ctx);

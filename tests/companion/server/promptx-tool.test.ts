@@ -267,3 +267,19 @@ describe("failures refused before the filesystem tool runs answer in the manual'
     expect(existsSync(join(w.root, 'b.md'))).toBe(false);
   });
 });
+
+describe("a listing or search longer than one result says how to see the rest in the manual's terms", () => {
+  it.each([
+    ['list', { action: 'list', path: 'resource/role' }, 'list a folder inside it (a longer path), or find the files you need with action "search" and a pattern'],
+    ['search', { action: 'search', path: 'resource', pattern: '*.md' }, 'search a narrower path or with a narrower pattern, or leave folders out with excludePatterns'],
+  ])('%s: not told to read on with fs.read, which reads a file', async (_action, parameters, said) => {
+    const w = world({ config: { modes: { read: 'auto' }, limits: { maxResultChars: 2000 } } });
+    for (let i = 0; i < 200; i++) put(w, `resource/role/role-number-${i}.role.md`, 'x');
+    const xml = `<function_calls>\n<invoke name="filesystem">\n${Object.entries(parameters).map(([key, value]) => `<parameter name="${key}">${value}</parameter>`).join('\n')}\n</invoke>\n</function_calls>`;
+    const res = await run(w, 'function-calls', xml);
+    expect(res.status).toBe('done');
+    expect(res.resultText).toContain('truncated="true"');
+    expect(res.resultText).toMatch(new RegExp(`…\\[truncated: showed \\d+ of \\d+ characters \\(about \\d+ lines\\); ${said.replace(/[()"]/g, '\\$&')}\\]\\n</function_result>$`));
+    expect(res.resultText).not.toContain('fs.read');
+  });
+});
