@@ -12,6 +12,7 @@ import { assertSubtreeMayChange } from '../policy/subtree-guard';
 import { diffDeadline, refuseMarkerOverSecretOnDisk, replaceDeadline, replaceWithin } from '../tools/define-handler';
 import type { FileOp, ToolContext } from '../types';
 import type { FileStep } from './autocoder-plan';
+import { readOn } from './autocoder-programs';
 import { errorLine } from './plan-errors';
 import { resolvePlanPath, type PlanPath } from './plan-path';
 import { capPreview, unifiedDiff } from './preview-diff';
@@ -167,7 +168,7 @@ export async function runFileStep(prepared: PreparedStep, ctx: ToolContext, repl
         if (content.includes('\u0000')) {
           throw new ToolError('INVALID_INPUT', `${step.path} is a binary file; read_file returns text only`);
         }
-        return { ...report, content: capContent(content, ctx.policy) };
+        return { ...report, content: capContent(content, step.path, ctx.policy) };
       }
       case 'list_tree': {
         const kind = await entryKind(target.absolute);
@@ -269,10 +270,12 @@ function describeMismatch(result: { message: string; lines?: number[]; closest?:
  * cut at the limit (`ghp_` and a few characters) is too short for the last redaction pass over the reply to know it,
  * so its piece reached the chat.
  */
-function capContent(content: string, policy: Pick<Policy, 'limits' | 'redact'>): string {
+function capContent(content: string, file: string, policy: Pick<Policy, 'limits' | 'redact'>): string {
   const limit = policy.limits.maxResultChars;
   if (content.length <= limit) return content;
-  return `${mapSecrets(content, policy).window(0, limit)}\n[… truncated: the file has ${content.length} characters and only the first ${limit} are shown …]`;
+  // read_file has no range: what follows is read with a program, a part that fits its output at a time
+  const next = `read_file shows no more of it; to see the rest, run a program to ${readOn(content, limit, file, policy)}`;
+  return `${mapSecrets(content, policy).window(0, limit)}\n[… truncated: the file has ${content.length} characters and only the first ${limit} are shown; ${next} …]`;
 }
 
 /**

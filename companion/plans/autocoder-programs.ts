@@ -13,15 +13,63 @@ export function failedExec(error: string): ProgramExecReport {
   return { status: 'failure', stdout: '', stderr: error, returncode: null, runtime: 0 };
 }
 
+/** `file` as one word of a POSIX shell. */
+function shellWord(file: string): string {
+  return /^[\w@%+=:,./-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What to run to see the part of `text` (a file's, or a program's output written to `file`) after a cut at `cut`: the
+ * lines from the one the cut falls in, as many as one program output stream shows whole (streamBudget), printed by a
+ * command that works in the shell a plan's programs run in (relative to the workspace root, where they run); or, when
+ * that one line is longer than a stream shows (a minified file), the characters from the cut. read_file shows a file's
+ * start only, up to one result, so a program is how a plan reads on in a long file or a long output.
+ */
+export function readOn(text: string, cut: number, file: string, policy: Pick<ToolContext['policy'], 'limits'>): string {
+  const budget = streamBudget(policy.limits.maxResultChars);
+  const lineStart = text.lastIndexOf('\n', cut - 1) + 1;
+  const lineEnd = text.indexOf('\n', cut);
+  if ((lineEnd === -1 ? text.length : lineEnd + 1) - lineStart > budget) {
+    const count = Math.min(budget, text.length - cut);
+    const command =
+      process.platform === 'win32'
+        ? `powershell -NoProfile -Command "(Get-Content -Raw -LiteralPath '${file.replace(/'/g, "''")}').Substring(${cut}, ${count})"`
+        : `tail -c +${Buffer.byteLength(text.slice(0, cut)) + 1} ${shellWord(file)} | head -c ${count}`;
+    return `print characters ${cut + 1} to ${cut + count} of it with ${command}`;
+  }
+  let from = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < lineStart; at = text.indexOf('\n', at + 1)) from++;
+  let to = from - 1;
+  let used = 0;
+  for (let start = lineStart; start < text.length; to++) {
+    const end = text.indexOf('\n', start);
+    const next = end === -1 ? text.length : end + 1;
+    if (used + (next - start) > budget) break;
+    used += next - start;
+    start = next;
+  }
+  const command =
+    process.platform === 'win32'
+      ? `powershell -NoProfile -Command "Get-Content -LiteralPath '${file.replace(/'/g, "''")}' | Select-Object -Skip ${from - 1} -First ${to - from + 1}"`
+      : `sed -n '${from},${to}p' ${shellWord(file)}`;
+  return `print lines ${from} to ${to} of it with ${command}`;
+}
+
 /**
  * A program's result as the executor response reports it. Its output is kept (up to limits.maxOutputBytes) whole for
  * the programs list; the response, typed into the chat, shows each stream's start and end within what one result may
  * hold, as shell.exec's result does — redacted first, so a cut through a secret cannot leave a piece too short to match.
+ * What the cut left out is said with the command that prints it (readOn): written to a file, the output can be read
+ * only so (read_file shows a file's start only, which the response already shows).
  */
 function toReport(result: ProgramResult, policy: ToolContext['policy']): ProgramExecReport {
   const budget = streamBudget(policy.limits.maxResultChars);
   // a terminal's colour and cursor codes out first, as in shell.exec's result (tools/run-program.ts)
-  const shown = (text: string) => clipStream(redact(stripVTControlCharacters(text), policy), budget, 'write the output to a file and read it with read_file').text;
+  const shown = (raw: string) => {
+    const text = redact(stripVTControlCharacters(raw), policy);
+    if (text.length <= budget) return text;
+    return clipStream(text, budget, `write the output to a file (out.txt) and ${readOn(text, Math.floor(budget / 2), 'out.txt', policy)}`).text;
+  };
   return { status: result.status, stdout: shown(result.stdout), stderr: shown(result.stderr), returncode: result.returncode, runtime: result.runtime };
 }
 

@@ -274,7 +274,7 @@ describe('auto_coder file actions', () => {
     expect(parseExecutorResponse(text).file_actions[1].content).toBe(content);
   });
 
-  it('read_file of a large file is capped with a marker', async () => {
+  it('read_file of a large file is capped with a marker naming the program that prints what follows', async () => {
     const small = await createWorld({ limits: { maxResultChars: 100 } });
     try {
       await small.write('big.txt', 'y'.repeat(250));
@@ -282,7 +282,9 @@ describe('auto_coder file actions', () => {
         await runAutocoderPlan({ type: 'operate', file_operations: [{ action_type: 'read_file', path: 'big.txt' }] }, small.ctx(), meta),
       );
       expect(response.file_actions[0].content).toBe(
-        `${'y'.repeat(100)}\n[… truncated: the file has 250 characters and only the first 100 are shown …]`,
+        // one line longer than a program's output shows: the characters after the cut, as many as it shows
+        `${'y'.repeat(100)}\n[… truncated: the file has 250 characters and only the first 100 are shown; read_file shows no more of it; ` +
+          `to see the rest, run a program to print characters 101 to 250 of it with ${process.platform === 'win32' ? `powershell -NoProfile -Command "(Get-Content -Raw -LiteralPath 'big.txt').Substring(100, 150)"` : 'tail -c +101 big.txt | head -c 150'} …]`,
       );
     } finally {
       await small.dispose();

@@ -286,4 +286,33 @@ describe('full pipeline with the real tools and plans', () => {
     expect(rewrite.resultText).toContain('plan: applied');
     expect(readFileSync(join(w.root, 'c.py'), 'utf8')).toBe('# 中文\ndef f():\n    return 1\n');
   });
+  it.skipIf(process.platform === 'win32')('autocoder: a file or an output longer than one result names the program that prints what follows, and that program shows it whole', async () => {
+    const w = world({ modes: { read: 'auto', exec: 'auto' }, limits: { maxResultChars: 2000 } });
+    writeFileSync(join(w.root, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i + 1} ${'x'.repeat(20)}`).join('\n'));
+    // a minified file: one line longer than a program's output shows
+    const minified = Array.from({ length: 900 }, (_, i) => `var a${i}=${i};`).join('');
+    writeFileSync(join(w.root, 'app.min.js'), minified);
+    type Response = { file_actions: Array<{ content?: string }>; program_execs: Record<string, { stdout: string }> };
+    const plan = async (steps: Record<string, unknown>) => {
+      const res = await run(w, 'autocoder', `#####--\n${JSON.stringify({ type: 'operate', metadata: { step_id: 's1', reason: 'r' }, ...steps })}\n--#####`, 10_000);
+      return JSON.parse(/^#####--\s*(.*?)\s*--#####$/s.exec(res.resultText)![1]!) as Response;
+    };
+    const first = await plan({ file_operations: [{ action_type: 'read_file', path: 'big.txt' }, { action_type: 'read_file', path: 'app.min.js' }], program_operations: [{ name: 'count', command: 'seq 1 3000', set_timeout: 20 }] });
+    // read_file has no range: the note names a program that prints the next lines, as many as one output shows
+    const fileNote = /read_file shows no more of it; to see the rest, run a program to print lines 70 to (\d+) of it with (sed -n '70,\d+p' big\.txt) …\]$/.exec(first.file_actions[0]!.content!);
+    expect(fileNote).not.toBeNull();
+    const minifiedNote = /to see the rest, run a program to print characters 2001 to 2800 of it with (tail -c \+2001 app\.min\.js \| head -c 800) …\]$/.exec(first.file_actions[1]!.content!);
+    expect(minifiedNote).not.toBeNull();
+    const outputNote = /characters omitted; write the output to a file \(out\.txt\) and print lines 128 to (\d+) of it with (sed -n '128,\d+p' out\.txt) …\]/.exec(first.program_execs.count!.stdout);
+    expect(outputNote).not.toBeNull();
+    const next = await plan({ program_operations: [
+      { name: 'file', command: fileNote![2], set_timeout: 20 },
+      { name: 'minified', command: minifiedNote![1], set_timeout: 20 },
+      { name: 'output', command: `seq 1 3000 > out.txt && ${outputNote![2]}`, set_timeout: 20 },
+    ] });
+    const lines = (from: number, to: number, line: (n: number) => string) => Array.from({ length: to - from + 1 }, (_, i) => `${line(from + i)}\n`).join('');
+    expect(next.program_execs.file!.stdout).toBe(lines(70, Number(fileNote![1]), (n) => `line ${n} ${'x'.repeat(20)}`));
+    expect(next.program_execs.output!.stdout).toBe(lines(128, Number(outputNote![1]), String));
+    expect(next.program_execs.minified!.stdout).toBe(minified.slice(2000, 2800));
+  });
 });
