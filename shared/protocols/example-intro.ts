@@ -11,12 +11,40 @@ import type { Block, BlockKind } from './types';
  * some models start one.
  */
 
-/** Words an example's introduction starts with, after list markers and emphasis. */
-const EXAMPLE_START =
-  /^(?:for example|for instance|e\.g\.|example\b|an example\b|as an example\b|here is an example\b|here's an example\b|here’s an example\b|例如|比如|譬如|举例|举个例子|示例|例子|样例|范例|打个比方)/i;
+/**
+ * Words an example's introduction starts with, after list markers and emphasis: in English and Chinese, and in the
+ * languages a person may write to a model given a Chinese or English prompt, which it answers in (Japanese, Korean,
+ * Spanish, Portuguese, French, German, Russian).
+ */
+const EXAMPLE_START = new RegExp(
+  '^(?:' +
+    [
+      String.raw`for example|for instance|e\.g\.|example\b|an example\b|as an example\b|here is an example\b|here's an example\b|here’s an example\b`,
+      '例如|比如|譬如|举例|举个例子|示例|例子|样例|范例|打个比方|例(?=[:：])',
+      '例えば|たとえば|例として|例を挙げると',
+      '예를 들어|예를 들면|예시|예(?=[:：])',
+      String.raw`por ejemplo|un ejemplo\b|ejemplo\b|por exemplo|um exemplo\b|exemplo\b`,
+      String.raw`par exemple|un exemple\b|voici un exemple\b|exemple\b`,
+      String.raw`zum beispiel|z\. ?b\.|ein beispiel|hier ist ein beispiel|beispiel`,
+      'например|вот пример|пример(?![а-яё])',
+    ].join('|') +
+    ')',
+  'i',
+);
 
 /** Words anywhere in the line that say the block is how one could write it, not what the reply does. */
-const EXAMPLE_SAYS = /(?:\b(?:could|would|might) (?:write|look like|be written)\b|可以这样写|可以写成|会这样写|格式如下|格式为|写法如下|看起来像)/i;
+const EXAMPLE_SAYS = new RegExp(
+  [
+    String.raw`\b(?:could|would|might) (?:write|look like|be written)\b`,
+    '可以这样写|可以写成|会这样写|格式如下|格式为|写法如下|看起来像',
+    'のように書け|のように書き|と書け|と書きます',
+    '처럼 쓸 수|같이 쓸 수|같이 작성할 수|처럼 작성할 수',
+    String.raw`\b(?:podrías|podría|podrían|poderia|poderias|pourriez|pourrais|pourrait) (?:escribir|escrever|écrire)`,
+    String.raw`\b(?:könnten?|könntest) (?:sie |du )?(?:so )?schreiben`,
+    'можно написать|могли бы написать',
+  ].join('|'),
+  'i',
+);
 
 /** A fence's opening line: the block starts in the code block it opens. */
 const FENCE_OPENING = /^ {0,3}(?:`{3,}[^`]*|~{3,}.*)$/;

@@ -25,6 +25,32 @@ describe('a block shown as an example before the call the reply means does not r
     expect(JSON.stringify(blocks[0]?.payload)).not.toMatch(/abs\/path|example\.txt/);
   });
 
+  it.each([
+    ['Japanese', '例えば、次のように書けます：', '実際に読み込みます：'],
+    ['Korean', '예를 들어 다음과 같이 쓸 수 있습니다:', '이제 실제로 읽겠습니다:'],
+    ['Spanish', 'Por ejemplo, podrías escribir:', 'Ahora la llamada real:'],
+    ['Portuguese', 'Por exemplo, você poderia escrever:', 'Agora a chamada real:'],
+    ['French, with a space before its colon', 'Par exemple :', 'Maintenant, la vraie lecture :'],
+    ['German', 'Zum Beispiel könnten Sie schreiben:', 'Jetzt der echte Aufruf:'],
+    ['Russian', 'Например, можно написать так:', 'Теперь настоящий вызов:'],
+    ['Chinese, 例 alone', '例：', '现在实际读取：'],
+  ])('a reply in %s, as a model writes to a person who asked in it, shows its example without running it', (_language, intro, then) => {
+    for (const reply of [
+      `${intro}\n\n${flycode('call-001', '/abs/path')}\n\n${then}\n\n${flycode('call-002', '/w/real.md')}`,
+      `${intro}\n\n${plan('ex', 'example.py')}\n\n${then}\n\n${plan('s1', 'main.py')}`,
+    ]) {
+      const blocks = findBlocks(reply);
+      expect(blocks).toHaveLength(1);
+      expect(blocks[0]?.error).toBeUndefined();
+      expect(JSON.stringify(blocks[0]?.payload)).not.toMatch(/abs\/path|example\.py/);
+    }
+  });
+
+  it('words that only start like an example\'s (Примерно, "example.py" as a name) introduce none', () => {
+    expect(findBlocks(`Примерно так я прочитаю оба файла:\n\n${flycode('call-001', '/w/a.md')}\n\n${flycode('call-002', '/w/b.md')}`)).toHaveLength(2);
+    expect(findBlocks(`Exemplos/ e exemples/ primeiro:\n\n${flycode('call-001', '/w/a.md')}\n\n${flycode('call-002', '/w/b.md')}`)).toHaveLength(2);
+  });
+
   it('an auto_coder plan shown as an example is no plan: the reply\'s own plan after it is the first, and runs', () => {
     const reply = `比如，一个计划是这样写的：\n\n${plan('ex', 'example.py')}\n\n下面是实际的计划：\n\n${plan('s1', 'main.py')}`;
     const blocks = findBlocks(reply);
