@@ -202,7 +202,10 @@ function readFence(
     const written = fence.content.trim();
     block.error =
       written === ''
-        ? `${kind} block is empty; it must hold one JSON object`
+        ? // JSON written on the opening line (```mcp-request {…}) is the fence's info string: the page shows only the
+          // label's first word, and the block reads back empty, so "empty" alone tells the writer nothing it can fix
+          `${kind} block is empty; it must hold one JSON object, on the lines after the \`\`\`${kind} line ` +
+          `(JSON written on that line is part of the block's label, which the page does not show)`
         : `${kind} block is not JSON: ${JSON.stringify(cut(written))} (${parsed.reason})${closedInsideString(fence, parsed)}`;
     return block;
   }

@@ -323,6 +323,10 @@ describe('POST /v1/run — protocol methods and invalid blocks', () => {
       expect(t).toContain('[id] 7\n');
       expect(t).toContain('[ok] false\n[error] INVALID_REQUEST: id must be a non-empty string such as "call-001"; got 7\n');
     }],
+    ['flycode-call with its JSON on the fence line, which the page drops → [ok] false, saying where the JSON goes', 'flycode-call', '```flycode-call\n```', (t) => {
+      expect(t).toContain('[ok] false\n');
+      expect(t).toContain("flycode-call block is empty; it must hold one JSON object, on the lines after the ```flycode-call line (JSON written on that line is part of the block's label, which the page does not show)");
+    }],
     ['flycode-call not JSON → [ok] false', 'flycode-call', '```flycode-call\n/fs.read /tmp/a.txt --head 200\n```', (t) => expect(t).toContain('[ok] false')],
     ['flycode-call unknown tool → names the tool', 'flycode-call', flycodeCall('c1', 'fs.delete', {}), (t) => expect(t).toContain('fs.delete')],
     ['autocoder without a plan → INVALID_INPUT in #####-- form', 'autocoder', 'no plan here', (t) => {

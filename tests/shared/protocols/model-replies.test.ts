@@ -884,6 +884,19 @@ describe('JSON no reading can take', () => {
   });
 });
 
+describe('the JSON written on the fence line (```mcp-request {…})', () => {
+  it.each([
+    ['as written', (call: string) => `${F}mcp-request ${call}\n${F}\n`],
+    ['as the page gives it back (the label\'s first word only)', () => `${F}mcp-request\n${F}\n`],
+  ])('%s: the block is empty, and the refusal says where the JSON goes', (_how, reply) => {
+    const [block] = findBlocks(reply('{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.ls","arguments":{"path":"/w"}}}'));
+    expect(block?.payload).toBeUndefined();
+    expect(block?.error).toBe(
+      "mcp-request block is empty; it must hold one JSON object, on the lines after the ```mcp-request line (JSON written on that line is part of the block's label, which the page does not show)",
+    );
+  });
+});
+
 describe('words before the JSON inside the block', () => {
   it('are named in the refusal with what to do, not only the letter the strict parser met', () => {
     const [block] = findBlocks(`${F}mcp-request\nHere is the call:\n{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt"}}}\n${F}\n`);
