@@ -115,7 +115,8 @@ const UNLABELLED: UnlabelledCall = {
 export const flycodeCall = defineProtocol({
   kind: 'flycode-call',
   // the label may stand alone on the first line of a block with none, and a call may be written in a ```json block
-  hints: { labels: ['flycode-call'], markers: [], weak: { labels: JSON_LABELS, anyOf: ['"tool"', 'flycode-call'] } },
+  // and written on one line as inline code, ```flycode-call {…}``` (json-fence.ts oneLineCalls)
+  hints: { labels: ['flycode-call'], markers: ['flycode-call {', 'flycode-call{'], weak: { labels: JSON_LABELS, anyOf: ['"tool"', 'flycode-call'] } },
   outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'flycode-call', UNLABELLED),
   find: (markdown, fences) =>
     findJsonFenceBlocks(

@@ -46,6 +46,7 @@ export function findJsonFenceBlocks(
     notRead++;
     last = fence;
   }
+  if (first === undefined) blocks.push(...oneLineBlocks(markdown, fences, kind, check, budget));
   addReplyWarnings(markdown, blocks, kind, seed);
   if (first === undefined && unlabelled !== undefined) blocks.push(...unlabelledBlocks(markdown, fences, kind, check, unlabelled, budget));
   if (stopped !== undefined && first !== undefined && last !== undefined) {
@@ -69,6 +70,9 @@ export function outlineJsonFenceBlocks(markdown: string, fences: readonly Fence[
   const blocks: Block[] = [];
   for (const fence of callFences(fences, kind)) {
     blocks.push({ kind, complete: fence.closed, raw: markdown.slice(fence.start, fence.end), start: fence.start, end: fence.end });
+  }
+  if (blocks.length === 0) {
+    for (const line of oneLineCalls(markdown, fences, kind)) blocks.push({ kind, complete: true, raw: line.raw, start: line.start, end: line.end, unfenced: true });
   }
   if (blocks.length > 0 || unlabelled === undefined) return blocks;
   for (const fence of fences) {
@@ -176,6 +180,40 @@ function unlabelledBlocks(
       error: unlabelled.error(fence.label),
       inert: unlabelled.inert,
     });
+  }
+  return blocks;
+}
+
+/**
+ * A call written on one line as ```` ```mcp-request {…}``` ````, alone on its line (after a list marker, if any): to the
+ * page that is no code block but inline code (a fence's info string holds no backtick), which it shows as
+ * `mcp-request {…}` in a paragraph, so the reply had no block and the person saw nothing happen. Read in a reply with no
+ * code block of the kind, from the inline code as the page gives it back or as written; `unfenced`, as a call the page
+ * shows in its text: offered with Run, never run by itself.
+ */
+function oneLineCalls(markdown: string, fences: readonly Fence[], kind: BlockKind): Array<{ raw: string; json: string; start: number; end: number }> {
+  if (!markdown.includes(kind)) return [];
+  const line = new RegExp(String.raw`^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?((\`+)[ \t]*${kind}[ \t]*(\{[^\n]*?\})[ \t]*\2)[ \t]*\r?$`, 'gm');
+  const calls: Array<{ raw: string; json: string; start: number; end: number }> = [];
+  for (const match of markdown.matchAll(line)) {
+    const raw = match[1] as string;
+    const start = match.index + match[0].indexOf(raw);
+    if (fences.some((fence) => fence.start <= start && start < fence.end)) continue;
+    calls.push({ raw, json: match[3] as string, start, end: start + raw.length });
+  }
+  return calls;
+}
+
+function oneLineBlocks(markdown: string, fences: readonly Fence[], kind: BlockKind, check: (value: unknown) => CallCheck, budget: RepairBudget): Block[] {
+  const blocks: Block[] = [];
+  for (const call of oneLineCalls(markdown, fences, kind)) {
+    const parsed = parseJsonLenient(call.json, budget);
+    if (!parsed.ok || !isPlainObject(parsed.value)) continue;
+    const block: Block = { kind, complete: true, raw: call.raw, start: call.start, end: call.end, payload: parsed.value, unfenced: true };
+    if (parsed.repaired) block.repaired = true;
+    const verdict = check(parsed.value);
+    if (!verdict.ok) block.error = verdict.message;
+    blocks.push(block);
   }
   return blocks;
 }

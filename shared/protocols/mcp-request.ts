@@ -148,7 +148,8 @@ const UNLABELLED: UnlabelledCall = {
 export const mcpRequest = defineProtocol({
   kind: 'mcp-request',
   // the label may stand alone on the first line of a block with none, and a request may be written in a ```json block
-  hints: { labels: ['mcp-request'], markers: [], weak: { labels: JSON_LABELS, anyOf: ['jsonrpc', 'mcp-request'] } },
+  // and written on one line as inline code, ```mcp-request {…}``` (json-fence.ts oneLineCalls)
+  hints: { labels: ['mcp-request'], markers: ['mcp-request {', 'mcp-request{'], weak: { labels: JSON_LABELS, anyOf: ['jsonrpc', 'mcp-request'] } },
   outline: (markdown, fences) => outlineJsonFenceBlocks(markdown, fences, 'mcp-request', UNLABELLED),
   find: (markdown, fences) =>
     findJsonFenceBlocks(

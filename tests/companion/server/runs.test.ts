@@ -45,6 +45,16 @@ async function auditRecords(w: World): Promise<AuditRecord[]> {
 }
 
 describe('POST /v1/run — tool calls', () => {
+  it('a flycode-call written on one line in three backticks, as the page gives it back (inline code), runs when sent', async () => {
+    const w = world();
+    writeFileSync(join(w.root, 'a.txt'), 'hello\n');
+    const res = await run(w, 'flycode-call', `\`flycode-call {"id":"call-001","tool":"fs.read","args":{"path":"${join(w.root, 'a.txt')}"}}\``);
+    expect(res.status).toBe('done');
+    expect(res.resultText).toContain('[id] call-001\n');
+    expect(res.resultText).toContain('[ok] true\n');
+    expect(res.resultText).toContain('hello');
+  });
+
   it('an mcp-request the page shows with "``` Done." as its last line (a closing fence with words) runs the call before it', async () => {
     const w = world();
     writeFileSync(join(w.root, 'a.txt'), 'hello\n');

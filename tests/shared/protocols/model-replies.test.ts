@@ -897,6 +897,30 @@ describe('the JSON written on the fence line (```mcp-request {…})', () => {
   });
 });
 
+describe('a call written on one line in three backticks, which the page shows as inline code', () => {
+  const call = '{"id":"call-001","tool":"fs.ls","args":{"path":"/w"}}';
+
+  it.each([
+    ['as written', `${F}flycode-call ${call}${F}\n`],
+    ['as the page gives it back', `\`flycode-call ${call}\`\n`],
+    ['in a list item, after words', `先看目录：\n\n1. \`flycode-call ${call}\`\n`],
+  ])('%s: a call offered with Run, never run by itself', (_how, reply) => {
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'flycode-call', complete: true, unfenced: true, payload: JSON.parse(call) });
+    expect(blocks[0]?.error).toBeUndefined();
+    // the companion reads the block's text alone, and finds the same call
+    expect(findBlocks(blocks[0]!.raw).map((b) => b.payload)).toEqual([JSON.parse(call)]);
+  });
+
+  it('in a sentence, in a code block, or beside a fenced call of its kind, it is a mention', () => {
+    expect(findBlocks(`Write \`flycode-call ${call}\` in a block.\n`)).toEqual([]);
+    expect(findBlocks(`${F}text\n\`flycode-call ${call}\`\n${F}\n`)).toEqual([]);
+    const fenced = `${F}flycode-call\n{"id":"call-002","tool":"fs.read","args":{"path":"/w/a.md"}}\n${F}`;
+    expect(findBlocks(`Not \`flycode-call ${call}\` but:\n\n\`flycode-call ${call}\`\n\n${fenced}\n`).map((b) => (b.payload as { id: string }).id)).toEqual(['call-002']);
+  });
+});
+
 describe('words before the JSON inside the block', () => {
   it('are named in the refusal with what to do, not only the letter the strict parser met', () => {
     const [block] = findBlocks(`${F}mcp-request\nHere is the call:\n{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt"}}}\n${F}\n`);
