@@ -106,6 +106,9 @@ export function ApprovalCard(props: {
   // Folded (the popup), the diff is shown before anything is approved: the first Approve opens it, the next decides.
   const folds = compact === true && preview.diff !== undefined;
   const [seen, setSeen] = useState(!folds);
+  // A folded diff is drawn once opened: drawn folded, the popup's cards of long diffs held it for seconds as it opened,
+  // though the person had not asked to see any of them.
+  const [unfolded, setUnfolded] = useState(false);
   const fold = useRef<HTMLDetailsElement>(null);
   const card = useRef<HTMLElement>(null);
   const away = props.away === true;
@@ -118,6 +121,7 @@ export function ApprovalCard(props: {
     const details = fold.current;
     if (!details) return;
     details.open = true;
+    setUnfolded(true);
     // on the card a second Enter does nothing; on the fold's summary it would fold the diff again
     card.current?.focus();
     details.scrollIntoView?.({ block: 'nearest' });
@@ -175,9 +179,16 @@ export function ApprovalCard(props: {
       )}
       {diff &&
         (folds ? (
-          <details ref={fold} onToggle={(e) => e.currentTarget.open && setSeen(true)}>
+          <details
+            ref={fold}
+            onToggle={(e) => {
+              if (!e.currentTarget.open) return;
+              setUnfolded(true);
+              setSeen(true);
+            }}
+          >
             <summary>{t(args ? 'panel.showArguments' : 'panel.showDiff')}</summary>
-            {diff}
+            {unfolded && diff}
           </details>
         ) : (
           diff

@@ -3,7 +3,7 @@ import { ColorSchemeType, type DiffFile } from 'diff2html/lib/types';
 import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
 import 'diff2html/bundles/css/diff2html.min.css';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
-import { t, type MessageKey } from './i18n';
+import { t, tn, type MessageKey } from './i18n';
 
 /**
  * A unified diff drawn by diff2html: one block per file, added and removed lines coloured, the code itself coloured
@@ -78,11 +78,58 @@ export function diffParts(diff: string): Array<{ drawn: boolean; text: string }>
   return parts.map((part) => ({ drawn: part.drawn, text: part.lines.join('\n') })).filter((part) => part.text.trim() !== '');
 }
 
-/** `label`: what the box holds, for a screen reader (an MCP tool's arguments are no changes); the changes by default. */
-export function DiffView({ diff, label = t('panel.diff') }: { diff: string; label?: string }) {
+/**
+ * How many lines of a card's diff diff2html draws. Each drawn line is a table row the browser lays out with the rest:
+ * a new file of 5 000 lines (the 200 000 characters a card holds) held the side panel, and the popup with it (one
+ * process), for 7 to 12 seconds before Approve or Deny answered; 500 lines take about one (2026-11, headless Chromium
+ * on two busy cores).
+ */
+export const DRAWN_DIFF_LINES = 500;
+
+/**
+ * The parts of a diff as they are shown: up to `limit` lines of it drawn by diff2html, and the lines it would draw
+ * after those as plain text, none of them left out: `rest` is how many there are, from the part at `restAt` on. A
+ * drawn part is cut after a line of a hunk, so what is drawn is a diff diff2html reads whole.
+ */
+export function shownParts(diff: string, limit = DRAWN_DIFF_LINES): { parts: Array<{ drawn: boolean; text: string }>; rest: number; restAt: number } {
+  const parts: Array<{ drawn: boolean; text: string }> = [];
+  let left = limit;
+  let rest = 0;
+  let restAt = -1;
+  const asText = (lines: string[]): void => {
+    if (restAt === -1) restAt = parts.length;
+    rest += lines.length;
+    parts.push({ drawn: false, text: lines.join('\n') });
+  };
+  for (const part of diffParts(diff)) {
+    const lines = part.text.split('\n');
+    if (!part.drawn) parts.push(part);
+    else if (left === 0) asText(lines);
+    else {
+      let hunk = false;
+      let cut = lines.length;
+      for (let at = 0; at < lines.length && cut === lines.length; at += 1) {
+        const line = lines[at]!;
+        if (line.startsWith('@@')) hunk = true;
+        else if (line.startsWith('--- ') && (lines[at + 1] ?? '').startsWith('+++ ')) hunk = false;
+        else if (hunk && CONTENT.test(line) && --left === 0) cut = at + 1;
+      }
+      parts.push({ drawn: true, text: lines.slice(0, cut).join('\n') });
+      if (cut < lines.length) asText(lines.slice(cut));
+    }
+  }
+  return { parts, rest, restAt };
+}
+
+/**
+ * `label`: what the box holds, for a screen reader (an MCP tool's arguments are no changes); the changes by default.
+ * `drawnLines`: how many of its lines diff2html draws (DRAWN_DIFF_LINES; a test draws fewer, as a page's DOM in tests
+ * is slow to build).
+ */
+export function DiffView({ diff, label = t('panel.diff'), drawnLines = DRAWN_DIFF_LINES }: { diff: string; label?: string; drawnLines?: number }) {
   // Text with no change in it for diff2html to draw (an MCP server tool's arguments, a file too large to diff here
   // and why, a note that the diff was cut) is shown as it is, where it stands: diff2html drew nothing of it.
-  const parts = useMemo(() => diffParts(diff), [diff]);
+  const { parts, rest, restAt } = useMemo(() => shownParts(diff, drawnLines), [diff, drawnLines]);
   if (!parts.some((part) => part.drawn)) {
     return (
       <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={label}>
@@ -92,7 +139,17 @@ export function DiffView({ diff, label = t('panel.diff') }: { diff: string; labe
   }
   return (
     <div class="diff" data-diff="" tabIndex={0} role="region" aria-label={label}>
-      {parts.map((part) => (part.drawn ? <DrawnDiff diff={part.text} /> : <pre data-diff="text">{part.text}</pre>))}
+      {parts.map((part, at) => (
+        <>
+          {/* past the lines drawn, the rest of a long diff is plain text, and is said to be */}
+          {at === restAt && (
+            <p class="muted" data-diff-rest="">
+              {tn('diff.plainRest', rest)}
+            </p>
+          )}
+          {part.drawn ? <DrawnDiff diff={part.text} /> : <pre data-diff="text">{part.text}</pre>}
+        </>
+      ))}
     </div>
   );
 }

@@ -109,6 +109,15 @@ async function shown(root: Element, selector: string): Promise<Element> {
   throw new Error(`${selector} never appeared`);
 }
 
+/** Opens the first folded diff in `root` as a person's click on its summary does. */
+async function unfold(root: Element): Promise<void> {
+  const details = root.querySelector('details')!;
+  await act(async () => {
+    details.open = true;
+    details.dispatchEvent(new Event('toggle'));
+  });
+}
+
 function mount(node: preact.ComponentChild): HTMLElement {
   const root = document.body.appendChild(document.createElement('div'));
   act(() => render(node, root));
@@ -180,6 +189,7 @@ describe('approval card', () => {
     const popup = mount(<ApprovalCard approval={call} onDecide={() => undefined} compact />);
     expect(popup.querySelector('summary')!.textContent).toBe('Show the arguments');
     expect(popup.querySelector('[data-read-first]')!.textContent).toBe('Approve opens the arguments first: read them, then approve.');
+    await unfold(popup);
     expect((await shown(popup, '[data-diff="text"]')).getAttribute('aria-label')).toBe('The arguments the tool is called with');
     useLocale('zh_CN');
     const zh = mount(<ApprovalCard approval={call} onDecide={() => undefined} compact />);
@@ -188,6 +198,7 @@ describe('approval card', () => {
     useLocale('en');
     const change = mount(<ApprovalCard approval={approval()} onDecide={() => undefined} compact />);
     expect(change.querySelector('summary')!.textContent).toBe('Show the changes');
+    await unfold(change);
     expect((await shown(change, '[data-diff=""]')).getAttribute('aria-label')).toBe('The changes, file by file');
   });
 
@@ -1086,7 +1097,7 @@ describe('popup', () => {
     expect(root.querySelector('[data-missing-access]')).toBeNull();
   });
 
-  it('approvals waiting: the count on the side panel button and compact cards (diff folded)', async () => {
+  it('approvals waiting: the count on the side panel button and compact cards (diff folded, drawn once opened)', async () => {
     const opened: string[] = [];
     const root = mount(<PopupView state={state({ approvals: [approval()] })} deps={deps({ openSidePanel: () => opened.push('panel') })} live={live} />);
     const button = root.querySelector('#open-sidepanel')!;
@@ -1094,7 +1105,12 @@ describe('popup', () => {
     expect(button.querySelector('.count')!.getAttribute('aria-label')).toBe('1 approval waiting');
     trustedClick(button);
     expect(opened).toEqual(['panel']);
-    await shown(root, '#approvals [data-approval="confirm-1"] details .d2h-ins');
+    // folded, the diff is not drawn: the popup's cards of long diffs held it for seconds as it opened
+    const card = root.querySelector('#approvals [data-approval="confirm-1"]')!;
+    await act(async () => await new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(card.querySelector('details [data-diff]')).toBeNull();
+    await unfold(card);
+    await shown(card, 'details .d2h-ins');
   });
 
   it("a decided card goes with its buttons: the next approval's card never takes over a focused Approve", () => {
