@@ -12,7 +12,7 @@ let loadedDiffView: typeof DiffView | undefined;
  * The diff renderer (diff2html and highlight.js, most of a page's weight) is loaded when a diff is first shown, so a
  * popup with nothing to approve never loads it. Until then the diff is shown as plain text.
  */
-function LazyDiff({ diff, label }: { diff: string; label: string }) {
+function LazyDiff({ diff, label, toolArguments }: { diff: string; label: string; toolArguments: boolean }) {
   const [View, setView] = useState(() => loadedDiffView);
   useEffect(() => {
     if (View) return;
@@ -21,7 +21,7 @@ function LazyDiff({ diff, label }: { diff: string; label: string }) {
       setView(() => module.DiffView);
     });
   }, [View]);
-  return View ? <View diff={diff} label={label} /> : <pre class="diff" data-diff="plain">{diff}</pre>;
+  return View ? <View diff={diff} label={label} toolArguments={toolArguments} /> : <pre class="diff" data-diff="plain">{diff}</pre>;
 }
 
 /**
@@ -102,7 +102,7 @@ export function ApprovalCard(props: {
   const warning = approvalWarning(preview);
   // a tool of the person's MCP server is shown its arguments in the diff's place: they are no changes, and are not called so
   const args = preview.heading?.kind === 'mcp';
-  const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} label={t(args ? 'panel.arguments' : 'panel.diff')} />;
+  const diff = preview.diff !== undefined && <LazyDiff diff={preview.diff} label={t(args ? 'panel.arguments' : 'panel.diff')} toolArguments={args} />;
   // Folded (the popup), the diff is shown before anything is approved: the first Approve opens it, the next decides.
   const folds = compact === true && preview.diff !== undefined;
   const [seen, setSeen] = useState(!folds);

@@ -4,6 +4,7 @@ import { Diff2HtmlUI } from 'diff2html/lib/ui/js/diff2html-ui-slim';
 import 'diff2html/bundles/css/diff2html.min.css';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { t, tn, type MessageKey } from './i18n';
+import { diffNotesWorded } from './preview-words';
 
 /**
  * A unified diff drawn by diff2html: one block per file, added and removed lines coloured, the code itself coloured
@@ -124,16 +125,19 @@ export function shownParts(diff: string, limit = DRAWN_DIFF_LINES): { parts: Arr
 /**
  * `label`: what the box holds, for a screen reader (an MCP tool's arguments are no changes); the changes by default.
  * `drawnLines`: how many of its lines diff2html draws (DRAWN_DIFF_LINES; a test draws fewer, as a page's DOM in tests
- * is slow to build).
+ * is slow to build). `toolArguments`: the text is an MCP server tool's arguments, shown exactly as they are sent.
  */
-export function DiffView({ diff, label = t('panel.diff'), drawnLines = DRAWN_DIFF_LINES }: { diff: string; label?: string; drawnLines?: number }) {
+export function DiffView(props: { diff: string; label?: string; drawnLines?: number; toolArguments?: boolean }) {
+  const { diff, label = t('panel.diff'), drawnLines = DRAWN_DIFF_LINES } = props;
   // Text with no change in it for diff2html to draw (an MCP server tool's arguments, a file too large to diff here
-  // and why, a note that the diff was cut) is shown as it is, where it stands: diff2html drew nothing of it.
+  // and why, a note that the diff was cut) is shown where it stands: diff2html drew nothing of it. The companion's
+  // notes in it are worded in the person's language; arguments are shown as they are.
   const { parts, rest, restAt } = useMemo(() => shownParts(diff, drawnLines), [diff, drawnLines]);
+  const text = (part: string): string => (props.toolArguments ? part : diffNotesWorded(part));
   if (!parts.some((part) => part.drawn)) {
     return (
       <pre class="diff" data-diff="text" tabIndex={0} role="region" aria-label={label}>
-        {diff}
+        {text(diff)}
       </pre>
     );
   }
@@ -147,7 +151,7 @@ export function DiffView({ diff, label = t('panel.diff'), drawnLines = DRAWN_DIF
               {tn('diff.plainRest', rest)}
             </p>
           )}
-          {part.drawn ? <DrawnDiff diff={part.text} /> : <pre data-diff="text">{part.text}</pre>}
+          {part.drawn ? <DrawnDiff diff={part.text} /> : <pre data-diff="text">{text(part.text)}</pre>}
         </>
       ))}
     </div>

@@ -115,3 +115,35 @@ function characterName(codePoint: number): string | undefined {
   if (name === undefined) return undefined;
   return t(`hiddenCharacter.u${codePoint.toString(16).padStart(4, '0')}` as MessageKey) || name;
 }
+
+/**
+ * The companion's notes in a diff's place, each a line of its own outside any hunk, in the person's language: a file
+ * too large or too different to diff (tools/define-handler.ts unifiedDiff), text written over or appended to a binary
+ * file (binaryChange), a diff cut to size (approvals/store.ts, plans/preview-diff.ts capPreview). They came in the
+ * companion's English on a Chinese card too. A line that is none of them is kept as it is.
+ */
+const DIFF_NOTES: ReadonlyArray<[RegExp, (match: string[]) => string]> = [
+  [/^\(too large to diff here: (\d+) characters before, (\d+) after\)$/, ([, before, after]) => t('diff.tooLarge', [before!, after!])],
+  [
+    /^\(too different to diff here within (\d+) ms: (\d+) characters before, (\d+) after\)$/,
+    ([, ms, before, after]) => t('diff.tooDifferent', [timeLimit(Number(ms)), before!, after!]),
+  ],
+  [/^\(binary file (.+) would be replaced by (\d+) characters of text\)$/, ([, path, chars]) => t('diff.binaryReplaced', [path!, chars!])],
+  [/^\((\d+) characters of text would be appended to the binary file (.+)\)$/, ([, chars, path]) => t('diff.binaryAppended', [path!, chars!])],
+  [/^… \((\d+) more characters of diff not shown\)$/, ([, chars]) => t('diff.cut', [chars!])],
+  [/^\[… preview cut: (\d+) more characters of diff not shown …\]$/, ([, chars]) => t('diff.cut', [chars!])],
+];
+
+/** `text` (lines of a diff that diff2html does not draw) with the companion's notes in it worded for the person. */
+export function diffNotesWorded(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      for (const [pattern, words] of DIFF_NOTES) {
+        const match = pattern.exec(line);
+        if (match) return words([...match]);
+      }
+      return line;
+    })
+    .join('\n');
+}
