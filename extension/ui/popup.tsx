@@ -101,6 +101,10 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
           </span>
         </button>
       )}
+      {/* a card that comes or goes while the popup is open is said: the cards and the count beside the button are only drawn */}
+      <p class="sr-only" role="status" id="approvals-said">
+        {state.loaded ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
+      </p>
       {state.approvals.length > 0 && (
         <section class="stack" aria-labelledby="approvals-title">
           <h2 id="approvals-title">{t('popup.approvals')}</h2>

@@ -1113,6 +1113,27 @@ describe('popup', () => {
     await shown(card, 'details .d2h-ins');
   });
 
+  it('says how many approvals wait as cards come and go while it is open, in a live region, in English and Chinese', () => {
+    const root = document.body.appendChild(document.createElement('div'));
+    const draw = (over: Partial<LiveState>) => act(() => render(<PopupView state={state(over)} deps={deps({ openSidePanel: () => undefined })} live={live} />, root));
+    draw({ loaded: false });
+    const said = root.querySelector('#approvals-said')!;
+    expect(said.getAttribute('role')).toBe('status');
+    expect(said.textContent).toBe('');
+    draw({ approvals: [] });
+    draw({ approvals: [approval()] });
+    expect(root.querySelector('#approvals-said')).toBe(said);
+    expect(said.textContent).toBe('1 approval waiting');
+    draw({ approvals: [approval(), approval({ id: 'confirm-2' })] });
+    expect(said.textContent).toBe('2 approvals waiting');
+    draw({ approvals: [] });
+    expect(said.textContent).toBe('0 approvals waiting');
+    useLocale('zh_CN');
+    draw({ approvals: [approval()] });
+    expect(said.textContent).toBe('1 个操作等待批准');
+    useLocale('en');
+  });
+
   it("a decided card goes with its buttons: the next approval's card never takes over a focused Approve", () => {
     const root = document.body.appendChild(document.createElement('div'));
     const both = [approval(), approval({ id: 'confirm-9', preview: { title: 'Overwrite /w/b.txt', paths: ['/w/b.txt'] } })];
