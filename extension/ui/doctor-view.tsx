@@ -19,7 +19,19 @@ export interface DoctorViewDeps {
   version: string;
   /** How often the report is read again while the popup is open (ms; 0 = once). */
   refreshMs?: number;
+  /**
+   * What chatbridge's settings say of the tab's site, for a tab it does not run in: switched on, switched off, or on
+   * without the browser's access to it; absent for a site it does not know (the popup offers "Enable on this site").
+   */
+  site?: 'on' | 'off' | 'no-access';
 }
+
+/** Why chatbridge does not run in the tab, and what to do, as far as its settings tell. */
+const NOT_RUNNING = {
+  on: 'doctor.notRunningReload',
+  off: 'doctor.notRunningOff',
+  'no-access': 'doctor.notRunningNoAccess',
+} as const;
 
 type Loaded = { state: 'loading' } | { state: 'absent' } | { state: 'report'; report: DoctorReport };
 
@@ -58,7 +70,7 @@ export function DoctorView({ deps }: { deps: DoctorViewDeps }) {
     return (
       <section id="doctor" class="card stack" data-state={loaded.state} aria-labelledby="doctor-title">
         <h2 id="doctor-title">{t('doctor.title')}</h2>
-        <p class="muted" style="margin:0">{loaded.state === 'loading' ? t('doctor.loading') : t('doctor.notRunning')}</p>
+        <p class="muted" style="margin:0">{loaded.state === 'loading' ? t('doctor.loading') : t(deps.site ? NOT_RUNNING[deps.site] : 'doctor.notRunning')}</p>
       </section>
     );
   }

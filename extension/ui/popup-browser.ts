@@ -1,6 +1,7 @@
 import { browser } from 'wxt/browser';
 import { ask } from '../messaging';
-import { companionUrl, genericHosts, siteSettingItems } from '../settings';
+import { companionUrl, genericHosts, readSiteSettings, siteSettingItems } from '../settings';
+import { siteAccess } from '../site-access';
 import { SITES } from '../sites';
 import { h } from 'preact';
 import { DoctorView, type DoctorViewDeps } from './doctor-view';
@@ -74,21 +75,48 @@ async function enableHere(tab: Tab | undefined): Promise<PopupDeps['enableHere']
   };
 }
 
+/**
+ * What the settings say of the tab's site: a site chatbridge knows, or a host enabled for the generic adapter, is on,
+ * off, or on without the browser's access to it; undefined for any other. A tab chatbridge does not run in is then
+ * told why: a page open from before chatbridge was installed or updated has none of its script until reloaded.
+ */
+export async function siteOfTab(tab: Tab | undefined): Promise<DoctorViewDeps['site']> {
+  const link = safeLink(tab?.url);
+  if (link === undefined) return undefined;
+  const host = new URL(link).host;
+  const known = SITES.find((s) => s.hosts.includes(host));
+  if (known) {
+    const access = await siteAccess(known.id);
+    return !access.enabled ? 'off' : access.granted ? 'on' : 'no-access';
+  }
+  if (!(await genericHosts.getValue()).includes(host)) return undefined;
+  if (!(await readSiteSettings(host)).enabled) return 'off';
+  const granted = await browser.permissions.contains({ origins: [`${new URL(link).protocol}//${host}/*`] }).catch(() => false);
+  return granted ? 'on' : 'no-access';
+}
+
 /** The doctor's view of the tab, through the background (which asks the tab's content script). */
-function doctorDeps(tab: Tab | undefined): DoctorViewDeps | undefined {
+async function doctorDeps(tab: Tab | undefined): Promise<DoctorViewDeps | undefined> {
   const tabId = tab?.id;
   if (tabId === undefined || safeLink(tab?.url) === undefined) return undefined;
+  const site = await siteOfTab(tab).catch(() => undefined);
   return {
     load: (outline) => ask('doctor', { tabId, outline }),
     copy: (text) => navigator.clipboard.writeText(text),
     version: browser.runtime.getManifest().version,
+    ...(site ? { site } : {}),
   };
 }
 
 export async function browserPopupDeps(): Promise<PopupDeps> {
   const tab = await targetTab();
-  const [sites, url, openSidePanel, here] = await Promise.all([siteEntries(), companionUrl.getValue(), sidePanelOpener().catch(() => undefined), enableHere(tab)]);
-  const doctor = doctorDeps(tab);
+  const [sites, url, openSidePanel, here, doctor] = await Promise.all([
+    siteEntries(),
+    companionUrl.getValue(),
+    sidePanelOpener().catch(() => undefined),
+    enableHere(tab),
+    doctorDeps(tab),
+  ]);
   return {
     ...(await siteStore(sites)),
     companionUrl: url,
