@@ -28,6 +28,11 @@ export interface LiveState {
   output: Record<string, string>;
   /** false until the first answer, so a view can keep the room for what is coming */
   loaded: boolean;
+  /**
+   * the lists read from the companion at least once since the page opened: until one is, it is empty because nothing
+   * was read (the companion not running or not paired when the page opened), not because it holds nothing
+   */
+  read: LivePart[];
   error: string;
 }
 
@@ -37,6 +42,16 @@ export interface EndedProgram {
   status: 'completed' | 'failure' | 'timeout' | 'terminated';
   returncode: number | null;
 }
+
+/** Each list and the field of the live state it is read into. */
+const PARTS: ReadonlyArray<[LivePart, keyof LiveState]> = [
+  ['approvals', 'approvals'],
+  ['grants', 'grants'],
+  ['programs', 'programs'],
+  ['runs', 'runs'],
+  ['journal', 'journal'],
+  ['audit', 'audit'],
+];
 
 export const OUTPUT_KEEP = 64 * 1024;
 export const ENDED_KEEP = 5;
@@ -82,7 +97,7 @@ function message(error: unknown): string {
 }
 
 export function createLive(source: LiveSource, parts: readonly LivePart[], options: { refreshMs?: number } = {}): Live {
-  let state: LiveState = { connection: null, approvals: [], grants: [], programs: [], ended: [], runs: [], journal: [], audit: [], output: {}, loaded: false, error: '' };
+  let state: LiveState = { connection: null, approvals: [], grants: [], programs: [], ended: [], runs: [], journal: [], audit: [], output: {}, loaded: false, read: [], error: '' };
   const listeners = new Set<(state: LiveState) => void>();
   const set = (patch: Partial<LiveState>): void => {
     state = { ...state, ...patch };
@@ -136,8 +151,10 @@ export function createLive(source: LiveSource, parts: readonly LivePart[], optio
         load('journal', 'journal', 'journal', {}, (list) => list),
         auditHave !== wanted ? load('audit', 'audit', 'audit', { limit: AUDIT_LIMIT }, (list) => list) : {},
       ]);
-      if ('audit' in Object.assign({}, ...patches)) auditHave = wanted;
-      set(Object.assign({ connection: steady(state.connection, connection), loaded: true }, ...patches));
+      const got: Partial<LiveState> = Object.assign({}, ...patches);
+      if ('audit' in got) auditHave = wanted;
+      const read = PARTS.filter(([part, key]) => state.read.includes(part) || key in got).map(([part]) => part);
+      set({ ...got, connection: steady(state.connection, connection), loaded: true, ...(read.length !== state.read.length ? { read } : {}) });
     })().finally(() => (refreshing = null));
     return refreshing;
   };

@@ -81,6 +81,7 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
   }, [deps.prompts]);
   const [enableHere, setEnableHere] = useState(deps.enableHere);
   const keepFocus = useFocusKeptInApprovals(state.approvals, () => document.querySelector('#open-sidepanel'));
+  const approvalsRead = state.read.includes('approvals');
   return (
     <main class="stack" style="padding:12px;gap:12px">
       <PageHeader connection={state.connection} error={state.error} />
@@ -96,14 +97,17 @@ export function PopupView(props: { state: LiveState; deps: PopupDeps; live: Pick
         <button id="open-sidepanel" type="button" class="row" onClick={trusted(deps.openSidePanel)}>
           <span>{t('popup.openSidePanel')}</span>
           <span class="spacer" />
-          <span class="count" data-zero={String(state.approvals.length === 0)} aria-label={tn('popup.approvalsWaiting', state.approvals.length)}>
-            {state.approvals.length}
-          </span>
+          {/* no count while the list was never read from the companion: a 0 there said what nobody knew */}
+          {approvalsRead && (
+            <span class="count" data-zero={String(state.approvals.length === 0)} aria-label={tn('popup.approvalsWaiting', state.approvals.length)}>
+              {state.approvals.length}
+            </span>
+          )}
         </button>
       )}
       {/* a card that comes or goes while the popup is open is said: the cards and the count beside the button are only drawn */}
       <p class="sr-only" role="status" id="approvals-said">
-        {state.loaded ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
+        {state.loaded && approvalsRead ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
       </p>
       {state.approvals.length > 0 && (
         <section class="stack" aria-labelledby="approvals-title">

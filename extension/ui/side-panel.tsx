@@ -6,7 +6,7 @@ import type { RecentRun } from '../messaging';
 import { ApprovalCard, decideThenFocus, thenFocus, useFocusKeptInApprovals } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, tn, type MessageKey } from './i18n';
-import { companionAway, useLive, type EndedProgram, type Live, type LiveState } from './live';
+import { companionAway, useLive, type EndedProgram, type Live, type LivePart, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { trusted } from './trusted';
 
@@ -49,8 +49,13 @@ function Section(props: { id: string; title: MessageKey; count?: number; childre
   );
 }
 
-function Empty({ loaded, text }: { loaded: boolean; text: MessageKey }) {
-  return <p class="empty">{loaded ? t(text) : '…'}</p>;
+/**
+ * What an empty list says: `…` until the first answer, then that it holds nothing — or, while it was never read from
+ * the companion (not running or not paired when the page opened), that it could not be read: "No changes yet" there
+ * said what nobody knew.
+ */
+function Empty({ loaded, read = true, text }: { loaded: boolean; read?: boolean; text: MessageKey }) {
+  return <p class="empty">{!loaded ? '…' : read ? t(text) : t('panel.notRead')}</p>;
 }
 
 /** How a program ended, in the person's words. */
@@ -285,7 +290,7 @@ function auditText(record: AuditItem): string {
     .toLowerCase();
 }
 
-export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
+export function AuditLog(props: { records: AuditItem[]; loaded: boolean; read?: boolean }) {
   const [query, setQuery] = useState('');
   const matches = useMemo(() => {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
@@ -310,14 +315,14 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean }) {
         onInput={(e) => setQuery(e.currentTarget.value)}
       />
       <div class="muted" id="audit-count">
-        {count}
+        {props.read === false ? '' : count}
       </div>
       <p class="sr-only" role="status" id="audit-said">
         {said}
       </p>
       <div id="audit">
         {matches.length === 0 ? (
-          <Empty loaded={props.loaded} text="panel.noAudit" />
+          <Empty loaded={props.loaded} read={props.read !== false} text="panel.noAudit" />
         ) : (
           <ul class="stack plain">
           {matches.slice(0, AUDIT_SHOWN).map((r) => (
@@ -358,17 +363,19 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
   const running = state.programs.filter((p) => !endedIds.has(p.id));
   const keepFocus = useFocusKeptInApprovals(state.approvals, () => document.getElementById('approvals-title'));
   const away = companionAway(state);
+  /** whether a list was read from the companion: until it is, it has no count and says it could not be read */
+  const read = (part: LivePart): boolean => state.read.includes(part);
   return (
     <main class="stack" style="padding:12px;gap:16px">
       <PageHeader connection={state.connection} error={state.error} pairElsewhere />
-      <Section id="approvals" title="popup.approvals" count={state.approvals.length}>
+      <Section id="approvals" title="popup.approvals" count={read('approvals') ? state.approvals.length : undefined}>
         {/* a card that comes or goes while the person is elsewhere in the panel is said, as the count is only drawn */}
         <p class="sr-only" role="status" id="approvals-said">
-          {state.loaded ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
+          {state.loaded && read('approvals') ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
         </p>
         <div id="approvals" class="stack" onFocusIn={keepFocus}>
           {state.approvals.length === 0 ? (
-            <Empty loaded={state.loaded} text="panel.noApprovals" />
+            <Empty loaded={state.loaded} read={read('approvals')} text="panel.noApprovals" />
           ) : (
             // Every list is keyed: a row never takes over another's buttons when one comes or goes above it (a focused
             // Approve, Undo or Stop would act on another approval, change or program).
@@ -378,10 +385,10 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           )}
         </div>
       </Section>
-      <Section id="grants" title="panel.grants" count={state.grants.length}>
+      <Section id="grants" title="panel.grants" count={read('grants') ? state.grants.length : undefined}>
         <div id="grants">
           {state.grants.length === 0 ? (
-            <Empty loaded={state.loaded} text="panel.noGrants" />
+            <Empty loaded={state.loaded} read={read('grants')} text="panel.noGrants" />
           ) : (
             <ul class="stack plain">
               {state.grants.map((g) => (
@@ -391,10 +398,10 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
           )}
         </div>
       </Section>
-      <Section id="programs" title="popup.programs" count={running.length}>
+      <Section id="programs" title="popup.programs" count={read('programs') ? running.length : undefined}>
         <div id="programs" class="stack">
           {running.length === 0 ? (
-            <Empty loaded={state.loaded} text="panel.noPrograms" />
+            <Empty loaded={state.loaded} read={read('programs')} text="panel.noPrograms" />
           ) : (
             running.map((p) => <ProgramCard key={p.id} program={p} output={state.output[p.id] ?? ''} onStop={() => actions.stopProgram(p.id)} />)
           )}
@@ -411,7 +418,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
       <Section id="runs" title="popup.runs">
         <div id="runs" class="stack">
           {state.runs.length === 0 ? (
-            <Empty loaded={state.loaded} text="panel.noRuns" />
+            <Empty loaded={state.loaded} read={read('runs')} text="panel.noRuns" />
           ) : (
             state.runs.slice(0, 30).map((r) => (
               <RunRow key={r.runId} run={r} audit={auditByRun.get(r.runId)} asking={askingByRun.get(r.runId)} entry={journalByRun.get(r.runId)} onUndo={actions.undo} />
@@ -422,7 +429,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
       <Section id="changes" title="popup.changes">
         <div id="changes">
           {state.journal.length === 0 ? (
-            <Empty loaded={state.loaded} text="panel.noChanges" />
+            <Empty loaded={state.loaded} read={read('journal')} text="panel.noChanges" />
           ) : (
             <ul class="stack plain">
               {state.journal.map((j) => (
@@ -433,7 +440,7 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
         </div>
       </Section>
       <Section id="audit-log" title="panel.audit">
-        <AuditLog records={state.audit} loaded={state.loaded} />
+        <AuditLog records={state.audit} loaded={state.loaded} read={read('audit')} />
       </Section>
     </main>
   );

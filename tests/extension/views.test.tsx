@@ -89,7 +89,8 @@ function audit(over: Partial<AuditItem>): AuditItem {
 const CONNECTED: ConnectionInfo = { state: 'connected', companionUrl: 'http://127.0.0.1:17890' };
 
 function state(over: Partial<LiveState> = {}): LiveState {
-  return { connection: CONNECTED, approvals: [], grants: [], programs: [], ended: [], runs: [], journal: [], audit: [], output: {}, loaded: true, error: '', ...over };
+  const read: LiveState['read'] = ['approvals', 'grants', 'programs', 'runs', 'journal', 'audit'];
+  return { connection: CONNECTED, approvals: [], grants: [], programs: [], ended: [], runs: [], journal: [], audit: [], output: {}, loaded: true, read, error: '', ...over };
 }
 
 /** A click as a person's: happy-dom marks no event trusted, so the flag is set the way the browser would. */
@@ -444,6 +445,31 @@ describe('side panel', () => {
     expect(root.querySelector('#runs')!.textContent).toBe('No runs yet');
     expect(root.querySelector('#changes')!.textContent).toBe('No file changes yet');
     expect(root.querySelector('#audit-count')!.textContent).toBe('0 of 0 records');
+  });
+
+  it('opened while the companion does not answer: a list never read says so, with no count, not that it holds nothing', () => {
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    // the recent runs are the extension's own record: read without the companion
+    const root = mount(<SidePanelView state={state({ connection: away, read: ['runs'] })} actions={actions} />);
+    const notRead = 'Not read: the companion has not answered since this page opened';
+    for (const id of ['approvals', 'grants', 'programs', 'changes', 'audit']) expect(root.querySelector(`#${id}`)!.textContent, id).toBe(notRead);
+    expect(root.querySelector('#runs')!.textContent).toBe('No runs yet');
+    for (const id of ['approvals', 'grants', 'programs']) expect(root.querySelector(`#${id}-title .count`), id).toBeNull();
+    expect(root.querySelector('#approvals-said')!.textContent).toBe('');
+    expect(root.querySelector('#audit-count')!.textContent).toBe('');
+    const popup = mount(
+      <PopupView
+        state={state({ connection: away, read: [] })}
+        deps={{ sites: [], readSite: async (key) => defaultSiteSettings(key), writeSite: async () => undefined, companionUrl: '', openSidePanel: () => undefined }}
+        live={{ decide: async () => undefined, pair: async () => undefined, unpair: async () => undefined }}
+      />,
+    );
+    expect(popup.querySelector('#open-sidepanel .count')).toBeNull();
+    expect(popup.querySelector('#approvals-said')!.textContent).toBe('');
+    useLocale('zh_CN');
+    const zh = mount(<SidePanelView state={state({ connection: away, read: [] })} actions={actions} />);
+    expect(zh.querySelector('#changes')!.textContent).toBe('未读取到：此页面打开后本地助手还没有应答');
+    useLocale('en');
   });
 
   it('not paired: the panel says where to pair (the popup has the pairing step itself, so it does not say it twice)', () => {
@@ -1300,6 +1326,22 @@ describe('live data for the popup and side panel', () => {
       push: (p) => listener?.(p),
     };
   }
+
+  it('knows which lists were read from the companion: none while it does not answer, each once it has', async () => {
+    const answers: Partial<{ [T in RequestType]: RequestMap[T]['response'] }> = { connection: { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890' }, 'recent-runs': [] };
+    const source = fakeSource(answers);
+    const live = createLive(source, ['approvals', 'journal', 'runs'], { refreshMs: 60_000 });
+    await live.refresh();
+    expect(live.get()).toMatchObject({ loaded: true, read: ['runs'] });
+    Object.assign(answers, { connection: CONNECTED, approvals: [], journal: [] });
+    await live.refresh();
+    expect(live.get().read).toEqual(['approvals', 'runs', 'journal']);
+    // gone again, what was read stays read: the lists last read stay in sight
+    delete answers.approvals;
+    await live.refresh();
+    expect(live.get().read).toEqual(['approvals', 'runs', 'journal']);
+    live.close();
+  });
 
   it('loads what the view asked for, appends live output, refreshes on an approval event', async () => {
     const source = fakeSource({ connection: CONNECTED, approvals: [approval(), approval({ id: 'done', state: 'approved' })], programs: [PROGRAM] });
