@@ -353,7 +353,13 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean; read?: 
   );
 }
 
-export function SidePanelView(props: { state: LiveState; actions: PanelActions; focusApproval?: string | undefined }) {
+export function SidePanelView(props: {
+  state: LiveState;
+  actions: PanelActions;
+  focusApproval?: string | undefined;
+  /** the approval the panel was opened on (a notification's click) was not waiting when the list was read */
+  focusGone?: boolean;
+}) {
   const { state, actions } = props;
   const auditByRun = new Map(state.audit.map((record) => [record.runId, record]));
   const askingByRun = new Map(state.approvals.map((approval) => [approval.runId, approval.tool]));
@@ -373,6 +379,11 @@ export function SidePanelView(props: { state: LiveState; actions: PanelActions; 
         <p class="sr-only" role="status" id="approvals-said">
           {state.loaded && read('approvals') ? tn('popup.approvalsWaiting', state.approvals.length) : ''}
         </p>
+        {props.focusGone && (
+          <p class="warn" id="approval-gone" role="status" style="margin:0">
+            {t('panel.openedApprovalGone')}
+          </p>
+        )}
         <div id="approvals" class="stack" onFocusIn={keepFocus}>
           {state.approvals.length === 0 ? (
             <Empty loaded={state.loaded} read={read('approvals')} text="panel.noApprovals" />
@@ -462,6 +473,11 @@ export function SidePanel({ live }: { live: Live }) {
     return () => removeEventListener('hashchange', onHash);
   }, []);
   const present = focus !== undefined && state.approvals.some((a) => a.id === focus);
+  // Opened on an approval (a notification clicked) that no longer waits — decided on its chip or in the popup, or
+  // expired — the panel says so: it showed the other cards, or none, and nothing of the one the person came for.
+  const shown = useRef<string | undefined>(undefined);
+  if (present) shown.current = focus;
+  const focusGone = focus !== undefined && !present && shown.current !== focus && state.loaded && state.read.includes('approvals');
   useEffect(() => {
     if (!present) return;
     const card = document.querySelector<HTMLElement>(`[data-approval="${focus}"]`);
@@ -478,6 +494,7 @@ export function SidePanel({ live }: { live: Live }) {
     <SidePanelView
       state={state}
       focusApproval={focus}
+      focusGone={focusGone}
       actions={{ decide, forgetGrant: (g) => live.forgetGrant(g), undo: (id) => live.undo(id), stopProgram: (id) => void live.stopProgram(id) }}
     />
   );

@@ -9,7 +9,7 @@ import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
 import { createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
 import { OptionsView } from '../../extension/ui/options';
 import { PopupView, type PopupDeps } from '../../extension/ui/popup';
-import { approvalFromHash, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
+import { approvalFromHash, SidePanel, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
 import { useLocale } from './i18n-fake';
 
@@ -1340,6 +1340,27 @@ describe('live data for the popup and side panel', () => {
     delete answers.approvals;
     await live.refresh();
     expect(live.get().read).toEqual(['approvals', 'runs', 'journal']);
+    live.close();
+  });
+
+  it('opened on an approval that no longer waits (a notification clicked after it was decided or expired), the side panel says so', async () => {
+    const answers: Partial<{ [T in RequestType]: RequestMap[T]['response'] }> = { connection: CONNECTED, approvals: [approval({ id: 'confirm-8' })] };
+    location.hash = '#approval=confirm-7';
+    const live = createLive(fakeSource(answers), ['approvals'], { refreshMs: 60_000 });
+    const root = document.body.appendChild(document.createElement('div'));
+    act(() => render(<SidePanel live={live} />, root));
+    await act(async () => await live.refresh());
+    expect(root.querySelector('#approval-gone')?.textContent).toBe(
+      'The approval this panel was opened on is no longer waiting: it was decided (on its chip, in the popup or here) or it expired. How its run went is under Recent runs.',
+    );
+    // opened on one that waits, and decided here: nothing is said of it when it goes
+    answers.approvals = [approval({ id: 'confirm-7' })];
+    await act(async () => await live.refresh());
+    expect(root.querySelector('#approval-gone')).toBeNull();
+    answers.approvals = [];
+    await act(async () => await live.refresh());
+    expect(root.querySelector('#approval-gone')).toBeNull();
+    location.hash = '';
     live.close();
   });
 
