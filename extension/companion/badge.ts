@@ -44,7 +44,8 @@ export const BADGE_COLORS: Record<Exclude<BadgeState, 'idle'>, string> = {
 export const BADGE_TEXT_COLOR = '#ffffff';
 
 /**
- * What needs the person first: approvals waiting (a number), then a companion that cannot be reached ("off") or
+ * What needs the person first: approvals waiting (a number), then a companion that cannot be reached ("off", in the
+ * person's language: a Chinese toolbar showed the English word) or
  * is not paired ("?"), then a problem the site doctor found on this tab ("!"). Connecting shows nothing new.
  */
 export function badgeFor(inputs: BadgeInputs): Badge {
@@ -52,7 +53,7 @@ export function badgeFor(inputs: BadgeInputs): Badge {
   if (inputs.connection === 'connected' && approvals > 0) {
     return { state: 'approvals', text: approvals > 99 ? '99+' : String(approvals), color: BADGE_COLORS.approvals, title: tn('badge.approvals', approvals) };
   }
-  if (inputs.connection === 'disconnected') return { state: 'offline', text: 'off', color: BADGE_COLORS.offline, title: t('badge.offline') };
+  if (inputs.connection === 'disconnected') return { state: 'offline', text: t('badge.offText'), color: BADGE_COLORS.offline, title: t('badge.offline') };
   if (inputs.connection === 'unpaired') return { state: 'unpaired', text: '?', color: BADGE_COLORS.unpaired, title: t('badge.unpaired') };
   if (inputs.problem) {
     return { state: 'problem', text: '!', color: BADGE_COLORS.problem, title: `${t('badge.problem')}: ${inputs.problem.message}` };

@@ -18,6 +18,10 @@ describe('toolbar badge: what it shows', () => {
     expect(badgeFor({ approvals: 3, connection: 'disconnected' })).toMatchObject({ state: 'offline', text: 'off' });
     expect(badgeFor({ approvals: 0, connection: 'unpaired', problem: { code: 'X', message: 'y' } })).toMatchObject({ state: 'unpaired', text: '?' });
   });
+  it('"off" is in the person\'s language: a Chinese toolbar showed the English word', () => {
+    useLocale('zh_CN');
+    expect(badgeFor({ approvals: 3, connection: 'disconnected' })).toMatchObject({ state: 'offline', text: '离线', title: 'chatbridge：无法连接本地助手' });
+  });
   it("the site doctor's problem on a tab shows as ! with the problem in the title", () => {
     expect(badgeFor({ approvals: 0, connection: 'connected', problem: { code: 'NO_EDITOR', message: 'no chat box found' } })).toMatchObject({
       state: 'problem',
