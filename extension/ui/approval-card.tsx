@@ -126,10 +126,9 @@ export function ApprovalCard(props: {
     card.current?.focus();
     details.scrollIntoView?.({ block: 'nearest' });
   };
-  const describedBy = (ids: string[]): string | undefined => {
-    const all = away ? [...ids, `away-${a.id}`] : ids;
-    return all.length > 0 ? all.join(' ') : undefined;
-  };
+  // Each button is described by what it decides: with several cards, a screen reader going from button to button
+  // heard "Approve" and "Deny" alone, the card they belong to nowhere in what it said.
+  const describedBy = (ids: string[]): string => [`title-${a.id}`, ...ids, ...(away ? [`away-${a.id}`] : [])].join(' ');
   return (
     <article
       ref={card}
@@ -149,7 +148,9 @@ export function ApprovalCard(props: {
           {warning}
         </p>
       )}
-      <div data-title="">{title}</div>
+      <div data-title="" id={`title-${a.id}`}>
+        {title}
+      </div>
       {preview.actions && (
         <ul class="stack" data-actions="" style="margin:0;padding-left:16px">
           {preview.actions.map((action) => (

@@ -224,6 +224,24 @@ describe('approval card', () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 
+  it('each button is described by the card it decides: with several cards, "Approve" and "Deny" alone named none', () => {
+    const root = mount(
+      <>
+        <ApprovalCard approval={approval()} onDecide={() => undefined} />
+        <ApprovalCard approval={EXEC} onDecide={() => undefined} compact />
+      </>,
+    );
+    const description = (button: Element): string =>
+      (button.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id) => root.querySelector(`#${id}`)?.textContent ?? `(no #${id})`)
+        .join(' | ');
+    for (const decision of ['approve', 'approve-conversation', 'deny']) {
+      expect(description(root.querySelector(`[data-approval="confirm-1"] [data-decision="${decision}"]`)!), decision).toBe('Overwrite /w/a.txt');
+      expect(description(root.querySelector(`[data-approval="confirm-2"] [data-decision="${decision}"]`)!), decision).toBe('Run npm test');
+    }
+  });
+
   it('offers no "approve for this conversation" in a chat without a conversation id (the companion grants nothing there)', () => {
     const root = mount(<ApprovalCard approval={approval({ conversationId: `${UNSAVED_CONVERSATION_PREFIX}/` })} onDecide={() => undefined} />);
     const decisions = [...root.querySelectorAll('[data-decision]')].map((button) => button.getAttribute('data-decision'));
