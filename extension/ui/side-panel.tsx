@@ -348,6 +348,12 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean; read?: 
           ))}
           </ul>
         )}
+        {/* the records past those drawn are not there to scroll to: said, with how to reach them */}
+        {matches.length > AUDIT_SHOWN && (
+          <p class="muted" data-audit-more="">
+            {t('panel.auditMore', [AUDIT_SHOWN, matches.length])}
+          </p>
+        )}
       </div>
     </div>
   );

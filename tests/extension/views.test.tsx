@@ -849,6 +849,25 @@ describe('side panel', () => {
     useLocale('en');
   });
 
+  it('the audit log says when it draws only the newest of the records that match, and how to reach the others', () => {
+    const records = Array.from({ length: 260 }, (_, i) => audit({ auditId: `a-${i}`, tool: i % 2 === 0 ? 'fs.read' : 'fs.write' }));
+    const root = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
+    expect(root.querySelectorAll('[data-audit]')).toHaveLength(200);
+    expect(root.querySelector('#audit-count')!.textContent).toBe('260 of 260 records');
+    expect(root.querySelector('[data-audit-more]')!.textContent).toBe('The newest 200 of these 260 records are shown: add words to the search to find the others');
+    const search = root.querySelector<HTMLInputElement>('#audit-search')!;
+    act(() => {
+      search.value = 'fs.write';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    expect(root.querySelectorAll('[data-audit]')).toHaveLength(130);
+    expect(root.querySelector('[data-audit-more]')).toBeNull();
+    useLocale('zh_CN');
+    const zh = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
+    expect(zh.querySelector('[data-audit-more]')!.textContent).toBe('这 260 条记录只显示了最新的 200 条：在搜索框中多输入几个词可找到其余的');
+    useLocale('en');
+  });
+
   it("the audit log's decisions and outcomes are in the person's language, and searched in it too", () => {
     useLocale('zh_CN');
     const records = [
