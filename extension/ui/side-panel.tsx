@@ -6,7 +6,7 @@ import type { RecentRun } from '../messaging';
 import { ApprovalCard, decideThenFocus, thenFocus, useFocusKeptInApprovals } from './approval-card';
 import { clockTime, duration, safeLink, shortId } from './format';
 import { riskName, t, tn, type MessageKey } from './i18n';
-import { companionAway, useLive, type EndedProgram, type Live, type LivePart, type LiveState } from './live';
+import { AUDIT_LIMIT, companionAway, useLive, type EndedProgram, type Live, type LivePart, type LiveState } from './live';
 import { PageHeader } from './page-header';
 import { trusted } from './trusted';
 
@@ -299,7 +299,11 @@ export function AuditLog(props: { records: AuditItem[]; loaded: boolean; read?: 
       return words.every((word) => text.includes(word));
     });
   }, [props.records, query]);
-  const count = t('panel.auditMatches', [matches.length, tn('panel.records', props.records.length)]);
+  // The panel reads the newest AUDIT_LIMIT records: with that many, the log likely holds older ones no search here finds.
+  const count =
+    props.records.length >= AUDIT_LIMIT
+      ? t('panel.auditMatchesNewest', [matches.length, props.records.length])
+      : t('panel.auditMatches', [matches.length, tn('panel.records', props.records.length)]);
   // A screen reader is told the count as the answer to a search, not each time a run adds a record (every block run
   // would be said, as '12 of 12 records', wherever the person is in the panel): said anew only when the words change.
   const [said, setSaid] = useState('');

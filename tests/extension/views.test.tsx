@@ -6,7 +6,7 @@ import type { ConnectionInfo, PagePush, RecentRun, RequestMap, RequestType } fro
 import type { PreviewHeading } from '../../shared/api';
 import { ApprovalCard } from '../../extension/ui/approval-card';
 import { UNSAVED_CONVERSATION_PREFIX } from '../../shared/conversation-key';
-import { createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
+import { AUDIT_LIMIT, createLive, type LiveSource, type LiveState } from '../../extension/ui/live';
 import { OptionsView } from '../../extension/ui/options';
 import { PopupView, type PopupDeps } from '../../extension/ui/popup';
 import { approvalFromHash, SidePanel, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
@@ -866,6 +866,16 @@ describe('side panel', () => {
     const zh = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
     expect(zh.querySelector('[data-audit-more]')!.textContent).toBe('这 260 条记录只显示了最新的 200 条：在搜索框中多输入几个词可找到其余的');
     useLocale('en');
+  });
+
+  it('the audit log read to its limit says its count is of the newest records only, and where the older ones are', () => {
+    const records = Array.from({ length: AUDIT_LIMIT }, (_, i) => audit({ auditId: `a-${i}` }));
+    const root = mount(<SidePanelView state={state({ audit: records })} actions={actions} />);
+    expect(root.querySelector('#audit-count')!.textContent).toBe(
+      `${AUDIT_LIMIT} of the newest ${AUDIT_LIMIT} records: older ones are not searched here (npx chatbridge audit --limit 10000 in the chatbridge folder lists them)`,
+    );
+    const fewer = mount(<SidePanelView state={state({ audit: records.slice(1) })} actions={actions} />);
+    expect(fewer.querySelector('#audit-count')!.textContent).toBe(`${AUDIT_LIMIT - 1} of ${AUDIT_LIMIT - 1} records`);
   });
 
   it("the audit log's decisions and outcomes are in the person's language, and searched in it too", () => {
