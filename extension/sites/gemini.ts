@@ -51,8 +51,45 @@ function answerRoot(msg: Element): Element | null {
   return Array.from(content.querySelectorAll('.markdown')).find((el) => !el.closest(THOUGHTS_SELECTOR)) ?? content;
 }
 
-/** Labels Gemini shows on a code block that name no language. */
-const NO_LANGUAGE_LABELS = new Set(['code snippet']);
+/**
+ * The label Gemini draws in a code block's header, whole: the decoration's own span (its buttons hold a localized "Copy
+ * code" label or text of their own), else the decoration's text outside its buttons. '' when it draws none.
+ */
+function headerLabel(codeEl: Element): string {
+  const decoration = codeEl.querySelector('.code-block-decoration');
+  if (!decoration) return '';
+  const span = Array.from(decoration.querySelectorAll('span')).find((el) => !el.closest(HEADER_NOT_LABEL));
+  if (span) return (span.textContent ?? '').trim().replace(/\s+/g, ' ');
+  return textOutside(decoration, HEADER_NOT_LABEL).trim().replace(/\s+/g, ' ');
+}
+
+const HEADER_NOT_LABEL = '.buttons, button, [role="button"], mat-icon, [aria-hidden="true"], .cdk-visually-hidden';
+
+function textOutside(root: Element, exclude: string): string {
+  let out = '';
+  for (const child of Array.from(root.childNodes)) {
+    if (child.nodeType === 3) out += ` ${child.nodeValue ?? ''}`;
+    else if (child.nodeType === 1 && !(child as Element).matches(exclude)) out += ` ${textOutside(child as Element, exclude)}`;
+  }
+  return out;
+}
+
+/** A fence tag as written, or a language's name: one word (`mcp-request`, `Python`, `C++`, `Objective-C`). */
+const TAG_WORD = /^[A-Za-z][\w+#.-]*$/;
+/** The English words of the phrase, and of the forms of it that are one word, for pages whose phrase is that. */
+const NO_LANGUAGE_LABELS = new Set(['code snippet', 'code-snippet', 'codesnippet']);
+
+/**
+ * Whether a header label names no language: what Gemini draws for a fence with no tag, and for some tags it does not
+ * know, is a phrase of its interface in the person's language ("Code snippet", "代码段", "Fragmento de código"), where a
+ * tag it shows as written or a language's name is one word. Its English words are known too, for a build that draws
+ * the phrase as one.
+ */
+function namesNoLanguage(label: string): boolean {
+  // a zero-width character the page shows nowhere is no part of the word (shared/protocols fenceLabel)
+  const shown = label.replace(/[\u200B-\u200D\u2060\uFEFF]/g, '');
+  return shown !== '' && (NO_LANGUAGE_LABELS.has(shown.toLowerCase()) || !TAG_WORD.test(shown));
+}
 
 export const gemini = defineSite({
   id: 'gemini',
@@ -65,21 +102,15 @@ export const gemini = defineSite({
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, mat-icon, .cdk-visually-hidden, message-actions, sources-list, ${THOUGHTS_SELECTOR}`,
   codeBlockSelector: 'code-block, .code-block, pre',
   codeLanguage(codeEl) {
-    const label = firstMatch<Element>(codeEl, ['.code-block-decoration > span', '.code-block-decoration span', '.code-block-decoration']);
-    const text = label?.textContent?.trim() ?? '';
-    // The label's first word: the decoration may also hold button text when the buttons lose their element.
-    if (text) {
-      if (NO_LANGUAGE_LABELS.has(text.toLowerCase())) return '';
-      return text.split(/\s+/)[0] ?? '';
-    }
+    const label = headerLabel(codeEl);
+    if (label) return namesNoLanguage(label) ? '' : label;
     const classed = codeEl.querySelector('[class*="language-"]');
     return classed?.className.match(/(?:^|\s)language-(\S+)/)?.[1] ?? '';
   },
   labelHidden(codeEl) {
-    // "Code snippet" is drawn for a fence with no tag and for some it does not know (a ```webmcp fence, code-index
-    // 59530579061, 2026-08), the tag nowhere in the page: a ```mcp-request block may be shown so.
-    const label = firstMatch<Element>(codeEl, ['.code-block-decoration > span', '.code-block-decoration span', '.code-block-decoration']);
-    return NO_LANGUAGE_LABELS.has(label?.textContent?.trim().toLowerCase() ?? '');
+    // "Code snippet" (in the person's language) is drawn for a fence with no tag and for some it does not know (a
+    // ```webmcp fence, code-index 59530579061, 2026-08), the tag nowhere in the page: a ```mcp-request block may be shown so.
+    return namesNoLanguage(headerLabel(codeEl));
   },
   codeText(codeEl) {
     const code = codeEl.querySelector('pre code') ?? codeEl.querySelector('code[data-test-id="code-content"], code');

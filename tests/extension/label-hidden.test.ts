@@ -102,6 +102,30 @@ describe('a tools/call alone in a code block whose page hid its label', () => {
     expect(decision).toEqual({ run: false, reason: 'label-hidden' });
   });
 
+  it.each(['代码段', 'Fragmento de código', 'コード スニペット', 'Фрагмент кода'])(
+    'Gemini in another language, "Code snippet" drawn as %j: offered with Run, and the doctor names no fault',
+    (label) => {
+      // the label's first word was taken for the fence tag: no block at all, and the doctor said nothing
+      const message = geminiReply(label);
+      const blocks = blocksOf(gemini, message);
+      expect(blocks).toMatchObject([{ kind: 'mcp-request', complete: true, labelHidden: true, payload: CALL }]);
+      expect(blocks[0]?.error).toBeUndefined();
+      expect(gemini.codeLanguage(message.querySelector('code-block')!)).toBe('');
+      expect(replyCodeProblem(gemini, message, [])).toBeNull();
+    },
+  );
+
+  it('Gemini: a tag shown as written and a language\'s name are read whatever language the copy button speaks', () => {
+    const shown = geminiReply('mcp-request');
+    shown.querySelector('button')!.append(el('span', {}, '复制代码'));
+    expect(gemini.codeLanguage(shown.querySelector('code-block')!)).toBe('mcp-request');
+    expect(gemini.labelHidden!(shown.querySelector('code-block')!)).toBe(false);
+    expect(blocksOf(gemini, shown)).toMatchObject([{ kind: 'mcp-request', payload: CALL }]);
+    expect(blocksOf(gemini, shown)[0]?.labelHidden).toBeUndefined();
+    document.body.replaceChildren();
+    expect(gemini.codeLanguage(geminiReply('C++').querySelector('code-block')!)).toBe('C++');
+  });
+
   it('Gemini "JSON": the page showed the tag as written, a ```json example stays inert', () => {
     expect(blocksOf(gemini, geminiReply('JSON'))).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
   });
