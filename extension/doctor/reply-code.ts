@@ -48,6 +48,8 @@ export function unlabelledCalls(site: Site, answer: Element): number {
     const text = safe(() => site.codeText(el).text, '');
     const act = text.trim();
     if (Object.hasOwn(AXON_ARITY, act)) {
+      // where the module knows its page hides labels, the statement is read so and offered with Run: no fault
+      if (safe(() => site.labelHidden?.(el) === true, false)) return false;
       // Its first parameter's fence is labelled with no language (`path`, `list`) and loses its label with the act's: a
       // label read there (a tool named in a plain block, its JSON examples after it) means the site shows labels.
       const next = blocks[index + 1];

@@ -1,5 +1,6 @@
 import { BLOCK_HINTS, fenceLabel } from '../../shared/protocols';
 import { HIDDEN_LABEL } from '../../shared/protocols/json-fence';
+import { AXON_ARITY } from '../../shared/protocols/axon';
 import type { Site } from '../sites/define-site';
 import { t } from '../ui/i18n';
 
@@ -333,11 +334,15 @@ export function mayHoldBlocks(answer: Element, text: string, site: SiteReader): 
     if (BLOCK_HINTS.weakLabels.has(label)) {
       const code = (el.textContent ?? '').toLowerCase();
       if (BLOCK_HINTS.weakMarkers.some((marker) => code.includes(marker))) return true;
+      // an Axon act fence whose page hid its `act` label holds only the act's name (shared/protocols/axon.ts hiddenAct)
+      if (label === '' && ACTS.some((act) => code.includes(act)) && site.labelHidden?.(el) === true && Object.hasOwn(AXON_ARITY, site.codeText(el).text.trim())) return true;
     }
     if (fenceChars > 0) fenceChars -= countFenceChars(el.textContent ?? '');
   }
   return fenceChars > 0;
 }
+
+const ACTS = Object.keys(AXON_ARITY);
 
 function countFenceChars(text: string): number {
   let count = 0;

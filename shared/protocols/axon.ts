@@ -1,7 +1,7 @@
 import type { AxonPayload, Block } from './types';
 import { scanFences, type Fence } from './markdown';
 import { defineProtocol } from './define-protocol';
-import { NO_LABELS } from './json-fence';
+import { HIDDEN_LABEL, NO_LABELS } from './json-fence';
 
 /**
  * Axon statements (seed 003, DESIGN §3.4): a fence labelled `act` names the act (its content, trimmed); the
@@ -149,6 +149,8 @@ function contentCutByFence(act: string, parameters: readonly string[], args: rea
 function actOf(fence: Fence): string | undefined {
   if (fence.label === 'act') return actNameOf(fence.content);
   if (!NO_LABEL.has(fence.label)) return undefined;
+  const hidden = hiddenAct(fence);
+  if (hidden !== undefined) return hidden;
   const lineEnd = fence.content.indexOf('\n');
   if (lineEnd === -1 || fence.content.slice(0, lineEnd).replace(/[\u200B\u2060\uFEFF]/g, '').trim().toLowerCase() !== 'act') return undefined;
   const act = actNameOf(fence.content.slice(lineEnd + 1));
@@ -158,12 +160,25 @@ function actOf(fence: Fence): string | undefined {
 const NO_LABEL: ReadonlySet<string> = new Set(NO_LABELS);
 
 /**
+ * The act of the list a fence whose page hid its label holds alone (json-fence.ts HIDDEN_LABEL: HuggingChat draws no
+ * language, Gemini "Code snippet" for a tag it does not know): the `~~~~~act` fence as such a page shows it. Its label
+ * may as well have been none, so the statement it opens is offered with Run and never runs by itself (Block.labelHidden),
+ * and only once its parameters have all come or the next act cuts it short: a finished reply naming an act in a code
+ * block is no statement still being written.
+ */
+function hiddenAct(fence: Fence): string | undefined {
+  if (fence.label !== HIDDEN_LABEL) return undefined;
+  const act = fence.content.replace(/[\u200B\u2060\uFEFF]/g, '').trim();
+  return parametersOf(act) === undefined ? undefined : act;
+}
+
+/**
  * Where a statement cut short by `terminator` ends: the end of what makes it a terminator, so that its raw text re-parsed
  * alone ends the same way — the label (`~~~~~end`), or the act's name after a first line `act`.
  */
 function terminatorEnd(markdown: string, terminator: Fence): number {
   if (terminator.label === 'end' || terminator.label === 'act') return terminator.labelEnd;
-  const actLine = markdown.indexOf('\n', terminator.contentStart) + 1;
+  const actLine = hiddenAct(terminator) !== undefined ? terminator.contentStart : markdown.indexOf('\n', terminator.contentStart) + 1;
   const lineEnd = markdown.indexOf('\n', actLine);
   return Math.min(lineEnd === -1 ? markdown.length : lineEnd, terminator.contentEnd);
 }
@@ -194,7 +209,9 @@ export const axon = defineProtocol({
         i++;
         continue;
       }
+      const hidden = hiddenAct(actFence) !== undefined;
       if (!actFence.closed) {
+        if (hidden) break;
         blocks.push(statement(actFence.start, markdown.length, false));
         break;
       }
@@ -223,6 +240,10 @@ export const axon = defineProtocol({
         j++;
       }
       const lastArg = args[args.length - 1];
+      if (hidden && (args.length < parameters.length ? terminator === undefined : lastArg?.closed !== true)) {
+        i++;
+        continue;
+      }
       if (lastArg !== undefined && !lastArg.closed) {
         blocks.push(statement(actFence.start, markdown.length, false));
         break;
@@ -230,6 +251,7 @@ export const axon = defineProtocol({
       const payload: AxonPayload = { acts: [{ act, args: args.map((fence) => fence.content) }] };
       if (args.length === parameters.length) {
         const block = statement(actFence.start, (lastArg ?? actFence).end, true);
+        if (hidden) block.labelHidden = true;
         const stray =
           strayClosingLine(act, parameters, args) ?? pathNotAlone(act, parameters, args) ?? contentCutByFence(act, parameters, args);
         // no payload: the companion refuses the whole plan, as the act would write the fence line and the words, a
@@ -245,6 +267,7 @@ export const axon = defineProtocol({
         break;
       }
       const block = statement(actFence.start, terminatorEnd(markdown, terminator), true);
+      if (hidden) block.labelHidden = true;
       block.payload = payload;
       block.error = `${act} needs ${parameters.length} parameter${parameters.length === 1 ? '' : 's'} (${parameters.join(', ')}), got ${args.length}`;
       blocks.push(block);

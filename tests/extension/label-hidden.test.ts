@@ -196,3 +196,84 @@ describe('the site doctor on a page that hides labels', () => {
     expect(replyCodeProblem(unaware, message, [])).toMatchObject({ code: 'code-unreadable', message: expect.stringContaining('1 code block') });
   });
 });
+
+describe('an Axon plan whose act label the page hides', () => {
+  /** A write_file statement as three code blocks, each drawn by `block` (the page shows none of their labels). */
+  const WRITE = [['act', 'write_file'], ['', 'notes/a.txt'], ['', 'one\n\ttwo  \n']] as const;
+
+  function huggingchatPlan(): Element {
+    const prose = el('div', { class: 'prose' });
+    prose.append(el('p', {}, 'Writing the file:'));
+    for (const [, text] of WRITE) {
+      const group = el('div', { class: 'group relative' });
+      const pre = el('pre');
+      // marked gives the code without the fence's last line break
+      pre.append(el('code', { class: 'hljs' }, text.replace(/\n$/, '')));
+      group.append(el('button', { 'aria-label': 'Copy' }), pre);
+      prose.append(group);
+    }
+    const message = el('div', { 'data-message-role': 'assistant', 'data-message-id': 'm1' });
+    message.append(prose);
+    document.body.append(message);
+    return message;
+  }
+
+  function geminiPlan(actLabel: string): Element {
+    const markdown = el('div', { class: 'markdown markdown-main-panel' });
+    for (const [kind, text] of WRITE) {
+      const host = el('code-block');
+      const block = el('div', { class: 'code-block' });
+      const decoration = el('div', { class: 'code-block-decoration header-formatted gds-title-s' });
+      decoration.append(el('span', {}, kind === 'act' ? actLabel : '代码段'));
+      const pre = el('pre');
+      pre.append(el('code', { 'data-test-id': 'code-content', class: 'code-container formatted' }, `${text}${text.endsWith('\n') ? '' : '\n'}`));
+      block.append(decoration, pre);
+      host.append(block);
+      markdown.append(host);
+    }
+    const content = el('message-content', { id: 'message-content-id-r_0123456789abcdef' });
+    content.append(markdown);
+    const response = el('model-response');
+    response.append(content);
+    document.body.append(response);
+    return response;
+  }
+
+  it.each([
+    ['HuggingChat (no language in the page)', huggingchat, huggingchatPlan],
+    ['Gemini, the act block headed "Code snippet"', gemini, () => geminiPlan('Code snippet')],
+    ['Gemini in Chinese, the act block headed "代码段"', gemini, () => geminiPlan('代码段')],
+  ] as const)('%s: the statement is found, offered with Run and never run by itself; the doctor names no fault', (_name, site, page) => {
+    // it was no statement at all (three plain code blocks): nothing ran, no Run was offered
+    const message = page();
+    const answer = site.answerRoot(message)!;
+    expect(mayHoldBlocks(answer, answer.textContent ?? '', site)).toBe(true);
+    const blocks = blocksOf(site, message);
+    expect(blocks).toMatchObject([{ kind: 'axon', complete: true, labelHidden: true, payload: { acts: [{ act: 'write_file', args: ['notes/a.txt\n', 'one\n\ttwo  \n'] }] } }]);
+    expect(blocks[0]?.error).toBeUndefined();
+    // the companion reads the raw text the Run sends as the same statement
+    expect(findBlocks(blocks[0]!.raw, 'axon')).toMatchObject([{ labelHidden: true, payload: blocks[0]!.payload }]);
+    const decision = decideAutoRun({
+      siteEnabled: true, autoRun: true, role: 'assistant', origin: 'live', complete: true, replyFinished: true, inLedger: false,
+      loopGuard: { ok: true }, labelHidden: blocks[0]?.labelHidden,
+    });
+    expect(decision).toEqual({ run: false, reason: 'label-hidden' });
+    expect(replyCodeProblem(site, message, [])).toBeNull();
+  });
+
+  it('an act\'s name alone in such a block, with no parameters after it, is no statement (a finished reply is not left writing)', () => {
+    const prose = el('div', { class: 'prose' });
+    const pre = el('pre');
+    pre.append(el('code', { class: 'hljs' }, 'write_file'));
+    prose.append(el('p', {}, 'The tool is'), pre, el('p', {}, 'and it takes a path.'));
+    const message = el('div', { 'data-message-role': 'assistant', 'data-message-id': 'm1' });
+    message.append(prose);
+    document.body.append(message);
+    expect(blocksOf(huggingchat, message)).toEqual([]);
+  });
+
+  it('a page that shows labels: a plain block holding an act\'s name is still no act fence', () => {
+    const markdown = '```\nwrite_file\n```\n\n```\nnotes/a.txt\n```\n\n```\none\n```\n';
+    expect(findBlocks(markdown, 'axon')).toEqual([]);
+  });
+});
