@@ -92,11 +92,20 @@ export function observeMessages(options: ObserveOptions): { flushNow(): void } {
           if (el.matches(messageSelector)) addMessage(el);
           if (mayHoldMessages(el)) for (const inner of Array.from(el.querySelectorAll(messageSelector))) addMessage(inner);
         }
-        for (let i = 0; i < removedNodes.length && !pending.removed; i++) {
+        let tookMessage = false;
+        for (let i = 0; i < removedNodes.length && !tookMessage; i++) {
           const node = removedNodes[i] as Node;
           if (node.nodeType !== 1) continue;
           const el = node as Element;
-          if (el.matches(messageSelector) || (mayHoldMessages(el) && el.querySelector(messageSelector))) pending.removed = true;
+          if (el.matches(messageSelector) || (mayHoldMessages(el) && el.querySelector(messageSelector))) tookMessage = true;
+        }
+        // A message taken out may change how the messages beside it read: a comparison's candidate not picked goes, and
+        // the one kept is the reply (Site.pendingChoice), with nothing changed inside it. The messages left where it was
+        // taken from are changed too (outside a message: inside one, that message is).
+        if (tookMessage) {
+          pending.removed = true;
+          const from = record.target.nodeType === 1 ? (record.target as Element) : null;
+          if (from && !messageElementOf(site, from)) for (const left of Array.from(from.querySelectorAll(messageSelector))) pending.changed.add(messageElementOf(site, left) ?? left);
         }
       }
       const target = record.target.nodeType === 1 ? (record.target as Element) : record.target.parentElement;

@@ -1,4 +1,4 @@
-import { attachmentInComposer, codeMirrorText, commonAncestor, defineSite, firstMatch, firstWordOutside, isButtonDisabled, languageClassOf, outermost, plainText, positionKey, type MessageRole } from './define-site';
+import { attachmentInComposer, codeMirrorText, commonAncestor, defineSite, firstMatch, firstWordOutside, isButtonDisabled, isShown, languageClassOf, outermost, plainText, positionKey, type MessageRole } from './define-site';
 
 /*
  * DOM contract (what replica pages must reproduce; see SITES.md for the sources):
@@ -47,6 +47,70 @@ function insideReasoning(el: Element, msg: Element): boolean {
   return panel !== null && panel !== msg && msg.contains(panel);
 }
 
+/**
+ * 2025–2026: the comparison ChatGPT asks for ("You're giving feedback on a new version of ChatGPT. Which response do you
+ * prefer?") draws two candidate replies side by side in the reply's turn, each a div[data-paragen-root="true"] holding
+ * its own assistant message and an "I prefer this response" button, the question in [data-testid="paragen-feedback-title"]
+ * (other projects reading the live page: code-index ids 61993026618 (a turn's paragen roots, each with its
+ * message), 54773155893 (the title's test id), 55184339889; text captures 2406150803, 51860189120). Not seen in a
+ * capture here, so two other shapes are read the same way: the candidates inside one assistant message (another
+ * project's fixture, 54672841128), and a candidate the page keeps hidden after the pick, which is never read. Medium
+ * confidence in the markup, none in what the page keeps after the pick.
+ */
+const CANDIDATE = '[data-paragen-root]:not([data-paragen-root="false"])';
+const COMPARISON_TITLE = '[data-testid="paragen-feedback-title"]';
+const TURN = '[data-turn-id], article, section[data-testid^="conversation-turn-"], [data-turn-key]';
+
+/** Whether the page hides `el`, or an element between it and `scope`. */
+function hiddenWithin(el: Element, scope: Element): boolean {
+  for (let up: Element | null = el; up && up !== scope; up = up.parentElement) {
+    if (up.hasAttribute('hidden') || up.getAttribute('aria-hidden') === 'true' || /display:\s*none/.test(up.getAttribute('style') ?? '')) return true;
+  }
+  return !isShown(el);
+}
+
+/** The candidates drawn in `scope` that it shows, and whether it asks which one to keep. */
+function comparisonIn(scope: Element): { shown: Element[]; asking: boolean } {
+  const shown = outermost(Array.from(scope.querySelectorAll(CANDIDATE))).filter((candidate) => !hiddenWithin(candidate, scope));
+  return { shown, asking: shown.length > 1 || scope.querySelector(COMPARISON_TITLE) !== null };
+}
+
+/** The turn a candidate message is drawn in: where its comparison's other candidates are. */
+function turnOfCandidate(candidate: Element): Element {
+  return candidate.parentElement?.closest(TURN) ?? candidate.parentElement ?? candidate;
+}
+
+/** The answer bodies of a message (or a candidate in it), reasoning panels left out; null when none is drawn yet. */
+function bodyOf(msg: Element, scope: Element = msg): Element | null {
+  // 2026-11: `.markdown` in every dated layout but the late-2026 one, which marks the body with a style attribute.
+  // A reasoning summary is markdown too. SITES.md records no place for it in any of the three layouts, so a build
+  // rendering it inside the message, above the answer and with the same body class, must not make it the answer:
+  // the answer is the bodies outside the reasoning panels skipped below. 09–11/2026: a reply of several messages (words
+  // before a search, then the answer) is one unit listing their ids, each message's body drawn in it: the answer is
+  // all of them, their nearest common ancestor (its headings and tool buttons are skipped).
+  for (const selector of ['.markdown', '[data-markdown-text-style="assistant-message"]', '[class*="DilResponseRoot"]']) {
+    const bodies = outermost(Array.from(scope.querySelectorAll(selector)).filter((el) => !insideReasoning(el, msg)));
+    if (bodies.length > 0) return commonAncestor(bodies, scope);
+  }
+  return null;
+}
+
+/**
+ * The answers of the candidates while the page asks which to keep, or null. A message drawn in a candidate is that
+ * candidate (its answer, or none yet); a message holding the candidates offers each one shown.
+ */
+function pendingChoice(msg: Element): Element[] | null {
+  const own = msg.closest(CANDIDATE);
+  if (own) {
+    if (!comparisonIn(turnOfCandidate(own)).asking) return null;
+    const answer = bodyOf(msg);
+    return answer ? [answer] : [];
+  }
+  const { shown, asking } = comparisonIn(msg);
+  if (!asking) return null;
+  return shown.flatMap((candidate) => bodyOf(msg, candidate) ?? []);
+}
+
 export const chatgpt = defineSite({
   id: 'chatgpt',
   name: 'ChatGPT',
@@ -55,18 +119,19 @@ export const chatgpt = defineSite({
   messageSelector: MESSAGE_SELECTOR,
   roleOf,
   answerRoot(msg) {
-    // 2026-11: `.markdown` in every dated layout but the late-2026 one, which marks the body with a style attribute.
-    // A reasoning summary is markdown too. SITES.md records no place for it in any of the three layouts, so a build
-    // rendering it inside the message, above the answer and with the same body class, must not make it the answer:
-    // the answer is the bodies outside the reasoning panels skipped below. 09–11/2026: a reply of several messages (words
-    // before a search, then the answer) is one unit listing their ids, each message's body drawn in it: the answer is
-    // all of them, their nearest common ancestor (its headings and tool buttons are skipped).
-    for (const selector of ['.markdown', '[data-markdown-text-style="assistant-message"]', '[class*="DilResponseRoot"]']) {
-      const bodies = outermost(Array.from(msg.querySelectorAll(selector)).filter((el) => !insideReasoning(el, msg)));
-      if (bodies.length > 0) return commonAncestor(bodies, msg);
+    // A candidate of a comparison the page hides (the one not picked, if the page keeps it) is never read; of the
+    // candidates one message holds, the first shown is read: the person's pick once the others are hidden, and while
+    // the choice is pending nothing of it runs by itself (pendingChoice).
+    const own = msg.closest(CANDIDATE);
+    if (own) return hiddenWithin(own, turnOfCandidate(own)) ? null : bodyOf(msg);
+    const candidates = outermost(Array.from(msg.querySelectorAll(CANDIDATE)));
+    if (candidates.length > 0) {
+      const shown = candidates.find((candidate) => !hiddenWithin(candidate, msg));
+      return shown ? bodyOf(msg, shown) : null;
     }
-    return null;
+    return bodyOf(msg);
   },
+  pendingChoice,
   // Reasoning summaries sit outside `.markdown`; these catch the variants that nest it, plus copy buttons and labels.
   skipSelector: `[data-chatbridge-chip], [data-chatbridge-indicator], button, .sr-only, ${REASONING_SELECTOR}`,
   // 09–11/2026 (captures of 2026-09 and 2026-10-01): a fenced block is div[data-markdown-copy="code-block"] holding its

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { qwen, SITES, siteById } from '../../extension/sites';
+import { chatgpt, qwen, SITES, siteById } from '../../extension/sites';
 import { LIST, READ, buildPage, catchChipRoots, chipStates, clickChip, start, stopPages, type Harness } from './page-harness';
 import { FIXTURE_DIR, loadFixture } from './site-fixtures';
 
@@ -182,6 +182,183 @@ describe('Qwen: a comparison turn asking which of two replies to keep', () => {
   });
 });
 
+/**
+ * ChatGPT's comparison ("Which response do you prefer?", chatgpt.ts): the reply's turn draws each candidate as a
+ * div[data-paragen-root] holding its own assistant message; both were read as replies, and each ran its block.
+ */
+describe('ChatGPT: a comparison turn asking which of two replies to keep', () => {
+  const GPT_CHAT = '6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+  // the replica page's chat box is a textarea (buildPage); the rest is ChatGPT's module
+  const GPT = { ...chatgpt, editor: (doc: Document) => doc.querySelector<HTMLElement>('textarea#chat-input') };
+
+  function gptUser(text: string): HTMLElement {
+    const turn = document.createElement('article');
+    turn.setAttribute('data-testid', 'conversation-turn-1');
+    turn.setAttribute('data-turn', 'user');
+    turn.setAttribute('data-turn-id', 'turn-user-1');
+    turn.innerHTML = '<div data-message-author-role="user" data-message-id="u-1"><div class="whitespace-pre-wrap"></div></div>';
+    turn.querySelector('.whitespace-pre-wrap')!.textContent = text;
+    return turn;
+  }
+
+  function gptCandidate(id: string, label: string, said: string, code: string): string {
+    return (
+      `<div data-paragen-root="true" class="flex-1"><div class="text-sm">ChatGPT</div><div class="text-xs">${label}</div>` +
+      `<div data-message-author-role="assistant" data-message-id="${id}"><div class="markdown prose"><p>${said}</p>` +
+      `<pre><div><div class="flex items-center"><span>mcp-request</span><button>Copy code</button></div><div><code class="hljs language-mcp-request">${code}\n</code></div></div></pre>` +
+      `</div></div><button>I prefer this response</button></div>`
+    );
+  }
+
+  function gptComparison(first: string, second: string): HTMLElement {
+    const turn = document.createElement('article');
+    turn.setAttribute('data-testid', 'conversation-turn-2');
+    turn.setAttribute('data-turn', 'assistant');
+    turn.setAttribute('data-turn-id', 'turn-assistant-2');
+    turn.innerHTML =
+      `<div data-testid="paragen-feedback-title"><p>You're giving feedback on a new version of ChatGPT.</p><p>Which response do you prefer? Responses may take a moment to load.</p></div>` +
+      `<div class="flex gap-4">${gptCandidate('a-1', 'Response 1', 'Reading it.', first)}${gptCandidate('a-2', 'Response 2', 'Listing it.', second)}</div>`;
+    return turn;
+  }
+
+  function gptGenerating(on: boolean): void {
+    const stop = document.querySelector('button[data-testid="stop-button"]');
+    if (on && !stop) {
+      const button = document.createElement('button');
+      button.setAttribute('data-testid', 'stop-button');
+      document.body.append(button);
+    }
+    if (!on) stop?.remove();
+  }
+
+  async function asked(): Promise<{ h: Harness; turn: HTMLElement }> {
+    const h = start(buildPage(), { site: GPT, pathname: `/c/${GPT_CHAT}`, href: `https://chatgpt.com/c/${GPT_CHAT}` });
+    await h.settle();
+    h.page.list.append(gptUser('read README.md'));
+    gptGenerating(true);
+    const turn = gptComparison(READ.slice(0, 40), LIST.slice(0, 40));
+    h.page.list.append(turn);
+    await later(h, 50);
+    turn.replaceWith(gptComparison(READ, LIST));
+    const full = h.page.list.lastElementChild as HTMLElement;
+    await later(h, 50);
+    gptGenerating(false);
+    await later(h, 500);
+    await later(h, 10_000);
+    return { h, turn: full };
+  }
+
+  /** The pick: the question and the other candidate go, the kept one stays where it was. */
+  function pick(turn: HTMLElement, keep: number): void {
+    turn.querySelector('[data-testid="paragen-feedback-title"]')?.remove();
+    const roots = Array.from(turn.querySelectorAll('[data-paragen-root]'));
+    roots.forEach((root, index) => (index === keep ? root.querySelector(':scope > button')?.remove() : root.remove()));
+  }
+
+  it('runs neither candidate while the person is asked, each chip saying so', async () => {
+    // both candidates were replies of their own: each ran its block and sent its result
+    const { h } = await asked();
+    expect(ran(h)).toEqual([]);
+    const chips = Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+    expect(chips).toHaveLength(2);
+    for (const chip of chips) expect(roots.get(chip)?.textContent).toContain('which reply to keep');
+  });
+
+  it('the second candidate picked: its block runs, once, and the first one never runs', async () => {
+    const { h, turn } = await asked();
+    pick(turn, 1);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+  });
+
+  // The first candidate was never the newest message: the page takes it for a reply from before (candidateVerdict), and
+  // so it is where the turn is drawn anew after the pick (a new element under a key decided while the choice was
+  // pending). There the kept reply waits for Run, which runs it; the one not picked never runs.
+  it.each([
+    ['the first candidate picked', (turn: HTMLElement) => pick(turn, 0), 'READ'],
+    [
+      'the turn drawn anew after the pick',
+      (turn: HTMLElement) => {
+        const kept = turn.querySelectorAll('[data-paragen-root]')[1]!.querySelector('[data-message-author-role]')!.cloneNode(true) as Element;
+        for (const ours of Array.from(kept.querySelectorAll('[data-chatbridge-chip]'))) ours.remove();
+        const plain = document.createElement('article');
+        plain.setAttribute('data-testid', 'conversation-turn-2');
+        plain.setAttribute('data-turn-id', 'turn-assistant-2');
+        plain.append(kept);
+        turn.replaceWith(plain);
+      },
+      'LIST',
+    ],
+  ] as const)('%s: the kept reply runs on Run only, the other never', async (_name, pickIt, expected) => {
+    const { h, turn } = await asked();
+    pickIt(turn);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([]);
+    const chips = Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+    expect(chips.map((chip) => chip.getAttribute('data-chatbridge-state'))).toEqual(['ready']);
+    clickChip(roots, chips[0], 'run');
+    await later(h, 50);
+    expect(ran(h)).toEqual([expected]);
+  });
+
+  it('the candidate not picked kept in the page hidden is never read', async () => {
+    const { turn } = await asked();
+    turn.querySelector('[data-testid="paragen-feedback-title"]')?.remove();
+    const [first, second] = Array.from(turn.querySelectorAll<HTMLElement>('[data-paragen-root]'));
+    first!.setAttribute('style', 'display: none');
+    const [hidden, kept] = [first!, second!].map((root) => root.querySelector('[data-message-author-role]')!);
+    expect(chatgpt.answerRoot(hidden!)).toBeNull();
+    expect(chatgpt.pendingChoice!(kept!)).toBeNull();
+    expect(chatgpt.answerRoot(kept!)?.textContent).toContain('call-002');
+  });
+
+  it('both candidates in one assistant message: neither runs until the pick, then only the one kept', async () => {
+    const h = start(buildPage(), { site: GPT, pathname: `/c/${GPT_CHAT}`, href: `https://chatgpt.com/c/${GPT_CHAT}` });
+    await h.settle();
+    h.page.list.append(gptUser('read README.md'));
+    const turn = gptComparison(READ, LIST);
+    // another shape: the candidates' bodies drawn in one message
+    const message = document.createElement('div');
+    message.setAttribute('data-message-author-role', 'assistant');
+    message.setAttribute('data-message-id', 'a-0');
+    for (const inner of Array.from(turn.querySelectorAll('[data-message-author-role="assistant"]'))) {
+      inner.removeAttribute('data-message-author-role');
+      inner.removeAttribute('data-message-id');
+    }
+    message.append(...Array.from(turn.childNodes));
+    turn.append(message);
+    gptGenerating(true);
+    h.page.list.append(turn);
+    await later(h, 50);
+    gptGenerating(false);
+    await later(h, 500);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([]);
+    pick(message, 1);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+  });
+
+  it('an ordinary reply of several messages in one turn (a tool call between words) is no comparison', () => {
+    const turn = document.createElement('article');
+    turn.setAttribute('data-turn-id', 't-9');
+    turn.innerHTML =
+      '<div data-message-author-role="assistant" data-message-id="x-1"><div class="markdown"><p>Searching.</p></div></div>' +
+      '<div data-message-author-role="assistant" data-message-id="x-2"><div class="markdown"><p>Found it.</p></div></div>';
+    document.body.append(turn);
+    for (const message of chatgpt.messages(document)) expect(chatgpt.pendingChoice!(message.el)).toBeNull();
+    turn.remove();
+  });
+});
+
 describe('ordinary replies are no choice', () => {
   // A module's comparison markup that matched an ordinary reply would hold every reply's blocks for good.
   const saved = readdirSync(FIXTURE_DIR)
@@ -196,6 +373,6 @@ describe('ordinary replies are no choice', () => {
   });
 
   it('the modules that know a comparison are the ones SITES-MORE.md documents one for', () => {
-    expect(SITES.filter((site) => site.pendingChoice).map((site) => site.id)).toEqual(['qwen']);
+    expect(SITES.filter((site) => site.pendingChoice).map((site) => site.id).sort()).toEqual(['chatgpt', 'qwen']);
   });
 });
