@@ -80,8 +80,8 @@ function turnOfCandidate(candidate: Element): Element {
   return candidate.parentElement?.closest(TURN) ?? candidate.parentElement ?? candidate;
 }
 
-/** The answer bodies of a message (or a candidate in it), reasoning panels left out; null when none is drawn yet. */
-function bodyOf(msg: Element, scope: Element = msg): Element | null {
+/** The answer bodies of a message (or of a candidate in it), outermost, reasoning panels left out. */
+function bodiesOf(msg: Element, scope: Element = msg): Element[] {
   // 2026-11: `.markdown` in every dated layout but the late-2026 one, which marks the body with a style attribute.
   // A reasoning summary is markdown too. SITES.md records no place for it in any of the three layouts, so a build
   // rendering it inside the message, above the answer and with the same body class, must not make it the answer:
@@ -90,9 +90,43 @@ function bodyOf(msg: Element, scope: Element = msg): Element | null {
   // all of them, their nearest common ancestor (its headings and tool buttons are skipped).
   for (const selector of ['.markdown', '[data-markdown-text-style="assistant-message"]', '[class*="DilResponseRoot"]']) {
     const bodies = outermost(Array.from(scope.querySelectorAll(selector)).filter((el) => !insideReasoning(el, msg)));
-    if (bodies.length > 0) return commonAncestor(bodies, scope);
+    if (bodies.length > 0) return bodies;
   }
-  return null;
+  return [];
+}
+
+/** The answer of a message (or of a candidate in it): the nearest element holding its bodies; null when none is drawn yet. */
+function bodyOf(msg: Element, scope: Element = msg): Element | null {
+  const bodies = bodiesOf(msg, scope);
+  return bodies.length > 0 ? commonAncestor(bodies, scope) : null;
+}
+
+const REPLY = '[data-message-author-role="assistant"]';
+
+/**
+ * The question's words, for a build that renames the candidates' markup: English, and the Portuguese another project
+ * met (code-index 60990821144). Looked for only in a turn drawing another reply beside this one, outside the replies.
+ */
+const COMPARISON_WORDS = /which response do you prefer|i prefer this response|qual resposta voc[êe] prefere|prefiro esta resposta/i;
+
+/** Whether the turn `msg` is drawn in shows it beside another reply and asks in words which one to keep. */
+function askedInWords(msg: Element): boolean {
+  const turn = msg.parentElement?.closest(TURN);
+  if (!turn) return false;
+  // another reply beside it, looked for in what sits beside the message on its way up to the turn (an ordinary turn's
+  // headings and action bar), never in the message itself: this runs at every scan of a reply
+  let beside = false;
+  for (let el: Element | null = msg; el && el !== turn && !beside; el = el.parentElement) {
+    for (let sibling: Element | null = el.parentElement?.firstElementChild ?? null; sibling && !beside; sibling = sibling.nextElementSibling) {
+      if (sibling !== el && (sibling.matches(REPLY) || sibling.querySelector(REPLY) !== null)) beside = true;
+    }
+  }
+  if (!beside) return false;
+  const replies = outermost(Array.from(turn.querySelectorAll(REPLY)));
+  let words = '';
+  const walker = turn.ownerDocument.createTreeWalker(turn, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) if (!replies.some((reply) => reply.contains(node))) words += ` ${node.nodeValue ?? ''}`;
+  return COMPARISON_WORDS.test(words.replace(/\s+/g, ' '));
 }
 
 /**
@@ -106,9 +140,17 @@ function pendingChoice(msg: Element): Element[] | null {
     const answer = bodyOf(msg);
     return answer ? [answer] : [];
   }
-  const { shown, asking } = comparisonIn(msg);
-  if (!asking) return null;
-  return shown.flatMap((candidate) => bodyOf(msg, candidate) ?? []);
+  // one query, which finds nothing in an ordinary reply
+  if (msg.querySelector(`${CANDIDATE}, ${COMPARISON_TITLE}`)) {
+    const { shown, asking } = comparisonIn(msg);
+    if (asking) return shown.flatMap((candidate) => bodyOf(msg, candidate) ?? []);
+    return null;
+  }
+  if (askedInWords(msg)) {
+    const answer = bodyOf(msg);
+    return answer ? [answer] : [];
+  }
+  return null;
 }
 
 export const chatgpt = defineSite({
@@ -120,16 +162,17 @@ export const chatgpt = defineSite({
   roleOf,
   answerRoot(msg) {
     // A candidate of a comparison the page hides (the one not picked, if the page keeps it) is never read; of the
-    // candidates one message holds, the first shown is read: the person's pick once the others are hidden, and while
-    // the choice is pending nothing of it runs by itself (pendingChoice).
+    // candidates one message holds (each draws a body), the first shown is read: the person's pick once the others are
+    // hidden, and while the choice is pending nothing of it runs by itself (pendingChoice).
     const own = msg.closest(CANDIDATE);
     if (own) return hiddenWithin(own, turnOfCandidate(own)) ? null : bodyOf(msg);
-    const candidates = outermost(Array.from(msg.querySelectorAll(CANDIDATE)));
+    const bodies = bodiesOf(msg);
+    const candidates = bodies.length > 1 ? outermost(Array.from(msg.querySelectorAll(CANDIDATE))) : [];
     if (candidates.length > 0) {
       const shown = candidates.find((candidate) => !hiddenWithin(candidate, msg));
       return shown ? bodyOf(msg, shown) : null;
     }
-    return bodyOf(msg);
+    return bodies.length > 0 ? commonAncestor(bodies, msg) : null;
   },
   pendingChoice,
   // Reasoning summaries sit outside `.markdown`; these catch the variants that nest it, plus copy buttons and labels.

@@ -347,6 +347,23 @@ describe('ChatGPT: a comparison turn asking which of two replies to keep', () =>
     expect(ran(h)).toEqual(['LIST']);
   });
 
+  it('a build that renames the candidates\' markup: the question\'s words still hold both', async () => {
+    const h = start(buildPage(), { site: GPT, pathname: `/c/${GPT_CHAT}`, href: `https://chatgpt.com/c/${GPT_CHAT}` });
+    await h.settle();
+    h.page.list.append(gptUser('read README.md'));
+    const turn = gptComparison(READ, LIST);
+    turn.querySelector('[data-testid="paragen-feedback-title"]')!.removeAttribute('data-testid');
+    for (const root of Array.from(turn.querySelectorAll('[data-paragen-root]'))) root.removeAttribute('data-paragen-root');
+    gptGenerating(true);
+    h.page.list.append(turn);
+    await later(h, 50);
+    gptGenerating(false);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([]);
+  });
+
   it('an ordinary reply of several messages in one turn (a tool call between words) is no comparison', () => {
     const turn = document.createElement('article');
     turn.setAttribute('data-turn-id', 't-9');
@@ -354,7 +371,9 @@ describe('ChatGPT: a comparison turn asking which of two replies to keep', () =>
       '<div data-message-author-role="assistant" data-message-id="x-1"><div class="markdown"><p>Searching.</p></div></div>' +
       '<div data-message-author-role="assistant" data-message-id="x-2"><div class="markdown"><p>Found it.</p></div></div>';
     document.body.append(turn);
-    for (const message of chatgpt.messages(document)) expect(chatgpt.pendingChoice!(message.el)).toBeNull();
+    const messages = chatgpt.messages(turn);
+    expect(messages).toHaveLength(2);
+    for (const message of messages) expect(chatgpt.pendingChoice!(message.el)).toBeNull();
     turn.remove();
   });
 });
