@@ -115,7 +115,10 @@ export function describeFixtures(expected: Record<string, Expectation>): void {
 
 const BLOCK_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'blocks');
 
-/** A handful of block fixtures covering every kind, nested fences, backticks in content, Chinese text and paths. */
+/**
+ * A handful of block fixtures covering every kind (`<function_calls>` in an xml block, in a paragraph and as fenced JSON
+ * lines), nested fences, backticks in content, Chinese text and paths.
+ */
 export const ROUND_TRIP_FIXTURES = [
   'mcp-request/pretty-printed.md',
   'mcp-request/three-calls-run-in-order.md',
@@ -130,6 +133,9 @@ export const ROUND_TRIP_FIXTURES = [
   'axon/chinese-path-and-content.md',
   'axon/seed003-write-markdown-with-backticks.md',
   'axon/replace-with-backticks-and-tildes.md',
+  'function-calls/xml-multiline-and-cdata.md',
+  'function-calls/xml-unfenced-paragraph.md',
+  'function-calls/jsonl-fenced.md',
 ];
 
 /** Markdown rendered the way one site shows a reply: its assistant message (answer + reasoning decoy) in a page root. */
