@@ -431,9 +431,10 @@ export function languageNearPre(codeEl: Element): string {
   if (attribute) return attribute;
   for (let el: Element | null = codeEl, depth = 0; el && depth < 2; el = el.parentElement, depth++) {
     const header = el.previousElementSibling;
-    // A header is short; a paragraph of prose before the block is not one, nor is the code block before it (short
-    // code in a wrapper with its own label), whose label would make this block, drawn with none, a call of that kind.
-    if (!header || header.matches('pre, p, ul, ol, table, blockquote') || (header.textContent ?? '').trim().length > 60) continue;
+    // A header is short; a paragraph or heading of prose before the block is not one ("### Usage" above a block a page
+    // draws with no label made it a block labelled Usage), nor is the code block before it (short code in a wrapper with
+    // its own label), whose label would make this block, drawn with none, a call of that kind.
+    if (!header || header.matches('pre, p, ul, ol, table, blockquote, h1, h2, h3, h4, h5, h6, hr') || (header.textContent ?? '').trim().length > 60) continue;
     if (header.querySelector('pre, .cm-content, .monaco-editor')) continue;
     const word = firstWordOutside(header, NOT_LABEL);
     if (LABEL_WORD.test(word)) return word;

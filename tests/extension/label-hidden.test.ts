@@ -138,6 +138,15 @@ describe('a tools/call alone in a code block whose page hid its label', () => {
     expect(shown[0]?.labelHidden).toBeUndefined();
   });
 
+  it.each(['h3', 'h2', 'h6'])('HuggingChat: a %s right before the block is prose, no label of it', (heading) => {
+    // "### Usage" above the block made "Usage" its language: no block at all, and the doctor said nothing
+    const message = preReply(huggingchat, '');
+    const group = message.querySelector('.group')!;
+    group.before(el(heading, {}, 'Usage'));
+    expect(huggingchat.codeLanguage(message.querySelector('pre')!)).toBe('');
+    expect(blocksOf(huggingchat, message)).toMatchObject([{ kind: 'mcp-request', labelHidden: true, payload: CALL }]);
+  });
+
   it('a site that shows labels: a block with none is still the inert example', () => {
     const blocks = blocksOf(chatgpt, preReply(chatgpt, ''));
     expect(blocks).toMatchObject([{ kind: 'mcp-request', inert: 'unlabelled-call' }]);
