@@ -710,6 +710,12 @@ const LAYOUTS: Record<string, Layout> = {
       return { message, root: el('div', {}, el('div', { 'data-message-type': 'user', 'data-message-id': 'u1' }, 'please'), message) };
     },
   },
+  // 2026 builds draw no language at all: a labelled block (an mcp-request call, an Axon act) keeps only its text.
+  'huggingchat (2026, no language)': {
+    site: huggingchat,
+    block: (_language, text) => el('div', { class: 'group relative my-4 rounded-lg' }, el('button', {}, 'Copy'), el('pre', {}, code('', text))),
+    wrap: (answer, reasoning) => LAYOUTS.huggingchat!.wrap(answer, reasoning),
+  },
   openrouter: {
     site: openrouter,
     block: (language, text) => el('div', {}, header(language), el('pre', {}, code('', text))),
@@ -749,6 +755,6 @@ describe('serializer round trip on the added sites: findBlocks(serialize(renderL
   );
 
   it('covers every added site', () => {
-    expect(Object.values(LAYOUTS).map((l) => l.site).sort((a, b) => a.id.localeCompare(b.id))).toEqual([...ADDED].sort((a, b) => a.id.localeCompare(b.id)));
+    expect([...new Set(Object.values(LAYOUTS).map((l) => l.site))].sort((a, b) => a.id.localeCompare(b.id))).toEqual([...ADDED].sort((a, b) => a.id.localeCompare(b.id)));
   });
 });
