@@ -69,10 +69,18 @@ function candidates(msg: Element): Element[] {
  * candidates shown then, or null.
  */
 function pendingChoice(msg: Element): Element[] | null {
-  const shown = candidates(msg).filter((box) => !hiddenWithin(box, msg));
-  if (!msg.matches(COMPARISON_SELECTOR) && !msg.querySelector(COMPARISON_SELECTOR) && shown.length < 2) return null;
+  const boxes = candidates(msg);
+  const shown = boxes.filter((box) => !hiddenWithin(box, msg));
+  if (!msg.matches(COMPARISON_SELECTOR) && !msg.querySelector(COMPARISON_SELECTOR) && shown.length < 2) {
+    if (boxes.length > 0) return null;
+    // A build that renamed the comparison's classes still draws each candidate's answer card, and a reply draws one.
+    const cards = outermost(Array.from(msg.querySelectorAll(ANSWER_CARD))).filter((card) => !card.closest(THINKING_SELECTOR) && !hiddenWithin(card, msg));
+    return cards.length > 1 ? cards : null;
+  }
   return shown.flatMap((box) => answerIn(box) ?? []);
 }
+
+const ANSWER_CARD = '.response-message-content.phase-answer';
 
 function answerRoot(msg: Element): Element | null {
   const boxes = candidates(msg);

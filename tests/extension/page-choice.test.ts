@@ -173,6 +173,32 @@ describe('Qwen: a comparison turn asking which of two replies to keep', () => {
     expect(chipStates()).toEqual(['ready']);
   });
 
+  it('a build that renames the comparison\'s classes: the two answer cards still hold both until the pick', async () => {
+    // the first candidate's answer card was read as the reply, and its block ran before the person picked
+    const h = start(buildPage(), { site: qwen, pathname: `/c/${CHAT}`, href: `https://chat.qwen.ai/c/${CHAT}` });
+    await h.settle();
+    h.page.list.append(userMessage('read README.md'));
+    setGenerating(true);
+    const turn = comparisonTurn();
+    turn.classList.remove('qwen-chat-message-dual-message');
+    h.page.list.append(turn);
+    fill(turn, READ, LIST);
+    for (const box of Array.from(turn.querySelectorAll('.response-message-box'))) box.className = 'response-card-v2';
+    await later(h, 50);
+    setGenerating(false);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([]);
+    // the pick: the other card goes
+    turn.querySelector('.response-card-v2')!.remove();
+    turn.querySelector('.smulti-o-footer')?.remove();
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['LIST']);
+  });
+
   it('a Run click while the choice is pending is the person running that block', async () => {
     const { h } = await comparisonAsked();
     const chip = document.querySelector('[data-chatbridge-chip]') ?? undefined;
