@@ -321,13 +321,10 @@ export function createMcpServers(options: McpServersOptions): McpServers {
       plan: async () => planOf(entry.rule),
       preview: async (args) => previewOf(entry.name, entry.server, entry.tool, args),
       async run(args, ctx: ToolContext) {
-        if (connection.state() !== 'ready') {
-          // it crashed or dropped its connection while the card waited (or between the plan and the run): started
-          // for the call, as a call before its card is, and the tool and its arguments checked against its list again
-          await upForCall(connection, ctx.signal);
-          const checked = entryOf(connection, entry.name, entry.tool).check(args);
-          if (!checked.ok) throw new ToolError('INVALID_INPUT', checked.message);
-        }
+        // it crashed or dropped its connection while the card waited (or between the plan and the run): started for
+        // the call, as a call before its card is
+        if (connection.state() !== 'ready') await upForCall(connection, ctx.signal);
+        checkAgainstCurrentList(connection, entry, args);
         const result = await connection.call(entry.tool, args, {
           signal: ctx.signal,
           timeoutMs: timeoutFor(connection.spec),
@@ -345,6 +342,35 @@ export function createMcpServers(options: McpServersOptions): McpServers {
         return { text };
       },
     };
+  }
+
+  /**
+   * The call checked again when the server's tool list was read anew since it was checked (and its card shown): the
+   * server restarted, perhaps as another version, or said its list changed. A quick restart leaves it ready by the
+   * time the person approves, so its state says nothing of it; the tool's entry does. A tool the new list lacks, or
+   * whose schema no longer takes the approved arguments, is said so and nothing is sent: the server's own "tool not
+   * found" read as a refusal of the arguments, and a changed schema could take them to mean something else.
+   */
+  function checkAgainstCurrentList(connection: ServerConnection, checked: ExternalToolEntry, args: Record<string, unknown>): void {
+    const current = connection.tools().get(checked.tool);
+    if (current === checked) return;
+    if (current === undefined) {
+      const skipped = connection.skipped(checked.tool);
+      const own = [...connection.tools().values()].map((t) => t.tool);
+      throw new ToolError(
+        'NOT_FOUND',
+        `${checked.name} is no longer a tool of MCP server ${connection.name}: the server restarted or changed its tool list after the call was checked, and it was not sent; ` +
+          (skipped === undefined ? `its tools are now ${own.join(', ') || '(none)'}` : `it is ${skipped}`),
+      );
+    }
+    if (canonicalJson(current.inputSchema) === canonicalJson(checked.inputSchema)) return;
+    const fits = current.check(args);
+    if (!fits.ok) {
+      throw new ToolError(
+        'INVALID_INPUT',
+        `the input schema of ${checked.name} changed after the call was checked (MCP server ${connection.name} restarted or changed its tool list), and the arguments no longer fit it, so it was not sent: ${fits.message}`,
+      );
+    }
   }
 
   /**

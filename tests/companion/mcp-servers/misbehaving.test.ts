@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerProblem } from '../../../shared/api';
@@ -12,11 +12,14 @@ import { fixtureServer, makeMcpWorld, mcpCall, mcpJson, waitUntil, type McpWorld
  */
 let world: McpWorld;
 let markFile: string;
+let versionFile: string;
 
 const auto = { policy: { default: 'auto' } };
 
 beforeAll(async () => {
   markFile = join(process.env.TMPDIR ?? '/tmp', `cb-hang-mark-${process.pid}-${Date.now()}`);
+  versionFile = `${markFile}-version`;
+  writeFileSync(versionFile, '1');
   world = await makeMcpWorld({
     mcpServers: {
       crash: fixtureServer('crash.mjs', auto),
@@ -32,12 +35,14 @@ beforeAll(async () => {
       flood: fixtureServer('flood.mjs', { ...auto, env: { FLOOD_MS: '3000' } }),
       requests: fixtureServer('request-flood.mjs', { ...auto, timeoutMs: 20_000, env: { FLOOD_MS: '4000' } }),
       mute: fixtureServer('mute.mjs', { ...auto, timeoutMs: 20_000 }),
+      versioned: fixtureServer('versioned.mjs', { policy: { default: 'confirm', tools: { restart: 'auto' } }, env: { VERSIONED_FILE: versionFile } }),
     },
   });
 }, 60_000);
 
 afterAll(async () => {
   await world?.close();
+  rmSync(versionFile, { force: true });
 });
 
 interface Health {
@@ -143,6 +148,38 @@ describe('a call approved while its server restarts after a crash', () => {
     } finally {
       await backingOff.close();
     }
+  });
+});
+
+describe('a call approved after its server restarted as another version while the card waited', () => {
+  it('is not sent when the tool is gone or its schema no longer takes the approved arguments, and says so', async () => {
+    const gone = await world.run('mcp-request', mcpCall('v1', 'versioned.erase', { title: 'groceries' }));
+    const changed = await world.run('mcp-request', mcpCall('v2', 'versioned.note', { text: 'milk' }));
+    expect([gone.status, changed.status]).toEqual(['pending', 'pending']);
+    // the person updates the server meanwhile; it is up again, as version 2, before either card is decided
+    writeFileSync(versionFile, '2');
+    const before = (await healthOf('versioned')).restarts;
+    const restarted = await world.run('mcp-request', mcpCall('v3', 'versioned.restart', {}), { waitMs: 10_000 });
+    expect(mcpJson(restarted.resultText).result?.content[0]?.text).toBe('version 1 exiting');
+    await waitUntil('versioned is up again as version 2', async () => {
+      const health = await healthOf('versioned');
+      return health.state === 'ready' && health.restarts > before;
+    });
+    expect(world.servers.health().find((h) => h.name === 'versioned')?.state).toBe('ready');
+
+    const erase = mcpJson((await world.decide(gone.runId, 'approve')).resultText).error;
+    expect(erase?.data.code).toBe('NOT_FOUND');
+    expect(erase?.message).toBe(
+      'NOT_FOUND: versioned.erase is no longer a tool of MCP server versioned: the server restarted or changed its tool list after the call was checked, and it was not sent; its tools are now restart, note',
+    );
+    const note = mcpJson((await world.decide(changed.runId, 'approve')).resultText).error;
+    expect(note?.data.code).toBe('INVALID_INPUT');
+    expect(note?.message).toMatch(
+      /^INVALID_INPUT: the input schema of versioned\.note changed after the call was checked \(MCP server versioned restarted or changed its tool list\), and the arguments no longer fit it, so it was not sent: .*"body"/,
+    );
+    // a call written for the new version runs
+    const fresh = await world.run('mcp-request', mcpCall('v4', 'versioned.note', { body: 'milk' }));
+    expect(mcpJson((await world.decide(fresh.runId, 'approve')).resultText).result?.content[0]?.text).toBe('noted milk');
   });
 });
 
