@@ -34,6 +34,11 @@ export type ServerPolicy = z.infer<typeof serverPolicySchema>;
 
 /** How long a server may take to start (initialize and its tool list) when its entry does not say: 30 s. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/**
+ * The start timeout of a local proxy that signs in for a hosted server (mcp-remote): on its first start it opens a
+ * browser and waits there while the person signs in, which takes longer than the default allows.
+ */
+export const SIGN_IN_START_TIMEOUT_MS = 300_000;
 /** A start timeout below this fails a healthy server on a busy machine; above it, a broken one is told too late. */
 const START_TIMEOUT_RANGE = { min: 1_000, max: 600_000 };
 

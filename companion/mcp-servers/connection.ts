@@ -24,7 +24,7 @@ import { fetchReadingMessages, isStreamEndedUnanswered } from './incoming-messag
 import { limitedFetch } from './limited-fetch';
 import { ToolResultSchema } from './results';
 import { shownUrl, urlSecrets, withoutUrlSecrets } from './shown-url';
-import type { McpServerSpec } from './config';
+import { SIGN_IN_START_TIMEOUT_MS, type McpServerSpec } from './config';
 import { externalToolName, isOfferedToolName, TOOL_NAME_RULE } from './names';
 import type { ServerLog } from './server-log';
 import { factsOf, ServerProblemError, type ProblemFacts } from './server-problem';
@@ -679,7 +679,7 @@ export function createServerConnection(options: ConnectionOptions): ServerConnec
           (configured.length > 0 ? `it did not accept the credentials in its "headers" (${configured.join(', ')}), and it` : 'it') +
           ' signs people in with OAuth in a browser, which chatbridge does not do. Give it a token its service issues for programs ' +
           '(an API key) in "headers", or put a proxy that signs in for it in its place, in the chatbridge folder: ' +
-          `\`npx chatbridge mcp remove ${spec.name}\`, then \`npx chatbridge mcp add ${spec.name} --start-timeout-ms 300000 -- npx -y mcp-remote ${url}\``,
+          `\`npx chatbridge mcp remove ${spec.name}\`, then \`npx chatbridge mcp add ${spec.name} --start-timeout-ms ${SIGN_IN_START_TIMEOUT_MS} -- npx -y mcp-remote ${url}\``,
         { code: 'auth-refused', httpStatus: status, headers: configured, signIn: 'oauth' },
       );
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { canonicalJson } from '../approvals/args-hash';
 import { readHandEditedText } from '../hand-edited-file';
-import { kindOf, parseMcpServer } from './config';
+import { DEFAULT_START_TIMEOUT_MS, kindOf, parseMcpServer, SIGN_IN_START_TIMEOUT_MS } from './config';
 import { serverNameProblem, suggestServerName } from './names';
 import { commandHow } from '../how-to-run';
 
@@ -123,6 +123,8 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
     entry.policy = { tools: Object.fromEntries(off.map((tool) => [tool, 'deny'])) };
     notes.push(`its disabled tools are denied: ${off.join(', ')}`);
   }
+  // said by planImport, where it knows whether the entry is written
+  if (runsSignInProxy(entry)) entry.startTimeoutMs = SIGN_IN_START_TIMEOUT_MS;
   const converted = [...KEPT_KEYS, 'serverUrl', 'type', 'transport', ...(entry.policy ? ['disabledTools'] : [])];
   const dropped = Object.keys(source).filter((key) => !converted.includes(key));
   const approvals = dropped.filter((key) => APPROVAL_KEYS.includes(key));
@@ -134,6 +136,22 @@ export function convertEntry(raw: unknown): { entry: Record<string, unknown>; no
   }
   if (others.length > 0) notes.push(`left out ${quoted(others)} (not a chatbridge setting)`);
   return { entry, notes };
+}
+
+const SIGN_IN_WAIT = `mcp-remote opens a browser to sign in on its first start, and the default ${DEFAULT_START_TIMEOUT_MS} would stop it while you sign in`;
+
+function startTimeoutOf(entry: unknown): unknown {
+  return entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>).startTimeoutMs : undefined;
+}
+
+/**
+ * Whether the entry runs mcp-remote, the local proxy hosted servers' pages give for desktop clients (`npx -y
+ * mcp-remote URL`, `mcp-remote@latest`, an installed `mcp-remote`, behind Windows' `cmd /c`). Its desktop client waits
+ * for it while it signs in; chatbridge stops a server that has not started within its start timeout.
+ */
+function runsSignInProxy(entry: Record<string, unknown>): boolean {
+  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])];
+  return words.some((word) => typeof word === 'string' && /^(?:.*[\\/])?mcp-remote(?:@[^\s/]*)?(?:\.cmd|\.exe)?$/i.test(word));
 }
 
 /**
@@ -248,11 +266,15 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
             same
               ? `already ${where}`
               : `a different server is ${where} as ${name}; add this one by hand under another name (${commandHow('mcp add')})`,
+            ...(same && converted.entry.startTimeoutMs === SIGN_IN_START_TIMEOUT_MS && startTimeoutOf(holder.entry) === undefined
+              ? [`its entry has no "startTimeoutMs", so the default ${DEFAULT_START_TIMEOUT_MS} ms would stop mcp-remote while you sign in on its first start: set it to ${SIGN_IN_START_TIMEOUT_MS}`]
+              : []),
           ],
         });
         continue;
       }
       taken.set(name, { entry: converted.entry, client: source.client });
+      if (converted.entry.startTimeoutMs === SIGN_IN_START_TIMEOUT_MS) notes.push(`its start timeout is ${SIGN_IN_START_TIMEOUT_MS} ms ("startTimeoutMs"): ${SIGN_IN_WAIT}`);
       plan.candidates.push({ ...base, status: 'add', entry: converted.entry, notes });
     }
   }

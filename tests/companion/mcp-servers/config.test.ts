@@ -309,7 +309,7 @@ describe("a desktop client's entry, imported", () => {
   };
 
   it('keeps a ${NAME} in args that names a variable of its own env: the program fills it in from the env it is given', () => {
-    expect(convertEntry(bridge)).toEqual({ entry: bridge, notes: [] });
+    expect(convertEntry(bridge)).toEqual({ entry: { ...bridge, startTimeoutMs: 300_000 }, notes: [] });
   });
 
   it.each([

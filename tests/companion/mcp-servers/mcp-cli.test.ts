@@ -442,6 +442,35 @@ describe('chatbridge mcp import', () => {
     expect(listed.out).toContain('npx mcp-remote https://mcp.example.com/sse?token=[REDACTED] --header Authorization:[REDACTED]');
   });
 
+  it('a server reached through mcp-remote is given a start timeout long enough to sign in, and told so', async () => {
+    writeJson(join(fakeHome, '.config', 'Claude', 'claude_desktop_config.json'), {
+      mcpServers: {
+        linear: { command: 'npx', args: ['-y', 'mcp-remote', 'https://mcp.linear.example/sse'] },
+        notion: { command: 'npx', args: ['-y', 'mcp-remote@latest', 'https://mcp.notion.example/mcp'] },
+        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+      },
+    });
+    const { code, out } = await cli('mcp', 'import', '--yes');
+    expect(code).toBe(0);
+    const why =
+      'its start timeout is 300000 ms ("startTimeoutMs"): mcp-remote opens a browser to sign in on its first start, and the default 30000 would stop it while you sign in';
+    expect(out).toContain(`+ linear  from Claude Desktop  npx -y mcp-remote https://mcp.linear.example/sse  (start timeout: 300000 ms)\n      ${why}\n`);
+    expect(out).toContain(`+ notion  from Claude Desktop  npx -y mcp-remote@latest https://mcp.notion.example/mcp  (start timeout: 300000 ms)\n      ${why}\n`);
+    expect(out).toContain('+ memory  from Claude Desktop  npx -y @modelcontextprotocol/server-memory\n');
+    const servers = config().mcpServers as Record<string, { startTimeoutMs?: number }>;
+    expect([servers.linear?.startTimeoutMs, servers.notion?.startTimeoutMs, servers.memory?.startTimeoutMs]).toEqual([300_000, 300_000, undefined]);
+    // imported again, it is the same server: the start timeout chatbridge chose makes no other one
+    expect((await cli('mcp', 'import')).out).toMatch(/= linear {2}from Claude Desktop\n\s+already configured\n {2}=/);
+  });
+
+  it('a server reached through mcp-remote that is configured already with the default start timeout is said to need a longer one', async () => {
+    expect((await cli('mcp', 'add', 'linear', '--', 'npx', '-y', 'mcp-remote', 'https://mcp.linear.example/sse')).code).toBe(0);
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), { mcpServers: { linear: { command: 'npx', args: ['-y', 'mcp-remote', 'https://mcp.linear.example/sse'] } } });
+    expect((await cli('mcp', 'import')).out).toContain(
+      '= linear  from Cursor\n      already configured\n      its entry has no "startTimeoutMs", so the default 30000 ms would stop mcp-remote while you sign in on its first start: set it to 300000',
+    );
+  });
+
   it("Claude Code's servers of single projects are counted and named as not imported", async () => {
     writeJson(join(fakeHome, '.claude.json'), {
       mcpServers: {},
