@@ -201,8 +201,37 @@ function projectScopedServers(file: Record<string, unknown>): number {
   return count;
 }
 
+/**
+ * A program entry written for Windows, as it can run on another system. `cmd /c npx …` (the form READMEs give for
+ * Windows, where npx is a .cmd file) is the program after /c with its words, which runs it the same; a command given
+ * as a Windows path (`C:\\Program Files\\nodejs\\npx.cmd`) or by a Windows program's file name (`uvx.exe`) names
+ * nothing here, and is refused with the name to write. Imported as written, such an entry failed at every start.
+ */
+function forThisSystem(entry: Record<string, unknown>, platform: NodeJS.Platform): { entry: Record<string, unknown>; note?: string } | { problem: string } {
+  if (platform === 'win32' || typeof entry.command !== 'string') return { entry };
+  const args = Array.isArray(entry.args) ? (entry.args as unknown[]) : [];
+  let converted = entry;
+  let note: string | undefined;
+  if (/^cmd(?:\.exe)?$/i.test(entry.command) && typeof args[0] === 'string' && /^\/c$/i.test(args[0]) && typeof args[1] === 'string' && /^\S+$/.test(args[1])) {
+    const [, program, ...rest] = args as string[];
+    converted = { ...entry, command: program, args: rest };
+    note = `written for Windows ("cmd /c ${program} …"): imported as "${program}" with the words after it, which runs it on this system`;
+  }
+  const command = converted.command as string;
+  const windowsPath = /^[A-Za-z]:[\\/]|^\\\\|\\/.test(command);
+  const windowsFile = /\.(?:exe|cmd|bat)$/i.test(command);
+  if (!windowsPath && !windowsFile) return note === undefined ? { entry: converted } : { entry: converted, note };
+  const name = (command.split(/[\\/]/).pop() ?? command).replace(/\.(?:exe|cmd|bat)$/i, '');
+  const shown = command.length > 80 ? `${command.slice(0, 79)}…` : command;
+  return {
+    problem:
+      `its command ${JSON.stringify(shown)} is ${windowsPath ? 'a Windows path' : "a Windows program's file name"}, which names no program on this system: ` +
+      `add it by hand (${commandHow('mcp add')}) with the program as it is here${name === '' ? '' : ` (e.g. "${name}", when it is on the PATH)`}`,
+  };
+}
+
 /** What an import would do, given the servers already configured. Reads the files; writes nothing. */
-export function planImport(sources: DesktopConfigSource[], existing: Record<string, unknown>): ImportPlan {
+export function planImport(sources: DesktopConfigSource[], existing: Record<string, unknown>, platform: NodeJS.Platform = process.platform): ImportPlan {
   const plan: ImportPlan = { sources: [], candidates: [] };
   // each name taken, by a configured server (no client) or by one this import adds (the client it comes from)
   const taken = new Map<string, { entry: unknown; client?: string }>(Object.entries(existing).map(([name, entry]) => [name, { entry }]));
@@ -243,12 +272,14 @@ export function planImport(sources: DesktopConfigSource[], existing: Record<stri
         notes.push(`renamed from ${JSON.stringify(sourceName)}: ${nameProblem}`);
       }
       const base = { client: source.client, file: source.file, sourceName, name };
-      const converted = convertEntry(raw);
+      const read = convertEntry(raw);
+      const converted = 'problem' in read ? read : forThisSystem(read.entry, platform);
       if ('problem' in converted) {
         plan.candidates.push({ ...base, status: 'invalid', notes: [...notes, converted.problem] });
         continue;
       }
-      notes.push(...converted.notes);
+      if (converted.note !== undefined) notes.push(converted.note);
+      notes.push(...(read as { notes: string[] }).notes);
       const checked = parseMcpServer(name, converted.entry);
       if (!checked.ok) {
         plan.candidates.push({ ...base, status: 'invalid', notes: [...notes, ...checked.problems] });

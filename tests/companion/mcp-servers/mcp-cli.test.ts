@@ -471,6 +471,28 @@ describe('chatbridge mcp import', () => {
     );
   });
 
+  it.skipIf(process.platform === 'win32')('an entry written for Windows: cmd /c is imported as the program it runs; a Windows path or .exe is refused naming what to write', async () => {
+    writeJson(join(fakeHome, '.cursor', 'mcp.json'), {
+      mcpServers: {
+        memory: { command: 'cmd', args: ['/c', 'npx', '-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/home/x/memory.jsonl' } },
+        files: { command: 'C:\\Program Files\\nodejs\\npx.cmd', args: ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\Users\\p'] },
+        git: { command: 'uvx.exe', args: ['mcp-server-git'] },
+      },
+    });
+    const { code, out } = await cli('mcp', 'import', '--yes');
+    expect(code).toBe(0);
+    expect(out).toContain(
+      '+ memory  from Cursor  npx -y @modelcontextprotocol/server-memory  (env: MEMORY_FILE_PATH)\n      written for Windows ("cmd /c npx …"): imported as "npx" with the words after it, which runs it on this system\n',
+    );
+    expect(out).toContain(
+      '! files  from Cursor\n      its command "C:\\\\Program Files\\\\nodejs\\\\npx.cmd" is a Windows path, which names no program on this system: add it by hand (`npx chatbridge mcp add` in the chatbridge folder) with the program as it is here (e.g. "npx", when it is on the PATH)\n',
+    );
+    expect(out).toContain(
+      '! git  from Cursor\n      its command "uvx.exe" is a Windows program\'s file name, which names no program on this system: add it by hand (`npx chatbridge mcp add` in the chatbridge folder) with the program as it is here (e.g. "uvx", when it is on the PATH)',
+    );
+    expect(config().mcpServers).toEqual({ memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/home/x/memory.jsonl' } } });
+  });
+
   it("Claude Code's servers of single projects are counted and named as not imported", async () => {
     writeJson(join(fakeHome, '.claude.json'), {
       mcpServers: {},
