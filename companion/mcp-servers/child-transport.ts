@@ -19,7 +19,8 @@ import { ServerProblemError } from './server-problem';
  * - the environment is exactly what the caller built (the policy's envAllow plus the server's `env`), nothing
  *   merged in;
  * - stderr goes to the server's bounded log, never to the companion's terminal;
- * - a stdout line that is not JSON-RPC (a banner, a stray console.log) is logged and skipped, never fatal;
+ * - a stdout line that is not JSON-RPC (a banner, a stray console.log) is logged and skipped, never fatal; a message
+ *   that ends a line of such text (printed without its newline) is read, the text skipped;
  * - a message larger than `maxMessageBytes` is not buffered without end: the connection is reset (the caller
  *   restarts the server) and the calls waiting on it fail as LIMIT_EXCEEDED; nor is what is sent to a server that
  *   stops reading its input.
@@ -35,6 +36,29 @@ export interface ChildTransportOptions {
   /** how long the tree has between SIGTERM and SIGKILL when closed */
   killGraceMs: number;
   records?: ProgramRecords;
+}
+
+/** How many `{` of a line that is not JSON are tried as the start of a message written after text. */
+const MESSAGE_STARTS_TRIED = 64;
+
+/**
+ * A message written on the line of text before it: a banner or a log line printed without its newline
+ * (`process.stdout.write('Starting…')`, Python's `print(…, end='')`), so the server's first message, its answer to
+ * initialize, ended that line. Read as a whole, the line was no JSON and was skipped with the answer in it: the server
+ * "did not answer" and was stopped at its start timeout, said to need longer. The message is the JSON object from the
+ * first `{` that parses to the line's end; a few are tried, so a long line of braces costs no more than a few parses.
+ */
+function messageAfterText(line: string): { text: string; value: unknown } | undefined {
+  if (!line.trimEnd().endsWith('}')) return undefined;
+  let at = line.indexOf('{', 1);
+  for (let tried = 0; at !== -1 && tried < MESSAGE_STARTS_TRIED; tried++) {
+    try {
+      return { text: line.slice(0, at), value: JSON.parse(line.slice(at)) };
+    } catch {
+      at = line.indexOf('{', at + 1);
+    }
+  }
+  return undefined;
 }
 
 export class MessageTooLargeError extends Error {
@@ -214,8 +238,13 @@ export class ChildProcessTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      this.options.log.note(`stdout line that is not JSON-RPC, skipped: ${line.slice(0, 200)}`);
-      return;
+      const after = messageAfterText(line);
+      if (after === undefined) {
+        this.options.log.note(`stdout line that is not JSON-RPC, skipped: ${line.slice(0, 200)}`);
+        return;
+      }
+      this.options.log.note(`stdout text before a message on its line, skipped: ${after.text.slice(0, 200)}`);
+      value = after.value;
     }
     const incoming = readIncoming(value, line.slice(0, 200));
     if (incoming === undefined) {

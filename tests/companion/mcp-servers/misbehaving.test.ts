@@ -26,6 +26,7 @@ beforeAll(async () => {
       hang: fixtureServer('hang.mjs', { ...auto, timeoutMs: 400, env: { HANG_MARK_FILE: markFile } }),
       slow: fixtureServer('hang.mjs', { ...auto, env: { HANG_MARK_FILE: markFile } }),
       garbage: fixtureServer('garbage.mjs', { ...auto, timeoutMs: 400 }),
+      unterminated: fixtureServer('garbage.mjs', { ...auto, startTimeoutMs: 5_000, env: { GARBAGE_BANNER: 'unterminated' } }),
       big: fixtureServer('big-result.mjs', auto),
       features: fixtureServer('features.mjs', auto),
       errors: fixtureServer('error-text.mjs', auto),
@@ -260,6 +261,14 @@ describe('a server that prints garbage on stdout', () => {
     expect(log).toContain('stdout line that is not JSON-RPC, skipped: Garbage Server v0.1 starting');
     expect(log).toContain('stdout line that is not JSON-RPC, skipped: debug: about to answer');
     expect(log).toContain('stdout JSON that is not a JSON-RPC message, skipped: {"hello": "not json-rpc"}');
+  });
+
+  it('starts when its banner has no newline, so that its first answer ends the banner\'s line: the banner is logged and skipped', async () => {
+    expect((await healthOf('unterminated')).state).toBe('ready');
+    const run = await world.run('mcp-request', mcpCall('g4', 'unterminated.chatty', {}));
+    expect(mcpJson(run.resultText).result?.content[0]?.text).toBe('answered despite the noise');
+    const log = readFileSync(join(world.home, 'mcp-logs', 'unterminated.log'), 'utf8');
+    expect(log).toContain('stdout text before a message on its line, skipped: Garbage Server v0.1 starting... {config: default} (this banner is not JSON-RPC) \n');
   });
 
   it('garbage instead of an answer ends in TIMEOUT, and the server stays up', async () => {
