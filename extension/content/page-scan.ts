@@ -225,7 +225,13 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
       const candidateText = choice.textContent ?? '';
       if (mayHoldBlocks(choice, candidateText, site)) record.candidates.add(serializeMessage(choice, site).markdown);
     }
+    // The candidate left when the page took out the turn's reply (the newest candidate) as the person kept this one: the
+    // turn's reply, decided as one that just ended — it was no newest message, so it was taken for one from before.
+    const left = record.choicePending && choices === null && record.origin !== 'live' && atEnd(record.el) ? choiceLeftFor(record) : null;
+    if (left) takeTurn(record, left, changedAt);
     const picked = record.choicePending && choices === null && record.origin === 'live';
+    // the pick made here: no candidate drawn later is one
+    if (picked) choiceGone = null;
     // A choice the site settles once a newer message is sent (the first candidate taken for the person) is no pick: that
     // reply was passed over, and its blocks wait for Run as they did.
     if (picked && record.handledMarkdown !== null && record.el === ctx.lastMessageEl) {
@@ -568,9 +574,51 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
    */
   let goneReply: { text: string; words: string; epoch: number; at: number } | null = null;
 
+  /**
+   * The turn's reply as the page took it out while the site asked which of its candidates to keep (Site.pendingChoice)
+   * and it was the newest message: the person kept another candidate (ChatGPT's comparison draws each in a message of
+   * its own, the newest being the turn's reply), or the site draws the turn anew with the one kept. `keys`: the messages
+   * whose choice was pending then. The one of them shown next as the newest message with no choice pending is the
+   * person's pick, the turn's reply: decided as a reply that just ended, once (takeTurn). Kept to a message the
+   * person had sent nothing after (a choice the site settles itself on a send is no pick).
+   */
+  let choiceGone: { keys: Set<string>; turnSeenAt: number; answers: string | null; stop: StopMark | null; seenGenerating: boolean; epoch: number; at: number } | null = null;
+
+  /** The turn's reply gone with its choice pending, when `record` (the newest message) is one of its candidates. */
+  const choiceLeftFor = (record: MessageRecord): NonNullable<typeof choiceGone> | null => {
+    const gone = choiceGone;
+    if (!gone || gone.epoch !== ctx.epoch || ctx.lastSendAt > gone.at) return null;
+    return gone.keys.has(ctx.messageKeyOf(record)) ? gone : null;
+  };
+
+  const takeTurn = (record: MessageRecord, gone: NonNullable<typeof choiceGone>, changedAt: number): void => {
+    choiceGone = null;
+    ctx.lastMessageEl = record.el;
+    record.origin = 'live';
+    record.candidate = true;
+    record.seenGenerating = gone.seenGenerating;
+    record.turnSeenAt = gone.turnSeenAt;
+    record.answers = gone.answers;
+    record.stop = record.stop ?? gone.stop;
+    // what it was decided on while the choice was pending (or as the candidate drawn anew) ran nothing: decided again
+    record.handledMarkdown = null;
+    record.ending = 'normal';
+    record.lastChangeAt = changedAt;
+    ctx.liveKeys.add(ctx.messageKeyOf(record));
+    active.add(record);
+    for (const tracked of record.blocks) show.render(record, tracked);
+  };
+
   const onChanges = (changes: PageChanges): void => {
     checkConversation();
     if (changes.removed) {
+      const reply = ctx.lastMessageEl ? records.get(ctx.lastMessageEl) : undefined;
+      if (reply && !reply.el.isConnected && reply.role === 'assistant' && reply.choicePending && reply.origin === 'live') {
+        const keys = new Set<string>();
+        for (const record of records.values()) if (record.role === 'assistant' && record.choicePending) keys.add(ctx.messageKeyOf(record));
+        const { turnSeenAt, answers, stop, seenGenerating } = reply;
+        choiceGone = { keys, turnSeenAt, answers, stop, seenGenerating, epoch: ctx.epoch, at: now() };
+      }
       for (const [el, record] of records) {
         if (el.isConnected) continue;
         const undecided = isUndecided(record) || (record.candidate && record.origin !== 'live');
@@ -611,6 +659,12 @@ export function createScanner(ctx: PageContext, show: Show, hooks: ScannerHooks)
           record.handledMarkdown = decided.markdown;
           record.ending = decided.ending;
         }
+      }
+      if (candidate && record.role === 'user') choiceGone = null;
+      // The turn drawn anew with the candidate the person kept (a new element, its id one whose choice was pending).
+      if (candidate && record.role === 'assistant' && !isPositionKey(key) && (site.pendingChoice?.(el) ?? null) === null) {
+        const gone = choiceLeftFor(record);
+        if (gone) takeTurn(record, gone, changes.at);
       }
       // The stopped reply's row mounted anew at its place: still that reply (it shows what it showed, or more), stopped.
       // A reply written afresh there (the person had it written again) shows other text; one drawn after a message the

@@ -301,36 +301,68 @@ describe('ChatGPT: a comparison turn asking which of two replies to keep', () =>
     expect(ran(h)).toEqual(['LIST']);
   });
 
-  // The first candidate was never the newest message: the page takes it for a reply from before (candidateVerdict), and
-  // so it is where the turn is drawn anew after the pick (a new element under a key decided while the choice was
-  // pending). There the kept reply waits for Run, which runs it; the one not picked never runs.
+  /** The turn drawn anew with the kept candidate alone, as a plain reply (new elements, the same message id). */
+  function redrawnWith(turn: HTMLElement, keep: number): void {
+    const kept = turn.querySelectorAll('[data-message-author-role="assistant"]')[keep]!.cloneNode(true) as Element;
+    for (const ours of Array.from(kept.querySelectorAll('[data-chatbridge-chip]'))) ours.remove();
+    const plain = document.createElement('article');
+    plain.setAttribute('data-testid', 'conversation-turn-2');
+    plain.setAttribute('data-turn-id', 'turn-assistant-2');
+    plain.append(kept);
+    turn.replaceWith(plain);
+  }
+
+  // The first candidate was never the newest message, and the turn drawn anew after the pick is a new element under a
+  // key decided while the choice was pending: the kept reply waited for Run, its chip saying it was from earlier in the
+  // chat. It is the turn's reply, decided as one that just ended: it runs by itself, once; the other never does.
   it.each([
     ['the first candidate picked', (turn: HTMLElement) => pick(turn, 0), 'READ'],
-    [
-      'the turn drawn anew after the pick',
-      (turn: HTMLElement) => {
-        const kept = turn.querySelectorAll('[data-paragen-root]')[1]!.querySelector('[data-message-author-role]')!.cloneNode(true) as Element;
-        for (const ours of Array.from(kept.querySelectorAll('[data-chatbridge-chip]'))) ours.remove();
-        const plain = document.createElement('article');
-        plain.setAttribute('data-testid', 'conversation-turn-2');
-        plain.setAttribute('data-turn-id', 'turn-assistant-2');
-        plain.append(kept);
-        turn.replaceWith(plain);
-      },
-      'LIST',
-    ],
-  ] as const)('%s: the kept reply runs on Run only, the other never', async (_name, pickIt, expected) => {
+    ['the turn drawn anew after the second was picked', (turn: HTMLElement) => redrawnWith(turn, 1), 'LIST'],
+    ['the turn drawn anew after the first was picked', (turn: HTMLElement) => redrawnWith(turn, 0), 'READ'],
+  ] as const)('%s: the kept reply runs by itself, once, and the other never', async (_name, pickIt, expected) => {
     const { h, turn } = await asked();
     pickIt(turn);
     await later(h, 500);
     await later(h, 10_000);
     await later(h, 10_000);
-    expect(ran(h)).toEqual([]);
-    const chips = Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
-    expect(chips.map((chip) => chip.getAttribute('data-chatbridge-state'))).toEqual(['ready']);
-    clickChip(roots, chips[0], 'run');
-    await later(h, 50);
     expect(ran(h)).toEqual([expected]);
+    const chips = Array.from(document.querySelectorAll('[data-chatbridge-chip]'));
+    expect(chips).toHaveLength(1);
+    expect(roots.get(chips[0]!)?.textContent).not.toContain('earlier in the chat');
+    // drawn anew once more, as ChatGPT does when it settles the turn: still that reply, not run again
+    redrawnWith(h.page.list.lastElementChild as HTMLElement, 0);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([expected]);
+  });
+
+  it('the first candidate picked, then the one not picked shown again in its place: it never runs', async () => {
+    const { h, turn } = await asked();
+    const [, second] = Array.from(turn.querySelectorAll('[data-paragen-root]'));
+    const discarded = second!.cloneNode(true) as Element;
+    for (const ours of Array.from(discarded.querySelectorAll('[data-chatbridge-chip]'))) ours.remove();
+    discarded.querySelector(':scope > button')?.remove();
+    pick(turn, 0);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['READ']);
+    turn.querySelector('[data-paragen-root]')!.replaceWith(discarded);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual(['READ']);
+  });
+
+  it('a newer message sent while the choice is pending: the first candidate the site then keeps does not run', async () => {
+    const { h, turn } = await asked();
+    h.page.list.append(gptUser('never mind, list the files'));
+    pick(turn, 0);
+    await later(h, 500);
+    await later(h, 10_000);
+    await later(h, 10_000);
+    expect(ran(h)).toEqual([]);
   });
 
   it('the candidate not picked kept in the page hidden is never read', async () => {
