@@ -1,5 +1,6 @@
 import type { BlockState } from '../scanner/blocks';
 import { t, type MessageKey } from './i18n';
+import { diffNotesWorded } from './preview-words';
 
 /**
  * The chip under one block: state (colour and icon), Run / Stop / Re-run, the result preview (folded) and the
@@ -590,7 +591,10 @@ function approvalCard(
     card.append(pre);
   }
   if (approval.diff !== undefined) {
-    card.append(diffBlock(doc, approval.diff, t(approval.arguments ? 'panel.arguments' : 'panel.diff')));
+    // the companion's notes in a diff (a file too large to diff, a binary file, a diff cut) in the person's language; an
+    // MCP tool's arguments exactly as they are sent
+    const diff = approval.arguments ? approval.diff : diffNotesWorded(approval.diff);
+    card.append(diffBlock(doc, diff, t(approval.arguments ? 'panel.arguments' : 'panel.diff')));
   } else if (approval.command === undefined && approval.paths.length > 0) {
     const pre = scrollBox(doc, t('chipView.paths'));
     pre.textContent = approval.paths.join('\n');

@@ -5,6 +5,7 @@ import { createApprovalStore } from '../../companion/approvals/store';
 import { capPreview } from '../../companion/plans/preview-diff';
 import { binaryChange, unifiedDiff } from '../../companion/tools/define-handler';
 import { DiffView } from '../../extension/ui/diff-view';
+import { chipWithRoot } from './chip-root';
 import { useLocale } from './i18n-fake';
 
 /**
@@ -75,5 +76,32 @@ describe("the companion's notes on a card's diff", () => {
     useLocale('zh_CN');
     const args = `{\n  "text": "x"\n}\n${note}`;
     expect(mount(<DiffView diff={args} toolArguments />).textContent).toBe(args);
+  });
+});
+
+describe("the companion's notes on a chip's approval card", () => {
+  // the chip in the chat page drew its diff line by line as the companion sent it: the notes stayed English there
+  it('are said in Chinese on a Chinese page, the changes beside them kept; an MCP tool\'s arguments are shown as sent', () => {
+    const notes = [
+      unifiedDiff('/w/big.bin.txt', '/w/big.bin.txt', big, `${big}y`),
+      binaryChange('/w/logo.png', 12, false),
+      binaryChange('/w/data.bin', 3, true),
+      capPreview(changed, 40),
+    ].join('\n');
+    const diff = `${changed}${notes}`;
+    useLocale('zh_CN');
+    const { chip, root } = chipWithRoot();
+    const approval = { tool: 'fs.writeBatch', title: '写入 3 个文件', paths: ['/w/c.txt'], diff };
+    chip.update({ kind: 'mcp-request', state: 'approval', actions: ['stop'], approval });
+    const text = root.querySelector('.card pre')!.textContent!;
+    expect(text).toContain('（文件太大，无法在此显示差异：改动前 1100000 个字符，改动后 1100001 个字符）');
+    expect(text).toContain('（二进制文件 /w/logo.png 将被替换为 12 个字符的文本）');
+    expect(text).toContain('（将向二进制文件 /w/data.bin 追加 3 个字符的文本）');
+    expect(text).toMatch(/…（还有 \d+ 个字符的差异未显示）/);
+    expect(text).not.toMatch(/too large|binary file|characters of diff not shown/);
+    expect(root.querySelector('.card pre .ins')?.textContent).toBe('+c new\n');
+    const note = binaryChange('/w/logo.png', 12, false);
+    chip.update({ kind: 'mcp-request', state: 'approval', actions: ['stop'], approval: { tool: 'notes.add', title: 'notes.add', paths: [], diff: note, arguments: true } });
+    expect(root.querySelector('.card pre')!.textContent).toBe(`${note}\n`);
   });
 });
