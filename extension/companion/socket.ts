@@ -20,6 +20,26 @@ export interface SocketOptions {
   now?: () => number;
 }
 
+/** The socket closes itself with this code when the companion sent nothing for SILENCE_MS. */
+const SILENT_CLOSE = 4000;
+
+/**
+ * Why the socket closed, as the person reads it (the connection's tooltip, the in-page badge's tip), in their language:
+ * what it means and what to do, the close code and the companion's reason kept as details. The code alone
+ * ("closed (1006)") said nothing to a person, and in English on any browser.
+ */
+export function closedDetail(code: number, reason: string): string {
+  const meaning =
+    code === 1006 || code === 1015
+      ? t('conn.closedUnreachable')
+      : code === 1000 || code === 1001 || code === 1012
+        ? t('conn.closedByCompanion')
+        : code === SILENT_CLOSE
+          ? t('conn.closedSilent')
+          : t('conn.closedOther');
+  return t('conn.closeDetails', [meaning, `WebSocket ${code}${reason ? `, ${reason}` : ''}`]);
+}
+
 /**
  * One authenticated socket to the companion, kept alive with heartbeats every 20 s (which also keeps an MV3 service
  * worker awake) and reopened with backoff when it drops. Authentication is the first message, never the URL, so
@@ -66,7 +86,7 @@ export class CompanionSocket {
     try {
       ws = new this.WS(url);
     } catch (error) {
-      this.scheduleReconnect(String(error));
+      this.scheduleReconnect(t('conn.closeDetails', [t('conn.openFailed'), String(error)]));
       return;
     }
     this.ws = ws;
@@ -101,7 +121,7 @@ export class CompanionSocket {
         this.setState('unpaired', t('conn.tokenRefused'));
         return;
       }
-      this.scheduleReconnect(event.reason || `closed (${event.code})`);
+      this.scheduleReconnect(closedDetail(event.code, event.reason));
     };
     ws.onerror = () => {
       // onclose follows and decides what to do
@@ -137,7 +157,7 @@ export class CompanionSocket {
       const ws = this.ws;
       if (!ws || ws.readyState !== 1) return;
       if (this.now() - this.lastFrameAt > SILENCE_MS) {
-        ws.close(4000, 'heartbeat lost');
+        ws.close(SILENT_CLOSE, 'heartbeat lost');
         return;
       }
       ws.send(JSON.stringify({ type: 'ping', t: this.now() }));

@@ -106,11 +106,12 @@ function followHover(doc: Document, host: HTMLElement, badge: HTMLElement, left:
 
 /**
  * Why the badge says what it says, and what to do: not paired, the reason the connection gave (a refused token) or
- * how to pair; not answering, how to start the companion, the socket's own words after it. Connected: nothing.
+ * how to pair; not answering, how to start the companion, then why the socket closed (socket.ts closedDetail). Connected:
+ * nothing.
  */
 /** What the badge's tip says of a connection state: why it is not connected, and what to do (the chips say it too). */
 export function connectionTip(state: ConnectionState, detail: string | undefined): string {
   if (state === 'unpaired') return detail ?? t('conn.notPaired');
-  if (state === 'disconnected') return detail ? `${t('conn.disconnectedTip')} (${detail})` : t('conn.disconnectedTip');
+  if (state === 'disconnected') return detail ? t('conn.disconnectedTipWhy', [detail]) : t('conn.disconnectedTip');
   return detail ?? '';
 }

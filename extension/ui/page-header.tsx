@@ -3,7 +3,7 @@ import { t } from './i18n';
 
 /**
  * The top of the popup and the side panel: the icon, the name, the connection state (`#connection[data-state]`), when
- * nothing answers where the companion should be what to do (`#connection-hint`; the socket's reason stays in the
+ * nothing answers where the companion should be what to do (`#connection-hint`; why the socket closed stays in the
  * state's tooltip) or, on a page without the pairing step, where to pair; the reason under it when not paired or
  * connecting, and the last error (`#error`, always present, empty when all is well).
  */

@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
 import { CompanionError, companionRefusal, createCompanionClient, pairingRefusal } from '../../extension/companion/client';
-import { CompanionSocket, HEARTBEAT_MS, type ConnectionState } from '../../extension/companion/socket';
+import { CompanionSocket, HEARTBEAT_MS, closedDetail, type ConnectionState } from '../../extension/companion/socket';
+import { connectionTip } from '../../extension/ui/indicator';
+import { t } from '../../extension/ui/i18n';
 import { StartedRuns } from '../../extension/companion/callers';
 import { countApprovalsInto, createBadge } from '../../extension/companion/badge';
 import type { WsEvent } from '../../extension/companion/api-types';
@@ -360,6 +362,42 @@ describe('companion socket', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(attempts).toBe(1);
     expect(details.at(-1)).toBe('本地助手不再接受这个令牌（例如它的数据目录被重置了）：请重新配对');
+  });
+
+  it("says why it is not connected in the person's language, the close code only as a detail", async () => {
+    // the tooltip and the in-page badge's tip said 'closed (1006)', in English on a Chinese browser
+    useLocale('zh_CN');
+    const watch = async (base: string): Promise<string> => {
+      const details: Array<string | undefined> = [];
+      const socket = new CompanionSocket({
+        baseUrl: async () => base,
+        token: async () => 'token',
+        onEvent: () => undefined,
+        onState: (state, detail) => details.push(state === 'disconnected' ? detail : undefined),
+        WebSocket: NodeWebSocket as unknown as typeof WebSocket,
+        ...fast,
+      });
+      cleanups.push(() => socket.stop());
+      await socket.start();
+      await until(() => details.some((detail) => detail !== undefined));
+      socket.stop();
+      return details.find((detail) => detail !== undefined)!;
+    };
+    // nothing listens at the companion's address: the companion is not running
+    const gone = createServer();
+    const nobody = await listen(gone);
+    await new Promise((resolve) => gone.close(resolve));
+    const unreachable = await watch(nobody);
+    expect(unreachable).toBe('无法连接到本地助手：它没有运行、已经停止，或这台电脑上有程序拦截了它的地址。（详细信息：WebSocket 1006）');
+    expect(connectionTip('disconnected', unreachable)).toBe(`${t('conn.disconnectedTip')}${unreachable}`);
+    // the companion going away closes the socket itself
+    const { base } = await wsServer((socket) => socket.close(1001, ''));
+    expect(await watch(base)).toBe('本地助手关闭了连接：它被停止或重启了。（详细信息：WebSocket 1001）');
+    // no frame for too long: the socket closes itself
+    expect(closedDetail(4000, 'heartbeat lost')).toBe('本地助手不再响应（电脑休眠过，或本地助手卡住了）：如果一直这样，请重启它。（详细信息：WebSocket 4000, heartbeat lost）');
+    useLocale('en');
+    expect(closedDetail(1006, '')).toBe('It could not be reached: it is not running, it stopped, or something on this computer blocks its address. (details: WebSocket 1006)');
+    expect(closedDetail(1011, 'boom')).toBe('The companion closed the connection. (details: WebSocket 1011, boom)');
   });
 
   it('does not connect at all without a token', async () => {

@@ -4,6 +4,7 @@ import { chipWithRoot } from './chip-root';
 import { languageFor, t, uiLanguage } from '../../extension/ui/i18n';
 import { LOCALES, useLocale } from './i18n-fake';
 import { createIndicator } from '../../extension/ui/indicator';
+import { closedDetail } from '../../extension/companion/socket';
 
 describe('chip', () => {
   it('keeps its buttons in a closed shadow root and shows state on the host', () => {
@@ -137,6 +138,10 @@ describe('indicator', () => {
 
   it("says why it is not connected where a mouse, the keyboard and a screen reader reach it, in the person's language", () => {
     useLocale('zh_CN');
+    // what the socket closing means and what to do, its code as a detail (it said '(closed (1006))' in English)
+    const AWAY_TIP =
+      '本地助手没有响应：请在这台电脑上启动它（在 chatbridge 文件夹中运行 npm start）；chatbridge 会自动重新连接。' +
+      '无法连接到本地助手：它没有运行、已经停止，或这台电脑上有程序拦截了它的地址。（详细信息：WebSocket 1006）';
     const original = Element.prototype.attachShadow;
     let root: ShadowRoot | null = null;
     Element.prototype.attachShadow = function (init) {
@@ -150,10 +155,10 @@ describe('indicator', () => {
     const badge = () => shadow.querySelector<HTMLElement>('[data-badge]')!;
     const tip = () => shadow.getElementById(badge().getAttribute('aria-describedby') ?? '');
 
-    indicator.update('disconnected', 'closed (1006)');
+    indicator.update('disconnected', closedDetail(1006, ''));
     expect(badge().textContent).toBe('chatbridge 未连接');
     expect(badge().tabIndex).toBe(0);
-    expect(tip()?.textContent).toBe(`${t('conn.disconnectedTip')} (closed (1006))`);
+    expect(tip()?.textContent).toBe(AWAY_TIP);
     // shown on hover and on keyboard focus, not only as a title a pointer-events:none badge never showed
     const css = shadow.querySelector('style')!.textContent!;
     expect(css).toMatch(/\[data-badge\]\[data-hover\] \+ \[role="tooltip"\][^{]*\[data-badge\]:focus-visible \+ \[role="tooltip"\][^{]*\{[^}]*display: block/);
@@ -180,14 +185,14 @@ describe('indicator', () => {
     indicator.update('connecting');
     expect(tip()?.hasAttribute('data-dismissed')).toBe(true);
     expect(badge().textContent).toBe('chatbridge 未连接');
-    indicator.update('disconnected', 'closed (1006)');
+    indicator.update('disconnected', closedDetail(1006, ''));
     expect(tip()?.hasAttribute('data-dismissed')).toBe(true);
     badge().dispatchEvent(new FocusEvent('blur'));
     expect(tip()?.hasAttribute('data-dismissed')).toBe(false);
     pointer(940, 710);
     indicator.update('connecting');
     expect(badge().hasAttribute('data-hover')).toBe(true);
-    expect(tip()?.textContent).toBe(`${t('conn.disconnectedTip')} (closed (1006))`);
+    expect(tip()?.textContent).toBe(AWAY_TIP);
     pointer(940, 650);
 
     indicator.update('unpaired', t('conn.tokenRefused'));

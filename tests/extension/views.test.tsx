@@ -11,6 +11,7 @@ import { OptionsView } from '../../extension/ui/options';
 import { PopupView, type PopupDeps } from '../../extension/ui/popup';
 import { approvalFromHash, SidePanel, SidePanelView, type PanelActions } from '../../extension/ui/side-panel';
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
+import { closedDetail } from '../../extension/companion/socket';
 import { useLocale } from './i18n-fake';
 
 // ------------------------------------------------------------------------------------------------ fixtures
@@ -466,7 +467,7 @@ describe('side panel', () => {
   });
 
   it('opened while the companion does not answer: a list never read says so, with no count, not that it holds nothing', () => {
-    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: closedDetail(1006, '') };
     // the recent runs are the extension's own record: read without the companion
     const root = mount(<SidePanelView state={state({ connection: away, read: ['runs'] })} actions={actions} />);
     const notRead = 'Not read: the companion has not answered since this page opened';
@@ -1277,14 +1278,16 @@ describe('popup', () => {
   });
 
   it('the companion not answering: the popup and the side panel say where nothing answers and how to start it, in English and Chinese', () => {
-    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: closedDetail(1006, '') };
     const popup = mount(<PopupView state={state({ connection: away })} deps={deps()} live={live} />);
     const hint = popup.querySelector('#connection-hint');
     expect(hint?.textContent).toContain('http://127.0.0.1:17890');
     expect(hint?.textContent).toContain('npm start');
-    // the socket's own words ('closed (1006)') stay in the state's tooltip, not as a line of English under the hint
+    // why the socket closed stays in the state's tooltip, not as a line under the hint
     expect(popup.querySelector('#connection-detail')).toBeNull();
-    expect(popup.querySelector('#connection')!.getAttribute('title')).toBe('closed (1006)');
+    expect(popup.querySelector('#connection')!.getAttribute('title')).toBe(
+      'It could not be reached: it is not running, it stopped, or something on this computer blocks its address. (details: WebSocket 1006)',
+    );
     const panel = mount(<SidePanelView state={state({ connection: away })} actions={{ decide: () => undefined, forgetGrant: () => undefined, undo: () => undefined, stopProgram: () => undefined }} />);
     expect(panel.querySelector('#connection-hint')?.textContent).toBe(hint?.textContent);
 
@@ -1515,7 +1518,7 @@ describe('live data for the popup and side panel', () => {
     const draw = (): void => {
       act(() => render(<SidePanelView state={live.get()} actions={{ decide() {}, forgetGrant() {}, undo() {}, stopProgram() {} }} />, root));
     };
-    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    const away: ConnectionInfo = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: closedDetail(1006, '') };
     const trying: ConnectionInfo = { state: 'connecting', companionUrl: 'http://127.0.0.1:17890' };
     source.push({ type: 'connection', connection: away });
     draw();
@@ -1567,7 +1570,7 @@ describe('live data for the popup and side panel', () => {
     for (const root of [panel, popup]) expect(root.querySelector('[data-approval="confirm-2"] [data-away]')).toBeNull();
     // the companion stops: its cards stay in sight, but a decision could not reach it
     companion.up = false;
-    companion.connection = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: 'closed (1006)' };
+    companion.connection = { state: 'disconnected', companionUrl: 'http://127.0.0.1:17890', detail: closedDetail(1006, '') };
     source.push({ type: 'connection', connection: companion.connection });
     draw();
     for (const root of [panel, popup]) {
