@@ -64,6 +64,44 @@ function reply(body: unknown): string {
   return JSON.stringify(body, null, 2);
 }
 
+/** The largest n in 0…count for which fits(n) holds, fits holding for every smaller n where it holds for n. */
+function largestFitting(count: number, fits: (n: number) => boolean): number {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(mid)) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/**
+ * A success whose reply would be longer than one result (limits.maxResultChars), cut by the tool itself, so the JSON
+ * the model gets parses: the companion's cap cuts text wherever the limit falls, which went through the JSON (a
+ * listing of hundreds of roles, a read whose newlines and quotes JSON escapes into twice the characters).
+ *  - items: a listing's or a search's whole entries, as many as fit; `message(shown)` says how many were left out
+ *  - text: a read's content, as long a start of it as fits, never half a surrogate pair
+ */
+type Fitted = { data: unknown; message: string; truncated: boolean };
+
+function fitItems<T>(items: readonly T[], message: (shown: number) => string, ctx: Guarded): Fitted {
+  const max = ctx.policy.limits.maxResultChars;
+  const replyOf = (shown: number) => reply({ success: true, data: items.slice(0, shown), message: message(shown) });
+  if (replyOf(items.length).length <= max) return { data: items, message: message(items.length), truncated: false };
+  const shown = largestFitting(items.length - 1, (n) => replyOf(n).length <= max);
+  return { data: items.slice(0, shown), message: message(shown), truncated: true };
+}
+
+function fitText(text: string, message: (shown: number) => string, ctx: Guarded): Fitted {
+  const max = ctx.policy.limits.maxResultChars;
+  const cut = (n: number) => (n > 0 && n < text.length && /[\uD800-\uDBFF]/.test(text[n - 1]!) ? n - 1 : n);
+  const replyOf = (shown: number) => reply({ success: true, data: text.slice(0, shown), message: message(shown) });
+  if (replyOf(text.length).length <= max) return { data: text, message: message(text.length), truncated: false };
+  const shown = cut(largestFitting(text.length - 1, (n) => replyOf(cut(n)).length <= max));
+  return { data: text.slice(0, shown), message: message(shown), truncated: true };
+}
+
 function manualCode(error: Pick<ToolError, 'code' | 'message'>): string {
   switch (error.code) {
     case 'NOT_FOUND':
@@ -237,8 +275,12 @@ async function editedContent(args: FilesystemArgs, ctx: Guarded) {
 async function listEntries(target: string, ctx: Guarded, withSizes: boolean) {
   const entries: Array<{ name: string; type: 'directory' | 'file' | 'symlink'; size?: number; denied?: true }> = [];
   const denied = denyUnder(target, ctx.policy);
+  let stopped = false;
   for await (const entry of walkTree(target, { maxDepth: 1 })) {
-    if (entries.length >= ctx.policy.limits.maxListEntries) break;
+    if (entries.length >= ctx.policy.limits.maxListEntries) {
+      stopped = true;
+      break;
+    }
     const type = entry.dirent.isSymbolicLink() ? 'symlink' : entry.dirent.isDirectory() ? 'directory' : 'file';
     if (denied(entry.relative) !== undefined) {
       entries.push({ name: entry.dirent.name, type, denied: true });
@@ -247,10 +289,10 @@ async function listEntries(target: string, ctx: Guarded, withSizes: boolean) {
     const size = withSizes && type === 'file' ? ((await fs.lstat(entry.path).catch(() => undefined))?.size ?? 0) : 0;
     entries.push({ name: entry.dirent.name, type, size });
   }
-  return entries;
+  return { entries, stopped };
 }
 
-async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data: unknown; message: string; journalId?: string }> {
+async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data: unknown; message: string; truncated?: boolean; journalId?: string }> {
   const action = filesystemActionOf(args);
   switch (action) {
     case 'read': {
@@ -263,14 +305,13 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       const encoded = encodeContent(bytes, args.encoding, args.path!);
       // secrets are found in the whole file before head/tail lines are taken or the text is cut (issue 9, finding 3)
       const shown = encoding === 'base64' || encoding === 'hex' ? encoded : mapSecrets(encoded, ctx.policy).shown();
-      let content = takeLines(shown, args.head, args.tail);
-      const max = ctx.policy.limits.maxResultChars - 500;
-      let message = `read ${relativeToRoot(target, ctx)}`;
-      if (content.length > max) {
-        content = content.slice(0, max);
-        message += ` (truncated at ${max} characters; read the rest with head/tail or fs.read with a range)`;
-      }
-      return { data: content, message };
+      const content = takeLines(shown, args.head, args.tail);
+      const read = `read ${relativeToRoot(target, ctx)}`;
+      return fitText(
+        content,
+        (kept) => (kept < content.length ? `${read} (truncated at ${kept} of ${content.length} characters; read the rest with head/tail or fs.read with a range)` : read),
+        ctx,
+      );
     }
     case 'write': {
       const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { forWrite: true });
@@ -283,12 +324,16 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
       // walks follow the path as it is now, so it is resolved now (not carried from plan)
       const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { mustExist: true }, resolvePathNow);
       if (!(await fs.stat(target)).isDirectory()) throw new FilesystemFailure('INVALID_INPUT', `${args.path} is not a directory`);
-      const entries = await listEntries(target, ctx, action === 'list_with_sizes');
-      if (action === 'list') {
-        return { data: entries.map((entry) => (entry.type === 'directory' ? `${entry.name}/` : entry.name)), message: `${entries.length} entries` };
-      }
-      if (args.sortBy === 'size') entries.sort((a, b) => (b.size ?? -1) - (a.size ?? -1) || (a.name < b.name ? -1 : 1));
-      return { data: entries, message: `${entries.length} entries` };
+      const { entries, stopped } = await listEntries(target, ctx, action === 'list_with_sizes');
+      if (action === 'list_with_sizes' && args.sortBy === 'size') entries.sort((a, b) => (b.size ?? -1) - (a.size ?? -1) || (a.name < b.name ? -1 : 1));
+      const listed: readonly unknown[] = action === 'list' ? entries.map((entry) => (entry.type === 'directory' ? `${entry.name}/` : entry.name)) : entries;
+      const more = 'list a folder inside it (a longer path), or find the files you need with action "search" and a pattern';
+      const stop = stopped ? ` (the listing stops at ${entries.length} entries, limits.maxListEntries; ${more})` : '';
+      return fitItems(
+        listed,
+        (shown) => (shown < entries.length ? `showed ${shown} of ${entries.length} entries, ${entries.length - shown} left out; ${more}${stop}` : `${entries.length} entries${stop}`),
+        ctx,
+      );
     }
     case 'search': {
       const target = await resolveWorkspacePath(need(args.path, 'path'), ctx, { mustExist: true }, resolvePathNow);
@@ -322,7 +367,16 @@ async function runAction(args: FilesystemArgs, ctx: ToolContext): Promise<{ data
         }
         found.push(relativeToRoot(entry.path, ctx));
       }
-      return { data: found, message: `${found.length} files match ${pattern}${limited ? ` (stopped at ${found.length}; narrow the pattern)` : ''}` };
+      const stop = limited ? ` (stopped at ${found.length}; narrow the pattern)` : '';
+      const narrow = 'search a narrower path or with a narrower pattern, or leave folders out with excludePatterns';
+      return fitItems(
+        found,
+        (shown) =>
+          shown < found.length
+            ? `showed ${shown} of ${found.length} files matching ${pattern}, ${found.length - shown} left out; ${narrow}${stop}`
+            : `${found.length} files match ${pattern}${stop}`,
+        ctx,
+      );
     }
     case 'edit': {
       const edit = await editedContent(args, ctx);
@@ -425,8 +479,8 @@ export const filesystemHandler = defineHandler({
   },
   async run(args, ctx) {
     try {
-      const { data, message, journalId } = await runAction(args, ctx);
-      return { text: reply({ success: true, data, message }), data, ...(journalId ? { journalId } : {}) };
+      const { data, message, truncated, journalId } = await runAction(args, ctx);
+      return { text: reply({ success: true, data, message }), data, ...(truncated ? { truncated } : {}), ...(journalId ? { journalId } : {}) };
     } catch (error) {
       const failure = toFailure(error, ctx);
       return {

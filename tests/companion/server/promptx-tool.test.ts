@@ -268,18 +268,41 @@ describe("failures refused before the filesystem tool runs answer in the manual'
   });
 });
 
-describe("a listing or search longer than one result says how to see the rest in the manual's terms", () => {
+describe("a listing, search or read longer than one result is cut by the tool itself, its JSON whole", () => {
+  const fsCall = (parameters: Record<string, unknown>) =>
+    `<function_calls>\n<invoke name="filesystem">\n${Object.entries(parameters).map(([key, value]) => `<parameter name="${key}">${value}</parameter>`).join('\n')}\n</invoke>\n</function_calls>`;
+  const replyOf = (resultText: string) => /<function_result[^>]*>\n?([\s\S]*?)\n?<\/function_result>$/.exec(resultText)?.[1] ?? '';
+
   it.each([
     ['list', { action: 'list', path: 'resource/role' }, 'list a folder inside it (a longer path), or find the files you need with action "search" and a pattern'],
+    ['list_with_sizes', { action: 'list_with_sizes', path: 'resource/role' }, 'list a folder inside it (a longer path), or find the files you need with action "search" and a pattern'],
     ['search', { action: 'search', path: 'resource', pattern: '*.md' }, 'search a narrower path or with a narrower pattern, or leave folders out with excludePatterns'],
-  ])('%s: not told to read on with fs.read, which reads a file', async (_action, parameters, said) => {
+  ])('%s: whole entries that parse, how many were left out and how to see them', async (action, parameters, said) => {
     const w = world({ config: { modes: { read: 'auto' }, limits: { maxResultChars: 2000 } } });
     for (let i = 0; i < 200; i++) put(w, `resource/role/role-number-${i}.role.md`, 'x');
-    const xml = `<function_calls>\n<invoke name="filesystem">\n${Object.entries(parameters).map(([key, value]) => `<parameter name="${key}">${value}</parameter>`).join('\n')}\n</invoke>\n</function_calls>`;
-    const res = await run(w, 'function-calls', xml);
+    const res = await run(w, 'function-calls', fsCall(parameters));
     expect(res.status).toBe('done');
     expect(res.resultText).toContain('truncated="true"');
-    expect(res.resultText).toMatch(new RegExp(`…\\[truncated: showed \\d+ of \\d+ characters \\(about \\d+ lines\\); ${said.replace(/[()"]/g, '\\$&')}\\]\\n</function_result>$`));
+    const reply = JSON.parse(replyOf(res.resultText)) as { success: boolean; data: Array<string | { name: string }>; message: string };
+    expect(reply.success).toBe(true);
+    expect(reply.data.length).toBeGreaterThan(10);
+    expect(reply.data.length).toBeLessThan(200);
+    for (const entry of reply.data) expect(typeof entry === 'string' ? entry : entry.name).toMatch(/role-number-\d+\.role\.md$/);
+    expect(reply.message).toContain(`showed ${reply.data.length} of 200 ${action === 'search' ? 'files matching *.md' : 'entries'}, ${200 - reply.data.length} left out`);
+    expect(reply.message).toContain(said);
     expect(res.resultText).not.toContain('fs.read');
+  });
+
+  it('read: a file whose text JSON escapes (newlines, quotes) is cut inside its content, and the reply parses', async () => {
+    const w = world({ config: { modes: { read: 'auto' }, limits: { maxResultChars: 2000 } } });
+    const text = Array.from({ length: 400 }, (_, i) => `"${i}"`).join('\n');
+    put(w, 'resource/quoted.txt', text);
+    const res = await run(w, 'function-calls', fsCall({ action: 'read', path: 'resource/quoted.txt' }));
+    expect(res.status).toBe('done');
+    const reply = JSON.parse(replyOf(res.resultText)) as { success: boolean; data: string; message: string };
+    expect(reply.success).toBe(true);
+    expect(text.startsWith(reply.data)).toBe(true);
+    expect(reply.data.length).toBeGreaterThan(500);
+    expect(reply.message).toContain(`truncated at ${reply.data.length} of ${text.length} characters`);
   });
 });
