@@ -142,12 +142,34 @@ function contentCutByFence(act: string, parameters: readonly string[], args: rea
 }
 
 /**
- * The act a fence names: an `act` fence's content, or, in a fence with no label (NO_LABELS), an act of the list after a
+ * Labels a model writes for `act` from memory (`~~~~~action`, `~~~~~acts`): the seed's executor reads no statement
+ * there, and neither did this parser, so a plan labelled so did nothing and nobody was told. Such a fence holding an
+ * act of the list alone opens a statement that never runs: its error says the label to write, and the companion
+ * answers it so (the plan as written is plain, but the seed names only `act`, and a model told so writes it next time).
+ */
+const MISNAMED_ACT_LABELS: ReadonlySet<string> = new Set(['action', 'actions', 'acts']);
+
+/** The act a fence labelled as MISNAMED_ACT_LABELS holds alone, when it is one of the list. */
+function misnamedAct(fence: Fence): string | undefined {
+  if (!MISNAMED_ACT_LABELS.has(fence.label)) return undefined;
+  const act = actNameOf(fence.content);
+  return parametersOf(act) === undefined ? undefined : act;
+}
+
+function misnamedError(fence: Fence, markdown: string): string {
+  const opening = markdown.slice(fence.start, fence.labelEnd).trim();
+  const written = `${fence.char.repeat(fence.size)}act`;
+  return `the act block is labelled ${JSON.stringify(fence.label)} (${JSON.stringify(opening)}): a statement is read only from a block labelled act, so nothing in this plan ran; open the act block with ${written}`;
+}
+
+/**
+ * The act a fence names: an `act` fence's content, a misnamed act fence's (misnamedAct), or, in a fence with no label (NO_LABELS), an act of the list after a
  * first line `act` (```` ~~~~~ ```` on one line, `act` on the next, then `write_file`: how some models write the label,
  * as they do an mcp-request's). Anything else in such a fence is its text (undefined).
  */
 function actOf(fence: Fence): string | undefined {
   if (fence.label === 'act') return actNameOf(fence.content);
+  if (MISNAMED_ACT_LABELS.has(fence.label)) return misnamedAct(fence);
   if (!NO_LABEL.has(fence.label)) return undefined;
   const hidden = hiddenAct(fence);
   if (hidden !== undefined) return hidden;
@@ -174,11 +196,11 @@ function hiddenAct(fence: Fence): string | undefined {
 
 /**
  * Where a statement cut short by `terminator` ends: the end of what makes it a terminator, so that its raw text re-parsed
- * alone ends the same way — the label (`~~~~~end`), or the act's name after a first line `act`.
+ * alone ends the same way — the label (`~~~~~end`), or the act's name after a first line `act`, a misnamed label or none.
  */
 function terminatorEnd(markdown: string, terminator: Fence): number {
   if (terminator.label === 'end' || terminator.label === 'act') return terminator.labelEnd;
-  const actLine = hiddenAct(terminator) !== undefined ? terminator.contentStart : markdown.indexOf('\n', terminator.contentStart) + 1;
+  const actLine = hiddenAct(terminator) !== undefined || misnamedAct(terminator) !== undefined ? terminator.contentStart : markdown.indexOf('\n', terminator.contentStart) + 1;
   const lineEnd = markdown.indexOf('\n', actLine);
   return Math.min(lineEnd === -1 ? markdown.length : lineEnd, terminator.contentEnd);
 }
@@ -191,7 +213,7 @@ export const axon = defineProtocol({
   kind: 'axon',
   // A statement starts with an `act` fence; the fences after it are its parameters.
   // 'act' may stand alone on the first line of a fence with no label (actOf)
-  hints: { labels: ['act'], markers: [], weak: { labels: NO_LABELS, anyOf: ['act'] } },
+  hints: { labels: ['act', ...MISNAMED_ACT_LABELS], markers: [], weak: { labels: NO_LABELS, anyOf: ['act'] } },
   find(markdown, fences) {
     const blocks: Block[] = [];
     const statement = (start: number, end: number, complete: boolean): Block => ({
@@ -210,6 +232,7 @@ export const axon = defineProtocol({
         continue;
       }
       const hidden = hiddenAct(actFence) !== undefined;
+      const misnamed = misnamedAct(actFence) !== undefined ? misnamedError(actFence, markdown) : undefined;
       if (!actFence.closed) {
         if (hidden) break;
         blocks.push(statement(actFence.start, markdown.length, false));
@@ -255,9 +278,11 @@ export const axon = defineProtocol({
         const stray =
           strayClosingLine(act, parameters, args) ?? pathNotAlone(act, parameters, args) ?? contentCutByFence(act, parameters, args);
         // no payload: the companion refuses the whole plan, as the act would write the fence line and the words, a
-        // file whose name holds the path's quotes or label, or a file cut where its own code block closed the parameter
-        if (stray === undefined) block.payload = payload;
-        else block.error = stray;
+        // file whose name holds the path's quotes or label, or a file cut where its own code block closed the parameter;
+        // nor for a misnamed act block, whose plan the seed's executor does not read
+        const refused = misnamed ?? stray;
+        if (refused === undefined) block.payload = payload;
+        else block.error = refused;
         blocks.push(block);
         i = j;
         continue;
@@ -268,6 +293,12 @@ export const axon = defineProtocol({
       }
       const block = statement(actFence.start, terminatorEnd(markdown, terminator), true);
       if (hidden) block.labelHidden = true;
+      if (misnamed !== undefined) {
+        block.error = misnamed;
+        blocks.push(block);
+        i = terminator.label === 'end' ? j + 1 : j;
+        continue;
+      }
       block.payload = payload;
       block.error = `${act} needs ${parameters.length} parameter${parameters.length === 1 ? '' : 's'} (${parameters.join(', ')}), got ${args.length}`;
       blocks.push(block);

@@ -344,6 +344,10 @@ describe('POST /v1/run — protocol methods and invalid blocks', () => {
       expect(t).toContain('INVALID_INPUT');
     }],
     ['axon without statements → axon-result', 'axon', 'nothing', (t) => expect(t).toContain('axon-result')],
+    ['axon plan whose act block is labelled action → axon-result naming the label to write, nothing ran', 'axon', '~~~~~action\nwrite_file\n~~~~~\n~~~~~path\nmain.py\n~~~~~\n~~~~~python\nprint(1)\n~~~~~\n', (t) => {
+      expect(t).toMatch(/^```axon-result\n/);
+      expect(t).toContain('the act block is labelled "action" ("~~~~~action"): a statement is read only from a block labelled act, so nothing in this plan ran; open the act block with ~~~~~act');
+    }],
     ['autocoder plan between ####-- and --#### (a # short) → the executor\'s error naming the markers to write', 'autocoder', '####--\n{"type":"operate","metadata":{"step_id":"s1","reason":"r"},"file_operations":[{"action_type":"list_tree","path":"."}]}\n--####', (t) => {
       const summary = (JSON.parse(/^#####--\s*(.*?)\s*--#####$/s.exec(t)![1]!) as { metadata: { summary: string } }).metadata.summary;
       expect(summary).toBe(

@@ -998,6 +998,39 @@ describe('an Axon path written with more than the path', () => {
   });
 });
 
+describe('an Axon act block labelled action or acts, as a model writes the label from memory', () => {
+  const T = '~~~~~';
+  const statement = (label: string, path: string) => `${T}${label}\nwrite_file\n${T}\n${T}path\n${path}\n${T}\n${T}python\nprint(1)\n${T}\n`;
+  const error = (label: string) =>
+    `the act block is labelled "${label}" ("${T}${label}"): a statement is read only from a block labelled act, so nothing in this plan ran; open the act block with ${T}act`;
+
+  it.each(['action', 'acts', 'actions'])('~~~~~%s: a statement that says the label to write, and never runs', (label) => {
+    const blocks = findBlocks(`好的，我为你创建 main.py。\n\n${statement(label, 'main.py')}`);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'axon', complete: true, error: error(label) });
+    expect(blocks[0]?.payload).toBeUndefined();
+    expect(blocks[0]?.raw).toBe(statement(label, 'main.py').trimEnd());
+    expect(findBlocks(blocks[0]!.raw).map((b) => b.error)).toEqual([error(label)]);
+  });
+
+  it('beside a statement labelled act, both are read, so the companion refuses the plan whole', () => {
+    const blocks = findBlocks(`${statement('act', 'a.py')}\n${statement('action', 'b.py')}`);
+    expect(blocks.map((b) => b.error)).toEqual([undefined, error('action')]);
+  });
+
+  it('it cuts short a statement before it, as an act block does; while it streams it is no statement yet', () => {
+    const cut = `${T}act\nwrite_file\n${T}\n${T}path\na.py\n${T}\n${T}action\nwrite_file\n`;
+    const blocks = findBlocks(cut);
+    expect(blocks[0]?.error).toBe('write_file needs 2 parameters (path, content), got 1');
+    expect(findBlocks(blocks[0]!.raw)[0]).toEqual(blocks[0]);
+    expect(findBlocks(`${T}action\nwrite_file\n${T}\n${T}path\nmain.py\n${T}\n${T}python\nprint(1)\n`)[0]).toMatchObject({ complete: false });
+  });
+
+  it('a code block labelled action that holds no act of the list is no statement', () => {
+    expect(findBlocks(`${T}action\nnpm run build\n${T}\n${T}path\nmain.py\n${T}\n`)).toEqual([]);
+  });
+});
+
 describe("an Axon write_file whose file's own code block closed the content block", () => {
   // A README written with ```bash inside a ``` content block (or an Axon example inside ~~~~~): the file's closing
   // line closes the content block, and the act wrote the file cut there while the rest stood outside as text.
