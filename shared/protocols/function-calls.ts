@@ -61,18 +61,35 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }
 
+/** The code blocks of a message by where their fence run starts (after the opening line's indentation). */
+type CodeAt = ReadonlyMap<number, Fence>;
+
+function codeBlocksAt(fences: readonly Fence[]): CodeAt {
+  return new Map(fences.map((fence) => [fence.start + fence.indent, fence]));
+}
+
+/** Whether `text` starts with `<invoke`, or — mid-stream, when `growing` — with the start of it or nothing yet. */
+function startsWithInvoke(text: string, growing: boolean): boolean {
+  return text.startsWith('<invoke') || (growing && '<invoke'.startsWith(text));
+}
+
 /**
  * Whether the `<function_calls>` at `at` opens a block (see above), reading only the text right around it and what
  * starts its line: one on a line quoted back (`> <function_calls><invoke …>…</function_calls>`, an earlier call or an
- * example) is a mention, as it is when the quote breaks it over lines.
+ * example) is a mention, as it is when the quote breaks it over lines. One followed by a code block whose text starts
+ * with `<invoke` (`codeAt`) opens a block too: a model writing the wrapper as prose around an ```` ```xml ```` block of
+ * its invokes wrote the call plainly, and the page shows the wrapper as paragraph text, so the block is unfenced (never
+ * runs by itself, offered with Run) — it was silent.
  */
-function opensBlock(markdown: string, at: number, lineStartAt: LineStartAt): boolean {
+function opensBlock(markdown: string, at: number, lineStartAt: LineStartAt, codeAt: CodeAt): boolean {
   if (at > 0 && markdown[at - 1] === '`') return false;
   if (onQuotedLine(markdown, at, lineStartAt)) return false;
   let next = at + OPEN.length;
   while (next < markdown.length && isSpace(markdown.charCodeAt(next))) next++;
   const rest = markdown.slice(next, next + CLOSE.length);
-  return ['<invoke', CLOSE].some((tag) => (rest.length >= tag.length ? rest.startsWith(tag) : tag.startsWith(rest)));
+  if (['<invoke', CLOSE].some((tag) => (rest.length >= tag.length ? rest.startsWith(tag) : tag.startsWith(rest)))) return true;
+  const code = codeAt.get(next);
+  return code !== undefined && startsWithInvoke(code.content.trimStart(), !code.closed);
 }
 
 /**
@@ -86,9 +103,9 @@ function cutOffBy(fences: readonly Fence[], at: number, close: number): Fence | 
 }
 
 /** The last opener after `after` that may pair with `close`; `after` itself when there is none. */
-function lastOpenerBefore(markdown: string, fences: readonly Fence[], after: number, close: number, lineStartAt: LineStartAt): number {
+function lastOpenerBefore(markdown: string, fences: readonly Fence[], after: number, close: number, lineStartAt: LineStartAt, codeAt: CodeAt): number {
   for (let at = markdown.lastIndexOf(OPEN, close - OPEN.length); at > after; at = markdown.lastIndexOf(OPEN, at - 1)) {
-    if (opensBlock(markdown, at, lineStartAt) && cutOffBy(fences, at, close) === undefined) return at;
+    if (opensBlock(markdown, at, lineStartAt, codeAt) && cutOffBy(fences, at, close) === undefined) return at;
   }
   return after;
 }
@@ -262,18 +279,19 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
   // the next closer after the current opener; openers only move forward, so each stretch is searched once
   let close = -2;
   const lineStartAt = lineStarts(markdown);
+  const codeAt = codeBlocksAt(fences);
   // one in a code block that a code block shows (````markdown around ```xml) is an example of a reply, not a call;
   // the openers before a closer are still read as they are alone (lastOpenerBefore), as the companion reads the block
   const shownInCode = nestedFenceLocator(markdown, fences);
   /** The first opener in [from, to) that opens a block; -1 when there is none. */
   const nextOpener = (from: number, to: number): number => {
     for (let at = markdown.indexOf(OPEN, from); at !== -1 && at < to; at = markdown.indexOf(OPEN, at + OPEN.length)) {
-      if (opensBlock(markdown, at, lineStartAt) && !shownInCode(at)) return at;
+      if (opensBlock(markdown, at, lineStartAt, codeAt) && !shownInCode(at)) return at;
     }
     return -1;
   };
   for (let at = markdown.indexOf(OPEN); at !== -1; ) {
-    if (!opensBlock(markdown, at, lineStartAt) || shownInCode(at)) {
+    if (!opensBlock(markdown, at, lineStartAt, codeAt) || shownInCode(at)) {
       at = markdown.indexOf(OPEN, at + OPEN.length);
       continue;
     }
@@ -296,7 +314,7 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
       blocks.push({ kind: 'function-calls', complete: false, raw: markdown.slice(at), start: at, end: markdown.length });
       break;
     }
-    blocks.push(xmlBlock(markdown, lastOpenerBefore(markdown, fences, at, close, lineStartAt), close));
+    blocks.push(xmlBlock(markdown, lastOpenerBefore(markdown, fences, at, close, lineStartAt, codeAt), close));
     at = markdown.indexOf(OPEN, close + CLOSE.length);
   }
   return blocks;

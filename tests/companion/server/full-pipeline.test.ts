@@ -79,6 +79,14 @@ describe('full pipeline with the real tools and plans', () => {
     expect([readFileSync(a, 'utf8'), readFileSync(b, 'utf8')]).toEqual(['A', 'B']);
   });
 
+  it('a <function_calls> written as prose around a ```xml block of its invokes runs as the call it is (its Run clicked)', async () => {
+    const w = world({ modes: { read: 'auto' } });
+    writeFileSync(join(w.root, 'a.txt'), 'A');
+    const text = `I will read it.\n\n<function_calls>\n\n\`\`\`xml\n<invoke name="fs.read" call_id="1">\n<parameter name="path">${w.root}/a.txt</parameter>\n</invoke>\n\`\`\`\n\n</function_calls>\n`;
+    const res = await run(w, 'function-calls', text);
+    expect(res.resultText).toBe(`<function_result call_id="1" name="fs.read" audit_id="${res.auditId}">\nA\n</function_result>`);
+  });
+
   it.each([
     ['an <invoke> with no name', (root: string) => `<invoke call_id="2">\n<parameter name="path">${root}/b.txt</parameter>\n</invoke>`, '<invoke> number 2 has no name; write <invoke name="tool name">'],
     ['a parameter given twice', (root: string) => `<invoke name="fs.read" call_id="2">\n<parameter name="path">${root}/b.txt</parameter>\n<parameter name="path">${root}/c.txt</parameter>\n</invoke>`, 'the parameter "path" of fs.read is given twice'],

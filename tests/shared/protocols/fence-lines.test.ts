@@ -195,3 +195,29 @@ describe('a reply that begins with a byte order mark', () => {
     expect(findBlocks(blocks[0]!.raw)[0]?.payload).toEqual(plain!.payload);
   });
 });
+
+describe('<function_calls> written as prose around a ```xml block of its invokes', () => {
+  const F = '```';
+  const invokes = `<invoke name="fs.read">\n<parameter name="path">notes/a.txt</parameter>\n</invoke>`;
+  const reply = `I will read it.\n\n<function_calls>\n\n${F}xml\n${invokes}\n${F}\n\n</function_calls>\n`;
+
+  it('is the call it plainly is, offered with Run and never run by itself', () => {
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'function-calls', complete: true, unfenced: true, start: reply.indexOf('<function_calls>') });
+    expect(blocks[0]?.error).toBeUndefined();
+    expect(blocks[0]?.payload).toEqual({ form: 'xml', calls: [{ name: 'fs.read', arguments: { path: 'notes/a.txt' } }] });
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: blocks[0]!.raw.length }]);
+  });
+
+  it('while it streams it is being written, and never complete before its closer', () => {
+    for (let cut = reply.indexOf('<function_calls>') + '<function_calls>'.length; cut < reply.indexOf('</function_calls>') + 17; cut++) {
+      const blocks = findBlocks(reply.slice(0, cut));
+      expect(blocks.every((block) => !block.complete)).toBe(true);
+    }
+  });
+
+  it('a <function_calls> in prose followed by a code block of something else is a mention', () => {
+    expect(findBlocks(`The wrapper is <function_calls>\n\n${F}bash\nls\n${F}\n\nand it ends with </function_calls>.\n`)).toEqual([]);
+  });
+});
