@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -88,4 +88,38 @@ describe('one companion per data dir', () => {
     const fourth = await start();
     expect(JSON.parse(readFileSync(join(ws.home, 'companion.lock'), 'utf8'))).toMatchObject({ pid: fourth.pid });
   }, 60_000);
+});
+
+describe('one companion per data dir: starts at the same moment', () => {
+  const STARTS = 3;
+
+  async function startTogether(): Promise<{ running: CompanionProcess[]; refusals: string[] }> {
+    // each start pauses at every step of its claim, so the claims of the others come in between
+    const settled = await Promise.allSettled(Array.from({ length: STARTS }, () => start({ CHATBRIDGE_LOCK_TEST_DELAY_MS: '300' })));
+    const running = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const refusals = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as Error).message] : []));
+    return { running, refusals };
+  }
+
+  function expectOneRuns({ running, refusals }: { running: CompanionProcess[]; refusals: string[] }): void {
+    expect(running.map((c) => c.pid), refusals.join('\n----\n')).toHaveLength(1);
+    const [holder] = running as [CompanionProcess];
+    expect(refusals).toHaveLength(STARTS - 1);
+    for (const message of refusals) expect(message).toContain(`another chatbridge companion (pid ${holder.pid}) is using the data dir ${ws.home}`);
+    expect(JSON.parse(readFileSync(join(ws.home, 'companion.lock'), 'utf8'))).toMatchObject({ pid: holder.pid });
+    // no claim's own file nor takeover mark is left beside it
+    expect(readdirSync(ws.home).filter((name) => name.startsWith('companion.lock'))).toEqual(['companion.lock']);
+  }
+
+  it('on a fresh data dir: exactly one runs, the others name it', async () => {
+    ws = makeWorkspace('cb-fault-together-');
+    expectOneRuns(await startTogether());
+  }, 90_000);
+
+  it('on a data dir whose lock was left by a process that is gone: exactly one takes it over, the others name it', async () => {
+    ws = makeWorkspace('cb-fault-together-stale-');
+    const first = await start();
+    await first.kill();
+    expectOneRuns(await startTogether());
+  }, 90_000);
 });
