@@ -4,8 +4,8 @@
  * could hold a secret that spans lines (a private key block) above or on the lines it shows.
  */
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { readRegularFile } from '../read-regular';
 import { loadRgPath, RipgrepUnavailable } from './ripgrep-search';
 
 export interface LiteralLinesOptions {
@@ -78,7 +78,9 @@ async function withRipgrep(files: readonly string[], literals: readonly string[]
 }
 
 async function withReads(file: string, literals: readonly string[]): Promise<number[]> {
-  const bytes = await fs.readFile(file);
+  // a search hit, read again here: what is at its path now may be a FIFO, a device or a link put there since
+  const bytes = await readRegularFile(file, Number.MAX_SAFE_INTEGER, false);
+  if (bytes === undefined) return [];
   const at = new Set<number>();
   for (const literal of literals) {
     for (let index = bytes.indexOf(literal); index >= 0; index = bytes.indexOf(literal, index + 1)) at.add(index);

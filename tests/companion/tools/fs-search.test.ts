@@ -1,4 +1,5 @@
-import { promises as fs } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { searchFiles, type SearchQuery } from '../../../companion/fsx/search';
@@ -358,6 +359,30 @@ describe('linesHoldingLiterals (which hit files a secret could span lines of)', 
     ]);
     for (const backend of ['ripgrep', 'js'] as const) {
       expect(await linesHoldingLiterals(files, ['PRIVATE KEY', 'password'], { backend }), backend).toEqual(expected);
+    }
+  });
+
+  // Once a gap: the reads opened each hit's path plainly, well after the search had checked it. A FIFO put at a hit's
+  // path since held the open (a pool thread each, until a writer came), and a link put there was followed out of
+  // the roots.
+  it('attack: a hit swapped for a FIFO or for a link out of the roots after the search is not opened through', async () => {
+    const kept = await world.write('kept.txt', 'password here\n');
+    const fifo = await world.write('swapped-fifo.txt', 'password\n');
+    const link = await world.write('swapped-link.txt', 'password\n');
+    await fs.rm(fifo);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    await fs.rm(link);
+    await fs.writeFile(path.join(world.outside, 'secret.txt'), 'x\npassword outside\n');
+    await fs.symlink(path.join(world.outside, 'secret.txt'), link);
+    try {
+      expect(await linesHoldingLiterals([fifo, link, kept], ['password'], { backend: 'js' })).toEqual(new Map([[kept, [1]]]));
+    } finally {
+      // a read still waiting on the FIFO ends (its open sees a writer come and go)
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody waits on it
+      }
     }
   });
 });
