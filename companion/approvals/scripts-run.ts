@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'shell-quote';
 import { rootOf } from '../policy/path-guard';
+import { readRegularFile } from '../fsx/read-regular';
 import { sha256, sha256File } from '../fsx/sha256';
 import type { CommandSpec, FileOp } from '../types';
 import { shownStates, stateOf, type ShownStates } from './shown-state';
@@ -535,9 +536,9 @@ async function packageScriptFiles(dir: string, script: string, roots: readonly s
       continue;
     }
     if (!stat.isFile() || stat.size > MAX_PACKAGE_JSON_BYTES) break;
-    const scripts = await fs
-      .readFile(file, 'utf8')
-      .then((text) => (JSON.parse(text) as { scripts?: unknown }).scripts)
+    // read as it is now: what was a file at the stat may be a FIFO, which a plain open would wait on
+    const scripts = await readRegularFile(file, MAX_PACKAGE_JSON_BYTES, true)
+      .then((bytes) => (bytes === undefined ? undefined : (JSON.parse(bytes.toString('utf8')) as { scripts?: unknown }).scripts))
       .catch(() => undefined);
     if (scripts === null || typeof scripts !== 'object') break;
     for (const name of [`pre${script}`, script, `post${script}`]) {
@@ -575,7 +576,7 @@ async function makefileIncludes(
   seen.add(makefile);
   const stat = await fs.stat(makefile).catch(() => undefined);
   if (!stat?.isFile() || stat.size > MAX_PACKAGE_JSON_BYTES) return;
-  const text = await fs.readFile(makefile, 'utf8').catch(() => '');
+  const text = (await readRegularFile(makefile, MAX_PACKAGE_JSON_BYTES, true).catch(() => undefined))?.toString('utf8') ?? '';
   // a line ends at a newline not escaped by a backslash; a comment at a `#` (make's own reading, escapes aside)
   for (const line of text.replace(/\\\r?\n/g, ' ').split(/\r?\n/)) {
     const [, directive, written] = INCLUDE_LINE.exec(line) ?? [];

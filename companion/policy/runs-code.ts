@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { isInsideRoot } from './path-guard';
 import type { Policy } from './schema';
 import { fromHomeFolder } from '../home';
 import { onRemoteMount } from '../fsx/mounts';
+import { readRegularFileSync } from '../fsx/read-regular';
 import { foldersIn, linksIn, namesThroughLinks, type LinkTable } from './link-names';
 import { folderLinks, folderStat, MAX_FOLDERS_KEPT, PROJECT_FOLDERS, type FolderLinks, type FolderStat } from './project-links';
 
@@ -530,8 +531,8 @@ function smallTextFile(file: string, read: Map<string, string | undefined>): str
   if (onRemoteMount(file)) return undefined;
   read.set(file, signatureOf(file));
   try {
-    const stat = statSync(file);
-    return stat.isFile() && stat.size <= MAX_CONFIG_BYTES ? readFileSync(file, 'utf8') : undefined;
+    // opened so that a FIFO or a device put in its place after the stat is not waited on or opened through
+    return readRegularFileSync(file, MAX_CONFIG_BYTES, true)?.toString('utf8');
   } catch {
     return undefined; // a missing or unreadable file sources nothing
   }
