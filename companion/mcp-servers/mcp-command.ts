@@ -260,7 +260,7 @@ async function add(flags: Flags, io: McpCommandIo): Promise<number> {
     if (flags.url !== undefined) throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(command[0])} after the server's URL; a server is either a URL (--url) or a program (-- COMMAND)`);
     // every word after the command's name is the command's, as written: its options too, which are not ours
     const line = ['npx', 'chatbridge', 'mcp', 'add', ...ours, '--', ...command].map(shellWord).join(' ');
-    throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(command[0])}; put the command after "--", so that its own options (such as -y) are its and not chatbridge's: ${line}`);
+    throw new ToolError('INVALID_INPUT', `unexpected ${JSON.stringify(command[0])}; put the command after "--", so that its own options (such as -y) are its and not chatbridge's; run ${line}`);
   }
   let entry: Record<string, unknown>;
   if (flags.url !== undefined) {

@@ -104,10 +104,10 @@ describe('chatbridge mcp add / list / remove', () => {
   it("add NAME COMMAND ARGS without \"--\": the line it says to type keeps the command's own options (npx -y), and nothing is written", async () => {
     const memory = await cli('mcp', 'add', 'memory', 'npx', '-y', '@modelcontextprotocol/server-memory');
     expect(memory.code).toBe(2);
-    expect(memory.err).toMatch(/: npx chatbridge mcp add memory -- npx -y @modelcontextprotocol\/server-memory$/);
+    expect(memory.err).toMatch(/; run npx chatbridge mcp add memory -- npx -y @modelcontextprotocol\/server-memory$/);
     // our options before the command stay ours; the command's after it (one named like ours too) stay its, quoted as typed
     const git = await cli('mcp', 'add', 'git', '--env', 'GIT_AUTHOR_NAME=Ann Lee', 'uvx', 'mcp-server-git', '--repository', '/home/ann/my repo', '--env', 'x', '-h');
-    expect(git.err).toMatch(/: npx chatbridge mcp add git --env 'GIT_AUTHOR_NAME=Ann Lee' -- uvx mcp-server-git --repository '\/home\/ann\/my repo' --env x -h$/);
+    expect(git.err).toMatch(/; run npx chatbridge mcp add git --env 'GIT_AUTHOR_NAME=Ann Lee' -- uvx mcp-server-git --repository '\/home\/ann\/my repo' --env x -h$/);
     expect(statSync(configFile, { throwIfNoEntry: false })).toBeUndefined();
   });
 
@@ -116,7 +116,7 @@ describe('chatbridge mcp add / list / remove', () => {
     [['mcp', 'add', 'a.b', '--', 'npx', 'x'], 2, /"a\.b" is not a valid server name/],
     [['mcp', 'add', '__proto__', '--', 'npx', 'x'], 2, /"__proto__" is not a server name chatbridge can keep/],
     [['mcp', 'add', 'x'], 2, /say how to start x: npx chatbridge mcp add x -- COMMAND/],
-    [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--", so that its own options \(such as -y\) are its and not chatbridge's: npx chatbridge mcp add x -- npx pkg$/],
+    [['mcp', 'add', 'x', 'npx', 'pkg'], 2, /put the command after "--", so that its own options \(such as -y\) are its and not chatbridge's; run npx chatbridge mcp add x -- npx pkg$/],
     [['mcp', 'add', 'x', '--url', 'https://a.example/mcp', 'extra'], 2, /unexpected "extra" after the server's URL/],
     [['mcp', 'add', 'x', '--url', 'ftp://a'], 2, /must be an http:\/\/ or https:\/\/ URL/],
     [['mcp', 'add', 'x', '--env', 'NOEQUALS', '--', 'npx'], 2, /--env "NOEQUALS" must look like KEY=value/],
