@@ -3,7 +3,8 @@
  * budget and the last half, joined by a marker `[… N bytes omitted …]`. The live listeners still see every chunk;
  * only what is kept for the final result is cut, so a flood of output cannot exhaust the companion's memory.
  *
- * Sizes count UTF-8 bytes of the decoded text. The kept text is redacted only afterwards (tools/run-program.ts), and a
+ * Sizes count the bytes the program printed, kept as bytes and decoded only in result() (output-text.ts tells how);
+ * the cuts fall at ASCII bytes no multi-byte character of UTF-8 or a legacy CJK encoding holds. The kept text is redacted only afterwards (tools/run-program.ts), and a
  * secret cut in two is no longer known as one: the head's `ghp_AAAAZ9Z9Z9Z` and the tail's `r2hunter2` (the end of a
  * `DB_PASSWORD=hunter2hunter2`) reached the chat. So the cuts fall where no secret goes on across them: the head ends
  * at its last line break and the tail starts after its first one — or, in a run without one, at a blank or a quote,
@@ -11,12 +12,17 @@
  * after the block's END line. What they drop counts as omitted; a run without any such place is omitted whole.
  */
 export interface OutputBuffer {
-  push(chunk: string): void;
+  /** bytes as the program printed them; a string is taken as its UTF-8 */
+  push(chunk: Buffer | string): void;
   /** total bytes pushed so far */
   readonly totalBytes: number;
-  /** the kept text and whether anything was cut */
-  result(): { text: string; truncated: boolean };
+  /** the bytes the result keeps: the whole output, or its head and its tail */
+  parts(): Buffer[];
+  /** the kept text, each part read with `decode` (UTF-8 unless told), and whether anything was cut */
+  result(decode?: (part: Buffer) => string): { text: string; truncated: boolean };
 }
+
+const utf8 = (part: Buffer) => part.toString('utf8');
 
 export function omittedMarker(bytes: number): string {
   return `\n[… ${bytes} bytes omitted …]\n`;
@@ -43,10 +49,17 @@ export function createOutputBuffer(maxBytes: number): OutputBuffer {
     }
   }
 
+  function parts(): Buffer[] {
+    if (!overflowed) return [Buffer.concat(kept)];
+    let tailAll = Buffer.concat(tail);
+    if (tailAll.length > tailBudget) tailAll = tailAll.subarray(tailAll.length - tailBudget);
+    return [head.subarray(0, headEnd(head)), tailAll.subarray(tailStart(tailAll))];
+  }
+
   return {
-    push(chunk: string) {
+    push(chunk: Buffer | string) {
       if (chunk.length === 0) return;
-      const bytes = Buffer.from(chunk, 'utf8');
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       total += bytes.length;
       if (!overflowed) {
         if (keptBytes + bytes.length <= maxBytes) {
@@ -66,17 +79,12 @@ export function createOutputBuffer(maxBytes: number): OutputBuffer {
     get totalBytes() {
       return total;
     },
-    result() {
-      if (!overflowed) return { text: Buffer.concat(kept).toString('utf8'), truncated: false };
-      const headText = head.subarray(0, headEnd(head));
-      let tailAll = Buffer.concat(tail);
-      if (tailAll.length > tailBudget) tailAll = tailAll.subarray(tailAll.length - tailBudget);
-      const tailText = tailAll.subarray(tailStart(tailAll));
-      const omitted = total - headText.length - tailText.length;
-      return {
-        text: headText.toString('utf8') + omittedMarker(omitted) + tailText.toString('utf8'),
-        truncated: true,
-      };
+    parts,
+    result(decode = utf8) {
+      const [headPart, tailPart] = parts() as [Buffer, Buffer | undefined];
+      if (tailPart === undefined) return { text: decode(headPart), truncated: false };
+      const omitted = total - headPart.length - tailPart.length;
+      return { text: decode(headPart) + omittedMarker(omitted) + decode(tailPart), truncated: true };
     },
   };
 }

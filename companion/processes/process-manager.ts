@@ -15,6 +15,7 @@ import type {
 } from '../types';
 import { gatherStrays, newRunMarker, RUN_MARKER_VAR, signalTree, trackStrays, treeAlive, type Strays } from './kill-tree';
 import { createOutputBuffer, type OutputBuffer } from './output-buffer';
+import { streamDecoding } from './output-text';
 import { createProgramRecords } from './program-records';
 
 export interface ProcessManagerOptions {
@@ -57,7 +58,8 @@ interface Running {
  * - The environment is exactly `spec.env` (the caller builds a minimal one) plus the marker and git's
  *   `safe.bareRepository=explicit` (see withGitGuard); nothing of the companion's leaks in.
  * - Every chunk of output goes to the onOutput listeners with its offset, so a client can prove nothing was lost;
- *   what is kept for the result is capped per stream (see output-buffer.ts).
+ *   what is kept for the result is capped per stream (see output-buffer.ts) and decoded at the end: output that is
+ *   not UTF-8 is read in the program's locale charset or said to be replaced, a binary is a note (output-text.ts).
  * - Offsets count UTF-8 bytes of the decoded text: `offset + Buffer.byteLength(chunk)` is the next chunk's offset.
  */
 export function createProcessManager(options: ProcessManagerOptions = {}): ProcessManager {
@@ -136,12 +138,21 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
     const marker = newRunMarker();
     let strays: Strays = trackStrays(undefined);
 
+    /** live listeners get UTF-8 text as it comes; the result keeps the bytes, read as a whole at the end */
     function emit(stream: Stream, text: string): void {
       if (text.length === 0) return;
       const event: ProgramOutputEvent = { programId: id, name: spec.name, stream, chunk: text, offset: offsets[stream] };
       offsets[stream] += Buffer.byteLength(text, 'utf8');
-      buffers[stream].push(text);
       emitOutput(event);
+    }
+
+    /** a stream's kept text, decoded as output-text.ts tells, its note (not UTF-8, binary) on a line of its own first */
+    function streamText(stream: Stream): { text: string; truncated: boolean } {
+      const buffer = buffers[stream];
+      const decoding = streamDecoding(buffer.parts(), buffer.totalBytes, spec.env, stream);
+      const kept = buffer.result(decoding.decode);
+      if (decoding.note === undefined) return kept;
+      return { text: decoding.binary === true ? `${decoding.note}\n` : `${decoding.note}\n${kept.text}`, truncated: kept.truncated };
     }
 
     function finish(): void {
@@ -168,8 +179,8 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
       }
       const status: Exclude<ProgramStatus, 'running'> =
         entry.endReason ?? (startError !== undefined ? 'failure' : exitCode === 0 ? 'completed' : 'failure');
-      const stdout = buffers.stdout.result();
-      const stderr = buffers.stderr.result();
+      const stdout = streamText('stdout');
+      const stderr = streamText('stderr');
       let stderrText = stderr.text;
       if (startError !== undefined) stderrText = appendLine(stderrText, startError);
       else if (entry.endReason === undefined && exitSignal !== null) {
@@ -224,7 +235,10 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
     for (const stream of ['stdout', 'stderr'] as const) {
       const decoder = new StringDecoder('utf8');
       const readable = proc[stream];
-      readable?.on('data', (bytes: Buffer) => emit(stream, decoder.write(bytes)));
+      readable?.on('data', (bytes: Buffer) => {
+        buffers[stream].push(bytes);
+        emit(stream, decoder.write(bytes));
+      });
       readable?.on('end', () => emit(stream, decoder.end()));
       readable?.on('error', () => {});
     }
