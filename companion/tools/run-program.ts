@@ -79,8 +79,20 @@ export function clipStream(
 ): { text: string; cut: boolean } {
   if (text.length <= budget) return { text, cut: false };
   const half = Math.floor(budget / 2);
-  const omitted = text.length - 2 * half;
-  return { text: `${text.slice(0, half)}\n[… ${omitted} characters omitted; ${howToSeeAll} …]\n${text.slice(-half)}`, cut: true };
+  // never between the two halves of a character UTF-16 holds as two (an emoji, a rare CJK character): a half alone
+  // is no character, and reaches the chat as U+FFFD
+  const headEnd = isHighSurrogate(text.charCodeAt(half - 1)) ? half - 1 : half;
+  const tailStart = isLowSurrogate(text.charCodeAt(text.length - half)) ? text.length - half + 1 : text.length - half;
+  const omitted = tailStart - headEnd;
+  return { text: `${text.slice(0, headEnd)}\n[… ${omitted} characters omitted; ${howToSeeAll} …]\n${text.slice(tailStart)}`, cut: true };
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** Characters of one output stream a result shows (head and tail), from limits.maxResultChars. */
