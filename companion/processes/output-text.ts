@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * How a program's output bytes become the text a result shows. Programs print in their locale's encoding, not
  * always UTF-8: `dir` on a Chinese Windows prints GBK, a Latin-1 log is Latin-1, `cat` of a Shift-JIS file is
@@ -143,4 +145,47 @@ export function streamDecoding(parts: Uint8Array[], total: number, env: Record<s
     decode: utf8,
     note: `[${stream}: ${bad} byte${bad === 1 ? ' is' : 's are'} not UTF-8, shown replaced by U+FFFD (\uFFFD); ${why} — convert it with iconv -f <encoding> -t UTF-8 to read it]`,
   };
+}
+
+/**
+ * Live output (what auto_coder runtime feedback types into the chat) decoded as it comes: UTF-8, and in a locale
+ * whose charset is not UTF-8 that charset from the first write that is not UTF-8 on (what came before was, ASCII
+ * mostly, and reads the same in both), so `dir` on a GBK system is read live as in the result. A character split
+ * between two writes is held until its end comes.
+ */
+export function createLiveDecoder(env: Record<string, string | undefined>): { write(bytes: Buffer): string; end(): string } {
+  const charset = localeCharset(env);
+  const utf8 = new StringDecoder('utf8');
+  if (charset === undefined) return { write: (bytes) => utf8.write(bytes), end: () => utf8.end() };
+  let pending = Buffer.alloc(0);
+  let legacy: TextDecoder | undefined;
+  return {
+    write(bytes) {
+      if (legacy !== undefined) return legacy.decode(bytes, { stream: true });
+      const data = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
+      const body = data.subarray(0, data.length - incompleteTail(data));
+      if (invalidUtf8Bytes(body) > 0) {
+        pending = Buffer.alloc(0);
+        legacy = new TextDecoder(charset.label);
+        return legacy.decode(data, { stream: true });
+      }
+      pending = Buffer.from(data.subarray(body.length));
+      return body.toString('utf8');
+    },
+    end() {
+      if (legacy !== undefined) return legacy.decode();
+      return pending.toString('utf8');
+    },
+  };
+}
+
+/** How many bytes at the end of `data` start a UTF-8 character whose rest has not come yet. */
+function incompleteTail(data: Uint8Array): number {
+  for (let back = 1; back <= 3 && back <= data.length; back++) {
+    const b = data[data.length - back]!;
+    if (b >= 0x80 && b <= 0xbf) continue;
+    const need = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : 0;
+    return need >= back ? back : 0;
+  }
+  return 0;
 }

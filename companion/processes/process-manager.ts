@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { quote } from 'shell-quote';
 import { ToolError } from '../../shared/errors';
 import type {
@@ -15,7 +14,7 @@ import type {
 } from '../types';
 import { gatherStrays, newRunMarker, RUN_MARKER_VAR, signalTree, trackStrays, treeAlive, type Strays } from './kill-tree';
 import { createOutputBuffer, type OutputBuffer } from './output-buffer';
-import { streamDecoding } from './output-text';
+import { createLiveDecoder, streamDecoding } from './output-text';
 import { createProgramRecords } from './program-records';
 
 export interface ProcessManagerOptions {
@@ -233,7 +232,7 @@ export function createProcessManager(options: ProcessManagerOptions = {}): Proce
     }
 
     for (const stream of ['stdout', 'stderr'] as const) {
-      const decoder = new StringDecoder('utf8');
+      const decoder = createLiveDecoder(spec.env);
       const readable = proc[stream];
       readable?.on('data', (bytes: Buffer) => {
         buffers[stream].push(bytes);

@@ -233,3 +233,28 @@ describe('/ws limits', () => {
     ws.close();
   });
 });
+
+describe('live program output in a locale whose charset is not UTF-8', () => {
+  it('program-output events read GBK as GBK, a character split between two writes included', async () => {
+    const ws = open({ protocols: [`bearer.${world.token}`] });
+    const box = inbox(ws);
+    await box.next((m) => m.type === 'auth-ok');
+    // 中文目录 in GBK, its first byte written alone: the first write that is not UTF-8 comes after ASCII
+    const handle = world.processes.start({
+      name: 'dir',
+      shell: `printf 'dir:\\n'; sleep 0.05; printf '\\326'; sleep 0.05; printf '\\320\\316\\304\\304\\277\\302\\274\\n'`,
+      cwd: world.root,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'zh_CN.GBK' },
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024 * 1024,
+      origin: { runId: 'r', site: 'test', conversationId: 'c' },
+    });
+    await handle.done;
+    await box.next((m) => m.type === 'program-exit' && m.program.id === handle.info.id);
+    const text = box.messages
+      .flatMap((m) => (m.type === 'program-output' && m.programId === handle.info.id ? [m.chunk] : []))
+      .join('');
+    expect(text).toBe('dir:\n中文目录\n');
+    ws.close();
+  });
+});
