@@ -70,14 +70,21 @@ function where(measured: Measured, withChromium: boolean): string {
 }
 
 /**
- * Replaces the README's table (between the markers) with the latest figures of every group. Returns false when
- * the README has no markers (nothing is written then).
+ * Replaces the README's table (between the markers) with the latest figures of every group. Returns why nothing was
+ * written, or undefined once it is: the README has no markers, or its table shows a group the results do not hold.
+ * git keeps no results.json, so in a clone a run of one group, or `--readme`, would otherwise drop the rows of every
+ * group measured elsewhere from the committed table.
  */
-export function writeReadmeTable(readmeFile: string, results: Results, order: readonly string[], table: (figures: Figure[]) => string): boolean {
+export function writeReadmeTable(readmeFile: string, results: Results, order: readonly string[], table: (figures: Figure[]) => string, resultsFile = 'bench/results.json'): string | undefined {
   const readme = readFileSync(readmeFile, 'utf8');
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) return false;
+  if (start < 0 || end < start) return `${readmeFile} has no bench-table markers`;
+  const shown = [...readme.slice(start, end).matchAll(/^- `([^`]+)`: /gm)].map((match) => match[1]!);
+  const lost = shown.filter((group) => !results.groups[group]);
+  if (lost.length > 0) {
+    return `the table in ${readmeFile} shows ${lost.join(', ')}, measured elsewhere, which ${resultsFile} does not hold (git keeps no results.json), so it is left as it was; measure ${lost.length > 1 ? 'them' : 'it'} here too (npm run bench -- --only ${lost.join(',')}) to write it`;
+  }
   const measuredLines = order
     .filter((group) => results.groups[group])
     .map((group) => `- \`${group}\`: ${where(results.groups[group] as Measured, group === 'scanner')}`);
@@ -93,5 +100,5 @@ export function writeReadmeTable(readmeFile: string, results: Results, order: re
     END,
   ].join('\n');
   writeFileSync(readmeFile, readme.slice(0, start) + section + readme.slice(end + END.length));
-  return true;
+  return undefined;
 }

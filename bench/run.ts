@@ -106,9 +106,10 @@ async function main(): Promise<number> {
   const resultsFile = join(BENCH_DIR, 'results.json');
   const readme = join(BENCH_DIR, '..', 'README.md');
   if (args.readmeOnly) {
-    const wrote = writeReadmeTable(readme, readResults(resultsFile), GROUPS, formatTable);
-    log(wrote ? `written: the table in ${readme}, from ${resultsFile}` : `${readme} has no bench-table markers: nothing written`);
-    return wrote ? 0 : 1;
+    const notWritten = writeReadmeTable(readme, readResults(resultsFile), GROUPS, formatTable, resultsFile);
+    if (notWritten) console.error(`nothing written: ${notWritten}`);
+    else log(`written: the table in ${readme}, from ${resultsFile}`);
+    return notWritten ? 1 : 0;
   }
   const figures: Figure[] = [];
   const byGroup = new Map<Group, Figure[]>();
@@ -145,7 +146,9 @@ async function main(): Promise<number> {
   if (wrote) {
     const results = mergeResults(readResults(resultsFile), measured, byGroup);
     writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n');
-    wroteReadme = writeReadmeTable(readme, results, GROUPS, formatTable);
+    const notWritten = writeReadmeTable(readme, results, GROUPS, formatTable, resultsFile);
+    if (notWritten) console.error(`README not written: ${notWritten}`);
+    wroteReadme = notWritten === undefined;
   }
 
   log('');
