@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 
 /**
@@ -120,8 +121,9 @@ export function streamDecoding(parts: Uint8Array[], total: number, env: Record<s
       note: `[${stream}: binary output (${total} bytes), not shown; to see its bytes pipe it through xxd | head (od -c | head), or write it to a file and read that with fs.read encoding "base64"]`,
     };
   }
+  // nearly all output is UTF-8: told in one native pass, the bytes counted one by one only when it is not
+  if (parts.every((part) => isUtf8(part))) return { decode: utf8 };
   const bad = parts.reduce((sum, part) => sum + invalidUtf8Bytes(part), 0);
-  if (bad === 0) return { decode: utf8 };
   const charset = localeCharset(env);
   if (charset !== undefined) {
     const decoder = new TextDecoder(charset.label, { fatal: true });
