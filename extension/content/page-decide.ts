@@ -271,6 +271,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       unreadable: tracked.unreadable,
       unfenced: tracked.block.unfenced === true,
       labelHidden: tracked.block.labelHidden === true,
+      unwrapped: tracked.block.unwrapped === true,
       hidden: holdsHidden(tracked.block.raw),
       ending: held.has(tracked.key) ? 'stopped' : record.ending,
       replyFinished: true,
@@ -306,7 +307,7 @@ export interface ChipView {
  */
 export function chipView(
   record: Pick<MessageRecord, 'origin' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning' | 'choicePending'>>,
-  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & Partial<Pick<TrackedBlock, 'offered'>> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'raw'> },
+  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & Partial<Pick<TrackedBlock, 'offered'>> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'unwrapped' | 'raw'> },
   autoRun: () => boolean,
   t: (key: MessageKey, substitutions?: Array<string | number>) => string,
 ): ChipView {
@@ -320,6 +321,7 @@ export function chipView(
     // The block's own reason first (it holds in history too), then the reply's, then the site's.
     if (tracked.block.unfenced) note = t('note.unfenced');
     else if (tracked.block.labelHidden) note = t('note.labelHidden');
+    else if (tracked.block.unwrapped) note = t('note.unwrapped');
     else if (holdsHidden(tracked.block.raw)) note = t('note.hidden');
     else if (record.choicePending) note = t('note.choicePending');
     else if (record.unplacedReasoning) note = t('note.unplacedReasoning', [record.unplacedReasoning]);

@@ -63,6 +63,7 @@ export type AutoRunRefusal =
   | 'unreadable'
   | 'unfenced'
   | 'label-hidden'
+  | 'unwrapped'
   | 'hidden'
   | 'reply-stopped'
   | 'reply-cut'
@@ -81,6 +82,8 @@ export interface AutoRunInput {
   unfenced?: boolean | undefined;
   /** In a code block whose page hid the label it was written with (Block.labelHidden): it may be an example. */
   labelHidden?: boolean | undefined;
+  /** An `<invoke>` written without its `<function_calls>` (Block.unwrapped): not in the format's form. */
+  unwrapped?: boolean | undefined;
   /** Holds characters the page does not show, or shows out of order (shared/reveal-hidden.ts): check it first. */
   hidden?: boolean | undefined;
   /** How the reply ended (default 'normal'). */
@@ -101,6 +104,7 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
   if (input.unreadable) return { run: false, reason: 'unreadable', detail: input.unreadable };
   if (input.unfenced) return { run: false, reason: 'unfenced' };
   if (input.labelHidden) return { run: false, reason: 'label-hidden' };
+  if (input.unwrapped) return { run: false, reason: 'unwrapped' };
   if (input.hidden) return { run: false, reason: 'hidden' };
   if (input.ending === 'stopped') return { run: false, reason: 'reply-stopped' };
   if (input.ending === 'cut') return { run: false, reason: 'reply-cut' };

@@ -320,6 +320,80 @@ function findXml(markdown: string, fences: readonly Fence[]): Block[] {
   return blocks;
 }
 
+// ------------------------------------------------------------------------------------------------ bare invokes
+
+const INVOKE = '<invoke';
+const INVOKE_CLOSE = '</invoke>';
+
+/**
+ * Each closed `<invoke name="…">…</invoke>` outside every `<function_calls>` block (`wrapped`: the XML blocks, in order),
+ * as a block of one call: a model that drops the wrapper (in a ```` ```xml ```` block or in prose) wrote the call
+ * plainly, and gave no block — nothing ran and nobody was told. The format's form is not what was written, so such a
+ * block is `unwrapped`: offered with Run, never run by itself. One in inline code (a backtick right before it), on a
+ * quoted line, in a code block a code block shows, or with no name is a mention, as is one followed by another
+ * `<invoke` before the closer (in prose naming the tag); one not yet closed is not read (a `<function_calls>`
+ * mid-stream opens before its invokes, so its block already covers them).
+ */
+function findBareInvokes(markdown: string, fences: readonly Fence[], wrapped: readonly Block[]): Block[] {
+  if (!markdown.includes(INVOKE_CLOSE)) return [];
+  const blocks: Block[] = [];
+  const lineStartAt = lineStarts(markdown);
+  const shownInCode = nestedFenceLocator(markdown, fences);
+  let i = 0;
+  let gt = -2;
+  let close = -2;
+  for (let at = markdown.indexOf(INVOKE); at !== -1; ) {
+    while (i < wrapped.length && (wrapped[i] as Block).end <= at) i++;
+    const around = wrapped[i];
+    if (around !== undefined && around.start <= at) {
+      at = markdown.indexOf(INVOKE, around.end);
+      continue;
+    }
+    const after = at + INVOKE.length;
+    const next = markdown.charCodeAt(after);
+    if (!(isSpace(next) || next === 0x3e || next === 0x2f)) {
+      at = markdown.indexOf(INVOKE, after);
+      continue;
+    }
+    // the tag's end and the first closer after it, each kept while the tags move up to it (one search per stretch)
+    if (gt !== -1 && gt < after) gt = markdown.indexOf('>', after);
+    if (gt === -1) break;
+    if (close !== -1 && close <= gt) close = markdown.indexOf(INVOKE_CLOSE, gt + 1);
+    if (close === -1) break;
+    // another invoke before the closer (inside this tag or after it): this one was a mention or never closed; the
+    // last one is the call
+    const later = markdown.indexOf(INVOKE, after);
+    if (later !== -1 && later < close) {
+      at = later;
+      continue;
+    }
+    if (markdown[gt - 1] === '/') {
+      at = later;
+      continue;
+    }
+    const end = close + INVOKE_CLOSE.length;
+    // a closer past the next wrapped block's start is not this invoke's: that block holds it
+    if (around !== undefined && end > around.start) {
+      at = markdown.indexOf(INVOKE, around.end);
+      continue;
+    }
+    const named = (readAttributes(markdown.slice(after, gt)).name ?? '').trim() !== '';
+    if (named && markdown[at - 1] !== '`' && !onQuotedLine(markdown, at, lineStartAt) && !shownInCode(at)) {
+      const raw = markdown.slice(at, end);
+      const reading = readXmlCalls(raw);
+      const block: Block = { kind: 'function-calls', complete: true, raw, start: at, end, unwrapped: true };
+      if (reading.ok) block.payload = { form: 'xml', calls: reading.calls } satisfies FunctionCallsPayload;
+      else block.error = reading.message;
+      blocks.push(block);
+      at = markdown.indexOf(INVOKE, end);
+      continue;
+    }
+    // a mention: an invoke after it may still be a call, up to the same closer
+    at = markdown.indexOf(INVOKE, at + INVOKE.length);
+  }
+  return blocks;
+}
+
 // ------------------------------------------------------------------------------------------------ JSON lines
 
 interface Line {
@@ -532,7 +606,7 @@ function withoutOverlaps(blocks: Block[], others: readonly Block[]): Block[] {
 
 export const functionCalls = defineProtocol({
   kind: 'function-calls',
-  hints: { labels: [], markers: [OPEN, JSONL_START_QUOTED] },
+  hints: { labels: [], markers: [OPEN, JSONL_START_QUOTED, INVOKE_CLOSE] },
   find(markdown, fences) {
     const inFence = fenceLocator(fences);
     const xml = findXml(markdown, fences).map((block) => {
@@ -545,7 +619,8 @@ export const functionCalls = defineProtocol({
     // JSON lines inside a complete XML block are a parameter's value, not calls (an XML block still being written
     // does not hide them: it may never close)
     const jsonl = withoutOverlaps(findJsonl(markdown, fences), xml.filter((block) => block.complete));
-    const blocks = [...xml, ...jsonl].sort((a, b) => a.start - b.start || a.end - b.end);
+    const bare = withoutOverlaps(findBareInvokes(markdown, fences, xml), jsonl);
+    const blocks = [...xml, ...jsonl, ...bare].sort((a, b) => a.start - b.start || a.end - b.end);
     if (blocks.length <= MAX_BLOCKS_PER_KIND) return blocks;
     const rest = blocks.slice(MAX_BLOCKS_PER_KIND);
     const last = rest[rest.length - 1] as Block;

@@ -33,6 +33,11 @@ export interface Block {
    */
   labelHidden?: boolean;
   /**
+   * An `<invoke>` written without the `<function_calls>` around it (function-calls.ts): the call is plain, but not in
+   * the format's form, so it never auto-runs; a Run click runs it.
+   */
+  unwrapped?: boolean;
+  /**
    * The protocol says this block never runs, and why (`later-plan`: a second auto_coder plan in one reply — seed 002
    * runs only the first). Its raw text alone may parse as a runnable block, so the extension must never send it;
    * its chip shows the reason in the person's language (`reason.<InertReason>` in the extension's locales) and offers

@@ -451,3 +451,22 @@ describe('a call in a code block whose page hid its label (Block.labelHidden)', 
     expect(messageIn('zh_CN', 'note.labelHidden')).toMatch(/不显示代码块书写时的标签/);
   });
 });
+
+describe('an <invoke> written without its <function_calls> (Block.unwrapped)', () => {
+  const bare = only('I will read it.\n\n```xml\n<invoke name="fs.read">\n<parameter name="path">notes/a.txt</parameter>\n</invoke>\n```\n');
+
+  it('never auto-runs; the reply\'s other blocks still do', () => {
+    expect(bare.unwrapped).toBe(true);
+    const record = reply([tracked(bare), tracked(only(READ))]);
+    const outcome = claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' });
+    expect(outcome.run.map((b) => b.block.raw)).toEqual([READ]);
+  });
+
+  it('offers Run and says why it waits — live or history, in both languages', () => {
+    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, cut: false, block: bare };
+    expect(chipView({ origin: 'live', ending: 'normal' }, ready, () => true, t)).toEqual({ actions: ['run'], note: t('note.unwrapped') });
+    expect(chipView({ origin: 'history', ending: 'normal' }, ready, () => true, t).note).toBe(t('note.unwrapped'));
+    expect(t('note.unwrapped')).toMatch(/without the <function_calls>/);
+    expect(messageIn('zh_CN', 'note.unwrapped')).toMatch(/不会自动运行/);
+  });
+});

@@ -136,13 +136,15 @@ export const ROUND_TRIP_FIXTURES = [
   'function-calls/xml-multiline-and-cdata.md',
   'function-calls/xml-unfenced-paragraph.md',
   'function-calls/jsonl-fenced.md',
+  'function-calls/xml-bare-invoke-in-code-block.md',
+  'function-calls/xml-bare-invoke-in-paragraph.md',
 ];
 
 /** Markdown rendered the way one site shows a reply: its assistant message (answer + reasoning decoy) in a page root. */
 export type RenderLikeSite = (markdown: string) => { site: Site; message: Element; root: HTMLElement };
 
-function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; payload: string }> {
-  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, payload: JSON.stringify(b.payload ?? null) }));
+function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; unwrapped: boolean; payload: string }> {
+  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, unwrapped: b.unwrapped === true, payload: JSON.stringify(b.payload ?? null) }));
 }
 
 function roundTrip(markdown: string, render: RenderLikeSite): { serialized: string; blocks: Block[]; partial: boolean } {

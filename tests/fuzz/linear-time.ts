@@ -76,6 +76,9 @@ const ADVERSARIAL_UNITS: Array<[string, string, string, string?]> = [
   ['<function_result> openers with one closer at the very end', '', '<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n', '</function_result>\n'],
   ['<function_result> openers in code blocks, no closer', '', '```xml\n<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n```\n'],
   ['many quoted results, each holding a call', '', '```flycode-result\n[data]\n#####--{"type":"operate"}--#####\n```\n<function_result name="a">\n<function_calls><invoke name="a"></invoke></function_calls>\n</function_result>\n'],
+  ['<invoke tags without a wrapper that never end, one closer at the very end', '', '<invoke x ', '></invoke>'],
+  ['<invoke tags without a wrapper, one closer at the very end', '', '<invoke name="a"><parameter name="p">x', '</invoke>'],
+  ['many complete <invoke> calls without a wrapper', '', '<invoke name="a"><parameter name="p">x</parameter></invoke>\n'],
   ['JSON-line calls inside an XML block', '<function_calls><invoke name="a"><parameter name="p">', '{"type": "function_call_start", "name": "a"}\n{"type": "function_call_end"}\n', '</parameter></invoke></function_calls>'],
 ];
 

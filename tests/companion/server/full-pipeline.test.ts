@@ -87,6 +87,14 @@ describe('full pipeline with the real tools and plans', () => {
     expect(res.resultText).toBe(`<function_result call_id="1" name="fs.read" audit_id="${res.auditId}">\nA\n</function_result>`);
   });
 
+  it('an <invoke> written without its <function_calls> runs as the call it is (its Run clicked), answered as a <function_calls> call is', async () => {
+    const w = world({ modes: { read: 'auto' } });
+    writeFileSync(join(w.root, 'a.txt'), 'A');
+    const text = `<invoke name="fs.read" call_id="1">\n<parameter name="path">${w.root}/a.txt</parameter>\n</invoke>`;
+    const res = await run(w, 'function-calls', text);
+    expect(res.resultText).toBe(`<function_result call_id="1" name="fs.read" audit_id="${res.auditId}">\nA\n</function_result>`);
+  });
+
   it.each([
     ['an <invoke> with no name', (root: string) => `<invoke call_id="2">\n<parameter name="path">${root}/b.txt</parameter>\n</invoke>`, '<invoke> number 2 has no name; write <invoke name="tool name">'],
     ['a parameter given twice', (root: string) => `<invoke name="fs.read" call_id="2">\n<parameter name="path">${root}/b.txt</parameter>\n<parameter name="path">${root}/c.txt</parameter>\n</invoke>`, 'the parameter "path" of fs.read is given twice'],

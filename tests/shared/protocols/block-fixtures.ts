@@ -15,6 +15,8 @@ export interface ExpectedBlock {
   warnings?: string[];
   /** When present, whether the block was found outside any fenced code block (`Block.unfenced`). */
   unfenced?: boolean;
+  /** When present, whether the block is an `<invoke>` written without its `<function_calls>` (`Block.unwrapped`). */
+  unwrapped?: boolean;
 }
 
 export interface BlockFixture {
@@ -79,6 +81,9 @@ export function mismatches(found: Block[], expected: ExpectedBlock[]): string[] 
     }
     if (want.unfenced !== undefined && (got.unfenced ?? false) !== want.unfenced) {
       problems.push(`${at}: unfenced ${got.unfenced ?? false}, expected ${want.unfenced}`);
+    }
+    if (want.unwrapped !== undefined && (got.unwrapped ?? false) !== want.unwrapped) {
+      problems.push(`${at}: unwrapped ${got.unwrapped ?? false}, expected ${want.unwrapped}`);
     }
     if (want.warnings !== undefined) {
       const warnings = got.warnings ?? [];

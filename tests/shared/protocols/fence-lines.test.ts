@@ -221,3 +221,38 @@ describe('<function_calls> written as prose around a ```xml block of its invokes
     expect(findBlocks(`The wrapper is <function_calls>\n\n${F}bash\nls\n${F}\n\nand it ends with </function_calls>.\n`)).toEqual([]);
   });
 });
+
+describe('an <invoke> written without the <function_calls> around it', () => {
+  const F = '```';
+  const invoke = `<invoke name="fs.read" call_id="1">\n<parameter name="path">notes/a.txt</parameter>\n</invoke>`;
+  const call = { form: 'xml', calls: [{ name: 'fs.read', callId: '1', arguments: { path: 'notes/a.txt' } }] };
+
+  it.each([
+    ['in a ```xml block', `I will read it.\n\n${F}xml\n${invoke}\n${F}\n`],
+    ['in prose', `I will read it.\n\n${invoke}\n\nThen I will summarise it.\n`],
+  ])('%s is the call it plainly is, offered with Run and never run by itself', (_, reply) => {
+    const blocks = findBlocks(reply);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toMatchObject({ kind: 'function-calls', complete: true, unwrapped: true, start: reply.indexOf('<invoke'), raw: invoke });
+    expect(blocks[0]?.error).toBeUndefined();
+    expect(blocks[0]?.payload).toEqual(call);
+    expect(findBlocks(blocks[0]!.raw)).toEqual([{ ...blocks[0], start: 0, end: invoke.length }]);
+  });
+
+  it('each closed invoke is a call of its own; while one streams nothing is offered for it', () => {
+    const second = invoke.replace('call_id="1"', 'call_id="2"').replace('a.txt', 'b.txt');
+    const reply = `${F}xml\n${invoke}\n${second}\n${F}\n`;
+    expect(findBlocks(reply).map((b) => [b.raw, b.unwrapped])).toEqual([[invoke, true], [second, true]]);
+    for (let cut = 1; cut < invoke.length; cut++) expect(findBlocks(invoke.slice(0, cut))).toEqual([]);
+  });
+
+  it('an invoke inside a <function_calls> block, in inline code, on a quoted line, or with no name is no call of its own', () => {
+    const wrapped = findBlocks(`<function_calls>\n${invoke}\n</function_calls>\n`);
+    expect(wrapped.map((b) => b.unwrapped)).toEqual([undefined]);
+    // mid-stream, the wrapper's block covers its invokes before its closer comes
+    expect(findBlocks(`<function_calls>\n${invoke}\n`).map((b) => [b.complete, b.unwrapped])).toEqual([[false, undefined]]);
+    expect(findBlocks(`Write \`${invoke.replaceAll('\n', '')}\` inside the wrapper.\n`)).toEqual([]);
+    expect(findBlocks(`> ${invoke.replaceAll('\n', '\n> ')}\n`)).toEqual([]);
+    expect(findBlocks(`<invoke>\n<parameter name="path">a</parameter>\n</invoke>\n`)).toEqual([]);
+  });
+});
