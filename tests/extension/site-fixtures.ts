@@ -138,6 +138,7 @@ export const ROUND_TRIP_FIXTURES = [
   'function-calls/jsonl-fenced.md',
   'function-calls/xml-bare-invoke-in-code-block.md',
   'function-calls/xml-bare-invoke-in-paragraph.md',
+  'function-calls/xml-wrapper-in-code-blocks-invoke-in-prose.md',
 ];
 
 /** Markdown rendered the way one site shows a reply: its assistant message (answer + reasoning decoy) in a page root. */

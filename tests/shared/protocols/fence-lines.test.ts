@@ -230,6 +230,7 @@ describe('an <invoke> written without the <function_calls> around it', () => {
   it.each([
     ['in a ```xml block', `I will read it.\n\n${F}xml\n${invoke}\n${F}\n`],
     ['in prose', `I will read it.\n\n${invoke}\n\nThen I will summarise it.\n`],
+    ['in prose between a ```xml block of the opener and one of the closer', `I will read it.\n\n${F}xml\n<function_calls>\n${F}\n\n${invoke}\n\n${F}xml\n</function_calls>\n${F}\n`],
   ])('%s is the call it plainly is, offered with Run and never run by itself', (_, reply) => {
     const blocks = findBlocks(reply);
     expect(blocks).toHaveLength(1);
