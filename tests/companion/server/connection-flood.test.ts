@@ -1,12 +1,9 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createConnectionLimit } from '../../../companion/connection-limit';
-import { serveCompanion } from '../../../companion/start-companion';
-import { createWebSocketServer } from '../../../companion/ws/ws-route';
-import { makeWorld, removeWorld, type World } from './harness';
+import { listen, makeWorld, removeWorld, type World } from './harness';
 
 /**
  * A local program (or a web page) opening connections without a token: 3 000 idle ones were all kept, each a file
@@ -21,23 +18,19 @@ const FLOOD = 40;
 const WITHIN_MS = 15_000;
 
 let world: World;
-let server: ServerType;
+let served: Awaited<ReturnType<typeof listen>>;
 let port: number;
 const logged: string[] = [];
 const limit = createConnectionLimit({ max: CAP, log: (line) => logged.push(line) });
 
 beforeAll(async () => {
   world = makeWorld({ connections: limit });
-  server = await serveCompanion({ fetch: world.companion.app.fetch, port: 0, wss: createWebSocketServer(), connections: limit });
-  port = (server.address() as { port: number }).port;
-  world.port.value = port;
+  served = await listen(world, { connections: limit });
+  port = served.port;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
+  await served.close();
   await world.close();
   removeWorld(world);
 });

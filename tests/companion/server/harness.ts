@@ -8,13 +8,14 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import { createApp, type CompanionApp } from '../../../companion/app';
 import type { ConnectionLimit } from '../../../companion/connection-limit';
 import { createJournal } from '../../../companion/journal';
 import { parseConfig, policyFromConfig } from '../../../companion/policy/load-config';
 import type { Policy } from '../../../companion/policy/schema';
 import { createProcessManager } from '../../../companion/processes';
+import { serveCompanion, type ServeOptions } from '../../../companion/start-companion';
 import type { PlanRunners } from '../../../companion/runs/block-job';
 import type { ToolHandlers } from '../../../companion/runs/tool-call';
 import type { ProcessManager, ToolHandler } from '../../../companion/types';
@@ -175,14 +176,15 @@ export function removeWorld(world: Pick<World, 'base'>): void {
   rmSync(world.base, { recursive: true, force: true });
 }
 
-/** Serves the world on 127.0.0.1 port 0 with ws, like main does. */
-export async function listen(world: World): Promise<{ port: number; server: ServerType; close(): Promise<void> }> {
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve(
-      { fetch: world.companion.app.fetch, port: 0, hostname: '127.0.0.1', websocket: { server: createWebSocketServer() } },
-      () => resolve(s),
-    );
-  });
+/**
+ * Serves the world on 127.0.0.1 port 0 with ws, as `chatbridge start` does (serveCompanion); `serving` sets what a
+ * test changes of it: the ws server, request timeouts, the connection cap.
+ */
+export async function listen(
+  world: World,
+  serving: Partial<Pick<ServeOptions, 'wss' | 'timeouts' | 'connections'>> = {},
+): Promise<{ port: number; server: ServerType; close(): Promise<void> }> {
+  const server = await serveCompanion({ fetch: world.companion.app.fetch, port: 0, wss: createWebSocketServer(), ...serving });
   const port = (server.address() as AddressInfo).port;
   world.port.value = port;
   return {

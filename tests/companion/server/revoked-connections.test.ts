@@ -1,11 +1,8 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnectionLimit } from '../../../companion/connection-limit';
-import { serveCompanion } from '../../../companion/start-companion';
-import { createWebSocketServer } from '../../../companion/ws/ws-route';
-import { makeWorld, removeWorld, type World } from './harness';
+import { listen, makeWorld, removeWorld, type World } from './harness';
 
 /**
  * Attack: a token that leaked, revoked by the person (Forget token, POST /v1/unpair). Its holder had opened kept-alive
@@ -18,22 +15,18 @@ const CAP = 2;
 const WITHIN_MS = 15_000;
 
 let world: World;
-let server: ServerType;
+let served: Awaited<ReturnType<typeof listen>>;
 let port: number;
 const limit = createConnectionLimit({ max: CAP, graceMs: 0, log: () => {} });
 
 beforeAll(async () => {
   world = makeWorld({ connections: limit });
-  server = await serveCompanion({ fetch: world.companion.app.fetch, port: 0, wss: createWebSocketServer(), connections: limit });
-  port = (server.address() as { port: number }).port;
-  world.port.value = port;
+  served = await listen(world, { connections: limit });
+  port = served.port;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
+  await served.close();
   await world.close();
   removeWorld(world);
 });

@@ -1,12 +1,10 @@
 import type { Socket } from 'node:net';
-import type { ServerType } from '@hono/node-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { type WebSocketServer } from 'ws';
-import { serveCompanion } from '../../../companion/start-companion';
 import { createWebSocketServer } from '../../../companion/ws/ws-route';
 import { parseCompanionMessage } from '../../../extension/companion/api-types';
 import type { WsServerMessage } from '../../../shared/api';
-import { makeWorld, removeWorld, type World } from './harness';
+import { listen, makeWorld, removeWorld, type World } from './harness';
 
 /**
  * Issue 9, finding 8: a `/ws` client that authenticated and then never read, while a program flooded output,
@@ -28,7 +26,7 @@ const EVENT_QUEUE_BOUND = 8 * MiB + 256 * 1024;
 const FLOOD_BYTES = 64 * MiB;
 
 let world: World;
-let server: ServerType;
+let served: Awaited<ReturnType<typeof listen>>;
 let wss: WebSocketServer;
 let port: number;
 const clients: WebSocket[] = [];
@@ -37,9 +35,8 @@ beforeAll(async () => {
   // protocol pings would drop the paused client on their own within 0.4 s (harness default): that is not what is tested
   world = makeWorld({ wsHeartbeatMs: 10 * 60_000 });
   wss = createWebSocketServer();
-  server = await serveCompanion({ fetch: world.companion.app.fetch, port: 0, wss });
-  port = (server.address() as { port: number }).port;
-  world.port.value = port;
+  served = await listen(world, { wss });
+  port = served.port;
 });
 
 afterEach(() => {
@@ -48,10 +45,7 @@ afterEach(() => {
 
 afterAll(async () => {
   for (const client of wss.clients) client.terminate();
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
+  await served.close();
   await world.close();
   removeWorld(world);
 });

@@ -1,14 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import type { ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { serveCompanion } from '../../../companion/start-companion';
-import { createWebSocketServer } from '../../../companion/ws/ws-route';
-import { context, flycodeCall, makeWorld, mcpCall, removeWorld, type World } from './harness';
+import { context, flycodeCall, listen, makeWorld, mcpCall, removeWorld, type World } from './harness';
 
 /**
  * Issue 9, finding 10: a request whose headers or body never finish held its connection (and the handler waiting
@@ -23,26 +20,17 @@ const REQUEST_MS = 4_000;
 const CUT_WITHIN_MS = 20_000;
 
 let world: World;
-let server: ServerType;
+let served: Awaited<ReturnType<typeof listen>>;
 let port: number;
 
 beforeAll(async () => {
   world = makeWorld({ config: { sites: { mcp: { approvalWaitMs: REQUEST_MS + 2_000 } } } });
-  server = await serveCompanion({
-    fetch: world.companion.app.fetch,
-    port: 0,
-    wss: createWebSocketServer(),
-    timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS, checkEveryMs: 100 },
-  });
-  port = (server.address() as { port: number }).port;
-  world.port.value = port;
+  served = await listen(world, { timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS, checkEveryMs: 100 } });
+  port = served.port;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
+  await served.close();
   await world.close();
   removeWorld(world);
 });
