@@ -98,9 +98,37 @@ function claim(path: string, record: LockRecord, subject: string): boolean {
     return true;
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') return false;
+    if (temp && NO_HARD_LINKS.has(errnoOf(error) ?? '')) return claimByCreate(path, record, subject);
     throw asToolError(error, subject);
   } finally {
     if (temp) rmSync(temp, { force: true });
+  }
+}
+
+/** what link(2) answers on a file system that has no hard links (FAT and exFAT, some network and FUSE mounts) */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * `claim` where the data dir's file system cannot link: the file created exclusively and written at once. A start
+ * reading it in the moment between could take it for torn; the data dir still gets a lock rather than no start.
+ */
+function claimByCreate(path: string, record: LockRecord, subject: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if (errnoOf(error) === 'EEXIST') return false;
+    throw asToolError(error, subject);
+  }
+  try {
+    writeFileSync(fd, JSON.stringify(record));
+    return true;
+  } catch (error) {
+    // the data dir's disk is full: no empty lock is left behind, and the answer names where there is no room
+    rmSync(path, { force: true });
+    throw asToolError(error, subject);
+  } finally {
+    closeSync(fd);
   }
 }
 
