@@ -4,7 +4,7 @@
  * replacements bounded in time, and capping what a model reads.
  */
 import type { Stats } from 'node:fs';
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch, formatPatch } from 'diff';
 import type { z } from 'zod';
 import { ToolError } from '../../shared/errors';
 import type { ReplaceFailure } from '../../shared/replace';
@@ -178,22 +178,23 @@ export function unifiedDiff(oldName: string, newName: string, oldText: string, n
 }
 
 /**
- * The diff of a file created or emptied (or deleted): every line of the one side added or removed, written out as
- * the library writes it. The library takes as long over those lines as over a real diff: a created file of 300 000
- * short lines held the companion's thread for more than a second before its card, past the diff's own timeout
- * (which bounds only the matching, not splitting the texts and writing the patch).
+ * The diff of a file created or emptied (or deleted): every line of the one side added or removed, as one hunk the
+ * library formats. Worked out by the library, that diff took as long over those lines as a real one: a created file
+ * of 300 000 short lines held the companion's thread for more than a second before its card, past the diff's own
+ * timeout (which bounds only the matching, not splitting the texts and writing the patch).
  */
 function oneSidedDiff(oldName: string, newName: string, oldText: string, newText: string): string {
-  const header = `${'='.repeat(67)}\n--- ${oldName}\n+++ ${newName}\n`;
-  const text = oldText || newText;
-  if (text === '') return header;
-  const sign = oldText === '' ? '+' : '-';
-  const lines = text.split('\n');
+  const added = oldText === '';
+  const text = added ? newText : oldText;
+  const lines = text === '' ? [] : text.split('\n');
   const ended = text.endsWith('\n');
   if (ended) lines.pop();
-  const hunk = oldText === '' ? `@@ -0,0 +1,${lines.length} @@` : `@@ -1,${lines.length} +0,0 @@`;
-  // one join: a regular expression replacing every line break took several times as long
-  return `${header}${hunk}\n${sign}${lines.join(`\n${sign}`)}\n${ended ? '' : '\\ No newline at end of file\n'}`;
+  const sign = added ? '+' : '-';
+  const changed = lines.map((line) => sign + line);
+  if (text !== '' && !ended) changed.push('\\ No newline at end of file');
+  const count = lines.length;
+  const hunks = text === '' ? [] : [{ oldStart: 1, oldLines: added ? 0 : count, newStart: 1, newLines: added ? count : 0, lines: changed }];
+  return formatPatch({ oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks });
 }
 
 /**
