@@ -272,6 +272,7 @@ export function claimBlocks(input: ClaimInput): ClaimOutcome {
       unfenced: tracked.block.unfenced === true,
       labelHidden: tracked.block.labelHidden === true,
       unwrapped: tracked.block.unwrapped === true,
+      quoted: tracked.block.quoted === true,
       hidden: holdsHidden(tracked.block.raw),
       ending: held.has(tracked.key) ? 'stopped' : record.ending,
       replyFinished: true,
@@ -307,7 +308,7 @@ export interface ChipView {
  */
 export function chipView(
   record: Pick<MessageRecord, 'origin' | 'ending'> & Partial<Pick<MessageRecord, 'unplacedReasoning' | 'choicePending'>>,
-  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & Partial<Pick<TrackedBlock, 'offered'>> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'unwrapped' | 'raw'> },
+  tracked: Pick<TrackedBlock, 'state' | 'ranBefore' | 'note' | 'unreadable' | 'cut'> & Partial<Pick<TrackedBlock, 'offered'>> & { block: Pick<Block, 'unfenced' | 'labelHidden' | 'unwrapped' | 'quoted' | 'raw'> },
   autoRun: () => boolean,
   t: (key: MessageKey, substitutions?: Array<string | number>) => string,
 ): ChipView {
@@ -322,6 +323,7 @@ export function chipView(
     if (tracked.block.unfenced) note = t('note.unfenced');
     else if (tracked.block.labelHidden) note = t('note.labelHidden');
     else if (tracked.block.unwrapped) note = t('note.unwrapped');
+    else if (tracked.block.quoted) note = t('note.quoted');
     else if (holdsHidden(tracked.block.raw)) note = t('note.hidden');
     else if (record.choicePending) note = t('note.choicePending');
     else if (record.unplacedReasoning) note = t('note.unplacedReasoning', [record.unplacedReasoning]);

@@ -64,6 +64,7 @@ export type AutoRunRefusal =
   | 'unfenced'
   | 'label-hidden'
   | 'unwrapped'
+  | 'quoted'
   | 'hidden'
   | 'reply-stopped'
   | 'reply-cut'
@@ -84,6 +85,8 @@ export interface AutoRunInput {
   labelHidden?: boolean | undefined;
   /** An `<invoke>` written without its `<function_calls>` (Block.unwrapped): not in the format's form. */
   unwrapped?: boolean | undefined;
+  /** An Axon plan written wholly inside a block quote (Block.quoted): a quote is also how a plan is mentioned. */
+  quoted?: boolean | undefined;
   /** Holds characters the page does not show, or shows out of order (shared/reveal-hidden.ts): check it first. */
   hidden?: boolean | undefined;
   /** How the reply ended (default 'normal'). */
@@ -105,6 +108,7 @@ export function decideAutoRun(input: AutoRunInput): AutoRunDecision {
   if (input.unfenced) return { run: false, reason: 'unfenced' };
   if (input.labelHidden) return { run: false, reason: 'label-hidden' };
   if (input.unwrapped) return { run: false, reason: 'unwrapped' };
+  if (input.quoted) return { run: false, reason: 'quoted' };
   if (input.hidden) return { run: false, reason: 'hidden' };
   if (input.ending === 'stopped') return { run: false, reason: 'reply-stopped' };
   if (input.ending === 'cut') return { run: false, reason: 'reply-cut' };

@@ -7,6 +7,7 @@ import { autocoder } from './autocoder';
 import { axon } from './axon';
 import { functionCalls } from './function-calls';
 import { withoutExamples } from './example-intro';
+import { quotedPlan } from './quoted';
 
 export type {
   Block,
@@ -31,6 +32,7 @@ export { AXON_ARITY } from './axon';
 export type { AxonAct } from './axon';
 export { fenceLabel, scanFences } from './markdown';
 export { introducedAsExample, withoutExamples } from './example-intro';
+export { quotedPlan } from './quoted';
 export type { Fence } from './markdown';
 
 /** The block protocols, one module each (DESIGN §3). Adding one is a new file and a line here. */
@@ -68,7 +70,7 @@ export function findBlocks(markdown: string, kind?: BlockKind): Block[] {
   // Every kind is read even when only one is asked for: whether a block is another block's content needs them all.
   const found = withoutExamples(withoutContent(withoutQuotedResults(blocks, markdown, fences)), markdown).sort(
     (a, b) => a.start - b.start || a.end - b.end,
-  );
+  ).concat(orQuoted(blocks, markdown, fences));
   return kind === undefined ? found : found.filter((block) => block.kind === kind);
 }
 
@@ -261,7 +263,15 @@ export function outlineBlocks(markdown: string): Block[] {
     }
   }
   // As in findBlocks; outlined JSON blocks have no payload, so they hold nothing here and findBlocks may drop more.
-  return withoutExamples(withoutContent(withoutQuotedResults(blocks, markdown, fences)), markdown).sort(
-    (a, b) => a.start - b.start || a.end - b.end,
-  );
+  return withoutExamples(withoutContent(withoutQuotedResults(blocks, markdown, fences)), markdown)
+    .sort((a, b) => a.start - b.start || a.end - b.end)
+    .concat(orQuoted(blocks, markdown, fences));
+}
+
+/**
+ * The Axon plan a reply wrote wholly inside a block quote (quoted.ts), when the protocols found no block at all in
+ * it: any block of the reply's own, even one refused or still being written, makes the quote a mention.
+ */
+function orQuoted(found: readonly Block[], markdown: string, fences: readonly Fence[]): Block[] {
+  return found.length === 0 ? withoutExamples(quotedPlan(markdown, fences), markdown) : [];
 }

@@ -3,7 +3,8 @@
  *
  * Scope: fences at the top level of the document (indentation 0–3 spaces). Fences inside block quotes or
  * nested list containers are not recognised — the extension re-fences every code block it serializes at the
- * top level (DESIGN §1), and model replies put tool blocks there. Line endings are `\n` and `\r\n`; offsets
+ * top level (DESIGN §1), and model replies put tool blocks there (an Axon plan a model wrote wholly inside a quote is
+ * read through its quote marks: quoted.ts). Line endings are `\n` and `\r\n`; offsets
  * always point into the original string.
  */
 

@@ -38,6 +38,11 @@ export interface Block {
    */
   unwrapped?: boolean;
   /**
+   * An Axon plan written wholly inside a block quote, every line `> …` (quoted.ts): what the model meant when the reply
+   * holds no other block, but a quote is as well how a plan is mentioned, so it never auto-runs; a Run click runs it.
+   */
+  quoted?: boolean;
+  /**
    * The protocol says this block never runs, and why (`later-plan`: a second auto_coder plan in one reply — seed 002
    * runs only the first). Its raw text alone may parse as a runnable block, so the extension must never send it;
    * its chip shows the reason in the person's language (`reason.<InertReason>` in the extension's locales) and offers

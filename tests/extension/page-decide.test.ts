@@ -470,3 +470,23 @@ describe('an <invoke> written without its <function_calls> (Block.unwrapped)', (
     expect(messageIn('zh_CN', 'note.unwrapped')).toMatch(/不会自动运行/);
   });
 });
+
+describe('an Axon plan written inside a block quote (Block.quoted)', () => {
+  const plan = '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\na.txt\n~~~~~\n~~~~~text\nA\n~~~~~';
+  const quoted = only(`Here it is:\n\n${plan.split('\n').map((line) => `> ${line}`).join('\n')}\n`);
+
+  it('never auto-runs; the reply\'s other blocks still do', () => {
+    expect(quoted.quoted).toBe(true);
+    const record = reply([tracked(quoted), tracked(only(READ))]);
+    const outcome = claimBlocks({ settings: ON, record, ran: new Set(), guard: new LoopGuard(), conversation: 'c' });
+    expect(outcome.run.map((b) => b.block.raw)).toEqual([READ]);
+  });
+
+  it('offers Run and says why it waits — live or history, in both languages', () => {
+    const ready = { state: 'ready' as const, ranBefore: false, note: undefined, unreadable: undefined, cut: false, block: quoted };
+    expect(chipView({ origin: 'live', ending: 'normal' }, ready, () => true, t)).toEqual({ actions: ['run'], note: t('note.quoted') });
+    expect(chipView({ origin: 'history', ending: 'normal' }, ready, () => true, t).note).toBe(t('note.quoted'));
+    expect(t('note.quoted')).toMatch(/inside a quote/);
+    expect(messageIn('zh_CN', 'note.quoted')).toMatch(/不会自动运行/);
+  });
+});

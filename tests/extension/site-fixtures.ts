@@ -144,8 +144,8 @@ export const ROUND_TRIP_FIXTURES = [
 /** Markdown rendered the way one site shows a reply: its assistant message (answer + reasoning decoy) in a page root. */
 export type RenderLikeSite = (markdown: string) => { site: Site; message: Element; root: HTMLElement };
 
-function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; unwrapped: boolean; payload: string }> {
-  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, unwrapped: b.unwrapped === true, payload: JSON.stringify(b.payload ?? null) }));
+function essence(blocks: Block[]): Array<{ kind: string; complete: boolean; unwrapped: boolean; quoted: boolean; payload: string }> {
+  return blocks.map((b) => ({ kind: b.kind, complete: b.complete, unwrapped: b.unwrapped === true, quoted: b.quoted === true, payload: JSON.stringify(b.payload ?? null) }));
 }
 
 function roundTrip(markdown: string, render: RenderLikeSite): { serialized: string; blocks: Block[]; partial: boolean } {

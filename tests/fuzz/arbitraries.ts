@@ -216,6 +216,11 @@ const axonStatement = fc
     return `${fence}act${br}${act}${br}${fence}${br}${parameters.join('')}${ended ? `${fence}end${br}${fence}${br}` : ''}`;
   });
 
+/** An Axon statement written inside a block quote, every line behind a quote marker (`> `, `>`, ` > `). */
+const quotedAxonStatement = fc
+  .tuple(axonStatement, fc.constantFrom('> ', '>', ' > '))
+  .map(([statement, marker]) => statement.split('\n').map((line) => (line === '' ? '>' : `${marker}${line}`)).join('\n'));
+
 const functionCallsXml = fc
   .tuple(
     fc.array(
@@ -253,6 +258,7 @@ export function blockText(): fc.Arbitrary<string> {
     { weight: 1, arbitrary: flycodeBlock },
     { weight: 1, arbitrary: autocoderBlock },
     { weight: 1, arbitrary: axonStatement },
+    { weight: 1, arbitrary: quotedAxonStatement },
     { weight: 1, arbitrary: functionCallsXml },
     { weight: 1, arbitrary: functionCallsJsonl },
   );

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { BLOCK_KINDS, findBlocks, PROTOCOLS, scanFences, withoutContent, withoutExamples, withoutQuotedResults, type Block } from '../../shared/protocols';
+import { BLOCK_KINDS, findBlocks, PROTOCOLS, quotedPlan, scanFences, withoutContent, withoutExamples, withoutQuotedResults, type Block } from '../../shared/protocols';
 import { applyMutation, blockText, fencedText, markerText, mutation } from './arbitraries';
 import { loadCorpus } from './corpus';
 import type { FuzzProperty } from './fuzz-settings';
@@ -18,7 +18,8 @@ function show(text: string): string {
  * findBlocks swallows a protocol that throws (one broken protocol must not hide the others' blocks), so each
  * protocol runs here on its own: none may throw, and together they give exactly the blocks findBlocks reports
  * (less those inside another kind's block, which are its content: `withoutContent`, and those inside a result quoted
- * back: `withoutQuotedResults`, and those shown as an example before a block of their kind: `withoutExamples`).
+ * back: `withoutQuotedResults`, and those shown as an example before a block of their kind: `withoutExamples`; with none
+ * at all, the Axon plan written inside a block quote: `quotedPlan`).
  */
 function checkProtocolsDirectly(markdown: string, found: number): void {
   const fences = scanFences(markdown);
@@ -30,7 +31,9 @@ function checkProtocolsDirectly(markdown: string, found: number): void {
       throw new Error(`the ${protocol.kind} protocol throws on ${show(markdown)}: ${String(error)}`, { cause: error });
     }
   }
-  const total = withoutExamples(withoutContent(withoutQuotedResults(all, markdown, fences)), markdown).length;
+  const own = withoutExamples(withoutContent(withoutQuotedResults(all, markdown, fences)), markdown).length;
+  // a plan written wholly inside a block quote counts only when the protocols found no block at all
+  const total = all.length === 0 ? withoutExamples(quotedPlan(markdown), markdown).length : own;
   if (total !== found) throw new Error(`the protocols find ${total} blocks, findBlocks reports ${found}, in ${show(markdown)}`);
 }
 

@@ -79,6 +79,8 @@ const ADVERSARIAL_UNITS: Array<[string, string, string, string?]> = [
   ['<invoke tags without a wrapper that never end, one closer at the very end', '', '<invoke x ', '></invoke>'],
   ['<invoke tags without a wrapper, one closer at the very end', '', '<invoke name="a"><parameter name="p">x', '</invoke>'],
   ['many complete <invoke> calls without a wrapper', '', '<invoke name="a"><parameter name="p">x</parameter></invoke>\n'],
+  ['quoted act blocks with a parameter each', '', '> ~~~~~act\n> write_file\n> ~~~~~\n> ~~~~~path\n> a\n> ~~~~~\n>\n'],
+  ['a quoted act fence that never closes', '> ~~~~~act\n', '> x\n'],
   ['JSON-line calls inside an XML block', '<function_calls><invoke name="a"><parameter name="p">', '{"type": "function_call_start", "name": "a"}\n{"type": "function_call_end"}\n', '</parameter></invoke></function_calls>'],
 ];
 

@@ -192,6 +192,25 @@ describe('full pipeline with the real tools and plans', () => {
     expect(readFileSync(join(w.root, 'main.py'), 'utf8')).toBe('print("new")\n');
   });
 
+  it('an axon plan written inside a block quote (its Run clicked) is answered as the same plan unquoted is', async () => {
+    const plan = [
+      '~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ndocs/a.md\n~~~~~\n~~~~~markdown\n# A\n\n    kept\n~~~~~',
+      '~~~~~act\nreplace\n~~~~~\n~~~~~path\nmain.py\n~~~~~\n~~~~~python\nprint("old")\n~~~~~\n~~~~~python\nprint("new")\n~~~~~',
+    ];
+    const quote = (text: string) => text.split('\n').map((line) => (line === '' ? '>' : `> ${line}`)).join('\n');
+    const answers: string[] = [];
+    for (const text of [plan.join('\n\n'), plan.map(quote).join('\n\n')]) {
+      const w = world();
+      writeFileSync(join(w.root, 'main.py'), 'print("old")\n');
+      const final = await approveAndFinish(w, await run(w, 'axon', text));
+      expect(readFileSync(join(w.root, 'docs/a.md'), 'utf8')).toBe('# A\n\n    kept\n');
+      expect(readFileSync(join(w.root, 'main.py'), 'utf8')).toBe('print("new")\n');
+      answers.push(final.resultText.replace(/audit[_-]?id[^\n]*/gi, ''));
+    }
+    expect(answers[0]).toContain('applied');
+    expect(answers[1]).toBe(answers[0]);
+  });
+
   it('axon plan with an unknown act: aborted, nothing changed, the act named', async () => {
     const w = world();
     const text = ['```act\nwrite_file\n```', '```path\nkeep.md\n```', '```md\nx\n```', '', '```act\ndelete_everything\n```'].join('\n');

@@ -17,6 +17,8 @@ export interface ExpectedBlock {
   unfenced?: boolean;
   /** When present, whether the block is an `<invoke>` written without its `<function_calls>` (`Block.unwrapped`). */
   unwrapped?: boolean;
+  /** When present, whether the block is an Axon statement read through the quote marks of a block quote (`Block.quoted`). */
+  quoted?: boolean;
 }
 
 export interface BlockFixture {
@@ -84,6 +86,9 @@ export function mismatches(found: Block[], expected: ExpectedBlock[]): string[] 
     }
     if (want.unwrapped !== undefined && (got.unwrapped ?? false) !== want.unwrapped) {
       problems.push(`${at}: unwrapped ${got.unwrapped ?? false}, expected ${want.unwrapped}`);
+    }
+    if (want.quoted !== undefined && (got.quoted ?? false) !== want.quoted) {
+      problems.push(`${at}: quoted ${got.quoted ?? false}, expected ${want.quoted}`);
     }
     if (want.warnings !== undefined) {
       const warnings = got.warnings ?? [];
