@@ -1,5 +1,3 @@
-import { render } from 'preact';
-import { act } from 'preact/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApprovalStore } from '../../companion/approvals/store';
 import { capPreview } from '../../companion/plans/preview-diff';
@@ -7,6 +5,7 @@ import { binaryChange, unifiedDiff } from '../../companion/tools/define-handler'
 import { DiffView } from '../../extension/ui/diff-view';
 import { chipWithRoot } from './chip-root';
 import { useLocale } from './i18n-fake';
+import { mount, unmountAll } from './preact-mount';
 
 /**
  * The companion's notes in a card's diff — a file too large or too different to diff, text written over or appended
@@ -14,18 +13,9 @@ import { useLocale } from './i18n-fake';
  * person's language: a Chinese card said them in English.
  */
 
-function mount(node: preact.ComponentChild): HTMLElement {
-  const root = document.body.appendChild(document.createElement('div'));
-  act(() => render(node, root));
-  return root;
-}
-
 afterEach(() => {
   useLocale('en');
-  for (const child of [...document.body.children]) {
-    render(null, child);
-    child.remove();
-  }
+  unmountAll();
 });
 
 /** A diff the store cut to the size a card holds, with its note. */

@@ -1,8 +1,7 @@
-import { render } from 'preact';
-import { act } from 'preact/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DiffView, DRAWN_DIFF_LINES, shownParts } from '../../extension/ui/diff-view';
 import { useLocale } from './i18n-fake';
+import { mount, unmountAll } from './preact-mount';
 
 /**
  * A card's diff of a long file: diff2html lays every line out as a table row, so a new file of 5 000 lines held the
@@ -13,18 +12,9 @@ import { useLocale } from './i18n-fake';
 const newFile = (lines: number): string =>
   `--- /dev/null\n+++ /w/big.ts\n@@ -0,0 +1,${lines} @@\n${Array.from({ length: lines }, (_, i) => `+const line${i} = ${i};`).join('\n')}\n`;
 
-function mount(node: preact.ComponentChild): HTMLElement {
-  const root = document.body.appendChild(document.createElement('div'));
-  act(() => render(node, root));
-  return root;
-}
-
 afterEach(() => {
   useLocale('en');
-  for (const child of [...document.body.children]) {
-    render(null, child);
-    child.remove();
-  }
+  unmountAll();
 });
 
 describe('a long diff on an approval card', () => {

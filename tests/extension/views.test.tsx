@@ -13,6 +13,7 @@ import { approvalFromHash, SidePanel, SidePanelView, type PanelActions } from '.
 import { defaultSiteSettings, type SiteSettings } from '../../extension/site-settings';
 import { closedDetail } from '../../extension/companion/socket';
 import { useLocale } from './i18n-fake';
+import { mount, unmountAll } from './preact-mount';
 
 // ------------------------------------------------------------------------------------------------ fixtures
 
@@ -120,17 +121,8 @@ async function unfold(root: Element): Promise<void> {
   });
 }
 
-function mount(node: preact.ComponentChild): HTMLElement {
-  const root = document.body.appendChild(document.createElement('div'));
-  act(() => render(node, root));
-  return root;
-}
-
 afterEach(() => {
-  for (const child of [...document.body.children]) {
-    render(null, child);
-    child.remove();
-  }
+  unmountAll();
 });
 
 // ------------------------------------------------------------------------------------------------ approval card
