@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { closeFd, fstatFd, openFd, readFd, READ_NO_FOLLOW } from './fd';
+import { closeFd, fstatFd, openFd, READ_NO_FOLLOW } from './fd';
+import { readWhole } from './fs-calls';
 
 /**
  * The bytes of a file the companion reads for itself (a start-up file's includes, a package.json's scripts, the
@@ -18,10 +19,7 @@ export async function readRegularFile(file: string, maxBytes: number, follow: bo
   try {
     const opened = await fstatFd(fd);
     if (!fitting(opened, maxBytes)) return undefined;
-    const bytes = Buffer.alloc(opened.size);
-    let got = 0;
-    for (let n = -1; got < bytes.length && n !== 0; got += n) n = (await readFd(fd, bytes, got, bytes.length - got, got)).bytesRead;
-    return bytes.subarray(0, got);
+    return await readWhole(fd, opened.size);
   } finally {
     await closeFd(fd);
   }
@@ -35,10 +33,9 @@ export function readRegularFileSync(file: string, maxBytes: number, follow: bool
   try {
     const opened = fstatSync(fd);
     if (!fitting(opened, maxBytes)) return undefined;
-    const bytes = Buffer.alloc(opened.size);
-    let got = 0;
-    for (let n = -1; got < bytes.length && n !== 0; got += n) n = readSync(fd, bytes, got, bytes.length - got, got);
-    return bytes.subarray(0, got);
+    const bytes = readFileSync(fd);
+    // grown since its fstat: past the limit, it is not read
+    return bytes.length <= maxBytes ? bytes : undefined;
   } finally {
     closeSync(fd);
   }
