@@ -39,6 +39,9 @@ export interface ObserveOptions {
   streaming?: () => Element | null;
 }
 
+/** The most messages a turn's own container holds (a comparison's candidates and their turn): more is a list. */
+const MESSAGES_OF_A_TURN = 4;
+
 export function observeMessages(options: ObserveOptions): { flushNow(): void } {
   const { site } = options;
   const { messageSelector } = site;
@@ -101,11 +104,14 @@ export function observeMessages(options: ObserveOptions): { flushNow(): void } {
         }
         // A message taken out may change how the messages beside it read: a comparison's candidate not picked goes, and
         // the one kept is the reply (Site.pendingChoice), with nothing changed inside it. The messages left where it was
-        // taken from are changed too (outside a message: inside one, that message is).
+        // taken from are changed too (outside a message: inside one, that message is) — where that is a turn's own
+        // container, not the conversation's list: a row a list takes out changes none of the others, and marking every
+        // message of a long conversation changed would read them all again on each row a virtual list drops.
         if (tookMessage) {
           pending.removed = true;
           const from = record.target.nodeType === 1 ? (record.target as Element) : null;
-          if (from && !messageElementOf(site, from)) for (const left of Array.from(from.querySelectorAll(messageSelector))) pending.changed.add(messageElementOf(site, left) ?? left);
+          const left = from && !messageElementOf(site, from) ? from.querySelectorAll(messageSelector) : [];
+          if (left.length <= MESSAGES_OF_A_TURN) for (const message of Array.from(left)) pending.changed.add(messageElementOf(site, message) ?? message);
         }
       }
       const target = record.target.nodeType === 1 ? (record.target as Element) : record.target.parentElement;

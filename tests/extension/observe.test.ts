@@ -116,6 +116,19 @@ describe('the one MutationObserver', () => {
     expect(seen.some((c) => c.removed)).toBe(true);
   });
 
+  it("a row a long list takes out marks none of the others changed; a turn's own candidate taken out marks the one left", async () => {
+    const messages = page(1000);
+    const seen = await batches(() => messages[0]!.remove(), observe);
+    expect(seen.some((c) => c.removed)).toBe(true);
+    expect(seen.flatMap((c) => [...c.changed])).toEqual([]);
+    const turn = document.createElement('div');
+    const [kept, dropped] = page(2);
+    turn.append(kept!, dropped!);
+    document.body.replaceChildren(turn);
+    const afterPick = await batches(() => dropped!.remove(), observe);
+    expect(afterPick.flatMap((c) => [...c.changed])).toEqual([kept]);
+  });
+
   it('tells of changes outside every message (a site control) at once, and not of changes inside messages or our own UI', async () => {
     const messages = page(3);
     const control = document.createElement('div');
